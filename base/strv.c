@@ -1,0 +1,114 @@
+/* String vectors and byte-order string sorting. */
+#include "base/strv.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "base/mem.h"
+#include "base/banned.h"
+
+void
+strv_init(struct strv *sv, int owned)
+{
+	sv->v = NULL;
+	sv->n = sv->cap = 0;
+	sv->owned = owned;
+}
+
+void
+strv_release(struct strv *sv)
+{
+	size_t i;
+
+	if (!sv)
+		return;
+	if (sv->owned)
+		for (i = 0; i < sv->n; i++)
+			mem_free(sv->v[i]);
+	mem_free(sv->v);
+	strv_init(sv, sv->owned);
+}
+
+int
+strv_push_ref(struct strv *sv, char *s, struct error *err)
+{
+	if (sv->n + 2 > sv->cap) {
+		size_t cap = sv->cap ? sv->cap * 2 : 8;
+		char **v = mem_realloc(sv->v, cap * sizeof(*v));
+
+		if (!v)
+			return error_set(err, ERROR_NOMEM, "out of memory");
+		sv->v = v;
+		sv->cap = cap;
+	}
+	sv->v[sv->n++] = s;
+	sv->v[sv->n] = NULL;
+	return 0;
+}
+
+int
+strv_push(struct strv *sv, const char *s, struct error *err)
+{
+	char *d;
+	int rc;
+
+	if (!sv->owned)
+		return strv_push_ref(sv, (char *)s, err);
+	d = mem_strdup(s);
+	if (!d)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	rc = strv_push_ref(sv, d, err);
+	if (rc)
+		mem_free(d);
+	return rc;
+}
+
+long
+strv_find(const struct strv *sv, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < sv->n; i++)
+		if (!strcmp(sv->v[i], s))
+			return (long)i;
+	return -1;
+}
+
+int
+sort_cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+void
+sort_strings(const char **v, size_t n)
+{
+	if (n > 1)
+		qsort(v, n, sizeof(*v), sort_cmp_str);
+}
+
+void
+strv_sort(struct strv *sv)
+{
+	sort_strings((const char **)sv->v, sv->n);
+}
+
+void
+strv_sort_unique(struct strv *sv)
+{
+	size_t i, j = 0;
+
+	strv_sort(sv);
+	for (i = 0; i < sv->n; i++) {
+		if (j && !strcmp(sv->v[j - 1], sv->v[i])) {
+			if (sv->owned)
+				mem_free(sv->v[i]);
+			continue;
+		}
+		sv->v[j++] = sv->v[i];
+	}
+	sv->n = j;
+	if (sv->v)
+		sv->v[j] = NULL;
+}

@@ -1,0 +1,180 @@
+/*
+ * main(): global options (-C DIR, --help, --version), libgit2 start-up, and
+ * dispatch to one command. Commands live in engine/cli_<name>.c.
+ */
+#include "engine/cli.h"
+
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <git2.h>
+
+#include "base/error.h"
+#include "base/spell.h"
+#include "base/banned.h"
+
+#define RIPPLE_VERSION "0.1.0"
+
+static const struct cli_command commands[] = {
+	{ NULL, NULL, NULL },
+};
+
+static size_t
+command_count(void)
+{
+	size_t n = 0;
+
+	while (commands[n].name)
+		n++;
+	return n;
+}
+
+static void
+usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f,
+		"usage: ripple [-C DIR] COMMAND [ARGS...]\n"
+		"\n"
+		"ripple: a declarative rules engine over a content-hashed "
+		"build graph.\n"
+		"\n"
+		"commands:\n");
+	for (i = 0; commands[i].name; i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name,
+			commands[i].summary);
+	fprintf(f,
+		"\n"
+		"options:\n"
+		"  -C DIR       run as if started in DIR\n"
+		"  -h, --help   show this help; `ripple COMMAND --help` for a "
+		"command\n"
+		"  -V, --version\n"
+		"\n"
+		"exit codes: 0 ok, 1 failed or not releasable, 2 usage or "
+		"invalid rules, 3 internal or i/o error\n");
+}
+
+void
+cli_print_error(const struct cli_ctx *ctx, const struct error *err)
+{
+	const char *red = ctx && ctx->color_err ? "\033[1;31m" : "";
+	const char *off = ctx && ctx->color_err ? "\033[0m" : "";
+
+	if (err->file[0] && err->line)
+		fprintf(stderr, "%s:%u:%u: %serror:%s %s\n", err->file,
+			err->line, err->col, red, off, err->msg);
+	else if (err->file[0])
+		fprintf(stderr, "%s: %serror:%s %s\n", err->file, red, off,
+			err->msg);
+	else
+		fprintf(stderr, "ripple: %serror:%s %s\n", red, off, err->msg);
+	if (err->node[0])
+		fprintf(stderr, "  node: %s\n", err->node);
+	if (err->hint[0])
+		fprintf(stderr, "  hint: %s\n", err->hint);
+}
+
+int
+cli_exit_for(int code)
+{
+	return code == ERROR_INVALID || code == ERROR_NOT_FOUND ? CLI_USAGE
+								 : CLI_ERROR;
+}
+
+int
+cli_usage_error(const struct cli_ctx *ctx, const char *cmd, const char *fmt,
+		...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s %s: ", ctx ? ctx->prog : "ripple", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s %s --help'.\n", ctx ? ctx->prog : "ripple",
+		cmd);
+	return CLI_USAGE;
+}
+
+static int
+want_color(int fd)
+{
+	const char *nc = getenv("NO_COLOR");
+
+	return isatty(fd) && !(nc && nc[0]);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct cli_ctx ctx = { ".", "ripple", 0, 0 };
+	const char *names[64];
+	size_t i, n = command_count();
+	int c, rc;
+
+	ctx.color_out = want_color(1);
+	ctx.color_err = want_color(2);
+	while ((c = getopt_long(argc, argv, "+C:hV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'C':
+			ctx.dir = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return CLI_OK;
+		case 'V':
+			printf("ripple %s\n", RIPPLE_VERSION);
+			return CLI_OK;
+		default:
+			usage(stderr);
+			return CLI_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return CLI_USAGE;
+	}
+	if (!strcmp(argv[optind], "help")) {
+		if (optind + 1 >= argc) {
+			usage(stdout);
+			return CLI_OK;
+		}
+		argv[optind] = argv[optind + 1];
+		argv[optind + 1] = (char *)"--help";
+	}
+	for (i = 0; i < n; i++) {
+		if (strcmp(commands[i].name, argv[optind]))
+			continue;
+		int first = optind;
+
+		git_libgit2_init();
+		/* Commands parse their own options: argv[0] is their name. */
+		optind = 0;
+		rc = commands[i].run(argc - first, argv + first, &ctx);
+		git_libgit2_shutdown();
+		return rc;
+	}
+	for (i = 0; i < n && i < 64; i++)
+		names[i] = commands[i].name;
+	fprintf(stderr, "ripple: '%s' is not a ripple command\n",
+		argv[optind]);
+	{
+		const char *s = spell_suggest(argv[optind], names, i);
+
+		if (s)
+			fprintf(stderr, "  hint: did you mean '%s'?\n", s);
+	}
+	fprintf(stderr, "Try 'ripple --help'.\n");
+	return CLI_USAGE;
+}

@@ -1,0 +1,50 @@
+/*
+ * The ripple command line: one file per command (engine/cli_<name>.c), each
+ * exporting a `cli_<name>` entry point listed in the table in cli.c. Only
+ * engine/cli*.c prints, picks exit codes or exits.
+ *
+ * Exit codes: 0 success, 1 the question's answer is "no" or an action
+ * failed, 2 usage errors and invalid rules, 3 internal or I/O errors.
+ */
+#ifndef RIPPLE_ENGINE_CLI_H
+#define RIPPLE_ENGINE_CLI_H
+
+#include <stdio.h>
+
+struct error;
+
+enum cli_exit {
+	CLI_OK = 0,
+	CLI_FAIL = 1,
+	CLI_USAGE = 2,
+	CLI_ERROR = 3,
+};
+
+struct cli_ctx {
+	const char *dir;	/* -C DIR, or "." */
+	const char *prog;	/* argv[0]'s base name, for messages */
+	int color_out;		/* stdout is a TTY and NO_COLOR is unset */
+	int color_err;		/* the same for stderr */
+};
+
+struct cli_command {
+	const char *name;
+	int (*run)(int argc, char **argv, const struct cli_ctx *ctx);
+	const char *summary;	/* one line for `ripple --help` */
+};
+
+/*
+ * Print *err to stderr as `FILE:LINE:COL: error: MESSAGE` (or
+ * `ripple: error: MESSAGE` when it names no file), then `  node: ID` and
+ * `  hint: HINT` lines where set.
+ */
+void cli_print_error(const struct cli_ctx *ctx, const struct error *err);
+
+/* The exit code for an error code: invalid input 2, anything else 3. */
+int cli_exit_for(int code);
+
+/* Print "ripple CMD: MESSAGE" and a pointer to --help; returns CLI_USAGE. */
+int cli_usage_error(const struct cli_ctx *ctx, const char *cmd,
+		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,262 @@
+/*
+ * The rules model: ripple.yml read (with libyaml) into a checked, immutable
+ * tree of plain structs. Everything hangs off `struct rules` and lives in its
+ * arena; rules_free releases it all. Names are kept as written; lists keep
+ * file order except where a field says "sorted". Every element carries its
+ * position (1-based line and column) so later stages can point at the rule.
+ *
+ * Templates (strings that may hold `${...}`) are kept unexpanded here; graph/
+ * expands them per node. The loader checks their syntax and that every
+ * reference names something defined.
+ *
+ * See docs/rules.md for the language, with one example per concept.
+ */
+#ifndef RIPPLE_RULES_RULES_H
+#define RIPPLE_RULES_RULES_H
+
+#include <stddef.h>
+
+#include "base/arena.h"
+
+struct error;
+struct error_list;
+
+#define RULES_SCHEMA_VERSION 1
+
+struct rules_pos {
+	unsigned line, col;	/* 1-based; 0 when synthesized */
+};
+
+struct rules_kv {
+	const char *key;
+	const char *value;
+	struct rules_pos pos;
+};
+
+struct rules_toolkit {
+	const char *name;
+	const char *version;	/* the pin, "12.9.1": MAJOR.MINOR.PATCH */
+	unsigned major, minor, patch;
+	const char *home;	/* install prefix; NULL: /usr/local/cuda-M.m */
+	struct rules_pos pos;
+};
+
+enum rules_role {
+	RULES_ROLE_NONE = 0,
+	RULES_ROLE_CURRENT,
+	RULES_ROLE_MAINTENANCE,
+};
+
+/* A package root: a release line with its own tag family. */
+struct rules_root {
+	const char *name;
+	const char *path;	/* repository-relative, normalized, no '/' at end */
+	enum rules_role role;
+	const char *toolkit;	/* a toolkit name, or NULL */
+	const char **tags;	/* tag globs (git describe --match semantics) */
+	size_t n_tags;
+	const char **exclude_tags;	/* globs or exact tags never used */
+	size_t n_exclude_tags;
+	const char *tag_prefix;	/* family prefix before the version ("v");
+				   default: the first pattern's text before its
+				   first digit or glob character */
+	const char *fallback_version;	/* PEP 440, or NULL */
+	int fallback_pretend;	/* 1: the fallback is used as is, +g<node> */
+	unsigned node_length;	/* hex digits in +g<node>; default 9 */
+	const char **exclude;	/* patterns under `path` left out of
+				   root.sources; default tests/**, docs/** */
+	size_t n_exclude;
+	const char **tests;	/* patterns under `path` forming root.tests;
+				   default tests/** */
+	size_t n_tests;
+	struct rules_pos pos;
+};
+
+/* A named path set: gitignore-style patterns from the repository root. */
+struct rules_source {
+	const char *name;
+	const char **paths;
+	size_t n_paths;
+	const char **exclude;
+	size_t n_exclude;
+	struct rules_pos pos;
+};
+
+struct rules_axis {
+	const char *name;
+	const char **values;
+	size_t n_values;
+	const char **experimental;	/* values not released yet (subset) */
+	size_t n_experimental;
+	struct rules_pos pos;
+};
+
+/* One axis of an `each:` map, with its values resolved. */
+struct rules_each_axis {
+	const char *axis;	/* "root", "python", ... */
+	const char **values;
+	size_t n_values;
+	const char *ref;	/* "axes.python" or "roots" when given so */
+	struct rules_pos pos;
+};
+
+/* A partial assignment of axis values (an include or exclude entry). */
+struct rules_combo {
+	struct rules_kv *pairs;	/* sorted by key */
+	size_t n_pairs;
+	struct rules_pos pos;
+};
+
+struct rules_each {
+	struct rules_each_axis *axes;	/* sorted by axis name */
+	size_t n_axes;
+	struct rules_combo *include;	/* extra combinations */
+	size_t n_include;
+	struct rules_combo *exclude;	/* combinations dropped */
+	size_t n_exclude;
+};
+
+enum rules_dep_kind {
+	RULES_DEP_SOURCE,	/* a named source set */
+	RULES_DEP_ROOT_SOURCES,	/* root.sources of the node's root */
+	RULES_DEP_ROOT_TESTS,	/* root.tests of the node's root */
+	RULES_DEP_ARTIFACT,	/* an artifact rule (matrix dependency) */
+	RULES_DEP_TEST,		/* a test rule */
+};
+
+/*
+ * An entry of `inputs:` or `needs:`. A dependency on a matrix rule selects
+ * the instances that agree on shared axes; `where` narrows or maps axes:
+ * value templates such as "${cuda}" or "roots[toolkit.major=${cuda}]".
+ */
+struct rules_dep {
+	enum rules_dep_kind kind;
+	const char *name;	/* the rule or source name as written */
+	struct rules_kv *where;	/* sorted by key */
+	size_t n_where;
+	struct rules_pos pos;
+};
+
+struct rules_gpu {
+	unsigned count;		/* GPUs needed; 0: not a GPU node */
+	unsigned min_cc_major, min_cc_minor;	/* 0.0: any */
+	unsigned long long min_memory_mb;	/* MiB; 0: any */
+	struct rules_pos pos;
+};
+
+enum rules_node_kind {
+	RULES_NODE_ARTIFACT,
+	RULES_NODE_TEST,
+};
+
+/* An artifact or test rule, before expansion. */
+struct rules_node {
+	enum rules_node_kind kind;
+	const char *name;
+	struct rules_each each;
+	struct rules_dep *deps;	/* inputs: then needs:, in file order */
+	size_t n_deps;
+	const char *toolkit;	/* template: "ctk12", "root.toolkit",
+				   "toolkits[major=${cuda}]", or NULL */
+	const char **command;	/* argv templates; n_command 0 with builtin */
+	size_t n_command;
+	int shell;		/* 1: command[0] runs under /bin/sh -c */
+	const char *builtin;	/* built-in action ("cuda-smoke") or NULL */
+	struct rules_kv *env;	/* sorted by key; value templates */
+	size_t n_env;
+	const char *cwd;	/* template, repository-relative; NULL: root */
+	const char **outputs;	/* globs relative to the repository root */
+	size_t n_outputs;
+	unsigned long long timeout_ms;	/* 0: the executor's default */
+	struct rules_gpu gpu;
+	const char *version;	/* template of the output's version, or NULL */
+	struct rules_kv *meta;	/* sorted by key; value templates */
+	size_t n_meta;
+	struct rules_pos pos;
+};
+
+/* A release rule: which tags it claims and what it publishes. */
+struct rules_release {
+	const char *name;
+	struct rules_each each;
+	const char *tag;	/* "root.tags" or a tag glob */
+	const char **artifacts;	/* artifact rule names */
+	size_t n_artifacts;
+	const char **exclude;	/* globs over artifact names left out */
+	size_t n_exclude;
+	const char *notes;	/* path template ("${root.path}/...${version}...") */
+	int notes_skip_post;	/* post-releases need no notes */
+	struct rules_pos pos;
+};
+
+struct rules_target {
+	const char *name;
+	const char **refs;	/* rule names, "artifacts", "tests", or id globs */
+	size_t n_refs;
+	struct rules_pos pos;
+};
+
+enum rules_value_kind {
+	RULES_VALUE_RULE,	/* a field of these rules: "roots.NAME.tags" */
+	RULES_VALUE_YAML,	/* a YAML file's value at a key path */
+	RULES_VALUE_JSON,	/* a JSON file's value at a key path */
+	RULES_VALUE_REGEX,	/* a text file's first regex group */
+	RULES_VALUE_LITERAL,	/* a literal value */
+};
+
+/* One place a value is read from, for drift checks. */
+struct rules_value_ref {
+	enum rules_value_kind kind;
+	const char *file;	/* repository-relative (YAML, JSON, REGEX) */
+	const char *path;	/* key path "a.b.c" (YAML, JSON) or rules field */
+	const char *regex;	/* POSIX ERE with one group (REGEX) */
+	const char *literal;	/* LITERAL */
+	struct rules_pos pos;
+};
+
+/* A drift check: every value must be equal. */
+struct rules_check {
+	const char *name;
+	struct rules_value_ref *values;
+	size_t n_values;
+	struct rules_pos pos;
+};
+
+enum rules_unclaimed {
+	RULES_UNCLAIMED_REBUILD_ALL = 0,
+	RULES_UNCLAIMED_IGNORE,
+};
+
+enum rules_reuse {
+	RULES_REUSE_BASELINE = 0,
+	RULES_REUSE_ANY,
+	RULES_REUSE_NONE,
+};
+
+struct rules_policy {
+	enum rules_unclaimed unclaimed_paths;
+	const char **ignore;	/* patterns that never count as changes */
+	size_t n_ignore;
+	enum rules_reuse reuse;
+	struct rules_pos pos;
+};
+
+struct rules {
+	const char *file;	/* the name used in messages */
+	const char *text;	/* the file's bytes (NUL-terminated) */
+	size_t text_len;	/* bytes */
+	unsigned version;	/* schema version (RULES_SCHEMA_VERSION) */
+	struct rules_toolkit *toolkits;	size_t n_toolkits;
+	struct rules_root *roots;	size_t n_roots;
+	struct rules_source *sources;	size_t n_sources;
+	struct rules_axis *axes;	size_t n_axes;
+	struct rules_node *artifacts;	size_t n_artifacts;
+	struct rules_node *tests;	size_t n_tests;
+	struct rules_release *releases;	size_t n_releases;
+	struct rules_target *targets;	size_t n_targets;
+	struct rules_check *checks;	size_t n_checks;
+	struct rules_policy policy;
+	struct arena arena;	/* owns everything reachable from here */
+};
+
+#endif

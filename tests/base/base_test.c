@@ -1,0 +1,199 @@
+/* Suites for base/: errors, buffers, arenas, string vectors, spelling. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "base/arena.h"
+#include "base/buf.h"
+#include "base/error.h"
+#include "base/mem.h"
+#include "base/spell.h"
+#include "base/strv.h"
+
+Test(base_error, first_error_is_kept)
+{
+	struct error err;
+
+	error_init(&err);
+	cr_expect_eq(error_set(&err, ERROR_INVALID, "first %d", 1),
+		     ERROR_INVALID);
+	cr_expect_eq(error_at(&err, ERROR_IO, "f.yml", 2, 3, "second"),
+		     ERROR_IO);
+	cr_expect_eq(err.code, ERROR_INVALID);
+	cr_expect_str_eq(err.msg, "first 1");
+	cr_expect_eq(err.line, 0);
+}
+
+Test(base_error, position_node_hint_and_prefix)
+{
+	struct error err;
+
+	error_init(&err);
+	error_at(&err, ERROR_INVALID, "ripple.yml", 12, 5, "unknown key '%s'",
+		 "toolkti");
+	error_node(&err, "artifact:a");
+	error_node(&err, "artifact:b");
+	error_hint(&err, "did you mean '%s'?", "toolkit");
+	error_prefix(&err, "loading");
+	cr_expect_str_eq(err.file, "ripple.yml");
+	cr_expect_eq(err.line, 12);
+	cr_expect_eq(err.col, 5);
+	cr_expect_str_eq(err.node, "artifact:a");
+	cr_expect_str_eq(err.hint, "did you mean 'toolkit'?");
+	cr_expect_str_eq(err.msg, "loading: unknown key 'toolkti'");
+}
+
+Test(base_error, null_error_still_returns_code)
+{
+	cr_expect_eq(error_set(NULL, ERROR_NOMEM, "x"), ERROR_NOMEM);
+}
+
+Test(base_error, long_message_is_truncated_not_overflowed)
+{
+	struct error err;
+	char big[2000];
+
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	error_init(&err);
+	error_set(&err, ERROR_INVALID, "%s", big);
+	cr_expect_eq(strlen(err.msg), ERROR_MSG_MAX - 1);
+}
+
+Test(base_error, list_keeps_limit_and_sorts)
+{
+	struct error_list list;
+	struct error e;
+	int i;
+
+	error_list_init(&list, 3);
+	for (i = 5; i > 0; i--) {
+		error_init(&e);
+		error_at(&e, ERROR_INVALID, "a.yml", (unsigned)i, 1, "e%d", i);
+		error_list_add(&list, &e);
+	}
+	cr_expect_eq(list.n, 3);
+	cr_expect_eq(list.dropped, 2);
+	error_list_sort(&list);
+	cr_expect_eq(list.items[0].line, 3);
+	cr_expect_eq(list.items[2].line, 5);
+	error_list_release(&list);
+}
+
+Test(base_buf, appends_and_formats)
+{
+	struct buf b;
+
+	buf_init(&b, 0);
+	cr_expect_str_eq(b.data, "");
+	cr_expect_eq(buf_addstr(&b, "ab", NULL), 0);
+	cr_expect_eq(buf_addch(&b, 'c', NULL), 0);
+	cr_expect_eq(buf_addf(&b, NULL, "%d-%s", 42, "x"), 0);
+	cr_expect_str_eq(b.data, "abc42-x");
+	cr_expect_eq(b.len, 7);
+	buf_reset(&b);
+	cr_expect_str_eq(b.data, "");
+	buf_release(&b);
+}
+
+Test(base_buf, cap_refuses_growth)
+{
+	struct buf b;
+	struct error err;
+
+	buf_init(&b, 4);
+	error_init(&err);
+	cr_expect_eq(buf_addstr(&b, "abcd", &err), 0);
+	cr_expect_eq(buf_addch(&b, 'e', &err), ERROR_INVALID);
+	cr_expect(strstr(err.msg, "limit of 4 bytes") != NULL);
+	cr_expect_str_eq(b.data, "abcd");
+	buf_release(&b);
+}
+
+Test(base_buf, detach_hands_over_memory)
+{
+	struct buf b;
+	char *s;
+
+	buf_init(&b, 0);
+	s = buf_detach(&b);
+	cr_expect_str_eq(s, "");
+	mem_free(s);
+	buf_addstr(&b, "hello", NULL);
+	s = buf_detach(&b);
+	cr_expect_str_eq(s, "hello");
+	cr_expect_eq(b.len, 0);
+	mem_free(s);
+}
+
+Test(base_buf, allocation_failure_is_reported)
+{
+	struct buf b;
+	struct error err;
+
+	buf_init(&b, 0);
+	error_init(&err);
+	mem_fault_after(0);
+	cr_expect_eq(buf_addstr(&b, "x", &err), ERROR_NOMEM);
+	cr_expect(mem_fault_fired());
+	mem_fault_after(-1);
+	cr_expect_eq(err.code, ERROR_NOMEM);
+	cr_expect_eq(b.len, 0);
+	buf_release(&b);
+}
+
+Test(base_arena, strings_and_big_items)
+{
+	struct arena a;
+	char *s, *big;
+	int i;
+
+	arena_init(&a);
+	s = arena_printf(&a, "%s:%d", "node", 7);
+	cr_expect_str_eq(s, "node:7");
+	big = arena_alloc(&a, 100000);
+	cr_assert_not_null(big);
+	memset(big, 1, 100000);
+	for (i = 0; i < 10000; i++)
+		cr_assert_not_null(arena_strdup(&a, "some text"));
+	cr_expect_str_eq(s, "node:7");
+	cr_expect_str_eq(arena_strndup(&a, "abcdef", 3), "abc");
+	arena_release(&a);
+	arena_release(&a);
+}
+
+Test(base_strv, sort_unique_is_byte_order)
+{
+	struct strv sv;
+
+	strv_init(&sv, 1);
+	strv_push(&sv, "b", NULL);
+	strv_push(&sv, "B", NULL);
+	strv_push(&sv, "a", NULL);
+	strv_push(&sv, "b", NULL);
+	strv_sort_unique(&sv);
+	cr_assert_eq(sv.n, 3);
+	cr_expect_str_eq(sv.v[0], "B");
+	cr_expect_str_eq(sv.v[1], "a");
+	cr_expect_str_eq(sv.v[2], "b");
+	cr_expect_null(sv.v[3]);
+	cr_expect_eq(strv_find(&sv, "a"), 1);
+	cr_expect_eq(strv_find(&sv, "z"), -1);
+	strv_release(&sv);
+}
+
+Test(base_spell, distance_counts_transposition_once)
+{
+	cr_expect_eq(spell_distance("toolkit", "toolkti", 5), 1);
+	cr_expect_eq(spell_distance("abc", "abc", 5), 0);
+	cr_expect_eq(spell_distance("", "abc", 5), 3);
+	cr_expect_eq(spell_distance("kitten", "sitting", 1), 2);
+}
+
+Test(base_spell, suggests_nearest_within_limit)
+{
+	const char *keys[] = { "toolkits", "roots", "sources", "artifacts" };
+
+	cr_expect_str_eq(spell_suggest("toolkit", keys, 4), "toolkits");
+	cr_expect_str_eq(spell_suggest("artefacts", keys, 4), "artifacts");
+	cr_expect_null(spell_suggest("zzz", keys, 4));
+}

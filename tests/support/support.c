@@ -1,0 +1,288 @@
+/* Test support: temp dirs, files, git fixtures, running the CLI. */
+#include "tests/support/support.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+char *
+t_tmpdir(void)
+{
+	const char *base = getenv("TMPDIR");
+	char *p;
+	size_t n;
+
+	if (!base || !base[0])
+		base = "/tmp";
+	n = strlen(base) + 32;
+	p = malloc(n);
+	if (!p)
+		abort();
+	snprintf(p, n, "%s/ripple-test-XXXXXX", base);
+	if (!mkdtemp(p))
+		abort();
+	return p;
+}
+
+void
+t_rmtree(const char *dir)
+{
+	struct run_result r;
+	char cmd[4096];
+
+	if (!dir || !dir[0] || !strcmp(dir, "/"))
+		return;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	r = t_sh("/", cmd);
+	t_result_release(&r);
+}
+
+static void
+mkparents(char *path)
+{
+	char *s;
+
+	for (s = path + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(path, 0755) && errno != EEXIST)
+			abort();
+		*s = '/';
+	}
+}
+
+void
+t_write(const char *dir, const char *rel, const char *text)
+{
+	size_t n = strlen(dir) + strlen(rel) + 2;
+	char *p = malloc(n);
+	FILE *f;
+
+	if (!p)
+		abort();
+	snprintf(p, n, "%s/%s", dir, rel);
+	mkparents(p);
+	f = fopen(p, "wb");
+	if (!f)
+		abort();
+	fputs(text, f);
+	fclose(f);
+	free(p);
+}
+
+char *
+t_read(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *p = NULL;
+	size_t n = 0, cap = 0, got;
+	char chunk[8192];
+
+	if (!f)
+		return NULL;
+	while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		if (n + got + 1 > cap) {
+			cap = (n + got + 1) * 2;
+			p = realloc(p, cap);
+			if (!p)
+				abort();
+		}
+		memcpy(p + n, chunk, got);
+		n += got;
+	}
+	fclose(f);
+	if (!p) {
+		p = malloc(1);
+		if (!p)
+			abort();
+	}
+	p[n] = '\0';
+	return p;
+}
+
+const char *
+t_srcdir(void)
+{
+	const char *s = getenv("RIPPLE_SRCDIR");
+
+	return s && s[0] ? s : ".";
+}
+
+static char *
+slurp_fd(int fd)
+{
+	char *p = NULL;
+	size_t n = 0, cap = 0;
+	char chunk[8192];
+	ssize_t got;
+
+	while ((got = read(fd, chunk, sizeof(chunk))) > 0) {
+		if (n + (size_t)got + 1 > cap) {
+			cap = (n + (size_t)got + 1) * 2;
+			p = realloc(p, cap);
+			if (!p)
+				abort();
+		}
+		memcpy(p + n, chunk, (size_t)got);
+		n += (size_t)got;
+	}
+	if (!p) {
+		p = malloc(1);
+		if (!p)
+			abort();
+	}
+	p[n] = '\0';
+	return p;
+}
+
+static struct run_result
+run_argv(const char *dir, char *const *argv)
+{
+	struct run_result r = { -1, NULL, NULL };
+	char outname[] = "/tmp/ripple-out-XXXXXX";
+	char errname[] = "/tmp/ripple-err-XXXXXX";
+	int outfd = mkstemp(outname), errfd = mkstemp(errname), st;
+	pid_t pid;
+
+	if (outfd < 0 || errfd < 0)
+		abort();
+	unlink(outname);
+	unlink(errname);
+	pid = fork();
+	if (pid < 0)
+		abort();
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_RDONLY);
+
+		dup2(devnull, 0);
+		dup2(outfd, 1);
+		dup2(errfd, 2);
+		if (chdir(dir))
+			_exit(126);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			abort();
+	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	lseek(outfd, 0, SEEK_SET);
+	lseek(errfd, 0, SEEK_SET);
+	r.out = slurp_fd(outfd);
+	r.err = slurp_fd(errfd);
+	close(outfd);
+	close(errfd);
+	return r;
+}
+
+struct run_result
+t_sh(const char *dir, const char *cmd)
+{
+	char *argv[] = { (char *)"/bin/sh", (char *)"-c", (char *)cmd, NULL };
+
+	return run_argv(dir, argv);
+}
+
+static char *
+abs_path(const char *p)
+{
+	char *r = realpath(p, NULL);
+
+	if (!r)
+		r = strdup(p);
+	if (!r)
+		abort();
+	return r;
+}
+
+struct run_result
+t_ripple(const char *dir, const char *const *argv)
+{
+	const char *bin = getenv("RIPPLE_BIN");
+	char *full[256];
+	char *absbin;
+	struct run_result r;
+	size_t i;
+
+	absbin = abs_path(bin && bin[0] ? bin : "build/ripple");
+	full[0] = absbin;
+	for (i = 0; argv[i] && i < 254; i++)
+		full[i + 1] = (char *)argv[i];
+	full[i + 1] = NULL;
+	r = run_argv(dir, full);
+	free(absbin);
+	return r;
+}
+
+void
+t_result_release(struct run_result *r)
+{
+	free(r->out);
+	free(r->err);
+	r->out = r->err = NULL;
+}
+
+#define GIT_ENV "GIT_CONFIG_NOSYSTEM=1 HOME=/nonexistent " \
+	"GIT_AUTHOR_NAME=Test GIT_AUTHOR_EMAIL=test@example.com " \
+	"GIT_COMMITTER_NAME=Test GIT_COMMITTER_EMAIL=test@example.com "
+
+char *
+t_git_init(void)
+{
+	char *dir = t_tmpdir();
+	struct run_result r = t_sh(dir, GIT_ENV
+		"git init -q -b main . && git config user.name Test && "
+		"git config user.email test@example.com && "
+		"git config commit.gpgsign false && git config tag.gpgsign false");
+
+	if (r.status)
+		abort();
+	t_result_release(&r);
+	return dir;
+}
+
+int
+t_git_commit(const char *dir, const char *msg)
+{
+	char cmd[4096];
+	struct run_result r;
+	int rc;
+
+	/* One day per commit after 2024-01-01, counted from the history. */
+	snprintf(cmd, sizeof(cmd), GIT_ENV
+		 "n=$(git rev-list --count HEAD 2>/dev/null || echo 0); "
+		 "d=$((1704067200 + n * 86400)); "
+		 "git add -A && GIT_AUTHOR_DATE=\"@$d +0000\" "
+		 "GIT_COMMITTER_DATE=\"@$d +0000\" git commit -q "
+		 "--allow-empty -m '%s'", msg);
+	r = t_sh(dir, cmd);
+	rc = r.status;
+	t_result_release(&r);
+	return rc;
+}
+
+char *
+t_git_rev(const char *dir, const char *rev)
+{
+	char cmd[1024];
+	struct run_result r;
+	char *nl;
+
+	snprintf(cmd, sizeof(cmd), "git rev-parse --verify '%s^{commit}'", rev);
+	r = t_sh(dir, cmd);
+	if (r.status) {
+		t_result_release(&r);
+		return NULL;
+	}
+	nl = strchr(r.out, '\n');
+	if (nl)
+		*nl = '\0';
+	free(r.err);
+	return r.out;
+}

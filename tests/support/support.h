@@ -1,0 +1,59 @@
+/*
+ * Test support: temporary directories, files, git repositories made with the
+ * git program (tests may run git; the product never does), and running the
+ * built ripple binary with its output captured.
+ */
+#ifndef RIPPLE_TESTS_SUPPORT_H
+#define RIPPLE_TESTS_SUPPORT_H
+
+#include <stddef.h>
+
+struct run_result {
+	int status;	/* exit status, or 128 + signal */
+	char *out;	/* stdout, NUL-terminated, malloc'd */
+	char *err;	/* stderr, NUL-terminated, malloc'd */
+};
+
+/* A fresh directory under $TMPDIR (or /tmp); malloc'd path. Aborts on error. */
+char *t_tmpdir(void);
+
+/* rm -rf the directory; accepts NULL. */
+void t_rmtree(const char *dir);
+
+/* Write `text` to DIR/REL, creating parent folders. Aborts on error. */
+void t_write(const char *dir, const char *rel, const char *text);
+
+/* Read a whole file; malloc'd, NUL-terminated; NULL if it does not exist. */
+char *t_read(const char *path);
+
+/* Path of the source tree (RIPPLE_SRCDIR, else "."): for fixtures. */
+const char *t_srcdir(void);
+
+/*
+ * Run a shell command line in dir with output captured. `cmd` is passed to
+ * /bin/sh -c. Returns the result; free it with t_result_release.
+ */
+struct run_result t_sh(const char *dir, const char *cmd);
+
+/*
+ * Run the built ripple (RIPPLE_BIN, else build/ripple) with argv (NULL-
+ * terminated, without argv[0]) in dir.
+ */
+struct run_result t_ripple(const char *dir, const char *const *argv);
+
+void t_result_release(struct run_result *r);
+
+/*
+ * Make an empty git repository in a new temporary directory with a fixed
+ * identity and fixed dates (GIT_AUTHOR_DATE/GIT_COMMITTER_DATE advance by
+ * one day per commit made with t_git_commit). Returns the malloc'd path.
+ */
+char *t_git_init(void);
+
+/* `git add -A && git commit -m MSG` with fixed dates; returns 0 on success. */
+int t_git_commit(const char *dir, const char *msg);
+
+/* Full commit id of REV in dir (static storage per call is NOT used: malloc'd). */
+char *t_git_rev(const char *dir, const char *rev);
+
+#endif
