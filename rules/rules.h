@@ -259,4 +259,42 @@ struct rules {
 	struct arena arena;	/* owns everything reachable from here */
 };
 
+/*
+ * Load and check the rules file at `path` (read from the file system).
+ * `display` names the file in messages (NULL: path). On success *out owns a
+ * new model (free with rules_free) and 0 is returned. On failure *out is
+ * NULL, every problem found (up to the list's limit) is appended to
+ * `errors`, each with file:line:col and a hint where one helps, and the
+ * first error's code is returned (ERROR_INVALID for bad rules, ERROR_IO or
+ * ERROR_NOT_FOUND when the file cannot be read, ERROR_NOMEM).
+ */
+int rules_load_file(const char *path, const char *display,
+		    struct rules **out, struct error_list *errors);
+
+/*
+ * As rules_load_file, from `len` bytes of text (a blob read from a commit's
+ * tree, say). `display` names the text in messages ("ripple.yml@v13.0.1").
+ */
+int rules_load_buffer(const char *display, const char *text, size_t len,
+		      struct rules **out, struct error_list *errors);
+
+/* Free a model and everything in it. Accepts NULL. */
+void rules_free(struct rules *r);
+
+/* Lookups by exact name; NULL when absent. Linear: models are small. */
+const struct rules_toolkit *rules_find_toolkit(const struct rules *r,
+					       const char *name);
+const struct rules_root *rules_find_root(const struct rules *r,
+					 const char *name);
+const struct rules_source *rules_find_source(const struct rules *r,
+					     const char *name);
+const struct rules_axis *rules_find_axis(const struct rules *r,
+					 const char *name);
+const struct rules_node *rules_find_artifact(const struct rules *r,
+					     const char *name);
+const struct rules_node *rules_find_test(const struct rules *r,
+					 const char *name);
+const struct rules_release *rules_find_release(const struct rules *r,
+					       const char *name);
+
 #endif
