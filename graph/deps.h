@@ -1,0 +1,32 @@
+/*
+ * Internal to graph/: the second and third stages of graph_build, after
+ * nodes exist sorted by id (index == position): resolve each node's source
+ * inputs and upstream nodes, then order the nodes topologically.
+ */
+#ifndef RIPPLE_GRAPH_DEPS_H
+#define RIPPLE_GRAPH_DEPS_H
+
+#include <stddef.h>
+
+struct error;
+struct graph;
+struct graph_node;
+
+/*
+ * Fill inputs and deps of every node (n of them, sorted by id). Matrix
+ * rule: shared axes agree, `where:` entries narrow or map, other axes fan
+ * in. Errors: ERROR_INVALID with file:line:col of the dependency when no
+ * instance matches; ERROR_NOMEM.
+ */
+int graph_deps_resolve(struct graph *g, struct graph_node *nodes, size_t n,
+		       struct error *err);
+
+/*
+ * Copy the nodes into g->nodes in topological order (dependencies first,
+ * visiting in id order, so the order is deterministic), remap indices and
+ * fill rdeps. A cycle is ERROR_INVALID listing its ids in order.
+ */
+int graph_topo_sort(struct graph *g, struct graph_node *nodes, size_t n,
+		    struct error *err);
+
+#endif

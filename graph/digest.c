@@ -1,0 +1,141 @@
+/*
+ * XXH3-128 through libxxhash: streaming, length-prefixed hashing for keys and
+ * one-shot hashing for output digests. Hex is always lowercase.
+ */
+#include "graph/digest.h"
+
+#include <string.h>
+
+#include <xxhash.h>
+
+#include "base/error.h"
+#include "base/banned.h"
+
+static void
+put_u64(unsigned char *b, uint64_t v)
+{
+	int i;
+
+	for (i = 0; i < 8; i++)
+		b[i] = (unsigned char)(v >> (8 * i));
+}
+
+int
+digest_begin(struct digest_state *st, const char *domain, struct error *err)
+{
+	XXH3_state_t *s = XXH3_createState();
+
+	st->xxh = NULL;
+	if (!s)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	XXH3_128bits_reset(s);
+	st->xxh = s;
+	digest_add_str(st, domain);
+	return 0;
+}
+
+void
+digest_add(struct digest_state *st, const void *p, size_t n)
+{
+	unsigned char len[8];
+
+	put_u64(len, (uint64_t)n);
+	XXH3_128bits_update(st->xxh, len, sizeof(len));
+	if (n)
+		XXH3_128bits_update(st->xxh, p, n);
+}
+
+void
+digest_add_str(struct digest_state *st, const char *s)
+{
+	digest_add(st, s ? s : "", s ? strlen(s) : 0);
+}
+
+void
+digest_add_u64(struct digest_state *st, uint64_t v)
+{
+	unsigned char b[8];
+
+	put_u64(b, v);
+	XXH3_128bits_update(st->xxh, b, sizeof(b));
+}
+
+static void
+from_hash(XXH128_hash_t h, struct digest *out)
+{
+	XXH128_canonical_t c;
+
+	XXH128_canonicalFromHash(&c, h);
+	memcpy(out->bytes, c.digest, sizeof(out->bytes));
+	digest_to_hex(out);
+}
+
+void
+digest_end(struct digest_state *st, struct digest *out)
+{
+	from_hash(XXH3_128bits_digest(st->xxh), out);
+	XXH3_freeState(st->xxh);
+	st->xxh = NULL;
+}
+
+void
+digest_abort(struct digest_state *st)
+{
+	if (st && st->xxh) {
+		XXH3_freeState(st->xxh);
+		st->xxh = NULL;
+	}
+}
+
+void
+digest_bytes(const void *p, size_t n, struct digest *out)
+{
+	from_hash(XXH3_128bits(p, n), out);
+}
+
+void
+digest_to_hex(struct digest *out)
+{
+	static const char hexd[] = "0123456789abcdef";
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		out->hex[2 * i] = hexd[out->bytes[i] >> 4];
+		out->hex[2 * i + 1] = hexd[out->bytes[i] & 15];
+	}
+	out->hex[32] = '\0';
+}
+
+static int
+hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int
+digest_from_hex(const char *hex, struct digest *out, struct error *err)
+{
+	int i;
+
+	if (!hex || strlen(hex) != 32)
+		return error_set(err, ERROR_INVALID,
+				 "digest '%s' is not 32 hex digits",
+				 hex ? hex : "");
+	for (i = 0; i < 16; i++) {
+		int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
+
+		if (hi < 0 || lo < 0)
+			return error_set(err, ERROR_INVALID,
+					 "digest '%s' is not 32 hex digits",
+					 hex);
+		out->bytes[i] = (unsigned char)(hi << 4 | lo);
+	}
+	digest_to_hex(out);
+	return 0;
+}

@@ -1,0 +1,54 @@
+/*
+ * XXH3-128 digests as ripple uses them: a 16-byte value with its 32-digit
+ * lowercase hex text, and a streaming hasher whose inputs are
+ * length-prefixed so that ("ab","c") and ("a","bc") never collide.
+ */
+#ifndef RIPPLE_GRAPH_DIGEST_H
+#define RIPPLE_GRAPH_DIGEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct error;
+
+struct digest {
+	unsigned char bytes[16];	/* big-endian canonical XXH128 form */
+	char hex[33];			/* lowercase hex, NUL-terminated */
+};
+
+struct digest_state {
+	void *xxh;	/* an XXH3_state_t, owned */
+};
+
+/*
+ * Start a hasher with a domain tag (e.g. "ripple-key-v1"), itself hashed
+ * length-prefixed. Returns 0 or ERROR_NOMEM.
+ */
+int digest_begin(struct digest_state *st, const char *domain,
+		 struct error *err);
+
+/* Add n bytes, prefixed with n as a little-endian u64. */
+void digest_add(struct digest_state *st, const void *p, size_t n);
+
+/* Add a NUL-terminated string (length-prefixed; NULL adds as ""). */
+void digest_add_str(struct digest_state *st, const char *s);
+
+/* Add an unsigned integer as a little-endian u64 (no prefix needed). */
+void digest_add_u64(struct digest_state *st, uint64_t v);
+
+/* Finish into *out and free the state. */
+void digest_end(struct digest_state *st, struct digest *out);
+
+/* Free a state without a result (error paths). Accepts a zeroed state. */
+void digest_abort(struct digest_state *st);
+
+/* One-shot XXH3-128 of raw bytes (no prefix, no domain): output digests. */
+void digest_bytes(const void *p, size_t n, struct digest *out);
+
+/* Fill out->hex from out->bytes. */
+void digest_to_hex(struct digest *out);
+
+/* Parse 32 hex digits into *out. Returns 0 or ERROR_INVALID. */
+int digest_from_hex(const char *hex, struct digest *out, struct error *err);
+
+#endif

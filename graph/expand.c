@@ -1,0 +1,412 @@
+/*
+ * Matrix expansion: rules x `each:` axes into nodes, with canonical ids,
+ * substituted fields, source inputs, matrix dependencies (shared axes agree,
+ * `where:` narrows or maps, the rest fans in), and a topological order with
+ * cycle reports. Selection of targets lives in graph/select.c.
+ */
+#include "graph/graph.h"
+
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/error.h"
+#include "base/mem.h"
+#include "graph/deps.h"
+#include "graph/template.h"
+#include "rules/rules.h"
+#include "base/banned.h"
+
+/* A growable array of nodes during expansion. */
+struct builder {
+	const struct rules *rules;
+	struct graph *g;
+	struct graph_node *nodes;
+	size_t n, cap;
+};
+
+static int
+at(struct error *err, const struct rules *r, struct rules_pos pos, int code,
+   const char *node)
+{
+	if (err && err->code && !err->file[0]) {
+		size_t n = strlen(r->file ? r->file : "");
+
+		if (n >= sizeof(err->file))
+			n = sizeof(err->file) - 1;
+		memcpy(err->file, r->file ? r->file : "", n);
+		err->file[n] = '\0';
+		err->line = pos.line;
+		err->col = pos.col;
+	}
+	error_node(err, node);
+	return code;
+}
+
+static struct graph_node *
+new_node(struct builder *b, struct error *err)
+{
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 64;
+		struct graph_node *p =
+			mem_realloc(b->nodes, cap * sizeof(*p));
+
+		if (!p) {
+			error_set(err, ERROR_NOMEM, "out of memory");
+			return NULL;
+		}
+		b->nodes = p;
+		b->cap = cap;
+	}
+	memset(&b->nodes[b->n], 0, sizeof(b->nodes[0]));
+	return &b->nodes[b->n++];
+}
+
+static const char *
+make_id(struct arena *a, const char *kind, const char *name,
+	const struct graph_binding *axes, size_t n)
+{
+	struct buf b;
+	const char *id;
+	size_t i;
+
+	buf_init(&b, 0);
+	buf_addf(&b, NULL, "%s:%s", kind, name);
+	if (n) {
+		buf_addch(&b, '[', NULL);
+		for (i = 0; i < n; i++)
+			buf_addf(&b, NULL, "%s%s=%s", i ? "," : "",
+				 axes[i].axis, axes[i].value);
+		buf_addch(&b, ']', NULL);
+	}
+	id = b.cap ? arena_strndup(a, b.data, b.len) : NULL;
+	buf_release(&b);
+	return id;
+}
+
+/* Does the partial assignment `c` agree with the full one in `axes`? */
+static int
+combo_matches(const struct rules_combo *c, const struct graph_binding *axes,
+	      size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i < c->n_pairs; i++) {
+		for (j = 0; j < n; j++)
+			if (!strcmp(axes[j].axis, c->pairs[i].key))
+				break;
+		if (j == n || strcmp(axes[j].value, c->pairs[i].value))
+			return 0;
+	}
+	return 1;
+}
+
+static int
+resolve_toolkit(struct builder *b, struct graph_node *node,
+		const char *tmpl, struct rules_pos pos, struct error *err)
+{
+	const struct rules *r = b->rules;
+	struct template_env env = { node->axes, node->n_axes, node->root,
+				    NULL, NULL };
+	const char *expr, **names;
+	size_t n;
+	int rc;
+
+	if (!tmpl) {
+		if (node->root && node->root->toolkit)
+			node->toolkit =
+				rules_find_toolkit(r, node->root->toolkit);
+		return 0;
+	}
+	if (!strcmp(tmpl, "root.toolkit")) {
+		if (!node->root || !node->root->toolkit)
+			return at(err, r, pos,
+				  error_set(err, ERROR_INVALID,
+					    "'root.toolkit' needs a root with "
+					    "a toolkit"),
+				  node->id);
+		node->toolkit = rules_find_toolkit(r, node->root->toolkit);
+		return 0;
+	}
+	rc = template_expand(&b->g->arena, tmpl, &env, &expr, err);
+	if (rc)
+		return at(err, r, pos, rc, node->id);
+	rc = template_select(&b->g->arena, r, expr, &names, &n, err);
+	if (rc < 0)
+		return at(err, r, pos, rc, node->id);
+	if (rc == 0) {
+		node->toolkit = rules_find_toolkit(r, expr);
+		if (!node->toolkit)
+			return at(err, r, pos,
+				  error_set(err, ERROR_INVALID,
+					    "unknown toolkit '%s'", expr),
+				  node->id);
+		return 0;
+	}
+	if (n != 1 || strncmp(expr, "toolkits[", 9))
+		return at(err, r, pos,
+			  error_set(err, ERROR_INVALID,
+				    "toolkit '%s' selects %zu toolkits, "
+				    "not exactly one", expr, n),
+			  node->id);
+	node->toolkit = rules_find_toolkit(r, names[0]);
+	return 0;
+}
+
+static int
+expand_fields(struct builder *b, struct graph_node *node,
+	      const struct rules_node *rule, struct error *err)
+{
+	struct arena *a = &b->g->arena;
+	struct template_env env = { node->axes, node->n_axes, node->root,
+				    node->toolkit, NULL };
+	size_t i;
+	int rc = 0;
+
+	node->argc = rule->n_command;
+	node->argv = arena_alloc(a, (rule->n_command + 1) * sizeof(char *));
+	node->n_env = rule->n_env;
+	node->env = arena_alloc(a, (rule->n_env + 1) * sizeof(*node->env));
+	node->n_outputs = rule->n_outputs;
+	node->outputs = arena_alloc(a, (rule->n_outputs + 1) * sizeof(char *));
+	if (!node->argv || !node->env || !node->outputs)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	for (i = 0; !rc && i < rule->n_command; i++)
+		rc = template_expand(a, rule->command[i], &env,
+				     &node->argv[i], err);
+	for (i = 0; !rc && i < rule->n_env; i++) {
+		node->env[i] = rule->env[i];
+		rc = template_expand(a, rule->env[i].value, &env,
+				     &node->env[i].value, err);
+	}
+	for (i = 0; !rc && i < rule->n_outputs; i++)
+		rc = template_expand(a, rule->outputs[i], &env,
+				     &node->outputs[i], err);
+	if (!rc)
+		rc = template_expand(a, rule->cwd, &env, &node->cwd, err);
+	node->version = rule->version;
+	if (rc)
+		return at(err, b->rules, rule->pos, rc, node->id);
+	return 0;
+}
+
+/* Call fn for every combination of the rule's each (after include/exclude). */
+static int
+for_each_combo(struct builder *b, const struct rules_each *each,
+	       int (*fn)(struct builder *, const struct graph_binding *,
+			 size_t, const void *, struct error *),
+	       const void *payload, struct error *err)
+{
+	size_t n = each->n_axes, i, k;
+	size_t *idx = mem_calloc(n + 1, sizeof(*idx));
+	struct graph_binding *axes = mem_calloc(n + 1, sizeof(*axes));
+	int rc = 0;
+
+	if (!idx || !axes) {
+		rc = error_set(err, ERROR_NOMEM, "out of memory");
+		goto done;
+	}
+	for (i = 0; i < n; i++)
+		if (!each->axes[i].n_values)
+			goto includes;
+	for (;;) {
+		int dropped = 0;
+
+		for (i = 0; i < n; i++) {
+			axes[i].axis = each->axes[i].axis;
+			axes[i].value = each->axes[i].values[idx[i]];
+		}
+		for (k = 0; k < each->n_exclude && !dropped; k++)
+			dropped = combo_matches(&each->exclude[k], axes, n);
+		if (!dropped) {
+			rc = fn(b, axes, n, payload, err);
+			if (rc)
+				goto done;
+		}
+		for (i = n; i-- > 0;) {
+			if (++idx[i] < each->axes[i].n_values)
+				break;
+			idx[i] = 0;
+		}
+		if (i == (size_t)-1 || n == 0)
+			break;
+	}
+includes:
+	for (k = 0; k < each->n_include; k++) {
+		const struct rules_combo *c = &each->include[k];
+
+		if (c->n_pairs != n)
+			continue;	/* the loader reports incomplete ones */
+		for (i = 0; i < n; i++) {
+			axes[i].axis = each->axes[i].axis;
+			axes[i].value = c->pairs[i].value;
+		}
+		rc = fn(b, axes, n, payload, err);
+		if (rc)
+			goto done;
+	}
+done:
+	mem_free(idx);
+	mem_free(axes);
+	return rc;
+}
+
+static int
+bind_root(struct builder *b, struct graph_node *node, struct error *err)
+{
+	const char *root = graph_node_axis(node, "root");
+
+	if (!root)
+		return 0;
+	node->root = rules_find_root(b->rules, root);
+	if (!node->root)
+		return error_set(err, ERROR_INVALID, "unknown root '%s'", root);
+	return 0;
+}
+
+static int
+add_rule_node(struct builder *b, const struct graph_binding *axes, size_t n,
+	      const void *payload, struct error *err)
+{
+	const struct rules_node *rule = payload;
+	struct arena *a = &b->g->arena;
+	struct graph_node *node;
+	int rc;
+
+	node = new_node(b, err);
+	if (!node)
+		return ERROR_NOMEM;
+	node->kind = rule->kind == RULES_NODE_TEST ? GRAPH_NODE_TEST
+						   : GRAPH_NODE_ARTIFACT;
+	node->name = rule->name;
+	node->rule = rule;
+	node->n_axes = n;
+	node->axes = arena_memdup(a, axes, (n ? n : 1) * sizeof(*axes));
+	node->id = make_id(a, graph_node_kind_name(node->kind), rule->name,
+			   axes, n);
+	if (!node->axes || !node->id)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	rc = bind_root(b, node, err);
+	if (!rc)
+		rc = resolve_toolkit(b, node, rule->toolkit, rule->pos, err);
+	if (!rc)
+		rc = expand_fields(b, node, rule, err);
+	if (rc)
+		return at(err, b->rules, rule->pos, rc, node->id);
+	return 0;
+}
+
+static int
+add_release_node(struct builder *b, const struct graph_binding *axes,
+		 size_t n, const void *payload, struct error *err)
+{
+	const struct rules_release *rel = payload;
+	struct arena *a = &b->g->arena;
+	struct graph_node *node = new_node(b, err);
+
+	if (!node)
+		return ERROR_NOMEM;
+	node->kind = GRAPH_NODE_RELEASE;
+	node->name = rel->name;
+	node->release = rel;
+	node->n_axes = n;
+	node->axes = arena_memdup(a, axes, (n ? n : 1) * sizeof(*axes));
+	node->id = make_id(a, "release", rel->name, axes, n);
+	if (!node->axes || !node->id)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	if (bind_root(b, node, err))
+		return at(err, b->rules, rel->pos, err->code, node->id);
+	if (node->root && node->root->toolkit)
+		node->toolkit = rules_find_toolkit(b->rules,
+						   node->root->toolkit);
+	return 0;
+}
+
+static int
+cmp_node_id(const void *x, const void *y)
+{
+	return strcmp(((const struct graph_node *)x)->id,
+		      ((const struct graph_node *)y)->id);
+}
+
+int
+graph_build(const struct rules *rules, struct graph **out, struct error *err)
+{
+	struct builder b = { rules, NULL, NULL, 0, 0 };
+	size_t i;
+	int rc = 0;
+
+	*out = NULL;
+	b.g = mem_calloc(1, sizeof(*b.g));
+	if (!b.g)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	arena_init(&b.g->arena);
+	b.g->rules = rules;
+	for (i = 0; !rc && i < rules->n_artifacts; i++)
+		rc = for_each_combo(&b, &rules->artifacts[i].each,
+				    add_rule_node, &rules->artifacts[i], err);
+	for (i = 0; !rc && i < rules->n_tests; i++)
+		rc = for_each_combo(&b, &rules->tests[i].each, add_rule_node,
+				    &rules->tests[i], err);
+	for (i = 0; !rc && i < rules->n_releases; i++)
+		rc = for_each_combo(&b, &rules->releases[i].each,
+				    add_release_node, &rules->releases[i],
+				    err);
+	if (rc)
+		goto done;
+	if (b.n > 1)
+		qsort(b.nodes, b.n, sizeof(*b.nodes), cmp_node_id);
+	for (i = 0; i + 1 < b.n; i++)
+		if (!strcmp(b.nodes[i].id, b.nodes[i + 1].id)) {
+			rc = error_set(err, ERROR_INVALID,
+				       "node '%s' is defined twice (an "
+				       "include repeats a combination)",
+				       b.nodes[i].id);
+			goto done;
+		}
+	for (i = 0; i < b.n; i++)
+		b.nodes[i].index = i;
+	rc = graph_deps_resolve(b.g, b.nodes, b.n, err);
+	if (!rc)
+		rc = graph_topo_sort(b.g, b.nodes, b.n, err);
+done:
+	mem_free(b.nodes);
+	if (rc) {
+		graph_free(b.g);
+		return rc;
+	}
+	*out = b.g;
+	return 0;
+}
+
+void
+graph_free(struct graph *g)
+{
+	if (!g)
+		return;
+	arena_release(&g->arena);
+	mem_free(g);
+}
+
+const char *
+graph_node_axis(const struct graph_node *n, const char *axis)
+{
+	size_t i;
+
+	for (i = 0; i < n->n_axes; i++)
+		if (!strcmp(n->axes[i].axis, axis))
+			return n->axes[i].value;
+	return NULL;
+}
+
+const char *
+graph_node_kind_name(enum graph_node_kind kind)
+{
+	switch (kind) {
+	case GRAPH_NODE_ARTIFACT: return "artifact";
+	case GRAPH_NODE_TEST: return "test";
+	case GRAPH_NODE_RELEASE: return "release";
+	}
+	return "node";
+}

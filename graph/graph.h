@@ -1,0 +1,120 @@
+/*
+ * The build graph: every artifact, test and release rule expanded over its
+ * `each:` axes into nodes with canonical ids, templates substituted, matrix
+ * dependencies resolved, and nodes ordered topologically (dependencies
+ * first, ties broken by id). The graph depends only on the rules model; the
+ * repository and keys come in graph/key.h.
+ *
+ * Node ids: `KIND:NAME[axis=value,...]`, axes sorted by name, e.g.
+ * `artifact:bindings-wheel[platform=linux-64,python=3.12,root=bindings-12]`;
+ * a rule without axes has the id `KIND:NAME`.
+ */
+#ifndef RIPPLE_GRAPH_GRAPH_H
+#define RIPPLE_GRAPH_GRAPH_H
+
+#include <stddef.h>
+
+#include "base/arena.h"
+
+struct error;
+struct rules;
+struct rules_node;
+struct rules_release;
+struct rules_root;
+struct rules_toolkit;
+struct rules_kv;
+
+enum graph_node_kind {
+	GRAPH_NODE_ARTIFACT,
+	GRAPH_NODE_TEST,
+	GRAPH_NODE_RELEASE,
+};
+
+struct graph_binding {
+	const char *axis;
+	const char *value;
+};
+
+/* A source input of a node: a named path set, already rooted. */
+struct graph_input {
+	const char *name;	/* "source:core-src", "root.sources:bindings-12" */
+	const char **include;	/* patterns from the repository root */
+	size_t n_include;
+	const char **exclude;
+	size_t n_exclude;
+};
+
+struct graph_node {
+	size_t index;			/* position in graph->nodes */
+	enum graph_node_kind kind;
+	const char *id;			/* canonical id */
+	const char *name;		/* the rule's name */
+	const struct rules_node *rule;		/* artifacts and tests */
+	const struct rules_release *release;	/* releases */
+	struct graph_binding *axes;	/* sorted by axis name */
+	size_t n_axes;
+	const struct rules_root *root;	/* bound by the root axis, or NULL */
+	const struct rules_toolkit *toolkit;	/* resolved, or NULL */
+	/* Fields with templates substituted: */
+	const char **argv;
+	size_t argc;
+	struct rules_kv *env;		/* sorted by key */
+	size_t n_env;
+	const char *cwd;		/* repository-relative, or NULL */
+	const char **outputs;
+	size_t n_outputs;
+	const char *version;		/* template kept: ${root.version} is
+					   resolved at run time, outside keys */
+	struct graph_input *inputs;	/* sorted by name */
+	size_t n_inputs;
+	size_t *deps;			/* upstream node indices, sorted by id */
+	size_t n_deps;
+	size_t *rdeps;			/* downstream node indices, by id */
+	size_t n_rdeps;
+};
+
+struct graph {
+	struct graph_node *nodes;	/* topological: deps before users */
+	size_t n_nodes;
+	size_t *by_id;			/* node indices in id order */
+	const struct rules *rules;	/* borrowed; must outlive the graph */
+	struct arena arena;		/* owns everything above */
+};
+
+/*
+ * Expand `rules` into a graph. The graph borrows `rules` (keep it alive).
+ * On success *out is a new graph (free with graph_free). Errors:
+ * ERROR_INVALID with the rule's file:line:col for a template naming an
+ * unknown variable, a `where:` selecting nothing it can bind, a toolkit
+ * expression that is not exactly one toolkit, a dependency cycle (the
+ * message lists the cycle's ids in order); ERROR_NOMEM.
+ */
+int graph_build(const struct rules *rules, struct graph **out,
+		struct error *err);
+
+/* Free a graph. Accepts NULL. */
+void graph_free(struct graph *g);
+
+/* The node with this exact id, or NULL (binary search over a sorted index). */
+const struct graph_node *graph_find(const struct graph *g, const char *id);
+
+/* The value bound to `axis` on the node, or NULL. */
+const char *graph_node_axis(const struct graph_node *n, const char *axis);
+
+/*
+ * Select nodes for targets: each of `targets` (n of them) is a declared
+ * target name (rules `targets:`), "artifacts", "tests", "releases", a rule
+ * name, or a glob over node ids (fnmatch). With n == 0: every artifact and
+ * test node. `selected` (g->n_nodes bytes, caller-owned) is set to 1 for
+ * selected nodes and `closure` likewise for them plus everything they
+ * depend on; either may be NULL. Errors: ERROR_NOT_FOUND for a target that
+ * selects nothing, with a did-you-mean hint.
+ */
+int graph_select(const struct graph *g, const char *const *targets, size_t n,
+		 unsigned char *selected, unsigned char *closure,
+		 struct error *err);
+
+/* "artifact", "test" or "release". */
+const char *graph_node_kind_name(enum graph_node_kind kind);
+
+#endif

@@ -1,0 +1,376 @@
+/*
+ * Node keys and their components. The canonical text of each rule field is
+ * JSON-like (quoted strings, arrays) so explanations can show old and new
+ * values as people read them.
+ */
+#include "graph/key.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/error.h"
+#include "base/mem.h"
+#include "graph/graph.h"
+#include "rules/rules.h"
+#include "base/banned.h"
+
+static const char *const comp_names[] = {
+	[GRAPH_COMP_INPUT] = "input",
+	[GRAPH_COMP_NODE] = "node",
+	[GRAPH_COMP_RULE] = "rule",
+	[GRAPH_COMP_SCHEMA] = "schema",
+	[GRAPH_COMP_TOOLKIT] = "toolkit",
+	[GRAPH_COMP_UPSTREAM] = "upstream",
+};
+
+const char *
+graph_comp_kind_name(enum graph_comp_kind kind)
+{
+	return comp_names[kind];
+}
+
+int
+graph_comp_kind_parse(const char *name, enum graph_comp_kind *kind)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(comp_names) / sizeof(comp_names[0]); i++)
+		if (!strcmp(comp_names[i], name)) {
+			*kind = (enum graph_comp_kind)i;
+			return 0;
+		}
+	return ERROR_INVALID;
+}
+
+static void
+add_quoted(struct buf *b, const char *s)
+{
+	buf_addch(b, '"', NULL);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			buf_addf(b, NULL, "\\%c", c);
+		else if (c < 0x20)
+			buf_addf(b, NULL, "\\u%04x", c);
+		else
+			buf_addch(b, (char)c, NULL);
+	}
+	buf_addch(b, '"', NULL);
+}
+
+static void
+add_list(struct buf *b, const char *const *v, size_t n)
+{
+	size_t i;
+
+	buf_addch(b, '[', NULL);
+	for (i = 0; i < n; i++) {
+		if (i)
+			buf_addch(b, ',', NULL);
+		add_quoted(b, v[i]);
+	}
+	buf_addch(b, ']', NULL);
+}
+
+static void
+add_kvs(struct buf *b, const struct rules_kv *kv, size_t n)
+{
+	size_t i;
+
+	buf_addch(b, '{', NULL);
+	for (i = 0; i < n; i++) {
+		if (i)
+			buf_addch(b, ',', NULL);
+		add_quoted(b, kv[i].key);
+		buf_addch(b, ':', NULL);
+		add_quoted(b, kv[i].value);
+	}
+	buf_addch(b, '}', NULL);
+}
+
+struct comps {
+	struct graph_component *v;
+	size_t n, cap;
+	struct arena *arena;
+	int failed;
+};
+
+static void
+push(struct comps *c, enum graph_comp_kind kind, const char *name,
+     const char *digest_hex, const char *detail)
+{
+	struct graph_component *x;
+
+	if (c->failed)
+		return;
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 16;
+		struct graph_component *v = mem_realloc(c->v, cap * sizeof(*v));
+
+		if (!v) {
+			c->failed = 1;
+			return;
+		}
+		c->v = v;
+		c->cap = cap;
+	}
+	x = &c->v[c->n++];
+	x->kind = kind;
+	x->name = arena_strdup(c->arena, name);
+	x->detail = detail ? arena_strdup(c->arena, detail) : NULL;
+	memcpy(x->digest, digest_hex, 32);
+	x->digest[32] = '\0';
+	if (!x->name || (detail && !x->detail))
+		c->failed = 1;
+}
+
+/* A component whose digest is the XXH3-128 of its text. */
+static void
+push_text(struct comps *c, enum graph_comp_kind kind, const char *name,
+	  const char *text)
+{
+	struct digest d;
+
+	digest_bytes(text, strlen(text), &d);
+	push(c, kind, name, d.hex, text);
+}
+
+static void
+push_buf(struct comps *c, const char *field, struct buf *b)
+{
+	push_text(c, GRAPH_COMP_RULE, field, b->data);
+	buf_reset(b);
+}
+
+static void
+rule_components(struct comps *c, const struct graph_node *n)
+{
+	struct buf b;
+
+	buf_init(&b, 0);
+	if (n->rule) {
+		const struct rules_node *r = n->rule;
+
+		add_list(&b, n->argv, n->argc);
+		push_buf(c, "command", &b);
+		add_kvs(&b, n->env, n->n_env);
+		push_buf(c, "env", &b);
+		add_quoted(&b, n->cwd ? n->cwd : "");
+		push_buf(c, "cwd", &b);
+		add_list(&b, n->outputs, n->n_outputs);
+		push_buf(c, "outputs", &b);
+		buf_addstr(&b, r->shell ? "true" : "false", NULL);
+		push_buf(c, "shell", &b);
+		add_quoted(&b, r->builtin ? r->builtin : "");
+		push_buf(c, "builtin", &b);
+		buf_addf(&b, NULL, "%llu", r->timeout_ms);
+		push_buf(c, "timeout-ms", &b);
+		buf_addf(&b, NULL, "{\"count\":%u,\"min-cc\":\"%u.%u\","
+			 "\"min-memory-mb\":%llu}", r->gpu.count,
+			 r->gpu.min_cc_major, r->gpu.min_cc_minor,
+			 r->gpu.min_memory_mb);
+		push_buf(c, "gpu", &b);
+		add_kvs(&b, r->meta, r->n_meta);
+		push_buf(c, "meta", &b);
+	} else if (n->release) {
+		const struct rules_release *r = n->release;
+
+		add_quoted(&b, r->tag);
+		push_buf(c, "tag", &b);
+		add_list(&b, r->artifacts, r->n_artifacts);
+		push_buf(c, "artifacts", &b);
+		add_list(&b, r->exclude, r->n_exclude);
+		push_buf(c, "exclude", &b);
+		add_quoted(&b, r->notes ? r->notes : "");
+		push_buf(c, "notes", &b);
+	}
+	buf_release(&b);
+}
+
+static int
+cmp_comp(const void *x, const void *y)
+{
+	const struct graph_component *a = x, *b = y;
+
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+void
+graph_key_from_components(const struct graph_component *c, size_t n,
+			  struct digest *out)
+{
+	struct digest_state st;
+	size_t i;
+
+	if (digest_begin(&st, "ripple-key-v1", NULL)) {
+		memset(out, 0, sizeof(*out));
+		digest_to_hex(out);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		digest_add_str(&st, comp_names[c[i].kind]);
+		digest_add_str(&st, c[i].name);
+		digest_add_str(&st, c[i].digest);
+	}
+	digest_end(&st, out);
+}
+
+static int
+node_key(const struct graph *g, const struct graph_node *n,
+	 struct graph_keys *keys, const struct graph_key_sources *src,
+	 struct error *err)
+{
+	struct graph_node_key *k = &keys->keys[n->index];
+	struct comps c = { NULL, 0, 0, &keys->arena, 0 };
+	char schema[16];
+	size_t i;
+	int rc = 0;
+
+	snprintf(schema, sizeof(schema), "%d", GRAPH_KEY_SCHEMA);
+	push_text(&c, GRAPH_COMP_SCHEMA, "key-schema", schema);
+	push_text(&c, GRAPH_COMP_NODE, "id", n->id);
+	rule_components(&c, n);
+	if (n->toolkit) {
+		const char *ident = NULL;
+		char pin[256];
+
+		if (src->toolkit_identity) {
+			rc = src->toolkit_identity(src->payload, n->toolkit,
+						   &ident, err);
+			if (rc)
+				goto done;
+		}
+		if (!ident) {
+			snprintf(pin, sizeof(pin), "%s %s", n->toolkit->name,
+				 n->toolkit->version);
+			ident = pin;
+		}
+		push_text(&c, GRAPH_COMP_TOOLKIT, n->toolkit->name, ident);
+	}
+	for (i = 0; i < n->n_inputs; i++) {
+		struct digest d;
+
+		rc = src->source_key(src->payload, &n->inputs[i], &d, err);
+		if (rc)
+			goto done;
+		push(&c, GRAPH_COMP_INPUT, n->inputs[i].name, d.hex, d.hex);
+	}
+	for (i = 0; i < n->n_deps; i++) {
+		const struct graph_node *up = &g->nodes[n->deps[i]];
+		struct digest d;
+
+		if (src->output_digest &&
+		    src->output_digest(src->payload, up, &d) == 1) {
+			push(&c, GRAPH_COMP_UPSTREAM, up->id, d.hex, "output");
+			k->cutoff = 1;
+		} else {
+			push(&c, GRAPH_COMP_UPSTREAM, up->id,
+			     keys->keys[up->index].key.hex, "key");
+		}
+	}
+	if (c.failed) {
+		rc = error_set(err, ERROR_NOMEM, "out of memory");
+		goto done;
+	}
+	qsort(c.v, c.n, sizeof(*c.v), cmp_comp);
+	k->components = arena_memdup(&keys->arena, c.v,
+				     c.n * sizeof(*c.v));
+	if (!k->components) {
+		rc = error_set(err, ERROR_NOMEM, "out of memory");
+		goto done;
+	}
+	k->n_components = c.n;
+	graph_key_from_components(k->components, c.n, &k->key);
+	k->computed = 1;
+done:
+	mem_free(c.v);
+	if (rc)
+		error_node(err, n->id);
+	return rc;
+}
+
+int
+graph_keys_new(const struct graph *g, struct graph_keys **out,
+	       struct error *err)
+{
+	struct graph_keys *keys = mem_calloc(1, sizeof(*keys));
+
+	*out = NULL;
+	if (!keys)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	arena_init(&keys->arena);
+	keys->n = g->n_nodes;
+	keys->keys = arena_alloc(&keys->arena,
+				 (g->n_nodes + 1) * sizeof(*keys->keys));
+	if (!keys->keys) {
+		graph_keys_free(keys);
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	}
+	*out = keys;
+	return 0;
+}
+
+int
+graph_keys_node(const struct graph *g, struct graph_keys *keys, size_t index,
+		const struct graph_key_sources *src, struct error *err)
+{
+	const struct graph_node *n = &g->nodes[index];
+	size_t i;
+
+	for (i = 0; i < n->n_deps; i++)
+		if (!keys->keys[n->deps[i]].computed)
+			return error_set(err, ERROR_INTERNAL,
+					 "key of '%s' needed before it is "
+					 "computed", g->nodes[n->deps[i]].id);
+	keys->keys[index].cutoff = 0;
+	return node_key(g, n, keys, src, err);
+}
+
+int
+graph_keys_compute(const struct graph *g, const unsigned char *mask,
+		   const struct graph_key_sources *src,
+		   struct graph_keys **out, struct error *err)
+{
+	struct graph_keys *keys = NULL;
+	unsigned char *want = mem_calloc(g->n_nodes + 1, 1);
+	size_t i, k;
+	int rc = 0;
+
+	*out = NULL;
+	if (!want)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	rc = graph_keys_new(g, &keys, err);
+	if (rc)
+		goto done;
+	for (i = 0; i < g->n_nodes; i++)
+		want[i] = mask ? mask[i] : 1;
+	for (i = g->n_nodes; i-- > 0;)
+		if (want[i])
+			for (k = 0; k < g->nodes[i].n_deps; k++)
+				want[g->nodes[i].deps[k]] = 1;
+	for (i = 0; !rc && i < g->n_nodes; i++)
+		if (want[i])
+			rc = graph_keys_node(g, keys, i, src, err);
+done:
+	mem_free(want);
+	if (rc) {
+		graph_keys_free(keys);
+		return rc;
+	}
+	*out = keys;
+	return 0;
+}
+
+void
+graph_keys_free(struct graph_keys *k)
+{
+	if (!k)
+		return;
+	arena_release(&k->arena);
+	mem_free(k);
+}
