@@ -221,6 +221,7 @@ plan_compute(const struct graph *g, const unsigned char *selected,
 		if (!p->in_closure[i]) {
 			it->decision = PLAN_SKIP;
 			it->reason = PLAN_REASON_NOT_SELECTED;
+			p->counts[PLAN_SKIP]++;
 			continue;
 		}
 		rc = graph_keys_node(g, p->keys, i, &fwd, err);

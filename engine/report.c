@@ -1,0 +1,166 @@
+/*
+ * Text rendering of plans: one line per node, aligned, root causes first,
+ * then cascades, then (with verbose) reuse and skip. Colour only when the
+ * CLI says the terminal wants it.
+ */
+#include "engine/report.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/error.h"
+#include "base/mem.h"
+#include "engine/plan.h"
+#include "graph/graph.h"
+#include "base/banned.h"
+
+static const char *
+short_id(const char *id)
+{
+	static const char none[] = "(none)";
+
+	return id ? id : none;
+}
+
+static void
+abbrev(struct buf *out, const char *v)
+{
+	if (!v)
+		buf_addstr(out, "(none)", NULL);
+	else if (strlen(v) == 40 || strlen(v) == 32)
+		buf_add(out, v, 9, NULL);
+	else
+		buf_addstr(out, v, NULL);
+}
+
+int
+report_item_reason(const struct graph *g, const struct plan *p, size_t i,
+		   struct buf *out, struct error *err)
+{
+	const struct plan_item *it = &p->items[i];
+	size_t k, shown = 0;
+
+	buf_addstr(out, plan_reason_name(it->reason), err);
+	if (it->reason == PLAN_REASON_REUSED && it->reused_run) {
+		buf_addf(out, err, " from run %s", it->reused_run);
+		return err && err->code ? err->code : 0;
+	}
+	if (it->reason == PLAN_REASON_UPSTREAM_REBUILT && it->cause >= 0) {
+		buf_addf(out, err, " (cascade of %s",
+			 g->nodes[it->cause].id);
+		if (it->root_cause >= 0 && it->root_cause != it->cause)
+			buf_addf(out, err, "; root cause %s",
+				 g->nodes[it->root_cause].id);
+		buf_addch(out, ')', err);
+		return err && err->code ? err->code : 0;
+	}
+	for (k = 0; k < it->n_changes && shown < 3; k++) {
+		const struct plan_change *c = &it->changes[k];
+
+		if (c->kind == PLAN_CHANGE_UPSTREAM)
+			continue;
+		buf_addstr(out, shown ? ", " : ": ", err);
+		shown++;
+		switch (c->kind) {
+		case PLAN_CHANGE_FILE:
+			buf_addf(out, err, "%s %s (", c->path,
+				 plan_file_status_name(c->status));
+			abbrev(out, c->old_value);
+			buf_addstr(out, " -> ", err);
+			abbrev(out, c->new_value);
+			buf_addch(out, ')', err);
+			break;
+		case PLAN_CHANGE_RULE:
+			buf_addf(out, err, "rule field '%s'", c->name);
+			break;
+		case PLAN_CHANGE_TOOLKIT:
+			buf_addf(out, err, "toolkit '%s' %s -> %s", c->name,
+				 short_id(c->old_value),
+				 short_id(c->new_value));
+			break;
+		default:
+			buf_addf(out, err, "%s", c->name);
+			break;
+		}
+	}
+	if (k < it->n_changes && shown == 3)
+		buf_addstr(out, ", ...", err);
+	return err && err->code ? err->code : 0;
+}
+
+static int
+group_of(const struct plan_item *it)
+{
+	if (it->decision == PLAN_SKIP)
+		return 3;
+	if (it->decision == PLAN_REUSE)
+		return 2;
+	if (it->reason == PLAN_REASON_UPSTREAM_REBUILT)
+		return 1;
+	return 0;
+}
+
+int
+report_plan_text(const struct graph *g, const struct plan *p,
+		 const struct plan_meta *m, struct buf *out, struct error *err)
+{
+	static const char *const titles[] = { "root causes", "cascades",
+					       "reused", "skipped" };
+	const char *on = "", *off = m->color ? "\033[0m" : "";
+	size_t i, width = 0;
+	int grp;
+
+	for (i = 0; i < p->n; i++)
+		if (p->in_closure[i] && strlen(g->nodes[i].id) > width)
+			width = strlen(g->nodes[i].id);
+	if (m->head)
+		buf_addf(out, err, "head      %s\n", m->head);
+	if (m->base)
+		buf_addf(out, err, "base      %s\n", m->base);
+	buf_addf(out, err, "baseline  %s\n",
+		 m->baseline_label ? m->baseline_label : "none");
+	if (m->forced_reason)
+		buf_addf(out, err, "forced    %s\n", m->forced_reason);
+	for (i = 0; i < m->n_unclaimed; i++)
+		buf_addf(out, err, "unclaimed %s\n", m->unclaimed[i]);
+	if (m->n_ignored)
+		buf_addf(out, err, "ignored   %zu changed path%s (policy)\n",
+			 m->n_ignored, m->n_ignored == 1 ? "" : "s");
+	for (grp = 0; grp < 4; grp++) {
+		size_t shown = 0, hidden = 0;
+
+		for (i = 0; i < p->n; i++) {
+			const struct plan_item *it = &p->items[i];
+
+			if (group_of(it) != grp ||
+			    (grp == 3 && !p->in_closure[i] && !m->verbose))
+				continue;
+			if (grp >= 2 && !m->verbose) {
+				hidden++;
+				continue;
+			}
+			if (!shown++)
+				buf_addf(out, err, "\n%s:\n", titles[grp]);
+			if (m->color)
+				on = it->decision == PLAN_REUSE ? "\033[32m"
+				     : it->decision == PLAN_SKIP ? "\033[2m"
+								 : "\033[33m";
+			buf_addf(out, err, "  %s%-6s%s %-*s  ", on,
+				 plan_decision_name(it->decision), off,
+				 (int)width, g->nodes[i].id);
+			report_item_reason(g, p, i, out, err);
+			buf_addch(out, '\n', err);
+		}
+		if (hidden)
+			buf_addf(out, err, "\n%s: %zu (--verbose lists them)\n",
+				 titles[grp], hidden);
+	}
+	buf_addf(out, err,
+		 "\n%zu build, %zu test, %zu reuse, %zu skip; "
+		 "%zu root cause%s\n",
+		 p->counts[PLAN_BUILD], p->counts[PLAN_TEST],
+		 p->counts[PLAN_REUSE], p->counts[PLAN_SKIP], p->root_causes,
+		 p->root_causes == 1 ? "" : "s");
+	return err && err->code ? err->code : 0;
+}
