@@ -1,0 +1,498 @@
+/*
+ * Gitignore-style patterns: validation, one-component globbing (*, ?,
+ * classes, escapes), multi-component matching with "**", and compiled
+ * include/exclude sets with the subtree test the tree walk uses to prune.
+ */
+#include "graph/pattern.h"
+
+#include <string.h>
+#define XXH_STATIC_LINKING_ONLY
+#include <xxhash.h>
+
+#include "base/buf.h"
+#include "base/error.h"
+#include "base/mem.h"
+#include "base/strv.h"
+#include "base/banned.h"
+
+struct pat {
+	/* The pattern rewritten: unanchored ones get a leading "**" segment,
+	 * and a trailing "/" becomes a trailing "**" segment. */
+	char *text;
+};
+
+struct pattern_set {
+	struct pat *inc, *exc;
+	size_t n_inc, n_exc;
+	char **orig_inc;	/* as given, for prefixes */
+	unsigned char digest[16];
+};
+
+/* End of the class starting at p ('['), pointing at its ']', or NULL. */
+static const char *
+class_end(const char *p, const char *end)
+{
+	p++;
+	if (p < end && (*p == '!' || *p == '^'))
+		p++;
+	if (p < end && *p == ']')
+		p++;
+	while (p < end && *p != ']') {
+		if (*p == '\\' && p + 1 < end)
+			p++;
+		p++;
+	}
+	return p < end ? p : NULL;
+}
+
+/* Does class [p..e] (p at '[', e at ']') match byte c? */
+static int
+class_match(const char *p, const char *e, unsigned char c)
+{
+	int neg = 0, hit = 0;
+	unsigned char lo, hi;
+
+	p++;
+	if (*p == '!' || *p == '^') {
+		neg = 1;
+		p++;
+	}
+	if (*p == ']') {
+		hit |= c == ']';
+		p++;
+	}
+	while (p < e) {
+		if (*p == '\\' && p + 1 < e)
+			p++;
+		lo = (unsigned char)*p++;
+		hi = lo;
+		if (p + 1 < e && *p == '-') {
+			p++;
+			if (*p == '\\' && p + 1 < e)
+				p++;
+			hi = (unsigned char)*p++;
+		}
+		if (c >= lo && c <= hi)
+			hit = 1;
+	}
+	return hit != neg;
+}
+
+/* Glob one component: pattern [p, pe) against name [s, se); no '/'. */
+static int
+glob(const char *p, const char *pe, const char *s, const char *se)
+{
+	const char *star_p = NULL, *star_s = NULL, *e;
+
+	for (;;) {
+		if (p < pe && *p == '*') {
+			while (p < pe && *p == '*')
+				p++;
+			star_p = p;
+			star_s = s;
+			continue;
+		}
+		if (s == se) {
+			if (p == pe)
+				return 1;
+			goto backtrack;
+		}
+		if (p == pe)
+			goto backtrack;
+		if (*p == '?') {
+			p++;
+			s++;
+			continue;
+		}
+		if (*p == '[' && (e = class_end(p, pe)) != NULL) {
+			if (!class_match(p, e, (unsigned char)*s))
+				goto backtrack;
+			p = e + 1;
+			s++;
+			continue;
+		}
+		if (*p == '\\' && p + 1 < pe)
+			p++;
+		if (*p != *s)
+			goto backtrack;
+		p++;
+		s++;
+		continue;
+backtrack:
+		if (!star_p || star_s == se)
+			return 0;
+		p = star_p;
+		s = ++star_s;
+	}
+}
+
+static const char *
+comp_end(const char *s)
+{
+	const char *e = strchr(s, '/');
+
+	return e ? e : s + strlen(s);
+}
+
+static int
+is_dstar(const char *p, const char *pe)
+{
+	return pe - p == 2 && p[0] == '*' && p[1] == '*';
+}
+
+/*
+ * Match pattern segments from p against path components from s. `mode`:
+ * 0 a path (a match of an ancestor directory counts), 1 "could something
+ * under the directory s match", 2 "does everything under directory s match".
+ */
+static int
+segs_match(const char *p, const char *s, int mode)
+{
+	const char *pe, *se;
+
+	for (;;) {
+		if (!*p) {
+			/* Pattern done: it matched s's ancestor (or s). */
+			return mode == 0 ? 1 : 1;
+		}
+		pe = comp_end(p);
+		if (!*s) {
+			if (mode == 1)
+				return 1;
+			if (mode == 2)
+				return is_dstar(p, pe) && !*pe;
+			return 0;
+		}
+		se = comp_end(s);
+		if (is_dstar(p, pe)) {
+			if (!*pe)
+				return 1;	/* trailing "**": one or more */
+			if (mode == 1)
+				return 1;
+			/* Zero or more components, then the rest. */
+			for (;;) {
+				if (segs_match(pe + 1, s, mode))
+					return 1;
+				if (!*se)
+					return mode == 2 && 0;
+				s = se + 1;
+				se = comp_end(s);
+			}
+		}
+		if (!glob(p, pe, s, se))
+			return 0;
+		p = *pe ? pe + 1 : pe;
+		s = *se ? se + 1 : se;
+		if (!*p && *s && mode == 2)
+			return 1;
+	}
+}
+
+int
+pattern_validate(const char *pattern, struct error *err)
+{
+	const char *p = pattern, *pe, *q, *e;
+	size_t len = strlen(pattern);
+
+	if (!len)
+		return error_set(err, ERROR_INVALID, "empty path pattern");
+	if (pattern[0] == '/')
+		return error_set(err, ERROR_INVALID,
+				 "absolute path pattern '%s'", pattern);
+	for (;;) {
+		pe = comp_end(p);
+		if (pe == p && *pe)
+			return error_set(err, ERROR_INVALID,
+					 "empty component in path pattern '%s'",
+					 pattern);
+		if ((pe - p == 1 && p[0] == '.') ||
+		    (pe - p == 2 && p[0] == '.' && p[1] == '.'))
+			return error_set(err, ERROR_INVALID,
+					 "'%.*s' component in path pattern '%s'",
+					 (int)(pe - p), p, pattern);
+		for (q = p; q < pe; q++) {
+			if (*q == '\\') {
+				if (q + 1 >= pe)
+					return error_set(err, ERROR_INVALID,
+						"trailing backslash in path pattern '%s'",
+						pattern);
+				q++;
+			} else if (*q == '[') {
+				e = class_end(q, pe);
+				if (!e)
+					return error_set(err, ERROR_INVALID,
+						"unterminated character class in path pattern '%s'",
+						pattern);
+				q = e;
+			}
+		}
+		if (!*pe)
+			break;
+		p = pe + 1;
+		if (!*p)
+			break;	/* trailing "/" */
+	}
+	return 0;
+}
+
+/* Rewrite a valid pattern into the anchored, "**"-explicit form. */
+static char *
+rewrite(const char *pattern)
+{
+	size_t len = strlen(pattern);
+	int trailing = pattern[len - 1] == '/';
+	size_t body = trailing ? len - 1 : len;
+	int anchored = memchr(pattern, '/', body) != NULL;
+	struct buf b = BUF_INIT;
+
+	if (!anchored && !(body == 2 && pattern[0] == '*' && pattern[1] == '*'))
+		buf_add(&b, "**/", 3, NULL);
+	buf_add(&b, pattern, body, NULL);
+	if (trailing)
+		buf_add(&b, "/**", 3, NULL);
+	if (!b.cap && !b.len)
+		return NULL;
+	return buf_detach(&b);
+}
+
+int
+pattern_match(const char *pattern, const char *path)
+{
+	char *r;
+	int m;
+
+	if (pattern_validate(pattern, NULL))
+		return 0;
+	r = rewrite(pattern);
+	if (!r)
+		return 0;
+	m = segs_match(r, path, 0);
+	mem_free(r);
+	return m;
+}
+
+static int
+has_meta(const char *p, const char *pe)
+{
+	for (; p < pe; p++)
+		if (*p == '*' || *p == '?' || *p == '[' || *p == '\\')
+			return 1;
+	return 0;
+}
+
+int
+pattern_fixed_prefix(const char *pattern, struct buf *out, struct error *err)
+{
+	const char *p = pattern, *pe;
+	size_t start = out->len, len = strlen(pattern);
+	int rc, first = 1;
+
+	if (!len || !memchr(pattern, '/', pattern[len - 1] == '/' ? len - 1 : len))
+		return 0;	/* unanchored: anywhere */
+	for (;;) {
+		pe = comp_end(p);
+		if (!*pe || has_meta(p, pe))
+			break;	/* the last component may name a file */
+		if (!first) {
+			rc = buf_addch(out, '/', err);
+			if (rc)
+				goto fail;
+		}
+		rc = buf_add(out, p, (size_t)(pe - p), err);
+		if (rc)
+			goto fail;
+		first = 0;
+		p = pe + 1;
+		if (!*p)
+			break;
+	}
+	return 0;
+fail:
+	out->len = start;
+	out->data[start] = '\0';
+	return rc;
+}
+
+static void
+digest_list(XXH3_state_t *st, const char *const *v, size_t n)
+{
+	uint32_t len;
+	size_t i;
+
+	len = (uint32_t)n;
+	XXH3_128bits_update(st, &len, sizeof(len));
+	for (i = 0; i < n; i++) {
+		len = (uint32_t)strlen(v[i]);
+		XXH3_128bits_update(st, &len, sizeof(len));
+		XXH3_128bits_update(st, v[i], len);
+	}
+}
+
+static int
+compile_list(const char *const *src, size_t n, struct pat **out,
+	     struct error *err)
+{
+	size_t i;
+	int rc;
+
+	*out = NULL;
+	for (i = 0; i < n; i++) {
+		rc = pattern_validate(src[i], err);
+		if (rc)
+			return rc;
+	}
+	if (!n)
+		return 0;
+	*out = mem_calloc(n, sizeof(**out));
+	if (!*out)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	for (i = 0; i < n; i++) {
+		(*out)[i].text = rewrite(src[i]);
+		if (!(*out)[i].text)
+			return error_set(err, ERROR_NOMEM, "out of memory");
+	}
+	return 0;
+}
+
+int
+pattern_set_compile(const char *const *include, size_t n_include,
+		    const char *const *exclude, size_t n_exclude,
+		    struct pattern_set **out, struct error *err)
+{
+	struct pattern_set *set;
+	XXH3_state_t st;
+	XXH128_hash_t h;
+	XXH128_canonical_t c;
+	size_t i;
+	int rc;
+
+	*out = NULL;
+	set = mem_calloc(1, sizeof(*set));
+	if (!set)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	set->n_inc = n_include;
+	set->n_exc = n_exclude;
+	rc = compile_list(include, n_include, &set->inc, err);
+	if (rc)
+		goto fail;
+	rc = compile_list(exclude, n_exclude, &set->exc, err);
+	if (rc)
+		goto fail;
+	if (n_include) {
+		set->orig_inc = mem_calloc(n_include, sizeof(char *));
+		if (!set->orig_inc) {
+			rc = error_set(err, ERROR_NOMEM, "out of memory");
+			goto fail;
+		}
+		for (i = 0; i < n_include; i++) {
+			set->orig_inc[i] = mem_strdup(include[i]);
+			if (!set->orig_inc[i]) {
+				rc = error_set(err, ERROR_NOMEM, "out of memory");
+				goto fail;
+			}
+		}
+	}
+	XXH3_128bits_reset(&st);
+	XXH3_128bits_update(&st, "ripple-patterns-v1", 19);
+	digest_list(&st, include, n_include);
+	digest_list(&st, exclude, n_exclude);
+	h = XXH3_128bits_digest(&st);
+	XXH128_canonicalFromHash(&c, h);
+	memcpy(set->digest, c.digest, 16);
+	*out = set;
+	return 0;
+fail:
+	pattern_set_free(set);
+	return rc;
+}
+
+static void
+free_list(struct pat *v, size_t n)
+{
+	size_t i;
+
+	if (!v)
+		return;
+	for (i = 0; i < n; i++)
+		mem_free(v[i].text);
+	mem_free(v);
+}
+
+void
+pattern_set_free(struct pattern_set *set)
+{
+	size_t i;
+
+	if (!set)
+		return;
+	if (set->orig_inc)
+		for (i = 0; i < set->n_inc; i++)
+			mem_free(set->orig_inc[i]);
+	mem_free(set->orig_inc);
+	free_list(set->exc, set->n_exc);
+	free_list(set->inc, set->n_inc);
+	mem_free(set);
+}
+
+int
+pattern_set_match(const struct pattern_set *set, const char *path)
+{
+	size_t i;
+	int hit = 0;
+
+	for (i = 0; i < set->n_inc && !hit; i++)
+		hit = set->inc[i].text && segs_match(set->inc[i].text, path, 0);
+	if (!hit)
+		return 0;
+	for (i = 0; i < set->n_exc; i++)
+		if (set->exc[i].text && segs_match(set->exc[i].text, path, 0))
+			return 0;
+	return 1;
+}
+
+int
+pattern_set_may_match_dir(const struct pattern_set *set, const char *dir)
+{
+	size_t i;
+	int may = 0;
+
+	if (!dir[0])
+		return set->n_inc > 0;
+	for (i = 0; i < set->n_inc && !may; i++)
+		may = set->inc[i].text && segs_match(set->inc[i].text, dir, 1);
+	if (!may)
+		return 0;
+	for (i = 0; i < set->n_exc; i++)
+		if (set->exc[i].text && segs_match(set->exc[i].text, dir, 2))
+			return 0;
+	return 1;
+}
+
+int
+pattern_set_prefixes(const struct pattern_set *set, struct strv *out,
+		     struct error *err)
+{
+	struct buf b = BUF_INIT;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < set->n_inc; i++) {
+		buf_reset(&b);
+		rc = pattern_fixed_prefix(set->orig_inc[i], &b, err);
+		if (rc)
+			goto done;
+		rc = strv_push(out, b.data, err);
+		if (rc)
+			goto done;
+	}
+	strv_sort_unique(out);
+done:
+	buf_release(&b);
+	return rc;
+}
+
+const unsigned char *
+pattern_set_digest(const struct pattern_set *set)
+{
+	return set->digest;
+}

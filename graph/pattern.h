@@ -1,0 +1,82 @@
+/*
+ * Gitignore-style path patterns for source sets. A pattern set is an
+ * include list and an exclude list; a path is claimed when it matches some
+ * include and no exclude. The exact rules, with a table of examples, are in
+ * docs/patterns.md; they follow gitignore(5) ("PATTERN FORMAT") except that
+ * patterns are always relative to the repository root, a leading "/" and
+ * "!" negation are not accepted (use the exclude list), and paths are bytes.
+ */
+#ifndef RIPPLE_GRAPH_PATTERN_H
+#define RIPPLE_GRAPH_PATTERN_H
+
+#include <stddef.h>
+
+struct buf;
+struct error;
+struct strv;
+struct pattern_set;
+
+/*
+ * Check one pattern's spelling. Returns 0, or ERROR_INVALID with a message
+ * naming the pattern for: an empty pattern, a leading "/" (absolute), a "."
+ * or ".." component, an empty component ("a//b"), an unterminated character
+ * class, or a trailing backslash.
+ */
+int pattern_validate(const char *pattern, struct error *err);
+
+/*
+ * Does one pattern match `path` (repository-relative, "/"-separated, no
+ * leading or trailing "/")? 1 or 0. The pattern must be valid (see
+ * pattern_validate); an invalid one matches nothing.
+ */
+int pattern_match(const char *pattern, const char *path);
+
+/*
+ * The pattern's fixed directory prefix: its leading components that contain
+ * no wildcard, unescaped and joined by "/" ("" when none, or when the
+ * pattern is unanchored). Every path the pattern matches lies under it.
+ * Appends to *out; returns 0 or ERROR_NOMEM/ERROR_INVALID.
+ */
+int pattern_fixed_prefix(const char *pattern, struct buf *out,
+			 struct error *err);
+
+/*
+ * Compile `n_include` include and `n_exclude` exclude patterns (either array
+ * may be NULL when its count is 0) into a new set in *out (free with
+ * pattern_set_free). Every pattern is validated first; the first invalid
+ * one is reported (ERROR_INVALID). Out of memory: ERROR_NOMEM.
+ */
+int pattern_set_compile(const char *const *include, size_t n_include,
+			const char *const *exclude, size_t n_exclude,
+			struct pattern_set **out, struct error *err);
+
+/* Free a set. Accepts NULL. */
+void pattern_set_free(struct pattern_set *set);
+
+/* 1 when `path` matches some include and no exclude, else 0. */
+int pattern_set_match(const struct pattern_set *set, const char *path);
+
+/*
+ * Could any path under directory `dir` (repository-relative, no trailing
+ * "/"; "" is the root) be claimed by the set? 0 only when certainly not:
+ * no include can match below dir, or an exclude matches everything below
+ * it. Used to skip whole subtrees during a walk.
+ */
+int pattern_set_may_match_dir(const struct pattern_set *set, const char *dir);
+
+/*
+ * The include patterns' fixed prefixes (see pattern_fixed_prefix), sorted
+ * and without duplicates, pushed onto *out (an owned strv). A "" entry
+ * means the walk must start at the root. Returns 0 or ERROR_NOMEM.
+ */
+int pattern_set_prefixes(const struct pattern_set *set, struct strv *out,
+			 struct error *err);
+
+/*
+ * A digest of the set's canonical text (XXH3-128 over the length-prefixed
+ * include and exclude lists, in the order given): equal sets give equal
+ * digests. 16 bytes.
+ */
+const unsigned char *pattern_set_digest(const struct pattern_set *set);
+
+#endif

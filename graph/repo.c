@@ -1,0 +1,406 @@
+/*
+ * The repository handle: discovery, revisions, merge bases, tags, blobs at a
+ * commit, and the translation of libgit2 failures (missing objects in a
+ * shallow or partial clone above all) into ripple errors.
+ */
+#include "graph/repo_git.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/error.h"
+#include "base/mem.h"
+#include "base/banned.h"
+
+struct graph_repo {
+	git_repository *git;
+	char *root;	/* workdir without trailing "/" */
+	int inited;	/* git_libgit2_init was called */
+};
+
+#define FETCH_HINT "fetch more history: git fetch --unshallow"
+
+void
+graph_oid_hex(const struct graph_oid *oid, char *out)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < 20; i++) {
+		out[2 * i] = hex[oid->id[i] >> 4];
+		out[2 * i + 1] = hex[oid->id[i] & 15];
+	}
+	out[40] = '\0';
+}
+
+git_repository *
+graph_repo_git(struct graph_repo *repo)
+{
+	return repo->git;
+}
+
+static const char *
+last_message(void)
+{
+	const git_error *e = git_error_last();
+
+	return e && e->message ? e->message : "unknown libgit2 error";
+}
+
+int
+graph_repo_git_error(struct graph_repo *repo, int git_rc, struct error *err,
+		     const char *what)
+{
+	int code = git_rc == GIT_ENOTFOUND ? ERROR_NOT_FOUND : ERROR_INTERNAL;
+	const char *kind = NULL;
+
+	if (repo && graph_repo_is_shallow(repo))
+		kind = "shallow";
+	else if (repo && graph_repo_is_partial(repo))
+		kind = "partial";
+	if (kind && (git_rc == GIT_ENOTFOUND ||
+		     strstr(last_message(), "object not found"))) {
+		error_set(err, ERROR_NOT_FOUND,
+			  "%s: %s (the clone is %s and the object is missing)",
+			  what, last_message(), kind);
+		error_hint(err, FETCH_HINT);
+		return ERROR_NOT_FOUND;
+	}
+	return error_set(err, code, "%s: %s", what, last_message());
+}
+
+int
+graph_repo_open(const char *dir, struct graph_repo **out, struct error *err)
+{
+	struct graph_repo *repo;
+	git_buf found = { NULL, 0, 0 };
+	const char *wd;
+	size_t n;
+	int rc, grc;
+
+	*out = NULL;
+	repo = mem_calloc(1, sizeof(*repo));
+	if (!repo)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	if (git_libgit2_init() < 0) {
+		rc = error_set(err, ERROR_INTERNAL, "libgit2: %s",
+			       last_message());
+		goto fail;
+	}
+	repo->inited = 1;
+	grc = git_repository_discover(&found, dir, 0, NULL);
+	if (grc < 0) {
+		rc = error_set(err, ERROR_NOT_FOUND,
+			       "not a git repository (or any parent up to /): '%s'",
+			       dir);
+		goto fail;
+	}
+	grc = git_repository_open(&repo->git, found.ptr);
+	if (grc < 0) {
+		rc = graph_repo_git_error(NULL, grc, err, "opening repository");
+		goto fail;
+	}
+	wd = git_repository_workdir(repo->git);
+	if (!wd) {
+		rc = error_set(err, ERROR_UNSUPPORTED,
+			       "bare repository '%s' has no working tree",
+			       found.ptr);
+		goto fail;
+	}
+	repo->root = mem_strdup(wd);
+	if (!repo->root) {
+		rc = error_set(err, ERROR_NOMEM, "out of memory");
+		goto fail;
+	}
+	n = strlen(repo->root);
+	while (n > 1 && repo->root[n - 1] == '/')
+		repo->root[--n] = '\0';
+	git_buf_dispose(&found);
+	*out = repo;
+	return 0;
+fail:
+	git_buf_dispose(&found);
+	graph_repo_close(repo);
+	return rc;
+}
+
+void
+graph_repo_close(struct graph_repo *repo)
+{
+	if (!repo)
+		return;
+	git_repository_free(repo->git);
+	mem_free(repo->root);
+	if (repo->inited)
+		git_libgit2_shutdown();
+	mem_free(repo);
+}
+
+const char *
+graph_repo_root(const struct graph_repo *repo)
+{
+	return repo->root;
+}
+
+int
+graph_repo_is_shallow(struct graph_repo *repo)
+{
+	return git_repository_is_shallow(repo->git) == 1;
+}
+
+int
+graph_repo_is_partial(struct graph_repo *repo)
+{
+	git_config *cfg = NULL;
+	git_buf v = { NULL, 0, 0 };
+	int yes = 0;
+
+	if (git_repository_config_snapshot(&cfg, repo->git) < 0)
+		return 0;
+	if (git_config_get_string_buf(&v, cfg, "extensions.partialclone") == 0)
+		yes = v.size > 0;
+	git_buf_dispose(&v);
+	git_config_free(cfg);
+	return yes;
+}
+
+static int
+peel_commit(struct graph_repo *repo, git_object *obj, const char *rev,
+	    struct graph_oid *out, struct error *err)
+{
+	git_object *peeled = NULL;
+	int grc;
+
+	grc = git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT);
+	if (grc == GIT_EINVALIDSPEC || grc == GIT_EPEEL)
+		return error_set(err, ERROR_INVALID,
+				 "revision '%s' is not a commit", rev);
+	if (grc < 0) {
+		char what[300];
+
+		snprintf(what, sizeof(what), "resolving '%s'", rev);
+		return graph_repo_git_error(repo, grc, err, what);
+	}
+	memcpy(out->id, git_object_id(peeled)->id, 20);
+	git_object_free(peeled);
+	return 0;
+}
+
+int
+graph_repo_resolve(struct graph_repo *repo, const char *rev,
+		   struct graph_oid *out, struct error *err)
+{
+	git_object *obj = NULL;
+	char what[300];
+	int grc, rc;
+
+	grc = git_revparse_single(&obj, repo->git, rev);
+	if (grc < 0) {
+		if (grc == GIT_EINVALIDSPEC || grc == GIT_EAMBIGUOUS) {
+			rc = error_set(err, ERROR_INVALID,
+				       "bad revision '%s': %s", rev,
+				       last_message());
+			return rc;
+		}
+		snprintf(what, sizeof(what), "unknown revision '%s'", rev);
+		return graph_repo_git_error(repo, GIT_ENOTFOUND, err, what);
+	}
+	rc = peel_commit(repo, obj, rev, out, err);
+	git_object_free(obj);
+	return rc;
+}
+
+int
+graph_repo_merge_base(struct graph_repo *repo, const char *a, const char *b,
+		      struct graph_oid *out, struct error *err)
+{
+	struct graph_oid oa, ob;
+	git_oid base;
+	char what[300];
+	int rc, grc;
+
+	rc = graph_repo_resolve(repo, a, &oa, err);
+	if (rc)
+		return rc;
+	rc = graph_repo_resolve(repo, b, &ob, err);
+	if (rc)
+		return rc;
+	grc = git_merge_base(&base, repo->git, (const git_oid *)oa.id,
+			     (const git_oid *)ob.id);
+	if (grc < 0) {
+		snprintf(what, sizeof(what), "no merge base of '%s' and '%s'",
+			 a, b);
+		rc = graph_repo_git_error(repo, grc, err, what);
+		return rc;
+	}
+	memcpy(out->id, base.id, 20);
+	return 0;
+}
+
+int
+graph_repo_has_commit(struct graph_repo *repo, const struct graph_oid *commit,
+		      struct error *err)
+{
+	git_commit *c = NULL;
+	git_tree *t = NULL;
+	char hex[GRAPH_OID_HEX], what[300];
+	int grc, rc = 0;
+
+	graph_oid_hex(commit, hex);
+	grc = git_commit_lookup(&c, repo->git, (const git_oid *)commit->id);
+	if (grc == 0)
+		grc = git_commit_tree(&t, c);
+	if (grc < 0) {
+		snprintf(what, sizeof(what), "commit %s is not in this clone",
+			 hex);
+		rc = graph_repo_git_error(repo, GIT_ENOTFOUND, err, what);
+		if (err && !err->hint[0])
+			error_hint(err, FETCH_HINT);
+	}
+	git_tree_free(t);
+	git_commit_free(c);
+	return rc;
+}
+
+int
+graph_repo_commit_tree(struct graph_repo *repo, const struct graph_oid *commit,
+		       git_tree **out, struct error *err)
+{
+	git_commit *c = NULL;
+	int rc;
+
+	*out = NULL;
+	rc = graph_repo_has_commit(repo, commit, err);
+	if (rc)
+		return rc;
+	if (git_commit_lookup(&c, repo->git, (const git_oid *)commit->id) < 0 ||
+	    git_commit_tree(out, c) < 0)
+		rc = graph_repo_git_error(repo, GIT_ERROR, err,
+					  "reading commit tree");
+	git_commit_free(c);
+	return rc;
+}
+
+int
+graph_repo_read_blob(struct graph_repo *repo, const struct graph_oid *commit,
+		     const char *path, struct buf *out, struct error *err)
+{
+	git_tree *tree = NULL;
+	git_tree_entry *ent = NULL;
+	git_blob *blob = NULL;
+	char hex[GRAPH_OID_HEX], what[300];
+	int rc, grc;
+
+	rc = graph_repo_commit_tree(repo, commit, &tree, err);
+	if (rc)
+		goto done;
+	graph_oid_hex(commit, hex);
+	grc = git_tree_entry_bypath(&ent, tree, path);
+	if (grc == GIT_ENOTFOUND) {
+		rc = error_set(err, ERROR_NOT_FOUND,
+			       "path '%s' does not exist at %.12s", path, hex);
+		goto done;
+	}
+	if (grc < 0) {
+		rc = graph_repo_git_error(repo, grc, err, "reading tree");
+		goto done;
+	}
+	if (git_tree_entry_type(ent) != GIT_OBJECT_BLOB) {
+		rc = error_set(err, ERROR_INVALID,
+			       "path '%s' at %.12s is not a file", path, hex);
+		goto done;
+	}
+	grc = git_blob_lookup(&blob, repo->git, git_tree_entry_id(ent));
+	if (grc < 0) {
+		snprintf(what, sizeof(what), "reading '%s' at %.12s", path, hex);
+		rc = graph_repo_git_error(repo, grc, err, what);
+		goto done;
+	}
+	rc = buf_add(out, git_blob_rawcontent(blob),
+		     (size_t)git_blob_rawsize(blob), err);
+done:
+	git_blob_free(blob);
+	git_tree_entry_free(ent);
+	git_tree_free(tree);
+	return rc;
+}
+
+static int
+cmp_tag(const void *a, const void *b)
+{
+	return strcmp(((const struct graph_tag *)a)->name,
+		      ((const struct graph_tag *)b)->name);
+}
+
+int
+graph_repo_tags(struct graph_repo *repo, struct graph_tag_list *out,
+		struct error *err)
+{
+	git_strarray names = { NULL, 0 };
+	git_object *obj = NULL, *peeled = NULL;
+	char ref[1024];
+	size_t i;
+	int rc = 0, grc;
+
+	out->items = NULL;
+	out->n = 0;
+	grc = git_tag_list(&names, repo->git);
+	if (grc < 0)
+		return graph_repo_git_error(repo, grc, err, "listing tags");
+	if (names.count) {
+		out->items = mem_calloc(names.count, sizeof(*out->items));
+		if (!out->items) {
+			rc = error_set(err, ERROR_NOMEM, "out of memory");
+			goto done;
+		}
+	}
+	for (i = 0; i < names.count; i++) {
+		snprintf(ref, sizeof(ref), "refs/tags/%s", names.strings[i]);
+		grc = git_revparse_single(&obj, repo->git, ref);
+		if (grc < 0) {
+			rc = graph_repo_git_error(repo, grc, err, "reading tag");
+			goto done;
+		}
+		if (git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT) == 0) {
+			struct graph_tag *t = &out->items[out->n];
+
+			t->name = mem_strdup(names.strings[i]);
+			if (!t->name) {
+				rc = error_set(err, ERROR_NOMEM, "out of memory");
+				goto done;
+			}
+			memcpy(t->target.id, git_object_id(peeled)->id, 20);
+			t->annotated = git_object_type(obj) == GIT_OBJECT_TAG;
+			out->n++;
+		}
+		git_object_free(peeled);
+		peeled = NULL;
+		git_object_free(obj);
+		obj = NULL;
+	}
+	if (out->n)
+		qsort(out->items, out->n, sizeof(*out->items), cmp_tag);
+done:
+	git_object_free(peeled);
+	git_object_free(obj);
+	git_strarray_dispose(&names);
+	if (rc)
+		graph_tag_list_release(out);
+	return rc;
+}
+
+void
+graph_tag_list_release(struct graph_tag_list *list)
+{
+	size_t i;
+
+	if (!list)
+		return;
+	for (i = 0; i < list->n; i++)
+		mem_free(list->items[i].name);
+	mem_free(list->items);
+	list->items = NULL;
+	list->n = 0;
+}

@@ -1,0 +1,152 @@
+/*
+ * The repository view: a libgit2 repository opened by discovery, revision
+ * resolution, merge bases, tags, blobs at a commit, and the changed paths
+ * between two commits or a commit and the working tree. Never runs git.
+ * Missing objects in shallow or partial clones are reported as such.
+ */
+#ifndef RIPPLE_GRAPH_REPO_H
+#define RIPPLE_GRAPH_REPO_H
+
+#include <stddef.h>
+
+struct buf;
+struct error;
+struct graph_repo;
+
+/* A git object id (SHA-1, 20 raw bytes). */
+struct graph_oid {
+	unsigned char id[20];
+};
+
+#define GRAPH_OID_HEX 41	/* 40 hex digits and a NUL */
+
+/* Lowercase hex of *oid into out (GRAPH_OID_HEX bytes, NUL-terminated). */
+void graph_oid_hex(const struct graph_oid *oid, char *out);
+
+/*
+ * Open the repository containing `dir`, discovering upward as git does
+ * (git_repository_discover; ceiling: none). *out is a new handle; close it
+ * with graph_repo_close. Errors: ERROR_NOT_FOUND (no repository; the message
+ * names dir), ERROR_UNSUPPORTED (a bare repository), ERROR_INTERNAL (libgit2's
+ * message copied).
+ */
+int graph_repo_open(const char *dir, struct graph_repo **out,
+		    struct error *err);
+
+/* Close the handle and free everything it owns. Accepts NULL. */
+void graph_repo_close(struct graph_repo *repo);
+
+/*
+ * The working tree's root: an absolute path without a trailing "/", owned by
+ * the handle. Never part of a key.
+ */
+const char *graph_repo_root(const struct graph_repo *repo);
+
+/*
+ * Resolve any revision git understands (gitrevisions(7): a branch, a tag,
+ * an annotated tag (peeled), a short or full SHA, "HEAD~2", "main^") to a
+ * commit id. Errors: ERROR_NOT_FOUND when the revision does not exist
+ * (or, in a shallow or partial clone, when its history is missing: the
+ * message says so and the hint is "fetch more history: git fetch
+ * --unshallow"), ERROR_INVALID when it names something that is not a
+ * commit.
+ */
+int graph_repo_resolve(struct graph_repo *repo, const char *rev,
+		       struct graph_oid *out, struct error *err);
+
+/*
+ * The best common ancestor of revisions a and b (git merge-base a b).
+ * ERROR_NOT_FOUND when they share no history (or it is missing from a
+ * shallow clone: see graph_repo_resolve).
+ */
+int graph_repo_merge_base(struct graph_repo *repo, const char *a,
+			  const char *b, struct graph_oid *out,
+			  struct error *err);
+
+/* 1 when the repository is a shallow clone, else 0. */
+int graph_repo_is_shallow(struct graph_repo *repo);
+
+/* 1 when it is a partial clone (extensions.partialclone set), else 0. */
+int graph_repo_is_partial(struct graph_repo *repo);
+
+/*
+ * 0 when the commit and its tree are present in the object database.
+ * Otherwise ERROR_NOT_FOUND saying which object is missing and whether
+ * the clone is shallow or partial, with the "git fetch --unshallow" hint.
+ */
+int graph_repo_has_commit(struct graph_repo *repo,
+			  const struct graph_oid *commit, struct error *err);
+
+/*
+ * Append the bytes of the blob at `path` (repository-relative) in the tree
+ * of `commit` to *out. ERROR_NOT_FOUND when the path does not exist at that
+ * commit (the message names path and short commit), ERROR_INVALID when it
+ * is not a file.
+ */
+int graph_repo_read_blob(struct graph_repo *repo,
+			 const struct graph_oid *commit, const char *path,
+			 struct buf *out, struct error *err);
+
+struct graph_tag {
+	char *name;			/* without "refs/tags/", owned */
+	struct graph_oid target;	/* the commit, annotated tags peeled */
+	int annotated;			/* 1 for a tag object, 0 lightweight */
+};
+
+struct graph_tag_list {
+	struct graph_tag *items;	/* owned; sorted by name (bytes) */
+	size_t n;
+};
+
+/*
+ * Every tag that points (after peeling) at a commit; tags of trees or blobs
+ * are skipped. *out is overwritten; free with graph_tag_list_release.
+ */
+int graph_repo_tags(struct graph_repo *repo, struct graph_tag_list *out,
+		    struct error *err);
+
+/* Free the list's contents. Accepts NULL. */
+void graph_tag_list_release(struct graph_tag_list *list);
+
+enum graph_change_status {
+	GRAPH_CHANGE_ADDED,
+	GRAPH_CHANGE_DELETED,
+	GRAPH_CHANGE_MODIFIED,
+	GRAPH_CHANGE_TYPECHANGE,	/* e.g. a file became a symlink */
+};
+
+struct graph_change {
+	char *path;			/* owned */
+	enum graph_change_status status;
+	unsigned old_mode, new_mode;	/* 0 on the missing side */
+};
+
+struct graph_change_list {
+	struct graph_change *items;	/* owned; sorted by path (bytes) */
+	size_t n;
+};
+
+/*
+ * The paths that differ between the trees of commits base and head
+ * (git_diff_tree_to_tree; no rename detection: a rename is a delete plus an
+ * add). Mode-only changes are modifications. *out is overwritten; free
+ * with graph_change_list_release.
+ */
+int graph_repo_diff_paths(struct graph_repo *repo,
+			  const struct graph_oid *base,
+			  const struct graph_oid *head,
+			  struct graph_change_list *out, struct error *err);
+
+/*
+ * The same between the tree of `base` and the working tree as git status
+ * sees it (staged, unstaged and untracked files that are not ignored).
+ */
+int graph_repo_diff_worktree_paths(struct graph_repo *repo,
+				   const struct graph_oid *base,
+				   struct graph_change_list *out,
+				   struct error *err);
+
+/* Free the list's contents. Accepts NULL. */
+void graph_change_list_release(struct graph_change_list *list);
+
+#endif

@@ -1,0 +1,302 @@
+/*
+ * From raw claimed entries to a keyed source state: symlink resolution
+ * (relative to the link's directory, staying inside the repository), the
+ * warnings for links that escape or dangle, and the versioned XXH3-128
+ * encoding documented in docs/patterns.md.
+ */
+#include "graph/source.h"
+#include "graph/source_int.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#define XXH_STATIC_LINKING_ONLY
+#include <xxhash.h>
+
+#include "base/buf.h"
+#include "base/error.h"
+#include "base/mem.h"
+#include "base/banned.h"
+
+#define MAX_HOPS 16
+
+void
+graph_source_state_release(struct graph_source_state *st)
+{
+	if (!st)
+		return;
+	arena_release(&st->arena);
+	memset(st, 0, sizeof(*st));
+	arena_init(&st->arena);
+}
+
+static void
+put_u32(XXH3_state_t *h, uint32_t v)
+{
+	unsigned char b[4];
+
+	b[0] = (unsigned char)(v & 0xff);
+	b[1] = (unsigned char)((v >> 8) & 0xff);
+	b[2] = (unsigned char)((v >> 16) & 0xff);
+	b[3] = (unsigned char)(v >> 24);
+	XXH3_128bits_update(h, b, 4);
+}
+
+static void
+put_str(XXH3_state_t *h, const char *s)
+{
+	uint32_t n = (uint32_t)strlen(s);
+
+	put_u32(h, n);
+	XXH3_128bits_update(h, s, n);
+}
+
+void
+graph_source_dir_entry(void *state, const char *rel, unsigned mode,
+		       const unsigned char oid[20])
+{
+	XXH3_state_t *h = state;
+
+	put_str(h, rel);
+	put_u32(h, mode);
+	XXH3_128bits_update(h, oid, 20);
+}
+
+static void
+hex_of(const unsigned char *b, size_t n, char *out)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = hex[b[i] >> 4];
+		out[2 * i + 1] = hex[b[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+/*
+ * Normalize `target` relative to the directory of `link` into *out.
+ * Returns 0 inside, 1 when it escapes (absolute, or ".." above the root,
+ * or the root itself).
+ */
+static int
+normalize(const char *link, const char *target, struct buf *out)
+{
+	const char *slash = strrchr(link, '/'), *p, *e;
+	size_t n;
+
+	buf_reset(out);
+	if (target[0] == '/' || !target[0])
+		return 1;
+	if (slash)
+		buf_add(out, link, (size_t)(slash - link), NULL);
+	for (p = target; *p; p = *e ? e + 1 : e) {
+		e = strchr(p, '/');
+		if (!e)
+			e = p + strlen(p);
+		n = (size_t)(e - p);
+		if (n == 0 || (n == 1 && p[0] == '.'))
+			continue;
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			char *cut;
+
+			if (!out->len)
+				return 1;
+			cut = strrchr(out->data, '/');
+			out->len = cut ? (size_t)(cut - out->data) : 0;
+			out->data[out->len] = '\0';
+			continue;
+		}
+		if (out->len)
+			buf_addch(out, '/', NULL);
+		buf_add(out, p, n, NULL);
+	}
+	return out->len ? 0 : 1;
+}
+
+static int
+add_warning(struct graph_source_state *st, struct graph_source_warning **v,
+	    size_t *cap, const char *path, const char *target,
+	    const char *reason, struct error *err)
+{
+	struct graph_source_warning *nv;
+
+	if (st->n_warnings == *cap) {
+		*cap = *cap ? *cap * 2 : 8;
+		nv = arena_alloc(&st->arena, *cap * sizeof(*nv));
+		if (!nv)
+			return error_set(err, ERROR_NOMEM, "out of memory");
+		if (st->n_warnings)
+			memcpy(nv, *v, st->n_warnings * sizeof(*nv));
+		*v = nv;
+	}
+	(*v)[st->n_warnings].path = path;
+	(*v)[st->n_warnings].target = target;
+	(*v)[st->n_warnings].reason = reason;
+	st->n_warnings++;
+	return 0;
+}
+
+/* Resolve one symlink file in place; a warning reason or NULL. */
+static int
+resolve(struct graph_source_state *st, struct graph_source_file *f,
+	const struct graph_source_view *view, const char **reason,
+	struct error *err)
+{
+	struct buf cur = BUF_INIT, text = BUF_INIT, next = BUF_INIT;
+	const char *linkpath = f->path, *target = f->link_target;
+	unsigned char oid[20], d[16];
+	unsigned mode;
+	int rc = 0, hops;
+	char *owned = NULL;
+
+	*reason = NULL;
+	for (hops = 0;; hops++) {
+		if (hops == MAX_HOPS) {
+			f->link_state = GRAPH_LINK_DANGLING;
+			*reason = "too many levels of symbolic links";
+			goto done;
+		}
+		if (normalize(linkpath, target, &next)) {
+			f->link_state = GRAPH_LINK_ESCAPES;
+			*reason = "escapes the repository";
+			goto done;
+		}
+		rc = view->lookup(view->ctx, next.data, &mode, oid, err);
+		if (rc < 0)
+			goto done;
+		if (rc == 1) {
+			rc = 0;
+			f->link_state = GRAPH_LINK_DANGLING;
+			*reason = "dangles";
+			goto done;
+		}
+		if (mode != 0120000)
+			break;
+		/* A link to a link: follow it from its own directory. */
+		buf_reset(&text);
+		rc = view->link_text(view->ctx, next.data, oid, &text, err);
+		if (rc)
+			goto done;
+		buf_reset(&cur);
+		rc = buf_add(&cur, next.data, next.len, err);
+		if (rc)
+			goto done;
+		mem_free(owned);
+		owned = buf_detach(&text);
+		if (!owned) {
+			rc = error_set(err, ERROR_NOMEM, "out of memory");
+			goto done;
+		}
+		linkpath = cur.data;
+		target = owned;
+	}
+	f->link_state = GRAPH_LINK_INSIDE;
+	f->link_resolved = arena_strdup(&st->arena, next.data);
+	if (!f->link_resolved) {
+		rc = error_set(err, ERROR_NOMEM, "out of memory");
+		goto done;
+	}
+	f->target_mode = mode;
+	if (mode == 040000) {
+		rc = view->dir_digest(view->ctx, next.data, d, err);
+		if (rc)
+			goto done;
+		hex_of(d, 16, f->target_id);
+	} else {
+		hex_of(oid, 20, f->target_id);
+	}
+done:
+	mem_free(owned);
+	buf_release(&next);
+	buf_release(&text);
+	buf_release(&cur);
+	return rc;
+}
+
+static void
+hash_file(XXH3_state_t *h, const struct graph_source_file *f,
+	  const unsigned char oid[20])
+{
+	put_str(h, f->path);
+	put_u32(h, f->mode);
+	XXH3_128bits_update(h, oid, 20);
+	if (f->kind != GRAPH_FILE_SYMLINK)
+		return;
+	put_str(h, f->link_target);
+	put_u32(h, (uint32_t)f->link_state);
+	if (f->link_state != GRAPH_LINK_INSIDE)
+		return;
+	put_str(h, f->link_resolved);
+	put_u32(h, f->target_mode);
+	put_str(h, f->target_id);
+}
+
+int
+graph_source_finish(struct graph_source_state *st,
+		    const struct graph_source_raw *raw, size_t n,
+		    const struct graph_source_view *view, struct error *err)
+{
+	struct graph_source_warning *warn = NULL;
+	struct buf text = BUF_INIT;
+	XXH3_state_t h;
+	XXH128_hash_t d;
+	XXH128_canonical_t c;
+	size_t i, wcap = 0;
+	const char *reason;
+	int rc = 0;
+
+	st->files = n ? arena_alloc(&st->arena, n * sizeof(*st->files)) : NULL;
+	if (n && !st->files)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	st->n_files = n;
+	XXH3_128bits_reset(&h);
+	XXH3_128bits_update(&h, "ripple-source-v1", 17);
+	put_u32(&h, (uint32_t)n);
+	for (i = 0; i < n; i++) {
+		struct graph_source_file *f = &st->files[i];
+
+		f->path = arena_strdup(&st->arena, raw[i].path);
+		if (!f->path) {
+			rc = error_set(err, ERROR_NOMEM, "out of memory");
+			goto done;
+		}
+		f->mode = raw[i].mode;
+		f->kind = raw[i].mode == 0120000 ? GRAPH_FILE_SYMLINK :
+			raw[i].mode == 0160000 ? GRAPH_FILE_SUBMODULE :
+			GRAPH_FILE_BLOB;
+		hex_of(raw[i].oid, 20, f->id);
+		if (f->kind == GRAPH_FILE_SYMLINK) {
+			buf_reset(&text);
+			rc = view->link_text(view->ctx, f->path, raw[i].oid,
+					     &text, err);
+			if (rc)
+				goto done;
+			f->link_target = arena_strndup(&st->arena, text.data,
+						       text.len);
+			if (!f->link_target) {
+				rc = error_set(err, ERROR_NOMEM, "out of memory");
+				goto done;
+			}
+			rc = resolve(st, f, view, &reason, err);
+			if (rc)
+				goto done;
+			if (reason) {
+				rc = add_warning(st, &warn, &wcap, f->path,
+						 f->link_target, reason, err);
+				if (rc)
+					goto done;
+			}
+		}
+		hash_file(&h, f, raw[i].oid);
+	}
+	st->warnings = warn;
+	d = XXH3_128bits_digest(&h);
+	XXH128_canonicalFromHash(&c, d);
+	memcpy(st->key, c.digest, 16);
+	hex_of(st->key, 16, st->key_hex);
+done:
+	buf_release(&text);
+	return rc;
+}

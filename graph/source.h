@@ -1,0 +1,119 @@
+/*
+ * Source-set keys: the files a pattern set claims at a commit (or in the
+ * working tree), each identified by (path, mode, blob id) without reading
+ * file contents, and their XXH3-128 key. The per-file list is kept so an
+ * explanation can name the file that differs. Encoding: docs/patterns.md.
+ */
+#ifndef RIPPLE_GRAPH_SOURCE_H
+#define RIPPLE_GRAPH_SOURCE_H
+
+#include <stddef.h>
+
+#include "base/arena.h"
+#include "graph/repo.h"
+
+struct error;
+struct pattern_set;
+struct graph_source_cache;
+struct graph_worktree;
+
+enum graph_file_kind {
+	GRAPH_FILE_BLOB,	/* a regular or executable file (LFS pointers too) */
+	GRAPH_FILE_SYMLINK,	/* mode 120000: the blob holds the target text */
+	GRAPH_FILE_SUBMODULE,	/* mode 160000: id is the recorded commit */
+};
+
+enum graph_link_state {
+	GRAPH_LINK_NONE,	/* not a symlink */
+	GRAPH_LINK_INSIDE,	/* resolves to something in the repository */
+	GRAPH_LINK_DANGLING,	/* resolves inside, to nothing */
+	GRAPH_LINK_ESCAPES,	/* absolute, or leaves the repository */
+};
+
+struct graph_source_file {
+	const char *path;		/* repository-relative bytes */
+	unsigned mode;			/* git mode: 0100644, 0100755, 0120000, 0160000 */
+	enum graph_file_kind kind;
+	char id[GRAPH_OID_HEX];		/* blob id, or gitlink commit id */
+	/* Symlinks only (else NULL / GRAPH_LINK_NONE / 0 / ""): */
+	const char *link_target;	/* the target text as stored */
+	enum graph_link_state link_state;
+	const char *link_resolved;	/* INSIDE: repository-relative target */
+	unsigned target_mode;		/* INSIDE: the final target's mode (040000: a directory) */
+	char target_id[GRAPH_OID_HEX];	/* INSIDE: blob/commit id (40 hex), or a directory's digest (32 hex) */
+};
+
+/* A symlink that escapes the repository or dangles: reported, not fatal. */
+struct graph_source_warning {
+	const char *path;	/* the link */
+	const char *target;	/* its target text */
+	const char *reason;	/* "escapes the repository", "dangles", ... */
+};
+
+struct graph_source_state {
+	unsigned char key[16];		/* XXH3-128, canonical (big-endian) bytes */
+	char key_hex[33];		/* the same as 32 lowercase hex digits */
+	struct graph_source_file *files;	/* sorted by path (bytes) */
+	size_t n_files;
+	struct graph_source_warning *warnings;	/* sorted by path */
+	size_t n_warnings;
+	struct arena arena;		/* owns files, warnings and strings */
+};
+
+/* Free everything the state owns; it can be reused. Accepts NULL. */
+void graph_source_state_release(struct graph_source_state *st);
+
+/*
+ * A memo of walked subtrees, (tree id, directory path, pattern digest) ->
+ * the claimed entries below, so evaluating a later commit descends only
+ * into subtrees whose ids changed. Lives for one process; not thread-safe.
+ * graph_source_cache_new returns NULL when out of memory.
+ */
+struct graph_source_cache *graph_source_cache_new(void);
+void graph_source_cache_free(struct graph_source_cache *cache);
+
+/* Memo hits and misses so far (for benchmarks and tests). */
+void graph_source_cache_stats(const struct graph_source_cache *cache,
+			      size_t *hits, size_t *misses);
+
+/*
+ * The source state of `set` at `commit`: every claimed tree entry (blobs,
+ * symlinks, gitlinks), symlinks resolved, and the key. Only subtrees that
+ * pattern_set_may_match_dir allows are read; `cache` may be NULL (no memo).
+ * *out is overwritten (release it with graph_source_state_release, also
+ * after an error). Errors: those of graph_repo_has_commit (a missing commit
+ * in a shallow clone), ERROR_INTERNAL from libgit2, ERROR_NOMEM.
+ */
+int graph_source_compute(struct graph_repo *repo,
+			 const struct graph_oid *commit,
+			 const struct pattern_set *set,
+			 struct graph_source_cache *cache,
+			 struct graph_source_state *out, struct error *err);
+
+/*
+ * A snapshot of the working tree with git status semantics: the index,
+ * overlaid with unstaged changes and untracked files that are not ignored
+ * (git_status_list_new with INCLUDE_UNTRACKED and RECURSE_UNTRACKED_DIRS,
+ * rename detection off, submodules at their recorded commit). Only files
+ * whose stat differs from the index are hashed (as git blob ids, with
+ * git's clean filters, nothing written to the object database), so a
+ * clean tree gives the commit's identities and `touch` changes nothing.
+ * Free with graph_worktree_free. Errors: ERROR_INTERNAL, ERROR_IO, NOMEM.
+ */
+int graph_worktree_read(struct graph_repo *repo, struct graph_worktree **out,
+			struct error *err);
+void graph_worktree_free(struct graph_worktree *wt);
+
+/* Number of files in the snapshot. */
+size_t graph_worktree_count(const struct graph_worktree *wt);
+
+/*
+ * As graph_source_compute, over a working-tree snapshot. A clean working
+ * tree gives the same key as graph_source_compute at HEAD.
+ */
+int graph_source_compute_worktree(const struct graph_worktree *wt,
+				  const struct pattern_set *set,
+				  struct graph_source_state *out,
+				  struct error *err);
+
+#endif

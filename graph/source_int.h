@@ -1,0 +1,52 @@
+/*
+ * graph/ internals shared by the commit and working-tree source readers:
+ * the raw entry list, the lookups symlink resolution needs, and the step
+ * that turns raw entries into a keyed graph_source_state.
+ */
+#ifndef RIPPLE_GRAPH_SOURCE_INT_H
+#define RIPPLE_GRAPH_SOURCE_INT_H
+
+#include <stddef.h>
+
+struct buf;
+struct error;
+struct graph_source_state;
+
+struct graph_source_raw {
+	const char *path;	/* repository-relative */
+	unsigned mode;
+	unsigned char oid[20];
+};
+
+/* What resolving a symlink needs to know about one tree or working tree. */
+struct graph_source_view {
+	void *ctx;
+	/* 0 and *mode/oid when path exists (040000 for a directory), 1 when
+	 * not, or a negative error. */
+	int (*lookup)(void *ctx, const char *path, unsigned *mode,
+		      unsigned char oid[20], struct error *err);
+	/* Append the symlink's target text (blob oid at path) to *out. */
+	int (*link_text)(void *ctx, const char *path,
+			 const unsigned char oid[20], struct buf *out,
+			 struct error *err);
+	/* Digest (16 bytes) of the sorted (relative path, mode, id) of every
+	 * entry under directory path: "ripple-dir-v1" encoding. */
+	int (*dir_digest)(void *ctx, const char *path, unsigned char d[16],
+			  struct error *err);
+};
+
+/*
+ * Fill *st from n raw entries sorted by path: copy them into st's arena,
+ * read and resolve symlinks through view, collect warnings, and compute the
+ * key. Returns 0 or a negative error.
+ */
+int graph_source_finish(struct graph_source_state *st,
+			const struct graph_source_raw *raw, size_t n,
+			const struct graph_source_view *view,
+			struct error *err);
+
+/* Streaming helpers for the "ripple-dir-v1" directory digest. */
+void graph_source_dir_entry(void *xxh3_state, const char *rel, unsigned mode,
+			    const unsigned char oid[20]);
+
+#endif

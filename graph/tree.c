@@ -1,0 +1,391 @@
+/*
+ * Source sets at a commit: a walk of the commit's tree that enters only
+ * subtrees the pattern set may claim, memoized per (tree id, directory,
+ * pattern digest) so a later commit re-reads only subtrees whose ids
+ * changed. Depth-first in tree order yields paths in byte order.
+ */
+#include "graph/source.h"
+#include "graph/source_int.h"
+
+#include <stdio.h>
+#include <string.h>
+#define XXH_STATIC_LINKING_ONLY
+#include <xxhash.h>
+
+#include "base/buf.h"
+#include "base/error.h"
+#include "base/mem.h"
+#include "graph/pattern.h"
+#include "graph/repo_git.h"
+#include "base/banned.h"
+
+struct memo_node;
+
+struct memo_item {
+	struct memo_node *child;	/* a subdirectory, or NULL */
+	struct graph_source_raw file;	/* when child is NULL */
+};
+
+struct memo_node {
+	unsigned char k[16];
+	size_t n, total;		/* items; files in the whole subtree */
+	struct memo_item *items;
+};
+
+struct graph_source_cache {
+	struct arena arena;
+	struct memo_node **slots;
+	size_t cap, used, hits, misses;
+};
+
+struct graph_source_cache *
+graph_source_cache_new(void)
+{
+	struct graph_source_cache *c = mem_calloc(1, sizeof(*c));
+
+	if (c)
+		arena_init(&c->arena);
+	return c;
+}
+
+void
+graph_source_cache_free(struct graph_source_cache *c)
+{
+	if (!c)
+		return;
+	mem_free(c->slots);
+	arena_release(&c->arena);
+	mem_free(c);
+}
+
+void
+graph_source_cache_stats(const struct graph_source_cache *c, size_t *hits,
+			 size_t *misses)
+{
+	*hits = c ? c->hits : 0;
+	*misses = c ? c->misses : 0;
+}
+
+static size_t
+slot_of(const unsigned char k[16], size_t cap)
+{
+	size_t h;
+
+	memcpy(&h, k, sizeof(h));
+	return h & (cap - 1);
+}
+
+static struct memo_node *
+memo_get(struct graph_source_cache *c, const unsigned char k[16])
+{
+	size_t i;
+
+	if (!c->cap)
+		return NULL;
+	for (i = slot_of(k, c->cap); c->slots[i]; i = (i + 1) & (c->cap - 1))
+		if (!memcmp(c->slots[i]->k, k, 16))
+			return c->slots[i];
+	return NULL;
+}
+
+static int
+memo_put(struct graph_source_cache *c, struct memo_node *m)
+{
+	struct memo_node **old = c->slots;
+	size_t oldcap = c->cap, i, j;
+
+	if ((c->used + 1) * 2 > c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 1024;
+
+		c->slots = mem_calloc(cap, sizeof(*c->slots));
+		if (!c->slots) {
+			c->slots = old;
+			return ERROR_NOMEM;
+		}
+		c->cap = cap;
+		for (i = 0; i < oldcap; i++) {
+			if (!old[i])
+				continue;
+			for (j = slot_of(old[i]->k, cap); c->slots[j];
+			     j = (j + 1) & (cap - 1))
+				;
+			c->slots[j] = old[i];
+		}
+		mem_free(old);
+	}
+	for (i = slot_of(m->k, c->cap); c->slots[i];
+	     i = (i + 1) & (c->cap - 1))
+		;
+	c->slots[i] = m;
+	c->used++;
+	return 0;
+}
+
+struct walk {
+	struct graph_repo *repo;
+	const struct pattern_set *set;
+	struct graph_source_cache *cache;
+	struct buf path;
+	struct error *err;
+};
+
+static void
+memo_key(const git_oid *tree, const char *dir, size_t dirlen,
+	 const unsigned char digest[16], unsigned char k[16])
+{
+	XXH3_state_t h;
+	XXH128_canonical_t c;
+
+	XXH3_128bits_reset(&h);
+	XXH3_128bits_update(&h, "ripple-memo-v1", 15);
+	XXH3_128bits_update(&h, tree->id, 20);
+	XXH3_128bits_update(&h, digest, 16);
+	XXH3_128bits_update(&h, dir, dirlen);
+	XXH128_canonicalFromHash(&c, XXH3_128bits_digest(&h));
+	memcpy(k, c.digest, 16);
+}
+
+static int walk_tree(struct walk *w, git_tree *tree, struct memo_node **out);
+
+static int
+walk_entry(struct walk *w, const git_tree_entry *e, struct memo_item *it,
+	   int *keep)
+{
+	git_tree *sub = NULL;
+	git_filemode_t mode = git_tree_entry_filemode(e);
+	int rc = 0, grc;
+
+	*keep = 0;
+	if (mode == GIT_FILEMODE_TREE) {
+		if (!pattern_set_may_match_dir(w->set, w->path.data))
+			return 0;
+		grc = git_tree_lookup(&sub, graph_repo_git(w->repo),
+				      git_tree_entry_id(e));
+		if (grc < 0)
+			return graph_repo_git_error(w->repo, grc, w->err,
+						    "reading a tree");
+		rc = walk_tree(w, sub, &it->child);
+		git_tree_free(sub);
+		*keep = !rc && it->child->total > 0;
+		return rc;
+	}
+	if (!pattern_set_match(w->set, w->path.data))
+		return 0;
+	it->child = NULL;
+	it->file.path = arena_strndup(&w->cache->arena, w->path.data,
+				      w->path.len);
+	if (!it->file.path)
+		return error_set(w->err, ERROR_NOMEM, "out of memory");
+	it->file.mode = (unsigned)mode;
+	memcpy(it->file.oid, git_tree_entry_id(e)->id, 20);
+	*keep = 1;
+	return 0;
+}
+
+static int
+walk_tree(struct walk *w, git_tree *tree, struct memo_node **out)
+{
+	struct memo_node *m;
+	struct memo_item *items = NULL;
+	size_t i, n = git_tree_entrycount(tree), base = w->path.len, kept = 0;
+	unsigned char k[16];
+	const git_tree_entry *e;
+	const char *name;
+	int rc = 0, keep;
+
+	memo_key(git_tree_id(tree), w->path.data, w->path.len,
+		 pattern_set_digest(w->set), k);
+	m = memo_get(w->cache, k);
+	if (m) {
+		w->cache->hits++;
+		*out = m;
+		return 0;
+	}
+	w->cache->misses++;
+	m = arena_alloc(&w->cache->arena, sizeof(*m));
+	if (n)
+		items = arena_alloc(&w->cache->arena, n * sizeof(*items));
+	if (!m || (n && !items))
+		return error_set(w->err, ERROR_NOMEM, "out of memory");
+	memcpy(m->k, k, 16);
+	for (i = 0; i < n; i++) {
+		e = git_tree_entry_byindex(tree, i);
+		name = git_tree_entry_name(e);
+		if (base)
+			rc = buf_addch(&w->path, '/', w->err);
+		if (!rc)
+			rc = buf_addstr(&w->path, name, w->err);
+		if (!rc)
+			rc = walk_entry(w, e, &items[kept], &keep);
+		w->path.len = base;
+		w->path.data[base] = '\0';
+		if (rc)
+			return rc;
+		if (keep) {
+			m->total += items[kept].child ?
+				items[kept].child->total : 1;
+			kept++;
+		}
+	}
+	m->items = items;
+	m->n = kept;
+	if (memo_put(w->cache, m))
+		return error_set(w->err, ERROR_NOMEM, "out of memory");
+	*out = m;
+	return 0;
+}
+
+static void
+flatten(const struct memo_node *m, struct graph_source_raw *v, size_t *n)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++) {
+		if (m->items[i].child)
+			flatten(m->items[i].child, v, n);
+		else
+			v[(*n)++] = m->items[i].file;
+	}
+}
+
+/* The commit-tree view symlink resolution uses. */
+struct tree_view {
+	struct graph_repo *repo;
+	git_tree *root;
+};
+
+static int
+tv_lookup(void *ctx, const char *path, unsigned *mode, unsigned char oid[20],
+	  struct error *err)
+{
+	struct tree_view *tv = ctx;
+	git_tree_entry *e = NULL;
+	int grc = git_tree_entry_bypath(&e, tv->root, path);
+
+	if (grc == GIT_ENOTFOUND)
+		return 1;
+	if (grc < 0)
+		return graph_repo_git_error(tv->repo, grc, err,
+					    "reading a tree");
+	*mode = (unsigned)git_tree_entry_filemode(e);
+	memcpy(oid, git_tree_entry_id(e)->id, 20);
+	git_tree_entry_free(e);
+	return 0;
+}
+
+static int
+tv_link_text(void *ctx, const char *path, const unsigned char oid[20],
+	     struct buf *out, struct error *err)
+{
+	struct tree_view *tv = ctx;
+	git_blob *b = NULL;
+	char what[512];
+	int grc, rc;
+
+	grc = git_blob_lookup(&b, graph_repo_git(tv->repo),
+			      (const git_oid *)oid);
+	if (grc < 0) {
+		snprintf(what, sizeof(what), "reading symlink '%s'", path);
+		return graph_repo_git_error(tv->repo, grc, err, what);
+	}
+	rc = buf_add(out, git_blob_rawcontent(b), (size_t)git_blob_rawsize(b),
+		     err);
+	git_blob_free(b);
+	return rc;
+}
+
+static int
+dir_cb(const char *root, const git_tree_entry *e, void *payload)
+{
+	char rel[4096];
+
+	if (git_tree_entry_type(e) == GIT_OBJECT_TREE)
+		return 0;
+	snprintf(rel, sizeof(rel), "%s%s", root, git_tree_entry_name(e));
+	graph_source_dir_entry(payload, rel,
+			       (unsigned)git_tree_entry_filemode(e),
+			       git_tree_entry_id(e)->id);
+	return 0;
+}
+
+static int
+tv_dir_digest(void *ctx, const char *path, unsigned char d[16],
+	      struct error *err)
+{
+	struct tree_view *tv = ctx;
+	git_tree_entry *e = NULL;
+	git_tree *t = NULL;
+	XXH3_state_t h;
+	XXH128_canonical_t c;
+	int grc;
+
+	grc = git_tree_entry_bypath(&e, tv->root, path);
+	if (grc == 0)
+		grc = git_tree_lookup(&t, graph_repo_git(tv->repo),
+				      git_tree_entry_id(e));
+	git_tree_entry_free(e);
+	if (grc < 0)
+		return graph_repo_git_error(tv->repo, grc, err,
+					    "reading a linked directory");
+	XXH3_128bits_reset(&h);
+	XXH3_128bits_update(&h, "ripple-dir-v1", 14);
+	grc = git_tree_walk(t, GIT_TREEWALK_PRE, dir_cb, &h);
+	git_tree_free(t);
+	if (grc < 0)
+		return graph_repo_git_error(tv->repo, grc, err,
+					    "reading a linked directory");
+	XXH128_canonicalFromHash(&c, XXH3_128bits_digest(&h));
+	memcpy(d, c.digest, 16);
+	return 0;
+}
+
+int
+graph_source_compute(struct graph_repo *repo, const struct graph_oid *commit,
+		     const struct pattern_set *set,
+		     struct graph_source_cache *cache,
+		     struct graph_source_state *out, struct error *err)
+{
+	struct graph_source_cache *own = NULL;
+	struct walk w;
+	struct memo_node *top = NULL;
+	struct graph_source_raw *raw = NULL;
+	struct tree_view tv = { repo, NULL };
+	struct graph_source_view view = { &tv, tv_lookup, tv_link_text,
+					  tv_dir_digest };
+	size_t n = 0;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	arena_init(&out->arena);
+	if (!cache) {
+		cache = own = graph_source_cache_new();
+		if (!own)
+			return error_set(err, ERROR_NOMEM, "out of memory");
+	}
+	rc = graph_repo_commit_tree(repo, commit, &tv.root, err);
+	if (rc)
+		goto done;
+	w.repo = repo;
+	w.set = set;
+	w.cache = cache;
+	w.err = err;
+	buf_init(&w.path, 0);
+	rc = walk_tree(&w, tv.root, &top);
+	buf_release(&w.path);
+	if (rc)
+		goto done;
+	if (top->total) {
+		raw = mem_calloc(top->total, sizeof(*raw));
+		if (!raw) {
+			rc = error_set(err, ERROR_NOMEM, "out of memory");
+			goto done;
+		}
+		flatten(top, raw, &n);
+	}
+	rc = graph_source_finish(out, raw, n, &view, err);
+done:
+	mem_free(raw);
+	git_tree_free(tv.root);
+	graph_source_cache_free(own);
+	return rc;
+}

@@ -1,0 +1,226 @@
+/* Suites for graph/pattern: the documented match table, validation, sets. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/error.h"
+#include "base/strv.h"
+#include "graph/pattern.h"
+
+struct row {
+	const char *pattern, *path;
+	int match;
+};
+
+/* Keep in step with the table in docs/patterns.md. */
+static const struct row rows[] = {
+	/* literal names, anchored and unanchored */
+	{ "README.md", "README.md", 1 },
+	{ "README.md", "docs/README.md", 1 },
+	{ "README.md", "README.mdx", 0 },
+	{ "src/main.c", "src/main.c", 1 },
+	{ "src/main.c", "lib/src/main.c", 0 },
+	{ "src", "src/a/b.c", 1 },
+	{ "src", "lib/src/x.c", 1 },
+	{ "src", "srcs/x.c", 0 },
+	{ "a/b", "a/b/c/d", 1 },
+	{ "a/b", "x/a/b", 0 },
+	/* star within one component */
+	{ "*.c", "main.c", 1 },
+	{ "*.c", "src/deep/main.c", 1 },
+	{ "*.c", "main.h", 0 },
+	{ "*.c", "main.c.orig", 0 },
+	{ "src/*.c", "src/a.c", 1 },
+	{ "src/*.c", "src/sub/a.c", 0 },
+	{ "src/*", "src/a.c", 1 },
+	{ "src/*", "src/sub/a.c", 1 },
+	{ "*", "anything/at/all", 1 },
+	{ "a*b", "ab", 1 },
+	{ "a*b", "axxb", 1 },
+	{ "a*b", "a/b", 0 },
+	{ "*foo*", "xfooy/z", 1 },
+	/* question mark */
+	{ "?.c", "a.c", 1 },
+	{ "?.c", "ab.c", 0 },
+	{ "a?c", "a/c", 0 },
+	{ "lib/??.h", "lib/ab.h", 1 },
+	/* double star */
+	{ "**", "x", 1 },
+	{ "**", "x/y/z", 1 },
+	{ "**/tests/**", "tests/a.py", 1 },
+	{ "**/tests/**", "pkg/tests/a.py", 1 },
+	{ "**/tests/**", "pkg/tests", 0 },
+	{ "**/tests/**", "pkg/testsuite/a.py", 0 },
+	{ "**/tests", "a/b/tests/c.py", 1 },
+	{ "**/*.md", "a.md", 1 },
+	{ "**/*.md", "a/b/c.md", 1 },
+	{ "dir/**", "dir/a", 1 },
+	{ "dir/**", "dir/a/b/c", 1 },
+	{ "dir/**", "dir", 0 },
+	{ "dir/**", "other/dir/a", 0 },
+	{ "a/**/b", "a/b", 1 },
+	{ "a/**/b", "a/x/b", 1 },
+	{ "a/**/b", "a/x/y/b", 1 },
+	{ "a/**/b", "a/x/y/c", 0 },
+	{ "a/**/b/*.c", "a/q/b/m.c", 1 },
+	{ "a**b", "axb", 1 },
+	{ "a**b", "a/b", 0 },
+	/* trailing slash: a directory and everything under it */
+	{ "build/", "build/out.o", 1 },
+	{ "build/", "sub/build/out.o", 1 },
+	{ "build/", "build", 0 },
+	{ "docs/api/", "docs/api/x.html", 1 },
+	{ "docs/api/", "x/docs/api/y", 0 },
+	/* character classes */
+	{ "[abc].txt", "a.txt", 1 },
+	{ "[abc].txt", "d.txt", 0 },
+	{ "[a-z]x", "qx", 1 },
+	{ "[a-z]x", "Qx", 0 },
+	{ "[!a]x", "bx", 1 },
+	{ "[!a]x", "ax", 0 },
+	{ "[^a]x", "ax", 0 },
+	{ "[]]x", "]x", 1 },
+	{ "[a-]x", "-x", 1 },
+	{ "v[0-9][0-9].c", "v12.c", 1 },
+	{ "v[0-9][0-9].c", "v1a.c", 0 },
+	/* escapes */
+	{ "\\*.c", "*.c", 1 },
+	{ "\\*.c", "a.c", 0 },
+	{ "a\\?b", "a?b", 1 },
+	{ "a\\?b", "axb", 0 },
+	{ "\\[x]", "[x]", 1 },
+	/* unusual names: bytes */
+	{ "with space/*", "with space/f", 1 },
+	{ "-lead", "-lead", 1 },
+	{ "caf\xc3\xa9/*", "caf\xc3\xa9/x", 1 },
+	{ "*.\xff", "bin/a.\xff", 1 },
+	{ "quo\"te", "quo\"te", 1 },
+	{ "new*line", "new\nline", 1 },
+	/* case matters */
+	{ "*.C", "a.c", 0 },
+};
+
+Test(graph_pattern, table_of_matches)
+{
+	size_t i;
+
+	cr_assert_geq(sizeof(rows) / sizeof(rows[0]), 60);
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		cr_expect_eq(pattern_match(rows[i].pattern, rows[i].path),
+			     rows[i].match, "pattern '%s' path '%s': want %d",
+			     rows[i].pattern, rows[i].path, rows[i].match);
+}
+
+static void
+expect_invalid(const char *p, const char *words)
+{
+	struct error err;
+
+	error_init(&err);
+	cr_expect_eq(pattern_validate(p, &err), ERROR_INVALID, "'%s'", p);
+	cr_expect(strstr(err.msg, words) != NULL, "'%s': %s", p, err.msg);
+}
+
+Test(graph_pattern, malformed_patterns_are_rejected)
+{
+	expect_invalid("", "empty");
+	expect_invalid("/abs", "absolute");
+	expect_invalid("a/../b", "'..'");
+	expect_invalid("..", "'..'");
+	expect_invalid("./a", "'.'");
+	expect_invalid("a//b", "empty component");
+	expect_invalid("[abc", "unterminated");
+	expect_invalid("a/[!x", "unterminated");
+	expect_invalid("a\\", "trailing backslash");
+	cr_expect_eq(pattern_validate("a/b/", NULL), 0);
+	cr_expect_eq(pattern_validate("**/x/**", NULL), 0);
+	cr_expect_eq(pattern_match("[abc", "[abc"), 0);
+}
+
+static struct pattern_set *
+compile(const char *const *inc, size_t ni, const char *const *exc, size_t ne)
+{
+	struct pattern_set *s = NULL;
+	struct error err;
+
+	error_init(&err);
+	cr_assert_eq(pattern_set_compile(inc, ni, exc, ne, &s, &err), 0, "%s",
+		     err.msg);
+	return s;
+}
+
+Test(graph_pattern, set_includes_minus_excludes)
+{
+	const char *inc[] = { "cuda_core/**" };
+	const char *exc[] = { "**/tests/**", "**/docs/**", "**/*.md" };
+	struct pattern_set *s = compile(inc, 1, exc, 3);
+
+	cr_expect_eq(pattern_set_match(s, "cuda_core/src/a.c"), 1);
+	cr_expect_eq(pattern_set_match(s, "cuda_core/tests/t.py"), 0);
+	cr_expect_eq(pattern_set_match(s, "cuda_core/README.md"), 0);
+	cr_expect_eq(pattern_set_match(s, "cuda_core/docs/x/y.rst"), 0);
+	cr_expect_eq(pattern_set_match(s, "other/a.c"), 0);
+	pattern_set_free(s);
+}
+
+Test(graph_pattern, may_match_dir_prunes_subtrees)
+{
+	const char *inc[] = { "pkg/src/**", "**/*.cfg" };
+	const char *exc[] = { "pkg/src/gen/**", "vendor/" };
+	struct pattern_set *s = compile(inc, 2, exc, 2);
+	const char *inc2[] = { "pkg/src/**" };
+	struct pattern_set *s2 = compile(inc2, 1, NULL, 0);
+
+	cr_expect_eq(pattern_set_may_match_dir(s, ""), 1);
+	cr_expect_eq(pattern_set_may_match_dir(s, "pkg"), 1);
+	cr_expect_eq(pattern_set_may_match_dir(s, "pkg/src/deep"), 1);
+	cr_expect_eq(pattern_set_may_match_dir(s, "pkg/src/gen"), 0);
+	cr_expect_eq(pattern_set_may_match_dir(s, "pkg/src/gen/x"), 0);
+	cr_expect_eq(pattern_set_may_match_dir(s, "vendor"), 0);
+	cr_expect_eq(pattern_set_may_match_dir(s, "a/vendor/b"), 0);
+	/* "**" + "*.cfg" may match anywhere else. */
+	cr_expect_eq(pattern_set_may_match_dir(s, "other"), 1);
+	cr_expect_eq(pattern_set_may_match_dir(s2, "other"), 0);
+	cr_expect_eq(pattern_set_may_match_dir(s2, "pkg/doc"), 0);
+	cr_expect_eq(pattern_set_may_match_dir(s2, "pkg"), 1);
+	pattern_set_free(s2);
+	pattern_set_free(s);
+}
+
+Test(graph_pattern, fixed_prefixes_and_digest)
+{
+	const char *inc[] = { "b/c/*.py", "a/**", "**/x", "a/b/**", "lit" };
+	const char *inc2[] = { "b/c/*.py", "a/**", "**/x", "a/b/**", "lat" };
+	struct pattern_set *s = compile(inc, 5, NULL, 0);
+	struct pattern_set *s2 = compile(inc2, 5, NULL, 0);
+	struct strv v = STRV_INIT;
+	struct buf b = BUF_INIT;
+
+	cr_assert_eq(pattern_set_prefixes(s, &v, NULL), 0);
+	cr_assert_eq(v.n, 4);
+	cr_expect_str_eq(v.v[0], "");
+	cr_expect_str_eq(v.v[1], "a");
+	cr_expect_str_eq(v.v[2], "a/b");
+	cr_expect_str_eq(v.v[3], "b/c");
+	cr_expect_eq(pattern_fixed_prefix("x/y\\*/z", &b, NULL), 0);
+	cr_expect_str_eq(b.data, "x");
+	cr_expect_neq(memcmp(pattern_set_digest(s), pattern_set_digest(s2), 16),
+		      0);
+	buf_release(&b);
+	strv_release(&v);
+	pattern_set_free(s2);
+	pattern_set_free(s);
+}
+
+Test(graph_pattern, set_compile_reports_bad_pattern)
+{
+	const char *inc[] = { "ok/**", "bad/[x" };
+	struct pattern_set *s = NULL;
+	struct error err;
+
+	error_init(&err);
+	cr_expect_eq(pattern_set_compile(inc, 2, NULL, 0, &s, &err),
+		     ERROR_INVALID);
+	cr_expect_null(s);
+	cr_expect(strstr(err.msg, "bad/[x") != NULL, "%s", err.msg);
+}

@@ -1,0 +1,312 @@
+/* Suites for graph/repo: discovery, revisions, tags, blobs, shallow clones,
+ * changed paths. Repositories are made with the git program. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/error.h"
+#include "graph/repo.h"
+#include "tests/support/support.h"
+
+static void
+sh_ok(const char *dir, const char *cmd)
+{
+	struct run_result r = t_sh(dir, cmd);
+
+	cr_assert_eq(r.status, 0, "%s: %s", cmd, r.err);
+	t_result_release(&r);
+}
+
+static struct graph_repo *
+open_ok(const char *dir)
+{
+	struct graph_repo *repo = NULL;
+	struct error err;
+
+	error_init(&err);
+	cr_assert_eq(graph_repo_open(dir, &repo, &err), 0, "%s", err.msg);
+	return repo;
+}
+
+static void
+expect_rev(struct graph_repo *repo, const char *dir, const char *rev,
+	   const char *git_rev)
+{
+	struct graph_oid oid;
+	struct error err;
+	char hex[GRAPH_OID_HEX], *want = t_git_rev(dir, git_rev);
+
+	error_init(&err);
+	cr_assert_eq(graph_repo_resolve(repo, rev, &oid, &err), 0, "%s: %s",
+		     rev, err.msg);
+	graph_oid_hex(&oid, hex);
+	cr_expect_str_eq(hex, want, "%s", rev);
+	free(want);
+}
+
+/* Three commits on main, a lightweight and an annotated tag, a branch. */
+static char *
+history(void)
+{
+	char *dir = t_git_init();
+
+	t_write(dir, "a.txt", "one\n");
+	cr_assert_eq(t_git_commit(dir, "one"), 0);
+	sh_ok(dir, "git tag v1.0 && git tag -a v1.1 -m 'annotated v1.1'");
+	t_write(dir, "a.txt", "two\n");
+	t_write(dir, "sub/b.txt", "b\n");
+	cr_assert_eq(t_git_commit(dir, "two"), 0);
+	sh_ok(dir, "git branch side HEAD");
+	t_write(dir, "a.txt", "three\n");
+	cr_assert_eq(t_git_commit(dir, "three"), 0);
+	return dir;
+}
+
+Test(graph_repo, open_discovers_upward_and_reports_root)
+{
+	char *dir = history(), sub[4096], *real;
+	struct graph_repo *repo;
+
+	snprintf(sub, sizeof(sub), "%s/sub", dir);
+	repo = open_ok(sub);
+	real = realpath(dir, NULL);
+	cr_expect_str_eq(graph_repo_root(repo), real);
+	cr_expect_eq(graph_repo_is_shallow(repo), 0);
+	graph_repo_close(repo);
+	free(real);
+	t_rmtree(dir);
+	free(dir);
+}
+
+Test(graph_repo, open_outside_a_repository_is_not_found)
+{
+	char *dir = t_tmpdir();
+	struct graph_repo *repo = NULL;
+	struct error err;
+
+	error_init(&err);
+	cr_expect_eq(graph_repo_open(dir, &repo, &err), ERROR_NOT_FOUND);
+	cr_expect_null(repo);
+	cr_expect(strstr(err.msg, "not a git repository") != NULL, "%s",
+		  err.msg);
+	t_rmtree(dir);
+	free(dir);
+}
+
+Test(graph_repo, resolves_every_revision_spelling)
+{
+	char *dir = history(), *full = t_git_rev(dir, "HEAD~1");
+	struct graph_repo *repo = open_ok(dir);
+	char shortid[16];
+
+	snprintf(shortid, sizeof(shortid), "%.8s", full);
+	expect_rev(repo, dir, "HEAD", "HEAD");
+	expect_rev(repo, dir, "main", "main");
+	expect_rev(repo, dir, "side", "side");
+	expect_rev(repo, dir, "v1.0", "v1.0^{commit}");
+	expect_rev(repo, dir, "v1.1", "v1.1^{commit}");
+	expect_rev(repo, dir, full, "HEAD~1");
+	expect_rev(repo, dir, shortid, "HEAD~1");
+	expect_rev(repo, dir, "HEAD~2", "HEAD~2");
+	expect_rev(repo, dir, "main^", "HEAD~1");
+	graph_repo_close(repo);
+	free(full);
+	t_rmtree(dir);
+	free(dir);
+}
+
+Test(graph_repo, unknown_revision_and_non_commit_are_errors)
+{
+	char *dir = history();
+	struct graph_repo *repo = open_ok(dir);
+	struct graph_oid oid;
+	struct error err;
+
+	error_init(&err);
+	cr_expect_eq(graph_repo_resolve(repo, "nope", &oid, &err),
+		     ERROR_NOT_FOUND);
+	cr_expect(strstr(err.msg, "'nope'") != NULL, "%s", err.msg);
+	error_init(&err);
+	cr_expect_eq(graph_repo_resolve(repo, "HEAD:a.txt", &oid, &err),
+		     ERROR_INVALID);
+	graph_repo_close(repo);
+	t_rmtree(dir);
+	free(dir);
+}
+
+Test(graph_repo, merge_base_of_diverged_branches)
+{
+	char *dir = history(), *want, hex[GRAPH_OID_HEX];
+	struct graph_repo *repo;
+	struct graph_oid oid;
+	struct error err;
+
+	sh_ok(dir, "git checkout -q side && echo s > s.txt && git add s.txt && "
+		   "git commit -qm side && git checkout -q main");
+	repo = open_ok(dir);
+	want = t_git_rev(dir, "HEAD~1");
+	error_init(&err);
+	cr_assert_eq(graph_repo_merge_base(repo, "main", "side", &oid, &err), 0,
+		     "%s", err.msg);
+	graph_oid_hex(&oid, hex);
+	cr_expect_str_eq(hex, want);
+	graph_repo_close(repo);
+	free(want);
+	t_rmtree(dir);
+	free(dir);
+}
+
+Test(graph_repo, tags_are_sorted_peeled_and_flagged)
+{
+	char *dir = history(), *first = t_git_rev(dir, "HEAD~2"), hex[41];
+	struct graph_repo *repo;
+	struct graph_tag_list tags;
+	struct error err;
+
+	sh_ok(dir, "git tag v0.9 HEAD && git tag tree-tag 'HEAD^{tree}'");
+	repo = open_ok(dir);
+	error_init(&err);
+	cr_assert_eq(graph_repo_tags(repo, &tags, &err), 0, "%s", err.msg);
+	cr_assert_eq(tags.n, 3);
+	cr_expect_str_eq(tags.items[0].name, "v0.9");
+	cr_expect_str_eq(tags.items[1].name, "v1.0");
+	cr_expect_str_eq(tags.items[2].name, "v1.1");
+	cr_expect_eq(tags.items[1].annotated, 0);
+	cr_expect_eq(tags.items[2].annotated, 1);
+	graph_oid_hex(&tags.items[2].target, hex);
+	cr_expect_str_eq(hex, first);
+	graph_tag_list_release(&tags);
+	graph_repo_close(repo);
+	free(first);
+	t_rmtree(dir);
+	free(dir);
+}
+
+Test(graph_repo, reads_a_blob_at_a_tag)
+{
+	char *dir = history();
+	struct graph_repo *repo = open_ok(dir);
+	struct graph_oid oid;
+	struct buf b = BUF_INIT;
+	struct error err;
+
+	error_init(&err);
+	cr_assert_eq(graph_repo_resolve(repo, "v1.1", &oid, &err), 0);
+	cr_assert_eq(graph_repo_read_blob(repo, &oid, "a.txt", &b, &err), 0,
+		     "%s", err.msg);
+	cr_expect_str_eq(b.data, "one\n");
+	cr_expect_eq(graph_repo_read_blob(repo, &oid, "sub/b.txt", &b, &err),
+		     ERROR_NOT_FOUND);
+	cr_expect(strstr(err.msg, "sub/b.txt") != NULL, "%s", err.msg);
+	buf_release(&b);
+	graph_repo_close(repo);
+	t_rmtree(dir);
+	free(dir);
+}
+
+Test(graph_repo, shallow_clone_missing_history_is_a_clear_error)
+{
+	char *dir = history(), *clone = t_tmpdir(), cmd[8192];
+	char *old = t_git_rev(dir, "HEAD~2");
+	struct graph_repo *repo;
+	struct graph_oid oid;
+	struct error err;
+	size_t i;
+
+	snprintf(cmd, sizeof(cmd),
+		 "git clone -q --depth 1 'file://%s' '%s/c'", dir, clone);
+	sh_ok("/", cmd);
+	snprintf(cmd, sizeof(cmd), "%s/c", clone);
+	repo = open_ok(cmd);
+	cr_expect_eq(graph_repo_is_shallow(repo), 1);
+	error_init(&err);
+	cr_expect_eq(graph_repo_resolve(repo, "HEAD~1", &oid, &err),
+		     ERROR_NOT_FOUND);
+	cr_expect(strstr(err.msg, "shallow") != NULL, "%s", err.msg);
+	cr_expect(strstr(err.hint, "git fetch --unshallow") != NULL, "%s",
+		  err.hint);
+	for (i = 0; i < 20; i++)
+		sscanf(old + 2 * i, "%2hhx", &oid.id[i]);
+	error_init(&err);
+	cr_expect_eq(graph_repo_has_commit(repo, &oid, &err), ERROR_NOT_FOUND);
+	cr_expect(strstr(err.msg, old) != NULL, "%s", err.msg);
+	cr_expect(strstr(err.msg, "shallow") != NULL, "%s", err.msg);
+	graph_repo_close(repo);
+	free(old);
+	t_rmtree(clone);
+	free(clone);
+	t_rmtree(dir);
+	free(dir);
+}
+
+static const struct graph_change *
+change(const struct graph_change_list *l, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (!strcmp(l->items[i].path, path))
+			return &l->items[i];
+	return NULL;
+}
+
+Test(graph_repo, diff_paths_without_rename_folding)
+{
+	char *dir = t_git_init();
+	struct graph_repo *repo;
+	struct graph_oid a, b;
+	struct graph_change_list l;
+	struct error err;
+	size_t i;
+
+	t_write(dir, "keep.txt", "k\n");
+	t_write(dir, "edit.txt", "e\n");
+	t_write(dir, "old-name.txt", "same content here\n");
+	t_write(dir, "gone.txt", "g\n");
+	t_write(dir, "tool.sh", "echo\n");
+	t_write(dir, "link", "file\n");
+	cr_assert_eq(t_git_commit(dir, "base"), 0);
+	sh_ok(dir, "git mv old-name.txt new-name.txt && git rm -q gone.txt && "
+		   "chmod +x tool.sh && rm link && ln -s keep.txt link && "
+		   "echo more >> edit.txt && echo n > added.txt");
+	cr_assert_eq(t_git_commit(dir, "head"), 0);
+	repo = open_ok(dir);
+	error_init(&err);
+	cr_assert_eq(graph_repo_resolve(repo, "HEAD~1", &a, &err), 0);
+	cr_assert_eq(graph_repo_resolve(repo, "HEAD", &b, &err), 0);
+	cr_assert_eq(graph_repo_diff_paths(repo, &a, &b, &l, &err), 0, "%s",
+		     err.msg);
+	cr_expect_eq(l.n, 7);
+	for (i = 1; i < l.n; i++)
+		cr_expect_lt(strcmp(l.items[i - 1].path, l.items[i].path), 0);
+	cr_expect_eq(change(&l, "old-name.txt")->status, GRAPH_CHANGE_DELETED);
+	cr_expect_eq(change(&l, "new-name.txt")->status, GRAPH_CHANGE_ADDED);
+	cr_expect_eq(change(&l, "gone.txt")->status, GRAPH_CHANGE_DELETED);
+	cr_expect_eq(change(&l, "added.txt")->status, GRAPH_CHANGE_ADDED);
+	cr_expect_eq(change(&l, "edit.txt")->status, GRAPH_CHANGE_MODIFIED);
+	cr_expect_eq(change(&l, "tool.sh")->status, GRAPH_CHANGE_MODIFIED);
+	cr_expect_eq(change(&l, "tool.sh")->new_mode, 0100755);
+	cr_expect_eq(change(&l, "link")->status, GRAPH_CHANGE_TYPECHANGE);
+	cr_expect_null(change(&l, "keep.txt"));
+	graph_change_list_release(&l);
+
+	/* Working tree against HEAD: unstaged, untracked, not ignored. */
+	t_write(dir, ".gitignore", "*.log\n");
+	t_write(dir, "keep.txt", "changed\n");
+	t_write(dir, "new/untracked.txt", "u\n");
+	t_write(dir, "x.log", "ignored\n");
+	cr_assert_eq(graph_repo_diff_worktree_paths(repo, &b, &l, &err), 0,
+		     "%s", err.msg);
+	cr_expect_eq(change(&l, "keep.txt")->status, GRAPH_CHANGE_MODIFIED);
+	cr_expect_eq(change(&l, "new/untracked.txt")->status,
+		     GRAPH_CHANGE_ADDED);
+	cr_expect_not_null(change(&l, ".gitignore"));
+	cr_expect_null(change(&l, "x.log"));
+	cr_expect_eq(l.n, 3);
+	graph_change_list_release(&l);
+	graph_repo_close(repo);
+	t_rmtree(dir);
+	free(dir);
+}

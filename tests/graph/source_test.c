@@ -1,0 +1,2 @@
+/* placeholder */
+typedef int ripple_source_test_placeholder;
