@@ -6,6 +6,7 @@
 #include "cache/cache.h"
 #include "cache/internal.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -108,15 +109,21 @@ backup(struct cache *c, int version, struct error *err)
 {
 	sqlite3 *dst = NULL;
 	sqlite3_backup *b;
-	size_t n = strlen(c->path) + 32;
-	char *name = mem_alloc(n);
+	size_t n = strlen(c->path) + 48;
+	char *name = mem_alloc(n), *tmp = mem_alloc(n);
 	int rc;
 
-	if (!name)
+	if (!name || !tmp) {
+		mem_free(name);
+		mem_free(tmp);
 		return error_set(err, ERROR_NOMEM, "out of memory");
+	}
+	/* Write a private copy, then rename: concurrent upgraders each
+	 * leave a whole backup. */
 	snprintf(name, n, "%s.bak-v%d", c->path, version);
-	unlink(name);
-	rc = sqlite3_open_v2(name, &dst,
+	snprintf(tmp, n, "%s.bak-v%d.%ld", c->path, version, (long)getpid());
+	unlink(tmp);
+	rc = sqlite3_open_v2(tmp, &dst,
 			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
 	if (rc != SQLITE_OK)
 		goto fail;
@@ -131,6 +138,13 @@ backup(struct cache *c, int version, struct error *err)
 		rc = rc ? rc : SQLITE_ERROR;
 		goto fail;
 	}
+	sqlite3_close(dst);
+	dst = NULL;
+	if (rename(tmp, name)) {
+		rc = error_at(err, ERROR_IO, name, 0, 0,
+			      "cannot back up the cache: %s", strerror(errno));
+		goto done;
+	}
 	rc = 0;
 	goto done;
 fail:
@@ -139,6 +153,9 @@ fail:
 	rc = ERROR_IO;
 done:
 	sqlite3_close(dst);
+	if (rc)
+		unlink(tmp);
+	mem_free(tmp);
 	mem_free(name);
 	return rc;
 }
@@ -175,6 +192,12 @@ cache_schema_apply(struct cache *c, struct error *err)
 
 	if (c->version == CACHE_SCHEMA_VERSION)
 		return 0;
+	/* The backup API cannot read a file its connection is writing. */
+	if (c->version > 0) {
+		rc = backup(c, c->version, err);
+		if (rc)
+			return rc;
+	}
 	rc = cache_txn_begin(c, err);
 	if (rc)
 		return rc;
@@ -193,10 +216,12 @@ cache_schema_apply(struct cache *c, struct error *err)
 			error_hint(err, "pass another --cache path");
 			goto done;
 		}
-	} else if (version < CACHE_SCHEMA_VERSION) {
-		rc = backup(c, version, err);
-		if (rc)
-			goto done;
+	} else if (version > CACHE_SCHEMA_VERSION) {
+		rc = error_at(err, ERROR_UNSUPPORTED, c->path, 0, 0,
+			      "cache schema version %d is newer than this "
+			      "ripple understands (%d)", version,
+			      CACHE_SCHEMA_VERSION);
+		goto done;
 	}
 	for (; version < CACHE_SCHEMA_VERSION; version++) {
 		rc = upgrade_from(c, version, err);
