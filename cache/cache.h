@@ -1,0 +1,372 @@
+/*
+ * The cache: one SQLite file holding runs, their per-node records, the key
+ * manifests that explain each record's key, and compiled GPU kernels.
+ *
+ * Design choices and the numbers behind them:
+ * - WAL mode and a 10 s busy timeout: CI jobs and a developer's shell may
+ *   write at once; readers never block the writer.
+ * - One transaction (BEGIN IMMEDIATE) per recorded node: a killed run keeps
+ *   every node it finished, and two processes recording into one file at
+ *   once lose nothing (tests/cache: 4 writers x 200 records).
+ * - A manifest (the key's components) is stored once per distinct key, not
+ *   once per record: thousands of runs of one unchanged node share a row.
+ * - `PRAGMA user_version` is the schema version; an upgrade table moves a
+ *   file forward one version at a time, after a backup to PATH.bak-vN
+ *   (tup's version_check). A newer schema is refused.
+ * - Statements are prepared once per handle, on first use.
+ *
+ * Strings in the structs below are owned by the struct (mem_alloc'd) and
+ * freed by its _release function; NULL means "not set" where the field says
+ * so. Times are milliseconds since the Unix epoch, UTC.
+ */
+#ifndef RIPPLE_CACHE_CACHE_H
+#define RIPPLE_CACHE_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/strv.h"
+
+struct error;
+struct cache;
+
+/* The schema version this build writes (PRAGMA user_version). */
+#define CACHE_SCHEMA_VERSION 2
+
+/* A content key: 32 lowercase hex digits (XXH3-128), plus the NUL. */
+#define CACHE_KEY_LEN 32
+#define CACHE_KEY_SIZE (CACHE_KEY_LEN + 1)
+
+/* Room for an id made by cache_run_new_id, NUL included. */
+#define CACHE_RUN_ID_SIZE 40
+
+enum cache_open_flags {
+	CACHE_OPEN_READONLY = 1 << 0,	/* never write; the file must exist */
+	CACHE_OPEN_CREATE = 1 << 1,	/* make the file (and its folders) */
+};
+
+/*
+ * Open the cache at `path` into *out (free with cache_close).
+ * flags: 0 opens an existing file read-write; CACHE_OPEN_CREATE also makes
+ * a missing file and its parent folders; CACHE_OPEN_READONLY opens an
+ * existing file without writing (no schema upgrade, no WAL switch).
+ * A read-write open upgrades an older schema after backing the file up to
+ * PATH.bak-vN (N: the old version).
+ * Errors: ERROR_NOT_FOUND (missing and not CACHE_OPEN_CREATE),
+ * ERROR_CORRUPT (not a database, or damaged; the hint says to move it
+ * aside), ERROR_UNSUPPORTED (schema newer than CACHE_SCHEMA_VERSION, or an
+ * older schema opened read-only), ERROR_INVALID (a database that is not a
+ * ripple cache), ERROR_IO, ERROR_NOMEM. The error's file is `path`.
+ */
+int cache_open(const char *path, int flags, struct cache **out,
+	       struct error *err);
+
+/* Finish statements and close the file. Accepts NULL. */
+void cache_close(struct cache *c);
+
+/* The schema version of the open file (CACHE_SCHEMA_VERSION once open). */
+int cache_schema_version(const struct cache *c);
+
+/*
+ * Run SQLite's `PRAGMA integrity_check` and `PRAGMA foreign_key_check`.
+ * Returns 0 when both find nothing; ERROR_CORRUPT with the first problem
+ * as the message (and the move-aside hint) otherwise; ERROR_IO etc. when
+ * the check itself cannot run.
+ */
+int cache_integrity_check(struct cache *c, struct error *err);
+
+/* ---- runs ---- */
+
+enum cache_run_status {
+	CACHE_RUN_STATUS_RUNNING,
+	CACHE_RUN_STATUS_OK,
+	CACHE_RUN_STATUS_FAILED,
+	CACHE_RUN_STATUS_INTERRUPTED,
+};
+
+struct cache_run {
+	char *id;		/* caller-chosen text, or cache_run_new_id */
+	char *commit;		/* full commit id, or NULL */
+	char *ref;		/* e.g. "refs/heads/main", or NULL */
+	char *tag;		/* e.g. "v13.0.2", or NULL */
+	enum cache_run_status status;
+	char *rules_digest;	/* digest of the rules in effect, or NULL */
+	int64_t started_ms;	/* ms since the epoch, UTC */
+	int64_t ended_ms;	/* ms since the epoch; 0 while running */
+	long records;		/* records in the run (filled by get/list) */
+};
+
+struct cache_run_list {
+	struct cache_run *items;	/* n runs, owned */
+	size_t n;
+};
+
+/* Which runs cache_run_list returns; NULL fields match anything. */
+struct cache_run_filter {
+	const char *commit;	/* exact full commit id */
+	const char *ref;	/* exact ref name */
+	const char *tag;	/* exact tag name */
+	int status;		/* an enum cache_run_status, or -1 for any */
+};
+
+#define CACHE_RUN_FILTER_INIT { NULL, NULL, NULL, -1 }
+
+/* Free the run's strings and zero it. Accepts NULL. */
+void cache_run_release(struct cache_run *run);
+
+/* Release every run and the array. Accepts NULL. */
+void cache_run_list_release(struct cache_run_list *list);
+
+/* "running", "ok", "failed", "interrupted"; static text ("?" if unknown). */
+const char *cache_run_status_name(enum cache_run_status status);
+
+/* Parse a run status name. Returns 0, or ERROR_INVALID naming `name`. */
+int cache_run_status_parse(const char *name, enum cache_run_status *out,
+			   struct error *err);
+
+/*
+ * Add a run (all fields of *run but `records`; its strings are copied).
+ * Errors: ERROR_INVALID (empty id), ERROR_CONFLICT (the id exists),
+ * ERROR_IO and friends from SQLite.
+ */
+int cache_run_create(struct cache *c, const struct cache_run *run,
+		     struct error *err);
+
+/*
+ * Read run `id` into *out (release with cache_run_release; *out is zeroed
+ * first). Errors: ERROR_NOT_FOUND naming the id.
+ */
+int cache_run_get(struct cache *c, const char *id, struct cache_run *out,
+		  struct error *err);
+
+/*
+ * Set a run's final status and end time (ms). Errors: ERROR_NOT_FOUND.
+ */
+int cache_run_finish(struct cache *c, const char *id,
+		     enum cache_run_status status, int64_t ended_ms,
+		     struct error *err);
+
+/*
+ * Runs matching `filter` (NULL: all), sorted by started_ms then id (byte
+ * order), into *out (release with cache_run_list_release). Finding the
+ * runs of a commit, a ref or a tag is a filter with that field set.
+ */
+int cache_run_list(struct cache *c, const struct cache_run_filter *filter,
+		   struct cache_run_list *out, struct error *err);
+
+/*
+ * A sortable, unique run id from a clock reading and random bits:
+ * "YYYYMMDDTHHMMSS.mmmZ-" then 12 hex digits of `entropy`, e.g.
+ * "20261130T132354.123Z-00c0ffee1234" (33 bytes). Ids made later sort
+ * later (byte order) for times in years 0000-9999. The clock and the random
+ * bits are arguments so that tests are deterministic; the CLI passes
+ * cache_clock_ms() and cache_entropy(). n: size of out (CACHE_RUN_ID_SIZE
+ * is enough). Errors: ERROR_INVALID (negative time, year past 9999, or n
+ * too small).
+ */
+int cache_run_new_id(int64_t now_ms, uint64_t entropy, char *out, size_t n,
+		     struct error *err);
+
+/* The wall clock in ms since the epoch (CLOCK_REALTIME). */
+int64_t cache_clock_ms(void);
+
+/* 64 random bits from getrandom(2). Errors: ERROR_IO. */
+int cache_entropy(uint64_t *out, struct error *err);
+
+/* ---- manifests: the components of a key ---- */
+
+/*
+ * One component of a key, opaque to the cache: the caller decides what
+ * kind, name, digest and detail mean (e.g. "file", "src/a.c", blob id, "").
+ * All four are owned strings, never NULL in a stored manifest.
+ */
+struct cache_component {
+	char *kind;
+	char *name;
+	char *digest;
+	char *detail;
+};
+
+struct cache_manifest {
+	char key[CACHE_KEY_SIZE];	/* 32 lowercase hex digits */
+	struct cache_component *items;	/* n components in the caller's order */
+	size_t n;
+};
+
+/* Free the components and zero the manifest. Accepts NULL. */
+void cache_manifest_release(struct cache_manifest *m);
+
+/*
+ * Append a component (the strings are copied; NULL is stored as "").
+ * Returns 0 or ERROR_NOMEM.
+ */
+int cache_manifest_add(struct cache_manifest *m, const char *kind,
+		       const char *name, const char *digest,
+		       const char *detail, struct error *err);
+
+/*
+ * Store a manifest unless its key is stored already (keys are content
+ * hashes, so the first writer's components stand). Its own transaction.
+ * Errors: ERROR_INVALID (key not 32 lowercase hex digits).
+ */
+int cache_manifest_put(struct cache *c, const struct cache_manifest *m,
+		       struct error *err);
+
+/*
+ * Read the manifest of `key` into *out (release with
+ * cache_manifest_release). Errors: ERROR_NOT_FOUND, ERROR_CORRUPT (the
+ * stored JSON does not parse).
+ */
+int cache_manifest_get(struct cache *c, const char *key,
+		       struct cache_manifest *out, struct error *err);
+
+/* Whether `key` is 32 lowercase hex digits. */
+int cache_key_valid(const char *key);
+
+/* ---- records: one node's outcome in one run ---- */
+
+enum cache_record_status {
+	CACHE_RECORD_STATUS_OK,
+	CACHE_RECORD_STATUS_FAILED,
+	CACHE_RECORD_STATUS_INTERRUPTED,
+	CACHE_RECORD_STATUS_TIMEOUT,
+};
+
+struct cache_record {
+	char *run;			/* the run's id */
+	char *node_id;			/* e.g. "artifact:wheel[python=3.12]" */
+	char key[CACHE_KEY_SIZE];	/* 32 lowercase hex digits */
+	enum cache_record_status status;
+	char *output_digest;		/* digest of the outputs, or NULL */
+	struct strv artifacts;		/* artifact locators, caller's order */
+	char *version;			/* the version built, or NULL */
+	struct strv metadata;		/* "K=V", sorted by K, keys unique */
+	int64_t duration_ms;		/* wall time of the node, ms */
+	int64_t recorded_ms;		/* when it was recorded, ms */
+};
+
+struct cache_record_list {
+	struct cache_record *items;	/* n records, owned */
+	size_t n;
+};
+
+/* Zero a record; its vectors own their strings. Allocates nothing. */
+void cache_record_init(struct cache_record *rec);
+
+/* Free the record's strings and vectors and re-init it. Accepts NULL. */
+void cache_record_release(struct cache_record *rec);
+
+/* Release every record and the array. Accepts NULL. */
+void cache_record_list_release(struct cache_record_list *list);
+
+/* "ok", "failed", "interrupted", "timeout"; static text ("?" if unknown). */
+const char *cache_record_status_name(enum cache_record_status status);
+
+/* Parse a record status name. Returns 0, or ERROR_INVALID naming `name`. */
+int cache_record_status_parse(const char *name,
+			      enum cache_record_status *out,
+			      struct error *err);
+
+/*
+ * Record a node's outcome, and its key's manifest when `manifest` is not
+ * NULL (stored once per key, as cache_manifest_put), in one transaction
+ * (BEGIN IMMEDIATE). Recording (run, node_id) again replaces the record.
+ * metadata entries are "K=V" (sorted by K when stored).
+ * Errors: ERROR_NOT_FOUND (no such run), ERROR_INVALID (bad key, a manifest
+ * for another key, metadata without '=' or with a repeated key, empty node
+ * id; the node id is attached), ERROR_IO (e.g. busy past the timeout).
+ */
+int cache_record_put(struct cache *c, const struct cache_record *rec,
+		     const struct cache_manifest *manifest, struct error *err);
+
+/*
+ * Read the record of `node_id` in `run` into *out (release with
+ * cache_record_release). Errors: ERROR_NOT_FOUND naming node and run.
+ */
+int cache_record_get(struct cache *c, const char *run, const char *node_id,
+		     struct cache_record *out, struct error *err);
+
+/* Every record of `run`, sorted by node id (byte order). */
+int cache_record_list(struct cache *c, const char *run,
+		      struct cache_record_list *out, struct error *err);
+
+/*
+ * Successful (status ok) records with content key `key`: within `run`, or
+ * in any run when `run` is NULL. Sorted newest run first (started_ms, then
+ * run id, descending), then by node id. An empty list is not an error.
+ */
+int cache_record_find(struct cache *c, const char *key, const char *run,
+		      struct cache_record_list *out, struct error *err);
+
+/* ---- kernels: compiled GPU code by content key ---- */
+
+struct cache_kernel {
+	char *key;		/* the caller's content key */
+	char *arch;		/* e.g. "sm_90" */
+	unsigned char *cubin;	/* size bytes, owned */
+	size_t size;
+	int64_t created_ms;
+};
+
+/* Free the kernel's memory and zero it. Accepts NULL. */
+void cache_kernel_release(struct cache_kernel *k);
+
+/*
+ * Store a compiled kernel under `k->key` (replacing one stored before).
+ * Errors: ERROR_INVALID (empty key or arch).
+ */
+int cache_kernel_put(struct cache *c, const struct cache_kernel *k,
+		     struct error *err);
+
+/*
+ * Read the kernel stored under `key` into *out (release with
+ * cache_kernel_release). Errors: ERROR_NOT_FOUND.
+ */
+int cache_kernel_get(struct cache *c, const char *key,
+		     struct cache_kernel *out, struct error *err);
+
+/* ---- export and import: moving runs between machines ---- */
+
+/* Import flags. */
+enum cache_import_flags {
+	CACHE_IMPORT_REPLACE = 1 << 0,	/* imported records and run win */
+};
+
+struct cache_import_stats {
+	size_t runs_added;		/* runs that were not in the cache */
+	size_t records_added;		/* (run, node) pairs that were new */
+	size_t records_replaced;	/* overwritten (REPLACE only) */
+	size_t records_unchanged;	/* already there with the same key */
+	size_t manifests_added;		/* keys whose manifest was new */
+};
+
+/*
+ * The JSON document for run `id`: {"format": "ripple-cache-export",
+ * "version": 1, "run": {...}, "records": [... by node id ...],
+ * "manifests": {KEY: [{"kind","name","digest","detail"}...]}}, keys
+ * sorted, 2-space indent, ending in a newline; the same cache contents
+ * always give the same bytes. Absent strings are null. *out is mem_alloc'd
+ * (free with mem_free), *len its length without the NUL (len may be NULL).
+ * Errors: ERROR_NOT_FOUND (no such run), ERROR_NOMEM.
+ */
+int cache_run_export(struct cache *c, const char *id, char **out,
+		     size_t *len, struct error *err);
+
+/*
+ * Merge an exported document (text of len bytes) into the cache in one
+ * transaction: nothing changes if it fails. A new run is added; an existing
+ * run with the same commit keeps its fields, gains a missing ref, tag or
+ * rules digest, and takes the worse status (failed > interrupted > running
+ * > ok), the earlier start and the later end. A record already present with
+ * the same key is left as it is (importing a file twice changes nothing);
+ * with a different key it is ERROR_CONFLICT naming the node and both keys,
+ * unless CACHE_IMPORT_REPLACE, which makes imported run fields and records
+ * win. A run with another commit is ERROR_CONFLICT unless REPLACE.
+ * stats may be NULL. Errors: ERROR_INVALID (not an export document, with
+ * the line and column of a JSON error), ERROR_CONFLICT, ERROR_UNSUPPORTED
+ * (a newer export format version).
+ */
+int cache_import(struct cache *c, const char *text, size_t len, int flags,
+		 struct cache_import_stats *stats, struct error *err);
+
+#endif

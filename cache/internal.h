@@ -1,0 +1,109 @@
+/*
+ * Inside the cache: the handle, the table of prepared statements, and the
+ * one step/reset/error helper every query goes through. Not for use
+ * outside cache/.
+ */
+#ifndef RIPPLE_CACHE_INTERNAL_H
+#define RIPPLE_CACHE_INTERNAL_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+
+struct error;
+
+/* Every statement the cache runs more than once; SQL in cache.c. */
+enum cache_stmt {
+	CACHE_STMT_RUN_INSERT,
+	CACHE_STMT_RUN_GET,
+	CACHE_STMT_RUN_FINISH,
+	CACHE_STMT_RUN_LIST,
+	CACHE_STMT_RUN_UPDATE,
+	CACHE_STMT_RECORD_PUT,
+	CACHE_STMT_RECORD_GET,
+	CACHE_STMT_RECORD_LIST,
+	CACHE_STMT_RECORD_FIND_RUN,
+	CACHE_STMT_RECORD_FIND_ANY,
+	CACHE_STMT_MANIFEST_PUT,
+	CACHE_STMT_MANIFEST_GET,
+	CACHE_STMT_KERNEL_PUT,
+	CACHE_STMT_KERNEL_GET,
+	CACHE_STMT_COUNT
+};
+
+struct cache {
+	sqlite3 *db;
+	char *path;			/* as given to cache_open, owned */
+	int readonly;
+	int version;			/* schema version of the file */
+	sqlite3_stmt *stmt[CACHE_STMT_COUNT];	/* prepared on first use */
+};
+
+/*
+ * Turn SQLite result `rc` into our error: NOTADB and CORRUPT become
+ * ERROR_CORRUPT with the move-aside hint, BUSY and I/O ERROR_IO,
+ * CONSTRAINT ERROR_CONFLICT, NOMEM ERROR_NOMEM, the rest ERROR_INTERNAL;
+ * the message is sqlite3_errmsg and the error's file the cache path.
+ * Returns the code.
+ */
+int cache_sqlite_error(struct cache *c, int rc, struct error *err);
+
+/*
+ * The statement `id`, prepared on first use, reset and with bindings
+ * cleared. NULL on error (set in err).
+ */
+sqlite3_stmt *cache_stmt_get(struct cache *c, enum cache_stmt id,
+			     struct error *err);
+
+/*
+ * Step `st`: 1 for a row, 0 when done (the statement is then reset), or a
+ * negative error (reset too). Callers that stop reading rows early call
+ * sqlite3_reset themselves or leave it to the next cache_stmt_get.
+ */
+int cache_stmt_step(struct cache *c, sqlite3_stmt *st, struct error *err);
+
+/* Bind text (NULL binds SQL NULL) or an integer. Returns 0 or an error. */
+int cache_bind_text(struct cache *c, sqlite3_stmt *st, int idx,
+		    const char *s, struct error *err);
+int cache_bind_int(struct cache *c, sqlite3_stmt *st, int idx, int64_t v,
+		   struct error *err);
+
+/* A copy of text column `col` (NULL for SQL NULL); ERROR_NOMEM on failure. */
+int cache_column_dup(sqlite3_stmt *st, int col, char **out,
+		     struct error *err);
+
+/* Run SQL text with no results (one or more statements). */
+int cache_exec(struct cache *c, const char *sql, struct error *err);
+
+/* BEGIN IMMEDIATE / COMMIT / ROLLBACK (rollback never fails). */
+int cache_txn_begin(struct cache *c, struct error *err);
+int cache_txn_commit(struct cache *c, struct error *err);
+void cache_txn_rollback(struct cache *c);
+
+/*
+ * Bring the file's schema to CACHE_SCHEMA_VERSION (schema.c): make a new
+ * one, or back up and upgrade an older one. Sets c->version.
+ */
+int cache_schema_apply(struct cache *c, struct error *err);
+
+/* Read PRAGMA user_version into *out. */
+int cache_schema_read(struct cache *c, int *out, struct error *err);
+
+/* Record writing without a transaction, for put and import (record.c). */
+struct cache_record;
+struct cache_manifest;
+int cache_record_write(struct cache *c, const struct cache_record *rec,
+		       struct error *err);
+int cache_manifest_write(struct cache *c, const struct cache_manifest *m,
+			 int *added, struct error *err);
+
+/* Read the current row of a record statement into *rec (record.c). */
+int cache_record_read_row(struct cache *c, sqlite3_stmt *st,
+			  struct cache_record *rec, struct error *err);
+
+/* Components to and from their JSON text (record.c). */
+int cache_components_encode(const struct cache_manifest *m, char **out,
+			    struct error *err);
+int cache_components_decode(struct cache *c, const char *text,
+			    struct cache_manifest *m, struct error *err);
+
+#endif

@@ -1,0 +1,662 @@
+/*
+ * Records (one node's outcome in one run) and the key manifests stored
+ * with them, once per distinct key; their JSON text columns (artifact
+ * locators, metadata, components) are encoded and decoded here.
+ */
+#include "cache/cache.h"
+#include "cache/internal.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "base/mem.h"
+#include "base/banned.h"
+
+#define OOM(err) error_set(err, ERROR_NOMEM, "out of memory")
+
+static const char *const record_status_names[] = {
+	[CACHE_RECORD_STATUS_OK] = "ok",
+	[CACHE_RECORD_STATUS_FAILED] = "failed",
+	[CACHE_RECORD_STATUS_INTERRUPTED] = "interrupted",
+	[CACHE_RECORD_STATUS_TIMEOUT] = "timeout",
+};
+
+#define N_RECORD_STATUS \
+	(sizeof(record_status_names) / sizeof(record_status_names[0]))
+
+const char *
+cache_record_status_name(enum cache_record_status status)
+{
+	return (unsigned)status < N_RECORD_STATUS ? record_status_names[status]
+						  : "?";
+}
+
+int
+cache_record_status_parse(const char *name, enum cache_record_status *out,
+			  struct error *err)
+{
+	size_t i;
+
+	for (i = 0; name && i < N_RECORD_STATUS; i++) {
+		if (!strcmp(name, record_status_names[i])) {
+			*out = (enum cache_record_status)i;
+			return 0;
+		}
+	}
+	return error_set(err, ERROR_INVALID, "unknown record status '%s'",
+			 name ? name : "(null)");
+}
+
+int
+cache_key_valid(const char *key)
+{
+	size_t i;
+
+	if (!key)
+		return 0;
+	for (i = 0; i < CACHE_KEY_LEN; i++)
+		if (!((key[i] >= '0' && key[i] <= '9') ||
+		      (key[i] >= 'a' && key[i] <= 'f')))
+			return 0;
+	return key[CACHE_KEY_LEN] == '\0';
+}
+
+static int
+key_error(const char *key, struct error *err)
+{
+	error_set(err, ERROR_INVALID,
+		  "key '%s' is not 32 lowercase hex digits", key ? key : "");
+	return ERROR_INVALID;
+}
+
+void
+cache_record_init(struct cache_record *rec)
+{
+	memset(rec, 0, sizeof(*rec));
+	strv_init(&rec->artifacts, 1);
+	strv_init(&rec->metadata, 1);
+}
+
+void
+cache_record_release(struct cache_record *rec)
+{
+	if (!rec)
+		return;
+	mem_free(rec->run);
+	mem_free(rec->node_id);
+	mem_free(rec->output_digest);
+	mem_free(rec->version);
+	strv_release(&rec->artifacts);
+	strv_release(&rec->metadata);
+	cache_record_init(rec);
+}
+
+void
+cache_record_list_release(struct cache_record_list *list)
+{
+	size_t i;
+
+	if (!list)
+		return;
+	for (i = 0; i < list->n; i++)
+		cache_record_release(&list->items[i]);
+	mem_free(list->items);
+	list->items = NULL;
+	list->n = 0;
+}
+
+void
+cache_manifest_release(struct cache_manifest *m)
+{
+	size_t i;
+
+	if (!m)
+		return;
+	for (i = 0; i < m->n; i++) {
+		mem_free(m->items[i].kind);
+		mem_free(m->items[i].name);
+		mem_free(m->items[i].digest);
+		mem_free(m->items[i].detail);
+	}
+	mem_free(m->items);
+	memset(m, 0, sizeof(*m));
+}
+
+int
+cache_manifest_add(struct cache_manifest *m, const char *kind,
+		   const char *name, const char *digest, const char *detail,
+		   struct error *err)
+{
+	struct cache_component *p, *it;
+
+	p = mem_realloc(m->items, (m->n + 1) * sizeof(*p));
+	if (!p)
+		return OOM(err);
+	m->items = p;
+	it = &p[m->n];
+	it->kind = mem_strdup(kind ? kind : "");
+	it->name = mem_strdup(name ? name : "");
+	it->digest = mem_strdup(digest ? digest : "");
+	it->detail = mem_strdup(detail ? detail : "");
+	m->n++;
+	if (!it->kind || !it->name || !it->digest || !it->detail)
+		return OOM(err);
+	return 0;
+}
+
+/* Dump `j` compactly with sorted keys into a mem_alloc'd string. */
+static int
+dump(json_t *j, char **out, struct error *err)
+{
+	char *s;
+
+	*out = NULL;
+	if (!j)
+		return OOM(err);
+	s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(j);
+	if (!s || !(*out = mem_strdup(s))) {
+		free(s);
+		return OOM(err);
+	}
+	free(s);
+	return 0;
+}
+
+int
+cache_components_encode(const struct cache_manifest *m, char **out,
+			struct error *err)
+{
+	json_t *arr = json_array();
+	size_t i;
+
+	for (i = 0; arr && i < m->n; i++) {
+		const struct cache_component *it = &m->items[i];
+
+		if (json_array_append_new(arr, json_pack(
+			"{s:s, s:s, s:s, s:s}", "kind", it->kind,
+			"name", it->name, "digest", it->digest,
+			"detail", it->detail))) {
+			json_decref(arr);
+			arr = NULL;
+		}
+	}
+	return dump(arr, out, err);
+}
+
+int
+cache_components_decode(struct cache *c, const char *text,
+			struct cache_manifest *m, struct error *err)
+{
+	json_t *arr = json_loads(text, 0, NULL), *it;
+	size_t i;
+	int rc = 0;
+
+	if (!json_is_array(arr)) {
+		rc = error_at(err, ERROR_CORRUPT, c ? c->path : NULL, 0, 0,
+			      "manifest of key '%s' is not a JSON array",
+			      m->key);
+		goto done;
+	}
+	json_array_foreach(arr, i, it) {
+		const char *kind, *name, *digest, *detail;
+
+		if (json_unpack(it, "{s:s, s:s, s:s, s:s}", "kind", &kind,
+				"name", &name, "digest", &digest, "detail",
+				&detail)) {
+			rc = error_at(err, ERROR_CORRUPT, c ? c->path : NULL,
+				      0, 0, "manifest of key '%s': component "
+				      "%zu lacks kind, name, digest or detail",
+				      m->key, i);
+			goto done;
+		}
+		rc = cache_manifest_add(m, kind, name, digest, detail, err);
+		if (rc)
+			goto done;
+	}
+done:
+	json_decref(arr);
+	return rc;
+}
+
+static int
+encode_artifacts(const struct strv *sv, char **out, struct error *err)
+{
+	json_t *arr = json_array();
+	size_t i;
+
+	for (i = 0; arr && i < sv->n; i++) {
+		if (json_array_append_new(arr, json_string(sv->v[i]))) {
+			json_decref(arr);
+			arr = NULL;
+		}
+	}
+	return dump(arr, out, err);
+}
+
+/* "K=V" entries into a JSON object; keys must be non-empty and unique. */
+static int
+encode_metadata(const struct strv *sv, char **out, struct error *err)
+{
+	json_t *obj = json_object();
+	char *k;
+	size_t i;
+
+	*out = NULL;
+	for (i = 0; obj && i < sv->n; i++) {
+		const char *eq = strchr(sv->v[i], '=');
+
+		if (!eq || eq == sv->v[i]) {
+			json_decref(obj);
+			return error_set(err, ERROR_INVALID,
+					 "metadata '%s' is not KEY=VALUE",
+					 sv->v[i]);
+		}
+		k = mem_alloc((size_t)(eq - sv->v[i]) + 1);
+		if (!k) {
+			json_decref(obj);
+			return OOM(err);
+		}
+		memcpy(k, sv->v[i], (size_t)(eq - sv->v[i]));
+		k[eq - sv->v[i]] = '\0';
+		if (json_object_get(obj, k)) {
+			error_set(err, ERROR_INVALID,
+				  "metadata key '%s' is repeated", k);
+			mem_free(k);
+			json_decref(obj);
+			return ERROR_INVALID;
+		}
+		if (json_object_set_new(obj, k, json_string(eq + 1))) {
+			json_decref(obj);
+			obj = NULL;
+		}
+		mem_free(k);
+	}
+	return dump(obj, out, err);
+}
+
+static int
+decode_artifacts(struct cache *c, const char *text, struct strv *sv,
+		 struct error *err)
+{
+	json_t *arr = json_loads(text ? text : "[]", 0, NULL), *it;
+	size_t i;
+	int rc = 0;
+
+	if (!json_is_array(arr)) {
+		rc = error_at(err, ERROR_CORRUPT, c->path, 0, 0,
+			      "stored artifacts are not a JSON array");
+		goto done;
+	}
+	json_array_foreach(arr, i, it) {
+		if (!json_is_string(it)) {
+			rc = error_at(err, ERROR_CORRUPT, c->path, 0, 0,
+				      "stored artifact %zu is not a string",
+				      i);
+			goto done;
+		}
+		rc = strv_push(sv, json_string_value(it), err);
+		if (rc)
+			goto done;
+	}
+done:
+	json_decref(arr);
+	return rc;
+}
+
+static int
+decode_metadata(struct cache *c, const char *text, struct strv *sv,
+		struct error *err)
+{
+	json_t *obj = json_loads(text ? text : "{}", 0, NULL), *v;
+	const char **keys = NULL;
+	const char *k;
+	size_t n = 0, i;
+	int rc = 0;
+
+	if (!json_is_object(obj)) {
+		rc = error_at(err, ERROR_CORRUPT, c->path, 0, 0,
+			      "stored metadata is not a JSON object");
+		goto done;
+	}
+	keys = mem_calloc(json_object_size(obj) + 1, sizeof(*keys));
+	if (!keys) {
+		rc = OOM(err);
+		goto done;
+	}
+	json_object_foreach(obj, k, v) {
+		if (!json_is_string(v)) {
+			rc = error_at(err, ERROR_CORRUPT, c->path, 0, 0,
+				      "stored metadata '%s' is not a string",
+				      k);
+			goto done;
+		}
+		keys[n++] = k;
+	}
+	sort_strings(keys, n);
+	for (i = 0; i < n; i++) {
+		const char *val = json_string_value(json_object_get(obj,
+								   keys[i]));
+		size_t len = strlen(keys[i]) + strlen(val) + 2;
+		char *kv = mem_alloc(len);
+
+		if (!kv) {
+			rc = OOM(err);
+			goto done;
+		}
+		snprintf(kv, len, "%s=%s", keys[i], val);
+		rc = strv_push_ref(sv, kv, err);
+		if (rc) {
+			mem_free(kv);
+			goto done;
+		}
+	}
+done:
+	mem_free(keys);
+	json_decref(obj);
+	return rc;
+}
+
+int
+cache_record_read_row(struct cache *c, sqlite3_stmt *st,
+		      struct cache_record *rec, struct error *err)
+{
+	const char *key = (const char *)sqlite3_column_text(st, 2);
+	int rc;
+
+	cache_record_init(rec);
+	if ((rc = cache_column_dup(st, 0, &rec->run, err)) ||
+	    (rc = cache_column_dup(st, 1, &rec->node_id, err)) ||
+	    (rc = cache_column_dup(st, 4, &rec->output_digest, err)) ||
+	    (rc = cache_column_dup(st, 6, &rec->version, err)))
+		goto fail;
+	if (!cache_key_valid(key)) {
+		rc = error_at(err, ERROR_CORRUPT, c->path, 0, 0,
+			      "stored key '%s' is not 32 hex digits",
+			      key ? key : "");
+		goto fail;
+	}
+	memcpy(rec->key, key, CACHE_KEY_SIZE);
+	rc = cache_record_status_parse(
+		(const char *)sqlite3_column_text(st, 3), &rec->status, err);
+	if (rc)
+		goto fail;
+	rc = decode_artifacts(c, (const char *)sqlite3_column_text(st, 5),
+			      &rec->artifacts, err);
+	if (rc)
+		goto fail;
+	rc = decode_metadata(c, (const char *)sqlite3_column_text(st, 7),
+			     &rec->metadata, err);
+	if (rc)
+		goto fail;
+	rec->duration_ms = sqlite3_column_int64(st, 8);
+	rec->recorded_ms = sqlite3_column_int64(st, 9);
+	return 0;
+fail:
+	error_node(err, rec->node_id);
+	cache_record_release(rec);
+	return rc;
+}
+
+int
+cache_manifest_write(struct cache *c, const struct cache_manifest *m,
+		     int *added, struct error *err)
+{
+	sqlite3_stmt *st;
+	char *text = NULL;
+	int rc;
+
+	if (added)
+		*added = 0;
+	if (!cache_key_valid(m->key))
+		return key_error(m->key, err);
+	rc = cache_components_encode(m, &text, err);
+	if (rc)
+		return rc;
+	st = cache_stmt_get(c, CACHE_STMT_MANIFEST_PUT, err);
+	if (!st) {
+		rc = err ? err->code : ERROR_INTERNAL;
+		goto done;
+	}
+	if ((rc = cache_bind_text(c, st, 1, m->key, err)) ||
+	    (rc = cache_bind_text(c, st, 2, text, err)))
+		goto done;
+	rc = cache_stmt_step(c, st, err);
+	if (rc < 0)
+		goto done;
+	if (added)
+		*added = sqlite3_changes(c->db) > 0;
+	rc = 0;
+done:
+	mem_free(text);
+	return rc;
+}
+
+int
+cache_manifest_put(struct cache *c, const struct cache_manifest *m,
+		   struct error *err)
+{
+	int rc = cache_txn_begin(c, err);
+
+	if (rc)
+		return rc;
+	rc = cache_manifest_write(c, m, NULL, err);
+	if (rc) {
+		cache_txn_rollback(c);
+		return rc;
+	}
+	return cache_txn_commit(c, err);
+}
+
+int
+cache_manifest_get(struct cache *c, const char *key,
+		   struct cache_manifest *out, struct error *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!cache_key_valid(key))
+		return key_error(key, err);
+	memcpy(out->key, key, CACHE_KEY_SIZE);
+	st = cache_stmt_get(c, CACHE_STMT_MANIFEST_GET, err);
+	if (!st)
+		return err ? err->code : ERROR_INTERNAL;
+	rc = cache_bind_text(c, st, 1, key, err);
+	if (rc)
+		return rc;
+	rc = cache_stmt_step(c, st, err);
+	if (rc < 0)
+		return rc;
+	if (rc == 0)
+		return error_set(err, ERROR_NOT_FOUND,
+				 "no manifest for key '%s'", key);
+	rc = cache_components_decode(c,
+				     (const char *)sqlite3_column_text(st, 0),
+				     out, err);
+	sqlite3_reset(st);
+	if (rc)
+		cache_manifest_release(out);
+	return rc;
+}
+
+int
+cache_record_write(struct cache *c, const struct cache_record *rec,
+		   struct error *err)
+{
+	sqlite3_stmt *st;
+	char *arts = NULL, *meta = NULL;
+	int rc;
+
+	if (!rec->node_id || !rec->node_id[0])
+		return error_set(err, ERROR_INVALID, "empty node id");
+	if (!cache_key_valid(rec->key)) {
+		rc = key_error(rec->key, err);
+		goto done;
+	}
+	if ((rc = encode_artifacts(&rec->artifacts, &arts, err)) ||
+	    (rc = encode_metadata(&rec->metadata, &meta, err)))
+		goto done;
+	st = cache_stmt_get(c, CACHE_STMT_RECORD_PUT, err);
+	if (!st) {
+		rc = err ? err->code : ERROR_INTERNAL;
+		goto done;
+	}
+	if ((rc = cache_bind_text(c, st, 1, rec->run, err)) ||
+	    (rc = cache_bind_text(c, st, 2, rec->node_id, err)) ||
+	    (rc = cache_bind_text(c, st, 3, rec->key, err)) ||
+	    (rc = cache_bind_text(c, st, 4,
+				  cache_record_status_name(rec->status),
+				  err)) ||
+	    (rc = cache_bind_text(c, st, 5, rec->output_digest, err)) ||
+	    (rc = cache_bind_text(c, st, 6, arts, err)) ||
+	    (rc = cache_bind_text(c, st, 7, rec->version, err)) ||
+	    (rc = cache_bind_text(c, st, 8, meta, err)) ||
+	    (rc = cache_bind_int(c, st, 9, rec->duration_ms, err)) ||
+	    (rc = cache_bind_int(c, st, 10, rec->recorded_ms, err)))
+		goto done;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE) {
+		rc = 0;
+	} else if (sqlite3_extended_errcode(c->db) ==
+		   SQLITE_CONSTRAINT_FOREIGNKEY) {
+		rc = error_set(err, ERROR_NOT_FOUND, "no run '%s' in the cache",
+			       rec->run ? rec->run : "");
+	} else {
+		rc = cache_sqlite_error(c, rc, err);
+	}
+	sqlite3_reset(st);
+done:
+	if (rc)
+		error_node(err, rec->node_id);
+	mem_free(meta);
+	mem_free(arts);
+	return rc;
+}
+
+int
+cache_record_put(struct cache *c, const struct cache_record *rec,
+		 const struct cache_manifest *manifest, struct error *err)
+{
+	int rc;
+
+	if (manifest && strcmp(manifest->key, rec->key)) {
+		error_set(err, ERROR_INVALID, "manifest is for key '%s', the "
+			  "record's key is '%s'", manifest->key, rec->key);
+		error_node(err, rec->node_id);
+		return ERROR_INVALID;
+	}
+	rc = cache_txn_begin(c, err);
+	if (rc)
+		return rc;
+	if (manifest)
+		rc = cache_manifest_write(c, manifest, NULL, err);
+	if (!rc)
+		rc = cache_record_write(c, rec, err);
+	if (rc) {
+		cache_txn_rollback(c);
+		return rc;
+	}
+	return cache_txn_commit(c, err);
+}
+
+int
+cache_record_get(struct cache *c, const char *run, const char *node_id,
+		 struct cache_record *out, struct error *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	cache_record_init(out);
+	st = cache_stmt_get(c, CACHE_STMT_RECORD_GET, err);
+	if (!st)
+		return err ? err->code : ERROR_INTERNAL;
+	if ((rc = cache_bind_text(c, st, 1, run, err)) ||
+	    (rc = cache_bind_text(c, st, 2, node_id, err)))
+		return rc;
+	rc = cache_stmt_step(c, st, err);
+	if (rc < 0)
+		return rc;
+	if (rc == 0) {
+		error_set(err, ERROR_NOT_FOUND, "no record of '%s' in run '%s'",
+			  node_id, run);
+		error_node(err, node_id);
+		return ERROR_NOT_FOUND;
+	}
+	rc = cache_record_read_row(c, st, out, err);
+	sqlite3_reset(st);
+	return rc;
+}
+
+/* Collect every row of a bound record statement. */
+static int
+collect(struct cache *c, sqlite3_stmt *st, struct cache_record_list *out,
+	struct error *err)
+{
+	size_t cap = 0;
+	int rc;
+
+	while ((rc = cache_stmt_step(c, st, err)) == 1) {
+		if (out->n == cap) {
+			size_t ncap = cap ? cap * 2 : 16;
+			struct cache_record *p = mem_realloc(
+				out->items, ncap * sizeof(*p));
+
+			if (!p) {
+				rc = OOM(err);
+				break;
+			}
+			out->items = p;
+			cap = ncap;
+		}
+		rc = cache_record_read_row(c, st, &out->items[out->n], err);
+		if (rc)
+			break;
+		out->n++;
+	}
+	if (rc == 0)
+		return 0;
+	sqlite3_reset(st);
+	cache_record_list_release(out);
+	return rc;
+}
+
+int
+cache_record_list(struct cache *c, const char *run,
+		  struct cache_record_list *out, struct error *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	out->items = NULL;
+	out->n = 0;
+	st = cache_stmt_get(c, CACHE_STMT_RECORD_LIST, err);
+	if (!st)
+		return err ? err->code : ERROR_INTERNAL;
+	rc = cache_bind_text(c, st, 1, run, err);
+	return rc ? rc : collect(c, st, out, err);
+}
+
+int
+cache_record_find(struct cache *c, const char *key, const char *run,
+		  struct cache_record_list *out, struct error *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	out->items = NULL;
+	out->n = 0;
+	if (!cache_key_valid(key))
+		return key_error(key, err);
+	st = cache_stmt_get(c, run ? CACHE_STMT_RECORD_FIND_RUN
+				   : CACHE_STMT_RECORD_FIND_ANY, err);
+	if (!st)
+		return err ? err->code : ERROR_INTERNAL;
+	rc = cache_bind_text(c, st, 1, key, err);
+	if (!rc && run)
+		rc = cache_bind_text(c, st, 2, run, err);
+	return rc ? rc : collect(c, st, out, err);
+}
