@@ -20,6 +20,7 @@
 #define RIPPLE_VERSION "0.1.0"
 
 static const struct cli_command commands[] = {
+	{ "check", cli_check, "load and validate the rules file" },
 	{ NULL, NULL, NULL },
 };
 

@@ -47,4 +47,7 @@ int cli_exit_for(int code);
 int cli_usage_error(const struct cli_ctx *ctx, const char *cmd,
 		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* `ripple check [--rules FILE]`: validate the rules (engine/cli_check.c). */
+int cli_check(int argc, char **argv, const struct cli_ctx *ctx);
+
 #endif

@@ -64,11 +64,11 @@ struct rules_root {
 	int fallback_pretend;	/* 1: the fallback is used as is, +g<node> */
 	unsigned node_length;	/* hex digits in +g<node>; default 9 */
 	const char **exclude;	/* patterns under `path` left out of
-				   root.sources; default: the tests and
-				   docs subtrees */
+				   root.sources; default: everything under
+				   tests/ and docs/ */
 	size_t n_exclude;
 	const char **tests;	/* patterns under `path` forming root.tests;
-				   default: the tests subtree */
+				   default: everything under tests/ */
 	size_t n_tests;
 	struct rules_pos pos;
 };

@@ -1,0 +1,164 @@
+/*
+ * Internal to rules/: the state of one load (the model being built, the
+ * errors found) and the helpers the loader's files share: reporting at a
+ * YAML node, typed field readers, and the syntax checks of patterns,
+ * versions and templates.
+ */
+#ifndef RIPPLE_RULES_LOAD_H
+#define RIPPLE_RULES_LOAD_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#include "base/error.h"
+#include "rules/rules.h"
+
+struct rules_ynode;
+
+struct rules_load {
+	struct rules *r;		/* the model being built */
+	const char *file;		/* name used in messages */
+	struct error_list errors;	/* found so far (unsorted) */
+	int code;			/* the first error's code, or 0 */
+	size_t n_nodes;			/* YAML nodes made (budget) */
+	const char **art_names;		/* artifact names, before bodies */
+	size_t n_art_names;
+	const char **test_names;	/* test names, before bodies */
+	size_t n_test_names;
+};
+
+/* Report an error at (line, col) with an optional hint (NULL: none). */
+void rules_load_error_at(struct rules_load *L, unsigned line, unsigned col,
+			 const char *hint, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+/* Report at a node's position (n may be NULL: no position). */
+void rules_load_error(struct rules_load *L, const struct rules_ynode *n,
+		      const char *hint, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/*
+ * Report that `word` (found at n) names nothing of `what` ("toolkit"),
+ * with a did-you-mean hint from the n_cands candidates.
+ */
+void rules_load_unknown(struct rules_load *L, const struct rules_ynode *n,
+			const char *what, const char *word,
+			const char *const *cands, size_t n_cands);
+
+/* Record out-of-memory (once). Returns ERROR_NOMEM. */
+int rules_load_nomem(struct rules_load *L);
+
+/* 1 after out-of-memory: callers stop building. */
+int rules_load_failed_nomem(const struct rules_load *L);
+
+/* Arena helpers that record out-of-memory; NULL then. */
+void *rules_load_alloc(struct rules_load *L, size_t size);
+const char *rules_load_strdup(struct rules_load *L, const char *s);
+
+/* A rules_pos from a node. */
+struct rules_pos rules_load_pos(const struct rules_ynode *n);
+
+/*
+ * Typed readers: each reports "expected ..., got ..." at n and returns -1
+ * when n has the wrong shape; 0 on success.
+ *   string: a scalar that is not null
+ *   strings: a list of strings (a single string too when `one_ok`)
+ *   bool: true or false
+ *   uint: decimal digits within [lo, hi]
+ */
+int rules_load_string(struct rules_load *L, const struct rules_ynode *n,
+		      const char *field, const char **out);
+int rules_load_strings(struct rules_load *L, const struct rules_ynode *n,
+		       const char *field, int one_ok, const char ***out,
+		       size_t *n_out);
+int rules_load_bool(struct rules_load *L, const struct rules_ynode *n,
+		    const char *field, int *out);
+int rules_load_uint(struct rules_load *L, const struct rules_ynode *n,
+		    const char *field, unsigned long long lo,
+		    unsigned long long hi, unsigned long long *out);
+
+/*
+ * Check that every key of map m is one of the NULL-terminated `keys`;
+ * report each other one with a did-you-mean. `what` names the map ("root
+ * 'x'"). Returns -1 if m is not a map (reported), else 0.
+ */
+int rules_load_keys(struct rules_load *L, const struct rules_ynode *m,
+		    const char *what, const char *const *keys);
+
+/* A name as a key: letters, digits, '.', '_', '-', starting alphanumeric. */
+int rules_load_name(struct rules_load *L, const struct rules_ynode *n,
+		    const char *what);
+
+/* --- syntax.c: patterns, versions, templates --- */
+
+/*
+ * Check a gitignore-style path pattern (`paths`, `exclude`, `outputs`,
+ * `ignore`): non-empty, relative, no `..` components, every `[` closed.
+ * Reports at n and returns -1 when malformed.
+ */
+int rules_syntax_pattern(struct rules_load *L, const struct rules_ynode *n,
+			 const char *pat);
+
+/* A glob over names or tags: non-empty, every `[` closed. */
+int rules_syntax_glob(struct rules_load *L, const struct rules_ynode *n,
+		      const char *pat);
+
+/* MAJOR.MINOR.PATCH, decimal digits. Returns 0 and the parts, or -1. */
+int rules_syntax_triple(const char *s, unsigned *major, unsigned *minor,
+			unsigned *patch);
+
+/* PEP 440 public version shape (N(.N)*[{a|b|rc}N][.postN][.devN]). */
+int rules_syntax_pep440(const char *s);
+
+/* What a template may refer to. */
+struct rules_tvars {
+	const struct rules_each *each;	/* the rule's axes, or NULL */
+	int has_root;		/* a `root` axis is present */
+	int has_toolkit;	/* the rule names a toolkit */
+	int release;		/* ${version} and ${tag} are allowed */
+};
+
+/*
+ * Check a template's `${...}` references: terminated, known, applicable to
+ * this rule. `$$` is a literal `$`. Reports at n; returns -1 on a problem.
+ */
+int rules_syntax_template(struct rules_load *L, const struct rules_ynode *n,
+			  const char *tpl, const struct rules_tvars *vars);
+
+/* --- load.c / node.c / check.c --- */
+
+/* Load `artifacts:` or `tests:` (node.c). */
+void rules_load_nodes(struct rules_load *L, const struct rules_ynode *m,
+		      enum rules_node_kind kind);
+
+/* Load `releases:` (node.c). */
+void rules_load_releases(struct rules_load *L, const struct rules_ynode *m);
+
+/* Load `targets:` and `checks:` (refs.c), after every rule. */
+void rules_load_targets(struct rules_load *L, const struct rules_ynode *m);
+void rules_load_checks(struct rules_load *L, const struct rules_ynode *m);
+
+/*
+ * Load an `each:` map (each.c) into e; `what` names the rule in messages.
+ */
+void rules_load_each(struct rules_load *L, const struct rules_ynode *v,
+		     const char *what, struct rules_each *e);
+
+/* 1 when the each has an axis named `axis`. */
+int rules_each_has(const struct rules_each *e, const char *axis);
+
+/*
+ * Check a selector value "roots[FIELD=TEMPLATE]" / "toolkits[...]" or a
+ * plain template (each.c). Returns -1 after reporting a problem.
+ */
+int rules_load_selector(struct rules_load *L, const struct rules_ynode *n,
+			const char *s, const struct rules_tvars *vars);
+
+/*
+ * Checks that need the whole model (check.c): `where` keys against the
+ * dependency's axes, overlapping roots, names shared between sources,
+ * artifacts and tests. Reports at the model's positions.
+ */
+void rules_check_model(struct rules_load *L);
+
+#endif

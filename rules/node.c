@@ -1,0 +1,552 @@
+/*
+ * Rule sections: `artifacts:` and `tests:` (matrix rules with inputs,
+ * needs, toolkit, command or builtin, env, outputs, timeout, gpu, version,
+ * meta) and `releases:`.
+ */
+#include "rules/load.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules/yaml.h"
+#include "base/banned.h"
+
+static const char *const builtins[] = { "cuda-smoke" };
+
+static int
+cmp_kv(const void *a, const void *b)
+{
+	return strcmp(((const struct rules_kv *)a)->key,
+		      ((const struct rules_kv *)b)->key);
+}
+
+static int
+in_names(const char *s, const char *const *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(s, v[i]))
+			return 1;
+	return 0;
+}
+
+/* Resolve a dependency name to its kind; reports unknown names. */
+static int
+dep_kind(struct rules_load *L, const struct rules_ynode *n, const char *name,
+	 const struct rules_each *each, enum rules_dep_kind *kind)
+{
+	const char **c;
+	size_t i, k = 0;
+
+	if (!strcmp(name, "root.sources") || !strcmp(name, "root.tests")) {
+		if (!rules_each_has(each, "root")) {
+			rules_load_error(L, n, "add root: roots to the rule's 'each'",
+					 "'%s' needs a 'root' axis", name);
+			return -1;
+		}
+		*kind = name[5] == 's' ? RULES_DEP_ROOT_SOURCES
+				       : RULES_DEP_ROOT_TESTS;
+		return 0;
+	}
+	if (rules_find_source(L->r, name)) {
+		*kind = RULES_DEP_SOURCE;
+		return 0;
+	}
+	if (in_names(name, L->art_names, L->n_art_names)) {
+		*kind = RULES_DEP_ARTIFACT;
+		return 0;
+	}
+	if (in_names(name, L->test_names, L->n_test_names)) {
+		*kind = RULES_DEP_TEST;
+		return 0;
+	}
+	c = rules_load_alloc(L, (L->r->n_sources + L->n_art_names +
+				 L->n_test_names + 2) * sizeof(*c));
+	if (!c)
+		return -1;
+	c[k++] = "root.sources";
+	c[k++] = "root.tests";
+	for (i = 0; i < L->r->n_sources; i++)
+		c[k++] = L->r->sources[i].name;
+	for (i = 0; i < L->n_art_names; i++)
+		c[k++] = L->art_names[i];
+	for (i = 0; i < L->n_test_names; i++)
+		c[k++] = L->test_names[i];
+	rules_load_unknown(L, n, "source or rule", name, c, k);
+	return -1;
+}
+
+static void
+load_deps(struct rules_load *L, const struct rules_ynode *v, const char *field,
+	  struct rules_node *node, const struct rules_tvars *tv)
+{
+	size_t i, j;
+
+	if (v->kind != RULES_YNODE_SEQ) {
+		rules_load_error(L, v, NULL,
+				 "'%s': expected a list of names, got %s", field,
+				 rules_ynode_kind_name(v));
+		return;
+	}
+	for (i = 0; i < v->n; i++) {
+		const struct rules_ynode *it = v->items[i], *nm = it, *wh = NULL;
+		struct rules_dep *d = &node->deps[node->n_deps];
+
+		d->pos = rules_load_pos(it);
+		if (it->kind == RULES_YNODE_MAP) {
+			static const char *const keys[] = { "node", "where", NULL };
+
+			rules_load_keys(L, it, field, keys);
+			nm = rules_ynode_get(it, "node");
+			wh = rules_ynode_get(it, "where");
+			if (!nm) {
+				rules_load_error(L, it, "write {node: NAME, where: {...}}",
+						 "'%s' entry has no 'node'", field);
+				continue;
+			}
+		}
+		if (rules_load_string(L, nm, field, &d->name))
+			continue;
+		if (dep_kind(L, nm, d->name, &node->each, &d->kind))
+			continue;
+		if (!strcmp(d->name, node->name) &&
+		    (d->kind == RULES_DEP_ARTIFACT || d->kind == RULES_DEP_TEST) &&
+		    (d->kind == RULES_DEP_TEST) == (node->kind == RULES_NODE_TEST)) {
+			rules_load_error(L, nm, NULL, "'%s' depends on itself",
+					 d->name);
+			continue;
+		}
+		if (wh && (d->kind == RULES_DEP_ARTIFACT || d->kind == RULES_DEP_TEST)) {
+			if (wh->kind != RULES_YNODE_MAP) {
+				rules_load_error(L, wh, "write {AXIS: TEMPLATE, ...}",
+						 "'where': expected a map, got %s",
+						 rules_ynode_kind_name(wh));
+				continue;
+			}
+			d->where = rules_load_alloc(L, (wh->n ? wh->n : 1) *
+							   sizeof(*d->where));
+			if (!d->where)
+				return;
+			d->n_where = wh->n;
+			for (j = 0; j < wh->n; j++) {
+				const struct rules_ynode *wk = wh->items[2 * j];
+				const struct rules_ynode *wv = wh->items[2 * j + 1];
+
+				d->where[j].key = wk->str;
+				d->where[j].pos = rules_load_pos(wk);
+				if (!rules_load_string(L, wv, wk->str,
+						       &d->where[j].value))
+					rules_load_selector(L, wv, d->where[j].value, tv);
+			}
+			qsort(d->where, d->n_where, sizeof(*d->where), cmp_kv);
+		} else if (wh) {
+			rules_load_error(L, wh, NULL,
+					 "'where' applies to artifact and test "
+					 "dependencies, not to '%s'", d->name);
+			continue;
+		}
+		node->n_deps++;
+	}
+}
+
+static void
+load_kvs(struct rules_load *L, const struct rules_ynode *v, const char *field,
+	 int env, const struct rules_tvars *tv, struct rules_kv **out,
+	 size_t *n_out)
+{
+	size_t i;
+
+	if (v->kind != RULES_YNODE_MAP) {
+		rules_load_error(L, v, NULL, "'%s': expected a map, got %s", field,
+				 rules_ynode_kind_name(v));
+		return;
+	}
+	*out = rules_load_alloc(L, (v->n ? v->n : 1) * sizeof(**out));
+	if (!*out)
+		return;
+	for (i = 0; i < v->n; i++) {
+		const struct rules_ynode *k = v->items[2 * i];
+		struct rules_kv *kv = &(*out)[i];
+		size_t j;
+
+		kv->key = k->str;
+		kv->pos = rules_load_pos(k);
+		for (j = 0; env && j < k->len; j++) {
+			char c = k->str[j];
+
+			if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+			      c == '_' || (j && c >= '0' && c <= '9'))) {
+				rules_load_error(L, k, "use letters, digits and '_'",
+						 "invalid environment variable name '%s'",
+						 k->str);
+				break;
+			}
+		}
+		if (!rules_load_string(L, v->items[2 * i + 1], k->str, &kv->value))
+			rules_syntax_template(L, v->items[2 * i + 1], kv->value, tv);
+	}
+	*n_out = v->n;
+	qsort(*out, *n_out, sizeof(**out), cmp_kv);
+}
+
+/* "600", "30s", "10m", "2h" into milliseconds; 0 when malformed. */
+static unsigned long long
+parse_timeout(const char *s)
+{
+	unsigned long long v = 0, mult = 1000;
+	size_t i = 0;
+
+	for (; s[i] >= '0' && s[i] <= '9' && i < 9; i++)
+		v = v * 10 + (unsigned)(s[i] - '0');
+	if (!i)
+		return 0;
+	if (s[i] == 's')
+		i++;
+	else if (s[i] == 'm' && (i++, 1))
+		mult = 60000;
+	else if (s[i] == 'h' && (i++, 1))
+		mult = 3600000;
+	return s[i] ? 0 : v * mult;
+}
+
+/* "16384", "512MiB", "16GiB" into MiB; 0 when malformed. */
+static unsigned long long
+parse_mib(const char *s)
+{
+	unsigned long long v = 0;
+	size_t i = 0;
+
+	for (; s[i] >= '0' && s[i] <= '9' && i < 12; i++)
+		v = v * 10 + (unsigned)(s[i] - '0');
+	if (!i)
+		return 0;
+	if (s[i] == ' ')
+		i++;
+	if (!strcmp(s + i, "GiB"))
+		return v * 1024;
+	if (!strcmp(s + i, "MiB") || !s[i])
+		return v;
+	return 0;
+}
+
+static void
+load_gpu(struct rules_load *L, const struct rules_ynode *v, struct rules_gpu *g)
+{
+	static const char *const keys[] = {
+		"count", "min-compute-capability", "min-memory", NULL,
+	};
+	const struct rules_ynode *f;
+	unsigned long long u;
+	const char *s;
+
+	g->pos = rules_load_pos(v);
+	g->count = 1;
+	if (rules_load_keys(L, v, "gpu", keys))
+		return;
+	f = rules_ynode_get(v, "count");
+	if (f && !rules_load_uint(L, f, "count", 0, 64, &u))
+		g->count = (unsigned)u;
+	f = rules_ynode_get(v, "min-compute-capability");
+	if (f && !rules_load_string(L, f, "min-compute-capability", &s)) {
+		unsigned maj = 0, min = 0;
+		char *end;
+		long a = strtol(s, &end, 10), b = -1;
+
+		if (end != s && *end == '.' && end[1] >= '0' && end[1] <= '9')
+			b = strtol(end + 1, &end, 10);
+		if (a < 1 || a > 99 || b < 0 || b > 9 || *end) {
+			rules_load_error(L, f, "write MAJOR.MINOR, e.g. \"7.5\"",
+					 "malformed compute capability '%s'", s);
+		} else {
+			maj = (unsigned)a;
+			min = (unsigned)b;
+		}
+		g->min_cc_major = maj;
+		g->min_cc_minor = min;
+	}
+	f = rules_ynode_get(v, "min-memory");
+	if (f && !rules_load_string(L, f, "min-memory", &s)) {
+		g->min_memory_mb = parse_mib(s);
+		if (!g->min_memory_mb)
+			rules_load_error(L, f,
+					 "write MiB (16384) or a number with "
+					 "MiB or GiB (16GiB)",
+					 "malformed memory size '%s'", s);
+	}
+}
+
+static void
+load_toolkit_ref(struct rules_load *L, const struct rules_ynode *f,
+		 struct rules_node *node, const struct rules_tvars *tv)
+{
+	const char *s = node->toolkit;
+	size_t i;
+
+	if (!strcmp(s, "root.toolkit")) {
+		const struct rules_each_axis *ea = NULL;
+
+		for (i = 0; i < node->each.n_axes; i++)
+			if (!strcmp(node->each.axes[i].axis, "root"))
+				ea = &node->each.axes[i];
+		if (!ea) {
+			rules_load_error(L, f, "add root: roots to the rule's 'each'",
+					 "'root.toolkit' needs a 'root' axis");
+			return;
+		}
+		for (i = 0; i < ea->n_values; i++) {
+			const struct rules_root *r = rules_find_root(L->r, ea->values[i]);
+
+			if (r && !r->toolkit)
+				rules_load_error(L, f, "give the root a 'toolkit'",
+						 "root '%s' has no toolkit", r->name);
+		}
+		return;
+	}
+	if (!strncmp(s, "toolkits[", 9)) {
+		rules_load_selector(L, f, s, tv);
+		return;
+	}
+	if (!rules_find_toolkit(L->r, s)) {
+		const char *c[257];
+		size_t n = 0;
+
+		c[n++] = "root.toolkit";
+		for (i = 0; i < L->r->n_toolkits && n < 257; i++)
+			c[n++] = L->r->toolkits[i].name;
+		rules_load_unknown(L, f, "toolkit", s, c, n);
+	}
+}
+
+static void
+load_node(struct rules_load *L, const struct rules_ynode *k,
+	  const struct rules_ynode *v, struct rules_node *node)
+{
+	static const char *const keys[] = {
+		"each", "inputs", "needs", "toolkit", "command", "shell",
+		"builtin", "env", "cwd", "outputs", "timeout", "gpu", "version",
+		"meta", NULL,
+	};
+	const struct rules_ynode *f, *in, *needs, *cmd;
+	struct rules_tvars tv;
+	char what[160];
+	size_t i, n;
+
+	snprintf(what, sizeof(what), "%s '%s'",
+		 node->kind == RULES_NODE_TEST ? "test" : "artifact", k->str);
+	node->name = k->str;
+	node->pos = rules_load_pos(k);
+	if (rules_load_keys(L, v, what, keys))
+		return;
+	f = rules_ynode_get(v, "each");
+	if (f)
+		rules_load_each(L, f, what, &node->each);
+	if (rules_load_failed_nomem(L))
+		return;
+	f = rules_ynode_get(v, "toolkit");
+	if (f)
+		rules_load_string(L, f, "toolkit", &node->toolkit);
+	memset(&tv, 0, sizeof(tv));
+	tv.each = &node->each;
+	tv.has_root = rules_each_has(&node->each, "root");
+	tv.has_toolkit = node->toolkit != NULL;
+	if (node->toolkit)
+		load_toolkit_ref(L, f, node, &tv);
+	in = rules_ynode_get(v, "inputs");
+	needs = rules_ynode_get(v, "needs");
+	n = (in && in->kind == RULES_YNODE_SEQ ? in->n : 0) +
+	    (needs && needs->kind == RULES_YNODE_SEQ ? needs->n : 0);
+	node->deps = rules_load_alloc(L, (n ? n : 1) * sizeof(*node->deps));
+	if (!node->deps)
+		return;
+	if (in)
+		load_deps(L, in, "inputs", node, &tv);
+	if (needs && !rules_load_failed_nomem(L))
+		load_deps(L, needs, "needs", node, &tv);
+	if (rules_load_failed_nomem(L))
+		return;
+	f = rules_ynode_get(v, "shell");
+	if (f)
+		rules_load_bool(L, f, "shell", &node->shell);
+	cmd = rules_ynode_get(v, "command");
+	if (cmd && cmd->kind == RULES_YNODE_SCALAR && !rules_ynode_is_null(cmd)) {
+		if (f && !node->shell)
+			rules_load_error(L, cmd, "write the command as a list",
+					 "a command string needs 'shell: true'");
+		node->shell = 1;
+	}
+	if (cmd && !rules_load_strings(L, cmd, "command", 1, &node->command,
+				       &node->n_command)) {
+		if (!node->n_command)
+			rules_load_error(L, cmd, NULL, "empty 'command'");
+		for (i = 0; i < node->n_command; i++)
+			rules_syntax_template(L, cmd->kind == RULES_YNODE_SEQ
+						 ? cmd->items[i] : cmd,
+					      node->command[i], &tv);
+	}
+	f = rules_ynode_get(v, "builtin");
+	if (f && !rules_load_string(L, f, "builtin", &node->builtin) &&
+	    strcmp(node->builtin, builtins[0]))
+		rules_load_unknown(L, f, "builtin", node->builtin, builtins, 1);
+	if (cmd && f)
+		rules_load_error(L, f, "keep one of them",
+				 "%s has both 'command' and 'builtin'", what);
+	else if (!cmd && !f)
+		rules_load_error(L, k, "add command: [PROGRAM, ARG, ...]",
+				 "%s has neither 'command' nor 'builtin'", what);
+	f = rules_ynode_get(v, "env");
+	if (f)
+		load_kvs(L, f, "env", 1, &tv, &node->env, &node->n_env);
+	f = rules_ynode_get(v, "meta");
+	if (f)
+		load_kvs(L, f, "meta", 0, &tv, &node->meta, &node->n_meta);
+	f = rules_ynode_get(v, "cwd");
+	if (f && !rules_load_string(L, f, "cwd", &node->cwd))
+		rules_syntax_template(L, f, node->cwd, &tv);
+	f = rules_ynode_get(v, "version");
+	if (f && !rules_load_string(L, f, "version", &node->version))
+		rules_syntax_template(L, f, node->version, &tv);
+	f = rules_ynode_get(v, "outputs");
+	if (f && !rules_load_strings(L, f, "outputs", 0, &node->outputs,
+				     &node->n_outputs))
+		for (i = 0; i < node->n_outputs; i++)
+			if (!rules_syntax_pattern(L, f->items[i], node->outputs[i]))
+				rules_syntax_template(L, f->items[i],
+						      node->outputs[i], &tv);
+	f = rules_ynode_get(v, "timeout");
+	if (f) {
+		const char *s;
+
+		if (!rules_load_string(L, f, "timeout", &s)) {
+			node->timeout_ms = parse_timeout(s);
+			if (!node->timeout_ms)
+				rules_load_error(L, f,
+						 "write seconds (600) or a number "
+						 "with s, m or h (10m)",
+						 "malformed timeout '%s'", s);
+		}
+	}
+	f = rules_ynode_get(v, "gpu");
+	if (f)
+		load_gpu(L, f, &node->gpu);
+}
+
+void
+rules_load_nodes(struct rules_load *L, const struct rules_ynode *m,
+		 enum rules_node_kind kind)
+{
+	struct rules_node *v;
+	size_t i;
+
+	if (!m->n)
+		return;
+	v = rules_load_alloc(L, m->n * sizeof(*v));
+	if (!v)
+		return;
+	if (kind == RULES_NODE_TEST) {
+		L->r->tests = v;
+		L->r->n_tests = m->n;
+	} else {
+		L->r->artifacts = v;
+		L->r->n_artifacts = m->n;
+	}
+	for (i = 0; i < m->n; i++) {
+		v[i].kind = kind;
+		rules_load_name(L, m->items[2 * i],
+				kind == RULES_NODE_TEST ? "test" : "artifact");
+		load_node(L, m->items[2 * i], m->items[2 * i + 1], &v[i]);
+		if (rules_load_failed_nomem(L))
+			return;
+	}
+}
+
+static void
+load_release(struct rules_load *L, const struct rules_ynode *k,
+	     const struct rules_ynode *v, struct rules_release *rel)
+{
+	static const char *const keys[] = {
+		"each", "tag", "artifacts", "exclude", "notes",
+		"notes-skip-post", NULL,
+	};
+	const struct rules_ynode *f;
+	struct rules_tvars tv;
+	char what[160];
+	size_t i;
+
+	snprintf(what, sizeof(what), "release '%s'", k->str);
+	rel->name = k->str;
+	rel->pos = rules_load_pos(k);
+	if (rules_load_keys(L, v, what, keys))
+		return;
+	f = rules_ynode_get(v, "each");
+	if (f)
+		rules_load_each(L, f, what, &rel->each);
+	if (rules_load_failed_nomem(L))
+		return;
+	memset(&tv, 0, sizeof(tv));
+	tv.each = &rel->each;
+	tv.has_root = rules_each_has(&rel->each, "root");
+	tv.release = 1;
+	f = rules_ynode_get(v, "tag");
+	if (!f)
+		rules_load_error(L, k, "add tag: root.tags (or a tag glob)",
+				 "%s has no 'tag'", what);
+	else if (!rules_load_string(L, f, "tag", &rel->tag)) {
+		if (!strcmp(rel->tag, "root.tags")) {
+			if (!tv.has_root)
+				rules_load_error(L, f,
+						 "add root: roots to the release's 'each'",
+						 "'root.tags' needs a 'root' axis");
+		} else {
+			rules_syntax_glob(L, f, rel->tag);
+		}
+	}
+	f = rules_ynode_get(v, "artifacts");
+	if (!f)
+		rules_load_error(L, k, "add artifacts: [NAME, ...]",
+				 "%s has no 'artifacts'", what);
+	else if (!rules_load_strings(L, f, "artifacts", 0, &rel->artifacts,
+				     &rel->n_artifacts)) {
+		if (!rel->n_artifacts)
+			rules_load_error(L, f, NULL, "%s publishes no artifacts",
+					 what);
+		for (i = 0; i < rel->n_artifacts; i++)
+			if (!in_names(rel->artifacts[i], L->art_names,
+				      L->n_art_names))
+				rules_load_unknown(L, f->items[i], "artifact",
+						   rel->artifacts[i], L->art_names,
+						   L->n_art_names);
+	}
+	f = rules_ynode_get(v, "exclude");
+	if (f && !rules_load_strings(L, f, "exclude", 0, &rel->exclude,
+				     &rel->n_exclude))
+		for (i = 0; i < rel->n_exclude; i++)
+			rules_syntax_glob(L, f->items[i], rel->exclude[i]);
+	f = rules_ynode_get(v, "notes");
+	if (f && !rules_load_string(L, f, "notes", &rel->notes))
+		rules_syntax_template(L, f, rel->notes, &tv);
+	f = rules_ynode_get(v, "notes-skip-post");
+	if (f)
+		rules_load_bool(L, f, "notes-skip-post", &rel->notes_skip_post);
+}
+
+void
+rules_load_releases(struct rules_load *L, const struct rules_ynode *m)
+{
+	size_t i;
+
+	if (!m->n)
+		return;
+	L->r->releases = rules_load_alloc(L, m->n * sizeof(*L->r->releases));
+	if (!L->r->releases)
+		return;
+	L->r->n_releases = m->n;
+	for (i = 0; i < m->n; i++) {
+		rules_load_name(L, m->items[2 * i], "release");
+		load_release(L, m->items[2 * i], m->items[2 * i + 1],
+			     &L->r->releases[i]);
+		if (rules_load_failed_nomem(L))
+			return;
+	}
+}
