@@ -21,6 +21,8 @@
 
 static const struct cli_command commands[] = {
 	{ "check", cli_check, "load and validate the rules file" },
+	{ "graph", cli_graph, "show the nodes and edges of a target" },
+	{ "keys", cli_keys, "show node keys and what they hash" },
 	{ NULL, NULL, NULL },
 };
 

@@ -47,6 +47,30 @@ int cli_exit_for(int code);
 int cli_usage_error(const struct cli_ctx *ctx, const char *cmd,
 		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+struct buf;
+struct eval;
+struct graph_repo;
+
+/*
+ * Open the repository (when *repo is NULL) from ctx->dir and evaluate it at
+ * `rev` (or the working tree); print every rule error. Returns 0, or the
+ * exit code to return. On success the caller frees *ev (eval_free) and
+ * closes *repo (graph_repo_close).
+ */
+int cli_open_eval(const struct cli_ctx *ctx, const char *rev, int worktree,
+		  const char *rules_file, struct graph_repo **repo,
+		  struct eval **ev);
+
+/* Write b to `path` ("-" or NULL: stdout), appending when asked. */
+int cli_write_out(const struct cli_ctx *ctx, const char *path, int append,
+		  const struct buf *b);
+
+/* `ripple graph`: nodes and edges of a closure (engine/cli_graph.c). */
+int cli_graph(int argc, char **argv, const struct cli_ctx *ctx);
+
+/* `ripple keys`: node keys and their components (engine/cli_graph.c). */
+int cli_keys(int argc, char **argv, const struct cli_ctx *ctx);
+
 /* `ripple check [--rules FILE]`: validate the rules (engine/cli_check.c). */
 int cli_check(int argc, char **argv, const struct cli_ctx *ctx);
 

@@ -318,8 +318,9 @@ graph_deps_resolve(struct graph *g, struct graph_node *nodes, size_t n,
 			if (!j || deps.v[j - 1] != deps.v[k])
 				deps.v[j++] = deps.v[k];
 		node->n_deps = j;
-		node->deps = arena_memdup(&g->arena, deps.v,
-					  (j ? j : 1) * sizeof(size_t));
+		node->deps = j ? arena_memdup(&g->arena, deps.v,
+					      j * sizeof(size_t))
+			       : arena_alloc(&g->arena, sizeof(size_t));
 		if (!node->deps)
 			rc = error_set(err, ERROR_NOMEM, "out of memory");
 	}

@@ -1,0 +1,78 @@
+/*
+ * Pieces several commands share: opening the repository and an evaluation
+ * with every rule error printed, and writing a buffer to a file or stdout.
+ */
+#include "engine/cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/error.h"
+#include "engine/eval.h"
+#include "graph/repo.h"
+#include "base/banned.h"
+
+int
+cli_open_eval(const struct cli_ctx *ctx, const char *rev, int worktree,
+	      const char *rules_file, struct graph_repo **repo,
+	      struct eval **ev)
+{
+	struct error_list errors;
+	struct error err;
+	size_t i;
+	int rc;
+
+	error_init(&err);
+	*ev = NULL;
+	if (!*repo) {
+		rc = graph_repo_open(ctx->dir, repo, &err);
+		if (rc) {
+			cli_print_error(ctx, &err);
+			return cli_exit_for(rc);
+		}
+	}
+	error_list_init(&errors, 50);
+	rc = eval_open(*repo, rev, worktree, rules_file, NULL, &errors, ev,
+		       &err);
+	if (rc) {
+		if (errors.n) {
+			for (i = 0; i < errors.n; i++)
+				cli_print_error(ctx, &errors.items[i]);
+			if (errors.dropped)
+				fprintf(stderr, "ripple: %zu more errors not "
+					"shown\n", errors.dropped);
+		} else {
+			cli_print_error(ctx, &err);
+		}
+		error_list_release(&errors);
+		return cli_exit_for(rc);
+	}
+	error_list_release(&errors);
+	return 0;
+}
+
+int
+cli_write_out(const struct cli_ctx *ctx, const char *path, int append,
+	      const struct buf *b)
+{
+	FILE *f = stdout;
+
+	if (path && strcmp(path, "-")) {
+		f = fopen(path, append ? "ab" : "wb");
+		if (!f) {
+			struct error err;
+
+			error_init(&err);
+			error_set(&err, ERROR_IO, "cannot write '%s'", path);
+			cli_print_error(ctx, &err);
+			return CLI_ERROR;
+		}
+	}
+	fwrite(b->data, 1, b->len, f);
+	if (f != stdout)
+		fclose(f);
+	else
+		fflush(stdout);
+	return 0;
+}
