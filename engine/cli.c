@@ -20,6 +20,11 @@
 #define RIPPLE_VERSION "0.1.0"
 
 static const struct cli_command commands[] = {
+	{ "cuda-smoke", cli_cuda_smoke,
+	  "compile, link, launch and check a CUDA kernel" },
+	{ "devices", cli_devices, "list GPUs and the CUDA driver version" },
+	{ "toolkits", cli_toolkits,
+	  "list CUDA toolkits, where found, and their versions" },
 	{ NULL, NULL, NULL },
 };
 

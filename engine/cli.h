@@ -47,4 +47,9 @@ int cli_exit_for(int code);
 int cli_usage_error(const struct cli_ctx *ctx, const char *cmd,
 		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* Commands (engine/cli_<name>.c). */
+int cli_cuda_smoke(int argc, char **argv, const struct cli_ctx *ctx);
+int cli_devices(int argc, char **argv, const struct cli_ctx *ctx);
+int cli_toolkits(int argc, char **argv, const struct cli_ctx *ctx);
+
 #endif
