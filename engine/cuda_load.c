@@ -77,7 +77,7 @@ open_lib(const char *home, const char *base, const char *what, void **dl,
 				 lib_dirs[d], base, lib_sufs[s]);
 			if (stat(cand, &st) != 0)
 				continue;
-			*dl = dlopen(cand, RTLD_NOW | RTLD_LOCAL);
+			*dl = dlopen(cand, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 			if (*dl) {
 				snprintf(path, CUDA_PATH_MAX, "%s", cand);
 				return 0;
@@ -223,7 +223,6 @@ cuda_libs_close(struct cuda_libs *libs)
 {
 	if (!libs)
 		return;
-	/* cudart is closed first: it may hold the driver's resources. */
 	if (libs->cudart_dl)
 		dlclose(libs->cudart_dl);
 	if (libs->nvjitlink_dl)

@@ -84,7 +84,9 @@ struct cuda_libs;
  * Open the toolkit installed under `home` (a directory such as
  * /usr/local/cuda-12.9): dlopen NVRTC, nvJitLink and cudart, each searched in
  * HOME/lib64, HOME/targets/<arch>-linux/lib and HOME/lib under the sonames
- * lib<x>.so.13, lib<x>.so.12, then lib<x>.so, with RTLD_NOW | RTLD_LOCAL.
+ * lib<x>.so.13, lib<x>.so.12, then lib<x>.so, with RTLD_NOW | RTLD_LOCAL |
+ * RTLD_NODELETE (CUDA's libraries are not built to be unloaded: their C++
+ * runtimes keep allocations and handlers, so they stay mapped after close).
  * On success *out is a new handle (close with cuda_libs_close).
  * Errors: ERROR_NOT_FOUND when `home` does not exist or a library is in none
  * of the places (the message names the paths tried, and dlerror of one that
@@ -94,7 +96,10 @@ struct cuda_libs;
 int cuda_libs_open(const char *home, struct cuda_libs **out,
 		   struct error *err);
 
-/* dlclose the libraries and free the handle. Accepts NULL. */
+/*
+ * dlclose the libraries (they stay mapped: RTLD_NODELETE) and free the
+ * handle. Accepts NULL.
+ */
 void cuda_libs_close(struct cuda_libs *libs);
 
 /* 1 when this build was compiled against CUDA headers, else 0. */
