@@ -23,6 +23,11 @@ static const struct cli_command commands[] = {
 	{ "check", cli_check, "load and validate the rules file" },
 	{ "graph", cli_graph, "show the nodes and edges of a target" },
 	{ "keys", cli_keys, "show node keys and what they hash" },
+	{ "cuda-smoke", cli_cuda_smoke,
+	  "compile, link, launch and check a CUDA kernel" },
+	{ "devices", cli_devices, "list GPUs and the CUDA driver version" },
+	{ "toolkits", cli_toolkits,
+	  "list CUDA toolkits, where found, and their versions" },
 	{ NULL, NULL, NULL },
 };
 

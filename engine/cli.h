@@ -73,5 +73,9 @@ int cli_keys(int argc, char **argv, const struct cli_ctx *ctx);
 
 /* `ripple check [--rules FILE]`: validate the rules (engine/cli_check.c). */
 int cli_check(int argc, char **argv, const struct cli_ctx *ctx);
+/* Commands (engine/cli_<name>.c). */
+int cli_cuda_smoke(int argc, char **argv, const struct cli_ctx *ctx);
+int cli_devices(int argc, char **argv, const struct cli_ctx *ctx);
+int cli_toolkits(int argc, char **argv, const struct cli_ctx *ctx);
 
 #endif
