@@ -17,20 +17,8 @@
 #include "base/error.h"
 #include "engine/cuda_load.h"
 #include "engine/cuda_probe.h"
-/* rules.h has glob patterns inside comments: -Wcomment, until fixed */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wcomment"
 #include "rules/rules.h"
-#pragma GCC diagnostic pop
 #include "base/banned.h"
-
-/*
- * The rules loader is another module's; referenced weakly so this command
- * links (and probes --home) before it lands. Where the loader is linked in,
- * these resolve to it.
- */
-#pragma weak rules_load_file
-#pragma weak rules_free
 
 #define MAX_HOMES 32
 
@@ -114,11 +102,6 @@ declared(const struct cli_ctx *ctx, const char *rules_path,
 			return -CLI_USAGE;
 		}
 		return 0;
-	}
-	if (!rules_load_file) {
-		fprintf(stderr, "ripple: error: this build has no rules "
-				"loader; use --home DIR\n");
-		return -CLI_ERROR;
 	}
 	error_list_init(&errs, 0);
 	if (rules_load_file(path, NULL, &r, &errs)) {
