@@ -264,6 +264,12 @@ Test(e2e_demo_repo, build_wheel_is_deterministic_and_follows_sources)
 	s = sh_out(dir, "ci/build-wheel cuda_pathfinder 3.12 linux-64 f");
 	cr_expect_str_eq(s, "f/cuda_pathfinder-0.0.0-py3-none-any.whl");
 	free(s);
+	s = sh_out(dir, "RIPPLE_VERSION=12.9.9 ci/build-wheel cuda_bindings_12 sdist any g");
+	cr_expect_str_eq(s, "g/cuda_bindings-12.9.9.tar.gz");
+	free(s);
+	s = sh_out(dir, "ci/build-wheel cuda_bindings 3.12 any h");
+	cr_expect_str_eq(s, "h/cuda_bindings-0.0.0-py3-none-any.whl");
+	free(s);
 	free(dir);
 	t_rmtree(tmp);
 	free(tmp);
@@ -277,6 +283,14 @@ Test(e2e_demo_repo, run_tests_fails_when_a_fail_file_exists)
 	r = t_sh(dir, "ci/run-tests core");
 	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.out, "result: passed") != NULL, "%s", r.out);
+	t_result_release(&r);
+	r = t_sh(dir, "ci/run-tests cuda_bindings_12 3.12 linux-64 published-floor "
+		 ">/dev/null && cat test-reports/cuda_bindings_12-3.12-linux-64.txt");
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "mode: published-floor") != NULL, "%s", r.out);
+	t_result_release(&r);
+	r = t_sh(dir, "ci/run-tests nosuchmodule");
+	cr_expect_eq(r.status, 2);
 	t_result_release(&r);
 	r = t_sh(dir, "git checkout -q pr/failing-tests && ci/run-tests core");
 	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
