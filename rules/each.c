@@ -118,6 +118,12 @@ load_axis_values(struct rules_load *L, const struct rules_ynode *k,
 			ea->n_values = ax->n_values;
 			return;
 		}
+		if (!strcmp(v->str, "roots")) {
+			rules_load_error(L, v, "write root: roots",
+					 "only the 'root' axis takes 'roots', "
+					 "not '%s'", k->str);
+			return;
+		}
 		snprintf(want, sizeof(want), "write a list, e.g. %s: [%s], or %s",
 			 k->str, v->str,
 			 strcmp(k->str, "root") ? "axes.NAME" : "roots");
