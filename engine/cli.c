@@ -20,6 +20,8 @@
 #define RIPPLE_VERSION "0.1.0"
 
 static const struct cli_command commands[] = {
+	{ "cache", cli_cache, "export, import or check the run cache" },
+	{ "runs", cli_runs, "list the runs recorded in the cache" },
 	{ NULL, NULL, NULL },
 };
 
