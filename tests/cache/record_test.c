@@ -55,6 +55,7 @@ Test(cache_run, list_sorts_by_start_then_id_and_filters)
 	cache_run_list_release(&list);
 	cache_close(c);
 	t_rmtree(dir);
+	free(dir);
 	free(path);
 }
 
@@ -85,6 +86,7 @@ Test(cache_run, duplicate_and_missing_runs_are_errors)
 	cache_run_release(&got);
 	cache_close(c);
 	t_rmtree(dir);
+	free(dir);
 	free(path);
 }
 
@@ -154,6 +156,7 @@ Test(cache_record, put_get_round_trips_every_field)
 	cache_record_release(&rec);
 	cache_close(c);
 	t_rmtree(dir);
+	free(dir);
 	free(path);
 }
 
@@ -183,6 +186,7 @@ Test(cache_record, recording_a_node_again_replaces_it)
 	cache_record_release(&rec);
 	cache_close(c);
 	t_rmtree(dir);
+	free(dir);
 	free(path);
 }
 
@@ -212,6 +216,7 @@ Test(cache_record, bad_records_are_refused_with_node)
 	cache_record_release(&rec);
 	cache_close(c);
 	t_rmtree(dir);
+	free(dir);
 	free(path);
 }
 
@@ -258,6 +263,7 @@ Test(cache_record, manifest_is_stored_once_per_key)
 	cache_record_release(&rec);
 	cache_close(c);
 	t_rmtree(dir);
+	free(dir);
 	free(path);
 }
 
@@ -297,6 +303,7 @@ Test(cache_record, find_returns_successful_records_newest_run_first)
 	cache_record_release(&rec);
 	cache_close(c);
 	t_rmtree(dir);
+	free(dir);
 	free(path);
 }
 
@@ -327,6 +334,7 @@ Test(cache_record, list_is_sorted_by_node_id)
 	cache_record_list_release(&list);
 	cache_close(c);
 	t_rmtree(dir);
+	free(dir);
 	free(path);
 }
 
@@ -385,6 +393,7 @@ Test(cache_record, concurrent_writers_lose_nothing)
 		     WRITERS * PER_WRITER);
 	cr_expect_eq(tc_sql_int(path, "SELECT count(*) FROM manifests"), 50);
 	t_rmtree(dir);
+	free(dir);
 	free(path);
 }
 
@@ -421,5 +430,6 @@ Test(cache_kernel, put_get_and_replace)
 		     ERROR_NOT_FOUND);
 	cache_close(c);
 	t_rmtree(dir);
+	free(dir);
 	free(path);
 }

@@ -73,6 +73,7 @@ Test(cache_transfer, export_is_sorted_and_stable)
 	mem_free(again);
 	cache_close(c);
 	t_rmtree(dir);
+	free(dir);
 }
 
 Test(cache_transfer, round_trip_is_byte_identical_and_idempotent)
@@ -108,6 +109,7 @@ Test(cache_transfer, round_trip_is_byte_identical_and_idempotent)
 	mem_free(three);
 	cache_close(a);
 	t_rmtree(dir);
+	free(dir);
 }
 
 Test(cache_transfer, runners_merge_into_one_run)
@@ -153,6 +155,7 @@ Test(cache_transfer, runners_merge_into_one_run)
 	cache_close(b);
 	cache_close(a);
 	t_rmtree(dir);
+	free(dir);
 }
 
 Test(cache_transfer, conflicting_record_names_both_keys_unless_replace)
@@ -190,6 +193,7 @@ Test(cache_transfer, conflicting_record_names_both_keys_unless_replace)
 	cache_close(b);
 	cache_close(a);
 	t_rmtree(dir);
+	free(dir);
 }
 
 Test(cache_transfer, run_of_another_commit_conflicts)
@@ -211,6 +215,7 @@ Test(cache_transfer, run_of_another_commit_conflicts)
 	cache_close(b);
 	cache_close(a);
 	t_rmtree(dir);
+	free(dir);
 }
 
 Test(cache_transfer, bad_documents_are_invalid)
@@ -246,6 +251,7 @@ Test(cache_transfer, bad_documents_are_invalid)
 	cache_close(c);
 	cr_expect_eq(tc_sql_int(path, "SELECT count(*) FROM runs"), 0);
 	t_rmtree(dir);
+	free(dir);
 	free(path);
 }
 
@@ -264,6 +270,7 @@ Test(cache_transfer, newer_format_is_unsupported)
 			 "this ripple understands (1)");
 	cache_close(c);
 	t_rmtree(dir);
+	free(dir);
 	free(path);
 }
 
@@ -280,5 +287,6 @@ Test(cache_transfer, export_of_missing_run_is_not_found)
 	cr_expect_null(text);
 	cache_close(c);
 	t_rmtree(dir);
+	free(dir);
 	free(path);
 }
