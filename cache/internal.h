@@ -88,7 +88,8 @@ int cache_schema_apply(struct cache *c, struct error *err);
 /* Read PRAGMA user_version into *out. */
 int cache_schema_read(struct cache *c, int *out, struct error *err);
 
-/* Record writing without a transaction, for put and import (record.c). */
+/* Writing without a transaction, for put and import (record.c,
+ * manifest.c). */
 struct cache_record;
 struct cache_manifest;
 int cache_record_write(struct cache *c, const struct cache_record *rec,
@@ -100,7 +101,17 @@ int cache_manifest_write(struct cache *c, const struct cache_manifest *m,
 int cache_record_read_row(struct cache *c, sqlite3_stmt *st,
 			  struct cache_record *rec, struct error *err);
 
-/* Components to and from their JSON text (record.c). */
+/*
+ * Dump `j` (reference stolen; NULL means out of memory) compactly with
+ * sorted keys into *out, mem_alloc'd (manifest.c).
+ */
+struct json_t;
+int cache_json_dump(struct json_t *j, char **out, struct error *err);
+
+/* ERROR_INVALID: `key` is not 32 lowercase hex digits (manifest.c). */
+int cache_key_error(const char *key, struct error *err);
+
+/* Components to and from their JSON text (manifest.c). */
 int cache_components_encode(const struct cache_manifest *m, char **out,
 			    struct error *err);
 int cache_components_decode(struct cache *c, const char *text,

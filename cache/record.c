@@ -1,7 +1,7 @@
 /*
- * Records (one node's outcome in one run) and the key manifests stored
- * with them, once per distinct key; their JSON text columns (artifact
- * locators, metadata, components) are encoded and decoded here.
+ * Records: one node's outcome in one run, written with its key's manifest
+ * in one transaction; the JSON text columns for artifact locators and
+ * metadata are encoded and decoded here (manifests live in manifest.c).
  */
 #include "cache/cache.h"
 #include "cache/internal.h"
@@ -50,28 +50,6 @@ cache_record_status_parse(const char *name, enum cache_record_status *out,
 			 name ? name : "(null)");
 }
 
-int
-cache_key_valid(const char *key)
-{
-	size_t i;
-
-	if (!key)
-		return 0;
-	for (i = 0; i < CACHE_KEY_LEN; i++)
-		if (!((key[i] >= '0' && key[i] <= '9') ||
-		      (key[i] >= 'a' && key[i] <= 'f')))
-			return 0;
-	return key[CACHE_KEY_LEN] == '\0';
-}
-
-static int
-key_error(const char *key, struct error *err)
-{
-	error_set(err, ERROR_INVALID,
-		  "key '%s' is not 32 lowercase hex digits", key ? key : "");
-	return ERROR_INVALID;
-}
-
 void
 cache_record_init(struct cache_record *rec)
 {
@@ -108,120 +86,6 @@ cache_record_list_release(struct cache_record_list *list)
 	list->n = 0;
 }
 
-void
-cache_manifest_release(struct cache_manifest *m)
-{
-	size_t i;
-
-	if (!m)
-		return;
-	for (i = 0; i < m->n; i++) {
-		mem_free(m->items[i].kind);
-		mem_free(m->items[i].name);
-		mem_free(m->items[i].digest);
-		mem_free(m->items[i].detail);
-	}
-	mem_free(m->items);
-	memset(m, 0, sizeof(*m));
-}
-
-int
-cache_manifest_add(struct cache_manifest *m, const char *kind,
-		   const char *name, const char *digest, const char *detail,
-		   struct error *err)
-{
-	struct cache_component *p, *it;
-
-	p = mem_realloc(m->items, (m->n + 1) * sizeof(*p));
-	if (!p)
-		return OOM(err);
-	m->items = p;
-	it = &p[m->n];
-	it->kind = mem_strdup(kind ? kind : "");
-	it->name = mem_strdup(name ? name : "");
-	it->digest = mem_strdup(digest ? digest : "");
-	it->detail = mem_strdup(detail ? detail : "");
-	m->n++;
-	if (!it->kind || !it->name || !it->digest || !it->detail)
-		return OOM(err);
-	return 0;
-}
-
-/* Dump `j` compactly with sorted keys into a mem_alloc'd string. */
-static int
-dump(json_t *j, char **out, struct error *err)
-{
-	char *s;
-
-	*out = NULL;
-	if (!j)
-		return OOM(err);
-	s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
-	json_decref(j);
-	if (!s || !(*out = mem_strdup(s))) {
-		free(s);
-		return OOM(err);
-	}
-	free(s);
-	return 0;
-}
-
-int
-cache_components_encode(const struct cache_manifest *m, char **out,
-			struct error *err)
-{
-	json_t *arr = json_array();
-	size_t i;
-
-	for (i = 0; arr && i < m->n; i++) {
-		const struct cache_component *it = &m->items[i];
-
-		if (json_array_append_new(arr, json_pack(
-			"{s:s, s:s, s:s, s:s}", "kind", it->kind,
-			"name", it->name, "digest", it->digest,
-			"detail", it->detail))) {
-			json_decref(arr);
-			arr = NULL;
-		}
-	}
-	return dump(arr, out, err);
-}
-
-int
-cache_components_decode(struct cache *c, const char *text,
-			struct cache_manifest *m, struct error *err)
-{
-	json_t *arr = json_loads(text, 0, NULL), *it;
-	size_t i;
-	int rc = 0;
-
-	if (!json_is_array(arr)) {
-		rc = error_at(err, ERROR_CORRUPT, c ? c->path : NULL, 0, 0,
-			      "manifest of key '%s' is not a JSON array",
-			      m->key);
-		goto done;
-	}
-	json_array_foreach(arr, i, it) {
-		const char *kind, *name, *digest, *detail;
-
-		if (json_unpack(it, "{s:s, s:s, s:s, s:s}", "kind", &kind,
-				"name", &name, "digest", &digest, "detail",
-				&detail)) {
-			rc = error_at(err, ERROR_CORRUPT, c ? c->path : NULL,
-				      0, 0, "manifest of key '%s': component "
-				      "%zu lacks kind, name, digest or detail",
-				      m->key, i);
-			goto done;
-		}
-		rc = cache_manifest_add(m, kind, name, digest, detail, err);
-		if (rc)
-			goto done;
-	}
-done:
-	json_decref(arr);
-	return rc;
-}
-
 static int
 encode_artifacts(const struct strv *sv, char **out, struct error *err)
 {
@@ -234,7 +98,7 @@ encode_artifacts(const struct strv *sv, char **out, struct error *err)
 			arr = NULL;
 		}
 	}
-	return dump(arr, out, err);
+	return cache_json_dump(arr, out, err);
 }
 
 /* "K=V" entries into a JSON object; keys must be non-empty and unique. */
@@ -275,7 +139,7 @@ encode_metadata(const struct strv *sv, char **out, struct error *err)
 		}
 		mem_free(k);
 	}
-	return dump(obj, out, err);
+	return cache_json_dump(obj, out, err);
 }
 
 static int
@@ -402,88 +266,6 @@ fail:
 }
 
 int
-cache_manifest_write(struct cache *c, const struct cache_manifest *m,
-		     int *added, struct error *err)
-{
-	sqlite3_stmt *st;
-	char *text = NULL;
-	int rc;
-
-	if (added)
-		*added = 0;
-	if (!cache_key_valid(m->key))
-		return key_error(m->key, err);
-	rc = cache_components_encode(m, &text, err);
-	if (rc)
-		return rc;
-	st = cache_stmt_get(c, CACHE_STMT_MANIFEST_PUT, err);
-	if (!st) {
-		rc = err ? err->code : ERROR_INTERNAL;
-		goto done;
-	}
-	if ((rc = cache_bind_text(c, st, 1, m->key, err)) ||
-	    (rc = cache_bind_text(c, st, 2, text, err)))
-		goto done;
-	rc = cache_stmt_step(c, st, err);
-	if (rc < 0)
-		goto done;
-	if (added)
-		*added = sqlite3_changes(c->db) > 0;
-	rc = 0;
-done:
-	mem_free(text);
-	return rc;
-}
-
-int
-cache_manifest_put(struct cache *c, const struct cache_manifest *m,
-		   struct error *err)
-{
-	int rc = cache_txn_begin(c, err);
-
-	if (rc)
-		return rc;
-	rc = cache_manifest_write(c, m, NULL, err);
-	if (rc) {
-		cache_txn_rollback(c);
-		return rc;
-	}
-	return cache_txn_commit(c, err);
-}
-
-int
-cache_manifest_get(struct cache *c, const char *key,
-		   struct cache_manifest *out, struct error *err)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	memset(out, 0, sizeof(*out));
-	if (!cache_key_valid(key))
-		return key_error(key, err);
-	memcpy(out->key, key, CACHE_KEY_SIZE);
-	st = cache_stmt_get(c, CACHE_STMT_MANIFEST_GET, err);
-	if (!st)
-		return err ? err->code : ERROR_INTERNAL;
-	rc = cache_bind_text(c, st, 1, key, err);
-	if (rc)
-		return rc;
-	rc = cache_stmt_step(c, st, err);
-	if (rc < 0)
-		return rc;
-	if (rc == 0)
-		return error_set(err, ERROR_NOT_FOUND,
-				 "no manifest for key '%s'", key);
-	rc = cache_components_decode(c,
-				     (const char *)sqlite3_column_text(st, 0),
-				     out, err);
-	sqlite3_reset(st);
-	if (rc)
-		cache_manifest_release(out);
-	return rc;
-}
-
-int
 cache_record_write(struct cache *c, const struct cache_record *rec,
 		   struct error *err)
 {
@@ -494,7 +276,7 @@ cache_record_write(struct cache *c, const struct cache_record *rec,
 	if (!rec->node_id || !rec->node_id[0])
 		return error_set(err, ERROR_INVALID, "empty node id");
 	if (!cache_key_valid(rec->key)) {
-		rc = key_error(rec->key, err);
+		rc = cache_key_error(rec->key, err);
 		goto done;
 	}
 	if ((rc = encode_artifacts(&rec->artifacts, &arts, err)) ||
@@ -650,7 +432,7 @@ cache_record_find(struct cache *c, const char *key, const char *run,
 	out->items = NULL;
 	out->n = 0;
 	if (!cache_key_valid(key))
-		return key_error(key, err);
+		return cache_key_error(key, err);
 	st = cache_stmt_get(c, run ? CACHE_STMT_RECORD_FIND_RUN
 				   : CACHE_STMT_RECORD_FIND_ANY, err);
 	if (!st)

@@ -28,6 +28,8 @@ static const struct cli_command commands[] = {
 	{ "devices", cli_devices, "list GPUs and the CUDA driver version" },
 	{ "toolkits", cli_toolkits,
 	  "list CUDA toolkits, where found, and their versions" },
+	{ "cache", cli_cache, "export, import or check the run cache" },
+	{ "runs", cli_runs, "list the runs recorded in the cache" },
 	{ NULL, NULL, NULL },
 };
 

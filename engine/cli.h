@@ -77,5 +77,21 @@ int cli_check(int argc, char **argv, const struct cli_ctx *ctx);
 int cli_cuda_smoke(int argc, char **argv, const struct cli_ctx *ctx);
 int cli_devices(int argc, char **argv, const struct cli_ctx *ctx);
 int cli_toolkits(int argc, char **argv, const struct cli_ctx *ctx);
+ * The cache file a command uses, into out (n bytes): `opt` (--cache) when
+ * given, else $RIPPLE_CACHE, else `.ripple/cache.db` under the working
+ * tree root of the repository that contains ctx->dir (found with libgit2's
+ * git_repository_discover), else under ctx->dir itself. A relative path
+ * from --cache or $RIPPLE_CACHE is taken relative to ctx->dir (-C DIR).
+ * Returns 0, or prints the error (cli_print_error) and returns a negative
+ * ERROR_* code (ERROR_INVALID: the path does not fit in n bytes); pass it
+ * to cli_exit_for.
+int cli_cache_path(const struct cli_ctx *ctx, const char *opt, char *out,
+		   size_t n);
+
+/* `ripple cache export|import|check` (engine/cli_cache.c). */
+int cli_cache(int argc, char **argv, const struct cli_ctx *ctx);
+
+/* `ripple runs` (engine/cli_runs.c). */
+int cli_runs(int argc, char **argv, const struct cli_ctx *ctx);
 
 #endif

@@ -45,6 +45,7 @@ Test(cache_schema, create_makes_parent_folders_and_current_version)
 	cr_expect_eq(tc_sql_int(path, "SELECT count(*) FROM sqlite_master "
 				"WHERE name = 'kernels'"), 1);
 	t_rmtree(dir);
+	free(dir);
 }
 
 Test(cache_schema, reopen_keeps_data_and_makes_no_backup)
@@ -66,6 +67,7 @@ Test(cache_schema, reopen_keeps_data_and_makes_no_backup)
 	snprintf(bak, sizeof(bak), "%s.bak-v1", path);
 	cr_expect_neq(access(bak, F_OK), 0);
 	t_rmtree(dir);
+	free(dir);
 	free(path);
 }
 
@@ -83,6 +85,7 @@ Test(cache_schema, wal_mode_is_on)
 	cache_close(c);
 	free(wal);
 	t_rmtree(dir);
+	free(dir);
 	free(path);
 }
 
@@ -102,6 +105,7 @@ Test(cache_schema, newer_schema_is_refused)
 			 "this ripple understands (2)");
 	cr_expect_str_eq(err.file, path);
 	t_rmtree(dir);
+	free(dir);
 	free(path);
 }
 
@@ -130,6 +134,7 @@ Test(cache_schema, old_version_is_backed_up_then_upgraded)
 				"WHERE name = 'kernels'"), 0);
 	cr_expect_eq(tc_sql_int(path, "PRAGMA user_version"), 2);
 	t_rmtree(dir);
+	free(dir);
 	free(path);
 }
 
@@ -147,6 +152,7 @@ Test(cache_schema, old_version_read_only_is_refused_untouched)
 		  err.msg);
 	cr_expect_eq(tc_sql_int(path, "PRAGMA user_version"), 1);
 	t_rmtree(dir);
+	free(dir);
 	free(path);
 }
 
@@ -169,6 +175,7 @@ Test(cache_schema, garbage_file_is_corrupt_with_hint)
 	cr_expect_str_eq(err.hint, "move it aside; ripple makes a new one");
 	cr_expect_str_eq(err.file, path);
 	t_rmtree(dir);
+	free(dir);
 	free(path);
 }
 
@@ -186,6 +193,7 @@ Test(cache_schema, foreign_database_is_not_a_cache)
 	cr_expect_eq(tc_sql_int(path, "SELECT count(*) FROM sqlite_master"),
 		     1);
 	t_rmtree(dir);
+	free(dir);
 	free(path);
 }
 
@@ -203,6 +211,7 @@ Test(cache_schema, missing_file_without_create_is_not_found)
 	cr_expect_null(c);
 	cr_expect_neq(access(path, F_OK), 0, "open made the file");
 	t_rmtree(dir);
+	free(dir);
 	free(path);
 }
 
@@ -227,6 +236,7 @@ Test(cache_schema, read_only_handle_refuses_writes)
 		     ERROR_IO);
 	cache_close(c);
 	t_rmtree(dir);
+	free(dir);
 	free(path);
 }
 
@@ -250,5 +260,6 @@ Test(cache_schema, integrity_check_passes_then_finds_dangling_record)
 	cr_expect_str_eq(err.hint, "move it aside; ripple makes a new one");
 	cache_close(c);
 	t_rmtree(dir);
+	free(dir);
 	free(path);
 }
