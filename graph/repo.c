@@ -18,6 +18,10 @@ struct graph_repo {
 	git_repository *git;
 	char *root;	/* workdir without trailing "/" */
 	int inited;	/* git_libgit2_init was called */
+	/* The last commit's root tree: libgit2 does not cache trees above
+	 * 4 KiB, and every source set of one evaluation starts there. */
+	struct graph_oid last_commit;
+	git_tree *last_tree;
 };
 
 #define FETCH_HINT "fetch more history: git fetch --unshallow"
@@ -131,6 +135,7 @@ graph_repo_close(struct graph_repo *repo)
 {
 	if (!repo)
 		return;
+	git_tree_free(repo->last_tree);
 	git_repository_free(repo->git);
 	mem_free(repo->root);
 	if (repo->inited)
@@ -269,16 +274,25 @@ graph_repo_commit_tree(struct graph_repo *repo, const struct graph_oid *commit,
 		       git_tree **out, struct error *err)
 {
 	git_commit *c = NULL;
-	int rc;
+	int rc = 0;
 
 	*out = NULL;
-	rc = graph_repo_has_commit(repo, commit, err);
-	if (rc)
-		return rc;
+	if (repo->last_tree && !memcmp(repo->last_commit.id, commit->id, 20))
+		return git_tree_dup(out, repo->last_tree) < 0 ?
+			graph_repo_git_error(repo, GIT_ERROR, err,
+					     "reading commit tree") : 0;
 	if (git_commit_lookup(&c, repo->git, (const git_oid *)commit->id) < 0 ||
 	    git_commit_tree(out, c) < 0)
+		rc = graph_repo_has_commit(repo, commit, err);
+	if (!rc && !*out)
 		rc = graph_repo_git_error(repo, GIT_ERROR, err,
 					  "reading commit tree");
+	if (!rc) {
+		git_tree_free(repo->last_tree);
+		repo->last_tree = NULL;
+		if (git_tree_dup(&repo->last_tree, *out) == 0)
+			repo->last_commit = *commit;
+	}
 	git_commit_free(c);
 	return rc;
 }

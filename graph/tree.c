@@ -8,6 +8,7 @@
 #include "graph/source_int.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #define XXH_STATIC_LINKING_ONLY
 #include <xxhash.h>
@@ -15,6 +16,7 @@
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/mem.h"
+#include "base/strv.h"
 #include "graph/pattern.h"
 #include "graph/repo_git.h"
 #include "base/banned.h"
@@ -339,6 +341,116 @@ tv_dir_digest(void *ctx, const char *path, unsigned char d[16],
 	return 0;
 }
 
+/* Compare directory paths as git orders trees: as if each ended in "/". */
+static int
+cmp_dir(const void *a, const void *b)
+{
+	const unsigned char *x = *(const unsigned char *const *)a;
+	const unsigned char *y = *(const unsigned char *const *)b;
+	unsigned cx, cy;
+
+	for (;; x++, y++) {
+		cx = *x ? *x : '/';
+		cy = *y ? *y : '/';
+		if (cx != cy)
+			return cx < cy ? -1 : 1;
+		if (!*x || !*y)
+			return !*x && !*y ? 0 : (!*x ? -1 : 1);
+	}
+}
+
+static int
+is_under(const char *p, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return !strncmp(p, dir, n) && p[n] == '/';
+}
+
+/*
+ * The memo nodes to flatten, in path order: the root's, or, when every
+ * include pattern has a fixed prefix, one per outermost prefix directory
+ * (so a set under "pkg/" never scans the root's other entries).
+ */
+static int
+walk_roots(struct walk *w, git_tree *root, struct memo_node ***nodes,
+	   size_t *n_nodes)
+{
+	struct strv pre = STRV_INIT;
+	git_tree_entry *e = NULL;
+	git_tree *sub = NULL;
+	size_t i, j;
+	int rc, grc;
+
+	*nodes = NULL;
+	*n_nodes = 0;
+	rc = pattern_set_prefixes(w->set, &pre, w->err);
+	if (rc)
+		goto done;
+	*nodes = mem_calloc(pre.n ? pre.n : 1, sizeof(**nodes));
+	if (!*nodes) {
+		rc = error_set(w->err, ERROR_NOMEM, "out of memory");
+		goto done;
+	}
+	if (!pre.n || !pre.v[0][0]) {
+		rc = walk_tree(w, root, &(*nodes)[0]);
+		*n_nodes = rc ? 0 : 1;
+		goto done;
+	}
+	/* Drop prefixes under another; order the rest as trees order. */
+	for (i = j = 0; i < pre.n; i++) {
+		size_t k;
+		int nested = 0;
+
+		for (k = 0; k < pre.n && !nested; k++)
+			nested = k != i && is_under(pre.v[i], pre.v[k]);
+		if (!nested)
+			pre.v[j++] = pre.v[i];
+		else
+			mem_free(pre.v[i]);
+	}
+	pre.n = j;
+	pre.v[j] = NULL;
+	qsort(pre.v, pre.n, sizeof(*pre.v), cmp_dir);
+	for (i = 0; i < pre.n; i++) {
+		if (!pattern_set_may_match_dir(w->set, pre.v[i]))
+			continue;
+		grc = git_tree_entry_bypath(&e, root, pre.v[i]);
+		if (grc == GIT_ENOTFOUND)
+			continue;
+		if (grc < 0) {
+			rc = graph_repo_git_error(w->repo, grc, w->err,
+						  "reading a tree");
+			goto done;
+		}
+		if (git_tree_entry_type(e) == GIT_OBJECT_TREE) {
+			grc = git_tree_lookup(&sub, graph_repo_git(w->repo),
+					      git_tree_entry_id(e));
+			if (grc < 0) {
+				rc = graph_repo_git_error(w->repo, grc, w->err,
+							  "reading a tree");
+				goto done;
+			}
+			buf_reset(&w->path);
+			rc = buf_addstr(&w->path, pre.v[i], w->err);
+			if (!rc)
+				rc = walk_tree(w, sub, &(*nodes)[*n_nodes]);
+			if (rc)
+				goto done;
+			(*n_nodes)++;
+			git_tree_free(sub);
+			sub = NULL;
+		}
+		git_tree_entry_free(e);
+		e = NULL;
+	}
+done:
+	git_tree_free(sub);
+	git_tree_entry_free(e);
+	strv_release(&pre);
+	return rc;
+}
+
 int
 graph_source_compute(struct graph_repo *repo, const struct graph_oid *commit,
 		     const struct pattern_set *set,
@@ -347,12 +459,12 @@ graph_source_compute(struct graph_repo *repo, const struct graph_oid *commit,
 {
 	struct graph_source_cache *own = NULL;
 	struct walk w;
-	struct memo_node *top = NULL;
+	struct memo_node **tops = NULL;
 	struct graph_source_raw *raw = NULL;
 	struct tree_view tv = { repo, NULL };
 	struct graph_source_view view = { &tv, tv_lookup, tv_link_text,
 					  tv_dir_digest };
-	size_t n = 0;
+	size_t n = 0, i, n_tops = 0, total = 0;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -370,21 +482,25 @@ graph_source_compute(struct graph_repo *repo, const struct graph_oid *commit,
 	w.cache = cache;
 	w.err = err;
 	buf_init(&w.path, 0);
-	rc = walk_tree(&w, tv.root, &top);
+	rc = walk_roots(&w, tv.root, &tops, &n_tops);
 	buf_release(&w.path);
 	if (rc)
 		goto done;
-	if (top->total) {
-		raw = mem_calloc(top->total, sizeof(*raw));
+	for (i = 0; i < n_tops; i++)
+		total += tops[i]->total;
+	if (total) {
+		raw = mem_calloc(total, sizeof(*raw));
 		if (!raw) {
 			rc = error_set(err, ERROR_NOMEM, "out of memory");
 			goto done;
 		}
-		flatten(top, raw, &n);
+		for (i = 0; i < n_tops; i++)
+			flatten(tops[i], raw, &n);
 	}
 	rc = graph_source_finish(out, raw, n, &view, err);
 done:
 	mem_free(raw);
+	mem_free(tops);
 	git_tree_free(tv.root);
 	graph_source_cache_free(own);
 	return rc;
