@@ -73,10 +73,13 @@ int cli_keys(int argc, char **argv, const struct cli_ctx *ctx);
 
 /* `ripple check [--rules FILE]`: validate the rules (engine/cli_check.c). */
 int cli_check(int argc, char **argv, const struct cli_ctx *ctx);
+
 /* Commands (engine/cli_<name>.c). */
 int cli_cuda_smoke(int argc, char **argv, const struct cli_ctx *ctx);
 int cli_devices(int argc, char **argv, const struct cli_ctx *ctx);
 int cli_toolkits(int argc, char **argv, const struct cli_ctx *ctx);
+
+/*
  * The cache file a command uses, into out (n bytes): `opt` (--cache) when
  * given, else $RIPPLE_CACHE, else `.ripple/cache.db` under the working
  * tree root of the repository that contains ctx->dir (found with libgit2's
@@ -85,6 +88,7 @@ int cli_toolkits(int argc, char **argv, const struct cli_ctx *ctx);
  * Returns 0, or prints the error (cli_print_error) and returns a negative
  * ERROR_* code (ERROR_INVALID: the path does not fit in n bytes); pass it
  * to cli_exit_for.
+ */
 int cli_cache_path(const struct cli_ctx *ctx, const char *opt, char *out,
 		   size_t n);
 
