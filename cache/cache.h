@@ -57,6 +57,7 @@ enum cache_open_flags {
  * aside), ERROR_UNSUPPORTED (schema newer than CACHE_SCHEMA_VERSION, or an
  * older schema opened read-only), ERROR_INVALID (a database that is not a
  * ripple cache), ERROR_IO, ERROR_NOMEM. The error's file is `path`.
+ * A handle belongs to one thread at a time; processes may share the file.
  */
 int cache_open(const char *path, int flags, struct cache **out,
 	       struct error *err);

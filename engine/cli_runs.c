@@ -173,7 +173,7 @@ cli_runs(int argc, char **argv, const struct cli_ctx *ctx)
 	cache_close(c);
 	if (rc) {
 		cli_print_error(ctx, &err);
-		return rc == ERROR_CORRUPT ? CLI_ERROR : cli_exit_for(rc);
+		return cli_exit_for(rc);
 	}
 	if (json)
 		rc = print_json(&list);
