@@ -262,6 +262,26 @@ eval_path_claimed(struct eval *ev, const char *path, int *ignored,
 	return 0;
 }
 
+int
+eval_input_by_name(struct eval *ev, const char *name,
+		   const struct graph_source_state **out, struct error *err)
+{
+	size_t i, k;
+	int rc;
+
+	for (i = 0; i < ev->graph->n_nodes; i++) {
+		const struct graph_node *n = &ev->graph->nodes[i];
+
+		for (k = 0; k < n->n_inputs; k++) {
+			if (strcmp(n->inputs[k].name, name))
+				continue;
+			rc = eval_input_state(ev, &n->inputs[k], out, err);
+			return rc ? rc : 1;
+		}
+	}
+	return 0;
+}
+
 const char *
 eval_label(const struct eval *ev)
 {

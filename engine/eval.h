@@ -68,6 +68,14 @@ int eval_input_state(struct eval *ev, const struct graph_input *in,
 int eval_path_claimed(struct eval *ev, const char *path, int *ignored,
 		      struct error *err);
 
+/*
+ * The state of the input called `name` (as in graph_input.name) if some
+ * node of this evaluation uses it: 1 and *out set, 0 when no node does.
+ */
+int eval_input_by_name(struct eval *ev, const char *name,
+		       const struct graph_source_state **out,
+		       struct error *err);
+
 /* The name to show for the state: short commit id or "worktree". */
 const char *eval_label(const struct eval *ev);
 

@@ -157,6 +157,20 @@ record_node_key(struct cache *c, struct eval *ev, const char *run,
 	return rc;
 }
 
+void
+record_file_identity(const struct graph_source_file *f, char *digest,
+		     size_t dn, char *detail, size_t tn)
+{
+	if (f->kind == GRAPH_FILE_SYMLINK && f->target_id[0])
+		snprintf(digest, dn, "%s:%s", f->id, f->target_id);
+	else
+		snprintf(digest, dn, "%s", f->id);
+	if (f->link_target)
+		snprintf(detail, tn, "%o -> %s", f->mode, f->link_target);
+	else
+		snprintf(detail, tn, "%o", f->mode);
+}
+
 int
 record_source_manifest(struct cache *c, const struct graph_source_state *st,
 		       struct error *err)
@@ -169,20 +183,10 @@ record_source_manifest(struct cache *c, const struct graph_source_state *st,
 	memset(&m, 0, sizeof(m));
 	memcpy(m.key, st->key_hex, sizeof(m.key));
 	for (i = 0; !rc && i < st->n_files; i++) {
-		const struct graph_source_file *f = &st->files[i];
-
-		if (f->kind == GRAPH_FILE_SYMLINK && f->target_id[0])
-			snprintf(digest, sizeof(digest), "%s:%s", f->id,
-				 f->target_id);
-		else
-			snprintf(digest, sizeof(digest), "%s", f->id);
-		if (f->link_target)
-			snprintf(detail, sizeof(detail), "%o -> %s", f->mode,
-				 f->link_target);
-		else
-			snprintf(detail, sizeof(detail), "%o", f->mode);
-		rc = cache_manifest_add(&m, "file", f->path, digest, detail,
-					err);
+		record_file_identity(&st->files[i], digest, sizeof(digest),
+				     detail, sizeof(detail));
+		rc = cache_manifest_add(&m, "file", st->files[i].path, digest,
+					detail, err);
 	}
 	if (!rc)
 		rc = cache_manifest_put(c, &m, err);

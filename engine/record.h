@@ -67,4 +67,14 @@ int record_source_manifest(struct cache *c,
 			   const struct graph_source_state *st,
 			   struct error *err);
 
+/*
+ * A source file's identity as manifests store it: digest "BLOB" or
+ * "BLOB:TARGET" for a link that resolves inside the repository, detail
+ * the octal mode, plus " -> TARGET-TEXT" for links. Writes NUL-terminated
+ * text into digest (dn bytes) and detail (tn bytes).
+ */
+struct graph_source_file;
+void record_file_identity(const struct graph_source_file *f, char *digest,
+			  size_t dn, char *detail, size_t tn);
+
 #endif
