@@ -23,6 +23,7 @@ static const struct cli_command commands[] = {
 	{ "check", cli_check, "load and validate the rules file" },
 	{ "graph", cli_graph, "show the nodes and edges of a target" },
 	{ "keys", cli_keys, "show node keys and what they hash" },
+	{ "version", cli_version, "compute a root's version from git tags" },
 	{ NULL, NULL, NULL },
 };
 

@@ -74,4 +74,7 @@ int cli_keys(int argc, char **argv, const struct cli_ctx *ctx);
 /* `ripple check [--rules FILE]`: validate the rules (engine/cli_check.c). */
 int cli_check(int argc, char **argv, const struct cli_ctx *ctx);
 
+/* `ripple version ROOT`: a root's version from tags (engine/cli_version.c). */
+int cli_version(int argc, char **argv, const struct cli_ctx *ctx);
+
 #endif
