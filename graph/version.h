@@ -70,7 +70,8 @@ enum version_source {
 struct version_result {
 	char *version;		/* canonical PEP 440 text; owned */
 	char *tag;		/* tag name used, or NULL (fallback); owned */
-	unsigned long distance;	/* commits from the tag (or all commits) */
+	unsigned long distance;	/* commits from the tag, all commits for
+				   a fallback, 0 for a pretend */
 	char node[VERSION_NODE_MAX];	/* "g" + node_length hex digits */
 	char commit[41];	/* REV's full commit id */
 	int dirty;		/* tracked changes in the worktree */
