@@ -20,17 +20,20 @@
 #define RIPPLE_VERSION "0.1.0"
 
 static const struct cli_command commands[] = {
+	{ "cache", cli_cache, "export, import or check the run cache" },
 	{ "check", cli_check, "load and validate the rules file" },
-	{ "graph", cli_graph, "show the nodes and edges of a target" },
-	{ "keys", cli_keys, "show node keys and what they hash" },
 	{ "cuda-smoke", cli_cuda_smoke,
 	  "compile, link, launch and check a CUDA kernel" },
 	{ "devices", cli_devices, "list GPUs and the CUDA driver version" },
+	{ "graph", cli_graph, "show the nodes and edges of a target" },
+	{ "keys", cli_keys, "show node keys and what they hash" },
+	{ "plan", cli_plan, "decide what to build, test or reuse" },
+	{ "record", cli_record, "record the outcome of nodes run elsewhere" },
+	{ "runs", cli_runs, "list the runs recorded in the cache" },
 	{ "toolkits", cli_toolkits,
 	  "list CUDA toolkits, where found, and their versions" },
-	{ "cache", cli_cache, "export, import or check the run cache" },
-	{ "runs", cli_runs, "list the runs recorded in the cache" },
 	{ "version", cli_version, "compute a root's version from git tags" },
+	{ "why", cli_why, "explain why a node builds, tests or is reused" },
 	{ NULL, NULL, NULL },
 };
 

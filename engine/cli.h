@@ -100,4 +100,13 @@ int cli_runs(int argc, char **argv, const struct cli_ctx *ctx);
 /* `ripple version ROOT`: a root's version from tags (engine/cli_version.c). */
 int cli_version(int argc, char **argv, const struct cli_ctx *ctx);
 
+/* `ripple plan`: decisions for a target (engine/cli_plan.c). */
+int cli_plan(int argc, char **argv, const struct cli_ctx *ctx);
+
+/* `ripple why NODE`: one decision explained (engine/cli_plan.c). */
+int cli_why(int argc, char **argv, const struct cli_ctx *ctx);
+
+/* `ripple record`: record outcomes of nodes (engine/cli_record.c). */
+int cli_record(int argc, char **argv, const struct cli_ctx *ctx);
+
 #endif

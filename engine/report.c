@@ -164,3 +164,84 @@ report_plan_text(const struct graph *g, const struct plan *p,
 		 p->root_causes == 1 ? "" : "s");
 	return err && err->code ? err->code : 0;
 }
+
+static void
+change_text(struct buf *out, const struct plan_change *c)
+{
+	switch (c->kind) {
+	case PLAN_CHANGE_FILE:
+		buf_addf(out, NULL, "    file      %s  %s  %s -> %s  (input %s)\n",
+			 c->path, plan_file_status_name(c->status),
+			 short_id(c->old_value), short_id(c->new_value),
+			 c->name);
+		break;
+	case PLAN_CHANGE_RULE:
+		buf_addf(out, NULL, "    rule      %s: %s -> %s\n", c->name,
+			 short_id(c->old_value), short_id(c->new_value));
+		break;
+	case PLAN_CHANGE_TOOLKIT:
+		buf_addf(out, NULL, "    toolkit   %s: %s -> %s\n", c->name,
+			 short_id(c->old_value), short_id(c->new_value));
+		break;
+	case PLAN_CHANGE_INPUT:
+		buf_addf(out, NULL, "    input     %s: key %s -> %s (file list "
+			 "not stored)\n", c->name, short_id(c->old_value),
+			 short_id(c->new_value));
+		break;
+	case PLAN_CHANGE_UPSTREAM:
+		buf_addf(out, NULL, "    upstream  %s: %s -> %s\n", c->name,
+			 short_id(c->old_value), short_id(c->new_value));
+		break;
+	case PLAN_CHANGE_OTHER:
+		buf_addf(out, NULL, "    %-9s %s -> %s\n", c->name,
+			 short_id(c->old_value), short_id(c->new_value));
+		break;
+	}
+}
+
+static void
+item_text(const struct graph *g, const struct plan *p, size_t i,
+	  struct buf *out)
+{
+	const struct plan_item *it = &p->items[i];
+	size_t k;
+
+	buf_addf(out, NULL, "%s: %s\n", g->nodes[i].id,
+		 plan_decision_name(it->decision));
+	buf_addf(out, NULL, "  reason    ");
+	report_item_reason(g, p, i, out, NULL);
+	buf_addch(out, '\n', NULL);
+	if (it->decision != PLAN_SKIP)
+		buf_addf(out, NULL, "  key       %s%s\n", it->key.hex,
+			 it->cutoff ? " (uses upstream output digests)" : "");
+	if (it->n_changes)
+		buf_addstr(out, "  changes\n", NULL);
+	for (k = 0; k < it->n_changes; k++)
+		change_text(out, &it->changes[k]);
+}
+
+int
+report_why_text(const struct graph *g, const struct plan *p, size_t i,
+		const struct plan_meta *m, struct buf *out, struct error *err)
+{
+	const struct plan_item *it = &p->items[i];
+	long at;
+	size_t guard = 0;
+
+	item_text(g, p, i, out);
+	buf_addf(out, err, "  compared  %s\n",
+		 m->baseline_label ? m->baseline_label : "nothing (no baseline)");
+	if (m->forced_reason)
+		buf_addf(out, err, "  forced    %s\n", m->forced_reason);
+	if (it->reason != PLAN_REASON_UPSTREAM_REBUILT)
+		return err && err->code ? err->code : 0;
+	buf_addstr(out, "\nchain to the root cause:\n", err);
+	for (at = it->cause; at >= 0 && guard++ < p->n;
+	     at = p->items[at].cause) {
+		buf_addch(out, '\n', err);
+		item_text(g, p, (size_t)at, out);
+		if (p->items[at].reason != PLAN_REASON_UPSTREAM_REBUILT)
+			break;
+	}
+	return err && err->code ? err->code : 0;
+}

@@ -73,4 +73,19 @@ int report_plan_summary(const struct graph *g, const struct plan *p,
 int report_item_reason(const struct graph *g, const struct plan *p, size_t i,
 		       struct buf *out, struct error *err);
 
+/*
+ * `why` for item i: its decision and reason, what it was compared with, the
+ * changes behind it (files with old and new blob ids, rule fields with old
+ * and new text, toolkits, upstream keys), and for a cascade the chain up to
+ * the root cause with the root cause's own changes.
+ */
+int report_why_text(const struct graph *g, const struct plan *p, size_t i,
+		    const struct plan_meta *m, struct buf *out,
+		    struct error *err);
+
+/* The same as JSON (schema "ripple-why-v1"), sorted keys. */
+int report_why_json(const struct graph *g, const struct plan *p, size_t i,
+		    const struct plan_meta *m, struct buf *out,
+		    struct error *err);
+
 #endif

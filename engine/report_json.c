@@ -352,3 +352,34 @@ report_plan_summary(const struct graph *g, const struct plan *p,
 	buf_release(&graph);
 	return err && err->code ? err->code : 0;
 }
+
+int
+report_why_json(const struct graph *g, const struct plan *p, size_t i,
+		const struct plan_meta *m, struct buf *out, struct error *err)
+{
+	json_t *doc = json_object(), *chain = json_array();
+	long at;
+	size_t guard = 0;
+	int rc;
+
+	json_object_set_new(doc, "schema", json_string("ripple-why-v1"));
+	json_object_set_new(doc, "node", item_json(g, p, i));
+	json_object_set_new(doc, "baseline_run", str_or_null(m->baseline_run));
+	json_object_set_new(doc, "compared_with",
+			    str_or_null(m->baseline_label));
+	json_object_set_new(doc, "forced", str_or_null(m->forced_reason));
+	if (p->items[i].reason == PLAN_REASON_UPSTREAM_REBUILT)
+		for (at = p->items[i].cause; at >= 0 && guard++ < p->n;
+		     at = p->items[at].cause) {
+			json_array_append_new(chain, item_json(g, p,
+							       (size_t)at));
+			if (p->items[at].reason !=
+			    PLAN_REASON_UPSTREAM_REBUILT)
+				break;
+		}
+	json_object_set_new(doc, "chain", chain);
+	rc = dump(doc, JSON_INDENT(2), out, err);
+	if (!rc)
+		rc = buf_addch(out, '\n', err);
+	return rc;
+}
