@@ -1,0 +1,278 @@
+/* Suite graph_expand: matrix expansion, ids, dependencies, order, cycles. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "graph/graph.h"
+#include "rules/rules.h"
+
+static struct rules *
+load(const char *text)
+{
+	struct error_list errors;
+	struct rules *r = NULL;
+	int rc;
+
+	error_list_init(&errors, 10);
+	rc = rules_load_buffer("t.yml", text, strlen(text), &r, &errors);
+	if (rc && errors.n)
+		cr_log_error("%u:%u: %s", errors.items[0].line,
+			     errors.items[0].col, errors.items[0].msg);
+	cr_assert_eq(rc, 0);
+	error_list_release(&errors);
+	return r;
+}
+
+static const char two_roots[] =
+	"version: 1\n"
+	"toolkits:\n"
+	"  ctk12: {version: 12.9.1}\n"
+	"  ctk13: {version: 13.0.2}\n"
+	"roots:\n"
+	"  b12: {path: b12, role: maintenance, toolkit: ctk12, tags: 'v12.9.*'}\n"
+	"  b13: {path: b13, role: current, toolkit: ctk13, tags: 'v13.0.*'}\n"
+	"sources:\n"
+	"  core-src: {paths: ['core/**'], exclude: ['core/tests/**']}\n"
+	"  core-tests-src: {paths: ['core/tests/**']}\n"
+	"axes:\n"
+	"  python: ['3.12', '3.13']\n"
+	"  cuda: ['12', '13']\n"
+	"artifacts:\n"
+	"  wheel:\n"
+	"    each: {root: roots, python: axes.python}\n"
+	"    inputs: [root.sources]\n"
+	"    toolkit: root.toolkit\n"
+	"    command: [build, '${root.path}', '${python}', '${toolkit.version}']\n"
+	"  core-variant:\n"
+	"    each: {cuda: axes.cuda, python: axes.python}\n"
+	"    inputs: [core-src]\n"
+	"    needs: [{node: wheel, where: {root: 'roots[toolkit.major=${cuda}]'}}]\n"
+	"    toolkit: 'toolkits[major=${cuda}]'\n"
+	"    command: [build-core, '${cuda}']\n"
+	"  core-wheel:\n"
+	"    each: {python: axes.python}\n"
+	"    needs: [core-variant]\n"
+	"    command: [merge]\n"
+	"tests:\n"
+	"  core-tests:\n"
+	"    each: {cuda: axes.cuda, python: ['3.12']}\n"
+	"    needs: [core-variant, core-tests-src]\n"
+	"    command: [pytest]\n"
+	"releases:\n"
+	"  bindings:\n"
+	"    each: {root: roots}\n"
+	"    tag: root.tags\n"
+	"    artifacts: [wheel]\n";
+
+static const struct graph_node *
+node(const struct graph *g, const char *id)
+{
+	const struct graph_node *n = graph_find(g, id);
+
+	cr_assert_not_null(n, "no node %s", id);
+	return n;
+}
+
+static int
+has_dep(const struct graph *g, const struct graph_node *n, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < n->n_deps; i++)
+		if (!strcmp(g->nodes[n->deps[i]].id, id))
+			return 1;
+	return 0;
+}
+
+Test(graph_expand, ids_are_canonical_with_sorted_axes)
+{
+	struct rules *r = load(two_roots);
+	struct graph *g = NULL;
+	struct error err;
+
+	error_init(&err);
+	cr_assert_eq(graph_build(r, &g, &err), 0, "%s", err.msg);
+	/* 4 wheels, 4 variants, 2 core wheels, 2 tests, 2 releases */
+	cr_expect_eq(g->n_nodes, 14);
+	node(g, "artifact:wheel[python=3.12,root=b12]");
+	node(g, "artifact:core-variant[cuda=13,python=3.13]");
+	node(g, "test:core-tests[cuda=12,python=3.12]");
+	node(g, "release:bindings[root=b13]");
+	cr_expect_null(graph_find(g, "artifact:wheel[root=b12,python=3.12]"));
+	graph_free(g);
+	rules_free(r);
+}
+
+Test(graph_expand, where_maps_cuda_major_to_the_root)
+{
+	struct rules *r = load(two_roots);
+	struct graph *g = NULL;
+	const struct graph_node *v;
+	struct error err;
+
+	error_init(&err);
+	cr_assert_eq(graph_build(r, &g, &err), 0, "%s", err.msg);
+	v = node(g, "artifact:core-variant[cuda=12,python=3.12]");
+	cr_expect_eq(v->n_deps, 1);
+	cr_expect(has_dep(g, v, "artifact:wheel[python=3.12,root=b12]"));
+	cr_assert_not_null(v->toolkit);
+	cr_expect_str_eq(v->toolkit->name, "ctk12");
+	v = node(g, "artifact:core-wheel[python=3.13]");
+	cr_expect_eq(v->n_deps, 2, "the merged wheel fans in over cuda");
+	v = node(g, "test:core-tests[cuda=13,python=3.12]");
+	cr_expect(has_dep(g, v, "artifact:core-variant[cuda=13,python=3.12]"));
+	cr_expect(!has_dep(g, v, "artifact:core-variant[cuda=12,python=3.12]"));
+	cr_expect_eq(v->n_inputs, 1);
+	cr_expect_str_eq(v->inputs[0].name, "source:core-tests-src");
+	v = node(g, "release:bindings[root=b12]");
+	cr_expect_eq(v->n_deps, 2, "a release fans in over python");
+	graph_free(g);
+	rules_free(r);
+}
+
+Test(graph_expand, templates_and_root_sources_are_expanded)
+{
+	struct rules *r = load(two_roots);
+	struct graph *g = NULL;
+	const struct graph_node *w;
+	struct error err;
+
+	error_init(&err);
+	cr_assert_eq(graph_build(r, &g, &err), 0, "%s", err.msg);
+	w = node(g, "artifact:wheel[python=3.13,root=b13]");
+	cr_assert_eq(w->argc, 4);
+	cr_expect_str_eq(w->argv[1], "b13");
+	cr_expect_str_eq(w->argv[2], "3.13");
+	cr_expect_str_eq(w->argv[3], "13.0.2");
+	cr_assert_eq(w->n_inputs, 1);
+	cr_expect_str_eq(w->inputs[0].name, "root.sources:b13");
+	cr_expect_str_eq(w->inputs[0].include[0], "b13/**");
+	cr_expect_str_eq(w->inputs[0].exclude[0], "b13/tests/**");
+	graph_free(g);
+	rules_free(r);
+}
+
+Test(graph_expand, order_is_topological_and_deterministic)
+{
+	struct rules *r = load(two_roots);
+	struct graph *g1 = NULL, *g2 = NULL;
+	struct error err;
+	size_t i, k;
+
+	error_init(&err);
+	cr_assert_eq(graph_build(r, &g1, &err), 0);
+	cr_assert_eq(graph_build(r, &g2, &err), 0);
+	for (i = 0; i < g1->n_nodes; i++) {
+		cr_expect_str_eq(g1->nodes[i].id, g2->nodes[i].id);
+		for (k = 0; k < g1->nodes[i].n_deps; k++)
+			cr_expect_lt(g1->nodes[i].deps[k], i);
+		for (k = 0; k < g1->nodes[i].n_rdeps; k++)
+			cr_expect_gt(g1->nodes[i].rdeps[k], i);
+	}
+	graph_free(g1);
+	graph_free(g2);
+	rules_free(r);
+}
+
+Test(graph_expand, exclude_and_include_shape_the_matrix)
+{
+	struct rules *r = load(
+		"version: 1\n"
+		"axes:\n"
+		"  python: ['3.12', '3.13']\n"
+		"  platform: [linux-64, win-64]\n"
+		"artifacts:\n"
+		"  w:\n"
+		"    each:\n"
+		"      python: axes.python\n"
+		"      platform: [linux-64]\n"
+		"      exclude: [{python: '3.13'}]\n"
+		"      include: [{python: '3.13', platform: win-64}]\n"
+		"    command: [x]\n");
+	struct graph *g = NULL;
+	struct error err;
+
+	error_init(&err);
+	cr_assert_eq(graph_build(r, &g, &err), 0, "%s", err.msg);
+	cr_expect_eq(g->n_nodes, 2);
+	node(g, "artifact:w[platform=linux-64,python=3.12]");
+	node(g, "artifact:w[platform=win-64,python=3.13]");
+	graph_free(g);
+	rules_free(r);
+}
+
+Test(graph_expand, cycle_is_reported_with_its_ids_in_order)
+{
+	struct rules *r = load(
+		"version: 1\n"
+		"artifacts:\n"
+		"  a: {needs: [b], command: [x]}\n"
+		"  b: {needs: [c], command: [x]}\n"
+		"  c: {needs: [a], command: [x]}\n");
+	struct graph *g = NULL;
+	struct error err;
+
+	error_init(&err);
+	cr_assert_eq(graph_build(r, &g, &err), ERROR_INVALID);
+	cr_expect_null(g);
+	cr_expect_str_eq(err.msg, "dependency cycle: artifact:a -> "
+				  "artifact:b -> artifact:c -> artifact:a");
+	rules_free(r);
+}
+
+Test(graph_expand, dependency_without_matching_instance_is_an_error)
+{
+	struct rules *r = load(
+		"version: 1\n"
+		"axes:\n"
+		"  python: ['3.12', '3.13']\n"
+		"artifacts:\n"
+		"  a: {each: {python: ['3.12']}, command: [x]}\n"
+		"  b:\n"
+		"    each: {python: ['3.13']}\n"
+		"    needs: [a]\n"
+		"    command: [x]\n");
+	struct graph *g = NULL;
+	struct error err;
+
+	error_init(&err);
+	cr_assert_eq(graph_build(r, &g, &err), ERROR_INVALID);
+	cr_expect(strstr(err.msg, "no instance of artifact 'a'") != NULL,
+		  "%s", err.msg);
+	cr_expect_str_eq(err.node, "artifact:b[python=3.13]");
+	cr_expect_eq(err.line, 8);
+	rules_free(r);
+}
+
+Test(graph_expand, select_targets_and_closure)
+{
+	struct rules *r = load(two_roots);
+	struct graph *g = NULL;
+	unsigned char sel[64], clo[64];
+	const char *t1[] = { "core-tests" };
+	const char *t2[] = { "artifact:wheel*root=b12]" };
+	const char *t3[] = { "core-test" };
+	const struct graph_node *n;
+	struct error err;
+	size_t i, nsel = 0, nclo = 0;
+
+	error_init(&err);
+	cr_assert_eq(graph_build(r, &g, &err), 0);
+	cr_assert_eq(graph_select(g, t1, 1, sel, clo, &err), 0);
+	for (i = 0; i < g->n_nodes; i++) {
+		nsel += sel[i];
+		nclo += clo[i];
+	}
+	cr_expect_eq(nsel, 2);
+	cr_expect_eq(nclo, 2 + 2 + 2, "tests, their variants, the wheels");
+	n = node(g, "artifact:core-wheel[python=3.12]");
+	cr_expect_eq(clo[n->index], 0);
+	cr_assert_eq(graph_select(g, t2, 1, sel, NULL, &err), 0);
+	for (i = nsel = 0; i < g->n_nodes; i++)
+		nsel += sel[i];
+	cr_expect_eq(nsel, 2);
+	cr_expect_eq(graph_select(g, t3, 1, sel, NULL, &err), ERROR_NOT_FOUND);
+	cr_expect_str_eq(err.hint, "did you mean 'core-tests'?");
+	graph_free(g);
+	rules_free(r);
+}

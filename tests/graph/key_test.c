@@ -1,0 +1,213 @@
+/* Suite graph_key: the key encoding, its vectors, and what changes keys. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "graph/digest.h"
+#include "graph/graph.h"
+#include "graph/key.h"
+#include "rules/rules.h"
+
+static struct rules *
+load(const char *text)
+{
+	struct error_list errors;
+	struct rules *r = NULL;
+
+	error_list_init(&errors, 10);
+	cr_assert_eq(rules_load_buffer("t.yml", text, strlen(text), &r,
+				       &errors), 0);
+	error_list_release(&errors);
+	return r;
+}
+
+/* Every source input's key is the digest of its name: no repository. */
+static int
+fake_source(void *payload, const struct graph_input *in, struct digest *out,
+	    struct error *err)
+{
+	const char *salt = payload;
+
+	(void)err;
+	{
+		char buf[512];
+
+		snprintf(buf, sizeof(buf), "%s|%s", in->name,
+			 salt ? salt : "");
+		digest_bytes(buf, strlen(buf), out);
+	}
+	return 0;
+}
+
+static const char *base_rules =
+	"version: 1\n"
+	"toolkits:\n"
+	"  ctk12: {version: 12.9.1}\n"
+	"  ctk13: {version: 13.0.2}\n"
+	"roots:\n"
+	"  b12: {path: b12, toolkit: ctk12}\n"
+	"  b13: {path: b13, toolkit: ctk13}\n"
+	"artifacts:\n"
+	"  wheel:\n"
+	"    each: {root: roots}\n"
+	"    inputs: [root.sources]\n"
+	"    toolkit: root.toolkit\n"
+	"    command: [build, '${root.path}']\n"
+	"tests:\n"
+	"  t:\n"
+	"    each: {root: roots}\n"
+	"    needs: [wheel]\n"
+	"    command: [pytest]\n";
+
+struct keyset {
+	char wheel12[33], wheel13[33], t12[33], t13[33];
+};
+
+static void
+keys_of(const char *text, const char *salt, struct keyset *ks)
+{
+	struct rules *r = load(text);
+	struct graph *g = NULL;
+	struct graph_keys *k = NULL;
+	struct graph_key_sources src = { fake_source, NULL, NULL,
+					 (void *)salt };
+	struct error err;
+
+	error_init(&err);
+	cr_assert_eq(graph_build(r, &g, &err), 0, "%s", err.msg);
+	cr_assert_eq(graph_keys_compute(g, NULL, &src, &k, &err), 0);
+#define KEY(id) k->keys[graph_find(g, id)->index].key.hex
+	memcpy(ks->wheel12, KEY("artifact:wheel[root=b12]"), 33);
+	memcpy(ks->wheel13, KEY("artifact:wheel[root=b13]"), 33);
+	memcpy(ks->t12, KEY("test:t[root=b12]"), 33);
+	memcpy(ks->t13, KEY("test:t[root=b13]"), 33);
+#undef KEY
+	graph_keys_free(k);
+	graph_free(g);
+	rules_free(r);
+}
+
+static char *
+replace(const char *s, const char *from, const char *to)
+{
+	static char out[4096];
+	const char *at = strstr(s, from);
+
+	cr_assert_not_null(at);
+	snprintf(out, sizeof(out), "%.*s%s%s", (int)(at - s), s, to,
+		 at + strlen(from));
+	return out;
+}
+
+Test(graph_key, encoding_vector_is_pinned)
+{
+	/*
+	 * Published vector: bump GRAPH_KEY_SCHEMA and this expectation
+	 * together whenever the encoding changes.
+	 */
+	struct graph_component c[2] = {
+		{ GRAPH_COMP_NODE, "id", "00112233445566778899aabbccddeeff",
+		  "artifact:x" },
+		{ GRAPH_COMP_RULE, "command",
+		  "ffeeddccbbaa99887766554433221100", "[\"x\"]" },
+	};
+	struct digest d;
+
+	graph_key_from_components(c, 2, &d);
+	cr_expect_str_eq(d.hex, "45f4ba0b40c45f2c95a0e5ee2d5ef67a");
+	cr_expect_eq(GRAPH_KEY_SCHEMA, 1);
+}
+
+Test(graph_key, same_input_same_keys)
+{
+	struct keyset a, b;
+
+	keys_of(base_rules, NULL, &a);
+	keys_of(base_rules, NULL, &b);
+	cr_expect_str_eq(a.wheel12, b.wheel12);
+	cr_expect_str_eq(a.t13, b.t13);
+	cr_expect_str_neq(a.wheel12, a.wheel13);
+}
+
+Test(graph_key, command_change_changes_the_key_and_its_users)
+{
+	struct keyset a, b;
+
+	keys_of(base_rules, NULL, &a);
+	keys_of(replace(base_rules, "[build, ", "[build2, "), NULL, &b);
+	cr_expect_str_neq(a.wheel12, b.wheel12);
+	cr_expect_str_neq(a.t12, b.t12);
+}
+
+Test(graph_key, toolkit_pin_change_changes_only_its_nodes)
+{
+	struct keyset a, b;
+
+	keys_of(base_rules, NULL, &a);
+	keys_of(replace(base_rules, "12.9.1", "12.9.2"), NULL, &b);
+	cr_expect_str_neq(a.wheel12, b.wheel12);
+	cr_expect_str_neq(a.t12, b.t12);
+	cr_expect_str_eq(a.wheel13, b.wheel13);
+	cr_expect_str_eq(a.t13, b.t13);
+}
+
+Test(graph_key, input_change_reaches_dependents)
+{
+	struct keyset a, b;
+
+	keys_of(base_rules, NULL, &a);
+	keys_of(base_rules, "edited", &b);
+	cr_expect_str_neq(a.wheel12, b.wheel12);
+	cr_expect_str_neq(a.t12, b.t12);
+}
+
+Test(graph_key, unrelated_yaml_formatting_leaves_keys)
+{
+	struct keyset a, b;
+
+	keys_of(base_rules, NULL, &a);
+	keys_of(replace(base_rules, "tests:\n", "\n# a comment\ntests:\n"),
+		NULL, &b);
+	cr_expect_str_eq(a.wheel12, b.wheel12);
+	cr_expect_str_eq(a.t13, b.t13);
+}
+
+static int
+known_digest(void *payload, const struct graph_node *n, struct digest *out)
+{
+	(void)payload;
+	if (strncmp(n->id, "artifact:wheel", 14))
+		return 0;
+	digest_bytes("same bytes", 10, out);
+	return 1;
+}
+
+Test(graph_key, output_digest_gives_early_cutoff)
+{
+	struct rules *r1 = load(base_rules);
+	struct rules *r2 = load(replace(base_rules, "[build, ", "[build2, "));
+	struct graph *g1 = NULL, *g2 = NULL;
+	struct graph_keys *k1 = NULL, *k2 = NULL;
+	struct graph_key_sources src = { fake_source, NULL, known_digest,
+					 NULL };
+	const char *t = "test:t[root=b12]";
+	struct error err;
+
+	error_init(&err);
+	cr_assert_eq(graph_build(r1, &g1, &err), 0);
+	cr_assert_eq(graph_build(r2, &g2, &err), 0);
+	cr_assert_eq(graph_keys_compute(g1, NULL, &src, &k1, &err), 0);
+	cr_assert_eq(graph_keys_compute(g2, NULL, &src, &k2, &err), 0);
+	/* The wheel's rule changed, its output did not: the test keeps
+	 * its key. */
+	cr_expect_str_eq(k1->keys[graph_find(g1, t)->index].key.hex,
+			 k2->keys[graph_find(g2, t)->index].key.hex);
+	cr_expect(k1->keys[graph_find(g1, t)->index].cutoff);
+	graph_keys_free(k1);
+	graph_keys_free(k2);
+	graph_free(g1);
+	graph_free(g2);
+	rules_free(r1);
+	rules_free(r2);
+}
