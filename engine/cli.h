@@ -71,7 +71,10 @@ int cli_graph(int argc, char **argv, const struct cli_ctx *ctx);
 /* `ripple keys`: node keys and their components (engine/cli_graph.c). */
 int cli_keys(int argc, char **argv, const struct cli_ctx *ctx);
 
-/* `ripple check [--rules FILE]`: validate the rules (engine/cli_check.c). */
+/*
+ * `ripple check [--rules FILE] [--no-drift]`: validate the rules and
+ * evaluate their drift checks (engine/cli_check.c).
+ */
 int cli_check(int argc, char **argv, const struct cli_ctx *ctx);
 
 /* Commands (engine/cli_<name>.c). */

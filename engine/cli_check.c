@@ -1,6 +1,7 @@
 /*
- * `ripple check [--rules FILE]`: load and validate the rules, print a
- * summary of what they declare, or every error found.
+ * `ripple check [--rules FILE] [--no-drift]`: load and validate the rules,
+ * evaluate their drift checks against the working tree, print a summary of
+ * what they declare, or every error found.
  */
 #include "engine/cli.h"
 
@@ -10,6 +11,8 @@
 
 #include "base/error.h"
 #include "base/mem.h"
+#include "graph/repo.h"
+#include "rules/drift.h"
 #include "rules/rules.h"
 #include "base/banned.h"
 
@@ -19,18 +22,23 @@ static void
 help(FILE *f)
 {
 	fprintf(f,
-		"usage: ripple check [--rules FILE]\n"
+		"usage: ripple check [--rules FILE] [--no-drift]\n"
 		"\n"
-		"Load and validate the rules file: print a summary of what it "
-		"declares,\nor every error found as FILE:LINE:COL: error: "
+		"Load and validate the rules file, then evaluate its drift "
+		"checks\n(`checks:`) against the working tree of the git "
+		"repository that\nholds the rules file (its folder when it is "
+		"in none): print a summary\nof what the rules declare, or every "
+		"error and disagreement found as\nFILE:LINE:COL: error: "
 		"MESSAGE.\n"
 		"\n"
 		"options:\n"
 		"  --rules FILE  the rules file (default: ripple.yml in the -C "
 		"directory)\n"
+		"  --no-drift    validate only; do not evaluate the checks\n"
 		"  -h, --help    show this help\n"
 		"\n"
-		"exit codes: 0 valid, 2 invalid rules or usage, 3 i/o error\n");
+		"exit codes: 0 valid, 2 invalid rules, a check that fails, or "
+		"usage,\n3 i/o error\n");
 }
 
 static void
@@ -40,11 +48,67 @@ count(size_t n, const char *one, const char *many, int *first)
 	*first = 0;
 }
 
+static void
+print_errors(const struct cli_ctx *ctx, const char *file,
+	     const struct error_list *errors)
+{
+	size_t i;
+
+	for (i = 0; i < errors->n; i++)
+		cli_print_error(ctx, &errors->items[i]);
+	if (errors->dropped)
+		fprintf(stderr, "%s: %zu more error%s not shown\n", file,
+			errors->dropped, errors->dropped == 1 ? "" : "s");
+}
+
+/*
+ * Evaluate the drift checks against the working tree of the repository
+ * holding `path`'s folder (that folder when it is in no repository).
+ * Returns 0, or the exit code after printing every problem.
+ */
+static int
+run_drift(const struct cli_ctx *ctx, const struct rules *r, const char *path,
+	  struct error_list *errors, size_t *n_ok)
+{
+	struct graph_repo *repo = NULL;
+	struct error err;
+	char dir[4096];
+	const char *slash = strrchr(path, '/'), *root;
+	size_t i;
+	int rc, code = CLI_USAGE;
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	error_init(&err);
+	rc = graph_repo_open(dir, &repo, &err);
+	if (rc && rc != ERROR_NOT_FOUND) {
+		cli_print_error(ctx, &err);
+		return cli_exit_for(rc);
+	}
+	root = repo ? graph_repo_root(repo) : dir;
+	rc = rules_drift_evaluate(r, root, n_ok, errors);
+	graph_repo_close(repo);
+	if (!rc)
+		return 0;
+	print_errors(ctx, r->file, errors);
+	for (i = 0; i < errors->n; i++)
+		if (errors->items[i].code == ERROR_IO ||
+		    errors->items[i].code == ERROR_NOMEM ||
+		    errors->items[i].code == ERROR_INTERNAL)
+			code = CLI_ERROR;
+	return code;
+}
+
 int
 cli_check(int argc, char **argv, const struct cli_ctx *ctx)
 {
 	static const struct option opts[] = {
 		{ "rules", required_argument, NULL, 'r' },
+		{ "no-drift", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -52,13 +116,16 @@ cli_check(int argc, char **argv, const struct cli_ctx *ctx)
 	char path[4096];
 	struct error_list errors;
 	struct rules *r = NULL;
-	size_t i;
-	int c, rc, first = 1;
+	size_t n_ok = 0;
+	int c, rc, first = 1, drift = 1;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			file = optarg;
+			break;
+		case 'n':
+			drift = 0;
 			break;
 		case 'h':
 			help(stdout);
@@ -79,11 +146,7 @@ cli_check(int argc, char **argv, const struct cli_ctx *ctx)
 	error_list_init(&errors, CHECK_ERROR_LIMIT);
 	rc = rules_load_file(path, file, &r, &errors);
 	if (rc) {
-		for (i = 0; i < errors.n; i++)
-			cli_print_error(ctx, &errors.items[i]);
-		if (errors.dropped)
-			fprintf(stderr, "%s: %zu more error%s not shown\n", file,
-				errors.dropped, errors.dropped == 1 ? "" : "s");
+		print_errors(ctx, file, &errors);
 		if (!errors.n && !errors.dropped) {
 			struct error e;
 
@@ -93,6 +156,14 @@ cli_check(int argc, char **argv, const struct cli_ctx *ctx)
 		}
 		error_list_release(&errors);
 		return cli_exit_for(rc);
+	}
+	if (drift && r->n_checks) {
+		rc = run_drift(ctx, r, path, &errors, &n_ok);
+		if (rc) {
+			rules_free(r);
+			error_list_release(&errors);
+			return rc;
+		}
 	}
 	printf("%s: ok: ", file);
 	count(r->n_toolkits, "toolkit", "toolkits", &first);
@@ -104,6 +175,8 @@ cli_check(int argc, char **argv, const struct cli_ctx *ctx)
 	count(r->n_releases, "release", "releases", &first);
 	count(r->n_targets, "target", "targets", &first);
 	count(r->n_checks, "check", "checks", &first);
+	if (drift && r->n_checks)
+		printf(" (%zu agree)", n_ok);
 	printf("\n");
 	rules_free(r);
 	error_list_release(&errors);

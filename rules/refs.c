@@ -79,7 +79,10 @@ rules_load_targets(struct rules_load *L, const struct rules_ynode *m)
 	}
 }
 
-/* "roots.NAME.FIELD", "toolkits.NAME.FIELD" or "axes.NAME". */
+/*
+ * "roots.NAME.FIELD", "toolkits.NAME.FIELD", "sources.NAME.FIELD" or
+ * "axes.NAME".
+ */
 static void
 check_rule_path(struct rules_load *L, const struct rules_ynode *n,
 		const char *s)
@@ -91,7 +94,10 @@ check_rule_path(struct rules_load *L, const struct rules_ynode *n,
 	static const char *const tk_fields[] = {
 		"version", "home", "major", "minor", "patch",
 	};
-	static const char *const kinds[] = { "roots", "toolkits", "axes" };
+	static const char *const src_fields[] = { "paths", "exclude" };
+	static const char *const kinds[] = {
+		"roots", "toolkits", "sources", "axes",
+	};
 	char kind[32], name[160];
 	const char *dot = strchr(s, '.'), *dot2, *field;
 	size_t i;
@@ -151,11 +157,27 @@ check_rule_path(struct rules_load *L, const struct rules_ynode *n,
 			rules_load_unknown(L, n, "toolkit field", field, tk_fields, 5);
 		return;
 	}
-	rules_load_unknown(L, n, "rules section", kind, kinds, 3);
+	if (!strcmp(kind, "sources")) {
+		if (!rules_find_source(L->r, name)) {
+			const char *c[256];
+			size_t k = 0;
+
+			for (i = 0; i < L->r->n_sources && k < 256; i++)
+				c[k++] = L->r->sources[i].name;
+			rules_load_unknown(L, n, "source", name, c, k);
+			return;
+		}
+		if (strcmp(field, "paths") && strcmp(field, "exclude"))
+			rules_load_unknown(L, n, "source field", field,
+					   src_fields, 2);
+		return;
+	}
+	rules_load_unknown(L, n, "rules section", kind, kinds, 4);
 	return;
 bad:
 	rules_load_error(L, n,
-			 "write roots.NAME.FIELD, toolkits.NAME.FIELD or axes.NAME",
+			 "write roots.NAME.FIELD, toolkits.NAME.FIELD, "
+			 "sources.NAME.FIELD or axes.NAME",
 			 "malformed rule reference '%s'", s);
 }
 
