@@ -173,6 +173,11 @@ main(int argc, char **argv)
 		int first = optind;
 
 		git_libgit2_init();
+		/*
+		 * git does not re-hash objects it reads; neither do we. This
+		 * is libgit2's process-wide setting, so only main sets it.
+		 */
+		git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
 		/* Commands parse their own options: argv[0] is their name. */
 		optind = 0;
 		rc = commands[i].run(argc - first, argv + first, &ctx);
