@@ -30,6 +30,7 @@ static const struct cli_command commands[] = {
 	  "list CUDA toolkits, where found, and their versions" },
 	{ "cache", cli_cache, "export, import or check the run cache" },
 	{ "runs", cli_runs, "list the runs recorded in the cache" },
+	{ "version", cli_version, "compute a root's version from git tags" },
 	{ NULL, NULL, NULL },
 };
 

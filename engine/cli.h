@@ -98,4 +98,7 @@ int cli_cache(int argc, char **argv, const struct cli_ctx *ctx);
 /* `ripple runs` (engine/cli_runs.c). */
 int cli_runs(int argc, char **argv, const struct cli_ctx *ctx);
 
+/* `ripple version ROOT`: a root's version from tags (engine/cli_version.c). */
+int cli_version(int argc, char **argv, const struct cli_ctx *ctx);
+
 #endif

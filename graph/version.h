@@ -1,0 +1,161 @@
+/*
+ * A package root's version at a revision, computed from git tags (through
+ * libgit2) as setuptools-scm computes it with its default schemes
+ * "guess-next-dev" and "node-and-date"; plus the tag-family questions the
+ * release checker asks. Parameters come in a plain struct, not the rules
+ * model, so this is usable and testable alone.
+ */
+#ifndef RIPPLE_GRAPH_VERSION_H
+#define RIPPLE_GRAPH_VERSION_H
+
+#include <stddef.h>
+
+#include "graph/pep440.h"
+
+struct error;
+struct git_repository;
+
+#define VERSION_NODE_LENGTH_DEFAULT 9	/* hex digits after "+g" */
+#define VERSION_NODE_MAX 42		/* "g" + 40 hex + NUL */
+
+/* How a root's tag family and fallback are declared. */
+struct version_params {
+	/*
+	 * Tag-name globs, matched as `git describe --match` matches them:
+	 * git uses wildmatch(pattern, name, 0) on the name without
+	 * "refs/tags/", i.e. no WM_PATHNAME, so '*' also matches '/'. We use
+	 * POSIX fnmatch(pattern, name, 0) (no FNM_PATHNAME, no FNM_PERIOD),
+	 * which agrees on '*', '?', bracket expressions and backslash
+	 * escapes. n_patterns == 0 means every tag.
+	 */
+	const char *const *patterns;
+	size_t n_patterns;
+	/* Globs (same semantics) or exact names of tags never used. */
+	const char *const *excludes;
+	size_t n_excludes;
+	/* Family prefix before the version ("v"); NULL or "" for none. */
+	const char *prefix;
+	/* PEP 440 text used when no family tag is reachable; NULL: none. */
+	const char *fallback;
+	/*
+	 * 1: the fallback is a pretend version, given as is with +g<node>
+	 * (no date even when dirty), and it ends only at a reachable family
+	 * tag whose version is >= the fallback (older releases of the line
+	 * do not end it). 0: setuptools-scm's fallback (see version_compute).
+	 */
+	int fallback_pretend;
+	/* Hex digits of the commit id in +g<node>, 4..40; 0: 9. */
+	unsigned node_length;
+	/*
+	 * 1: REV must be HEAD's commit and the working tree's tracked
+	 * changes make the version dirty; 0: the commit alone (clean).
+	 */
+	int worktree;
+	/*
+	 * Seconds since 1970-01-01 UTC giving the .dYYYYMMDD of a dirty
+	 * version: the caller passes SOURCE_DATE_EPOCH, else the current
+	 * time. The library never reads the environment or the clock.
+	 */
+	long long date_epoch;
+};
+
+/* Where the version came from. */
+enum version_source {
+	VERSION_SOURCE_EXACT,		/* a tag on REV, clean tree */
+	VERSION_SOURCE_TAG,		/* a tag plus distance or dirt */
+	VERSION_SOURCE_FALLBACK,	/* fallback in the tag's place */
+	VERSION_SOURCE_PRETEND,		/* fallback as is, +g<node> */
+};
+
+struct version_result {
+	char *version;		/* canonical PEP 440 text; owned */
+	char *tag;		/* tag name used, or NULL (fallback); owned */
+	unsigned long distance;	/* commits from the tag, all commits for
+				   a fallback, 0 for a pretend */
+	char node[VERSION_NODE_MAX];	/* "g" + node_length hex digits */
+	char commit[41];	/* REV's full commit id */
+	int dirty;		/* tracked changes in the worktree */
+	enum version_source source;
+};
+
+/*
+ * Compute the version at `rev` (any revision git_revparse_single accepts;
+ * NULL means HEAD) in `repo`.
+ *
+ * Candidate tags: names matching a pattern, not excluded, starting with the
+ * prefix, whose remainder starts with a digit and parses as PEP 440
+ * (so "v*" does not claim "vcs-versioning-v2.0.0"), peeled to a commit
+ * reachable from REV (lightweight and annotated tags alike, as
+ * setuptools-scm's `git describe --tags`). Chosen: the fewest commits
+ * between it and REV (git describe's count: commits reachable from REV and
+ * not from the tag); ties, including several tags on one commit, go to the
+ * highest PEP 440 version, then the byte-wise smaller name (git's own
+ * order among equals is not a rule). A tag's local part is dropped, as
+ * setuptools-scm does ("tag ... will be stripped of its suffix").
+ *
+ * Version (setuptools-scm guess-next-dev + node-and-date):
+ * - distance 0 and clean: the tag's version;
+ * - else NEXT.devN+g<node>[.dYYYYMMDD], N the distance, where NEXT drops a
+ *   ".dev0" suffix, or else adds one to the version's last number (release,
+ *   pre, or post number: 1.0.0 -> 1.0.1, 1.0.0rc1 -> 1.0.0rc2,
+ *   1.0.post1 -> 1.0.post2); a tag ending in ".devN", N > 0, is
+ *   ERROR_INVALID as in setuptools-scm ("choosing custom numbers for the
+ *   .devX distance is not supported"). Dirty at distance 0 gives
+ *   NEXT.dev0+g<node>.dYYYYMMDD (setuptools-scm's `exact` needs a clean
+ *   tree).
+ * - no candidate: with `fallback`, it takes the tag's place and N counts
+ *   every commit reachable from REV (setuptools-scm >= 9: fallback
+ *   0.5.2.dev0 and three commits give 0.5.2.dev3+g<node>); with
+ *   fallback_pretend, FALLBACK+g<node>; with neither, ERROR_NOT_FOUND.
+ *
+ * A shallow repository whose walk needs missing history gives
+ * ERROR_INVALID (never a guess). Bad parameters give ERROR_INVALID; libgit2
+ * failures ERROR_INTERNAL (ERROR_NOT_FOUND for an unknown REV).
+ * On success fills *out (free with version_result_release); on failure
+ * *out holds nothing to free.
+ */
+int version_compute(struct git_repository *repo, const char *rev,
+		    const struct version_params *p,
+		    struct version_result *out, struct error *err);
+
+/* Free a result's strings; accepts NULL and zeroed results. */
+void version_result_release(struct version_result *r);
+
+/* "exact", "tag", "fallback", "pretend". Static text. */
+const char *version_source_name(enum version_source s);
+
+/*
+ * The next version of setuptools-scm's guess_next_version applied to
+ * tag *v (local part ignored), before ".devN" is appended. Returns 0 and
+ * fills *next, or ERROR_INVALID for a ".devN" tag with N > 0.
+ */
+int version_guess_next(const struct pep440 *v, struct pep440 *next,
+		       struct error *err);
+
+/*
+ * "g" + the first `length` hex digits of a commit id given as text, in
+ * lowercase, into out (size >= length + 2). The text must be hex and at
+ * least max(length, 7) digits long (the cuda-python pretend convention,
+ * section D case 43): else ERROR_INVALID naming the text.
+ */
+int version_node_from_hex(const char *hex, unsigned length, char *out,
+			  size_t size, struct error *err);
+
+/*
+ * Does the family of *p claim `tag`? Returns 1 (and the parsed version of
+ * the remainder in *v, may be NULL) when it matches a pattern, is not
+ * excluded, starts with the prefix and the remainder starts with a digit
+ * and parses as PEP 440 (any normalizable spelling); 0 when not claimed.
+ */
+int version_tag_claims(const struct version_params *p, const char *tag,
+		       struct pep440 *v);
+
+/*
+ * For the release checker: 0 when the family claims `tag` and its version
+ * is canonical and public (pep440_check_release_tag); ERROR_NOT_FOUND when
+ * the family does not claim it; ERROR_INVALID naming the spelling problem.
+ */
+int version_tag_check_release(const struct version_params *p, const char *tag,
+			      struct pep440 *v, struct error *err);
+
+#endif
