@@ -462,12 +462,78 @@ rules_load_nodes(struct rules_load *L, const struct rules_ynode *m,
 }
 
 static void
+load_meta_check(struct rules_load *L, const struct rules_ynode *it,
+		const struct rules_tvars *tv, struct rules_meta_check *mc)
+{
+	static const char *const keys[] = {
+		"artifact", "key", "value", "final", "dev", NULL,
+	};
+	static const char *const tmpl[] = { "value", "final", "dev" };
+	const char **dst[3];
+	const struct rules_ynode *f;
+	size_t i, n_set = 0;
+
+	dst[0] = &mc->value;
+	dst[1] = &mc->final;
+	dst[2] = &mc->dev;
+	mc->pos = rules_load_pos(it);
+	if (rules_load_keys(L, it, "require-meta entry", keys))
+		return;
+	f = rules_ynode_get(it, "artifact");
+	if (!f)
+		rules_load_error(L, it, "add artifact: NAME",
+				 "require-meta entry has no 'artifact'");
+	else if (!rules_load_string(L, f, "artifact", &mc->artifact) &&
+		 !in_names(mc->artifact, L->art_names, L->n_art_names))
+		rules_load_unknown(L, f, "artifact", mc->artifact,
+				   L->art_names, L->n_art_names);
+	f = rules_ynode_get(it, "key");
+	if (!f)
+		rules_load_error(L, it, "add key: METADATA-KEY",
+				 "require-meta entry has no 'key'");
+	else
+		rules_load_string(L, f, "key", &mc->key);
+	for (i = 0; i < 3; i++) {
+		f = rules_ynode_get(it, tmpl[i]);
+		if (f && !rules_load_string(L, f, tmpl[i], dst[i])) {
+			rules_syntax_template(L, f, *dst[i], tv);
+			n_set++;
+		}
+	}
+	if (!n_set)
+		rules_load_error(L, it, "add value:, final: or dev:",
+				 "require-meta entry has no expected value");
+}
+
+static void
+load_require_meta(struct rules_load *L, const struct rules_ynode *f,
+		  const struct rules_tvars *tv, struct rules_release *rel)
+{
+	size_t i;
+
+	if (f->kind != RULES_YNODE_SEQ) {
+		rules_load_error(L, f, "write a list of {artifact, key, final, "
+				 "dev} maps", "'require-meta' is not a list");
+		return;
+	}
+	if (!f->n)
+		return;
+	rel->require_meta = rules_load_alloc(L, f->n *
+					     sizeof(*rel->require_meta));
+	if (!rel->require_meta)
+		return;
+	rel->n_require_meta = f->n;
+	for (i = 0; i < f->n; i++)
+		load_meta_check(L, f->items[i], tv, &rel->require_meta[i]);
+}
+
+static void
 load_release(struct rules_load *L, const struct rules_ynode *k,
 	     const struct rules_ynode *v, struct rules_release *rel)
 {
 	static const char *const keys[] = {
 		"each", "tag", "artifacts", "exclude", "notes",
-		"notes-skip-post", NULL,
+		"notes-skip-post", "require-meta", NULL,
 	};
 	const struct rules_ynode *f;
 	struct rules_tvars tv;
@@ -529,6 +595,9 @@ load_release(struct rules_load *L, const struct rules_ynode *k,
 	f = rules_ynode_get(v, "notes-skip-post");
 	if (f)
 		rules_load_bool(L, f, "notes-skip-post", &rel->notes_skip_post);
+	f = rules_ynode_get(v, "require-meta");
+	if (f)
+		load_require_meta(L, f, &tv, rel);
 }
 
 void
