@@ -29,6 +29,8 @@ static const struct cli_command commands[] = {
 	{ "toolkits", cli_toolkits,
 	  "list CUDA toolkits, where found, and their versions" },
 	{ "cache", cli_cache, "export, import or check the run cache" },
+	{ "release", cli_release,
+	  "check that a tag is releasable (--dry-run; never publishes)" },
 	{ "runs", cli_runs, "list the runs recorded in the cache" },
 	{ "version", cli_version, "compute a root's version from git tags" },
 	{ NULL, NULL, NULL },

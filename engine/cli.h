@@ -95,6 +95,9 @@ int cli_cache_path(const struct cli_ctx *ctx, const char *opt, char *out,
 /* `ripple cache export|import|check` (engine/cli_cache.c). */
 int cli_cache(int argc, char **argv, const struct cli_ctx *ctx);
 
+/* `ripple release TAG --dry-run` (engine/cli_release.c). */
+int cli_release(int argc, char **argv, const struct cli_ctx *ctx);
+
 /* `ripple runs` (engine/cli_runs.c). */
 int cli_runs(int argc, char **argv, const struct cli_ctx *ctx);
 
