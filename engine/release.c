@@ -188,6 +188,9 @@ check_spelling(struct release_ctx *x)
 	if (x->node) {
 		family_params(x->node, &p, prefix, sizeof(prefix));
 		rc = version_tag_check_release(&p, x->opt->tag, &x->ver, &e);
+		if (p.prefix != prefix)
+			snprintf(prefix, sizeof(prefix), "%s",
+				 p.prefix ? p.prefix : "");
 	} else {
 		/* No line claims it: assume the text before a digit. */
 		snprintf(prefix, sizeof(prefix), "%.*s",
