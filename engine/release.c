@@ -524,9 +524,12 @@ expand(struct release_ctx *x, const char *tmpl, const char **out,
 		} else if (!strncmp(p, "${tag}", 6)) {
 			const char *t;
 
-			for (t = x->opt->tag; *t; t++)
-				buf_add(&b, "$$", *t == '$' ? 2 : 0, NULL),
+			/* A '$' in the tag is literal: escape it as "$$". */
+			for (t = x->opt->tag; *t; t++) {
+				if (*t == '$')
+					buf_addch(&b, '$', NULL);
 				buf_addch(&b, *t, NULL);
+			}
 			p += 5;
 		} else {
 			buf_addch(&b, *p, NULL);

@@ -627,6 +627,23 @@ Test(engine_release, tagged_tree_without_rules_stops)
 	fx_done(&f);
 }
 
+Test(engine_release, broken_tagged_rules_are_reported)
+{
+	struct fx f;
+	struct run_result r;
+
+	fx_init(&f, "version: 1\nroots: {b: {path: b, tags: [\"v*\"]}}\n"
+		    "releases: {r: {tag: root.tags, artifacts: [nope]}}\n");
+	tag(&f, "v1.0.0");
+	r = release(&f, "v1.0.0", NULL, NULL, NULL);
+	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+	HAS(r, "FAIL  rules         the tagged rules do not load");
+	HAS(r, "- ripple.yml@");
+	HAS(r, "skip  tag-family");
+	t_result_release(&r);
+	fx_done(&f);
+}
+
 /* The bytes of a file, or NULL. */
 static char *
 slurp(const char *path)
