@@ -1,15 +1,14 @@
 /*
  * Release evaluation: resolve the tag, read the tagged rules, find the
  * release line that claims the tag and the CI run of exactly that tag and
- * commit, check notes and declared metadata. Artifacts and versions are in
- * engine/release_artifacts.c. Read-only throughout; never prints.
+ * commit (engine/release_run.c), artifacts and versions
+ * (engine/release_artifacts.c), notes and declared metadata
+ * (engine/release_notes.c). Read-only throughout; never prints.
  */
 #include "engine/release.h"
 
-#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "base/buf.h"
@@ -18,7 +17,6 @@
 #include "engine/eval.h"
 #include "engine/release_int.h"
 #include "graph/graph.h"
-#include "graph/template.h"
 #include "graph/version.h"
 #include "rules/rules.h"
 #include "base/banned.h"
@@ -351,388 +349,6 @@ done:
 	return rc == ERROR_NOMEM ? ERROR_NOMEM : 0;
 }
 
-static void
-near_miss(struct release_ctx *x, const struct cache_run *run, const char *why)
-{
-	struct release_near_miss *m;
-	size_t n = x->r->n_near_misses;
-
-	m = arena_alloc(x->a, (n + 1) * sizeof(*m));
-	if (!m)
-		return;
-	if (n)
-		memcpy(m, x->r->near_misses, n * sizeof(*m));
-	m[n].run = arena_strdup(x->a, run->id);
-	m[n].commit = run->commit ? arena_strdup(x->a, run->commit) : NULL;
-	m[n].ref = run->ref ? arena_strdup(x->a, run->ref) : NULL;
-	m[n].tag = run->tag ? arena_strdup(x->a, run->tag) : NULL;
-	m[n].status = cache_run_status_name(run->status);
-	m[n].why = why;
-	x->r->near_misses = m;
-	x->r->n_near_misses = n + 1;
-}
-
-/* Does run qualify? NULL when it does, else why not. */
-static const char *
-run_mismatch(const struct release_ctx *x, const struct cache_run *run)
-{
-	int same_commit = run->commit && !strcmp(run->commit, x->r->commit);
-	int same_tag = run->tag && !strcmp(run->tag, x->opt->tag);
-
-	if (same_commit && same_tag)
-		return run->status == CACHE_RUN_STATUS_OK ? NULL
-			: "not successful";
-	if (same_commit)
-		return "same commit under another ref";
-	if (same_tag)
-		return "the tag at another commit";
-	return "another commit and tag";
-}
-
-static int
-sort_miss(const void *a, const void *b)
-{
-	return strcmp(((const struct release_near_miss *)a)->run,
-		      ((const struct release_near_miss *)b)->run);
-}
-
-/* Check 3: the successful run of exactly this tag and commit. */
-static int
-check_run(struct release_ctx *x, struct error *err)
-{
-	struct cache_run_filter f = CACHE_RUN_FILTER_INIT;
-	struct cache_run_list list = { NULL, 0 };
-	size_t i, n_ok = 0;
-	int rc = 0;
-
-	if (!x->have_commit) {
-		release_set(x, RELEASE_CHECK_RUN, RELEASE_STATUS_SKIP,
-			    "the tag does not resolve");
-		return 0;
-	}
-	if (!x->cache) {
-		release_set(x, RELEASE_CHECK_RUN, RELEASE_STATUS_FAIL,
-			    "no cache at %s: no run is recorded",
-			    x->opt->cache_path ? x->opt->cache_path : "-");
-		return 0;
-	}
-	if (x->opt->run) {
-		struct cache_run one;
-		const char *why;
-
-		memset(&one, 0, sizeof(one));
-		rc = cache_run_get(x->cache, x->opt->run, &one, err);
-		if (rc == ERROR_NOT_FOUND) {
-			error_init(err);
-			release_set(x, RELEASE_CHECK_RUN, RELEASE_STATUS_FAIL,
-				    "run '%s' is not in the cache",
-				    x->opt->run);
-			return 0;
-		}
-		if (rc)
-			return rc;
-		why = run_mismatch(x, &one);
-		if (why) {
-			near_miss(x, &one, why);
-			release_set(x, RELEASE_CHECK_RUN, RELEASE_STATUS_FAIL,
-				    "run '%s' does not qualify: %s (tag %s, "
-				    "commit %.12s, status %s)", one.id, why,
-				    one.tag ? one.tag : "-",
-				    one.commit ? one.commit : "-",
-				    cache_run_status_name(one.status));
-			cache_run_release(&one);
-			return 0;
-		}
-		x->r->run = arena_strdup(x->a, one.id);
-		cache_run_release(&one);
-		release_set(x, RELEASE_CHECK_RUN, RELEASE_STATUS_OK,
-			    "run %s (given): tag %s at %.12s, ok", x->r->run,
-			    x->opt->tag, x->r->commit);
-		goto records;
-	}
-	/* Runs of the commit (any ref) and runs of the tag (any commit). */
-	for (i = 0; i < 2; i++) {
-		size_t k;
-
-		f.commit = i ? NULL : x->r->commit;
-		f.tag = i ? x->opt->tag : NULL;
-		rc = cache_run_list(x->cache, &f, &list, err);
-		if (rc)
-			return rc;
-		for (k = 0; k < list.n; k++) {
-			const struct cache_run *run = &list.items[k];
-			const char *why = run_mismatch(x, run);
-
-			if (!why) {
-				if (!i) {
-					n_ok++;
-					x->r->run = arena_strdup(x->a, run->id);
-				}
-			} else if (i == 0 || !run->commit ||
-				   strcmp(run->commit, x->r->commit)) {
-				near_miss(x, run, why);
-			}
-		}
-		cache_run_list_release(&list);
-	}
-	if (x->r->n_near_misses > 1)
-		qsort(x->r->near_misses, x->r->n_near_misses,
-		      sizeof(*x->r->near_misses), sort_miss);
-	for (i = 0; i < x->r->n_near_misses; i++) {
-		const struct release_near_miss *m = &x->r->near_misses[i];
-
-		if (release_problem(x, RELEASE_CHECK_RUN,
-				    "near miss: run %s (%s): ref %s, tag %s, "
-				    "commit %.12s, %s", m->run, m->why,
-				    m->ref ? m->ref : "-", m->tag ? m->tag : "-",
-				    m->commit ? m->commit : "-", m->status))
-			return error_set(err, ERROR_NOMEM, "out of memory");
-	}
-	if (!n_ok) {
-		release_set(x, RELEASE_CHECK_RUN, RELEASE_STATUS_FAIL,
-			    "no successful run for tag '%s' at commit %.12s%s",
-			    x->opt->tag, x->r->commit,
-			    x->r->n_near_misses ? " (near misses below)"
-			    : "; wait for the tag's CI run");
-		return 0;
-	}
-	release_set(x, RELEASE_CHECK_RUN, RELEASE_STATUS_OK,
-		    "run %s: tag %s at %.12s, ok%s", x->r->run, x->opt->tag,
-		    x->r->commit, n_ok > 1 ? " (the newest of several)" : "");
-records:
-	rc = cache_record_list(x->cache, x->r->run, &x->recs, err);
-	if (!rc)
-		x->have_run = 1;
-	return rc;
-}
-
-/* Expand a release template: ${tag} first, then template_expand. */
-static int
-expand(struct release_ctx *x, const char *tmpl, const char **out,
-       struct error *err)
-{
-	struct template_env env;
-	struct buf b;
-	const char *p;
-	int rc;
-
-	buf_init(&b, 0);
-	for (p = tmpl; *p; p++) {
-		if (!strncmp(p, "$$", 2)) {
-			buf_add(&b, p, 2, NULL);
-			p++;
-		} else if (!strncmp(p, "${tag}", 6)) {
-			const char *t;
-
-			/* A '$' in the tag is literal: escape it as "$$". */
-			for (t = x->opt->tag; *t; t++) {
-				if (*t == '$')
-					buf_addch(&b, '$', NULL);
-				buf_addch(&b, *t, NULL);
-			}
-			p += 5;
-		} else {
-			buf_addch(&b, *p, NULL);
-		}
-	}
-	memset(&env, 0, sizeof(env));
-	env.axes = x->node->axes;
-	env.n_axes = x->node->n_axes;
-	env.root = x->node->root;
-	env.toolkit = x->node->toolkit;
-	env.version = x->r->version;
-	rc = template_expand(x->a, b.data, &env, out, err);
-	buf_release(&b);
-	return rc;
-}
-
-static int
-blank(const struct buf *b)
-{
-	size_t i;
-
-	for (i = 0; i < b->len; i++)
-		if (!strchr(" \t\r\n\f\v", b->data[i]))
-			return 0;
-	return 1;
-}
-
-/* Check 6: the release notes exist in the tagged tree and are not empty. */
-static int
-check_notes(struct release_ctx *x, struct error *err)
-{
-	const struct rules_release *rel = x->node->release;
-	const char *path;
-	struct buf b;
-	struct error e;
-	int rc;
-
-	if (!rel->notes) {
-		release_set(x, RELEASE_CHECK_NOTES, RELEASE_STATUS_OK,
-			    "no notes declared");
-		return 0;
-	}
-	if (rel->notes_skip_post && x->ver.has_post) {
-		release_set(x, RELEASE_CHECK_NOTES, RELEASE_STATUS_OK,
-			    "post-release: notes not required "
-			    "(notes-skip-post)");
-		return 0;
-	}
-	error_init(&e);
-	rc = expand(x, rel->notes, &path, &e);
-	if (rc == ERROR_NOMEM)
-		return error_set(err, rc, "out of memory");
-	if (rc) {
-		release_set(x, RELEASE_CHECK_NOTES, RELEASE_STATUS_FAIL,
-			    "notes path: %s", e.msg);
-		return 0;
-	}
-	buf_init(&b, 0);
-	rc = graph_repo_read_blob(x->repo, &x->commit, path, &b, &e);
-	if (rc == ERROR_NOT_FOUND)
-		release_set(x, RELEASE_CHECK_NOTES, RELEASE_STATUS_FAIL,
-			    "missing: %s is not in the tagged tree", path);
-	else if (rc)
-		release_set(x, RELEASE_CHECK_NOTES, RELEASE_STATUS_FAIL,
-			    "%s: %s", path, e.msg);
-	else if (blank(&b))
-		release_set(x, RELEASE_CHECK_NOTES, RELEASE_STATUS_FAIL,
-			    "empty: %s has %s", path,
-			    b.len ? "only whitespace" : "zero bytes");
-	else
-		release_set(x, RELEASE_CHECK_NOTES, RELEASE_STATUS_OK,
-			    "%s (%zu bytes)", path, b.len);
-	buf_release(&b);
-	return rc == ERROR_NOMEM ? error_set(err, rc, "out of memory") : 0;
-}
-
-/* Does `have` equal `want`, or hold it as one comma-separated item? */
-static int
-meta_matches(const char *have, const char *want)
-{
-	size_t wn = strlen(want);
-	const char *p = have;
-
-	if (!strcmp(have, want))
-		return 1;
-	while (*p) {
-		size_t n;
-
-		p += strspn(p, " ");
-		n = strcspn(p, ",");
-		while (n && p[n - 1] == ' ')
-			n--;
-		if (n == wn && !strncmp(p, want, n))
-			return 1;
-		p += strcspn(p, ",");
-		if (*p)
-			p++;
-	}
-	return 0;
-}
-
-static const char *
-meta_get(const struct cache_record *rec, const char *key)
-{
-	size_t i, n = strlen(key);
-
-	for (i = 0; i < rec->metadata.n; i++)
-		if (!strncmp(rec->metadata.v[i], key, n) &&
-		    rec->metadata.v[i][n] == '=')
-			return rec->metadata.v[i] + n + 1;
-	return NULL;
-}
-
-static int
-check_one_meta(struct release_ctx *x, const struct rules_meta_check *mc,
-	       int final, size_t *n_checked, struct error *err)
-{
-	const char *root = x->node->root ? x->node->root->name : NULL;
-	const char *tmpl = final ? mc->final : mc->dev;
-	const char *want;
-	size_t i, found = 0;
-	struct error e;
-
-	if (!tmpl)
-		tmpl = mc->value;
-	if (!tmpl)
-		return 0;
-	error_init(&e);
-	if (expand(x, tmpl, &want, &e))
-		return release_problem(x, RELEASE_CHECK_METADATA,
-				       "%s.%s: %s", mc->artifact, mc->key,
-				       e.msg);
-	for (i = 0; i < x->recs.n; i++) {
-		const struct cache_record *rec = &x->recs.items[i];
-		struct release_parsed_id p;
-		const char *have, *rv;
-
-		if (release_parse_id(x->a, rec->node_id, &p) ||
-		    strcmp(p.kind, "artifact") || strcmp(p.name, mc->artifact))
-			continue;
-		rv = release_parsed_axis(&p, "root");
-		if (root && rv && strcmp(rv, root))
-			continue;
-		if (rec->status != CACHE_RECORD_STATUS_OK)
-			continue;
-		found++;
-		(*n_checked)++;
-		have = meta_get(rec, mc->key);
-		if (!have) {
-			if (release_problem(x, RELEASE_CHECK_METADATA,
-					    "%s has no metadata '%s' (want "
-					    "'%s')", rec->node_id, mc->key,
-					    want))
-				return error_set(err, ERROR_NOMEM,
-						 "out of memory");
-		} else if (!meta_matches(have, want) &&
-			   release_problem(x, RELEASE_CHECK_METADATA,
-					   "%s: %s is '%s', want '%s' (%s "
-					   "release)", rec->node_id, mc->key,
-					   have, want, final ? "final" : "pre"
-					   "/dev")) {
-			return error_set(err, ERROR_NOMEM, "out of memory");
-		}
-	}
-	if (!found && release_problem(x, RELEASE_CHECK_METADATA,
-				      "no successful record of artifact '%s' "
-				      "in run %s (needed for '%s')",
-				      mc->artifact, x->r->run, mc->key))
-		return error_set(err, ERROR_NOMEM, "out of memory");
-	return 0;
-}
-
-/* Check 7: require-meta entries of the release hold in the run. */
-static int
-check_metadata(struct release_ctx *x, struct error *err)
-{
-	const struct rules_release *rel = x->node->release;
-	int final = x->ver.pre_kind == PEP440_PRE_NONE && !x->ver.has_dev;
-	size_t i, n_checked = 0;
-	int rc;
-
-	if (!rel->n_require_meta) {
-		release_set(x, RELEASE_CHECK_METADATA, RELEASE_STATUS_OK,
-			    "none declared");
-		return 0;
-	}
-	for (i = 0; i < rel->n_require_meta; i++) {
-		rc = check_one_meta(x, &rel->require_meta[i], final,
-				    &n_checked, err);
-		if (rc)
-			return rc;
-	}
-	if (x->problems[RELEASE_CHECK_METADATA].n)
-		release_set(x, RELEASE_CHECK_METADATA, RELEASE_STATUS_FAIL,
-			    "%zu metadata problems",
-			    x->problems[RELEASE_CHECK_METADATA].n);
-	else
-		release_set(x, RELEASE_CHECK_METADATA, RELEASE_STATUS_OK,
-			    "%zu records checked (%s release)", n_checked,
-			    final ? "final" : "pre/dev");
-	return 0;
-}
-
 /* Move every check's problems into the arena, sorted; decide ok. */
 static int
 finish(struct release_ctx *x)
@@ -802,7 +418,7 @@ release_check(struct graph_repo *repo, struct cache *cache,
 	if (!rc && x.ev)
 		rc = check_spelling(&x);
 	if (!rc)
-		rc = check_run(&x, err);
+		rc = release_check_run(&x, err);
 	if (rc)
 		goto done;
 	if (!x.ev || !x.have_commit) {
@@ -819,9 +435,9 @@ release_check(struct graph_repo *repo, struct cache *cache,
 	if (!rc && x.have_run && x.have_ver)
 		rc = release_check_versions(&x, err);
 	if (!rc && x.have_ver)
-		rc = check_notes(&x, err);
+		rc = release_check_notes(&x, err);
 	if (!rc && x.have_ver && x.have_run)
-		rc = check_metadata(&x, err);
+		rc = release_check_metadata(&x, err);
 	if (!rc) {
 		skip_rest(&x, after_rules + 2, 1, "no qualifying run");
 		skip_rest(&x, after_rules + 3, 3, x.have_ver

@@ -66,6 +66,13 @@ int release_problem(struct release_ctx *x, enum release_check_id id,
 		    const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* Check 3 (engine/release_run.c). Errors: cache errors, ERROR_NOMEM. */
+int release_check_run(struct release_ctx *x, struct error *err);
+
+/* Checks 6 and 7 (engine/release_notes.c). Errors: ERROR_NOMEM. */
+int release_check_notes(struct release_ctx *x, struct error *err);
+int release_check_metadata(struct release_ctx *x, struct error *err);
+
 /* Checks 4 and 5 (engine/release_artifacts.c). Errors: ERROR_NOMEM. */
 int release_check_artifacts(struct release_ctx *x, struct error *err);
 int release_check_versions(struct release_ctx *x, struct error *err);
