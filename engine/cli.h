@@ -98,10 +98,11 @@ int cli_cache_path(const struct cli_ctx *ctx, const char *opt, char *out,
 /* `ripple cache export|import|check` (engine/cli_cache.c). */
 int cli_cache(int argc, char **argv, const struct cli_ctx *ctx);
 
+/* `ripple release TAG --dry-run` (engine/cli_release.c). */
+int cli_release(int argc, char **argv, const struct cli_ctx *ctx);
+
 /* `ripple runs` (engine/cli_runs.c). */
 int cli_runs(int argc, char **argv, const struct cli_ctx *ctx);
-/* `ripple version ROOT`: a root's version from tags (engine/cli_version.c). */
-int cli_version(int argc, char **argv, const struct cli_ctx *ctx);
 
 /* `ripple plan`: decisions for a target (engine/cli_plan.c). */
 int cli_plan(int argc, char **argv, const struct cli_ctx *ctx);
@@ -111,5 +112,8 @@ int cli_why(int argc, char **argv, const struct cli_ctx *ctx);
 
 /* `ripple record`: record outcomes of nodes (engine/cli_record.c). */
 int cli_record(int argc, char **argv, const struct cli_ctx *ctx);
+
+/* `ripple version ROOT`: a root's version from tags (engine/cli_version.c). */
+int cli_version(int argc, char **argv, const struct cli_ctx *ctx);
 
 #endif

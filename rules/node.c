@@ -1,7 +1,7 @@
 /*
  * Rule sections: `artifacts:` and `tests:` (matrix rules with inputs,
  * needs, toolkit, command or builtin, env, outputs, timeout, gpu, version,
- * meta) and `releases:`.
+ * meta). `releases:` are in rules/release.c.
  */
 #include "rules/load.h"
 
@@ -456,96 +456,6 @@ rules_load_nodes(struct rules_load *L, const struct rules_ynode *m,
 		rules_load_name(L, m->items[2 * i],
 				kind == RULES_NODE_TEST ? "test" : "artifact");
 		load_node(L, m->items[2 * i], m->items[2 * i + 1], &v[i]);
-		if (rules_load_failed_nomem(L))
-			return;
-	}
-}
-
-static void
-load_release(struct rules_load *L, const struct rules_ynode *k,
-	     const struct rules_ynode *v, struct rules_release *rel)
-{
-	static const char *const keys[] = {
-		"each", "tag", "artifacts", "exclude", "notes",
-		"notes-skip-post", NULL,
-	};
-	const struct rules_ynode *f;
-	struct rules_tvars tv;
-	char what[160];
-	size_t i;
-
-	snprintf(what, sizeof(what), "release '%s'", k->str);
-	rel->name = k->str;
-	rel->pos = rules_load_pos(k);
-	if (rules_load_keys(L, v, what, keys))
-		return;
-	f = rules_ynode_get(v, "each");
-	if (f)
-		rules_load_each(L, f, what, &rel->each);
-	if (rules_load_failed_nomem(L))
-		return;
-	memset(&tv, 0, sizeof(tv));
-	tv.each = &rel->each;
-	tv.has_root = rules_each_has(&rel->each, "root");
-	tv.release = 1;
-	f = rules_ynode_get(v, "tag");
-	if (!f)
-		rules_load_error(L, k, "add tag: root.tags (or a tag glob)",
-				 "%s has no 'tag'", what);
-	else if (!rules_load_string(L, f, "tag", &rel->tag)) {
-		if (!strcmp(rel->tag, "root.tags")) {
-			if (!tv.has_root)
-				rules_load_error(L, f,
-						 "add root: roots to the release's 'each'",
-						 "'root.tags' needs a 'root' axis");
-		} else {
-			rules_syntax_glob(L, f, rel->tag);
-		}
-	}
-	f = rules_ynode_get(v, "artifacts");
-	if (!f)
-		rules_load_error(L, k, "add artifacts: [NAME, ...]",
-				 "%s has no 'artifacts'", what);
-	else if (!rules_load_strings(L, f, "artifacts", 0, &rel->artifacts,
-				     &rel->n_artifacts)) {
-		if (!rel->n_artifacts)
-			rules_load_error(L, f, NULL, "%s publishes no artifacts",
-					 what);
-		for (i = 0; i < rel->n_artifacts; i++)
-			if (!in_names(rel->artifacts[i], L->art_names,
-				      L->n_art_names))
-				rules_load_unknown(L, f->items[i], "artifact",
-						   rel->artifacts[i], L->art_names,
-						   L->n_art_names);
-	}
-	f = rules_ynode_get(v, "exclude");
-	if (f && !rules_load_strings(L, f, "exclude", 0, &rel->exclude,
-				     &rel->n_exclude))
-		for (i = 0; i < rel->n_exclude; i++)
-			rules_syntax_glob(L, f->items[i], rel->exclude[i]);
-	f = rules_ynode_get(v, "notes");
-	if (f && !rules_load_string(L, f, "notes", &rel->notes))
-		rules_syntax_template(L, f, rel->notes, &tv);
-	f = rules_ynode_get(v, "notes-skip-post");
-	if (f)
-		rules_load_bool(L, f, "notes-skip-post", &rel->notes_skip_post);
-}
-
-void
-rules_load_releases(struct rules_load *L, const struct rules_ynode *m)
-{
-	size_t i;
-
-	if (!m->n)
-		return;
-	L->r->releases = rules_load_alloc(L, m->n * sizeof(*L->r->releases));
-	if (!L->r->releases)
-		return;
-	L->r->n_releases = m->n;
-	for (i = 0; i < m->n; i++) {
-		rules_load_name(L, m->items[2 * i], "release");
-		load_release(L, m->items[2 * i], m->items[2 * i + 1],
-			     &L->r->releases[i]);
 		if (rules_load_failed_nomem(L))
 			return;
 	}

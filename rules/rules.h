@@ -176,6 +176,23 @@ struct rules_node {
 	struct rules_pos pos;
 };
 
+/*
+ * A metadata check of a release (`require-meta:`): the run's records of
+ * artifact rule `artifact` must carry metadata `key` whose value (or one of
+ * its comma-separated items) equals the applicable template, expanded with
+ * the release node's variables (${version}, ${tag}, ${root.*}). `final`
+ * applies to final and post-releases, `dev` to pre- and dev releases,
+ * `value` to either when the specific one is absent; at least one is set.
+ */
+struct rules_meta_check {
+	const char *artifact;	/* an artifact rule name */
+	const char *key;	/* metadata key */
+	const char *value;	/* template or NULL */
+	const char *final;	/* template or NULL */
+	const char *dev;	/* template or NULL */
+	struct rules_pos pos;
+};
+
 /* A release rule: which tags it claims and what it publishes. */
 struct rules_release {
 	const char *name;
@@ -187,6 +204,8 @@ struct rules_release {
 	size_t n_exclude;
 	const char *notes;	/* path template ("${root.path}/...${version}...") */
 	int notes_skip_post;	/* post-releases need no notes */
+	struct rules_meta_check *require_meta;	/* file order */
+	size_t n_require_meta;
 	struct rules_pos pos;
 };
 
