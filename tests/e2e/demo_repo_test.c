@@ -285,7 +285,7 @@ Test(e2e_demo_repo, run_tests_fails_when_a_fail_file_exists)
 	cr_expect(strstr(r.out, "result: passed") != NULL, "%s", r.out);
 	t_result_release(&r);
 	r = t_sh(dir, "ci/run-tests cuda_bindings_12 3.12 linux-64 published-floor "
-		 ">/dev/null && cat test-reports/cuda_bindings_12-3.12-linux-64.txt");
+		 ">/dev/null && cat test-reports/cuda_bindings_12-3.12-linux-64-published-floor.txt");
 	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.out, "mode: published-floor") != NULL, "%s", r.out);
 	t_result_release(&r);

@@ -86,9 +86,10 @@ Test(rules_load, demo_fields_are_parsed)
 	cr_assert_eq(cv->deps[2].n_where, 1);
 	cr_expect_str_eq(cv->deps[2].where[0].key, "root");
 	cr_expect_str_eq(cv->deps[2].where[0].value, "roots[toolkit.major=${cuda}]");
-	cr_assert_eq(cv->n_env, 2);
+	cr_assert_eq(cv->n_env, 3);
 	cr_expect_str_eq(cv->env[0].key, "CUDA_CORE_BUILD_MAJOR");
 	cr_expect_str_eq(cv->env[1].key, "CUDA_HOME");
+	cr_expect_str_eq(cv->env[2].key, "CUDA_VERSION");
 	cr_expect_eq(gpu->gpu.count, 1);
 	cr_expect_eq(gpu->gpu.min_cc_major, 7);
 	cr_expect_eq(gpu->gpu.min_cc_minor, 5);
@@ -100,7 +101,8 @@ Test(rules_load, demo_fields_are_parsed)
 	cr_expect_eq(rel->notes_skip_post, 1);
 	cr_expect_eq(rules_find_test(r, "cuda-smoke")->n_command, 0);
 	cr_expect_str_eq(rules_find_test(r, "cuda-smoke")->builtin, "cuda-smoke");
-	cr_expect_eq(rules_find_artifact(r, "docs")->shell, 1);
+	cr_expect_eq(rules_find_artifact(r, "docs")->shell, 0);
+	cr_expect_eq(rules_find_test(r, "driver-windows")->shell, 1);
 	cr_expect_eq(r->checks[0].values[1].kind, RULES_VALUE_REGEX);
 	cr_expect_eq(r->checks[1].values[1].kind, RULES_VALUE_YAML);
 	cr_expect_eq(r->policy.unclaimed_paths, RULES_UNCLAIMED_REBUILD_ALL);
