@@ -212,15 +212,7 @@ cli_version(int argc, char **argv, const struct cli_ctx *ctx)
 		out = unknown_root(ctx, r, name);
 		goto done;
 	}
-	memset(&p, 0, sizeof(p));
-	p.patterns = root->tags;
-	p.n_patterns = root->n_tags;
-	p.excludes = root->exclude_tags;
-	p.n_excludes = root->n_exclude_tags;
-	p.prefix = root->tag_prefix;
-	p.fallback = root->fallback_version;
-	p.fallback_pretend = root->fallback_pretend;
-	p.node_length = root->node_length;
+	version_params_from_root(root, &p);
 	p.worktree = worktree;
 	if (worktree && date_epoch(ctx, &p.date_epoch) < 0) {
 		out = CLI_USAGE;

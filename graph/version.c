@@ -16,6 +16,8 @@
 
 #include "base/error.h"
 #include "base/mem.h"
+#include "graph/repo_git.h"
+#include "rules/rules.h"
 #include "base/banned.h"
 
 struct cand {
@@ -496,4 +498,27 @@ done:
 	if (rc < 0)
 		version_result_release(out);
 	return rc;
+}
+
+void
+version_params_from_root(const struct rules_root *root,
+			 struct version_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->patterns = root->tags;
+	p->n_patterns = root->n_tags;
+	p->excludes = root->exclude_tags;
+	p->n_excludes = root->n_exclude_tags;
+	p->prefix = root->tag_prefix;
+	p->fallback = root->fallback_version;
+	p->fallback_pretend = root->fallback_pretend;
+	p->node_length = root->node_length;
+}
+
+int
+version_compute_at(struct graph_repo *repo, const char *rev,
+		   const struct version_params *p, struct version_result *out,
+		   struct error *err)
+{
+	return version_compute(graph_repo_git(repo), rev, p, out, err);
 }

@@ -118,6 +118,24 @@ int version_compute(struct git_repository *repo, const char *rev,
 		    const struct version_params *p,
 		    struct version_result *out, struct error *err);
 
+/*
+ * Parameters for a root of the rules: its tag patterns, exclusions, family
+ * prefix, fallback and node length (worktree 0, date_epoch 0). The
+ * pointers borrow from *root.
+ */
+struct rules_root;
+void version_params_from_root(const struct rules_root *root,
+			      struct version_params *p);
+
+/*
+ * version_compute over a repository view handle (graph/repo.h) instead of
+ * a raw libgit2 repository. Same results and errors.
+ */
+struct graph_repo;
+int version_compute_at(struct graph_repo *repo, const char *rev,
+		       const struct version_params *p,
+		       struct version_result *out, struct error *err);
+
 /* Free a result's strings; accepts NULL and zeroed results. */
 void version_result_release(struct version_result *r);
 
