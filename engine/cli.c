@@ -29,6 +29,7 @@ static const struct cli_command commands[] = {
 	{ "keys", cli_keys, "show node keys and what they hash" },
 	{ "plan", cli_plan, "decide what to build, test or reuse" },
 	{ "record", cli_record, "record the outcome of nodes run elsewhere" },
+	{ "run", cli_run, "carry out the plan: build, test, record" },
 	{ "runs", cli_runs, "list the runs recorded in the cache" },
 	{ "toolkits", cli_toolkits,
 	  "list CUDA toolkits, where found, and their versions" },

@@ -109,4 +109,7 @@ int cli_why(int argc, char **argv, const struct cli_ctx *ctx);
 /* `ripple record`: record outcomes of nodes (engine/cli_record.c). */
 int cli_record(int argc, char **argv, const struct cli_ctx *ctx);
 
+/* `ripple run`: carry out the plan and record it (engine/cli_run.c). */
+int cli_run(int argc, char **argv, const struct cli_ctx *ctx);
+
 #endif
