@@ -96,6 +96,7 @@ struct progress {
 	const struct graph *g;
 	int tty;
 	int line_open;
+	size_t started;
 };
 
 static int
@@ -233,12 +234,13 @@ on_progress(void *payload, const struct run_event *ev)
 	int bad;
 
 	if (ev->kind == RUN_EVENT_START) {
+		pr->started++;
 		if (pr->tty)
-			fprintf(stderr, "\r\033[K[%zu/%zu] %s %s", ev->done + 1,
+			fprintf(stderr, "\r\033[K[%zu/%zu] %s %s", pr->started,
 				ev->total, n->kind == GRAPH_NODE_TEST
 					? "test" : "build", n->id);
 		else
-			fprintf(stderr, "[%zu/%zu] %s %s%s%s\n", ev->done + 1,
+			fprintf(stderr, "[%zu/%zu] %s %s%s%s\n", pr->started,
 				ev->total, n->kind == GRAPH_NODE_TEST
 					? "test" : "build", n->id,
 				rn->gpus[0] ? " gpus=" : "", rn->gpus);
@@ -532,6 +534,7 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	pr.g = pl->head->graph;
 	pr.tty = isatty(2);
 	pr.line_open = 0;
+	pr.started = 0;
 	o.progress = on_progress;
 	o.progress_payload = &pr;
 	memset(&cs, 0, sizeof(cs));

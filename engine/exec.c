@@ -73,8 +73,8 @@ posix_spawn_one(void *payload, const struct exec_spec *s, long *handle,
 		posix_spawn_file_actions_addchdir_np(&fa, s->cwd);
 	if (s->log_path) {
 		posix_spawn_file_actions_addopen(&fa, 1, s->log_path,
-						 O_WRONLY | O_CREAT | O_TRUNC |
-						 O_CLOEXEC, 0644);
+						 O_WRONLY | O_CREAT | O_TRUNC,
+						 0644);
 		posix_spawn_file_actions_adddup2(&fa, 1, 2);
 	}
 	/* argv[0] without a slash is looked up in the child's PATH. */
