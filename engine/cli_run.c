@@ -418,12 +418,14 @@ summary(const struct run_result *res, const char *run_id, const char *status)
 {
 	fprintf(stderr,
 		"run %s %s: %zu built, %zu reused (%zu cut off), %zu tested, "
-		"%zu failed, %zu timed out, %zu blocked, %zu deferred, "
+		"%zu failed, %zu timed out, %zu interrupted, %zu blocked, "
+		"%zu deferred, "
 		"%zu remote, %zu skipped in %.1fs\n",
 		run_id, status, res->built,
 		res->counts[RUN_STATE_REUSED] + res->counts[RUN_STATE_CUTOFF],
 		res->counts[RUN_STATE_CUTOFF], res->tested,
 		res->counts[RUN_STATE_FAILED], res->counts[RUN_STATE_TIMEOUT],
+		res->counts[RUN_STATE_INTERRUPTED],
 		res->counts[RUN_STATE_BLOCKED],
 		res->counts[RUN_STATE_DEFERRED], res->counts[RUN_STATE_REMOTE],
 		res->counts[RUN_STATE_SKIPPED], (double)res->elapsed_ms / 1000);
