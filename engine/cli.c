@@ -31,6 +31,7 @@ static const struct cli_command commands[] = {
 	{ "record", cli_record, "record the outcome of nodes run elsewhere" },
 	{ "release", cli_release,
 	  "check that a tag is releasable (--dry-run; never publishes)" },
+	{ "run", cli_run, "carry out the plan: build, test, record" },
 	{ "runs", cli_runs, "list the runs recorded in the cache" },
 	{ "toolkits", cli_toolkits,
 	  "list CUDA toolkits, where found, and their versions" },

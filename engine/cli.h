@@ -116,4 +116,7 @@ int cli_record(int argc, char **argv, const struct cli_ctx *ctx);
 /* `ripple version ROOT`: a root's version from tags (engine/cli_version.c). */
 int cli_version(int argc, char **argv, const struct cli_ctx *ctx);
 
+/* `ripple run`: carry out the plan and record it (engine/cli_run.c). */
+int cli_run(int argc, char **argv, const struct cli_ctx *ctx);
+
 #endif
