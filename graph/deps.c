@@ -67,6 +67,10 @@ pos_error(struct error *err, const struct rules *r, struct rules_pos pos,
 static const char *
 join(struct arena *a, const char *dir, const char *pat)
 {
+	/* Patterns under a root are anchored there; a leading "/" says so
+	 * explicitly and adds nothing. */
+	if (pat[0] == '/')
+		pat++;
 	return arena_printf(a, "%s/%s", dir, pat);
 }
 

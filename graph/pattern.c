@@ -196,9 +196,14 @@ pattern_validate(const char *pattern, struct error *err)
 
 	if (!len)
 		return error_set(err, ERROR_INVALID, "empty path pattern");
-	if (pattern[0] == '/')
-		return error_set(err, ERROR_INVALID,
-				 "absolute path pattern '%s'", pattern);
+	if (pattern[0] == '/') {
+		/* gitignore(5): a leading "/" anchors; "/" alone or "//x"
+		 * names nothing relative */
+		if (!pattern[1] || pattern[1] == '/')
+			return error_set(err, ERROR_INVALID,
+					 "absolute path pattern '%s'", pattern);
+		p++;
+	}
 	for (;;) {
 		pe = comp_end(p);
 		if (pe == p && *pe)
@@ -245,6 +250,10 @@ rewrite(const char *pattern)
 	int anchored = memchr(pattern, '/', body) != NULL;
 	struct buf b = BUF_INIT;
 
+	if (pattern[0] == '/') {	/* anchored at the base: drop the "/" */
+		pattern++;
+		body--;
+	}
 	if (!anchored && !(body == 2 && pattern[0] == '*' && pattern[1] == '*'))
 		buf_add(&b, "**/", 3, NULL);
 	buf_add(&b, pattern, body, NULL);
@@ -289,6 +298,8 @@ pattern_fixed_prefix(const char *pattern, struct buf *out, struct error *err)
 
 	if (!len || !memchr(pattern, '/', pattern[len - 1] == '/' ? len - 1 : len))
 		return 0;	/* unanchored: anywhere */
+	if (*p == '/')
+		p++;		/* explicitly anchored */
 	for (;;) {
 		pe = comp_end(p);
 		if (!*pe || has_meta(p, pe))

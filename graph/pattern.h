@@ -18,9 +18,11 @@ struct pattern_set;
 
 /*
  * Check one pattern's spelling. Returns 0, or ERROR_INVALID with a message
- * naming the pattern for: an empty pattern, a leading "/" (absolute), a "."
- * or ".." component, an empty component ("a//b"), an unterminated character
- * class, or a trailing backslash.
+ * naming the pattern for: an empty pattern, "/" alone or a leading "//"
+ * (absolute), a "." or ".." component, an empty component ("a//b"), an
+ * unterminated character class, or a trailing backslash. One leading "/"
+ * is allowed: as in gitignore(5) it anchors the pattern at the repository
+ * root ("/conftest.py" matches only the top-level file, "conftest.py" any).
  */
 int pattern_validate(const char *pattern, struct error *err);
 

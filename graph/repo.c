@@ -59,20 +59,36 @@ graph_repo_git_error(struct graph_repo *repo, int git_rc, struct error *err,
 {
 	int code = git_rc == GIT_ENOTFOUND ? ERROR_NOT_FOUND : ERROR_INTERNAL;
 	const char *kind = NULL;
+	char msg[256];
+	int missing;
 
+	/* Copy libgit2's message first: the shallow and partial probes below
+	 * query the configuration, and a repository without a config file
+	 * (a bare mirror) would replace it with "config value ... not found". */
+	snprintf(msg, sizeof(msg), "%s", last_message());
+	missing = strstr(msg, "object not found") != NULL;
 	if (repo && graph_repo_is_shallow(repo))
 		kind = "shallow";
 	else if (repo && graph_repo_is_partial(repo))
 		kind = "partial";
-	if (kind && (git_rc == GIT_ENOTFOUND ||
-		     strstr(last_message(), "object not found"))) {
+	if (kind && (git_rc == GIT_ENOTFOUND || missing)) {
 		error_set(err, ERROR_NOT_FOUND,
 			  "%s: %s (the clone is %s and the object is missing)",
-			  what, last_message(), kind);
+			  what, msg, kind);
 		error_hint(err, FETCH_HINT);
 		return ERROR_NOT_FOUND;
 	}
-	return error_set(err, code, "%s: %s", what, last_message());
+	if (missing) {
+		/* Referenced by a commit or tree, absent from every object
+		 * database: an incomplete mirror or a deleted object. */
+		error_set(err, ERROR_CORRUPT,
+			  "%s: %s (the object is absent from the repository's "
+			  "object store)", what, msg);
+		error_hint(err, "the clone is incomplete: fetch the object "
+				"again (git fetch --refetch) or use a full clone");
+		return ERROR_CORRUPT;
+	}
+	return error_set(err, code, "%s: %s", what, msg);
 }
 
 int

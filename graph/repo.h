@@ -81,7 +81,8 @@ int graph_repo_has_commit(struct graph_repo *repo,
  * Append the bytes of the blob at `path` (repository-relative) in the tree
  * of `commit` to *out. ERROR_NOT_FOUND when the path does not exist at that
  * commit (the message names path and short commit), ERROR_INVALID when it
- * is not a file.
+ * is not a file, ERROR_CORRUPT when the tree names a blob the object store
+ * lacks (an incomplete clone; see graph_repo_git_error).
  */
 int graph_repo_read_blob(struct graph_repo *repo,
 			 const struct graph_oid *commit, const char *path,

@@ -17,7 +17,10 @@ git_repository *graph_repo_git(struct graph_repo *repo);
  * Set *err from libgit2's last error: "WHAT: MESSAGE". A not-found result
  * (GIT_ENOTFOUND) becomes ERROR_NOT_FOUND, anything else ERROR_INTERNAL;
  * in a shallow or partial clone a missing object gets the clone's kind in
- * the message and the "git fetch --unshallow" hint. Returns the code.
+ * the message and the "git fetch --unshallow" hint. In a clone that is
+ * neither, an object libgit2 cannot find ("object not found": referenced by
+ * a tree but absent, as in an incomplete mirror) is ERROR_CORRUPT, with a
+ * message saying so and a refetch hint. Returns the code.
  */
 int graph_repo_git_error(struct graph_repo *repo, int git_rc,
 			 struct error *err, const char *what);

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -320,15 +321,17 @@ wv_link_text(void *ctx, const char *path, const unsigned char oid[20],
 	const struct graph_worktree *wt = ctx;
 	struct wt_entry *e = find(wt, path);
 	git_blob *b = NULL;
+	char what[512];
 	int grc, rc;
 
 	if (e && e->link)
 		return buf_addstr(out, e->link, err);
 	grc = git_blob_lookup(&b, graph_repo_git(wt->repo),
 			      (const git_oid *)oid);
-	if (grc < 0)
-		return graph_repo_git_error(wt->repo, grc, err,
-					    "reading a symlink");
+	if (grc < 0) {
+		snprintf(what, sizeof(what), "reading symlink '%s'", path);
+		return graph_repo_git_error(wt->repo, grc, err, what);
+	}
 	rc = buf_add(out, git_blob_rawcontent(b), (size_t)git_blob_rawsize(b),
 		     err);
 	git_blob_free(b);

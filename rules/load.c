@@ -100,8 +100,15 @@ load_patterns(struct rules_load *L, const struct rules_ynode *n,
 
 	if (rules_load_strings(L, n, field, 0, out, n_out))
 		return;
-	for (i = 0; i < *n_out; i++)
-		rules_syntax_pattern(L, n->items[i], (*out)[i]);
+	for (i = 0; i < *n_out; i++) {
+		const char *p = (*out)[i];
+
+		/* A leading "/" anchors the pattern at its base, as in
+		 * gitignore(5); what follows must be a relative pattern. */
+		if (p[0] == '/' && p[1] && p[1] != '/')
+			p++;
+		rules_syntax_pattern(L, n->items[i], p);
+	}
 }
 
 static void

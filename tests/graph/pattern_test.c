@@ -98,6 +98,15 @@ static const struct row rows[] = {
 	{ "new*line", "new\nline", 1 },
 	/* case matters */
 	{ "*.C", "a.c", 0 },
+	/* a leading slash anchors a single name at the root (gitignore) */
+	{ "/conftest.py", "conftest.py", 1 },
+	{ "/conftest.py", "cuda_core/tests/conftest.py", 0 },
+	{ "/ci/**", "ci/tools/x", 1 },
+	{ "/ci/**", "a/ci/x", 0 },
+	{ "/build/", "build/o", 1 },
+	{ "/build/", "sub/build/o", 0 },
+	{ "/*.lock", "pixi.lock", 1 },
+	{ "/*.lock", "cuda_core/pixi.lock", 0 },
 };
 
 Test(graph_pattern, table_of_matches)
@@ -124,7 +133,10 @@ expect_invalid(const char *p, const char *words)
 Test(graph_pattern, malformed_patterns_are_rejected)
 {
 	expect_invalid("", "empty");
-	expect_invalid("/abs", "absolute");
+	expect_invalid("/", "absolute");
+	expect_invalid("//abs", "absolute");
+	expect_invalid("/a/../b", "'..'");
+	cr_expect_eq(pattern_validate("/abs", NULL), 0);
 	expect_invalid("a/../b", "'..'");
 	expect_invalid("..", "'..'");
 	expect_invalid("./a", "'.'");
@@ -204,6 +216,14 @@ Test(graph_pattern, fixed_prefixes_and_digest)
 	cr_expect_str_eq(v.v[3], "b/c");
 	cr_expect_eq(pattern_fixed_prefix("x/y\\*/z", &b, NULL), 0);
 	cr_expect_str_eq(b.data, "x");
+	b.len = 0;
+	b.data[0] = '\0';
+	cr_expect_eq(pattern_fixed_prefix("/ci/tools/*.py", &b, NULL), 0);
+	cr_expect_str_eq(b.data, "ci/tools");
+	b.len = 0;
+	b.data[0] = '\0';
+	cr_expect_eq(pattern_fixed_prefix("/pixi.lock", &b, NULL), 0);
+	cr_expect_str_eq(b.data, "");
 	cr_expect_neq(memcmp(pattern_set_digest(s), pattern_set_digest(s2), 16),
 		      0);
 	buf_release(&b);

@@ -147,6 +147,21 @@ Test(rules_load, defaults_and_positions)
 	rules_free(r);
 }
 
+Test(rules_load, leading_slash_anchors_a_pattern)
+{
+	struct rules *r = load_ok("version: 1\n"
+				  "roots:\n"
+				  "  a: {path: pkg, exclude: [/AGENTS.md]}\n"
+				  "sources:\n"
+				  "  ci: {paths: [/conftest.py, ci/**]}\n"
+				  "policy:\n"
+				  "  ignore: [/LICENSE]\n");
+
+	cr_expect_str_eq(rules_find_root(r, "a")->exclude[0], "/AGENTS.md");
+	cr_expect_str_eq(r->policy.ignore[0], "/LICENSE");
+	rules_free(r);
+}
+
 Test(rules_load, aliases_and_merge_keys)
 {
 	const struct rules_node *w;
