@@ -100,8 +100,10 @@ cli_print_error(const struct cli_ctx *ctx, const struct error *err)
 int
 cli_exit_for(int code)
 {
-	return code == ERROR_INVALID || code == ERROR_NOT_FOUND ? CLI_USAGE
-								 : CLI_ERROR;
+	return code == ERROR_INVALID || code == ERROR_NOT_FOUND ||
+			       code == ERROR_CONFLICT
+		       ? CLI_USAGE
+		       : CLI_ERROR;
 }
 
 int

@@ -40,7 +40,10 @@ struct cli_command {
  */
 void cli_print_error(const struct cli_ctx *ctx, const struct error *err);
 
-/* The exit code for an error code: invalid input 2, anything else 3. */
+/*
+ * The exit code for an error code: invalid input, something not found and
+ * two facts that disagree are 2 (the user can fix them); anything else 3.
+ */
 int cli_exit_for(int code);
 
 /* Print "ripple CMD: MESSAGE" and a pointer to --help; returns CLI_USAGE. */

@@ -59,7 +59,7 @@ static const char run_help[] =
 	"                  [--head REV | --worktree] [--base REV]\n"
 	"                  [--baseline-run ID|auto] [--reuse baseline|any|none]\n"
 	"                  [--timeout SECONDS] [--rules FILE] [--cache PATH]\n"
-	"                  [--json]\n"
+	"                  [--platform P] [--json]\n"
 	"\n"
 	"Plan exactly as `ripple plan` does, then carry the plan out: reused\n"
 	"nodes are recorded into the new run from their baseline record; build\n"
@@ -72,6 +72,11 @@ static const char run_help[] =
 	"deferred. --only GLOB runs only matching build/test nodes; the others\n"
 	"are skipped, and nodes needing a skipped one are skipped too.\n"
 	"Logs: .ripple/logs/RUN/NODE.log. --dry-run prints the plan only.\n"
+	"--platform P runs as a runner of platform P (default: this host's,\n"
+	"e.g. linux-64). Runners of one CI run share --run-id: a run id that\n"
+	"exists at the same commit is joined, and a failure anywhere keeps the\n"
+	"run failed. Actions run in the working tree, so --head must name the\n"
+	"checked-out commit.\n"
 	"\n"
 	"Exit: 0 everything here ok (remote nodes are listed); 1 a node failed,\n"
 	"timed out or was blocked; 4 nothing failed but GPU tests were\n"
@@ -80,12 +85,12 @@ static const char run_help[] =
 enum {
 	OPT_HEAD = 256, OPT_BASE, OPT_BASELINE, OPT_REUSE, OPT_RULES,
 	OPT_CACHE, OPT_JSON, OPT_WORKTREE, OPT_KEEP, OPT_RUNID, OPT_ONLY,
-	OPT_DRY, OPT_REF, OPT_TAG, OPT_TIMEOUT,
+	OPT_DRY, OPT_REF, OPT_TAG, OPT_TIMEOUT, OPT_PLATFORM,
 };
 
 struct run_args {
 	struct planner_options po;
-	const char *cache_opt, *run_id, *only, *ref, *tag;
+	const char *cache_opt, *run_id, *only, *ref, *tag, *platform;
 	long jobs;
 	long timeout_s;
 	int keep_going, dry_run, json;
@@ -117,6 +122,7 @@ parse(int argc, char **argv, const struct cli_ctx *ctx, struct run_args *a)
 		{ "dry-run", no_argument, NULL, OPT_DRY },
 		{ "ref", required_argument, NULL, OPT_REF },
 		{ "tag", required_argument, NULL, OPT_TAG },
+		{ "platform", required_argument, NULL, OPT_PLATFORM },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
@@ -142,6 +148,7 @@ parse(int argc, char **argv, const struct cli_ctx *ctx, struct run_args *a)
 		case OPT_DRY: a->dry_run = 1; break;
 		case OPT_REF: a->ref = optarg; break;
 		case OPT_TAG: a->tag = optarg; break;
+		case OPT_PLATFORM: a->platform = optarg; break;
 		case OPT_TIMEOUT:
 			errno = 0;
 			a->timeout_s = strtol(optarg, &end, 10);
@@ -452,15 +459,40 @@ dry_run(const struct cli_ctx *ctx, const struct run_args *a,
 	return rc;
 }
 
+/*
+ * Make the run, or join it: runners of one CI run share an id, and a run
+ * that exists at the same commit takes their records too.
+ */
 static int
 create_run(const struct cli_ctx *ctx, struct cache *c, const char *id,
 	   const struct run_args *a, const struct eval *ev)
 {
-	struct cache_run run;
+	struct cache_run run, have;
 	struct error err;
+	int rc;
 
 	error_init(&err);
 	memset(&run, 0, sizeof(run));
+	memset(&have, 0, sizeof(have));
+	if (!cache_run_get(c, id, &have, &err)) {
+		rc = 0;
+		if (!have.commit || strcmp(have.commit, ev->commit_hex)) {
+			error_init(&err);
+			error_set(&err, ERROR_CONFLICT, "run '%s' is at commit "
+				  "%.12s, not %.12s", id,
+				  have.commit ? have.commit : "?",
+				  ev->commit_hex);
+			error_hint(&err, "runners join a run only at its "
+				   "commit; pick another --run-id");
+			rc = fail(ctx, &err);
+		} else {
+			fprintf(stderr, "run %s: joining the run recorded at "
+				"%.12s\n", id, have.commit);
+		}
+		cache_run_release(&have);
+		return rc;
+	}
+	error_init(&err);
 	run.id = (char *)id;
 	run.commit = (char *)ev->commit_hex;
 	run.ref = (char *)a->ref;
@@ -470,6 +502,31 @@ create_run(const struct cli_ctx *ctx, struct cache *c, const char *id,
 	if (cache_run_create(c, &run, &err))
 		return fail(ctx, &err);
 	return 0;
+}
+
+/* Actions run in the working tree: it must hold the planned commit. */
+static int
+check_checkout(const struct cli_ctx *ctx, struct graph_repo *repo,
+	       const struct eval *head)
+{
+	struct graph_oid oid;
+	char hex[GRAPH_OID_HEX];
+	struct error err;
+
+	error_init(&err);
+	if (head->worktree)
+		return 0;
+	if (graph_repo_resolve(repo, "HEAD", &oid, &err))
+		return fail(ctx, &err);
+	graph_oid_hex(&oid, hex);
+	if (!strcmp(hex, head->commit_hex))
+		return 0;
+	error_set(&err, ERROR_INVALID, "cannot run commit %.12s: the working "
+		  "tree holds %.12s", head->commit_hex, hex);
+	error_hint(&err, "check out the commit first (git checkout %.12s), "
+		   "or use `ripple plan --head` to only plan it",
+		   head->commit_hex);
+	return fail(ctx, &err);
 }
 
 static int
@@ -524,7 +581,7 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	o.log_dir = logdir;
 	o.out_dir = outdir;
 	o.self_exe = self[0] ? self : NULL;
-	o.host_platform = run_host_platform();
+	o.host_platform = a->platform ? a->platform : run_host_platform();
 	o.gpus = gpus;
 	o.n_gpus = ngpu;
 	o.base_env = env;
@@ -578,6 +635,19 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 		rc = res.counts[RUN_STATE_DEFERRED] ? RUN_EXIT_DEFERRED
 						    : CLI_OK;
 		final = CACHE_RUN_STATUS_OK;
+	}
+	{
+		struct cache_run have;
+
+		/* A joined run stays failed if another runner failed. */
+		memset(&have, 0, sizeof(have));
+		error_init(&err);
+		if (!cache_run_get(cache, run_id, &have, &err) &&
+		    (have.status == CACHE_RUN_STATUS_FAILED ||
+		     have.status == CACHE_RUN_STATUS_INTERRUPTED) &&
+		    final == CACHE_RUN_STATUS_OK)
+			final = have.status;
+		cache_run_release(&have);
 	}
 	status = cache_run_status_name(final);
 	error_init(&err);
@@ -672,7 +742,9 @@ cli_run(int argc, char **argv, const struct cli_ctx *ctx)
 		}
 		run_id = id;
 	}
-	rc = create_run(ctx, cache, run_id, &a, pl->head);
+	rc = check_checkout(ctx, repo, pl->head);
+	if (!rc)
+		rc = create_run(ctx, cache, run_id, &a, pl->head);
 	if (rc)
 		goto done;
 	if (pl->run_id[0])

@@ -323,3 +323,79 @@ Test(e2e_run, two_runs_on_one_cache_at_once_lose_no_records)
 	t_rmtree(dir);
 	free(dir);
 }
+
+static const char platform_yml[] =
+	"version: 1\n"
+	"axes:\n"
+	"  platform: [linux-64, win-64]\n"
+	"artifacts:\n"
+	"  lib:\n"
+	"    each: {platform: axes.platform}\n"
+	"    command: \"mkdir -p out && echo ${platform} > out/${platform}.bin\"\n"
+	"    outputs: [\"out/${platform}.bin\"]\n";
+
+Test(e2e_run, runners_of_two_platforms_join_one_run)
+{
+	char *dir = make_repo(platform_yml);
+	const char *linux_run[] = { "run", "--run-id", "ci-1", "--platform",
+				    "linux-64", NULL };
+	const char *win_run[] = { "run", "--run-id", "ci-1", "--platform",
+				  "win-64", NULL };
+	const char *runs[] = { "runs", "--json", NULL };
+	struct run_result r;
+
+	r = ripple(dir, linux_run);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "1 remote") != NULL, "%s", r.err);
+	t_result_release(&r);
+	r = ripple(dir, win_run);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "joining the run") != NULL, "%s", r.err);
+	cr_expect(strstr(r.err, "1 built") != NULL, "%s", r.err);
+	t_result_release(&r);
+	r = ripple(dir, runs);
+	cr_assert_eq(r.status, 0);
+	cr_expect(strstr(r.out, "\"records\": 2") != NULL, "%s", r.out);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
+
+Test(e2e_run, a_run_id_of_another_commit_is_refused)
+{
+	char *dir = make_repo(rules_yml);
+	const char *run[] = { "run", "--run-id", "ci-1", NULL };
+	struct run_result r;
+
+	r = ripple(dir, run);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	t_result_release(&r);
+	t_write(dir, "src/lib.txt", "hello again\n");
+	cr_assert_eq(t_git_commit(dir, "second"), 0);
+	r = ripple(dir, run);
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "error: run 'ci-1' is at commit") != NULL,
+		  "%s", r.err);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
+
+Test(e2e_run, running_a_commit_that_is_not_checked_out_is_refused)
+{
+	char *dir = make_repo(rules_yml);
+	const char *run[] = { "run", "--head", "HEAD~1", NULL };
+	struct run_result r;
+
+	t_write(dir, "src/lib.txt", "hello again\n");
+	cr_assert_eq(t_git_commit(dir, "second"), 0);
+	r = ripple(dir, run);
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "the working tree holds") != NULL, "%s",
+		  r.err);
+	cr_expect(strstr(r.err, "hint: check out the commit first") != NULL,
+		  "%s", r.err);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
