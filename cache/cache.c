@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 
 #include "base/error.h"
@@ -280,6 +281,40 @@ check_version(struct cache *c, int flags, struct error *err)
 	return 0;
 }
 
+/*
+ * Version check, WAL and schema. Two processes opening a new file at once
+ * race for the switch to WAL, which SQLite answers with SQLITE_BUSY
+ * without calling the busy handler; such a step is retried (every 10 ms,
+ * up to the busy timeout) instead of failing the open.
+ */
+static int
+setup(struct cache *c, int flags, struct error *err)
+{
+	struct timespec pause = { 0, 10 * 1000 * 1000 };
+	int rc, tries;
+
+	for (tries = 0;; tries++) {
+		struct error e2;
+
+		error_init(&e2);
+		rc = check_version(c, flags, &e2);
+		if (!rc)
+			rc = cache_exec(c, "PRAGMA foreign_keys = ON", &e2);
+		if (!rc && !c->readonly)
+			rc = cache_exec(c, "PRAGMA journal_mode = WAL", &e2);
+		if (!rc && !c->readonly)
+			rc = cache_schema_apply(c, &e2);
+		if (!rc)
+			return 0;
+		if ((sqlite3_errcode(c->db) & 0xff) != SQLITE_BUSY ||
+		    tries * 10 >= BUSY_TIMEOUT_MS) {
+			*err = e2;
+			return rc;
+		}
+		nanosleep(&pause, NULL);
+	}
+}
+
 int
 cache_open(const char *path, int flags, struct cache **out,
 	   struct error *err)
@@ -318,20 +353,9 @@ cache_open(const char *path, int flags, struct cache **out,
 		goto done;
 	}
 	sqlite3_busy_timeout(c->db, BUSY_TIMEOUT_MS);
-	rc = check_version(c, flags, err);
+	rc = setup(c, flags, err);
 	if (rc)
 		goto done;
-	rc = cache_exec(c, "PRAGMA foreign_keys = ON", err);
-	if (rc)
-		goto done;
-	if (!c->readonly) {
-		rc = cache_exec(c, "PRAGMA journal_mode = WAL", err);
-		if (rc)
-			goto done;
-		rc = cache_schema_apply(c, err);
-		if (rc)
-			goto done;
-	}
 	*out = c;
 	c = NULL;
 done:

@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "base/error.h"
+#include "cache/cache.h"
 #include "engine/cuda_load.h"
 #include "engine/cuda_smoke.h"
 #include "base/banned.h"
@@ -25,7 +26,7 @@ usage(FILE *f)
 {
 	fprintf(f,
 		"usage: ripple cuda-smoke [--home DIR] [--arch sm_XX]... "
-		"[--cache-dir DIR] [--json]\n"
+		"[--cache PATH | --cache-dir DIR | --no-cache] [--json]\n"
 		"\n"
 		"Compile a saxpy kernel with NVRTC to LTO-IR, link it with\n"
 		"nvJitLink to a cubin for the GPU's architecture (or the --arch\n"
@@ -36,8 +37,12 @@ usage(FILE *f)
 		"                   /usr/local/cuda)\n"
 		"  --arch sm_XX     also build for this architecture (repeatable;\n"
 		"                   without a GPU: sm_90 when none is given)\n"
-		"  --cache-dir DIR  keep cubins in DIR/<key>.cubin; a second run\n"
-		"                   takes them from there\n"
+		"  --cache PATH     the run cache whose kernels table keeps cubins\n"
+		"                   (default: $RIPPLE_CACHE, else .ripple/cache.db\n"
+		"                   at the repository root); a second run takes\n"
+		"                   them from there\n"
+		"  --cache-dir DIR  keep cubins in DIR/<key>.cubin instead\n"
+		"  --no-cache       compile and link every time\n"
 		"  --device N       the GPU to launch on (default 0)\n"
 		"  --elements N     elements to check (default 1048576)\n"
 		"  --no-launch      build only; the launch is reported deferred\n"
@@ -160,12 +165,17 @@ cli_cuda_smoke(int argc, char **argv, const struct cli_ctx *ctx)
 		{ "home", required_argument, NULL, 'H' },
 		{ "arch", required_argument, NULL, 'a' },
 		{ "cache-dir", required_argument, NULL, 'c' },
+		{ "cache", required_argument, NULL, 'C' },
+		{ "no-cache", no_argument, NULL, 'N' },
 		{ "device", required_argument, NULL, 'd' },
 		{ "elements", required_argument, NULL, 'n' },
 		{ "no-launch", no_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *home = getenv("CUDA_HOME"), *cache_dir = NULL;
+	const char *cache_opt = NULL;
+	struct cache *db = NULL;
+	int no_cache = 0;
 	struct cuda_smoke_options o;
 	struct cuda_smoke_result r;
 	struct cuda_kernel_store *store = NULL;
@@ -179,7 +189,7 @@ cli_cuda_smoke(int argc, char **argv, const struct cli_ctx *ctx)
 	memset(&r, 0, sizeof(r));
 	if (!home || !home[0])
 		home = "/usr/local/cuda";
-	while ((c = getopt_long(argc, argv, "hjH:a:c:d:n:L", opts, NULL)) !=
+	while ((c = getopt_long(argc, argv, "hjH:a:c:C:Nd:n:L", opts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'h':
@@ -205,6 +215,12 @@ cli_cuda_smoke(int argc, char **argv, const struct cli_ctx *ctx)
 			break;
 		case 'c':
 			cache_dir = optarg;
+			break;
+		case 'C':
+			cache_opt = optarg;
+			break;
+		case 'N':
+			no_cache = 1;
 			break;
 		case 'd':
 			o.device = (int)strtol(optarg, &end, 10);
@@ -241,6 +257,22 @@ cli_cuda_smoke(int argc, char **argv, const struct cli_ctx *ctx)
 		cuda_libs_close(libs);
 		return CLI_ERROR;
 	}
+	if (!cache_dir && !no_cache) {
+		char path[4096];
+
+		rc = cli_cache_path(ctx, cache_opt, path, sizeof(path));
+		if (!rc)
+			rc = cache_open(path, CACHE_OPEN_CREATE, &db, &err);
+		if (!rc)
+			rc = cuda_store_cache_new(db, &store, &err);
+		if (rc) {
+			if (err.code)
+				cli_print_error(ctx, &err);
+			cache_close(db);
+			cuda_libs_close(libs);
+			return cli_exit_for(rc);
+		}
+	}
 	o.store = store;
 	cuda_smoke_run(libs, &o, &r, &err);
 	if (json) {
@@ -261,7 +293,11 @@ cli_cuda_smoke(int argc, char **argv, const struct cli_ctx *ctx)
 	     : r.status == CUDA_SMOKE_DEFERRED ? SMOKE_EXIT_DEFERRED
 					       : CLI_FAIL;
 	cuda_smoke_result_release(&r);
-	cuda_store_dir_free(store);
+	if (cache_dir)
+		cuda_store_dir_free(store);
+	else
+		cuda_store_cache_free(store);
+	cache_close(db);
 	cuda_libs_close(libs);
 	return rc;
 }

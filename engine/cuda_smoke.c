@@ -310,9 +310,13 @@ build_one(const struct cuda_libs *l, const struct cuda_smoke_options *opt,
 	if (rc)
 		return rc;
 	b->cubin_bytes = *cubin_len;
-	if (opt->store)
-		rc = opt->store->put(opt->store->payload, key, *cubin,
+	if (opt->store) {
+		char arch[16];
+
+		snprintf(arch, sizeof(arch), "sm_%d", b->sm);
+		rc = opt->store->put(opt->store->payload, key, arch, *cubin,
 				     *cubin_len, err);
+	}
 	return rc;
 }
 

@@ -65,11 +65,13 @@ mem_get(void *payload, const unsigned char key[CUDA_KEY_BYTES], void **data,
 
 static int
 mem_put(void *payload, const unsigned char key[CUDA_KEY_BYTES],
-	const void *data, size_t len, struct error *err)
+	const char *arch, const void *data, size_t len, struct error *err)
 {
 	struct mem_store *m = payload;
 	struct mem_entry *e;
 	void *copy = mem_alloc(len ? len : 1);
+
+	(void)arch;	/* the key covers the architecture */
 
 	if (!copy)
 		return error_set(err, ERROR_NOMEM, "out of memory");
@@ -175,12 +177,14 @@ dir_get(void *payload, const unsigned char key[CUDA_KEY_BYTES], void **data,
 
 static int
 dir_put(void *payload, const unsigned char key[CUDA_KEY_BYTES],
-	const void *data, size_t len, struct error *err)
+	const char *arch, const void *data, size_t len, struct error *err)
 {
 	struct dir_store *d = payload;
 	char hex[2 * CUDA_KEY_BYTES + 1], path[4096], tmp[4200];
 	FILE *f;
 	int ok;
+
+	(void)arch;	/* the key covers the architecture */
 
 	cuda_key_hex(key, hex);
 	snprintf(path, sizeof(path), "%s/%s.cubin", d->dir, hex);

@@ -23,11 +23,13 @@ struct cuda_kernel_store {
 	int (*get)(void *payload, const unsigned char key[CUDA_KEY_BYTES],
 		   void **data, size_t *len, struct error *err);
 	/*
-	 * Store `len` bytes under `key`, replacing any earlier value. The
-	 * store copies the bytes. Returns 0 or a negative ERROR_* code.
+	 * Store `len` bytes under `key` for architecture `arch` ("sm_90"),
+	 * replacing any earlier value. The store copies the bytes. Returns 0
+	 * or a negative ERROR_* code.
 	 */
 	int (*put)(void *payload, const unsigned char key[CUDA_KEY_BYTES],
-		   const void *data, size_t len, struct error *err);
+		   const char *arch, const void *data, size_t len,
+		   struct error *err);
 };
 
 /* Lowercase hex of a key into buf (at least 33 bytes); returns buf. */
@@ -53,5 +55,17 @@ int cuda_store_dir_new(const char *dir, struct cuda_kernel_store **out,
 
 /* Free a store made by cuda_store_dir_new (the files stay). Accepts NULL. */
 void cuda_store_dir_free(struct cuda_kernel_store *store);
+
+/*
+ * A store over the SQLite cache's kernels table (cache_kernel_get/put),
+ * keyed by the hex of the key. `c` is borrowed and must outlive the store.
+ * Free with cuda_store_cache_free. Errors: ERROR_NOMEM.
+ */
+struct cache;
+int cuda_store_cache_new(struct cache *c, struct cuda_kernel_store **out,
+			 struct error *err);
+
+/* Free a store made by cuda_store_cache_new. Accepts NULL. */
+void cuda_store_cache_free(struct cuda_kernel_store *store);
 
 #endif

@@ -368,7 +368,7 @@ Test(engine_cuda, directory_store_round_trips_and_misses)
 	error_init(&err);
 	cr_assert_eq(cuda_store_dir_new(sub, &s, &err), 0, "%s", err.msg);
 	cr_expect_eq(s->get(s->payload, key, &data, &len, &err), 0);
-	cr_assert_eq(s->put(s->payload, key, "cubin!", 6, &err), 0);
+	cr_assert_eq(s->put(s->payload, key, "sm_90", "cubin!", 6, &err), 0);
 	cr_expect_eq(s->get(s->payload, key, &data, &len, &err), 1);
 	cr_expect_eq(len, 6);
 	cr_expect_eq(memcmp(data, "cubin!", 6), 0);
@@ -394,8 +394,8 @@ Test(engine_cuda, memory_store_replaces_and_copies)
 	error_init(&err);
 	cr_assert_eq(cuda_store_memory_new(&s, &err), 0);
 	cr_expect_eq(s->get(s->payload, key, &data, &len, &err), 0);
-	cr_assert_eq(s->put(s->payload, key, "one", 3, &err), 0);
-	cr_assert_eq(s->put(s->payload, key, "three", 5, &err), 0);
+	cr_assert_eq(s->put(s->payload, key, "sm_90", "one", 3, &err), 0);
+	cr_assert_eq(s->put(s->payload, key, "sm_90", "three", 5, &err), 0);
 	cr_expect_eq(s->get(s->payload, key, &data, &len, &err), 1);
 	cr_expect_eq(len, 5);
 	cr_expect_eq(memcmp(data, "three", 5), 0);
