@@ -230,7 +230,8 @@ explain_difference(const struct graph *g, struct plan *p, size_t i,
 		}
 	} else
 		it->reason = PLAN_REASON_KEY_CHANGED;
-	it->cause = cause;
+	/* Only a cascade names a cause: a root cause stands alone. */
+	it->cause = it->reason == PLAN_REASON_UPSTREAM_REBUILT ? cause : -1;
 	rc = own_strings(p, &ch, err);
 	if (rc)
 		goto done;
