@@ -13,6 +13,7 @@
 #include "base/mem.h"
 #include "cache/cache.h"
 #include "engine/eval.h"
+#include "engine/filediff.h"
 #include "engine/plan.h"
 #include "engine/record.h"
 #include "graph/graph.h"
@@ -28,11 +29,6 @@ struct history {
 	struct eval *base, *head;
 	struct graph_keys *base_keys;
 	struct arena arena;	/* records and components handed out */
-};
-
-/* A file identity in the common form of both sides of a diff. */
-struct fid {
-	const char *path, *digest, *detail;
 };
 
 static int
@@ -158,103 +154,17 @@ any_record(void *payload, const char *key, struct plan_record *out,
 	return rc < 0 ? err->code : rc;
 }
 
-static struct fid *
-state_fids(struct arena *a, const struct graph_source_state *st, size_t *n)
-{
-	struct fid *v = arena_alloc(a, (st->n_files + 1) * sizeof(*v));
-	char digest[128], detail[4200];
-	size_t i;
-
-	if (!v)
-		return NULL;
-	for (i = 0; i < st->n_files; i++) {
-		record_file_identity(&st->files[i], digest, sizeof(digest),
-				     detail, sizeof(detail));
-		v[i].path = st->files[i].path;
-		v[i].digest = arena_strdup(a, digest);
-		v[i].detail = arena_strdup(a, detail);
-	}
-	*n = st->n_files;
-	return v;
-}
-
-static const char *
-link_text(const char *detail)
-{
-	const char *arrow = detail ? strstr(detail, " -> ") : NULL;
-
-	return arrow ? arrow + 4 : NULL;
-}
-
-static int
-diff_fids(struct arena *a, const struct fid *o, size_t no,
-	  const struct fid *n, size_t nn, struct plan_file_diff **out,
-	  size_t *count)
-{
-	struct plan_file_diff *d = arena_alloc(a, (no + nn + 1) * sizeof(*d));
-	size_t x = 0, y = 0, k = 0;
-
-	if (!d)
-		return ERROR_NOMEM;
-	while (x < no || y < nn) {
-		int c = x >= no ? 1 : y >= nn ? -1 : strcmp(o[x].path, n[y].path);
-
-		if (c < 0) {
-			d[k].path = o[x].path;
-			d[k].status = PLAN_FILE_REMOVED;
-			d[k].old_id = o[x].digest;
-			k++;
-			x++;
-			continue;
-		}
-		if (c > 0) {
-			d[k].path = n[y].path;
-			d[k].status = PLAN_FILE_ADDED;
-			d[k].new_id = n[y].digest;
-			k++;
-			y++;
-			continue;
-		}
-		if (strcmp(o[x].digest, n[y].digest) ||
-		    strcmp(o[x].detail, n[y].detail)) {
-			const char *lo = link_text(o[x].detail),
-				   *ln = link_text(n[y].detail);
-
-			d[k].path = n[y].path;
-			d[k].old_id = o[x].digest;
-			d[k].new_id = n[y].digest;
-			if (lo && ln && strcmp(lo, ln)) {
-				d[k].status = PLAN_FILE_RETARGETED;
-				d[k].old_id = arena_strdup(a, lo);
-				d[k].new_id = arena_strdup(a, ln);
-			} else if (!strcmp(o[x].digest, n[y].digest)) {
-				d[k].status = PLAN_FILE_MODE;
-				d[k].old_id = o[x].detail;
-				d[k].new_id = n[y].detail;
-			} else {
-				d[k].status = PLAN_FILE_MODIFIED;
-			}
-			k++;
-		}
-		x++;
-		y++;
-	}
-	*out = d;
-	*count = k;
-	return 0;
-}
-
 static int
 new_side(struct history *h, struct arena *a, const char *name,
-	 struct fid **v, size_t *n, struct error *err)
+	 struct filediff_entry **v, size_t *n, struct error *err)
 {
 	const struct graph_source_state *st;
 	int rc = eval_input_by_name(h->head, name, &st, err);
 
 	if (rc <= 0)
 		return rc;
-	*v = state_fids(a, st, n);
-	return *v ? 1 : error_set(err, ERROR_NOMEM, "out of memory");
+	rc = filediff_from_state(a, st, v, n, err);
+	return rc ? rc : 1;
 }
 
 static int
@@ -263,37 +173,19 @@ run_input_diff(void *payload, struct arena *a, const char *name,
 	       struct plan_file_diff **out, size_t *n, struct error *err)
 {
 	struct history *h = payload;
-	struct cache_manifest m;
-	struct fid *o, *nv = NULL;
-	size_t i, no, nn = 0;
-	struct error e2;
+	struct filediff_entry *o, *nv = NULL;
+	size_t no, nn = 0;
 	int rc;
 
 	(void)new_key;
-	memset(&m, 0, sizeof(m));
-	error_init(&e2);
-	if (cache_manifest_get(h->cache, old_key, &m, &e2))
-		return 0;	/* not stored: file detail unknown */
-	o = arena_alloc(a, (m.n + 1) * sizeof(*o));
-	if (!o) {
-		cache_manifest_release(&m);
-		return error_set(err, ERROR_NOMEM, "out of memory");
-	}
-	for (i = no = 0; i < m.n; i++) {
-		if (strcmp(m.items[i].kind, "file"))
-			continue;
-		o[no].path = arena_strdup(a, m.items[i].name);
-		o[no].digest = arena_strdup(a, m.items[i].digest);
-		o[no].detail = arena_strdup(a, m.items[i].detail);
-		no++;
-	}
-	cache_manifest_release(&m);
+	rc = filediff_from_cache(h->cache, a, old_key, &o, &no, err);
+	if (rc <= 0)
+		return rc;
 	rc = new_side(h, a, name, &nv, &nn, err);
 	if (rc <= 0)
 		return rc;
-	if (diff_fids(a, o, no, nv, nn, out, n))
-		return error_set(err, ERROR_NOMEM, "out of memory");
-	return 1;
+	rc = filediff_compare(a, o, no, nv, nn, out, n, err);
+	return rc ? rc : 1;
 }
 
 int
@@ -358,7 +250,7 @@ base_input_diff(void *payload, struct arena *a, const char *name,
 {
 	struct history *h = payload;
 	const struct graph_source_state *st;
-	struct fid *o, *nv = NULL;
+	struct filediff_entry *o, *nv = NULL;
 	size_t no, nn = 0;
 	int rc;
 
@@ -367,15 +259,14 @@ base_input_diff(void *payload, struct arena *a, const char *name,
 	rc = eval_input_by_name(h->base, name, &st, err);
 	if (rc <= 0)
 		return rc;
-	o = state_fids(a, st, &no);
-	if (!o)
-		return error_set(err, ERROR_NOMEM, "out of memory");
+	rc = filediff_from_state(a, st, &o, &no, err);
+	if (rc)
+		return rc;
 	rc = new_side(h, a, name, &nv, &nn, err);
 	if (rc <= 0)
 		return rc;
-	if (diff_fids(a, o, no, nv, nn, out, n))
-		return error_set(err, ERROR_NOMEM, "out of memory");
-	return 1;
+	rc = filediff_compare(a, o, no, nv, nn, out, n, err);
+	return rc ? rc : 1;
 }
 
 int
