@@ -31,12 +31,11 @@ struct history {
 	struct arena arena;	/* records and components handed out */
 };
 
-static int
-comps_from_manifest(struct history *h, const struct cache_manifest *m,
-		    const struct graph_component **out, size_t *n)
+int
+history_components(struct arena *a, const struct cache_manifest *m,
+		   const struct graph_component **out, size_t *n)
 {
-	struct graph_component *v = arena_alloc(&h->arena,
-						(m->n + 1) * sizeof(*v));
+	struct graph_component *v = arena_alloc(a, (m->n + 1) * sizeof(*v));
 	size_t i, k = 0;
 
 	if (!v)
@@ -47,8 +46,10 @@ comps_from_manifest(struct history *h, const struct cache_manifest *m,
 		if (graph_comp_kind_parse(m->items[i].kind, &kind))
 			continue;
 		v[k].kind = kind;
-		v[k].name = arena_strdup(&h->arena, m->items[i].name);
-		v[k].detail = arena_strdup(&h->arena, m->items[i].detail);
+		v[k].name = arena_strdup(a, m->items[i].name);
+		v[k].detail = arena_strdup(a, m->items[i].detail);
+		if (!v[k].name || !v[k].detail)
+			return ERROR_NOMEM;
 		snprintf(v[k].digest, sizeof(v[k].digest), "%s",
 			 m->items[i].digest);
 		k++;
@@ -100,7 +101,7 @@ fill_record(struct history *h, const struct cache_record *rec,
 	memset(&m, 0, sizeof(m));
 	error_init(&e2);
 	if (!cache_manifest_get(h->cache, rec->key, &m, &e2)) {
-		if (comps_from_manifest(h, &m, &out->components,
+		if (history_components(&h->arena, &m, &out->components,
 					&out->n_components)) {
 			cache_manifest_release(&m);
 			return error_set(err, ERROR_NOMEM, "out of memory");
