@@ -25,6 +25,7 @@ static const struct cli_command commands[] = {
 	{ "cuda-smoke", cli_cuda_smoke,
 	  "compile, link, launch and check a CUDA kernel" },
 	{ "devices", cli_devices, "list GPUs and the CUDA driver version" },
+	{ "diff", cli_diff, "compare two recorded runs node by node" },
 	{ "graph", cli_graph, "show the nodes and edges of a target" },
 	{ "keys", cli_keys, "show node keys and what they hash" },
 	{ "plan", cli_plan, "decide what to build, test or reuse" },

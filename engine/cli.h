@@ -95,6 +95,9 @@ int cli_cache_path(const struct cli_ctx *ctx, const char *opt, char *out,
 /* `ripple cache export|import|check` (engine/cli_cache.c). */
 int cli_cache(int argc, char **argv, const struct cli_ctx *ctx);
 
+/* `ripple diff RUN_A RUN_B [GLOB...]` (engine/cli_diff.c). */
+int cli_diff(int argc, char **argv, const struct cli_ctx *ctx);
+
 /* `ripple runs` (engine/cli_runs.c). */
 int cli_runs(int argc, char **argv, const struct cli_ctx *ctx);
 /* `ripple version ROOT`: a root's version from tags (engine/cli_version.c). */
