@@ -201,6 +201,11 @@ decide(struct ctx *c, size_t i, const struct plan_history *h,
 			reuse_or_cascade(c, i, &rec);
 		return 0;
 	}
+	if (!rec.components && h->record_components) {
+		rc = h->record_components(h->payload, &rec, err);
+		if (rc)
+			return rc;
+	}
 	return explain_difference(c->g, p, i, &rec, h, err);
 }
 
