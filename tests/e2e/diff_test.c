@@ -87,6 +87,7 @@ Test(e2e_diff, input_change_is_a_root_cause_with_file_and_blob_ids)
 	free(old_id);
 	free(new_id);
 	t_rmtree(dir);
+	free(dir);
 }
 
 Test(e2e_diff, text_names_file_ids_and_cascades)
@@ -106,6 +107,7 @@ Test(e2e_diff, text_names_file_ids_and_cascades)
 	t_result_release(&r);
 	free(new_id);
 	t_rmtree(dir);
+	free(dir);
 }
 
 Test(e2e_diff, identical_runs_agree_with_exit_zero)
@@ -121,6 +123,7 @@ Test(e2e_diff, identical_runs_agree_with_exit_zero)
 	cr_expect_eq(json_array_size(json_object_get(d, "cascades")), 0);
 	json_decref(d);
 	t_rmtree(dir);
+	free(dir);
 }
 
 Test(e2e_diff, nodes_only_in_one_run_are_added_or_removed)
@@ -149,6 +152,7 @@ Test(e2e_diff, nodes_only_in_one_run_are_added_or_removed)
 	cr_expect_eq(json_array_size(json_object_get(d, "root_causes")), 0);
 	json_decref(d);
 	t_rmtree(dir);
+	free(dir);
 }
 
 /* The glob keeps only the tests; their root cause lies outside it. */
@@ -165,6 +169,7 @@ Test(e2e_diff, glob_filters_nodes_but_keeps_root_causes_outside_it)
 	cr_expect_str_eq(pt_str(x, "root_cause"), W12A);
 	json_decref(d);
 	t_rmtree(dir);
+	free(dir);
 }
 
 Test(e2e_diff, rule_change_names_the_field_and_both_texts)
@@ -186,6 +191,7 @@ Test(e2e_diff, rule_change_names_the_field_and_both_texts)
 	cr_expect_eq(json_array_size(json_object_get(d, "cascades")), 0);
 	json_decref(d);
 	t_rmtree(dir);
+	free(dir);
 }
 
 Test(e2e_diff, unknown_run_is_a_usage_error)
@@ -200,4 +206,5 @@ Test(e2e_diff, unknown_run_is_a_usage_error)
 	cr_expect(strstr(r.err, "'nope'") != NULL, "%s", r.err);
 	t_result_release(&r);
 	t_rmtree(dir);
+	free(dir);
 }

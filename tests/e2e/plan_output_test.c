@@ -30,6 +30,7 @@ Test(e2e_plan_output, two_identical_runs_give_byte_identical_json)
 	t_result_release(&a);
 	t_result_release(&b);
 	t_rmtree(dir);
+	free(dir);
 }
 
 /* A repository with one rule of 30 x 20 = 600 combinations. */
@@ -135,6 +136,7 @@ Test(e2e_plan_output, github_output_packs_600_jobs_into_matrices_of_256)
 	cr_expect_eq(n_nodes, 601, "every node once: %zu", n_nodes);
 	free(text);
 	t_rmtree(dir);
+	free(dir);
 }
 
 Test(e2e_plan_output, step_summary_has_a_mermaid_graph)
@@ -162,4 +164,5 @@ Test(e2e_plan_output, step_summary_has_a_mermaid_graph)
 	cr_expect(strstr(text, ":::reuse") != NULL, "%s", text);
 	free(text);
 	t_rmtree(dir);
+	free(dir);
 }

@@ -56,6 +56,7 @@ Test(e2e_plan, no_baseline_run_builds_everything)
 	pt_expect(p, UB, "test", "no-baseline-run");
 	json_decref(p);
 	t_rmtree(dir);
+	free(dir);
 }
 
 Test(e2e_plan, one_root_changed_builds_that_root_and_cascades)
@@ -91,6 +92,7 @@ Test(e2e_plan, one_root_changed_builds_that_root_and_cascades)
 	free(old_id);
 	free(new_id);
 	t_rmtree(dir);
+	free(dir);
 }
 
 Test(e2e_plan, why_names_the_file_with_both_full_blob_ids)
@@ -123,6 +125,7 @@ Test(e2e_plan, why_names_the_file_with_both_full_blob_ids)
 	free(old_id);
 	free(new_id);
 	t_rmtree(dir);
+	free(dir);
 }
 
 Test(e2e_plan, why_on_a_cascade_names_the_upstream_root_cause)
@@ -152,6 +155,7 @@ Test(e2e_plan, why_on_a_cascade_names_the_upstream_root_cause)
 	t_result_release(&r);
 	json_decref(w);
 	t_rmtree(dir);
+	free(dir);
 }
 
 Test(e2e_plan, docs_only_change_builds_nothing)
@@ -174,6 +178,7 @@ Test(e2e_plan, docs_only_change_builds_nothing)
 	cr_expect(json_is_null(json_object_get(p, "forced")));
 	json_decref(p);
 	t_rmtree(dir);
+	free(dir);
 }
 
 Test(e2e_plan, test_only_change_runs_tests_and_builds_nothing)
@@ -194,6 +199,7 @@ Test(e2e_plan, test_only_change_runs_tests_and_builds_nothing)
 	cr_expect_str_eq(pt_str(c, "path"), "pa/tests/test_a.py");
 	json_decref(p);
 	t_rmtree(dir);
+	free(dir);
 }
 
 /*
@@ -228,6 +234,7 @@ Test(e2e_plan, missing_baseline_record_is_new_node_and_cascades)
 	json_decref(w);
 	json_decref(p);
 	t_rmtree(dir);
+	free(dir);
 }
 
 Test(e2e_plan, failed_baseline_record_rebuilds_only_that_node)
@@ -247,6 +254,7 @@ Test(e2e_plan, failed_baseline_record_rebuilds_only_that_node)
 	pt_expect(p, UB, "reuse", "reused");
 	json_decref(p);
 	t_rmtree(dir);
+	free(dir);
 }
 
 Test(e2e_plan, failed_upstream_record_cascades_to_its_users)
@@ -264,6 +272,7 @@ Test(e2e_plan, failed_upstream_record_cascades_to_its_users)
 	pt_expect(p, UA, "reuse", "reused");
 	json_decref(p);
 	t_rmtree(dir);
+	free(dir);
 }
 
 Test(e2e_plan, unclaimed_path_with_rebuild_all_forces_everything)
@@ -288,6 +297,7 @@ Test(e2e_plan, unclaimed_path_with_rebuild_all_forces_everything)
 	pt_expect(p, UB, "test", "forced");
 	json_decref(p);
 	t_rmtree(dir);
+	free(dir);
 }
 
 Test(e2e_plan, unclaimed_path_with_policy_ignore_builds_nothing)
@@ -304,6 +314,7 @@ Test(e2e_plan, unclaimed_path_with_policy_ignore_builds_nothing)
 	cr_expect_eq(json_integer_value(json_object_get(counts, "reuse")), 6);
 	json_decref(p);
 	t_rmtree(dir);
+	free(dir);
 }
 
 Test(e2e_plan, reuse_none_forces_everything)
@@ -319,6 +330,7 @@ Test(e2e_plan, reuse_none_forces_everything)
 	pt_expect(p, UB, "test", "forced");
 	json_decref(p);
 	t_rmtree(dir);
+	free(dir);
 }
 
 /* A run recorded at the head (not the merge base) serves --reuse any. */
@@ -340,6 +352,7 @@ Test(e2e_plan, reuse_any_takes_a_record_with_the_same_key_in_another_run)
 	cr_expect_str_eq(pt_str(pt_node(p, W11A), "reused_from_run"), "other");
 	json_decref(p);
 	t_rmtree(dir);
+	free(dir);
 }
 
 Test(e2e_plan, assume_base_built_decides_from_keys_without_a_cache)
@@ -361,6 +374,7 @@ Test(e2e_plan, assume_base_built_decides_from_keys_without_a_cache)
 	pt_expect(p, UA, "reuse", "reused");
 	json_decref(p);
 	t_rmtree(dir);
+	free(dir);
 }
 
 /* Editing ripple.yml is not an unclaimed path: the rule field explains. */
@@ -390,6 +404,7 @@ Test(e2e_plan, rule_field_change_names_the_field_and_both_texts)
 	cr_expect_str_eq(pt_str(c, "new"), "[\"build2\",\"pa\",\"3.11\"]");
 	json_decref(p);
 	t_rmtree(dir);
+	free(dir);
 }
 
 /* A toolkit pin: only its nodes rebuild; a root cause is no cascade. */
@@ -419,6 +434,7 @@ Test(e2e_plan, toolkit_pin_change_rebuilds_only_that_toolkits_nodes)
 	cr_expect(strstr(pt_str(c, "new"), "2.0.1") != NULL);
 	json_decref(p);
 	t_rmtree(dir);
+	free(dir);
 }
 
 Test(e2e_plan, symlink_retargeted)
@@ -439,6 +455,7 @@ Test(e2e_plan, symlink_retargeted)
 	pt_expect(p, W11B, "reuse", "reused");
 	json_decref(p);
 	t_rmtree(dir);
+	free(dir);
 }
 
 Test(e2e_plan, file_added_to_a_root_is_input_added)
@@ -461,6 +478,7 @@ Test(e2e_plan, file_added_to_a_root_is_input_added)
 	json_decref(p);
 	free(id);
 	t_rmtree(dir);
+	free(dir);
 }
 
 Test(e2e_plan, file_removed_from_a_root_is_input_removed)
@@ -483,6 +501,7 @@ Test(e2e_plan, file_removed_from_a_root_is_input_removed)
 	json_decref(p);
 	free(id);
 	t_rmtree(dir);
+	free(dir);
 }
 
 /*
@@ -536,4 +555,5 @@ Test(e2e_plan, why_works_when_the_baseline_commit_left_the_clone)
 	t_rmtree(tmp);
 	free(tmp);
 	t_rmtree(dir);
+	free(dir);
 }
