@@ -25,6 +25,7 @@ static const struct cli_command commands[] = {
 	{ "cuda-smoke", cli_cuda_smoke,
 	  "compile, link, launch and check a CUDA kernel" },
 	{ "devices", cli_devices, "list GPUs and the CUDA driver version" },
+	{ "diff", cli_diff, "compare two recorded runs node by node" },
 	{ "graph", cli_graph, "show the nodes and edges of a target" },
 	{ "keys", cli_keys, "show node keys and what they hash" },
 	{ "plan", cli_plan, "decide what to build, test or reuse" },
@@ -182,6 +183,9 @@ main(int argc, char **argv)
 		 * git does not re-hash objects it reads; neither do we. This
 		 * is libgit2's process-wide setting, so only main sets it.
 		 */
+		/* Objects are addressed by their hashes already; re-hashing
+		 * every object read (libgit2's default, not git's) was a
+		 * tenth of a plan's time on a 100,000-file repository. */
 		git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
 		/* Commands parse their own options: argv[0] is their name. */
 		optind = 0;

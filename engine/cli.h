@@ -103,6 +103,8 @@ int cli_cache(int argc, char **argv, const struct cli_ctx *ctx);
 
 /* `ripple release TAG --dry-run` (engine/cli_release.c). */
 int cli_release(int argc, char **argv, const struct cli_ctx *ctx);
+/* `ripple diff RUN_A RUN_B [GLOB...]` (engine/cli_diff.c). */
+int cli_diff(int argc, char **argv, const struct cli_ctx *ctx);
 
 /* `ripple runs` (engine/cli_runs.c). */
 int cli_runs(int argc, char **argv, const struct cli_ctx *ctx);

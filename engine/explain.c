@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "base/arena.h"
 #include "base/error.h"
 #include "base/mem.h"
 #include "engine/plan.h"
@@ -69,7 +70,7 @@ value_of(const struct graph_component *c)
 
 /* Expand an input change into file changes when the history knows them. */
 static int
-input_files(struct plan *p, const struct plan_history *h,
+input_files(struct arena *a, const struct plan_history *h,
 	    const struct graph_component *old, const struct graph_component *new,
 	    struct changes *out, unsigned *seen, struct error *err)
 {
@@ -78,7 +79,7 @@ input_files(struct plan *p, const struct plan_history *h,
 	int rc = 0;
 
 	if (h->input_diff && old && new)
-		rc = h->input_diff(h->payload, &p->arena, new->name,
+		rc = h->input_diff(h->payload, a, new->name,
 				   old->digest, new->digest, &d, &n, err);
 	if (rc < 0)
 		return rc;
@@ -122,24 +123,24 @@ input_reason(unsigned seen)
 	return PLAN_REASON_INPUT_CHANGED;
 }
 
-/* Copy the texts into the plan: records are only borrowed. */
+/* Copy the texts into the arena: records are only borrowed. */
 static int
-own_strings(struct plan *p, struct changes *ch, struct error *err)
+own_strings(struct arena *a, struct changes *ch, struct error *err)
 {
 	size_t i;
 
 	for (i = 0; i < ch->n; i++) {
 		struct plan_change *c = &ch->v[i];
 
-		if (c->name && !(c->name = arena_strdup(&p->arena, c->name)))
+		if (c->name && !(c->name = arena_strdup(a, c->name)))
 			goto nomem;
-		if (c->path && !(c->path = arena_strdup(&p->arena, c->path)))
+		if (c->path && !(c->path = arena_strdup(a, c->path)))
 			goto nomem;
-		if (c->old_value && !(c->old_value = arena_strdup(&p->arena,
-								  c->old_value)))
+		if (c->old_value &&
+		    !(c->old_value = arena_strdup(a, c->old_value)))
 			goto nomem;
-		if (c->new_value && !(c->new_value = arena_strdup(&p->arena,
-								  c->new_value)))
+		if (c->new_value &&
+		    !(c->new_value = arena_strdup(a, c->new_value)))
 			goto nomem;
 	}
 	return 0;
@@ -148,23 +149,17 @@ nomem:
 }
 
 int
-explain_difference(const struct graph *g, struct plan *p, size_t i,
-		   const struct plan_record *rec, const struct plan_history *h,
+explain_components(struct arena *arena, const struct graph_component *a,
+		   size_t na, const struct graph_component *b, size_t nb,
+		   const struct plan_history *h, struct explain_diff *out,
 		   struct error *err)
 {
-	struct plan_item *it = &p->items[i];
-	const struct graph_node_key *k = &p->keys->keys[i];
-	const struct graph_component *a = rec->components, *b = k->components;
-	size_t na = rec->n_components, nb = k->n_components, x = 0, y = 0;
 	struct changes ch = { NULL, 0, 0 };
 	int rule = 0, toolkit = 0, input = 0, rc = 0;
+	size_t x = 0, y = 0;
 	unsigned seen = 0;
-	long cause = -1;
 
-	if (!a) {
-		it->reason = PLAN_REASON_KEY_CHANGED;
-		return 0;
-	}
+	memset(out, 0, sizeof(*out));
 	while (!rc && (x < na || y < nb)) {
 		const struct graph_component *o = NULL, *n = NULL;
 		int c = x >= na ? 1 : y >= nb ? -1 : cmp(&a[x], &b[y]);
@@ -179,20 +174,12 @@ explain_difference(const struct graph *g, struct plan *p, size_t i,
 		switch ((o ? o : n)->kind) {
 		case GRAPH_COMP_INPUT:
 			input = 1;
-			rc = input_files(p, h, o, n, &ch, &seen, err);
+			rc = input_files(arena, h, o, n, &ch, &seen, err);
 			continue;
 		case GRAPH_COMP_TOOLKIT:
 			toolkit = 1;
 			break;
 		case GRAPH_COMP_UPSTREAM:
-			if (n && cause < 0) {
-				const struct graph_node *up =
-					graph_find(g, n->name);
-
-				if (up && p->items[up->index].decision !=
-						  PLAN_REUSE)
-					cause = (long)up->index;
-			}
 			break;
 		default:
 			rule = 1;
@@ -211,39 +198,71 @@ explain_difference(const struct graph *g, struct plan *p, size_t i,
 	if (rc)
 		goto done;
 	if (rule)
-		it->reason = PLAN_REASON_RULE_CHANGED;
+		out->reason = PLAN_REASON_RULE_CHANGED;
 	else if (toolkit)
-		it->reason = PLAN_REASON_TOOLKIT_CHANGED;
+		out->reason = PLAN_REASON_TOOLKIT_CHANGED;
 	else if (input)
-		it->reason = input_reason(seen);
-	else if (ch.n) {
-		it->reason = PLAN_REASON_UPSTREAM_REBUILT;
-		if (cause < 0) {
-			const struct graph_node *up = NULL;
-			size_t j;
-
-			for (j = 0; j < ch.n && !up; j++)
-				if (ch.v[j].kind == PLAN_CHANGE_UPSTREAM)
-					up = graph_find(g, ch.v[j].name);
-			if (up)
-				cause = (long)up->index;
-		}
-	} else
-		it->reason = PLAN_REASON_KEY_CHANGED;
-	it->cause = cause;
-	rc = own_strings(p, &ch, err);
-	if (rc)
+		out->reason = input_reason(seen);
+	else if (ch.n)
+		out->reason = PLAN_REASON_UPSTREAM_REBUILT;
+	else
+		out->reason = PLAN_REASON_KEY_CHANGED;
+	rc = own_strings(arena, &ch, err);
+	if (rc || !ch.n)
 		goto done;
-	if (ch.n) {
-		it->changes = arena_memdup(&p->arena, ch.v,
-					   ch.n * sizeof(*ch.v));
-		if (!it->changes) {
-			rc = error_set(err, ERROR_NOMEM, "out of memory");
-			goto done;
-		}
-		it->n_changes = ch.n;
+	out->changes = arena_memdup(arena, ch.v, ch.n * sizeof(*ch.v));
+	if (!out->changes) {
+		rc = error_set(err, ERROR_NOMEM, "out of memory");
+		goto done;
 	}
+	out->n_changes = ch.n;
 done:
 	mem_free(ch.v);
 	return rc;
+}
+
+int
+explain_difference(const struct graph *g, struct plan *p, size_t i,
+		   const struct plan_record *rec, const struct plan_history *h,
+		   struct error *err)
+{
+	struct plan_item *it = &p->items[i];
+	const struct graph_node_key *k = &p->keys->keys[i];
+	struct explain_diff d;
+	const struct graph_node *up = NULL;
+	size_t j;
+	int rc;
+
+	if (!rec->components) {
+		it->reason = PLAN_REASON_KEY_CHANGED;
+		return 0;
+	}
+	rc = explain_components(&p->arena, rec->components,
+				rec->n_components, k->components,
+				k->n_components, h, &d, err);
+	if (rc)
+		return rc;
+	it->reason = d.reason;
+	it->changes = d.changes;
+	it->n_changes = d.n_changes;
+	/* Only a cascade names a cause: a root cause stands alone. The
+	 * cause is the first differing upstream (by id) that rebuilds,
+	 * else the first differing upstream. */
+	if (d.reason != PLAN_REASON_UPSTREAM_REBUILT)
+		return 0;
+	for (j = 0; j < d.n_changes && !up; j++) {
+		const struct plan_change *c = &d.changes[j];
+		const struct graph_node *n;
+
+		if (c->kind != PLAN_CHANGE_UPSTREAM || !c->new_value)
+			continue;
+		n = graph_find(g, c->name);
+		if (n && p->items[n->index].decision != PLAN_REUSE)
+			up = n;
+	}
+	for (j = 0; j < d.n_changes && !up; j++)
+		if (d.changes[j].kind == PLAN_CHANGE_UPSTREAM)
+			up = graph_find(g, d.changes[j].name);
+	it->cause = up ? (long)up->index : -1;
+	return 0;
 }

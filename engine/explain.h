@@ -7,11 +7,39 @@
 
 #include <stddef.h>
 
+#include "engine/plan.h"
+
+struct arena;
 struct error;
 struct graph;
+struct graph_component;
 struct plan;
 struct plan_record;
 struct plan_history;
+
+/* A comparison of two component lists. */
+struct explain_diff {
+	enum plan_reason reason;	/* rule-changed, toolkit-changed,
+					   input-*, symlink-retargeted,
+					   upstream-rebuilt, or key-changed
+					   when nothing differs */
+	struct plan_change *changes;	/* in (kind, name) order, files of
+					   an input in path order */
+	size_t n_changes;
+};
+
+/*
+ * Compare the recorded components `old` (no) with `new` (nn), both sorted
+ * by (kind, name) as graph keys make them. Input changes expand into file
+ * changes through h->input_diff when it knows them (h may have no
+ * callbacks). Changes and their strings are allocated in `a`. The reason
+ * follows the priority below. Returns 0, ERROR_NOMEM, or input_diff's
+ * error.
+ */
+int explain_components(struct arena *a, const struct graph_component *old,
+		       size_t no, const struct graph_component *new,
+		       size_t nn, const struct plan_history *h,
+		       struct explain_diff *out, struct error *err);
 
 /*
  * Fill p->items[i]'s reason, cause and changes by comparing its key's

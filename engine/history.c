@@ -13,6 +13,7 @@
 #include "base/mem.h"
 #include "cache/cache.h"
 #include "engine/eval.h"
+#include "engine/filediff.h"
 #include "engine/plan.h"
 #include "engine/record.h"
 #include "graph/graph.h"
@@ -30,17 +31,11 @@ struct history {
 	struct arena arena;	/* records and components handed out */
 };
 
-/* A file identity in the common form of both sides of a diff. */
-struct fid {
-	const char *path, *digest, *detail;
-};
-
-static int
-comps_from_manifest(struct history *h, const struct cache_manifest *m,
-		    const struct graph_component **out, size_t *n)
+int
+history_components(struct arena *a, const struct cache_manifest *m,
+		   const struct graph_component **out, size_t *n)
 {
-	struct graph_component *v = arena_alloc(&h->arena,
-						(m->n + 1) * sizeof(*v));
+	struct graph_component *v = arena_alloc(a, (m->n + 1) * sizeof(*v));
 	size_t i, k = 0;
 
 	if (!v)
@@ -51,8 +46,10 @@ comps_from_manifest(struct history *h, const struct cache_manifest *m,
 		if (graph_comp_kind_parse(m->items[i].kind, &kind))
 			continue;
 		v[k].kind = kind;
-		v[k].name = arena_strdup(&h->arena, m->items[i].name);
-		v[k].detail = arena_strdup(&h->arena, m->items[i].detail);
+		v[k].name = arena_strdup(a, m->items[i].name);
+		v[k].detail = arena_strdup(a, m->items[i].detail);
+		if (!v[k].name || !v[k].detail)
+			return ERROR_NOMEM;
 		snprintf(v[k].digest, sizeof(v[k].digest), "%s",
 			 m->items[i].digest);
 		k++;
@@ -87,13 +84,13 @@ artifact_missing(struct history *h, const struct cache_record *rec)
 	return 0;
 }
 
+/* A record without its key components: run_components adds them when
+ * the planner needs an explanation (most keys are equal, and decoding
+ * every stored manifest was a sixth of a plan's time). */
 static int
 fill_record(struct history *h, const struct cache_record *rec,
 	    struct plan_record *out, struct error *err)
 {
-	struct cache_manifest m;
-	struct error e2;
-
 	memset(out, 0, sizeof(*out));
 	out->run_id = arena_strdup(&h->arena, rec->run);
 	out->key = arena_strdup(&h->arena, rec->key);
@@ -101,17 +98,28 @@ fill_record(struct history *h, const struct cache_record *rec,
 	out->output_digest = rec->output_digest
 		? arena_strdup(&h->arena, rec->output_digest) : NULL;
 	out->artifact_missing = artifact_missing(h, rec);
+	if (!out->run_id || !out->key ||
+	    (rec->output_digest && !out->output_digest))
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	return 0;
+}
+
+static int
+run_components(void *payload, struct plan_record *rec, struct error *err)
+{
+	struct history *h = payload;
+	struct cache_manifest m;
+	struct error e2;
+	int rc = 0;
+
 	memset(&m, 0, sizeof(m));
 	error_init(&e2);
-	if (!cache_manifest_get(h->cache, rec->key, &m, &e2)) {
-		if (comps_from_manifest(h, &m, &out->components,
-					&out->n_components)) {
-			cache_manifest_release(&m);
-			return error_set(err, ERROR_NOMEM, "out of memory");
-		}
-	}
+	if (!cache_manifest_get(h->cache, rec->key, &m, &e2) &&
+	    history_components(&h->arena, &m, &rec->components,
+			       &rec->n_components))
+		rc = error_set(err, ERROR_NOMEM, "out of memory");
 	cache_manifest_release(&m);
-	return 0;
+	return rc;
 }
 
 static int
@@ -158,103 +166,17 @@ any_record(void *payload, const char *key, struct plan_record *out,
 	return rc < 0 ? err->code : rc;
 }
 
-static struct fid *
-state_fids(struct arena *a, const struct graph_source_state *st, size_t *n)
-{
-	struct fid *v = arena_alloc(a, (st->n_files + 1) * sizeof(*v));
-	char digest[128], detail[4200];
-	size_t i;
-
-	if (!v)
-		return NULL;
-	for (i = 0; i < st->n_files; i++) {
-		record_file_identity(&st->files[i], digest, sizeof(digest),
-				     detail, sizeof(detail));
-		v[i].path = st->files[i].path;
-		v[i].digest = arena_strdup(a, digest);
-		v[i].detail = arena_strdup(a, detail);
-	}
-	*n = st->n_files;
-	return v;
-}
-
-static const char *
-link_text(const char *detail)
-{
-	const char *arrow = detail ? strstr(detail, " -> ") : NULL;
-
-	return arrow ? arrow + 4 : NULL;
-}
-
-static int
-diff_fids(struct arena *a, const struct fid *o, size_t no,
-	  const struct fid *n, size_t nn, struct plan_file_diff **out,
-	  size_t *count)
-{
-	struct plan_file_diff *d = arena_alloc(a, (no + nn + 1) * sizeof(*d));
-	size_t x = 0, y = 0, k = 0;
-
-	if (!d)
-		return ERROR_NOMEM;
-	while (x < no || y < nn) {
-		int c = x >= no ? 1 : y >= nn ? -1 : strcmp(o[x].path, n[y].path);
-
-		if (c < 0) {
-			d[k].path = o[x].path;
-			d[k].status = PLAN_FILE_REMOVED;
-			d[k].old_id = o[x].digest;
-			k++;
-			x++;
-			continue;
-		}
-		if (c > 0) {
-			d[k].path = n[y].path;
-			d[k].status = PLAN_FILE_ADDED;
-			d[k].new_id = n[y].digest;
-			k++;
-			y++;
-			continue;
-		}
-		if (strcmp(o[x].digest, n[y].digest) ||
-		    strcmp(o[x].detail, n[y].detail)) {
-			const char *lo = link_text(o[x].detail),
-				   *ln = link_text(n[y].detail);
-
-			d[k].path = n[y].path;
-			d[k].old_id = o[x].digest;
-			d[k].new_id = n[y].digest;
-			if (lo && ln && strcmp(lo, ln)) {
-				d[k].status = PLAN_FILE_RETARGETED;
-				d[k].old_id = arena_strdup(a, lo);
-				d[k].new_id = arena_strdup(a, ln);
-			} else if (!strcmp(o[x].digest, n[y].digest)) {
-				d[k].status = PLAN_FILE_MODE;
-				d[k].old_id = o[x].detail;
-				d[k].new_id = n[y].detail;
-			} else {
-				d[k].status = PLAN_FILE_MODIFIED;
-			}
-			k++;
-		}
-		x++;
-		y++;
-	}
-	*out = d;
-	*count = k;
-	return 0;
-}
-
 static int
 new_side(struct history *h, struct arena *a, const char *name,
-	 struct fid **v, size_t *n, struct error *err)
+	 struct filediff_entry **v, size_t *n, struct error *err)
 {
 	const struct graph_source_state *st;
 	int rc = eval_input_by_name(h->head, name, &st, err);
 
 	if (rc <= 0)
 		return rc;
-	*v = state_fids(a, st, n);
-	return *v ? 1 : error_set(err, ERROR_NOMEM, "out of memory");
+	rc = filediff_from_state(a, st, v, n, err);
+	return rc ? rc : 1;
 }
 
 static int
@@ -263,37 +185,19 @@ run_input_diff(void *payload, struct arena *a, const char *name,
 	       struct plan_file_diff **out, size_t *n, struct error *err)
 {
 	struct history *h = payload;
-	struct cache_manifest m;
-	struct fid *o, *nv = NULL;
-	size_t i, no, nn = 0;
-	struct error e2;
+	struct filediff_entry *o, *nv = NULL;
+	size_t no, nn = 0;
 	int rc;
 
 	(void)new_key;
-	memset(&m, 0, sizeof(m));
-	error_init(&e2);
-	if (cache_manifest_get(h->cache, old_key, &m, &e2))
-		return 0;	/* not stored: file detail unknown */
-	o = arena_alloc(a, (m.n + 1) * sizeof(*o));
-	if (!o) {
-		cache_manifest_release(&m);
-		return error_set(err, ERROR_NOMEM, "out of memory");
-	}
-	for (i = no = 0; i < m.n; i++) {
-		if (strcmp(m.items[i].kind, "file"))
-			continue;
-		o[no].path = arena_strdup(a, m.items[i].name);
-		o[no].digest = arena_strdup(a, m.items[i].digest);
-		o[no].detail = arena_strdup(a, m.items[i].detail);
-		no++;
-	}
-	cache_manifest_release(&m);
+	rc = filediff_from_cache(h->cache, a, old_key, &o, &no, err);
+	if (rc <= 0)
+		return rc;
 	rc = new_side(h, a, name, &nv, &nn, err);
 	if (rc <= 0)
 		return rc;
-	if (diff_fids(a, o, no, nv, nn, out, n))
-		return error_set(err, ERROR_NOMEM, "out of memory");
-	return 1;
+	rc = filediff_compare(a, o, no, nv, nn, out, n, err);
+	return rc ? rc : 1;
 }
 
 int
@@ -311,6 +215,7 @@ history_from_run(struct cache *c, const char *run_id, const char *label,
 	h->ph.payload = h;
 	if (c) {
 		h->ph.record_by_key = any_record;
+		h->ph.record_components = run_components;
 		h->ph.input_diff = run_input_diff;
 	}
 	if (c && run_id) {
@@ -358,7 +263,7 @@ base_input_diff(void *payload, struct arena *a, const char *name,
 {
 	struct history *h = payload;
 	const struct graph_source_state *st;
-	struct fid *o, *nv = NULL;
+	struct filediff_entry *o, *nv = NULL;
 	size_t no, nn = 0;
 	int rc;
 
@@ -367,15 +272,14 @@ base_input_diff(void *payload, struct arena *a, const char *name,
 	rc = eval_input_by_name(h->base, name, &st, err);
 	if (rc <= 0)
 		return rc;
-	o = state_fids(a, st, &no);
-	if (!o)
-		return error_set(err, ERROR_NOMEM, "out of memory");
+	rc = filediff_from_state(a, st, &o, &no, err);
+	if (rc)
+		return rc;
 	rc = new_side(h, a, name, &nv, &nn, err);
 	if (rc <= 0)
 		return rc;
-	if (diff_fids(a, o, no, nv, nn, out, n))
-		return error_set(err, ERROR_NOMEM, "out of memory");
-	return 1;
+	rc = filediff_compare(a, o, no, nv, nn, out, n, err);
+	return rc ? rc : 1;
 }
 
 int

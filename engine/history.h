@@ -7,7 +7,12 @@
 #ifndef RIPPLE_ENGINE_HISTORY_H
 #define RIPPLE_ENGINE_HISTORY_H
 
+#include <stddef.h>
+
+struct arena;
 struct cache;
+struct cache_manifest;
+struct graph_component;
 struct error;
 struct eval;
 struct history;
@@ -33,6 +38,14 @@ int history_from_eval(struct eval *base, struct eval *head,
 
 /* The callbacks and flags for plan_compute; owned by h. */
 const struct plan_history *history_plan(struct history *h);
+
+/*
+ * Key components from a stored key manifest (as record_node stores them;
+ * components of unknown kinds are skipped), in stored (kind, name) order,
+ * allocated in `a`. Returns 0 or ERROR_NOMEM.
+ */
+int history_components(struct arena *a, const struct cache_manifest *m,
+		       const struct graph_component **out, size_t *n);
 
 /* Free. Accepts NULL. */
 void history_free(struct history *h);

@@ -113,6 +113,44 @@ set_reuse(struct plan *p, struct plan_item *it, const struct plan_record *r)
 		? arena_strdup(&p->arena, r->output_digest) : NULL;
 }
 
+/*
+ * The first upstream of node i (deps are sorted by id) that does not reuse,
+ * or -1. A node whose key equals a recorded one still rebuilds when an
+ * upstream must: its record was made against an upstream output the plan
+ * is about to replace (the upstream's record was missing, failed or lost
+ * its artifact, so the key could not tell).
+ */
+static long
+building_upstream(const struct ctx *c, size_t i)
+{
+	const struct graph_node *node = &c->g->nodes[i];
+	size_t k;
+
+	for (k = 0; k < node->n_deps; k++) {
+		size_t d = node->deps[k];
+
+		if (c->p->in_closure[d] &&
+		    c->p->items[d].decision != PLAN_REUSE)
+			return (long)d;
+	}
+	return -1;
+}
+
+/* Reuse rec, unless an upstream builds: then node i is a cascade of it. */
+static void
+reuse_or_cascade(struct ctx *c, size_t i, const struct plan_record *r)
+{
+	struct plan_item *it = &c->p->items[i];
+	long up = building_upstream(c, i);
+
+	if (up < 0) {
+		set_reuse(c->p, it, r);
+		return;
+	}
+	it->reason = PLAN_REASON_UPSTREAM_REBUILT;
+	it->cause = up;
+}
+
 static int
 decide(struct ctx *c, size_t i, const struct plan_history *h,
        const struct plan_options *o, struct error *err)
@@ -136,7 +174,8 @@ decide(struct ctx *c, size_t i, const struct plan_history *h,
 		rc = h->record_by_key(h->payload, k->key.hex, &rec, err);
 		if (rc < 0)
 			return rc;
-		if (rc == 1 && rec.ok && !rec.artifact_missing) {
+		if (rc == 1 && rec.ok && !rec.artifact_missing &&
+		    building_upstream(c, i) < 0) {
 			set_reuse(p, it, &rec);
 			return 0;
 		}
@@ -159,8 +198,13 @@ decide(struct ctx *c, size_t i, const struct plan_history *h,
 		else if (rec.artifact_missing)
 			it->reason = PLAN_REASON_ARTIFACT_MISSING;
 		else
-			set_reuse(p, it, &rec);
+			reuse_or_cascade(c, i, &rec);
 		return 0;
+	}
+	if (!rec.components && h->record_components) {
+		rc = h->record_components(h->payload, &rec, err);
+		if (rc)
+			return rc;
 	}
 	return explain_difference(c->g, p, i, &rec, h, err);
 }

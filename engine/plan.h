@@ -111,6 +111,13 @@ struct plan_history {
 	int (*record_by_key)(void *payload, const char *key,
 			     struct plan_record *out, struct error *err);
 	/*
+	 * Fill rec->components and n_components of a record handed out
+	 * without them (loaded only when a key differs); leave them NULL
+	 * when not stored. NULL callback: records carry their components.
+	 */
+	int (*record_components)(void *payload, struct plan_record *rec,
+				 struct error *err);
+	/*
 	 * Files that differ within input `name` between its old and new key
 	 * (allocated in `a`). Return 1 when known, 0 when not.
 	 */

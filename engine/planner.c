@@ -97,6 +97,10 @@ classify(struct planner *p, const struct planner_options *o,
 		rc = strv_push(&p->changed, ch.items[i].path, err);
 		if (rc)
 			break;
+		/* The rules file read from the commit is claimed by every
+		 * key: its rule and toolkit fields are key components. */
+		if (!o->rules_file && !strcmp(ch.items[i].path, "ripple.yml"))
+			continue;
 		claimed = eval_path_claimed(p->head, ch.items[i].path,
 					    &ignored, err);
 		if (claimed < 0) {

@@ -165,8 +165,8 @@ report_plan_text(const struct graph *g, const struct plan *p,
 	return err && err->code ? err->code : 0;
 }
 
-static void
-change_text(struct buf *out, const struct plan_change *c)
+void
+report_change_text(struct buf *out, const struct plan_change *c)
 {
 	switch (c->kind) {
 	case PLAN_CHANGE_FILE:
@@ -217,7 +217,7 @@ item_text(const struct graph *g, const struct plan *p, size_t i,
 	if (it->n_changes)
 		buf_addstr(out, "  changes\n", NULL);
 	for (k = 0; k < it->n_changes; k++)
-		change_text(out, &it->changes[k]);
+		report_change_text(out, &it->changes[k]);
 }
 
 int

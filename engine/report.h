@@ -11,6 +11,8 @@
 #include <stddef.h>
 
 struct buf;
+struct json_t;
+struct plan_change;
 struct error;
 struct graph;
 struct plan;
@@ -87,5 +89,18 @@ int report_why_text(const struct graph *g, const struct plan *p, size_t i,
 int report_why_json(const struct graph *g, const struct plan *p, size_t i,
 		    const struct plan_meta *m, struct buf *out,
 		    struct error *err);
+
+/*
+ * One change as an indented text line ("    file      PATH  STATUS OLD ->
+ * NEW  (input NAME)", ids shortened) appended to out. Shared by `why` and
+ * `diff`.
+ */
+void report_change_text(struct buf *out, const struct plan_change *c);
+
+/*
+ * One change as a JSON object {kind, name, old, new[, path, status]} (the
+ * schema of docs/plan.md); a new reference the caller owns (json_decref).
+ */
+struct json_t *report_change_json(const struct plan_change *c);
 
 #endif

@@ -33,8 +33,8 @@ strings(const char *const *v, size_t n)
 	return a;
 }
 
-static json_t *
-change_json(const struct plan_change *c)
+json_t *
+report_change_json(const struct plan_change *c)
 {
 	static const char *const kinds[] = {
 		[PLAN_CHANGE_FILE] = "file", [PLAN_CHANGE_RULE] = "rule",
@@ -69,7 +69,7 @@ item_json(const struct graph *g, const struct plan *p, size_t i)
 		json_object_set_new(axes, n->axes[k].axis,
 				    json_string(n->axes[k].value));
 	for (k = 0; k < it->n_changes; k++)
-		json_array_append_new(ch, change_json(&it->changes[k]));
+		json_array_append_new(ch, report_change_json(&it->changes[k]));
 	json_object_set_new(o, "id", json_string(n->id));
 	json_object_set_new(o, "kind",
 			    json_string(graph_node_kind_name(n->kind)));

@@ -102,12 +102,16 @@ plan(struct world *w, int has_baseline, enum plan_reuse reuse,
      const char *forced)
 {
 	struct graph_key_sources src = { fake_source, NULL, NULL, w };
-	struct plan_history h = { fake_record, NULL, NULL, w, has_baseline,
-				  "run-1" };
+	struct plan_history h;
 	struct plan_options o = { reuse, forced };
 	struct plan *p = NULL;
 	struct error err;
 
+	memset(&h, 0, sizeof(h));
+	h.baseline_record = fake_record;
+	h.payload = w;
+	h.has_baseline = has_baseline;
+	h.baseline_label = "run-1";
 	error_init(&err);
 	cr_assert_eq(plan_compute(w->graph, NULL, NULL, &src, &h, &o, &p,
 				  &err), 0, "%s", err.msg);
@@ -180,7 +184,7 @@ Test(engine_plan, changed_input_is_a_root_cause_and_users_cascade)
 	teardown_world(&w);
 }
 
-Test(engine_plan, failed_and_missing_records_rebuild_only_themselves)
+Test(engine_plan, failed_and_missing_records_rebuild_themselves_and_users)
 {
 	struct world w;
 	struct plan *p;
@@ -195,8 +199,13 @@ Test(engine_plan, failed_and_missing_records_rebuild_only_themselves)
 		     PLAN_REASON_NEW_NODE);
 	cr_expect_eq(item(&w, p, "artifact:wheel[root=b12]")->decision,
 		     PLAN_REUSE);
-	/* The failed wheel keeps its key: its test is still reusable. */
-	cr_expect_eq(item(&w, p, "test:t[root=b13]")->decision, PLAN_REUSE);
+	/*
+	 * The failed wheel keeps its key, but it must build again: its test
+	 * follows it as a cascade rather than trusting an equal key.
+	 */
+	cr_expect_eq(item(&w, p, "test:t[root=b13]")->decision, PLAN_TEST);
+	cr_expect_eq(item(&w, p, "test:t[root=b13]")->reason,
+		     PLAN_REASON_UPSTREAM_REBUILT);
 	plan_free(p);
 	teardown_world(&w);
 }
