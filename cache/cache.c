@@ -75,6 +75,10 @@ static const char *const stmt_sql[CACHE_STMT_COUNT] = {
 	[CACHE_STMT_KERNEL_GET] =
 		"SELECT key, arch, cubin, created_ms FROM kernels "
 		"WHERE key = ?1",
+	[CACHE_STMT_SOURCE_KEY_GET] =
+		"SELECT key FROM source_keys WHERE memo = ?1",
+	[CACHE_STMT_SOURCE_KEY_PUT] =
+		"INSERT OR IGNORE INTO source_keys (memo, key) VALUES (?1, ?2)",
 };
 
 int

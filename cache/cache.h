@@ -31,7 +31,7 @@ struct error;
 struct cache;
 
 /* The schema version this build writes (PRAGMA user_version). */
-#define CACHE_SCHEMA_VERSION 2
+#define CACHE_SCHEMA_VERSION 3
 
 /* A content key: 32 lowercase hex digits (XXH3-128), plus the NUL. */
 #define CACHE_KEY_LEN 32
@@ -223,6 +223,22 @@ int cache_manifest_get(struct cache *c, const char *key,
 
 /* Whether `key` is 32 lowercase hex digits. */
 int cache_key_valid(const char *key);
+
+/* ---- the source-key memo ---- */
+
+/*
+ * A source set's key remembered under a memo id (32 hex digits: a digest
+ * of the set's patterns and of the object ids at its fixed prefixes, see
+ * graph/source.h), so a later plan of a commit whose prefixes hold the
+ * same objects takes the key without walking the trees.
+ * cache_source_key_get: 1 and key (33 bytes) filled on a hit, 0 on a
+ * miss, or a negative error. cache_source_key_put: 0 or an error
+ * (ERROR_INVALID for ids that are not 32 lowercase hex digits).
+ */
+int cache_source_key_get(struct cache *c, const char *memo, char *key,
+			 struct error *err);
+int cache_source_key_put(struct cache *c, const char *memo, const char *key,
+			 struct error *err);
 
 /* ---- records: one node's outcome in one run ---- */
 

@@ -94,3 +94,53 @@ done:
 		cache_kernel_release(out);
 	return rc;
 }
+
+int
+cache_source_key_get(struct cache *c, const char *memo, char *key,
+		     struct error *err)
+{
+	sqlite3_stmt *st;
+	const unsigned char *text;
+	int rc;
+
+	if (!cache_key_valid(memo))
+		return error_set(err, ERROR_INVALID, "bad memo id '%s'", memo);
+	st = cache_stmt_get(c, CACHE_STMT_SOURCE_KEY_GET, err);
+	if (!st)
+		return err ? err->code : ERROR_INTERNAL;
+	rc = cache_bind_text(c, st, 1, memo, err);
+	if (rc)
+		return rc;
+	rc = cache_stmt_step(c, st, err);
+	if (rc <= 0)
+		return rc;
+	text = sqlite3_column_text(st, 0);
+	rc = 0;
+	if (text && cache_key_valid((const char *)text)) {
+		memcpy(key, text, CACHE_KEY_SIZE);
+		rc = 1;
+	}
+	sqlite3_reset(st);
+	return rc;
+}
+
+int
+cache_source_key_put(struct cache *c, const char *memo, const char *key,
+		     struct error *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (!cache_key_valid(memo) || !cache_key_valid(key))
+		return error_set(err, ERROR_INVALID, "bad source memo entry "
+				 "'%s' -> '%s'", memo, key);
+	st = cache_stmt_get(c, CACHE_STMT_SOURCE_KEY_PUT, err);
+	if (!st)
+		return err ? err->code : ERROR_INTERNAL;
+	rc = cache_bind_text(c, st, 1, memo, err);
+	if (!rc)
+		rc = cache_bind_text(c, st, 2, key, err);
+	if (!rc)
+		rc = cache_stmt_step(c, st, err);
+	return rc < 0 ? rc : 0;
+}

@@ -57,6 +57,11 @@ static const struct upgrade upgrades[] = {
 	  " cubin BLOB NOT NULL,"
 	  " created_ms INTEGER NOT NULL);"
 	  "CREATE INDEX records_key ON records (key, status);" },
+	{ 2, "add the source-key memo: a source set's key by the ids of the "
+	     "entries at its fixed prefixes",
+	  "CREATE TABLE source_keys ("
+	  " memo TEXT PRIMARY KEY NOT NULL CHECK (length(memo) = 32),"
+	  " key TEXT NOT NULL CHECK (length(key) = 32));" },
 };
 
 int

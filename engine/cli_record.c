@@ -199,6 +199,7 @@ cli_record(int argc, char **argv, const struct cli_ctx *ctx)
 	rc = cli_open_eval(ctx, commit, 0, rules, &repo, &ev);
 	if (rc)
 		goto done;
+	eval_set_memo(ev, c, 1);
 	memset(&o, 0, sizeof(o));
 	o.status = status;
 	o.artifacts = (const char *const *)artifacts.v;

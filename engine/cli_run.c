@@ -714,6 +714,7 @@ cli_run(int argc, char **argv, const struct cli_ctx *ctx)
 		rc = fail(ctx, &err);
 		goto done;
 	}
+	a.po.memo_write = 1;
 	rc = planner_run(repo, cache, &a.po, &errors, &pl, &err);
 	if (rc) {
 		if (errors.n)

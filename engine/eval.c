@@ -11,6 +11,7 @@
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/mem.h"
+#include "cache/cache.h"
 #include "graph/graph.h"
 #include "graph/pattern.h"
 #include "graph/source.h"
@@ -24,15 +25,58 @@ struct eval_input {
 	int computed;
 };
 
+static size_t
+name_hash(const char *s)
+{
+	size_t h = 1469598103934665603u;	/* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	return h;
+}
+
 static struct eval_input *
 find_input(struct eval *ev, const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < ev->n_inputs; i++)
-		if (!strcmp(ev->inputs[i].name, name))
-			return &ev->inputs[i];
+	if (!ev->n_slots)
+		return NULL;
+	for (i = name_hash(name) & (ev->n_slots - 1); ev->slots[i];
+	     i = (i + 1) & (ev->n_slots - 1))
+		if (!strcmp(ev->inputs[ev->slots[i] - 1].name, name))
+			return &ev->inputs[ev->slots[i] - 1];
 	return NULL;
+}
+
+/* Index input `pos`, growing the table to keep it under half full. */
+static int
+index_input(struct eval *ev, size_t pos, struct error *err)
+{
+	size_t i, k;
+
+	if (2 * (ev->n_inputs + 1) > ev->n_slots) {
+		size_t n = ev->n_slots ? ev->n_slots * 2 : 64;
+		size_t *slots = mem_calloc(n, sizeof(*slots));
+
+		if (!slots)
+			return error_set(err, ERROR_NOMEM, "out of memory");
+		mem_free(ev->slots);
+		ev->slots = slots;
+		ev->n_slots = n;
+		for (k = 0; k < ev->n_inputs; k++)
+			if (k != pos) {
+				for (i = name_hash(ev->inputs[k].name) & (n - 1);
+				     slots[i]; i = (i + 1) & (n - 1))
+					;
+				slots[i] = k + 1;
+			}
+	}
+	for (i = name_hash(ev->inputs[pos].name) & (ev->n_slots - 1);
+	     ev->slots[i]; i = (i + 1) & (ev->n_slots - 1))
+		;
+	ev->slots[i] = pos + 1;
+	return 0;
 }
 
 static int
@@ -79,6 +123,10 @@ ensure_input(struct eval *ev, const struct graph_input *in,
 		x->name = mem_strdup(in->name);
 		if (!x->name)
 			return error_set(err, ERROR_NOMEM, "out of memory");
+		if (index_input(ev, ev->n_inputs, err)) {
+			mem_free(x->name);
+			return err->code;
+		}
 		ev->n_inputs++;
 		if (compile(ev, in, &x->set, err))
 			return err->code;
@@ -113,17 +161,66 @@ eval_input_state(struct eval *ev, const struct graph_input *in,
 }
 
 static int
+memo_key(struct eval *ev, const struct graph_input *in, char *memo,
+	 struct digest *out, struct error *err)
+{
+	struct eval_input *x;
+	char key[33];
+	struct error e2;
+	int rc = ensure_input(ev, in, &x, err);
+
+	if (rc)
+		return rc;
+	if (x->computed)
+		return 0;	/* known already: no memo needed */
+	rc = graph_source_memo_id(ev->repo, &ev->commit, x->set, memo, err);
+	if (rc)
+		return rc;
+	error_init(&e2);
+	if (cache_source_key_get(ev->memo, memo, key, &e2) == 1 &&
+	    !digest_from_hex(key, out, NULL)) {
+		ev->memo_hits++;
+		return 1;
+	}
+	ev->memo_misses++;
+	return 0;
+}
+
+static int
 source_key(void *payload, const struct graph_input *in, struct digest *out,
 	   struct error *err)
 {
+	struct eval *ev = payload;
 	const struct graph_source_state *st;
-	int rc = eval_input_state(payload, in, &st, err);
+	char memo[33] = "";
+	int rc;
 
+	if (ev->memo && !ev->worktree) {
+		rc = memo_key(ev, in, memo, out, err);
+		if (rc)
+			return rc < 0 ? rc : 0;
+	}
+	rc = eval_input_state(ev, in, &st, err);
 	if (rc)
 		return rc;
 	memcpy(out->bytes, st->key, sizeof(out->bytes));
 	digest_to_hex(out);
+	if (memo[0] && ev->memo_write) {
+		struct eval_input *x = find_input(ev, in->name);
+		struct error e2;
+
+		error_init(&e2);
+		if (x && graph_source_state_memoizable(x->set, st))
+			cache_source_key_put(ev->memo, memo, out->hex, &e2);
+	}
 	return 0;
+}
+
+void
+eval_set_memo(struct eval *ev, struct cache *c, int write)
+{
+	ev->memo = c;
+	ev->memo_write = c && write;
 }
 
 static int
@@ -226,6 +323,7 @@ eval_free(struct eval *ev)
 		graph_source_state_release(&ev->inputs[i].state);
 	}
 	mem_free(ev->inputs);
+	mem_free(ev->slots);
 	graph_worktree_free(ev->wt);
 	graph_free(ev->graph);
 	rules_free(ev->rules);

@@ -30,9 +30,15 @@ struct eval {
 	struct graph *graph;		/* owned */
 	struct graph_source_cache *scache;	/* borrowed, may be NULL */
 	struct graph_worktree *wt;	/* owned, worktree mode */
-	struct eval_input *inputs;	/* memo, sorted by name on insert */
+	struct eval_input *inputs;	/* memo, in the order first seen */
 	size_t n_inputs, cap_inputs;
+	size_t *slots;			/* open-addressing index by name:
+					   input position + 1, 0 empty */
+	size_t n_slots;			/* a power of two > 2 * n_inputs */
 	struct graph_key_sources sources;	/* callbacks over this eval */
+	struct cache *memo;		/* source-key memo, borrowed, or NULL */
+	int memo_write;			/* 1: remember keys it computes */
+	size_t memo_hits, memo_misses;	/* for benchmarks and tests */
 };
 
 /*
@@ -48,6 +54,15 @@ int eval_open(struct graph_repo *repo, const char *rev, int worktree,
 	      const char *rules_file, struct graph_source_cache *scache,
 	      struct error_list *errors, struct eval **out,
 	      struct error *err);
+
+/*
+ * Take source keys from the cache's memo when the objects at a set's
+ * prefixes are ones seen before (graph_source_memo_id), and, with
+ * `write`, remember the keys computed here. Commits only: the working
+ * tree is always read. `c` is borrowed; NULL turns the memo off.
+ */
+struct cache;
+void eval_set_memo(struct eval *ev, struct cache *c, int write);
 
 /* Free an evaluation. Accepts NULL. */
 void eval_free(struct eval *ev);

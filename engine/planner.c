@@ -147,6 +147,7 @@ planner_run(struct graph_repo *repo, struct cache *cache,
 		       errors, &p->head, err);
 	if (rc)
 		goto done;
+	eval_set_memo(p->head, cache, o->memo_write);
 	n = p->head->graph->n_nodes;
 	p->selected = mem_calloc(n + 1, 1);
 	p->closure = mem_calloc(n + 1, 1);

@@ -33,6 +33,8 @@ struct planner_options {
 	int reuse;			/* enum plan_reuse, or -1: policy */
 	int assume_base_built;		/* compare keys with the base commit */
 	const char *rules_file;		/* NULL: ripple.yml of the head */
+	int memo_write;			/* 1: remember computed source keys
+					   in the cache (it is writable) */
 };
 
 struct planner {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "base/error.h"
 #include "base/mem.h"
 #include "base/banned.h"
@@ -75,35 +76,212 @@ diff_options(git_diff_options *o, int worktree)
 	o->context_lines = 0;
 }
 
+/*
+ * Tree-to-tree diff by hand: git's trees are a Merkle tree, so two
+ * subtrees with one id are skipped whole and only trees whose ids differ
+ * are read. libgit2's git_diff_tree_to_tree read every tree of a 100k-file
+ * repository (38 ms against git's 3 ms in bench/plan_bench.sh).
+ */
+struct tdiff {
+	struct graph_repo *repo;
+	struct graph_change_list *out;
+	size_t cap;
+	struct buf path;
+};
+
+static int
+add_change(struct tdiff *t, enum graph_change_status status,
+	   unsigned old_mode, unsigned new_mode, struct error *err)
+{
+	struct graph_change *c;
+
+	if (t->out->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 16;
+		struct graph_change *v = mem_realloc(t->out->items,
+						     cap * sizeof(*v));
+
+		if (!v)
+			return error_set(err, ERROR_NOMEM, "out of memory");
+		t->out->items = v;
+		t->cap = cap;
+	}
+	c = &t->out->items[t->out->n];
+	c->path = mem_strdup(t->path.data);
+	if (!c->path)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	c->status = status;
+	c->old_mode = old_mode;
+	c->new_mode = new_mode;
+	t->out->n++;
+	return 0;
+}
+
+static int
+is_tree(const git_tree_entry *e)
+{
+	return git_tree_entry_type(e) == GIT_OBJECT_TREE;
+}
+
+/* Byte order of names, a tree's name read as if it ended in '/' (git's). */
+static int
+entry_cmp(const git_tree_entry *x, const git_tree_entry *y)
+{
+	const char *a = git_tree_entry_name(x), *b = git_tree_entry_name(y);
+	size_t la = strlen(a), lb = strlen(b), n = la < lb ? la : lb;
+	int c = memcmp(a, b, n);
+	unsigned char ca, cb;
+
+	if (c)
+		return c;
+	ca = la > n ? (unsigned char)a[n] : is_tree(x) ? '/' : 0;
+	cb = lb > n ? (unsigned char)b[n] : is_tree(y) ? '/' : 0;
+	return ca < cb ? -1 : ca > cb;
+}
+
+static int diff_trees(struct tdiff *t, git_tree *a, git_tree *b,
+		      struct error *err);
+
+static int
+enter(struct tdiff *t, const git_tree_entry *e, size_t *len,
+      struct error *err)
+{
+	*len = t->path.len;
+	if (t->path.len && buf_addch(&t->path, '/', err))
+		return ERROR_NOMEM;
+	return buf_addstr(&t->path, git_tree_entry_name(e), err);
+}
+
+static void
+leave(struct tdiff *t, size_t len)
+{
+	t->path.len = len;
+	t->path.data[len] = '\0';
+}
+
+static int
+lookup_tree(struct tdiff *t, const git_tree_entry *e, git_tree **out,
+	    struct error *err)
+{
+	int grc = git_tree_lookup(out, graph_repo_git(t->repo),
+				  git_tree_entry_id(e));
+
+	return grc < 0 ? graph_repo_git_error(t->repo, grc, err,
+					      "reading a tree") : 0;
+}
+
+/* Every file under (or at) a one-sided entry, added or deleted. */
+static int
+one_side(struct tdiff *t, const git_tree_entry *e, int added,
+	 struct error *err)
+{
+	git_tree *tree = NULL;
+	size_t len;
+	int rc = enter(t, e, &len, err);
+
+	if (rc)
+		return rc;
+	if (!is_tree(e)) {
+		unsigned mode = (unsigned)git_tree_entry_filemode(e);
+
+		rc = add_change(t, added ? GRAPH_CHANGE_ADDED
+					 : GRAPH_CHANGE_DELETED,
+				added ? 0 : mode, added ? mode : 0, err);
+	} else {
+		rc = lookup_tree(t, e, &tree, err);
+		if (!rc)
+			rc = added ? diff_trees(t, NULL, tree, err)
+				   : diff_trees(t, tree, NULL, err);
+		git_tree_free(tree);
+	}
+	leave(t, len);
+	return rc;
+}
+
+static int
+both_sides(struct tdiff *t, const git_tree_entry *x, const git_tree_entry *y,
+	   struct error *err)
+{
+	unsigned mx = (unsigned)git_tree_entry_filemode(x);
+	unsigned my = (unsigned)git_tree_entry_filemode(y);
+	git_tree *a = NULL, *b = NULL;
+	size_t len;
+	int rc;
+
+	if (mx == my && git_oid_equal(git_tree_entry_id(x),
+				      git_tree_entry_id(y)))
+		return 0;	/* the same subtree or file: skip it whole */
+	rc = enter(t, y, &len, err);
+	if (rc)
+		return rc;
+	if (is_tree(x)) {
+		rc = lookup_tree(t, x, &a, err);
+		if (!rc)
+			rc = lookup_tree(t, y, &b, err);
+		if (!rc)
+			rc = diff_trees(t, a, b, err);
+	} else {
+		rc = add_change(t, (mx & 0170000) == (my & 0170000)
+					   ? GRAPH_CHANGE_MODIFIED
+					   : GRAPH_CHANGE_TYPECHANGE,
+				mx, my, err);
+	}
+	git_tree_free(b);
+	git_tree_free(a);
+	leave(t, len);
+	return rc;
+}
+
+static int
+diff_trees(struct tdiff *t, git_tree *a, git_tree *b, struct error *err)
+{
+	size_t na = a ? git_tree_entrycount(a) : 0;
+	size_t nb = b ? git_tree_entrycount(b) : 0;
+	size_t i = 0, j = 0;
+	int rc = 0;
+
+	while (!rc && (i < na || j < nb)) {
+		const git_tree_entry *x = i < na ? git_tree_entry_byindex(a, i)
+						 : NULL;
+		const git_tree_entry *y = j < nb ? git_tree_entry_byindex(b, j)
+						 : NULL;
+		int c = !x ? 1 : !y ? -1 : entry_cmp(x, y);
+
+		if (c < 0) {
+			rc = one_side(t, x, 0, err);
+			i++;
+		} else if (c > 0) {
+			rc = one_side(t, y, 1, err);
+			j++;
+		} else {
+			rc = both_sides(t, x, y, err);
+			i++;
+			j++;
+		}
+	}
+	return rc;
+}
+
 int
 graph_repo_diff_paths(struct graph_repo *repo, const struct graph_oid *base,
 		      const struct graph_oid *head,
 		      struct graph_change_list *out, struct error *err)
 {
+	struct tdiff t = { repo, out, 0, BUF_INIT };
 	git_tree *a = NULL, *b = NULL;
-	git_diff *diff = NULL;
-	git_diff_options o;
-	int rc, grc;
+	int rc;
 
 	out->items = NULL;
 	out->n = 0;
 	rc = graph_repo_commit_tree(repo, base, &a, err);
-	if (rc)
-		goto done;
-	rc = graph_repo_commit_tree(repo, head, &b, err);
-	if (rc)
-		goto done;
-	diff_options(&o, 0);
-	grc = git_diff_tree_to_tree(&diff, graph_repo_git(repo), a, b, &o);
-	if (grc < 0) {
-		rc = graph_repo_git_error(repo, grc, err, "diffing trees");
-		goto done;
-	}
-	rc = collect(diff, out, err);
-done:
+	if (!rc)
+		rc = graph_repo_commit_tree(repo, head, &b, err);
+	if (!rc)
+		rc = diff_trees(&t, a, b, err);
+	if (!rc && out->n > 1)
+		qsort(out->items, out->n, sizeof(*out->items), cmp_change);
 	if (rc)
 		graph_change_list_release(out);
-	git_diff_free(diff);
+	buf_release(&t.path);
 	git_tree_free(b);
 	git_tree_free(a);
 	return rc;

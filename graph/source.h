@@ -91,6 +91,26 @@ int graph_source_compute(struct graph_repo *repo,
 			 struct graph_source_state *out, struct error *err);
 
 /*
+ * The memo id of `set` at `commit` (out: 33 bytes, 32 hex digits and a
+ * NUL): XXH3-128 of the set's pattern digest and, for each fixed prefix of
+ * its includes, the prefix and the object id there ("-" when absent). Two
+ * commits with one memo id give one key, provided the state is
+ * memoizable (graph_source_state_memoizable). Errors: repository errors.
+ */
+int graph_source_memo_id(struct graph_repo *repo,
+			 const struct graph_oid *commit,
+			 const struct pattern_set *set, char *out,
+			 struct error *err);
+
+/*
+ * 1 when `st`'s key depends only on what lies under the set's prefixes:
+ * no symlink in it resolves (or dangles) outside them. 0 otherwise, and
+ * on out-of-memory.
+ */
+int graph_source_state_memoizable(const struct pattern_set *set,
+				  const struct graph_source_state *st);
+
+/*
  * A snapshot of the working tree with git status semantics: the index,
  * overlaid with unstaged changes and untracked files that are not ignored
  * (git_status_list_new with INCLUDE_UNTRACKED and RECURSE_UNTRACKED_DIRS,

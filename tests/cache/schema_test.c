@@ -102,7 +102,7 @@ Test(cache_schema, newer_schema_is_refused)
 	cr_expect_eq(cache_open(path, 0, &c, &err), ERROR_UNSUPPORTED);
 	cr_expect_null(c);
 	cr_expect_str_eq(err.msg, "cache schema version 99 is newer than "
-			 "this ripple understands (2)");
+			 "this ripple understands (3)");
 	cr_expect_str_eq(err.file, path);
 	t_rmtree(dir);
 	free(dir);
@@ -121,7 +121,7 @@ Test(cache_schema, old_version_is_backed_up_then_upgraded)
 	cr_assert_eq(tc_sql(path, v1_ddl), 0);
 	error_init(&err);
 	cr_assert_eq(cache_open(path, 0, &c, &err), 0, "%s", err.msg);
-	cr_expect_eq(cache_schema_version(c), 2);
+	cr_expect_eq(cache_schema_version(c), CACHE_SCHEMA_VERSION);
 	cr_assert_eq(cache_run_get(c, "old", &run, &err), 0, "%s", err.msg);
 	cr_expect_str_eq(run.commit, "c0ffee");
 	cache_run_release(&run);
@@ -132,7 +132,10 @@ Test(cache_schema, old_version_is_backed_up_then_upgraded)
 	cr_expect_eq(tc_sql_int(bak, "SELECT count(*) FROM runs"), 1);
 	cr_expect_eq(tc_sql_int(bak, "SELECT count(*) FROM sqlite_master "
 				"WHERE name = 'kernels'"), 0);
-	cr_expect_eq(tc_sql_int(path, "PRAGMA user_version"), 2);
+	cr_expect_eq(tc_sql_int(path, "PRAGMA user_version"),
+		     CACHE_SCHEMA_VERSION);
+	cr_expect_eq(tc_sql_int(path, "SELECT count(*) FROM sqlite_master "
+				"WHERE name = 'source_keys'"), 1);
 	t_rmtree(dir);
 	free(dir);
 	free(path);
@@ -258,6 +261,28 @@ Test(cache_schema, integrity_check_passes_then_finds_dangling_record)
 	cr_expect_eq(cache_integrity_check(c, &err), ERROR_CORRUPT);
 	cr_expect(strstr(err.msg, "records") != NULL, "%s", err.msg);
 	cr_expect_str_eq(err.hint, "move it aside; ripple makes a new one");
+	cache_close(c);
+	t_rmtree(dir);
+	free(dir);
+	free(path);
+}
+
+Test(cache_schema, source_key_memo_round_trip)
+{
+	char *dir, *path = tc_tmp_cache_path(&dir), key[CACHE_KEY_SIZE];
+	struct cache *c = tc_open(path);
+	struct error err;
+	const char *memo = "0123456789abcdef0123456789abcdef";
+	const char *val = "fedcba9876543210fedcba9876543210";
+
+	error_init(&err);
+	cr_expect_eq(cache_source_key_get(c, memo, key, &err), 0);
+	cr_expect_eq(cache_source_key_put(c, memo, val, &err), 0, "%s",
+		     err.msg);
+	cr_expect_eq(cache_source_key_get(c, memo, key, &err), 1);
+	cr_expect_str_eq(key, val);
+	cr_expect_eq(cache_source_key_put(c, "short", val, &err),
+		     ERROR_INVALID);
 	cache_close(c);
 	t_rmtree(dir);
 	free(dir);
