@@ -167,7 +167,8 @@ static const struct demo_case cases[] = {
 	  .version_root = "bindings-12", .version = "12.9.10.dev0+g{node}",
 	  .diff = "ripple's node is 9 hex digits (setuptools-scm's default); set "
 		  "node-length: 7 on the root for upstream's 7" },
-	{ .id = "38", .change = "git tag v12.9.0 main~7 && git tag v12.9.7 main~7",
+	{ .id = "38", .change = "first=$(git rev-list --max-parents=0 main) && "
+		  "git tag v12.9.0 $first && git tag v12.9.7 $first",
 	  .version_root = "bindings-12", .version = "12.9.10.dev0+g{node}" },
 	{ .id = "40", .change = "echo x > post && git add post && git commit -q -m post && "
 		  "git tag v12.9.10.post1 HEAD~1",

@@ -90,25 +90,80 @@ Test(e2e_demo_repo, release_tags_point_at_their_commits)
 	char *tmp = t_tmpdir(), *dir = demo_dir(tmp), *s;
 
 	s = sh_out(dir, "git rev-list --count main");
-	cr_expect_str_eq(s, "8");
+	cr_expect_str_eq(s, "10");
 	free(s);
 	s = sh_out(dir, "git rev-list --max-parents=0 main");
 	expect_rev(dir, "v12.9.8", s);
 	expect_rev(dir, "v13.0.0", s);
 	free(s);
-	expect_rev(dir, "v12.9.9", "main~6");
+	expect_rev(dir, "v12.9.9", "main~7");
 	expect_rev(dir, "v13.0.1", "main~5");
 	s = sh_out(dir, "git cat-file -t v12.9.8; git cat-file -t v13.0.0; "
 		   "git cat-file -t v12.9.9; git cat-file -t v13.0.1");
 	cr_expect_str_eq(s, "tag\ncommit\ntag\ntag");
 	free(s);
 	/* The fix behind v12.9.9 touched the maintenance root only. */
-	s = sh_out(dir, "git diff --name-only v12.9.8 v12.9.9 | cut -d/ -f1 | sort -u");
+	s = sh_out(dir, "git diff --name-only v12.9.9~1 v12.9.9 | cut -d/ -f1 | sort -u");
 	cr_expect_str_eq(s, "cuda_bindings_12");
 	free(s);
-	s = sh_out(dir, "git diff --name-only v12.9.9 v13.0.1 | cut -d/ -f1 | sort -u");
+	s = sh_out(dir, "git diff --name-only v13.0.1~1 v13.0.1 | cut -d/ -f1 | sort -u");
 	cr_expect_str_eq(s, "cuda_bindings");
 	free(s);
+	/* Between the releases, only the fallback bumps touched the rules. */
+	s = sh_out(dir, "git diff --name-only v12.9.8 v13.0.1 | cut -d/ -f1 | sort -u");
+	cr_expect_str_eq(s, "cuda_bindings\ncuda_bindings_12\nripple.yml");
+	free(s);
+	free(dir);
+	t_rmtree(tmp);
+	free(tmp);
+}
+
+/*
+ * The maintenance line's fallback moves past each release right after it,
+ * in ripple.yml and pyproject.toml alike, so each tag's version is the
+ * tag's (a tag below the fallback would not end it) and `ripple check`
+ * passes at every tag.
+ */
+Test(e2e_demo_repo, fallback_follows_each_maintenance_release)
+{
+	char *tmp = t_tmpdir(), *dir = demo_dir(tmp), *s;
+	char *bin = realpath(getenv("RIPPLE_BIN") && *getenv("RIPPLE_BIN")
+			     ? getenv("RIPPLE_BIN") : "build/ripple", NULL);
+	char cmd[PATH_MAX + 512];
+
+	cr_assert_not_null(bin, "no ripple binary");
+	/* rules and pyproject.toml, per commit: release, bump, release, bump */
+	s = sh_out(dir, "for r in v12.9.8 v12.9.9~1 v12.9.9 v13.0.1~1 main; do "
+		   "a=$(git show $r:ripple.yml | sed -n 's/^ *fallback-version: //p'); "
+		   "b=$(git show $r:cuda_bindings_12/pyproject.toml | "
+		   "sed -n 's/^fallback_version = \"\\(.*\\)\"$/\\1/p'); "
+		   "echo \"$r $a $b\"; done");
+	cr_expect_str_eq(s, "v12.9.8 12.9.8.dev0 12.9.8.dev0\n"
+			 "v12.9.9~1 12.9.9.dev0 12.9.9.dev0\n"
+			 "v12.9.9 12.9.9.dev0 12.9.9.dev0\n"
+			 "v13.0.1~1 12.9.10.dev0 12.9.10.dev0\n"
+			 "main 12.9.10.dev0 12.9.10.dev0");
+	free(s);
+	/* each tag's version is the tag's, and the drift checks pass there */
+	snprintf(cmd, sizeof(cmd),
+		 "for t in v12.9.8 v12.9.9 v13.0.0 v13.0.1; do "
+		 "git checkout -q $t && '%s' check >/dev/null || exit 1; "
+		 "case $t in v12*) root=bindings-12 ;; *) root=bindings-13 ;; esac; "
+		 "echo \"$t $('%s' version $root)\"; done; git checkout -q main",
+		 bin, bin);
+	s = sh_out(dir, cmd);
+	cr_expect_str_eq(s, "v12.9.8 12.9.8\nv12.9.9 12.9.9\n"
+			 "v13.0.0 13.0.0\nv13.0.1 13.0.1");
+	free(s);
+	/* between releases, the maintenance line is the next dev release
+	 * (the rules of the checked-out commit: --rev would keep main's) */
+	snprintf(cmd, sizeof(cmd), "git checkout -q v12.9.9~1 && '%s' version "
+		 "bindings-12 | cut -d+ -f1; git checkout -q main && '%s' version "
+		 "bindings-12 | cut -d+ -f1", bin, bin);
+	s = sh_out(dir, cmd);
+	cr_expect_str_eq(s, "12.9.9.dev0\n12.9.10.dev0");
+	free(s);
+	free(bin);
 	free(dir);
 	t_rmtree(tmp);
 	free(tmp);
