@@ -328,7 +328,9 @@ start(struct sched *s, size_t i, unsigned long long mask, struct error *err)
 	spec.n_env = ne;
 	spec.log_path = rn->log_path;
 	rn->started_ms = s->ex->now_ms(s->ex->payload);
-	rc = s->ex->spawn(s->ex->payload, &spec, &rn->handle, err);
+	rc = s->st->prepare ? s->st->prepare(s->st->payload, i, err) : 0;
+	if (!rc)
+		rc = s->ex->spawn(s->ex->payload, &spec, &rn->handle, err);
 	if (rc) {
 		/* Not starting is the node's failure, not the run's. */
 		snprintf(rn->message, sizeof(rn->message), "%s", err->msg);

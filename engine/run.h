@@ -93,6 +93,12 @@ struct run_event {
  *   output that matches nothing), recording that instead.
  */
 struct run_store {
+	/*
+	 * Before a node's action starts (may be NULL): remove its stale
+	 * declared outputs, so a rebuild never records a file an earlier
+	 * build left behind.
+	 */
+	int (*prepare)(void *payload, size_t node, struct error *err);
 	int (*cutoff)(void *payload, size_t node, struct error *err);
 	int (*record)(void *payload, size_t node, struct run_node *rn,
 		      struct error *err);

@@ -7,6 +7,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <unistd.h>
 #include <fnmatch.h>
 #include <glob.h>
 #include <stdio.h>
@@ -122,6 +123,38 @@ run_outputs_expand(const char *root, const char *const *patterns, size_t n,
 		rc = expand_one(root, patterns[i], out, err);
 	if (!rc)
 		strv_sort_unique(out);
+	return rc;
+}
+
+/* Remove the files the node's outputs match now: stale from earlier runs. */
+static int
+prepare(void *payload, size_t node, struct error *err)
+{
+	struct run_cache_store *s = payload;
+	const struct graph_node *n = &s->ev->graph->nodes[node];
+	struct strv old = STRV_INIT;
+	char path[4096];
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; !rc && i < n->n_outputs; i++) {
+		struct error e2;
+
+		error_init(&e2);
+		rc = expand_one(s->root, n->outputs[i], &old, &e2);
+		if (rc == ERROR_NOT_FOUND)
+			rc = 0;	/* nothing there yet */
+		else if (rc)
+			*err = e2;
+	}
+	for (i = 0; !rc && i < old.n; i++) {
+		snprintf(path, sizeof(path), "%s/%s", s->root, old.v[i]);
+		if (unlink(path) && errno != ENOENT)
+			rc = error_set(err, ERROR_IO, "cannot remove the stale "
+				       "output '%s': %s", old.v[i],
+				       strerror(errno));
+	}
+	strv_release(&old);
 	return rc;
 }
 
@@ -326,6 +359,7 @@ record(void *payload, size_t node, struct run_node *rn, struct error *err)
 void
 run_store_cache(struct run_cache_store *s, struct run_store *out)
 {
+	out->prepare = prepare;
 	out->cutoff = cutoff;
 	out->record = record;
 	out->payload = s;

@@ -107,7 +107,14 @@ template_expand(struct arena *a, const char *tmpl,
 			p += 2;
 			continue;
 		}
-		if (p[1] != '{' || !(end = strchr(p + 2, '}'))) {
+		if (p[1] != '{') {
+			/* As the loader reads it: a lone `$` is itself. */
+			rc = buf_addch(&b, *p++, err);
+			if (rc)
+				goto done;
+			continue;
+		}
+		if (!(end = strchr(p + 2, '}'))) {
 			rc = error_set(err, ERROR_INVALID,
 				       "malformed template '%s'", tmpl);
 			goto done;

@@ -28,7 +28,8 @@ struct template_env {
  * Substitute every `${NAME}` in `tmpl` from env: an axis name, root.name,
  * root.path, root.toolkit, toolkit.name, toolkit.version, toolkit.major,
  * toolkit.minor, toolkit.home, version. `${root.version}` is left as written
- * (resolved at run time, outside keys). `$$` is a literal `$`. The result is
+ * (resolved at run time, outside keys). `$$` is a literal `$`, and so is a
+ * `$` not followed by `{` (shell text such as `$(cmd)` or `$HOME`). The result is
  * allocated in `a`. Errors: ERROR_INVALID naming the variable ("unknown
  * variable '${x}'", "'${root.path}' needs a root axis"), ERROR_NOMEM.
  */

@@ -405,3 +405,48 @@ Test(e2e_run, running_a_commit_that_is_not_checked_out_is_refused)
 	t_rmtree(dir);
 	free(dir);
 }
+
+Test(e2e_run, stale_outputs_of_an_earlier_build_are_not_recorded)
+{
+	static const char y[] =
+		"version: 1\n"
+		"sources:\n"
+		"  src: {paths: [\"src/**\"]}\n"
+		"artifacts:\n"
+		"  wheel:\n"
+		"    inputs: [src]\n"
+		"    command: \"mkdir -p out && cp src/name "
+		"out/$(cat src/name).bin\"\n"
+		"    outputs: [\"out/*.bin\"]\n";
+	char *dir = make_repo(y), path[PATH_MAX];
+	const char *run1[] = { "run", "--run-id", "r1", NULL };
+	const char *run2[] = { "run", "--run-id", "r2", "--reuse", "none",
+			       NULL };
+	struct cache_record rec;
+	struct cache *c = NULL;
+	struct error err;
+	struct run_result r;
+
+	t_write(dir, "src/name", "first");
+	cr_assert_eq(t_git_commit(dir, "name the output"), 0);
+	r = ripple(dir, run1);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	t_result_release(&r);
+	t_write(dir, "src/name", "other");
+	cr_assert_eq(t_git_commit(dir, "rename the output"), 0);
+	r = ripple(dir, run2);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	t_result_release(&r);
+	error_init(&err);
+	snprintf(path, sizeof(path), "%s/.ripple/cache.db", dir);
+	cr_assert_eq(cache_open(path, 0, &c, &err), 0, "%s", err.msg);
+	cache_record_init(&rec);
+	cr_assert_eq(cache_record_get(c, "r2", "artifact:wheel", &rec, &err),
+		     0, "%s", err.msg);
+	cr_assert_eq(rec.artifacts.n, 1);
+	cr_expect_str_eq(rec.artifacts.v[0], "out/other.bin");
+	cache_record_release(&rec);
+	cache_close(c);
+	t_rmtree(dir);
+	free(dir);
+}
