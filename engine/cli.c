@@ -75,7 +75,8 @@ usage(FILE *f)
 		"  -V, --version\n"
 		"\n"
 		"exit codes: 0 ok, 1 failed or not releasable, 2 usage or "
-		"invalid rules, 3 internal or i/o error\n");
+		"invalid rules,\n3 internal or i/o error, 4 (run, cuda-smoke) "
+		"only GPU work was deferred\n");
 }
 
 void
