@@ -12,10 +12,11 @@
 #include <string.h>
 #include <time.h>
 
-#include <git2.h>
 #include <jansson.h>
 
+#include "base/buf.h"
 #include "base/error.h"
+#include "graph/repo.h"
 #include "base/spell.h"
 #include "graph/version.h"
 #include "rules/rules.h"
@@ -41,8 +42,9 @@ help(FILE *f)
 		"REV must be HEAD\n"
 		"  --json        print {root, version, tag, distance, node, "
 		"dirty, source}\n"
-		"  --rules FILE  the rules file (default: ripple.yml in the -C "
-		"directory)\n"
+		"  --rules FILE  the rules file (default: ripple.yml of REV's "
+		"tree, or of\n"
+		"                the working tree without --rev)\n"
 		"  -h, --help    show this help\n"
 		"\n"
 		"exit codes: 0 ok, 2 unknown root, invalid rules or tags, "
@@ -75,6 +77,42 @@ load_rules(const struct cli_ctx *ctx, const char *file, struct rules **r)
 		}
 	}
 	error_list_release(&errors);
+	return rc;
+}
+
+/* The rules of REV's tree: a root's tags and fallback are of that commit. */
+static int
+load_rules_at(const struct cli_ctx *ctx, struct graph_repo *repo,
+	      const char *rev, struct rules **r)
+{
+	struct error_list errors;
+	struct graph_oid oid;
+	struct error err;
+	struct buf text;
+	char display[300];
+	size_t i;
+	int rc;
+
+	error_init(&err);
+	buf_init(&text, 0);
+	rc = graph_repo_resolve(repo, rev, &oid, &err);
+	if (!rc)
+		rc = graph_repo_read_blob(repo, &oid, "ripple.yml", &text, &err);
+	if (rc) {
+		if (rc == ERROR_NOT_FOUND && !err.hint[0])
+			error_hint(&err, "pass --rules FILE to use another "
+					 "rules file");
+		cli_print_error(ctx, &err);
+		buf_release(&text);
+		return rc;
+	}
+	snprintf(display, sizeof(display), "ripple.yml@%s", rev);
+	error_list_init(&errors, 20);
+	rc = rules_load_buffer(display, text.data, text.len, r, &errors);
+	for (i = 0; i < errors.n; i++)
+		cli_print_error(ctx, &errors.items[i]);
+	error_list_release(&errors);
+	buf_release(&text);
 	return rc;
 }
 
@@ -167,12 +205,12 @@ cli_version(int argc, char **argv, const struct cli_ctx *ctx)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *rev = NULL, *file = "ripple.yml", *name;
+	const char *rev = NULL, *file = NULL, *name;
 	const struct rules_root *root;
 	struct version_params p;
 	struct version_result res;
 	struct rules *r = NULL;
-	git_repository *repo = NULL;
+	struct graph_repo *repo = NULL;
 	struct error err;
 	int c, json = 0, worktree = 0, rc, out = CLI_OK;
 
@@ -204,9 +242,27 @@ cli_version(int argc, char **argv, const struct cli_ctx *ctx)
 				       "unexpected argument '%s'",
 				       argv[optind + 1]);
 	name = argv[optind];
-	rc = load_rules(ctx, file, &r);
-	if (rc)
+	error_init(&err);
+	rc = graph_repo_open(ctx->dir, &repo, &err);
+	if (rc) {
+		cli_print_error(ctx, &err);
 		return cli_exit_for(rc);
+	}
+	if (file) {
+		rc = load_rules(ctx, file, &r);
+	} else if (rev && !worktree) {
+		rc = load_rules_at(ctx, repo, rev, &r);
+	} else {
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s/ripple.yml",
+			 graph_repo_root(repo));
+		rc = load_rules(ctx, path, &r);
+	}
+	if (rc) {
+		out = cli_exit_for(rc);
+		goto done;
+	}
 	root = rules_find_root(r, name);
 	if (!root) {
 		out = unknown_root(ctx, r, name);
@@ -219,17 +275,7 @@ cli_version(int argc, char **argv, const struct cli_ctx *ctx)
 		goto done;
 	}
 	error_init(&err);
-	if (git_repository_open_ext(&repo, ctx->dir, 0, NULL) < 0) {
-		const git_error *ge = git_error_last();
-
-		error_set(&err, ERROR_NOT_FOUND, "'%s' is not in a git "
-			  "repository: %s", ctx->dir,
-			  ge && ge->message ? ge->message : "libgit2 failed");
-		cli_print_error(ctx, &err);
-		out = CLI_USAGE;
-		goto done;
-	}
-	rc = version_compute(repo, rev, &p, &res, &err);
+	rc = version_compute_at(repo, rev, &p, &res, &err);
 	if (rc) {
 		error_node(&err, name);
 		cli_print_error(ctx, &err);
@@ -242,7 +288,7 @@ cli_version(int argc, char **argv, const struct cli_ctx *ctx)
 		printf("%s\n", res.version);
 	version_result_release(&res);
 done:
-	git_repository_free(repo);
+	graph_repo_close(repo);
 	rules_free(r);
 	return out;
 }

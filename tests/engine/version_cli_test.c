@@ -137,3 +137,29 @@ Test(engine_version, missing_root_is_a_usage_error)
 	t_rmtree(dir);
 	free(dir);
 }
+
+Test(engine_version, rev_reads_the_rules_of_that_commit)
+{
+	char *dir = make_repo(), *old = t_git_rev(dir, "HEAD");
+	const char *at_old[] = { "version", "bindings-12", "--rev", old,
+				 NULL };
+	char want[128], *text, *at;
+	struct run_result r;
+
+	/* Raise the fallback after the commit: --rev keeps the old one. */
+	text = strdup(rules_text);
+	at = strstr(text, "12.9.8.dev0");
+	cr_assert_not_null(at);
+	memcpy(at, "12.9.9", 6);
+	t_write(dir, "ripple.yml", text);
+	free(text);
+	cr_assert_eq(t_git_commit(dir, "raise the fallback"), 0);
+	r = t_ripple(dir, at_old);
+	snprintf(want, sizeof(want), "12.9.8.dev0+g%.7s\n", old);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect_str_eq(r.out, want);
+	t_result_release(&r);
+	free(old);
+	t_rmtree(dir);
+	free(dir);
+}
