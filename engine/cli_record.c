@@ -31,8 +31,8 @@ static const char record_help[] =
 	"Record the outcome of nodes run outside ripple into run ID (made on\n"
 	"first use, at --rev, default HEAD, with --ref and --tag). The output\n"
 	"digest is the XXH3-128 of the artifact files. A glob records every node\n"
-	"it matches with the same outcome. --finish sets the run's final status:\n"
-	"plans look for successful runs at the merge base.\n";
+	"it matches with the same outcome; --node may repeat. --finish sets the\n"
+	"run's final status: plans look for successful runs at the merge base.\n";
 
 enum {
 	OPT_RUN = 256, OPT_NODE, OPT_STATUS, OPT_ARTIFACT, OPT_META,
@@ -122,7 +122,8 @@ cli_record(int argc, char **argv, const struct cli_ctx *ctx)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *run = NULL, *node = NULL, *status = NULL, *version = NULL;
+	const char *run = NULL, *status = NULL, *version = NULL;
+	struct strv nodes = STRV_INIT;
 	const char *rev = NULL, *ref = NULL, *tag = NULL, *cache_opt = NULL;
 	const char *rules = NULL, *finish = NULL;
 	struct strv artifacts = STRV_INIT, meta = STRV_INIT;
@@ -140,7 +141,7 @@ cli_record(int argc, char **argv, const struct cli_ctx *ctx)
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (ch) {
 		case OPT_RUN: run = optarg; break;
-		case OPT_NODE: node = optarg; break;
+		case OPT_NODE: strv_push(&nodes, optarg, NULL); break;
 		case OPT_STATUS: status = optarg; break;
 		case OPT_ARTIFACT: strv_push(&artifacts, optarg, NULL); break;
 		case OPT_META: strv_push(&meta, optarg, NULL); break;
@@ -162,7 +163,7 @@ cli_record(int argc, char **argv, const struct cli_ctx *ctx)
 			goto done;
 		}
 	}
-	if (!run || (!finish && (!node || !status))) {
+	if (!run || (!finish && (!nodes.n || !status))) {
 		rc = cli_usage_error(ctx, "record", "--run and either --finish "
 				     "or --node with --status are needed");
 		goto done;
@@ -210,8 +211,13 @@ cli_record(int argc, char **argv, const struct cli_ctx *ctx)
 	o.duration_ms = duration;
 	for (i = 0; i < ev->graph->n_nodes; i++) {
 		const struct graph_node *n = &ev->graph->nodes[i];
+		size_t k;
 
-		if (strcmp(n->id, node) && fnmatch(node, n->id, 0))
+		for (k = 0; k < nodes.n; k++)
+			if (!strcmp(n->id, nodes.v[k]) ||
+			    !fnmatch(nodes.v[k], n->id, 0))
+				break;
+		if (k == nodes.n)
 			continue;
 		hits++;
 		rc = record_node(c, ev, run, i, &o, &err);
@@ -222,8 +228,9 @@ cli_record(int argc, char **argv, const struct cli_ctx *ctx)
 		printf("recorded %s %s in run %s\n", n->id, status, run);
 	}
 	if (!hits) {
-		error_set(&err, ERROR_NOT_FOUND, "no node matches '%s' at "
-			  "commit %.9s", node, commit);
+		error_set(&err, ERROR_NOT_FOUND, "no node matches '%s'%s at "
+			  "commit %.9s", nodes.v[0], nodes.n > 1 ? " or the "
+			  "other --node globs" : "", commit);
 		error_hint(&err, "`ripple graph --rev %.9s` lists the node ids",
 			   commit);
 		rc = fail(ctx, &err);
@@ -234,5 +241,6 @@ done:
 	cache_close(c);
 	strv_release(&artifacts);
 	strv_release(&meta);
+	strv_release(&nodes);
 	return rc;
 }
