@@ -12,6 +12,7 @@
 #include "base/error.h"
 #include "base/mem.h"
 #include "graph/repo.h"
+#include "graph/graph.h"
 #include "rules/drift.h"
 #include "rules/rules.h"
 #include "base/banned.h"
@@ -59,6 +60,44 @@ print_errors(const struct cli_ctx *ctx, const char *file,
 	if (errors->dropped)
 		fprintf(stderr, "%s: %zu more error%s not shown\n", file,
 			errors->dropped, errors->dropped == 1 ? "" : "s");
+}
+
+/*
+ * Expand the rules into the graph, as plan and run will: a `where:` that
+ * selects no instance, a toolkit expression naming no toolkit or a cycle
+ * is found here rather than in CI. Every declared target must select a
+ * node. Prints the errors; returns 0 or the exit code.
+ */
+static int
+check_graph(const struct cli_ctx *ctx, const struct rules *r)
+{
+	struct graph *g = NULL;
+	struct error err;
+	size_t i;
+	int rc, bad = 0;
+
+	error_init(&err);
+	rc = graph_build(r, &g, &err);
+	if (rc) {
+		cli_print_error(ctx, &err);
+		return cli_exit_for(rc);
+	}
+	for (i = 0; i < r->n_targets; i++) {
+		const char *name = r->targets[i].name;
+
+		error_init(&err);
+		if (!graph_select(g, &name, 1, NULL, NULL, &err))
+			continue;
+		if (!err.file[0]) {
+			snprintf(err.file, sizeof(err.file), "%s", r->file);
+			err.line = r->targets[i].pos.line;
+			err.col = r->targets[i].pos.col;
+		}
+		cli_print_error(ctx, &err);
+		bad = 1;
+	}
+	graph_free(g);
+	return bad ? CLI_USAGE : 0;
 }
 
 /*
@@ -156,6 +195,12 @@ cli_check(int argc, char **argv, const struct cli_ctx *ctx)
 		}
 		error_list_release(&errors);
 		return cli_exit_for(rc);
+	}
+	rc = check_graph(ctx, r);
+	if (rc) {
+		rules_free(r);
+		error_list_release(&errors);
+		return rc;
 	}
 	if (drift && r->n_checks) {
 		rc = run_drift(ctx, r, path, &errors, &n_ok);

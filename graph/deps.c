@@ -333,8 +333,9 @@ graph_deps_resolve(struct graph *g, struct graph_node *nodes, size_t n,
 }
 
 static int
-report_cycle(const struct graph_node *nodes, const size_t *stack,
-	     size_t depth, size_t back, struct error *err)
+report_cycle(const struct rules *r, const struct graph_node *nodes,
+	     const size_t *stack, size_t depth, size_t back,
+	     struct error *err)
 {
 	struct buf b;
 	size_t i;
@@ -349,6 +350,10 @@ report_cycle(const struct graph_node *nodes, const size_t *stack,
 	error_set(err, ERROR_INVALID, "dependency cycle: %s", b.data);
 	error_hint(err, "a node cannot depend on itself, directly or "
 			"through others");
+	if (r)
+		pos_error(err, r, nodes[back].rule ? nodes[back].rule->pos
+						   : nodes[back].release->pos,
+			  NULL, ERROR_INVALID);
 	buf_release(&b);
 	return ERROR_INVALID;
 }
@@ -385,7 +390,7 @@ graph_topo_sort(struct graph *g, struct graph_node *nodes, size_t n,
 				size_t d = nodes[top].deps[next[top]++];
 
 				if (state[d] == 1) {
-					rc = report_cycle(nodes, stack, depth,
+					rc = report_cycle(g->rules, nodes, stack, depth,
 							  d, err);
 					goto done;
 				}
