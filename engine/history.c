@@ -59,29 +59,27 @@ history_components(struct arena *a, const struct cache_manifest *m,
 	return 0;
 }
 
-static int
-artifact_missing(struct history *h, const struct cache_record *rec)
+/*
+ * The first recorded artifact stored at an absolute path that is gone, or
+ * NULL. Only absolute locators name storage (a shared artifact folder);
+ * a repository-relative one names where a run wrote its output in its own
+ * checkout, which another clone (a CI runner) never has, and URLs are
+ * checked by whoever fetches them. Checking those would defeat reuse on
+ * every fresh clone.
+ */
+static const char *
+artifact_missing(const struct cache_record *rec)
 {
 	size_t i;
 
 	for (i = 0; i < rec->artifacts.n; i++) {
 		const char *loc = rec->artifacts.v[i];
-		char path[4096];
 		struct stat st;
 
-		if (strstr(loc, "://"))
-			continue;	/* remote: not checked here */
-		if (loc[0] == '/')
-			snprintf(path, sizeof(path), "%s", loc);
-		else if (h->head)
-			snprintf(path, sizeof(path), "%s/%s",
-				 graph_repo_root(h->head->repo), loc);
-		else
-			continue;
-		if (stat(path, &st))
-			return 1;
+		if (loc[0] == '/' && stat(loc, &st))
+			return loc;
 	}
-	return 0;
+	return NULL;
 }
 
 /* A record without its key components: run_components adds them when
@@ -97,7 +95,13 @@ fill_record(struct history *h, const struct cache_record *rec,
 	out->ok = rec->status == CACHE_RECORD_STATUS_OK;
 	out->output_digest = rec->output_digest
 		? arena_strdup(&h->arena, rec->output_digest) : NULL;
-	out->artifact_missing = artifact_missing(h, rec);
+	{
+		const char *gone = artifact_missing(rec);
+
+		out->artifact_missing = gone != NULL;
+		out->missing_artifact = gone ? arena_strdup(&h->arena, gone)
+					     : NULL;
+	}
 	if (!out->run_id || !out->key ||
 	    (rec->output_digest && !out->output_digest))
 		return error_set(err, ERROR_NOMEM, "out of memory");

@@ -151,6 +151,27 @@ reuse_or_cascade(struct ctx *c, size_t i, const struct plan_record *r)
 	it->cause = up;
 }
 
+/* Key equal, artifact gone: name the file in the changes. */
+static int
+artifact_gone(struct plan *p, struct plan_item *it,
+	      const struct plan_record *rec, struct error *err)
+{
+	struct plan_change *c = arena_alloc(&p->arena, sizeof(*c));
+
+	it->reason = PLAN_REASON_ARTIFACT_MISSING;
+	if (!c)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	c->kind = PLAN_CHANGE_OTHER;
+	c->name = "artifact";
+	c->old_value = rec->missing_artifact
+		? arena_strdup(&p->arena, rec->missing_artifact) : NULL;
+	c->new_value = "(missing)";
+	c->path = c->old_value;
+	it->changes = c;
+	it->n_changes = 1;
+	return 0;
+}
+
 static int
 decide(struct ctx *c, size_t i, const struct plan_history *h,
        const struct plan_options *o, struct error *err)
@@ -196,7 +217,7 @@ decide(struct ctx *c, size_t i, const struct plan_history *h,
 		if (!rec.ok)
 			it->reason = PLAN_REASON_BASELINE_FAILED;
 		else if (rec.artifact_missing)
-			it->reason = PLAN_REASON_ARTIFACT_MISSING;
+			return artifact_gone(p, it, &rec, err);
 		else
 			reuse_or_cascade(c, i, &rec);
 		return 0;

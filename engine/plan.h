@@ -86,7 +86,8 @@ struct plan_record {
 	const char *key;		/* 32 hex */
 	int ok;				/* 1: status ok */
 	const char *output_digest;	/* 32 hex, or NULL */
-	int artifact_missing;		/* 1: its locator no longer exists */
+	int artifact_missing;		/* 1: an absolute locator is gone */
+	const char *missing_artifact;	/* that locator, or NULL */
 	const struct graph_component *components;	/* NULL: unknown */
 	size_t n_components;
 };

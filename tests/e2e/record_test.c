@@ -121,3 +121,49 @@ Test(e2e_record, finish_sets_the_status_a_baseline_needs)
 	t_rmtree(dir);
 	free(dir);
 }
+
+Test(e2e_record, only_absolute_artifacts_are_checked_for_reuse)
+{
+	char *dir = make_repo(), *store = t_tmpdir(), abs_art[4096];
+	const char *rec_a[] = { "record", "--run", "r1", "--node", "artifact:a",
+				"--status", "ok", "--artifact", abs_art, NULL };
+	const char *rec_b[] = { "record", "--run", "r1", "--node", "artifact:b",
+				"--status", "ok", "--artifact", "dist/b.whl",
+				NULL };
+	const char *rec_c[] = { "record", "--run", "r1", "--node", "artifact:c",
+				"--status", "ok", NULL };
+	const char *fin[] = { "record", "--run", "r1", "--finish", "ok", NULL };
+	const char *plan[] = { "plan", "--base", "HEAD", "--json", NULL };
+	struct run_result r;
+	char cmd[4200];
+
+	snprintf(abs_art, sizeof(abs_art), "%s/a.whl", store);
+	t_write(store, "a.whl", "a\n");
+	t_write(dir, "dist/b.whl", "b\n");
+	r = t_ripple(dir, rec_a);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	t_result_release(&r);
+	r = t_ripple(dir, rec_b);
+	t_result_release(&r);
+	r = t_ripple(dir, rec_c);
+	t_result_release(&r);
+	r = t_ripple(dir, fin);
+	t_result_release(&r);
+	/* A fresh clone has no dist/: a relative locator is not checked. */
+	snprintf(cmd, sizeof(cmd), "rm -rf dist '%s'", abs_art);
+	r = t_sh(dir, cmd);
+	t_result_release(&r);
+	r = t_ripple(dir, plan);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "\"reason\": \"key-equal-artifact-missing\"")
+		  != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, abs_art) != NULL, "the plan names %s: %s",
+		  abs_art, r.out);
+	cr_expect(strstr(r.out, "\"reuse\": 2") != NULL, "b and c reused: %s",
+		  r.out);
+	t_result_release(&r);
+	t_rmtree(store);
+	t_rmtree(dir);
+	free(store);
+	free(dir);
+}
