@@ -65,12 +65,15 @@ static const char plan_help[] =
 
 static const char why_help[] =
 	"usage: ripple why NODE [--head REV | --worktree] [--base REV]\n"
-	"                  [--baseline-run ID] [--assume-base-built] [--json]\n"
+	"                  [--baseline-run ID|auto] [--reuse baseline|any|none]\n"
+	"                  [--assume-base-built] [--rules FILE] [--cache PATH]\n"
+	"                  [--json]\n"
 	"\n"
 	"Explain one node's decision: the input that changed (file and both blob\n"
 	"ids), the rule field (old and new text), the toolkit, or, for a\n"
-	"cascade, the chain up to the root cause. NODE is an id or a glob that\n"
-	"matches one node.\n";
+	"cascade, the chain up to the root cause. NODE is an id, a glob that\n"
+	"matches one node, or the name of a rule with one instance. The options\n"
+	"are `ripple plan`'s: why plans exactly as plan does.\n";
 
 static int
 parse(int argc, char **argv, const struct cli_ctx *ctx, const char *cmd,
@@ -249,7 +252,8 @@ find_node(const struct cli_ctx *ctx, const struct graph *g, const char *pat)
 	if (exact)
 		return (long)exact->index;
 	for (i = 0; i < g->n_nodes; i++)
-		if (!fnmatch(pat, g->nodes[i].id, 0)) {
+		if (!fnmatch(pat, g->nodes[i].id, 0) ||
+		    !strcmp(pat, g->nodes[i].name)) {
 			hit = (long)i;
 			n++;
 		}
@@ -258,12 +262,24 @@ find_node(const struct cli_ctx *ctx, const struct graph *g, const char *pat)
 	error_init(&err);
 	if (n == 0) {
 		error_set(&err, ERROR_NOT_FOUND, "no node matches '%s'", pat);
-		error_hint(&err, "`ripple graph` lists the node ids; globs "
-				 "like 'artifact:bindings-wheel*' work");
+		error_hint(&err, "`ripple graph` lists the node ids; a glob "
+				 "such as 'artifact:NAME*' that matches one "
+				 "node works too");
 	} else {
+		const char *first = NULL, *second = NULL;
+
+		for (i = 0; i < g->n_nodes && !second; i++)
+			if (!fnmatch(pat, g->nodes[i].id, 0) ||
+			    !strcmp(pat, g->nodes[i].name)) {
+				if (first)
+					second = g->nodes[i].id;
+				else
+					first = g->nodes[i].id;
+			}
 		error_set(&err, ERROR_INVALID, "'%s' matches %zu nodes; "
 			  "`why` explains one", pat, n);
-		error_hint(&err, "narrow the glob, or use `ripple plan`");
+		error_hint(&err, "name one, e.g. '%s' or '%s' (`ripple plan` "
+			   "explains them all)", first, second);
 	}
 	cli_print_error(ctx, &err);
 	return -1;

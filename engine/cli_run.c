@@ -19,6 +19,7 @@
 
 #include "base/buf.h"
 #include "base/error.h"
+#include "base/spell.h"
 #include "base/mem.h"
 #include "cache/cache.h"
 #include "engine/cuda_load.h"
@@ -504,6 +505,36 @@ create_run(const struct cli_ctx *ctx, struct cache *c, const char *id,
 	return 0;
 }
 
+/*
+ * --platform must be a value of the rules' platform axis: a typo would
+ * otherwise make every node remote and the run a quiet no-op.
+ */
+static int
+check_platform(const struct cli_ctx *ctx, const struct run_args *a,
+	       const struct eval *head)
+{
+	const struct rules_axis *ax = rules_find_axis(head->rules, "platform");
+	const char *s;
+	struct error err;
+	size_t i;
+
+	if (!a->platform || !ax)
+		return 0;
+	for (i = 0; i < ax->n_values; i++)
+		if (!strcmp(ax->values[i], a->platform))
+			return 0;
+	error_init(&err);
+	error_set(&err, ERROR_INVALID, "unknown platform '%s': the platform "
+		  "axis has no such value", a->platform);
+	s = spell_suggest(a->platform, ax->values, ax->n_values);
+	if (s)
+		error_hint(&err, "did you mean '%s'?", s);
+	else
+		error_hint(&err, "the rules' platforms are listed under "
+			   "axes: platform");
+	return fail(ctx, &err);
+}
+
 /* Actions run in the working tree: it must hold the planned commit. */
 static int
 check_checkout(const struct cli_ctx *ctx, struct graph_repo *repo,
@@ -743,7 +774,9 @@ cli_run(int argc, char **argv, const struct cli_ctx *ctx)
 		}
 		run_id = id;
 	}
-	rc = check_checkout(ctx, repo, pl->head);
+	rc = check_platform(ctx, &a, pl->head);
+	if (!rc)
+		rc = check_checkout(ctx, repo, pl->head);
 	if (!rc)
 		rc = create_run(ctx, cache, run_id, &a, pl->head);
 	if (rc)

@@ -450,3 +450,19 @@ Test(e2e_run, stale_outputs_of_an_earlier_build_are_not_recorded)
 	t_rmtree(dir);
 	free(dir);
 }
+
+Test(e2e_run, an_unknown_platform_is_refused_with_a_suggestion)
+{
+	char *dir = make_repo(platform_yml);
+	const char *run[] = { "run", "--platform", "win64", NULL };
+	struct run_result r = ripple(dir, run);
+
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "unknown platform 'win64'") != NULL, "%s",
+		  r.err);
+	cr_expect(strstr(r.err, "hint: did you mean 'win-64'?") != NULL, "%s",
+		  r.err);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
