@@ -119,9 +119,9 @@ report_plan_json(const struct graph *g, const struct plan *p,
 	size_t i;
 	int rc;
 
+	/* Every node, skipped ones too, so the counts add up. */
 	for (i = 0; i < p->n; i++)
-		if (p->in_closure[i])
-			json_array_append_new(nodes, item_json(g, p, i));
+		json_array_append_new(nodes, item_json(g, p, i));
 	for (i = 0; i <= PLAN_REMOTE; i++)
 		json_object_set_new(counts, plan_decision_name(i),
 				    json_integer((json_int_t)p->counts[i]));
