@@ -7,6 +7,7 @@
 #include "engine/cli.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -535,6 +536,32 @@ check_platform(const struct cli_ctx *ctx, const struct run_args *a,
 	return fail(ctx, &err);
 }
 
+/* --only that selects no node to build or test would make a silent no-op. */
+static int
+check_only(const struct cli_ctx *ctx, const struct run_args *a,
+	   const struct planner *pl)
+{
+	const struct graph *g = pl->head->graph;
+	struct error err;
+	size_t i;
+
+	if (!a->only)
+		return 0;
+	for (i = 0; i < g->n_nodes; i++) {
+		enum plan_decision d = pl->plan->items[i].decision;
+
+		if ((d == PLAN_BUILD || d == PLAN_TEST) &&
+		    !fnmatch(a->only, g->nodes[i].id, 0))
+			return 0;
+	}
+	error_init(&err);
+	error_set(&err, ERROR_INVALID, "--only '%s' matches no node this plan "
+		  "builds or tests", a->only);
+	error_hint(&err, "`ripple plan` lists what would run; reused nodes "
+		   "need no --only");
+	return fail(ctx, &err);
+}
+
 /* Actions run in the working tree: it must hold the planned commit. */
 static int
 check_checkout(const struct cli_ctx *ctx, struct graph_repo *repo,
@@ -775,6 +802,8 @@ cli_run(int argc, char **argv, const struct cli_ctx *ctx)
 		run_id = id;
 	}
 	rc = check_platform(ctx, &a, pl->head);
+	if (!rc)
+		rc = check_only(ctx, &a, pl);
 	if (!rc)
 		rc = check_checkout(ctx, repo, pl->head);
 	if (!rc)

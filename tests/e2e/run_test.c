@@ -466,3 +466,17 @@ Test(e2e_run, an_unknown_platform_is_refused_with_a_suggestion)
 	t_rmtree(dir);
 	free(dir);
 }
+
+Test(e2e_run, only_matching_nothing_to_run_is_refused)
+{
+	char *dir = make_repo(rules_yml);
+	const char *run[] = { "run", "--only", "artifact:nope*", NULL };
+	struct run_result r = ripple(dir, run);
+
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "--only 'artifact:nope*' matches no node")
+		  != NULL, "%s", r.err);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
