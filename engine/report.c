@@ -101,6 +101,44 @@ group_of(const struct plan_item *it)
 	return 0;
 }
 
+static int
+cmp_path(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* ", from N changed files (PATH, ...)": what the root causes share. */
+static void
+changed_files(const struct plan *p, struct buf *out, struct error *err)
+{
+	const char **v;
+	size_t i, k, n = 0, uniq = 0, cap = 0;
+
+	for (i = 0; i < p->n; i++)
+		cap += p->items[i].n_changes;
+	if (!cap)
+		return;
+	v = mem_calloc(cap, sizeof(*v));
+	if (!v)
+		return;
+	for (i = 0; i < p->n; i++)
+		for (k = 0; k < p->items[i].n_changes; k++)
+			if (p->items[i].changes[k].kind == PLAN_CHANGE_FILE)
+				v[n++] = p->items[i].changes[k].path;
+	qsort(v, n, sizeof(*v), cmp_path);
+	for (i = 0; i < n; i++)
+		if (!i || strcmp(v[i - 1], v[i]))
+			v[uniq++] = v[i];
+	if (uniq) {
+		buf_addf(out, err, ", from %zu changed file%s (", uniq,
+			 uniq == 1 ? "" : "s");
+		for (i = 0; i < uniq && i < 3; i++)
+			buf_addf(out, err, "%s%s", i ? ", " : "", v[i]);
+		buf_addstr(out, uniq > 3 ? ", ...)" : ")", err);
+	}
+	mem_free(v);
+}
+
 int
 report_plan_text(const struct graph *g, const struct plan *p,
 		 const struct plan_meta *m, struct buf *out, struct error *err)
@@ -158,10 +196,12 @@ report_plan_text(const struct graph *g, const struct plan *p,
 	}
 	buf_addf(out, err,
 		 "\n%zu build, %zu test, %zu reuse, %zu skip; "
-		 "%zu root cause%s\n",
-		 p->counts[PLAN_BUILD], p->counts[PLAN_TEST],
-		 p->counts[PLAN_REUSE], p->counts[PLAN_SKIP], p->root_causes,
+		 "%zu root cause%s", p->counts[PLAN_BUILD],
+		 p->counts[PLAN_TEST], p->counts[PLAN_REUSE],
+		 p->counts[PLAN_SKIP], p->root_causes,
 		 p->root_causes == 1 ? "" : "s");
+	changed_files(p, out, err);
+	buf_addch(out, '\n', err);
 	return err && err->code ? err->code : 0;
 }
 
