@@ -4,6 +4,7 @@
  */
 #include <criterion/criterion.h>
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,6 +49,29 @@ Test(e2e_bad_input, non_utf8_file_name_runs_and_is_listed_in_plan_json)
 	cr_expect_str_eq(json_string_value(json_array_get(paths, 0)),
 			 "bad\\xff.txt");
 	json_decref(doc);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
+
+Test(e2e_bad_input, dash_c_to_a_file_or_nothing_is_a_usage_error)
+{
+	char *dir = t_tmpdir(), path[4200];
+	const char *file[] = { "-C", path, "plan", NULL };
+	const char *none[] = { "-C", "no/such/dir", "plan", NULL };
+	struct run_result r;
+
+	snprintf(path, sizeof(path), "%s/f.txt", dir);
+	t_write(dir, "f.txt", "x\n");
+	r = t_ripple(dir, file);
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cr_expect(strstr(r.err, "-C") && strstr(r.err, "not a directory"),
+		  "%s", r.err);
+	t_result_release(&r);
+	r = t_ripple(dir, none);
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cr_expect(strstr(r.err, "'no/such/dir'") &&
+		  strstr(r.err, "No such file or directory"), "%s", r.err);
 	t_result_release(&r);
 	t_rmtree(dir);
 	free(dir);
