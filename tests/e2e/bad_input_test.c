@@ -76,3 +76,31 @@ Test(e2e_bad_input, dash_c_to_a_file_or_nothing_is_a_usage_error)
 	t_rmtree(dir);
 	free(dir);
 }
+
+Test(e2e_bad_input, output_glob_matching_a_directory_says_so)
+{
+	char *dir = t_git_init();
+	const char *run[] = { "run", NULL };
+	struct run_result r;
+
+	t_write(dir, ".gitignore", ".ripple/\nout/\n");
+	t_write(dir, "ripple.yml",
+		"version: 1\n"
+		"sources:\n"
+		"  s: {paths: [\"*.txt\"]}\n"
+		"artifacts:\n"
+		"  a:\n"
+		"    inputs: [s]\n"
+		"    command: \"mkdir -p out/dir && touch out/dir/f\"\n"
+		"    outputs: [out/dir]\n");
+	t_write(dir, "f.txt", "x\n");
+	cr_assert_eq(t_git_commit(dir, "one"), 0);
+	r = t_ripple(dir, run);
+	cr_expect_eq(r.status, 1, "%s", r.err);
+	cr_expect(strstr(r.err, "'out/dir' is a directory") != NULL, "%s",
+		  r.err);
+	cr_expect(strstr(r.err, "out/dir/**") != NULL, "%s", r.err);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
