@@ -110,6 +110,13 @@ int cache_record_read_row(struct cache *c, sqlite3_stmt *st,
 struct json_t;
 int cache_json_dump(struct json_t *j, char **out, struct error *err);
 
+/*
+ * A JSON string of s (a path or name from git or the file system, bytes),
+ * its invalid UTF-8 bytes written "\xHH" as utf8_escape does, since JSON
+ * text must be UTF-8. Returns a new reference, or NULL when out of memory.
+ */
+struct json_t *cache_json_text(const char *s);
+
 /* ERROR_INVALID: `key` is not 32 lowercase hex digits (manifest.c). */
 int cache_key_error(const char *key, struct error *err);
 

@@ -11,6 +11,8 @@
 
 #include "base/error.h"
 #include "base/mem.h"
+#include "base/utf8.h"
+
 #include "base/banned.h"
 
 #define OOM(err) error_set(err, ERROR_NOMEM, "out of memory")
@@ -76,6 +78,20 @@ cache_manifest_add(struct cache_manifest *m, const char *kind,
 	return 0;
 }
 
+json_t *
+cache_json_text(const char *s)
+{
+	json_t *j = json_string(s);
+	char *esc;
+
+	if (j || !s)
+		return j;
+	esc = utf8_escape(s);
+	j = esc ? json_string(esc) : NULL;
+	mem_free(esc);
+	return j;
+}
+
 int
 cache_json_dump(json_t *j, char **out, struct error *err)
 {
@@ -105,9 +121,11 @@ cache_components_encode(const struct cache_manifest *m, char **out,
 		const struct cache_component *it = &m->items[i];
 
 		if (json_array_append_new(arr, json_pack(
-			"{s:s, s:s, s:s, s:s}", "kind", it->kind,
-			"name", it->name, "digest", it->digest,
-			"detail", it->detail))) {
+			"{s:o, s:o, s:o, s:o}", "kind",
+			cache_json_text(it->kind), "name",
+			cache_json_text(it->name), "digest",
+			cache_json_text(it->digest), "detail",
+			cache_json_text(it->detail)))) {
 			json_decref(arr);
 			arr = NULL;
 		}

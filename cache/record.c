@@ -93,7 +93,7 @@ encode_artifacts(const struct strv *sv, char **out, struct error *err)
 	size_t i;
 
 	for (i = 0; arr && i < sv->n; i++) {
-		if (json_array_append_new(arr, json_string(sv->v[i]))) {
+		if (json_array_append_new(arr, cache_json_text(sv->v[i]))) {
 			json_decref(arr);
 			arr = NULL;
 		}
@@ -133,7 +133,7 @@ encode_metadata(const struct strv *sv, char **out, struct error *err)
 			json_decref(obj);
 			return ERROR_INVALID;
 		}
-		if (json_object_set_new(obj, k, json_string(eq + 1))) {
+		if (json_object_set_new(obj, k, cache_json_text(eq + 1))) {
 			json_decref(obj);
 			obj = NULL;
 		}

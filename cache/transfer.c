@@ -46,14 +46,15 @@ record_to_json(const struct cache_record *rec)
 	size_t i;
 
 	for (i = 0; arts && i < rec->artifacts.n; i++)
-		json_array_append_new(arts, json_string(rec->artifacts.v[i]));
+		json_array_append_new(arts,
+				      cache_json_text(rec->artifacts.v[i]));
 	for (i = 0; meta && i < rec->metadata.n; i++) {
 		const char *kv = rec->metadata.v[i];
 		const char *eq = strchr(kv, '=');
 
 		if (eq)
 			json_object_setn_new(meta, kv, (size_t)(eq - kv),
-					     json_string(eq + 1));
+					     cache_json_text(eq + 1));
 	}
 	if (!arts || !meta) {
 		json_decref(arts);

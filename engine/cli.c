@@ -4,11 +4,13 @@
  */
 #include "engine/cli.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <git2.h>
@@ -142,6 +144,7 @@ main(int argc, char **argv)
 	struct cli_ctx ctx = { ".", "ripple", 0, 0 };
 	const char *names[64];
 	size_t i, n = command_count();
+	struct stat st;
 	int c, rc;
 
 	ctx.color_out = want_color(1);
@@ -150,6 +153,16 @@ main(int argc, char **argv)
 		switch (c) {
 		case 'C':
 			ctx.dir = optarg;
+			errno = 0;
+			if (stat(optarg, &st) || !S_ISDIR(st.st_mode)) {
+				fprintf(stderr, "ripple: error: cannot use -C "
+					"'%s': %s\n", optarg,
+					errno ? strerror(errno)
+					      : "not a directory");
+				fprintf(stderr, "  hint: -C names the "
+					"directory to run in\n");
+				return CLI_USAGE;
+			}
 			break;
 		case 'h':
 			usage(stdout);

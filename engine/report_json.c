@@ -12,14 +12,30 @@
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/mem.h"
+#include "base/utf8.h"
 #include "engine/plan.h"
 #include "graph/graph.h"
 #include "base/banned.h"
 
+/* Paths are bytes: invalid UTF-8 bytes become "\xHH" (utf8_escape). */
+static json_t *
+text(const char *s)
+{
+	json_t *j = json_string(s);
+	char *esc;
+
+	if (j || !s)
+		return j;
+	esc = utf8_escape(s);
+	j = esc ? json_string(esc) : NULL;
+	mem_free(esc);
+	return j;
+}
+
 static json_t *
 str_or_null(const char *s)
 {
-	return s ? json_string(s) : json_null();
+	return s ? text(s) : json_null();
 }
 
 static json_t *
@@ -29,7 +45,7 @@ strings(const char *const *v, size_t n)
 	size_t i;
 
 	for (i = 0; a && i < n; i++)
-		json_array_append_new(a, json_string(v[i]));
+		json_array_append_new(a, text(v[i]));
 	return a;
 }
 
@@ -50,7 +66,7 @@ report_change_json(const struct plan_change *c)
 	json_object_set_new(o, "old", str_or_null(c->old_value));
 	json_object_set_new(o, "new", str_or_null(c->new_value));
 	if (c->kind == PLAN_CHANGE_FILE) {
-		json_object_set_new(o, "path", json_string(c->path));
+		json_object_set_new(o, "path", text(c->path));
 		json_object_set_new(o, "status", json_string(
 			plan_file_status_name(c->status)));
 	}

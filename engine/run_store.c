@@ -68,7 +68,7 @@ static int
 expand_one(const char *root, const char *pattern, struct strv *out,
 	   struct error *err)
 {
-	size_t hits = 0, i, rlen = strlen(root);
+	size_t hits = 0, dirs = 0, i, rlen = strlen(root);
 	char full[4096];
 	glob_t gl;
 	int rc = 0;
@@ -93,6 +93,8 @@ expand_one(const char *root, const char *pattern, struct strv *out,
 				struct stat st;
 				const char *p = gl.gl_pathv[i];
 
+				if (!stat(p, &st) && S_ISDIR(st.st_mode))
+					dirs++;
 				if (stat(p, &st) || !S_ISREG(st.st_mode))
 					continue;
 				if (!strncmp(p, root, rlen) && p[rlen] == '/')
@@ -103,7 +105,11 @@ expand_one(const char *root, const char *pattern, struct strv *out,
 		}
 		globfree(&gl);
 	}
-	if (!rc && !hits) {
+	if (!rc && !hits && dirs) {
+		rc = error_set(err, ERROR_NOT_FOUND, "declared output '%s' "
+			       "is a directory: outputs name files, such as "
+			       "'%s/**'", pattern, pattern);
+	} else if (!rc && !hits) {
 		rc = error_set(err, ERROR_NOT_FOUND, "declared output '%s' "
 			       "matches no file", pattern);
 		error_hint(err, "outputs are globs relative to the repository "

@@ -333,10 +333,11 @@ graph_deps_resolve(struct graph *g, struct graph_node *nodes, size_t n,
 }
 
 static int
-report_cycle(const struct rules *r, const struct graph_node *nodes,
-	     const size_t *stack, size_t depth, size_t back,
-	     struct error *err)
+report_cycle(const struct graph *g, const struct graph_node *nodes,
+	     const size_t *stack, size_t depth, size_t back, struct error *err)
 {
+	const struct graph_node *top = &nodes[stack[depth - 1]];
+	struct rules_pos pos = { 0, 0 };
 	struct buf b;
 	size_t i;
 
@@ -350,12 +351,17 @@ report_cycle(const struct rules *r, const struct graph_node *nodes,
 	error_set(err, ERROR_INVALID, "dependency cycle: %s", b.data);
 	error_hint(err, "a node cannot depend on itself, directly or "
 			"through others");
-	if (r)
-		pos_error(err, r, nodes[back].rule ? nodes[back].rule->pos
-						   : nodes[back].release->pos,
-			  NULL, ERROR_INVALID);
 	buf_release(&b);
-	return ERROR_INVALID;
+	/* Point at the entry of the last node that closes the loop. */
+	if (top->rule) {
+		pos = top->rule->pos;
+		for (i = 0; i < top->rule->n_deps; i++)
+			if (!strcmp(top->rule->deps[i].name, nodes[back].name))
+				pos = top->rule->deps[i].pos;
+	} else if (top->release) {
+		pos = top->release->pos;
+	}
+	return pos_error(err, g->rules, pos, top->id, ERROR_INVALID);
 }
 
 int
@@ -390,7 +396,7 @@ graph_topo_sort(struct graph *g, struct graph_node *nodes, size_t n,
 				size_t d = nodes[top].deps[next[top]++];
 
 				if (state[d] == 1) {
-					rc = report_cycle(g->rules, nodes, stack, depth,
+					rc = report_cycle(g, nodes, stack, depth,
 							  d, err);
 					goto done;
 				}

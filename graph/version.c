@@ -485,6 +485,9 @@ version_compute(git_repository *repo, const char *rev,
 				   err);
 		if (rc == 0)
 			rc = finish(out, &fallback, NULL, p, err);
+	} else if (git_repository_is_shallow(repo) == 1) {
+		/* The tags may sit below the shallow boundary or be unfetched. */
+		rc = shallow_fail(err, revname);
 	} else {
 		rc = error_set(err, ERROR_NOT_FOUND,
 			       "no tag of the family is reachable from '%s' "

@@ -8,6 +8,7 @@
 #include "base/mem.h"
 #include "base/spell.h"
 #include "base/strv.h"
+#include "base/utf8.h"
 
 Test(base_error, first_error_is_kept)
 {
@@ -196,4 +197,16 @@ Test(base_spell, suggests_nearest_within_limit)
 	cr_expect_str_eq(spell_suggest("toolkit", keys, 4), "toolkits");
 	cr_expect_str_eq(spell_suggest("artefacts", keys, 4), "artifacts");
 	cr_expect_null(spell_suggest("zzz", keys, 4));
+}
+
+Test(base_utf8, invalid_bytes_are_escaped_and_valid_text_kept)
+{
+	char *e = utf8_escape("a\xff b\xc3\xa9 \xe2\x82 \xc0\xaf \xed\xa0\x80");
+
+	cr_assert_not_null(e);
+	cr_expect_str_eq(e, "a\\xff b\xc3\xa9 \\xe2\\x82 \\xc0\\xaf "
+			    "\\xed\\xa0\\x80");
+	mem_free(e);
+	cr_expect(utf8_is_valid("caf\xc3\xa9 \xf0\x9f\x98\x80"));
+	cr_expect(!utf8_is_valid("\xf4\x90\x80\x80"));
 }

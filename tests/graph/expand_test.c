@@ -220,6 +220,26 @@ Test(graph_expand, cycle_is_reported_with_its_ids_in_order)
 	rules_free(r);
 }
 
+Test(graph_expand, cycle_error_points_at_the_need_that_closes_it)
+{
+	struct rules *r = load(
+		"version: 1\n"
+		"artifacts:\n"
+		"  a: {needs: [b], command: [x]}\n"
+		"  b: {needs: [c], command: [x]}\n"
+		"  c: {needs: [a], command: [x]}\n");
+	struct graph *g = NULL;
+	struct error err;
+
+	error_init(&err);
+	cr_assert_eq(graph_build(r, &g, &err), ERROR_INVALID);
+	cr_expect_str_eq(err.file, "t.yml");
+	cr_expect_eq(err.line, 5);
+	cr_expect_eq(err.col, 15);
+	cr_expect_str_eq(err.node, "artifact:c");
+	rules_free(r);
+}
+
 Test(graph_expand, dependency_without_matching_instance_is_an_error)
 {
 	struct rules *r = load(

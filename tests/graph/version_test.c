@@ -209,6 +209,11 @@ static const struct vcase cases[] = {
 	  "cd ..; git clone -q --depth 1 \"file://$PWD/src\" clone", "clone",
 	  NULL, NULL, NULL, NULL, "1.0.0.dev0", 0, 0, 0, NULL,
 	  "incomplete in this shallow clone" },
+	{ "shallow clone without the tags and no fallback says shallow",
+	  "mkdir src; cd src; git init -q -b main; c a; t v1.0.0; c b; c c; "
+	  "cd ..; git clone -q --depth 1 \"file://$PWD/src\" clone", "clone",
+	  NULL, NULL, NULL, NULL, NULL, 0, 0, 0, NULL,
+	  "incomplete in this shallow clone" },
 	{ "shallow clone with an exact tag",
 	  "mkdir src; cd src; git init -q -b main; c a; c b; t v1.0.0; "
 	  "cd ..; git clone -q --depth 1 \"file://$PWD/src\" clone", "clone",
