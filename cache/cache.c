@@ -440,3 +440,16 @@ cache_integrity_check(struct cache *c, struct error *err)
 		return rc;
 	return check_pragma(c, "PRAGMA foreign_key_check", 0, err);
 }
+
+int
+cache_read_begin(struct cache *c, struct error *err)
+{
+	return cache_exec(c, "BEGIN DEFERRED", err);
+}
+
+void
+cache_read_end(struct cache *c)
+{
+	if (c && !sqlite3_get_autocommit(c->db))
+		sqlite3_exec(c->db, "COMMIT", NULL, NULL, NULL);
+}

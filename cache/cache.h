@@ -76,6 +76,15 @@ int cache_schema_version(const struct cache *c);
  */
 int cache_integrity_check(struct cache *c, struct error *err);
 
+/*
+ * Hold one read snapshot across many lookups (a plan makes hundreds): one
+ * lock instead of one per statement, and every read sees the same state.
+ * Writes must not happen in between; cache_read_end ends the snapshot and
+ * accepts a cache with none open. Errors: those of SQLite's BEGIN.
+ */
+int cache_read_begin(struct cache *c, struct error *err);
+void cache_read_end(struct cache *c);
+
 /* ---- runs ---- */
 
 enum cache_run_status {

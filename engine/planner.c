@@ -133,13 +133,16 @@ planner_run(struct graph_repo *repo, struct cache *cache,
 	struct planner *p = mem_calloc(1, sizeof(*p));
 	struct plan_options po = { PLAN_REUSE_SCOPE_BASELINE, NULL };
 	size_t n;
-	int rc;
+	int rc, reading = 0;
 
 	*out = NULL;
 	if (!p)
 		return error_set(err, ERROR_NOMEM, "out of memory");
 	p->repo = repo;
 	p->cache = cache;
+	/* One snapshot for every lookup, unless the plan writes memo keys. */
+	if (cache && !o->memo_write && !cache_read_begin(cache, NULL))
+		reading = 1;
 	strv_init(&p->changed, 1);
 	strv_init(&p->unclaimed, 1);
 	strv_init(&p->ignored, 1);
@@ -216,6 +219,8 @@ planner_run(struct graph_repo *repo, struct cache *cache,
 	p->meta.ignored = (const char *const *)p->ignored.v;
 	p->meta.n_ignored = p->ignored.n;
 done:
+	if (reading)
+		cache_read_end(cache);
 	if (rc) {
 		planner_free(p);
 		return rc;
