@@ -46,9 +46,9 @@ cmp_size(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int
-pos_error(struct error *err, const struct rules *r, struct rules_pos pos,
-	  const char *node, int code)
+int
+graph_error_at(struct error *err, const struct rules *r, struct rules_pos pos,
+	       const char *node, int code)
 {
 	if (err && err->code && !err->file[0]) {
 		size_t n = strlen(r->file ? r->file : "");
@@ -101,7 +101,7 @@ source_input(struct graph *g, struct graph_node *node,
 		const struct rules_source *s = rules_find_source(r, d->name);
 
 		if (!s)
-			return pos_error(err, r, d->pos, node->id,
+			return graph_error_at(err, r, d->pos, node->id,
 					 error_set(err, ERROR_INVALID,
 						   "unknown source '%s'",
 						   d->name));
@@ -113,7 +113,7 @@ source_input(struct graph *g, struct graph_node *node,
 		return in->name ? 0 : error_set(err, ERROR_NOMEM, "out of memory");
 	}
 	if (!root)
-		return pos_error(err, r, d->pos, node->id,
+		return graph_error_at(err, r, d->pos, node->id,
 				 error_set(err, ERROR_INVALID,
 					   "'%s' needs a root axis", d->name));
 	if (d->kind == RULES_DEP_ROOT_SOURCES) {
@@ -168,7 +168,7 @@ instance_matches(struct graph *g, const struct graph_node *node,
 				rc = template_select(&g->arena, g->rules,
 						     expr, &names, &n, err);
 			if (rc < 0)
-				return pos_error(err, g->rules, w->pos,
+				return graph_error_at(err, g->rules, w->pos,
 						 node->id, rc);
 			if (rc == 1) {
 				for (k = 0; k < n; k++)
@@ -217,7 +217,7 @@ select_upstream(struct graph *g, struct graph_node *nodes, size_t n,
 			  graph_node_kind_name(kind), name);
 		error_hint(err, "add a where: entry mapping the axes, or "
 				"widen the dependency's each:");
-		return pos_error(err, g->rules, pos, node->id, ERROR_INVALID);
+		return graph_error_at(err, g->rules, pos, node->id, ERROR_INVALID);
 	}
 	return 0;
 }
@@ -361,7 +361,7 @@ report_cycle(const struct graph *g, const struct graph_node *nodes,
 	} else if (top->release) {
 		pos = top->release->pos;
 	}
-	return pos_error(err, g->rules, pos, top->id, ERROR_INVALID);
+	return graph_error_at(err, g->rules, pos, top->id, ERROR_INVALID);
 }
 
 int

@@ -8,9 +8,19 @@
 
 #include <stddef.h>
 
+#include "rules/rules.h"
+
 struct error;
 struct graph;
 struct graph_node;
+
+/*
+ * Give a set error the position of a rule (file from the rules, line and
+ * col from pos) unless it has one, and the node id unless it has one.
+ * Returns `code`, so failing reads `return graph_error_at(...)`.
+ */
+int graph_error_at(struct error *err, const struct rules *r,
+		   struct rules_pos pos, const char *node, int code);
 
 /*
  * Fill inputs and deps of every node (n of them, sorted by id). Matrix

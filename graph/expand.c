@@ -26,24 +26,6 @@ struct builder {
 	size_t n, cap;
 };
 
-static int
-at(struct error *err, const struct rules *r, struct rules_pos pos, int code,
-   const char *node)
-{
-	if (err && err->code && !err->file[0]) {
-		size_t n = strlen(r->file ? r->file : "");
-
-		if (n >= sizeof(err->file))
-			n = sizeof(err->file) - 1;
-		memcpy(err->file, r->file ? r->file : "", n);
-		err->file[n] = '\0';
-		err->line = pos.line;
-		err->col = pos.col;
-	}
-	error_node(err, node);
-	return code;
-}
-
 static struct graph_node *
 new_node(struct builder *b, struct error *err)
 {
@@ -120,36 +102,36 @@ resolve_toolkit(struct builder *b, struct graph_node *node,
 		return 0;
 	}
 	if (!strcmp(tmpl, "root.toolkit")) {
-		if (!node->root || !node->root->toolkit)
-			return at(err, r, pos,
-				  error_set(err, ERROR_INVALID,
-					    "'root.toolkit' needs a root with "
-					    "a toolkit"),
-				  node->id);
+		if (!node->root || !node->root->toolkit) {
+			error_set(err, ERROR_INVALID, "'root.toolkit' needs a "
+				  "root with a toolkit");
+			return graph_error_at(err, r, pos, node->id,
+					      ERROR_INVALID);
+		}
 		node->toolkit = rules_find_toolkit(r, node->root->toolkit);
 		return 0;
 	}
 	rc = template_expand(&b->g->arena, tmpl, &env, &expr, err);
 	if (rc)
-		return at(err, r, pos, rc, node->id);
+		return graph_error_at(err, r, pos, node->id, rc);
 	rc = template_select(&b->g->arena, r, expr, &names, &n, err);
 	if (rc < 0)
-		return at(err, r, pos, rc, node->id);
+		return graph_error_at(err, r, pos, node->id, rc);
 	if (rc == 0) {
 		node->toolkit = rules_find_toolkit(r, expr);
-		if (!node->toolkit)
-			return at(err, r, pos,
-				  error_set(err, ERROR_INVALID,
-					    "unknown toolkit '%s'", expr),
-				  node->id);
+		if (!node->toolkit) {
+			error_set(err, ERROR_INVALID, "unknown toolkit '%s'",
+				  expr);
+			return graph_error_at(err, r, pos, node->id,
+					      ERROR_INVALID);
+		}
 		return 0;
 	}
-	if (n != 1 || strncmp(expr, "toolkits[", 9))
-		return at(err, r, pos,
-			  error_set(err, ERROR_INVALID,
-				    "toolkit '%s' selects %zu toolkits, "
-				    "not exactly one", expr, n),
-			  node->id);
+	if (n != 1 || strncmp(expr, "toolkits[", 9)) {
+		error_set(err, ERROR_INVALID, "toolkit '%s' selects %zu "
+			  "toolkits, not exactly one", expr, n);
+		return graph_error_at(err, r, pos, node->id, ERROR_INVALID);
+	}
 	node->toolkit = rules_find_toolkit(r, names[0]);
 	return 0;
 }
@@ -187,7 +169,8 @@ expand_fields(struct builder *b, struct graph_node *node,
 		rc = template_expand(a, rule->cwd, &env, &node->cwd, err);
 	node->version = rule->version;
 	if (rc)
-		return at(err, b->rules, rule->pos, rc, node->id);
+		return graph_error_at(err, b->rules, rule->pos, node->id,
+				      rc);
 	return 0;
 }
 
@@ -293,7 +276,8 @@ add_rule_node(struct builder *b, const struct graph_binding *axes, size_t n,
 	if (!rc)
 		rc = expand_fields(b, node, rule, err);
 	if (rc)
-		return at(err, b->rules, rule->pos, rc, node->id);
+		return graph_error_at(err, b->rules, rule->pos, node->id,
+				      rc);
 	return 0;
 }
 
@@ -316,7 +300,8 @@ add_release_node(struct builder *b, const struct graph_binding *axes,
 	if (!node->axes || !node->id)
 		return error_set(err, ERROR_NOMEM, "out of memory");
 	if (bind_root(b, node, err))
-		return at(err, b->rules, rel->pos, err->code, node->id);
+		return graph_error_at(err, b->rules, rel->pos, node->id,
+				      err->code);
 	if (node->root && node->root->toolkit)
 		node->toolkit = rules_find_toolkit(b->rules,
 						   node->root->toolkit);
