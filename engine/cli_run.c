@@ -5,9 +5,9 @@
  * interrupted.
  */
 #include "engine/cli.h"
+#include "engine/cli_run.h"
 
 #include <errno.h>
-#include <fnmatch.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,11 +20,8 @@
 
 #include "base/buf.h"
 #include "base/error.h"
-#include "base/spell.h"
 #include "base/mem.h"
 #include "cache/cache.h"
-#include "engine/cuda_load.h"
-#include "engine/cuda_probe.h"
 #include "engine/eval.h"
 #include "engine/exec.h"
 #include "engine/history.h"
@@ -33,8 +30,6 @@
 #include "engine/run_store.h"
 #include "graph/graph.h"
 #include "graph/repo.h"
-#include "graph/repo_git.h"
-#include "graph/version.h"
 #include "rules/rules.h"
 #include "base/banned.h"
 
@@ -90,13 +85,6 @@ enum {
 	OPT_DRY, OPT_REF, OPT_TAG, OPT_TIMEOUT, OPT_PLATFORM,
 };
 
-struct run_args {
-	struct planner_options po;
-	const char *cache_opt, *run_id, *only, *ref, *tag, *platform;
-	long jobs;
-	long timeout_s;
-	int keep_going, dry_run, json;
-};
 
 struct progress {
 	const struct cli_ctx *ctx;
@@ -194,8 +182,8 @@ parse(int argc, char **argv, const struct cli_ctx *ctx, struct run_args *a)
 	return 0;
 }
 
-static int
-fail(const struct cli_ctx *ctx, const struct error *err)
+int
+cli_run_fail(const struct cli_ctx *ctx, const struct error *err)
 {
 	cli_print_error(ctx, err);
 	return cli_exit_for(err->code);
@@ -284,87 +272,7 @@ on_progress(void *payload, const struct run_event *ev)
 	fflush(stderr);
 }
 
-/* Versions of every root at the head (RIPPLE_VERSION, record versions). */
-static void
-root_versions(struct graph_repo *repo, const struct eval *ev,
-	      const struct run_args *a, struct rules_kv *out, size_t *n,
-	      struct arena *ar)
-{
-	const struct rules *r = ev->rules;
-	size_t i;
 
-	*n = 0;
-	for (i = 0; i < r->n_roots; i++) {
-		const struct rules_root *root = &r->roots[i];
-		struct version_params p;
-		struct version_result res;
-		struct error err;
-
-		memset(&p, 0, sizeof(p));
-		p.patterns = root->tags;
-		p.n_patterns = root->n_tags;
-		p.excludes = root->exclude_tags;
-		p.n_excludes = root->n_exclude_tags;
-		p.prefix = root->tag_prefix;
-		p.fallback = root->fallback_version;
-		p.fallback_pretend = root->fallback_pretend;
-		p.node_length = root->node_length;
-		p.worktree = a->po.worktree;
-		p.date_epoch = (long long)cache_clock_ms() / 1000;
-		error_init(&err);
-		memset(&res, 0, sizeof(res));
-		if (version_compute(graph_repo_git(repo), ev->commit_hex, &p,
-				    &res, &err))
-			continue;
-		out[*n].key = root->name;
-		out[*n].value = arena_strdup(ar, res.version);
-		(*n)++;
-		version_result_release(&res);
-	}
-}
-
-/* GPUs through cudart when some node to run needs one. */
-static void
-probe_gpus(const struct graph *g, const struct plan *p,
-	   struct run_gpu **out, size_t *n, const char **home)
-{
-	struct cuda_devices devs;
-	struct cuda_libs *libs = NULL;
-	struct error err;
-	size_t i, need = 0;
-
-	*out = NULL;
-	*n = 0;
-	*home = getenv("CUDA_HOME");
-	if (!*home || !**home)
-		*home = "/usr/local/cuda";
-	for (i = 0; i < g->n_nodes; i++)
-		if (p->in_closure[i] && g->nodes[i].rule &&
-		    (p->items[i].decision == PLAN_BUILD ||
-		     p->items[i].decision == PLAN_TEST) &&
-		    g->nodes[i].rule->gpu.count)
-			need = 1;
-	if (!need)
-		return;
-	error_init(&err);
-	memset(&devs, 0, sizeof(devs));
-	if (cuda_libs_open(*home, &libs, &err) ||
-	    cuda_devices_list(libs, &devs, &err)) {
-		cuda_libs_close(libs);
-		return;
-	}
-	*out = mem_calloc(devs.n + 1, sizeof(**out));
-	for (i = 0; *out && i < devs.n; i++) {
-		(*out)[i].index = devs.items[i].index;
-		(*out)[i].cc_major = devs.items[i].cc_major;
-		(*out)[i].cc_minor = devs.items[i].cc_minor;
-		(*out)[i].memory_mib = devs.items[i].memory_mib;
-	}
-	if (*out)
-		*n = devs.n;
-	cuda_devices_release(&devs);
-	cuda_libs_close(libs);
-}
 
 static json_t *
 result_json(const struct planner *pl, const struct run_result *res,
@@ -456,136 +364,14 @@ dry_run(const struct cli_ctx *ctx, const struct run_args *a,
 	pl->meta.color = ctx->color_out;
 	rc = (a->json ? report_plan_json : report_plan_text)(
 		pl->head->graph, pl->plan, &pl->meta, &b, &err);
-	rc = rc ? fail(ctx, &err) : cli_write_out(ctx, NULL, 0, &b);
+	rc = rc ? cli_run_fail(ctx, &err) : cli_write_out(ctx, NULL, 0, &b);
 	buf_release(&b);
 	return rc;
 }
 
-/*
- * Make the run, or join it: runners of one CI run share an id, and a run
- * that exists at the same commit takes their records too.
- */
-static int
-create_run(const struct cli_ctx *ctx, struct cache *c, const char *id,
-	   const struct run_args *a, const struct eval *ev)
-{
-	struct cache_run run, have;
-	struct error err;
-	int rc;
 
-	error_init(&err);
-	memset(&run, 0, sizeof(run));
-	memset(&have, 0, sizeof(have));
-	if (!cache_run_get(c, id, &have, &err)) {
-		rc = 0;
-		if (!have.commit || strcmp(have.commit, ev->commit_hex)) {
-			error_init(&err);
-			error_set(&err, ERROR_CONFLICT, "run '%s' is at commit "
-				  "%.12s, not %.12s", id,
-				  have.commit ? have.commit : "?",
-				  ev->commit_hex);
-			error_hint(&err, "runners join a run only at its "
-				   "commit; pick another --run-id");
-			rc = fail(ctx, &err);
-		} else {
-			fprintf(stderr, "run %s: joining the run recorded at "
-				"%.12s\n", id, have.commit);
-		}
-		cache_run_release(&have);
-		return rc;
-	}
-	error_init(&err);
-	run.id = (char *)id;
-	run.commit = (char *)ev->commit_hex;
-	run.ref = (char *)a->ref;
-	run.tag = (char *)a->tag;
-	run.status = CACHE_RUN_STATUS_RUNNING;
-	run.started_ms = cache_clock_ms();
-	if (cache_run_create(c, &run, &err))
-		return fail(ctx, &err);
-	return 0;
-}
 
-/*
- * --platform must be a value of the rules' platform axis: a typo would
- * otherwise make every node remote and the run a quiet no-op.
- */
-static int
-check_platform(const struct cli_ctx *ctx, const struct run_args *a,
-	       const struct eval *head)
-{
-	const struct rules_axis *ax = rules_find_axis(head->rules, "platform");
-	const char *s;
-	struct error err;
-	size_t i;
 
-	if (!a->platform || !ax)
-		return 0;
-	for (i = 0; i < ax->n_values; i++)
-		if (!strcmp(ax->values[i], a->platform))
-			return 0;
-	error_init(&err);
-	error_set(&err, ERROR_INVALID, "unknown platform '%s': the platform "
-		  "axis has no such value", a->platform);
-	s = spell_suggest(a->platform, ax->values, ax->n_values);
-	if (s)
-		error_hint(&err, "did you mean '%s'?", s);
-	else
-		error_hint(&err, "the rules' platforms are listed under "
-			   "axes: platform");
-	return fail(ctx, &err);
-}
-
-/* --only that selects no node to build or test would make a silent no-op. */
-static int
-check_only(const struct cli_ctx *ctx, const struct run_args *a,
-	   const struct planner *pl)
-{
-	const struct graph *g = pl->head->graph;
-	struct error err;
-	size_t i;
-
-	if (!a->only)
-		return 0;
-	for (i = 0; i < g->n_nodes; i++) {
-		enum plan_decision d = pl->plan->items[i].decision;
-
-		if ((d == PLAN_BUILD || d == PLAN_TEST) &&
-		    !fnmatch(a->only, g->nodes[i].id, 0))
-			return 0;
-	}
-	error_init(&err);
-	error_set(&err, ERROR_INVALID, "--only '%s' matches no node this plan "
-		  "builds or tests", a->only);
-	error_hint(&err, "`ripple plan` lists what would run; reused nodes "
-		   "need no --only");
-	return fail(ctx, &err);
-}
-
-/* Actions run in the working tree: it must hold the planned commit. */
-static int
-check_checkout(const struct cli_ctx *ctx, struct graph_repo *repo,
-	       const struct eval *head)
-{
-	struct graph_oid oid;
-	char hex[GRAPH_OID_HEX];
-	struct error err;
-
-	error_init(&err);
-	if (head->worktree)
-		return 0;
-	if (graph_repo_resolve(repo, "HEAD", &oid, &err))
-		return fail(ctx, &err);
-	graph_oid_hex(&oid, hex);
-	if (!strcmp(hex, head->commit_hex))
-		return 0;
-	error_set(&err, ERROR_INVALID, "cannot run commit %.12s: the working "
-		  "tree holds %.12s", head->commit_hex, hex);
-	error_hint(&err, "check out the commit first (git checkout %.12s), "
-		   "or use `ripple plan --head` to only plan it",
-		   head->commit_hex);
-	return fail(ctx, &err);
-}
 
 static int
 execute(const struct cli_ctx *ctx, const struct run_args *a,
@@ -621,15 +407,15 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	if (mkdirs(logdir) || mkdirs(outdir)) {
 		error_set(&err, ERROR_IO, "cannot make '%s': %s", logdir,
 			  strerror(errno));
-		rc = fail(ctx, &err);
+		rc = cli_run_fail(ctx, &err);
 		goto done;
 	}
 	sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	self[sl > 0 ? sl : 0] = '\0';
 	if (pl->head->rules->n_roots <= 64)
-		root_versions(repo, pl->head, a, versions, &nv, &ar);
+		cli_run_root_versions(repo, pl->head, a, versions, &nv, &ar);
 	memset(&o, 0, sizeof(o));
-	probe_gpus(pl->head->graph, pl->plan, &gpus, &ngpu, &o.cuda_home);
+	cli_run_probe_gpus(pl->head->graph, pl->plan, &gpus, &ngpu, &o.cuda_home);
 	o.jobs = a->jobs > 0 ? (size_t)a->jobs : cores > 0 ? (size_t)cores : 1;
 	o.keep_going = a->keep_going;
 	o.only = a->only;
@@ -759,7 +545,7 @@ cli_run(int argc, char **argv, const struct cli_ctx *ctx)
 	error_list_init(&errors, 50);
 	rc = graph_repo_open(ctx->dir, &repo, &err);
 	if (rc) {
-		rc = fail(ctx, &err);
+		rc = cli_run_fail(ctx, &err);
 		goto done;
 	}
 	rc = cli_cache_path(ctx, a.cache_opt, path, sizeof(path));
@@ -769,7 +555,7 @@ cli_run(int argc, char **argv, const struct cli_ctx *ctx)
 	}
 	rc = cache_open(path, CACHE_OPEN_CREATE, &cache, &err);
 	if (rc) {
-		rc = fail(ctx, &err);
+		rc = cli_run_fail(ctx, &err);
 		goto done;
 	}
 	a.po.memo_write = 1;
@@ -796,18 +582,18 @@ cli_run(int argc, char **argv, const struct cli_ctx *ctx)
 			rc = cache_run_new_id(cache_clock_ms(), entropy, id,
 					      sizeof(id), &err);
 		if (rc) {
-			rc = fail(ctx, &err);
+			rc = cli_run_fail(ctx, &err);
 			goto done;
 		}
 		run_id = id;
 	}
-	rc = check_platform(ctx, &a, pl->head);
+	rc = cli_run_check_platform(ctx, &a, pl->head);
 	if (!rc)
-		rc = check_only(ctx, &a, pl);
+		rc = cli_run_check_only(ctx, &a, pl);
 	if (!rc)
-		rc = check_checkout(ctx, repo, pl->head);
+		rc = cli_run_check_checkout(ctx, repo, pl->head);
 	if (!rc)
-		rc = create_run(ctx, cache, run_id, &a, pl->head);
+		rc = cli_run_create_run(ctx, cache, run_id, &a, pl->head);
 	if (rc)
 		goto done;
 	if (pl->run_id[0])
