@@ -64,6 +64,17 @@ int cli_open_eval(const struct cli_ctx *ctx, const char *rev, int worktree,
 		  const char *rules_file, struct graph_repo **repo,
 		  struct eval **ev);
 
+/*
+ * Run the planner (engine/planner.h) and print every rule error or the
+ * error. Returns 0 with *out set (planner_free it), or the exit code.
+ */
+struct cache;
+struct planner;
+struct planner_options;
+int cli_planner(const struct cli_ctx *ctx, struct graph_repo *repo,
+		struct cache *cache, const struct planner_options *po,
+		struct planner **out);
+
 /* Write b to `path` ("-" or NULL: stdout), appending when asked. */
 int cli_write_out(const struct cli_ctx *ctx, const char *path, int append,
 		  const struct buf *b);

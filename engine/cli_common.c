@@ -10,6 +10,7 @@
 #include "base/buf.h"
 #include "base/error.h"
 #include "engine/eval.h"
+#include "engine/planner.h"
 #include "graph/repo.h"
 #include "base/banned.h"
 
@@ -75,4 +76,29 @@ cli_write_out(const struct cli_ctx *ctx, const char *path, int append,
 	else
 		fflush(stdout);
 	return 0;
+}
+
+int
+cli_planner(const struct cli_ctx *ctx, struct graph_repo *repo,
+	    struct cache *cache, const struct planner_options *po,
+	    struct planner **out)
+{
+	struct error_list errors;
+	struct error err;
+	size_t i;
+	int rc;
+
+	error_init(&err);
+	error_list_init(&errors, 50);
+	rc = planner_run(repo, cache, po, &errors, out, &err);
+	if (rc) {
+		if (errors.n)
+			for (i = 0; i < errors.n; i++)
+				cli_print_error(ctx, &errors.items[i]);
+		else
+			cli_print_error(ctx, &err);
+		rc = cli_exit_for(rc);
+	}
+	error_list_release(&errors);
+	return rc;
 }

@@ -157,9 +157,7 @@ run_planner(const struct cli_ctx *ctx, struct plan_args *a,
 	    struct graph_repo **repo, struct cache **cache,
 	    struct planner **pl)
 {
-	struct error_list errors;
 	struct error err;
-	size_t i;
 	int rc;
 
 	error_init(&err);
@@ -171,19 +169,7 @@ run_planner(const struct cli_ctx *ctx, struct plan_args *a,
 	rc = open_cache(ctx, a->cache_opt, cache);
 	if (rc)
 		return rc;
-	error_list_init(&errors, 50);
-	rc = planner_run(*repo, *cache, &a->po, &errors, pl, &err);
-	if (rc) {
-		if (errors.n)
-			for (i = 0; i < errors.n; i++)
-				cli_print_error(ctx, &errors.items[i]);
-		else
-			cli_print_error(ctx, &err);
-		error_list_release(&errors);
-		return cli_exit_for(rc);
-	}
-	error_list_release(&errors);
-	return 0;
+	return cli_planner(ctx, *repo, *cache, &a->po, pl);
 }
 
 static int

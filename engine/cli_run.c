@@ -528,12 +528,10 @@ cli_run(int argc, char **argv, const struct cli_ctx *ctx)
 	struct graph_repo *repo = NULL;
 	struct cache *cache = NULL;
 	struct planner *pl = NULL;
-	struct error_list errors;
 	struct run_args a;
 	struct error err;
 	char path[4096], id[CACHE_RUN_ID_SIZE];
 	const char *run_id;
-	size_t i;
 	int rc;
 
 	rc = parse(argc, argv, ctx, &a);
@@ -542,7 +540,6 @@ cli_run(int argc, char **argv, const struct cli_ctx *ctx)
 	a.po.targets = (const char *const *)argv + optind;
 	a.po.n_targets = (size_t)(argc - optind);
 	error_init(&err);
-	error_list_init(&errors, 50);
 	rc = graph_repo_open(ctx->dir, &repo, &err);
 	if (rc) {
 		rc = cli_run_fail(ctx, &err);
@@ -559,16 +556,9 @@ cli_run(int argc, char **argv, const struct cli_ctx *ctx)
 		goto done;
 	}
 	a.po.memo_write = 1;
-	rc = planner_run(repo, cache, &a.po, &errors, &pl, &err);
-	if (rc) {
-		if (errors.n)
-			for (i = 0; i < errors.n; i++)
-				cli_print_error(ctx, &errors.items[i]);
-		else
-			cli_print_error(ctx, &err);
-		rc = cli_exit_for(rc);
+	rc = cli_planner(ctx, repo, cache, &a.po, &pl);
+	if (rc)
 		goto done;
-	}
 	if (a.dry_run) {
 		rc = dry_run(ctx, &a, pl);
 		goto done;
@@ -603,7 +593,6 @@ cli_run(int argc, char **argv, const struct cli_ctx *ctx)
 			pl->label[0] ? pl->label : "none");
 	rc = execute(ctx, &a, repo, cache, pl, run_id);
 done:
-	error_list_release(&errors);
 	planner_free(pl);
 	cache_close(cache);
 	graph_repo_close(repo);
