@@ -8,6 +8,7 @@
 
 #include <ctype.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -178,10 +179,15 @@ shallow_fail(struct error *err, const char *rev)
 	return ERROR_INVALID;
 }
 
-/* Commits reachable from `from` and not from `hide` (NULL: all). */
+/*
+ * Commits reachable from `from` and not from `hide` (NULL: all). The walk
+ * stops once the count passes `limit`, giving limit + 1: a tag farther
+ * than the nearest one found need not be counted to the end.
+ */
 static int
 count_commits(git_repository *repo, const git_oid *from, const git_oid *hide,
-	      const char *rev, unsigned long *count, struct error *err)
+	      unsigned long limit, const char *rev, unsigned long *count,
+	      struct error *err)
 {
 	git_revwalk *walk = NULL;
 	git_oid oid;
@@ -194,8 +200,9 @@ count_commits(git_repository *repo, const git_oid *from, const git_oid *hide,
 	    (hide && git_revwalk_hide(walk, hide) < 0))
 		goto fail;
 	while ((g = git_revwalk_next(&oid, walk)) == 0)
-		n++;
-	if (g != GIT_ITEROVER)
+		if (++n > limit)
+			break;
+	if (g != GIT_ITEROVER && g != 0)
 		goto fail;
 	*count = n;
 	goto done;
@@ -464,10 +471,13 @@ version_compute(git_repository *repo, const char *rev,
 			/* The nearest so far is at distance 0: skip walks. */
 			if (best && best->distance == 0)
 				continue;
-			rc = count_commits(repo, &oid, &c->oid, revname,
-					   &c->distance, err);
+			rc = count_commits(repo, &oid, &c->oid,
+					   best ? best->distance : ULONG_MAX,
+					   revname, &c->distance, err);
 			if (rc < 0)
 				goto done;
+			if (best && c->distance > best->distance)
+				continue;	/* farther: it cannot win */
 		}
 		if (!best || cand_better(c, best))
 			best = c;
@@ -481,8 +491,8 @@ version_compute(git_repository *repo, const char *rev,
 		rc = finish(out, &fallback, NULL, p, err);
 	} else if (p->fallback) {
 		out->source = VERSION_SOURCE_FALLBACK;
-		rc = count_commits(repo, &oid, NULL, revname, &out->distance,
-				   err);
+		rc = count_commits(repo, &oid, NULL, ULONG_MAX, revname,
+				   &out->distance, err);
 		if (rc == 0)
 			rc = finish(out, &fallback, NULL, p, err);
 	} else if (git_repository_is_shallow(repo) == 1) {
