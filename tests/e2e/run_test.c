@@ -480,3 +480,54 @@ Test(e2e_run, only_matching_nothing_to_run_is_refused)
 	t_rmtree(dir);
 	free(dir);
 }
+
+Test(e2e_run, sigterm_stops_the_action_and_records_it_interrupted)
+{
+	static const char y[] =
+		"version: 1\n"
+		"artifacts:\n"
+		"  quick: {command: \"echo q > quick.out\"}\n"
+		"  sleepy:\n"
+		"    needs: [quick]\n"
+		"    command: \"echo $$ > sleeper.pid; touch started; "
+		"exec sleep 30\"\n";
+	char *dir = make_repo(y), cmd[2 * PATH_MAX], path[PATH_MAX];
+	struct cache_record rec;
+	struct cache_run run;
+	struct cache *c = NULL;
+	struct error err;
+	struct run_result r;
+
+	snprintf(cmd, sizeof(cmd),
+		 "%s run --run-id t1 >/dev/null 2>run.err & p=$!; "
+		 "for i in $(seq 300); do [ -f started ] && break; "
+		 "sleep 0.05; done; kill -TERM $p; wait $p; echo \"rc=$?\"; "
+		 "sleep 0.2; kill -0 $(cat sleeper.pid) 2>/dev/null && "
+		 "echo alive || echo gone", bin());
+	r = t_sh(dir, cmd);
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect_str_eq(r.out, "rc=130\ngone\n", "the run exits 130 and "
+			 "its action is stopped");
+	t_result_release(&r);
+	error_init(&err);
+	snprintf(path, sizeof(path), "%s/.ripple/cache.db", dir);
+	cr_assert_eq(cache_open(path, 0, &c, &err), 0, "%s", err.msg);
+	memset(&run, 0, sizeof(run));
+	cr_assert_eq(cache_run_get(c, "t1", &run, &err), 0, "%s", err.msg);
+	cr_expect_eq(run.status, CACHE_RUN_STATUS_INTERRUPTED);
+	cache_run_release(&run);
+	cache_record_init(&rec);
+	cr_assert_eq(cache_record_get(c, "t1", "artifact:sleepy", &rec, &err),
+		     0, "%s", err.msg);
+	cr_expect_eq(rec.status, CACHE_RECORD_STATUS_INTERRUPTED);
+	cache_record_release(&rec);
+	cache_record_init(&rec);
+	cr_assert_eq(cache_record_get(c, "t1", "artifact:quick", &rec, &err),
+		     0, "%s", err.msg);
+	cr_expect_eq(rec.status, CACHE_RECORD_STATUS_OK);
+	cache_record_release(&rec);
+	cr_expect_eq(cache_integrity_check(c, &err), 0, "%s", err.msg);
+	cache_close(c);
+	t_rmtree(dir);
+	free(dir);
+}

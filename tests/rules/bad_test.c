@@ -70,6 +70,27 @@ Test(rules_bad, demo_rules_check_ok)
 	t_result_release(&r);
 }
 
+Test(rules_bad, every_example_loads_and_expands)
+{
+	/* The real-repository rules too: their paths are other repos'. */
+	static const char *const files[] = {
+		"examples/cuda-bindings/ripple.yml",
+		"examples/cuda-python/ripple.yml",
+		"examples/rmm/ripple.yml",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		const char *argv[] = { "check", "--no-drift", "--rules",
+				       files[i], NULL };
+		struct run_result r = t_ripple(t_srcdir(), argv);
+
+		cr_expect_eq(r.status, 0, "%s: %s", files[i], r.err);
+		cr_expect(strstr(r.out, ": ok: ") != NULL, "%s", r.out);
+		t_result_release(&r);
+	}
+}
+
 Test(rules_bad, missing_file_is_reported)
 {
 	char *dir = t_tmpdir();
