@@ -58,10 +58,15 @@ print_text(const struct release_report *r)
 	size_t i, k;
 	int wr = 4, wa = 4, wv = 7;
 
-	printf("release %s: %s, version %s, commit %.12s, run %s\n", r->tag,
-	       r->release_node ? r->release_node : "-",
-	       r->version ? r->version : "-", r->commit[0] ? r->commit : "-",
-	       r->run ? r->run : "-");
+	if (!r->commit[0])
+		printf("release %s: NOT RELEASABLE: no tag '%s' in this "
+		       "repository (git tag -l lists the tags)\n", r->tag,
+		       r->tag);
+	else
+		printf("release %s: %s, version %s, commit %.12s, run %s\n",
+		       r->tag, r->release_node ? r->release_node : "-",
+		       r->version ? r->version : "-", r->commit,
+		       r->run ? r->run : "-");
 	for (i = 0; i < RELEASE_CHECK_COUNT; i++) {
 		const struct release_check *c = &r->checks[i];
 
