@@ -34,7 +34,15 @@ graph_usage(FILE *f)
 		"Print the nodes and edges of the targets' closure (default: "
 		"every artifact\nand test). A target is a declared target, a "
 		"rule name, 'artifacts', 'tests',\n'releases', or a glob over "
-		"node ids.\n");
+		"node ids.\n"
+		"\n"
+		"  --rev REV      the rules of this commit (default HEAD)\n"
+		"  --worktree     the working tree's ripple.yml\n"
+		"  --rules FILE   this rules file (works outside a repository)\n"
+		"  --format F     text (default), json (ripple-graph-v1), dot "
+		"(graphviz),\n                 mermaid\n"
+		"\n"
+		"Exit 0; 2 for bad rules, targets or arguments.\n");
 }
 
 static void
