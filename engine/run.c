@@ -14,6 +14,7 @@
 #include <sys/utsname.h>
 
 #include "base/arena.h"
+#include "base/buf.h"
 #include "base/error.h"
 #include "base/mem.h"
 #include "engine/plan.h"
@@ -211,6 +212,51 @@ version_of(const struct sched *s, const struct graph_node *n)
 	return NULL;
 }
 
+/* The version of the node's root at the run's commit, or NULL. */
+static const char *
+root_version_of(const struct sched *s, const struct graph_node *n)
+{
+	size_t i;
+
+	if (!n->root)
+		return NULL;
+	for (i = 0; i < s->o->n_versions; i++)
+		if (!strcmp(s->o->versions[i].key, n->root->name))
+			return s->o->versions[i].value;
+	return NULL;
+}
+
+/*
+ * `${root.version}` in an argument or environment value, resolved now:
+ * versions stay out of keys (they change with every commit), so the
+ * graph keeps the template and the run fills it in. NULL with *missing
+ * set when the text needs a version the root does not have.
+ */
+static const char *
+with_version(struct arena *a, const char *text, const char *ver,
+	     int *missing)
+{
+	struct buf b;
+	const char *at, *out;
+
+	if (!text || !strstr(text, "${root.version}"))
+		return text;
+	if (!ver) {
+		*missing = 1;
+		return NULL;
+	}
+	buf_init(&b, 0);
+	while ((at = strstr(text, "${root.version}"))) {
+		buf_add(&b, text, (size_t)(at - text), NULL);
+		buf_addstr(&b, ver, NULL);
+		text = at + strlen("${root.version}");
+	}
+	buf_addstr(&b, text, NULL);
+	out = arena_strndup(a, b.data, b.len);
+	buf_release(&b);
+	return out;
+}
+
 static int
 env_overridden(const char *kv, const struct graph_node *n)
 {
@@ -243,9 +289,10 @@ start(struct sched *s, size_t i, unsigned long long mask, struct error *err)
 	const char **env, **argv = NULL;
 	char safe[1024], gpus[64] = "";
 	const char *ver = version_of(s, n), *outdir = NULL;
+	const char *rver = root_version_of(s, n);
 	size_t k, ne = 0, argc = 0;
 	int64_t timeout;
-	int rc;
+	int rc, need_version = 0;
 
 	arena_init(&a);
 	run_sanitize_id(n->id, safe, sizeof(safe));
@@ -260,12 +307,14 @@ start(struct sched *s, size_t i, unsigned long long mask, struct error *err)
 			env[ne++] = s->o->base_env[k];
 	for (k = 0; k < n->n_env; k++)
 		env[ne++] = arena_printf(&a, "%s=%s", n->env[k].key,
-					 n->env[k].value);
+					 with_version(&a, n->env[k].value, rver,
+						      &need_version));
 	env[ne++] = arena_printf(&a, "RIPPLE_NODE=%s", n->id);
 	env[ne++] = arena_printf(&a, "RIPPLE_RUN=%s",
 				 s->o->run_id ? s->o->run_id : "");
-	if (ver)
-		env[ne++] = arena_printf(&a, "RIPPLE_VERSION=%s", ver);
+	if (ver || rver)
+		env[ne++] = arena_printf(&a, "RIPPLE_VERSION=%s",
+					 ver ? ver : rver);
 	if (s->o->out_dir) {
 		outdir = arena_printf(&a, "%s/%s", s->o->out_dir, safe);
 		if (outdir)
@@ -307,8 +356,14 @@ start(struct sched *s, size_t i, unsigned long long mask, struct error *err)
 		argv[argc++] = home;
 		argv[argc++] = "--json";
 	} else {
-		argv = n->argv;
-		argc = n->argc;
+		argv = arena_alloc(&a, (n->argc + 1) * sizeof(*argv));
+		if (!argv) {
+			rc = error_set(err, ERROR_NOMEM, "out of memory");
+			goto done;
+		}
+		for (argc = 0; argc < n->argc; argc++)
+			argv[argc] = with_version(&a, n->argv[argc], rver,
+						  &need_version);
 	}
 	mem_free(rn->log_path);
 	rn->log_path = mem_alloc(strlen(s->o->log_dir) + strlen(safe) + 8);
@@ -328,6 +383,18 @@ start(struct sched *s, size_t i, unsigned long long mask, struct error *err)
 	spec.n_env = ne;
 	spec.log_path = rn->log_path;
 	rn->started_ms = s->ex->now_ms(s->ex->payload);
+	if (need_version) {
+		/* Not starting is the node's failure, not the run's. */
+		snprintf(rn->message, sizeof(rn->message),
+			 "'${root.version}' is used but root '%s' has no "
+			 "version here: tag a release of its family, or "
+			 "declare its fallback-version",
+			 n->root ? n->root->name : "?");
+		rn->exit_code = -1;
+		rn->state = RUN_STATE_RUNNING;
+		rc = settle(s, i, RUN_STATE_FAILED, err);
+		goto done;
+	}
 	rc = s->st->prepare ? s->st->prepare(s->st->payload, i, err) : 0;
 	if (!rc)
 		rc = s->ex->spawn(s->ex->payload, &spec, &rn->handle, err);

@@ -531,3 +531,43 @@ Test(e2e_run, sigterm_stops_the_action_and_records_it_interrupted)
 	t_rmtree(dir);
 	free(dir);
 }
+
+static const char version_yml[] =
+	"version: 1\n"
+	"roots:\n"
+	"  a: {path: pa, tags: \"a-v*\", fallback-version: 0.1.0.dev0}\n"
+	"  b: {path: pb, tags: \"b-v*\"}\n"
+	"artifacts:\n"
+	"  wheel:\n"
+	"    each: {root: roots}\n"
+	"    inputs: [root.sources]\n"
+	"    command: [sh, -c, \"mkdir -p out && echo \\\"$RIPPLE_VERSION\\\" "
+	"> out/$0-$1.whl\", \"${root.name}\", \"${root.version}\"]\n"
+	"    outputs: [\"out/${root.name}-*.whl\"]\n"
+	"    version: \"${root.version}\"\n";
+
+Test(e2e_run, root_version_in_a_command_is_filled_in_at_run_time)
+{
+	char *dir = make_repo(version_yml), *text;
+	const char *run[] = { "run", "--keep-going", NULL };
+	struct run_result r;
+	char path[PATH_MAX];
+
+	t_write(dir, "pa/x.py", "x\n");
+	t_write(dir, "pb/y.py", "y\n");
+	cr_assert_eq(t_git_commit(dir, "roots"), 0);
+	r = t_sh(dir, "git tag a-v1.2.0");
+	t_result_release(&r);
+	r = ripple(dir, run);
+	cr_expect_eq(r.status, 1, "b has no version: %s", r.err);
+	cr_expect(strstr(r.err, "'${root.version}' is used but root 'b' has "
+			 "no version here") != NULL, "%s", r.err);
+	t_result_release(&r);
+	snprintf(path, sizeof(path), "%s/out/a-1.2.0.whl", dir);
+	text = t_read(path);
+	cr_assert_not_null(text, "a's wheel carries its version in its name");
+	cr_expect_str_eq(text, "1.2.0\n");
+	free(text);
+	t_rmtree(dir);
+	free(dir);
+}
