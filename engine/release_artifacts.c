@@ -424,6 +424,80 @@ done:
 	return rc ? error_set(err, rc, "out of memory") : 0;
 }
 
+/*
+ * The version a distribution file's name carries: a wheel's second
+ * dash-separated field (PEP 427: NAME-VERSION[-BUILD]-PY-ABI-PLAT.whl),
+ * an sdist's text after its last dash (NAME-VERSION.tar.gz, .zip).
+ * Copies it into out; returns 1, 0 for other files, -1 for a wheel name
+ * with fewer than five fields.
+ */
+static int
+file_version(const char *locator, char *out, size_t n)
+{
+	const char *base = strrchr(locator, '/'), *end, *dash;
+	size_t len, fields = 1;
+	const char *p;
+
+	base = base ? base + 1 : locator;
+	len = strlen(base);
+	if (len > 4 && !strcmp(base + len - 4, ".whl")) {
+		for (p = base; p < base + len - 4; p++)
+			fields += *p == '-';
+		if (fields < 5)
+			return -1;
+		dash = strchr(base, '-');
+		end = strchr(dash + 1, '-');
+		snprintf(out, n, "%.*s", (int)(end - dash - 1), dash + 1);
+		return 1;
+	}
+	if (len > 7 && !strcmp(base + len - 7, ".tar.gz"))
+		end = base + len - 7;
+	else if (len > 4 && !strcmp(base + len - 4, ".zip"))
+		end = base + len - 4;
+	else
+		return 0;
+	for (dash = end; dash > base && dash[-1] != '-'; dash--)
+		;
+	if (dash == base)
+		return 0;
+	snprintf(out, n, "%.*s", (int)(end - dash), dash);
+	return 1;
+}
+
+/* Files whose names carry another version than the tag's (case 70). */
+static int
+check_file_names(struct release_ctx *x, const struct release_artifact *row)
+{
+	char text[256];
+	struct pep440 v;
+	size_t i;
+	int kind;
+
+	for (i = 0; i < row->n_locators; i++) {
+		const char *loc = row->locators[i];
+
+		kind = file_version(loc, text, sizeof(text));
+		if (kind == 0)
+			continue;
+		if (kind < 0) {
+			if (release_problem(x, RELEASE_CHECK_VERSIONS, "%s: "
+					    "'%s' is not a valid wheel name "
+					    "(PEP 427: five or six dash-"
+					    "separated fields)", row->node_id,
+					    loc))
+				return -1;
+		} else if (pep440_parse(text, &v, NULL) ||
+			   pep440_compare(&v, &x->ver) || v.local[0]) {
+			if (release_problem(x, RELEASE_CHECK_VERSIONS, "%s: "
+					    "file '%s' carries version '%s', "
+					    "not the tag's '%s'", row->node_id,
+					    loc, text, x->r->version))
+				return -1;
+		}
+	}
+	return 0;
+}
+
 int
 release_check_versions(struct release_ctx *x, struct error *err)
 {
@@ -437,12 +511,14 @@ release_check_versions(struct release_ctx *x, struct error *err)
 		const struct release_artifact *row = &x->r->artifacts[k];
 		const char *id = row->node_id;
 		struct pep440 v;
+		size_t before;
 		int rc = 0;
 
 		if (row->state != RELEASE_ARTIFACT_OK &&
 		    row->state != RELEASE_ARTIFACT_DUPLICATE)
 			continue;
 		n_checked++;
+		before = x->problems[RELEASE_CHECK_VERSIONS].n;
 		if (!row->version)
 			rc = release_problem(x, RELEASE_CHECK_VERSIONS,
 					     "%s: no version recorded", id);
@@ -463,6 +539,9 @@ release_check_versions(struct release_ctx *x, struct error *err)
 					     "%s: version '%s' is not the "
 					     "tag's '%s'", id, row->version,
 					     x->r->version);
+		/* A good recorded version: do the files say the same? */
+		if (!rc && x->problems[RELEASE_CHECK_VERSIONS].n == before)
+			rc = check_file_names(x, row);
 		if (rc)
 			return error_set(err, ERROR_NOMEM, "out of memory");
 	}

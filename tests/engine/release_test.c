@@ -169,8 +169,8 @@ wheel(struct fx *f, const char *run, const char *root, const char *py,
 	snprintf(node, sizeof(node),
 		 "artifact:wheel[platform=linux-64,python=%s,root=%s]", py,
 		 root);
-	snprintf(file, sizeof(file), "dist/%s/b-%s-cp%s-linux_64.whl", root,
-		 version, py);
+	snprintf(file, sizeof(file), "dist/%s/b-%s-cp%s-none-linux_64.whl",
+		 root, version, py);
 	rec(f, run, node, version, file, NULL, CACHE_RECORD_STATUS_OK);
 }
 
@@ -187,7 +187,7 @@ clean_run(struct fx *f, const char *run, const char *tagname,
 	wheel(f, run, root, "3.13", version);
 	snprintf(node, sizeof(node), "artifact:meta[root=%s]", root);
 	snprintf(meta, sizeof(meta), "requires=%s", requires);
-	rec(f, run, node, version, "dist/meta.whl", meta,
+	rec(f, run, node, version, "dist/meta-0-py3-none-any.tar", meta,
 	    CACHE_RECORD_STATUS_OK);
 	return commit;
 }
@@ -251,7 +251,7 @@ Test(engine_release, clean_release_of_each_line)
 			 "root=b12]");
 	cr_expect_str_eq(json_string_value(json_array_get(json_object_get(
 				 json_array_get(arts, 1), "locators"), 0)),
-			 "dist/b12/b-12.9.9-cp3.13-linux_64.whl");
+			 "dist/b12/b-12.9.9-cp3.13-none-linux_64.whl");
 	json_decref(doc);
 	free(m);
 
@@ -319,7 +319,7 @@ Test(engine_release, duplicate_wheels)
 	c = clean_run(&f, "r", "v12.9.9", "b12", "12.9.9", "b~=12.9.9");
 	/* The same artifact recorded again under a non-canonical id. */
 	rec(&f, "r", "artifact:wheel[root=b12,python=3.12,platform=linux-64]",
-	    "12.9.9", "dist/other.whl", NULL, CACHE_RECORD_STATUS_OK);
+	    "12.9.9", "dist/other-12.9.9-py3-none-any.whl", NULL, CACHE_RECORD_STATUS_OK);
 	r = release(&f, "v12.9.9", NULL, NULL, NULL);
 	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
 	HAS(r, "- duplicate wheel platform=linux-64,python=3.12,root=b12: "
@@ -572,6 +572,35 @@ Test(engine_release, dev_local_and_wrong_versions_are_refused)
 	HAS(r, "FAIL  metadata");
 	HAS(r, "artifact:meta[root=b12]: requires is 'b==12.9.9', want "
 	       "'b~=12.9.9' (final release)");
+	t_result_release(&r);
+	free(c);
+	fx_done(&f);
+}
+
+Test(engine_release, file_names_must_carry_the_tags_version)
+{
+	struct fx f;
+	struct run_result r;
+	char *c;
+
+	fx_init(&f, rules_text);
+	tag(&f, "v12.9.9");
+	c = t_git_rev(f.dir, "v12.9.9");
+	run_add(&f, "r", c, NULL, "v12.9.9", CACHE_RUN_STATUS_OK, 1);
+	/* Recorded right, but the build stamped its file with a template. */
+	rec(&f, "r", "artifact:wheel[platform=linux-64,python=3.12,root=b12]",
+	    "12.9.9", "dist/b-${root.version}-cp312-cp312-linux_64.whl", NULL,
+	    CACHE_RECORD_STATUS_OK);
+	rec(&f, "r", "artifact:wheel[platform=linux-64,python=3.13,root=b12]",
+	    "12.9.9", "dist/b-12.9.9-linux.whl", NULL, CACHE_RECORD_STATUS_OK);
+	rec(&f, "r", "artifact:meta[root=b12]", "12.9.9", NULL,
+	    "requires=b~=12.9.9", CACHE_RECORD_STATUS_OK);
+	r = release(&f, "v12.9.9", NULL, NULL, NULL);
+	cr_expect_eq(r.status, 1);
+	HAS(r, "FAIL  versions      2 version problems");
+	HAS(r, "file 'dist/b-${root.version}-cp312-cp312-linux_64.whl' "
+	       "carries version '${root.version}', not the tag's '12.9.9'");
+	HAS(r, "'dist/b-12.9.9-linux.whl' is not a valid wheel name");
 	t_result_release(&r);
 	free(c);
 	fx_done(&f);
