@@ -282,3 +282,93 @@ Test(engine_plan_nomem, reuse_strings_allocation_failure_is_reported)
 	graph_free(g);
 	rules_free(rules);
 }
+
+/* Build the graph, base keys and plan of rules_text without faults. */
+struct fixture {
+	struct rules *rules;
+	struct graph *g;
+	struct graph_keys *base;
+	struct world w;
+	struct plan_history h;
+};
+
+static void
+fixture_setup(struct fixture *f)
+{
+	struct graph_key_sources src = { fake_source, NULL, NULL, &f->w };
+	struct error_list errors;
+	struct error err;
+
+	memset(f, 0, sizeof(*f));
+	f->w.salt = "old";
+	error_list_init(&errors, 10);
+	cr_assert_eq(rules_load_buffer("t.yml", rules_text,
+				       strlen(rules_text), &f->rules, &errors),
+		     0);
+	error_list_release(&errors);
+	error_init(&err);
+	cr_assert_eq(graph_build(f->rules, &f->g, &err), 0);
+	f->w.graph = f->g;
+	cr_assert_eq(graph_keys_compute(f->g, NULL, &src, &f->base, &err), 0);
+	f->w.base = f->base;
+	f->w.salt = "new";
+	f->h.baseline_record = fake_record;
+	f->h.input_diff = fake_input_diff;
+	f->h.payload = &f->w;
+	f->h.has_baseline = 1;
+}
+
+/*
+ * One allocation failing at a time (later ones succeed): plan_compute
+ * either fails with ERROR_NOMEM or gives the fault-free plan.
+ */
+Test(engine_plan_nomem, one_failed_allocation_fails_or_changes_nothing)
+{
+	struct fixture f;
+	struct graph_key_sources src = { fake_source, NULL, NULL, &f.w };
+	struct plan_options o = { PLAN_REUSE_SCOPE_BASELINE, NULL };
+	struct plan *want = NULL;
+	struct error err;
+	size_t i, j;
+	long n;
+
+	fixture_setup(&f);
+	error_init(&err);
+	cr_assert_eq(plan_compute(f.g, NULL, NULL, &src, &f.h, &o, &want,
+				  &err), 0, "%s", err.msg);
+	for (n = 0; n < 100000; n++) {
+		struct plan *p = NULL;
+		int rc, fired;
+
+		error_init(&err);
+		mem_fault_once(n);
+		rc = plan_compute(f.g, NULL, NULL, &src, &f.h, &o, &p, &err);
+		fired = mem_fault_fired();
+		mem_fault_after(-1);
+		if (rc) {
+			cr_assert_eq(rc, ERROR_NOMEM, "n=%ld: %s", n, err.msg);
+			cr_assert_null(p);
+			continue;
+		}
+		for (i = 0; i < p->n; i++) {
+			const struct plan_item *a = &p->items[i];
+			const struct plan_item *b = &want->items[i];
+
+			cr_assert_eq(a->decision, b->decision, "n=%ld", n);
+			cr_assert_eq(a->reason, b->reason, "n=%ld", n);
+			cr_assert_str_eq(a->key.hex, b->key.hex, "n=%ld", n);
+			cr_assert_eq(a->n_changes, b->n_changes, "n=%ld", n);
+			for (j = 0; j < a->n_changes; j++)
+				cr_assert_str_eq(a->changes[j].name,
+						 b->changes[j].name, "n=%ld",
+						 n);
+		}
+		plan_free(p);
+		if (!fired)
+			break;
+	}
+	plan_free(want);
+	graph_keys_free(f.base);
+	graph_free(f.g);
+	rules_free(f.rules);
+}

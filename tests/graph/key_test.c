@@ -227,16 +227,21 @@ Test(graph_key, keys_under_allocation_faults_fail_or_match)
 	struct error err;
 	size_t i;
 	long n;
+	int once;
 
 	error_init(&err);
 	cr_assert_eq(graph_build(r, &g, &err), 0, "%s", err.msg);
 	cr_assert_eq(graph_keys_compute(g, NULL, &src, &want, &err), 0);
+	for (once = 0; once < 2; once++)
 	for (n = 0; n < 10000; n++) {
 		struct graph_keys *k = NULL;
 		int rc, fired;
 
 		error_init(&err);
-		mem_fault_after(n);
+		if (once)
+			mem_fault_once(n);
+		else
+			mem_fault_after(n);
 		rc = graph_keys_compute(g, NULL, &src, &k, &err);
 		fired = mem_fault_fired();
 		mem_fault_after(-1);
