@@ -315,9 +315,10 @@ static const char long_ids[] =
 	"    each: {root: roots, python: axes.python}\n"
 	"    command: [build]\n";
 
-Test(graph_expand, build_under_allocation_faults_fails_or_matches)
+static void
+build_under_faults(const char *text)
 {
-	struct rules *r = load(long_ids);
+	struct rules *r = load(text);
 	struct graph *want = NULL;
 	struct error err;
 	size_t i;
@@ -339,13 +340,42 @@ Test(graph_expand, build_under_allocation_faults_fails_or_matches)
 			continue;
 		}
 		cr_assert_eq(g->n_nodes, want->n_nodes);
-		for (i = 0; i < g->n_nodes; i++)
-			cr_assert_str_eq(g->nodes[i].id, want->nodes[i].id,
-					 "n=%ld", n);
+		for (i = 0; i < g->n_nodes; i++) {
+			const struct graph_node *a = &g->nodes[i];
+			size_t k, j;
+
+			cr_assert_str_eq(a->id, want->nodes[i].id, "n=%ld", n);
+			for (k = 0; k < a->n_inputs; k++) {
+				for (j = 0; j < a->inputs[k].n_include; j++)
+					cr_assert_not_null(
+						a->inputs[k].include[j],
+						"n=%ld: include lost", n);
+				for (j = 0; j < a->inputs[k].n_exclude; j++)
+					cr_assert_not_null(
+						a->inputs[k].exclude[j],
+						"n=%ld: exclude lost", n);
+			}
+		}
 		graph_free(g);
 		if (!fired)
 			break;
 	}
 	graph_free(want);
 	rules_free(r);
+}
+
+Test(graph_expand, build_under_allocation_faults_fails_or_matches)
+{
+	build_under_faults(long_ids);
+	build_under_faults(two_roots);
+	build_under_faults(
+		"version: 1\n"
+		"roots:\n"
+		"  b12: {path: b12, exclude: ['docs/**', 'x/**'],"
+		" tests: ['tests/**', 'more/**']}\n"
+		"artifacts:\n"
+		"  a:\n"
+		"    each: {root: roots}\n"
+		"    inputs: [root.sources, root.tests]\n"
+		"    command: [build]\n");
 }
