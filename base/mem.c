@@ -9,6 +9,7 @@
 
 static _Thread_local long fault_countdown = -1;
 static _Thread_local int fault_fired;
+static _Thread_local int fault_once;
 
 static int
 should_fail(void)
@@ -17,6 +18,8 @@ should_fail(void)
 		return 0;
 	if (fault_countdown == 0) {
 		fault_fired = 1;
+		if (fault_once)
+			fault_countdown = -1;
 		return 1;
 	}
 	fault_countdown--;
@@ -71,6 +74,14 @@ mem_fault_after(long n)
 {
 	fault_countdown = n;
 	fault_fired = 0;
+	fault_once = 0;
+}
+
+void
+mem_fault_once(long n)
+{
+	mem_fault_after(n);
+	fault_once = 1;
 }
 
 int

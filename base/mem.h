@@ -36,4 +36,12 @@ void mem_free(void *p);
 void mem_fault_after(long n);
 int mem_fault_fired(void);
 
+/*
+ * Tests only: like mem_fault_after, but only that one allocation fails;
+ * later ones succeed again (a real allocator under pressure fails one
+ * large request and serves the next small one). Catches callers that
+ * ignore a failure and carry on.
+ */
+void mem_fault_once(long n);
+
 #endif

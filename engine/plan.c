@@ -103,14 +103,18 @@ fwd_toolkit(void *payload, const struct rules_toolkit *tk,
 	return c->src->toolkit_identity(c->src->payload, tk, identity, err);
 }
 
-static void
-set_reuse(struct plan *p, struct plan_item *it, const struct plan_record *r)
+static int
+set_reuse(struct plan *p, struct plan_item *it, const struct plan_record *r,
+	  struct error *err)
 {
 	it->decision = PLAN_REUSE;
 	it->reason = PLAN_REASON_REUSED;
 	it->reused_run = arena_strdup(&p->arena, r->run_id);
 	it->output_digest = r->output_digest
 		? arena_strdup(&p->arena, r->output_digest) : NULL;
+	if (!it->reused_run || (r->output_digest && !it->output_digest))
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	return 0;
 }
 
 /*
@@ -137,18 +141,18 @@ building_upstream(const struct ctx *c, size_t i)
 }
 
 /* Reuse rec, unless an upstream builds: then node i is a cascade of it. */
-static void
-reuse_or_cascade(struct ctx *c, size_t i, const struct plan_record *r)
+static int
+reuse_or_cascade(struct ctx *c, size_t i, const struct plan_record *r,
+		 struct error *err)
 {
 	struct plan_item *it = &c->p->items[i];
 	long up = building_upstream(c, i);
 
-	if (up < 0) {
-		set_reuse(c->p, it, r);
-		return;
-	}
+	if (up < 0)
+		return set_reuse(c->p, it, r, err);
 	it->reason = PLAN_REASON_UPSTREAM_REBUILT;
 	it->cause = up;
+	return 0;
 }
 
 /* Key equal, artifact gone: name the file in the changes. */
@@ -165,6 +169,8 @@ artifact_gone(struct plan *p, struct plan_item *it,
 	c->name = "artifact";
 	c->old_value = rec->missing_artifact
 		? arena_strdup(&p->arena, rec->missing_artifact) : NULL;
+	if (rec->missing_artifact && !c->old_value)
+		return error_set(err, ERROR_NOMEM, "out of memory");
 	c->new_value = "(missing)";
 	c->path = c->old_value;
 	it->changes = c;
@@ -196,10 +202,8 @@ decide(struct ctx *c, size_t i, const struct plan_history *h,
 		if (rc < 0)
 			return rc;
 		if (rc == 1 && rec.ok && !rec.artifact_missing &&
-		    building_upstream(c, i) < 0) {
-			set_reuse(p, it, &rec);
-			return 0;
-		}
+		    building_upstream(c, i) < 0)
+			return set_reuse(p, it, &rec, err);
 	}
 	if (!h->has_baseline || !h->baseline_record) {
 		it->reason = PLAN_REASON_NO_BASELINE;
@@ -219,7 +223,7 @@ decide(struct ctx *c, size_t i, const struct plan_history *h,
 		else if (rec.artifact_missing)
 			return artifact_gone(p, it, &rec, err);
 		else
-			reuse_or_cascade(c, i, &rec);
+			return reuse_or_cascade(c, i, &rec, err);
 		return 0;
 	}
 	if (!rec.components && h->record_components) {

@@ -126,8 +126,13 @@ source_input(struct graph *g, struct graph_node *node,
 		if (!in->name || !in->include || !in->exclude)
 			return error_set(err, ERROR_NOMEM, "out of memory");
 		in->include[0] = join(a, root->path, "**");
+		if (!in->include[0])
+			return error_set(err, ERROR_NOMEM, "out of memory");
 		for (i = 0; i < root->n_exclude; i++)
-			in->exclude[i] = join(a, root->path, root->exclude[i]);
+			if (!(in->exclude[i] = join(a, root->path,
+						    root->exclude[i])))
+				return error_set(err, ERROR_NOMEM,
+						 "out of memory");
 		return 0;
 	}
 	in->name = arena_printf(a, "root.tests:%s", root->name);
@@ -136,7 +141,8 @@ source_input(struct graph *g, struct graph_node *node,
 	if (!in->name || !in->include)
 		return error_set(err, ERROR_NOMEM, "out of memory");
 	for (i = 0; i < root->n_tests; i++)
-		in->include[i] = join(a, root->path, root->tests[i]);
+		if (!(in->include[i] = join(a, root->path, root->tests[i])))
+			return error_set(err, ERROR_NOMEM, "out of memory");
 	return 0;
 }
 

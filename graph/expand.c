@@ -52,17 +52,18 @@ make_id(struct arena *a, const char *kind, const char *name,
 	struct buf b;
 	const char *id;
 	size_t i;
+	int bad;
 
 	buf_init(&b, 0);
-	buf_addf(&b, NULL, "%s:%s", kind, name);
+	bad = buf_addf(&b, NULL, "%s:%s", kind, name) != 0;
 	if (n) {
-		buf_addch(&b, '[', NULL);
+		bad |= buf_addch(&b, '[', NULL) != 0;
 		for (i = 0; i < n; i++)
-			buf_addf(&b, NULL, "%s%s=%s", i ? "," : "",
-				 axes[i].axis, axes[i].value);
-		buf_addch(&b, ']', NULL);
+			bad |= buf_addf(&b, NULL, "%s%s=%s", i ? "," : "",
+					axes[i].axis, axes[i].value) != 0;
+		bad |= buf_addch(&b, ']', NULL) != 0;
 	}
-	id = b.cap ? arena_strndup(a, b.data, b.len) : NULL;
+	id = !bad ? arena_strndup(a, b.data, b.len) : NULL;
 	buf_release(&b);
 	return id;
 }

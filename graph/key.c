@@ -44,51 +44,56 @@ graph_comp_kind_parse(const char *name, enum graph_comp_kind *kind)
 	return ERROR_INVALID;
 }
 
-static void
+/* The add_* helpers return nonzero when any append failed (out of memory). */
+static int
 add_quoted(struct buf *b, const char *s)
 {
-	buf_addch(b, '"', NULL);
+	int bad = buf_addch(b, '"', NULL) != 0;
+
 	for (; s && *s; s++) {
 		unsigned char c = (unsigned char)*s;
 
 		if (c == '"' || c == '\\')
-			buf_addf(b, NULL, "\\%c", c);
+			bad |= buf_addf(b, NULL, "\\%c", c) != 0;
 		else if (c < 0x20)
-			buf_addf(b, NULL, "\\u%04x", c);
+			bad |= buf_addf(b, NULL, "\\u%04x", c) != 0;
 		else
-			buf_addch(b, (char)c, NULL);
+			bad |= buf_addch(b, (char)c, NULL) != 0;
 	}
-	buf_addch(b, '"', NULL);
+	bad |= buf_addch(b, '"', NULL) != 0;
+	return bad;
 }
 
-static void
+static int
 add_list(struct buf *b, const char *const *v, size_t n)
 {
 	size_t i;
+	int bad = buf_addch(b, '[', NULL) != 0;
 
-	buf_addch(b, '[', NULL);
 	for (i = 0; i < n; i++) {
 		if (i)
-			buf_addch(b, ',', NULL);
-		add_quoted(b, v[i]);
+			bad |= buf_addch(b, ',', NULL) != 0;
+		bad |= add_quoted(b, v[i]);
 	}
-	buf_addch(b, ']', NULL);
+	bad |= buf_addch(b, ']', NULL) != 0;
+	return bad;
 }
 
-static void
+static int
 add_kvs(struct buf *b, const struct rules_kv *kv, size_t n)
 {
 	size_t i;
+	int bad = buf_addch(b, '{', NULL) != 0;
 
-	buf_addch(b, '{', NULL);
 	for (i = 0; i < n; i++) {
 		if (i)
-			buf_addch(b, ',', NULL);
-		add_quoted(b, kv[i].key);
-		buf_addch(b, ':', NULL);
-		add_quoted(b, kv[i].value);
+			bad |= buf_addch(b, ',', NULL) != 0;
+		bad |= add_quoted(b, kv[i].key);
+		bad |= buf_addch(b, ':', NULL) != 0;
+		bad |= add_quoted(b, kv[i].value);
 	}
-	buf_addch(b, '}', NULL);
+	bad |= buf_addch(b, '}', NULL) != 0;
+	return bad;
 }
 
 struct comps {
@@ -149,44 +154,47 @@ static void
 rule_components(struct comps *c, const struct graph_node *n)
 {
 	struct buf b;
+	int bad = 0;
 
 	buf_init(&b, 0);
 	if (n->rule) {
 		const struct rules_node *r = n->rule;
 
-		add_list(&b, n->argv, n->argc);
+		bad |= add_list(&b, n->argv, n->argc);
 		push_buf(c, "command", &b);
-		add_kvs(&b, n->env, n->n_env);
+		bad |= add_kvs(&b, n->env, n->n_env);
 		push_buf(c, "env", &b);
-		add_quoted(&b, n->cwd ? n->cwd : "");
+		bad |= add_quoted(&b, n->cwd ? n->cwd : "");
 		push_buf(c, "cwd", &b);
-		add_list(&b, n->outputs, n->n_outputs);
+		bad |= add_list(&b, n->outputs, n->n_outputs);
 		push_buf(c, "outputs", &b);
-		buf_addstr(&b, r->shell ? "true" : "false", NULL);
+		bad |= buf_addstr(&b, r->shell ? "true" : "false", NULL) != 0;
 		push_buf(c, "shell", &b);
-		add_quoted(&b, r->builtin ? r->builtin : "");
+		bad |= add_quoted(&b, r->builtin ? r->builtin : "");
 		push_buf(c, "builtin", &b);
-		buf_addf(&b, NULL, "%llu", r->timeout_ms);
+		bad |= buf_addf(&b, NULL, "%llu", r->timeout_ms) != 0;
 		push_buf(c, "timeout-ms", &b);
-		buf_addf(&b, NULL, "{\"count\":%u,\"min-cc\":\"%u.%u\","
+		bad |= buf_addf(&b, NULL, "{\"count\":%u,\"min-cc\":\"%u.%u\","
 			 "\"min-memory-mb\":%llu}", r->gpu.count,
 			 r->gpu.min_cc_major, r->gpu.min_cc_minor,
-			 r->gpu.min_memory_mb);
+			 r->gpu.min_memory_mb) != 0;
 		push_buf(c, "gpu", &b);
-		add_kvs(&b, r->meta, r->n_meta);
+		bad |= add_kvs(&b, r->meta, r->n_meta);
 		push_buf(c, "meta", &b);
 	} else if (n->release) {
 		const struct rules_release *r = n->release;
 
-		add_quoted(&b, r->tag);
+		bad |= add_quoted(&b, r->tag);
 		push_buf(c, "tag", &b);
-		add_list(&b, r->artifacts, r->n_artifacts);
+		bad |= add_list(&b, r->artifacts, r->n_artifacts);
 		push_buf(c, "artifacts", &b);
-		add_list(&b, r->exclude, r->n_exclude);
+		bad |= add_list(&b, r->exclude, r->n_exclude);
 		push_buf(c, "exclude", &b);
-		add_quoted(&b, r->notes ? r->notes : "");
+		bad |= add_quoted(&b, r->notes ? r->notes : "");
 		push_buf(c, "notes", &b);
 	}
+	if (bad)
+		c->failed = 1;
 	buf_release(&b);
 }
 

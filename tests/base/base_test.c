@@ -142,6 +142,23 @@ Test(base_buf, allocation_failure_is_reported)
 	buf_release(&b);
 }
 
+Test(base_mem, fault_once_fails_one_allocation_only)
+{
+	void *a, *b, *c;
+
+	mem_fault_once(1);
+	a = mem_alloc(8);
+	b = mem_alloc(8);
+	c = mem_alloc(8);
+	cr_expect(mem_fault_fired());
+	mem_fault_after(-1);
+	cr_expect_not_null(a);
+	cr_expect_null(b);
+	cr_expect_not_null(c);
+	mem_free(a);
+	mem_free(c);
+}
+
 Test(base_arena, strings_and_big_items)
 {
 	struct arena a;

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/mem.h"
 #include "graph/graph.h"
 #include "rules/rules.h"
 
@@ -295,4 +296,86 @@ Test(graph_expand, select_targets_and_closure)
 	cr_expect_str_eq(err.hint, "did you mean 'core-tests'?");
 	graph_free(g);
 	rules_free(r);
+}
+
+/*
+ * A graph built while allocations fail is either an error or the same
+ * graph as without faults: an id cut short by a failed buffer is wrong.
+ */
+/* Ids longer than a buffer's first allocation. */
+static const char long_ids[] =
+	"version: 1\n"
+	"roots:\n"
+	"  b12: {path: b12}\n"
+	"  b13: {path: b13}\n"
+	"axes:\n"
+	"  python: ['3.12', '3.13']\n"
+	"artifacts:\n"
+	"  a-rather-long-artifact-name-for-checking-ids:\n"
+	"    each: {root: roots, python: axes.python}\n"
+	"    command: [build]\n";
+
+static void
+build_under_faults(const char *text)
+{
+	struct rules *r = load(text);
+	struct graph *want = NULL;
+	struct error err;
+	size_t i;
+	long n;
+
+	error_init(&err);
+	cr_assert_eq(graph_build(r, &want, &err), 0, "%s", err.msg);
+	for (n = 0; n < 100000; n++) {
+		struct graph *g = NULL;
+		int rc, fired;
+
+		error_init(&err);
+		mem_fault_once(n);
+		rc = graph_build(r, &g, &err);
+		fired = mem_fault_fired();
+		mem_fault_after(-1);
+		if (rc) {
+			cr_assert_eq(rc, ERROR_NOMEM, "n=%ld: %s", n, err.msg);
+			continue;
+		}
+		cr_assert_eq(g->n_nodes, want->n_nodes);
+		for (i = 0; i < g->n_nodes; i++) {
+			const struct graph_node *a = &g->nodes[i];
+			size_t k, j;
+
+			cr_assert_str_eq(a->id, want->nodes[i].id, "n=%ld", n);
+			for (k = 0; k < a->n_inputs; k++) {
+				for (j = 0; j < a->inputs[k].n_include; j++)
+					cr_assert_not_null(
+						a->inputs[k].include[j],
+						"n=%ld: include lost", n);
+				for (j = 0; j < a->inputs[k].n_exclude; j++)
+					cr_assert_not_null(
+						a->inputs[k].exclude[j],
+						"n=%ld: exclude lost", n);
+			}
+		}
+		graph_free(g);
+		if (!fired)
+			break;
+	}
+	graph_free(want);
+	rules_free(r);
+}
+
+Test(graph_expand, build_under_allocation_faults_fails_or_matches)
+{
+	build_under_faults(long_ids);
+	build_under_faults(two_roots);
+	build_under_faults(
+		"version: 1\n"
+		"roots:\n"
+		"  b12: {path: b12, exclude: ['docs/**', 'x/**'],"
+		" tests: ['tests/**', 'more/**']}\n"
+		"artifacts:\n"
+		"  a:\n"
+		"    each: {root: roots}\n"
+		"    inputs: [root.sources, root.tests]\n"
+		"    command: [build]\n");
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/mem.h"
 #include "graph/digest.h"
 #include "graph/graph.h"
 #include "graph/key.h"
@@ -210,4 +211,54 @@ Test(graph_key, output_digest_gives_early_cutoff)
 	graph_free(g2);
 	rules_free(r1);
 	rules_free(r2);
+}
+
+/*
+ * A key computed while allocations fail is either an error or the same key
+ * as without faults: a rule text cut short by a failed buffer must not be
+ * hashed.
+ */
+Test(graph_key, keys_under_allocation_faults_fail_or_match)
+{
+	struct rules *r = load(base_rules);
+	struct graph *g = NULL;
+	struct graph_keys *want = NULL;
+	struct graph_key_sources src = { fake_source, NULL, NULL, NULL };
+	struct error err;
+	size_t i;
+	long n;
+	int once;
+
+	error_init(&err);
+	cr_assert_eq(graph_build(r, &g, &err), 0, "%s", err.msg);
+	cr_assert_eq(graph_keys_compute(g, NULL, &src, &want, &err), 0);
+	for (once = 0; once < 2; once++)
+	for (n = 0; n < 10000; n++) {
+		struct graph_keys *k = NULL;
+		int rc, fired;
+
+		error_init(&err);
+		if (once)
+			mem_fault_once(n);
+		else
+			mem_fault_after(n);
+		rc = graph_keys_compute(g, NULL, &src, &k, &err);
+		fired = mem_fault_fired();
+		mem_fault_after(-1);
+		if (rc) {
+			cr_assert_eq(rc, ERROR_NOMEM, "%s", err.msg);
+			continue;
+		}
+		for (i = 0; i < g->n_nodes; i++)
+			cr_assert_str_eq(k->keys[i].key.hex,
+					 want->keys[i].key.hex,
+					 "n=%ld: key of %s differs", n,
+					 g->nodes[i].id);
+		graph_keys_free(k);
+		if (!fired)
+			break;
+	}
+	graph_keys_free(want);
+	graph_free(g);
+	rules_free(r);
 }
