@@ -103,7 +103,8 @@ fill_record(struct history *h, const struct cache_record *rec,
 					     : NULL;
 	}
 	if (!out->run_id || !out->key ||
-	    (rec->output_digest && !out->output_digest))
+	    (rec->output_digest && !out->output_digest) ||
+	    (out->artifact_missing && !out->missing_artifact))
 		return error_set(err, ERROR_NOMEM, "out of memory");
 	return 0;
 }
@@ -228,6 +229,10 @@ history_from_run(struct cache *c, const char *run_id, const char *label,
 		h->ph.has_baseline = 1;
 		h->ph.baseline_label = arena_strdup(&h->arena,
 						    label ? label : run_id);
+		if (!h->run || !h->ph.baseline_label) {
+			history_free(h);
+			return error_set(err, ERROR_NOMEM, "out of memory");
+		}
 	}
 	*out = h;
 	return 0;
@@ -305,6 +310,10 @@ history_from_eval(struct eval *base, struct eval *head, struct history **out,
 	h->ph.baseline_label = arena_printf(&h->arena,
 					    "base commit %.9s (assumed built)",
 					    base->commit_hex);
+	if (!h->ph.baseline_label) {
+		history_free(h);
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	}
 	*out = h;
 	return 0;
 }
