@@ -456,6 +456,12 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
+	/*
+	 * A reader that goes away (`ripple run | head`) must not kill the
+	 * run half-way and leave it "running": writes fail instead, and the
+	 * run is finished and recorded. Actions get SIGPIPE back (exec.c).
+	 */
+	signal(SIGPIPE, SIG_IGN);
 	rc = run_execute(pl->head->graph, pl->plan, &ex, &store, &o, &res,
 			 &err);
 	sigaction(SIGINT, &old_int, NULL);

@@ -571,3 +571,23 @@ Test(e2e_run, root_version_in_a_command_is_filled_in_at_run_time)
 	t_rmtree(dir);
 	free(dir);
 }
+
+Test(e2e_run, a_reader_going_away_does_not_leave_the_run_running)
+{
+	char *dir = make_repo(rules_yml), cmd[2 * PATH_MAX];
+	const char *runs[] = { "runs", "--json", NULL };
+	struct run_result r;
+
+	/* head exits at once; ripple's later writes meet a closed pipe. */
+	snprintf(cmd, sizeof(cmd), "%s run --run-id p1 --json 2>&1 | head -c1 "
+		 ">/dev/null; sleep 0.3", bin());
+	r = t_sh(dir, cmd);
+	t_result_release(&r);
+	r = ripple(dir, runs);
+	cr_expect(strstr(r.out, "\"status\": \"running\"") == NULL, "%s",
+		  r.out);
+	cr_expect(strstr(r.out, "\"status\": \"ok\"") != NULL, "%s", r.out);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
