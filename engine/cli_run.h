@@ -65,4 +65,8 @@ int cli_run_check_only(const struct cli_ctx *ctx, const struct run_args *a,
 int cli_run_check_checkout(const struct cli_ctx *ctx, struct graph_repo *repo,
 			   const struct eval *head);
 
+/* --tag must name the commit being run (a release looks the run up so). */
+int cli_run_check_tag(const struct cli_ctx *ctx, struct graph_repo *repo,
+		      const struct run_args *a, const struct eval *head);
+
 #endif

@@ -225,3 +225,33 @@ cli_run_check_checkout(const struct cli_ctx *ctx, struct graph_repo *repo,
 		   head->commit_hex);
 	return cli_run_fail(ctx, &err);
 }
+
+int
+cli_run_check_tag(const struct cli_ctx *ctx, struct graph_repo *repo,
+		  const struct run_args *a, const struct eval *head)
+{
+	struct graph_oid oid;
+	char hex[GRAPH_OID_HEX], ref[1100];
+	struct error err;
+
+	if (!a->tag)
+		return 0;
+	error_init(&err);
+	snprintf(ref, sizeof(ref), "refs/tags/%s", a->tag);
+	if (graph_repo_resolve(repo, ref, &oid, &err)) {
+		error_init(&err);
+		error_set(&err, ERROR_NOT_FOUND, "--tag '%s': no such tag",
+			  a->tag);
+		error_hint(&err, "tag the commit first (git tag %s), then run "
+			   "at it", a->tag);
+		return cli_run_fail(ctx, &err);
+	}
+	graph_oid_hex(&oid, hex);
+	if (!strcmp(hex, head->commit_hex))
+		return 0;
+	error_set(&err, ERROR_CONFLICT, "--tag '%s' is commit %.12s, but the "
+		  "run is at %.12s", a->tag, hex, head->commit_hex);
+	error_hint(&err, "check out the tag (git checkout %s) to record its "
+		   "CI run", a->tag);
+	return cli_run_fail(ctx, &err);
+}

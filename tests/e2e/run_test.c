@@ -591,3 +591,28 @@ Test(e2e_run, a_reader_going_away_does_not_leave_the_run_running)
 	t_rmtree(dir);
 	free(dir);
 }
+
+Test(e2e_run, a_tag_of_another_commit_is_refused)
+{
+	char *dir = make_repo(rules_yml);
+	const char *run[] = { "run", "--tag", "v1.0.0", NULL };
+	const char *nope[] = { "run", "--tag", "v9", NULL };
+	struct run_result r;
+
+	r = t_sh(dir, "git tag v1.0.0");
+	t_result_release(&r);
+	t_write(dir, "src/lib.txt", "later\n");
+	cr_assert_eq(t_git_commit(dir, "after the tag"), 0);
+	r = ripple(dir, run);
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "--tag 'v1.0.0' is commit") != NULL, "%s",
+		  r.err);
+	t_result_release(&r);
+	r = ripple(dir, nope);
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "--tag 'v9': no such tag") != NULL, "%s",
+		  r.err);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
