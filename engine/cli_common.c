@@ -78,6 +78,45 @@ cli_write_out(const struct cli_ctx *ctx, const char *path, int append,
 	return 0;
 }
 
+/*
+ * `ripple check` reads the working tree's ripple.yml, plans read the
+ * commit's: say so when they differ, so an uncommitted edit is not
+ * silently ignored.
+ */
+static void
+note_uncommitted_rules(const struct cli_ctx *ctx, struct graph_repo *repo,
+		       const struct eval *head)
+{
+	struct buf committed, disk;
+	struct error err;
+	char path[4096];
+	FILE *f;
+	size_t n;
+	char chunk[8192];
+
+	(void)ctx;
+	error_init(&err);
+	buf_init(&committed, 0);
+	buf_init(&disk, 0);
+	snprintf(path, sizeof(path), "%s/ripple.yml", graph_repo_root(repo));
+	f = fopen(path, "rb");
+	if (f) {
+		while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+			buf_add(&disk, chunk, n, NULL);
+		fclose(f);
+		if (!graph_repo_read_blob(repo, &head->commit, "ripple.yml",
+					  &committed, &err) &&
+		    (committed.len != disk.len ||
+		     memcmp(committed.data, disk.data, disk.len)))
+			fprintf(stderr, "ripple: note: ripple.yml has "
+				"uncommitted changes; this uses the rules of "
+				"commit %.9s (--worktree reads the working "
+				"tree's)\n", head->commit_hex);
+	}
+	buf_release(&committed);
+	buf_release(&disk);
+}
+
 int
 cli_planner(const struct cli_ctx *ctx, struct graph_repo *repo,
 	    struct cache *cache, const struct planner_options *po,
@@ -100,5 +139,7 @@ cli_planner(const struct cli_ctx *ctx, struct graph_repo *repo,
 		rc = cli_exit_for(rc);
 	}
 	error_list_release(&errors);
+	if (!rc && !po->worktree && !po->rules_file)
+		note_uncommitted_rules(ctx, repo, (*out)->head);
 	return rc;
 }

@@ -255,9 +255,10 @@ load_rules(struct eval *ev, const char *rules_file,
 				  err);
 	if (rc) {
 		if (rc == ERROR_NOT_FOUND)
-			error_hint(err, "commit %.9s has no ripple.yml; pass "
-					"--rules FILE to use another file",
-				   ev->commit_hex);
+			snprintf(err->hint, sizeof(err->hint),
+				 "plans read the rules of the commit: commit "
+				 "ripple.yml, or use --worktree to read the "
+				 "working tree's, or --rules FILE");
 		buf_release(&text);
 		return rc;
 	}

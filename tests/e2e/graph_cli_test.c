@@ -236,3 +236,43 @@ Test(e2e_graph, unknown_target_suggests_a_name)
 	t_rmtree(dir);
 	free(dir);
 }
+
+Test(e2e_graph, plans_say_when_the_rules_have_uncommitted_changes)
+{
+	char *dir = make_repo();
+	const char *plan[] = { "plan", NULL };
+	struct run_result r;
+
+	r = t_ripple(dir, plan);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "uncommitted changes") == NULL, "%s", r.err);
+	t_result_release(&r);
+	r = t_sh(dir, "echo '# an edit' >> ripple.yml");
+	t_result_release(&r);
+	r = t_ripple(dir, plan);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "ripple: note: ripple.yml has uncommitted "
+			 "changes") != NULL, "%s", r.err);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
+
+Test(e2e_graph, rules_missing_at_the_commit_say_how_to_fix_it)
+{
+	char *dir = t_git_init();
+	const char *graph[] = { "graph", NULL };
+	struct run_result r;
+
+	t_write(dir, "a.txt", "a\n");
+	cr_assert_eq(t_git_commit(dir, "no rules"), 0);
+	t_write(dir, "ripple.yml", rules);
+	r = t_ripple(dir, graph);
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "hint: plans read the rules of the commit: "
+			 "commit ripple.yml, or use --worktree") != NULL, "%s",
+		  r.err);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
