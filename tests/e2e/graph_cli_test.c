@@ -276,3 +276,36 @@ Test(e2e_graph, rules_missing_at_the_commit_say_how_to_fix_it)
 	t_rmtree(dir);
 	free(dir);
 }
+
+Test(e2e_graph, check_warns_about_outputs_two_nodes_share)
+{
+	static const char y[] =
+		"version: 1\n"
+		"axes:\n"
+		"  python: ['3.11', '3.12']\n"
+		"  platform: [linux-64, win-64]\n"
+		"artifacts:\n"
+		"  wheel:\n"
+		"    each: {python: axes.python}\n"
+		"    command: [build]\n"
+		"    outputs: ['out/*.whl']\n"
+		"  exe:\n"
+		"    each: {platform: axes.platform}\n"
+		"    command: [build]\n"
+		"    outputs: ['bin/tool']\n";
+	char *dir = t_git_init();
+	const char *check[] = { "check", NULL };
+	struct run_result r;
+
+	t_write(dir, "ripple.yml", y);
+	r = t_ripple(dir, check);
+	cr_expect_eq(r.status, 0, "a warning, not an error: %s", r.err);
+	cr_expect(strstr(r.err, "ripple.yml:6:3: warning: output 'out/*.whl' "
+			 "of artifact:wheel[python=3.12] is also declared by "
+			 "artifact:wheel[python=3.11]") != NULL, "%s", r.err);
+	cr_expect(strstr(r.err, "bin/tool") == NULL,
+		  "other platforms run on other runners: %s", r.err);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
