@@ -4,17 +4,15 @@
  * period), stopping on a signal flag, and each action's environment.
  */
 #include "engine/run.h"
+#include "engine/run_sched.h"
 
 #include <fnmatch.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/utsname.h>
 
-#include "base/arena.h"
-#include "base/buf.h"
 #include "base/error.h"
 #include "base/mem.h"
 #include "engine/plan.h"
@@ -22,7 +20,6 @@
 #include "rules/rules.h"
 #include "base/banned.h"
 
-#define DEFAULT_TIMEOUT_MS (30LL * 60 * 1000)
 #define DEFAULT_GRACE_MS 5000LL
 #define POLL_MS 100
 
@@ -73,19 +70,6 @@ run_sanitize_id(const char *id, char *out, size_t n)
 	out[i] = '\0';
 }
 
-struct sched {
-	const struct graph *g;
-	const struct plan *p;
-	const struct exec_runner *ex;
-	const struct run_store *st;
-	const struct run_options *o;
-	struct run_result *r;
-	size_t running;
-	unsigned long long gpu_busy;
-	int halted;		/* a failure without --keep-going */
-	int stopping;		/* the stop flag was seen */
-	size_t done, total;
-};
 
 static int
 terminal(enum run_state s)
@@ -107,8 +91,8 @@ failure(enum run_state s)
 	       s == RUN_STATE_INTERRUPTED || s == RUN_STATE_BLOCKED;
 }
 
-static void
-emit(struct sched *s, enum run_event_kind kind, size_t i)
+void
+run_emit(struct sched *s, enum run_event_kind kind, size_t i)
 {
 	struct run_event ev;
 
@@ -123,8 +107,8 @@ emit(struct sched *s, enum run_event_kind kind, size_t i)
 }
 
 /* Final state; records it when the store keeps such outcomes. */
-static int
-settle(struct sched *s, size_t i, enum run_state state, struct error *err)
+int
+run_settle(struct sched *s, size_t i, enum run_state state, struct error *err)
 {
 	struct run_node *rn = &s->r->nodes[i];
 	int was_action = rn->state == RUN_STATE_RUNNING ||
@@ -148,7 +132,7 @@ settle(struct sched *s, size_t i, enum run_state state, struct error *err)
 	if (failure(rn->state) && rn->state != RUN_STATE_BLOCKED &&
 	    !s->o->keep_going)
 		s->halted = 1;
-	emit(s, RUN_EVENT_END, i);
+	run_emit(s, RUN_EVENT_END, i);
 	return 0;
 }
 
@@ -199,229 +183,11 @@ gpu_pick(const struct sched *s, const struct rules_gpu *want,
 	return free_fit == want->count ? 1 : 0;
 }
 
-static const char *
-version_of(const struct sched *s, const struct graph_node *n)
-{
-	size_t i;
 
-	if (!n->root || !n->version || !strstr(n->version, "${root.version}"))
-		return NULL;
-	for (i = 0; i < s->o->n_versions; i++)
-		if (!strcmp(s->o->versions[i].key, n->root->name))
-			return s->o->versions[i].value;
-	return NULL;
-}
 
-/* The version of the node's root at the run's commit, or NULL. */
-static const char *
-root_version_of(const struct sched *s, const struct graph_node *n)
-{
-	size_t i;
 
-	if (!n->root)
-		return NULL;
-	for (i = 0; i < s->o->n_versions; i++)
-		if (!strcmp(s->o->versions[i].key, n->root->name))
-			return s->o->versions[i].value;
-	return NULL;
-}
 
-/*
- * `${root.version}` in an argument or environment value, resolved now:
- * versions stay out of keys (they change with every commit), so the
- * graph keeps the template and the run fills it in. NULL with *missing
- * set when the text needs a version the root does not have.
- */
-static const char *
-with_version(struct arena *a, const char *text, const char *ver,
-	     int *missing)
-{
-	struct buf b;
-	const char *at, *out;
 
-	if (!text || !strstr(text, "${root.version}"))
-		return text;
-	if (!ver) {
-		*missing = 1;
-		return NULL;
-	}
-	buf_init(&b, 0);
-	while ((at = strstr(text, "${root.version}"))) {
-		buf_add(&b, text, (size_t)(at - text), NULL);
-		buf_addstr(&b, ver, NULL);
-		text = at + strlen("${root.version}");
-	}
-	buf_addstr(&b, text, NULL);
-	out = arena_strndup(a, b.data, b.len);
-	buf_release(&b);
-	return out;
-}
-
-static int
-env_overridden(const char *kv, const struct graph_node *n)
-{
-	size_t k, len = strcspn(kv, "=");
-
-	if (!strncmp(kv, "RIPPLE_", 7) ||
-	    (len == 20 && !strncmp(kv, "CUDA_VISIBLE_DEVICES", 20)))
-		return 1;
-	for (k = 0; k < n->n_env; k++)
-		if (strlen(n->env[k].key) == len &&
-		    !strncmp(n->env[k].key, kv, len))
-			return 1;
-	return 0;
-}
-
-static int
-cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-static int
-start(struct sched *s, size_t i, unsigned long long mask, struct error *err)
-{
-	const struct graph_node *n = &s->g->nodes[i];
-	const struct rules_node *rule = n->rule;
-	struct run_node *rn = &s->r->nodes[i];
-	struct exec_spec spec;
-	struct arena a;
-	const char **env, **argv = NULL;
-	char safe[1024], gpus[64] = "";
-	const char *ver = version_of(s, n), *outdir = NULL;
-	const char *rver = root_version_of(s, n);
-	size_t k, ne = 0, argc = 0;
-	int64_t timeout;
-	int rc, need_version = 0;
-
-	arena_init(&a);
-	run_sanitize_id(n->id, safe, sizeof(safe));
-	env = arena_alloc(&a, (s->o->n_base_env + n->n_env + 8) *
-			  sizeof(*env));
-	if (!env) {
-		rc = error_set(err, ERROR_NOMEM, "out of memory");
-		goto done;
-	}
-	for (k = 0; k < s->o->n_base_env; k++)
-		if (!env_overridden(s->o->base_env[k], n))
-			env[ne++] = s->o->base_env[k];
-	for (k = 0; k < n->n_env; k++)
-		env[ne++] = arena_printf(&a, "%s=%s", n->env[k].key,
-					 with_version(&a, n->env[k].value, rver,
-						      &need_version));
-	env[ne++] = arena_printf(&a, "RIPPLE_NODE=%s", n->id);
-	env[ne++] = arena_printf(&a, "RIPPLE_RUN=%s",
-				 s->o->run_id ? s->o->run_id : "");
-	if (ver || rver)
-		env[ne++] = arena_printf(&a, "RIPPLE_VERSION=%s",
-					 ver ? ver : rver);
-	if (s->o->out_dir) {
-		outdir = arena_printf(&a, "%s/%s", s->o->out_dir, safe);
-		if (outdir)
-			mkdir(outdir, 0777);
-		env[ne++] = arena_printf(&a, "RIPPLE_OUT_DIR=%s", outdir);
-	}
-	if (mask) {
-		size_t len = 0;
-
-		for (k = 0; k < s->o->n_gpus && k < 64; k++)
-			if (mask & (1ULL << k))
-				len += (size_t)snprintf(gpus + len,
-							sizeof(gpus) - len,
-							"%s%d", len ? "," : "",
-							s->o->gpus[k].index);
-		env[ne++] = arena_printf(&a, "CUDA_VISIBLE_DEVICES=%s", gpus);
-	}
-	for (k = 0; k < ne; k++)
-		if (!env[k]) {
-			rc = error_set(err, ERROR_NOMEM, "out of memory");
-			goto done;
-		}
-	qsort(env, ne, sizeof(*env), cmp_str);
-	if (rule->builtin) {
-		const char *home = n->toolkit && n->toolkit->home
-			? n->toolkit->home
-			: s->o->cuda_home ? s->o->cuda_home
-					  : "/usr/local/cuda";
-
-		argv = arena_alloc(&a, 6 * sizeof(*argv));
-		if (!argv) {
-			rc = error_set(err, ERROR_NOMEM, "out of memory");
-			goto done;
-		}
-		argv[argc++] = s->o->self_exe ? s->o->self_exe
-					      : "/proc/self/exe";
-		argv[argc++] = rule->builtin;
-		argv[argc++] = "--home";
-		argv[argc++] = home;
-		argv[argc++] = "--json";
-	} else {
-		argv = arena_alloc(&a, (n->argc + 1) * sizeof(*argv));
-		if (!argv) {
-			rc = error_set(err, ERROR_NOMEM, "out of memory");
-			goto done;
-		}
-		for (argc = 0; argc < n->argc; argc++)
-			argv[argc] = with_version(&a, n->argv[argc], rver,
-						  &need_version);
-	}
-	mem_free(rn->log_path);
-	rn->log_path = mem_alloc(strlen(s->o->log_dir) + strlen(safe) + 8);
-	if (!rn->log_path) {
-		rc = error_set(err, ERROR_NOMEM, "out of memory");
-		goto done;
-	}
-	snprintf(rn->log_path, strlen(s->o->log_dir) + strlen(safe) + 8,
-		 "%s/%s.log", s->o->log_dir, safe);
-	memset(&spec, 0, sizeof(spec));
-	spec.argv = argv;
-	spec.argc = argc;
-	spec.shell = rule->shell && !rule->builtin;
-	spec.cwd = n->cwd ? arena_printf(&a, "%s/%s", s->o->root, n->cwd)
-			  : s->o->root;
-	spec.env = env;
-	spec.n_env = ne;
-	spec.log_path = rn->log_path;
-	rn->started_ms = s->ex->now_ms(s->ex->payload);
-	if (need_version) {
-		/* Not starting is the node's failure, not the run's. */
-		snprintf(rn->message, sizeof(rn->message),
-			 "'${root.version}' is used but root '%s' has no "
-			 "version here: tag a release of its family, or "
-			 "declare its fallback-version",
-			 n->root ? n->root->name : "?");
-		rn->exit_code = -1;
-		rn->state = RUN_STATE_RUNNING;
-		rc = settle(s, i, RUN_STATE_FAILED, err);
-		goto done;
-	}
-	rc = s->st->prepare ? s->st->prepare(s->st->payload, i, err) : 0;
-	if (!rc)
-		rc = s->ex->spawn(s->ex->payload, &spec, &rn->handle, err);
-	if (rc) {
-		/* Not starting is the node's failure, not the run's. */
-		snprintf(rn->message, sizeof(rn->message), "%s", err->msg);
-		error_init(err);
-		rn->exit_code = -1;
-		rn->state = RUN_STATE_RUNNING;
-		rc = settle(s, i, RUN_STATE_FAILED, err);
-		goto done;
-	}
-	timeout = s->o->timeout_ms > 0 ? s->o->timeout_ms
-		: rule->timeout_ms ? (int64_t)rule->timeout_ms
-		: s->o->default_timeout_ms > 0 ? s->o->default_timeout_ms
-		: DEFAULT_TIMEOUT_MS;
-	rn->deadline_ms = rn->started_ms + timeout;
-	rn->state = RUN_STATE_RUNNING;
-	rn->gpu_mask = mask;
-	snprintf(rn->gpus, sizeof(rn->gpus), "%s", gpus);
-	s->gpu_busy |= mask;
-	s->running++;
-	emit(s, RUN_EVENT_START, i);
-done:
-	arena_release(&a);
-	return rc;
-}
 
 /*
  * Decide node i if its dependencies are all final: settle it, start it, or
@@ -442,7 +208,7 @@ consider(struct sched *s, size_t i, int *changed, struct error *err)
 			return 0;
 	if (it->decision == PLAN_REUSE) {
 		*changed = 1;
-		return settle(s, i, RUN_STATE_REUSED, err);
+		return run_settle(s, i, RUN_STATE_REUSED, err);
 	}
 	for (k = 0; k < n->n_deps; k++) {
 		const struct run_node *up = &s->r->nodes[n->deps[k]];
@@ -459,7 +225,7 @@ consider(struct sched *s, size_t i, int *changed, struct error *err)
 			 s->g->nodes[n->deps[k]].id,
 			 run_state_name(up->state));
 		*changed = 1;
-		return settle(s, i, why, err);
+		return run_settle(s, i, why, err);
 	}
 	if (s->stopping || s->halted) {
 		snprintf(rn->message, sizeof(rn->message), "%s",
@@ -467,7 +233,7 @@ consider(struct sched *s, size_t i, int *changed, struct error *err)
 				     : "not started: stopped after a failure "
 				       "(--keep-going runs the rest)");
 		*changed = 1;
-		return settle(s, i, RUN_STATE_SKIPPED, err);
+		return run_settle(s, i, RUN_STATE_SKIPPED, err);
 	}
 	if (it->reason == PLAN_REASON_UPSTREAM_REBUILT) {
 		rc = s->st->cutoff(s->st->payload, i, err);
@@ -482,7 +248,7 @@ consider(struct sched *s, size_t i, int *changed, struct error *err)
 				at = s->r->nodes[at].cause;
 			rn->cause = at;
 			*changed = 1;
-			return settle(s, i, RUN_STATE_CUTOFF, err);
+			return run_settle(s, i, RUN_STATE_CUTOFF, err);
 		}
 	}
 	if (n->rule->gpu.count) {
@@ -495,7 +261,7 @@ consider(struct sched *s, size_t i, int *changed, struct error *err)
 						"capability and memory"
 					      : "; none found");
 			*changed = 1;
-			return settle(s, i, RUN_STATE_DEFERRED, err);
+			return run_settle(s, i, RUN_STATE_DEFERRED, err);
 		}
 		if (rc == 0)
 			return 0;	/* waits, holding no CPU slot */
@@ -503,7 +269,7 @@ consider(struct sched *s, size_t i, int *changed, struct error *err)
 	if (s->running >= (s->o->jobs ? s->o->jobs : 1))
 		return 0;
 	*changed = 1;
-	return start(s, i, mask, err);
+	return run_start(s, i, mask, err);
 }
 
 static void
@@ -687,7 +453,7 @@ loop(struct sched *s, struct error *err)
 		if (at < 0)
 			continue;
 		ended(s, (size_t)at, &es);
-		rc = settle(s, (size_t)at, ended_state(s, (size_t)at, &es),
+		rc = run_settle(s, (size_t)at, ended_state(s, (size_t)at, &es),
 			    err);
 		if (rc)
 			return rc;
