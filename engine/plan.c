@@ -38,6 +38,7 @@ static const char *const reason_names[] = {
 	[PLAN_REASON_FORCED] = "forced",
 	[PLAN_REASON_KEY_CHANGED] = "key-changed",
 	[PLAN_REASON_NOT_SELECTED] = "not-selected",
+	[PLAN_REASON_NOT_REPRODUCIBLE] = "output-not-reproducible",
 };
 
 static const char *const file_status_names[] = {

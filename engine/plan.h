@@ -52,6 +52,7 @@ enum plan_reason {
 	PLAN_REASON_FORCED,		/* --reuse none, or policy */
 	PLAN_REASON_KEY_CHANGED,	/* differs; components not stored */
 	PLAN_REASON_NOT_SELECTED,	/* skip: outside the targets */
+	PLAN_REASON_NOT_REPRODUCIBLE,	/* diff: one key, two outputs */
 };
 
 enum plan_change_kind {

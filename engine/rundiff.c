@@ -155,6 +155,40 @@ link_cascades(struct rundiff_node *v, size_t n)
 	}
 }
 
+/* Both built ok with one key, yet their outputs differ. */
+static int
+output_differs(const struct cache_record *o, const struct cache_record *n)
+{
+	return o->status == CACHE_RECORD_STATUS_OK &&
+	       n->status == CACHE_RECORD_STATUS_OK && o->output_digest &&
+	       n->output_digest && strcmp(o->output_digest, n->output_digest);
+}
+
+/*
+ * The cause nothing in the key shows: the action made other bytes from
+ * the same inputs. Users of the node then differ as cascades of it.
+ */
+static int
+same_key_other_output(struct rundiff *d, struct rundiff_node *v,
+		      const struct cache_record *o,
+		      const struct cache_record *n)
+{
+	struct plan_change *c = arena_alloc(&d->arena, sizeof(*c));
+
+	if (!c)
+		return ERROR_NOMEM;
+	v->reason = PLAN_REASON_NOT_REPRODUCIBLE;
+	c->kind = PLAN_CHANGE_OTHER;
+	c->name = "output-digest";
+	c->old_value = arena_strdup(&d->arena, o->output_digest);
+	c->new_value = arena_strdup(&d->arena, n->output_digest);
+	if (!c->old_value || !c->new_value)
+		return ERROR_NOMEM;
+	v->changes = c;
+	v->n_changes = 1;
+	return 0;
+}
+
 static int
 matches(const char *id, const char *const *globs, size_t n)
 {
@@ -203,7 +237,8 @@ merge(struct rundiff *d, const struct cache_record_list *a,
 			o = &a->items[x++];
 		if (c >= 0)
 			n = &b->items[y++];
-		if (o && n && !strcmp(o->key, n->key))
+		if (o && n && !strcmp(o->key, n->key) &&
+		    !output_differs(o, n))
 			continue;
 		memset(v, 0, sizeof(*v));
 		v->id = arena_strdup(&d->arena, (o ? o : n)->node_id);
@@ -212,6 +247,9 @@ merge(struct rundiff *d, const struct cache_record_list *a,
 		v->status = !o ? RUNDIFF_STATUS_ADDED
 			: !n ? RUNDIFF_STATUS_REMOVED : RUNDIFF_STATUS_CHANGED;
 		if (!v->id || (o && !v->old_key) || (n && !v->new_key))
+			return error_set(err, ERROR_NOMEM, "out of memory");
+		if (o && n && !strcmp(o->key, n->key) &&
+		    same_key_other_output(d, v, o, n))
 			return error_set(err, ERROR_NOMEM, "out of memory");
 		d->n++;
 	}
@@ -244,7 +282,8 @@ rundiff_compute(struct cache *c, const char *run_a, const char *run_b,
 	if (!rc)
 		rc = merge(d, &la, &lb, err);
 	for (i = 0; !rc && i < d->n; i++)
-		if (d->nodes[i].status == RUNDIFF_STATUS_CHANGED)
+		if (d->nodes[i].status == RUNDIFF_STATUS_CHANGED &&
+		    d->nodes[i].reason != PLAN_REASON_NOT_REPRODUCIBLE)
 			rc = explain_node(c, d, &d->nodes[i], err);
 	if (rc)
 		goto done;

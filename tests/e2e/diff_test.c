@@ -208,3 +208,41 @@ Test(e2e_diff, unknown_run_is_a_usage_error)
 	t_rmtree(dir);
 	free(dir);
 }
+
+Test(e2e_diff, same_key_other_output_is_named_not_reproducible)
+{
+	static const char y[] =
+		"version: 1\n"
+		"artifacts:\n"
+		"  stamp:\n"
+		"    command: \"mkdir -p out && echo $RIPPLE_RUN > out/stamp\"\n"
+		"    outputs: [out/stamp]\n"
+		"tests:\n"
+		"  check: {needs: [stamp], command: \"test -s out/stamp\"}\n";
+	char *dir = t_git_init();
+	const char *r1[] = { "run", "--run-id", "r1", NULL };
+	const char *r2[] = { "run", "--run-id", "r2", "--reuse", "none", NULL };
+	const char *argv[] = { "diff", "r1", "r2", "--json", NULL };
+	json_t *doc, *n;
+	struct run_result r;
+
+	t_write(dir, ".gitignore", ".ripple/\nout/\n");
+	t_write(dir, "ripple.yml", y);
+	cr_assert_eq(t_git_commit(dir, "initial"), 0);
+	r = t_ripple(dir, r1);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	t_result_release(&r);
+	r = t_ripple(dir, r2);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	t_result_release(&r);
+	doc = diff_json(dir, argv, 1);
+	n = by_id(json_object_get(doc, "root_causes"), "artifact:stamp");
+	cr_assert_not_null(n, "the stamp is the root cause");
+	cr_expect_str_eq(pt_str(n, "reason"), "output-not-reproducible");
+	n = by_id(json_object_get(doc, "cascades"), "test:check");
+	cr_assert_not_null(n);
+	cr_expect_str_eq(pt_str(n, "cascade_of"), "artifact:stamp");
+	json_decref(doc);
+	t_rmtree(dir);
+	free(dir);
+}
