@@ -594,11 +594,8 @@ cli_run(int argc, char **argv, const struct cli_ctx *ctx)
 		rc = cli_run_create_run(ctx, cache, run_id, &a, pl->head);
 	if (rc)
 		goto done;
-	if (pl->run_id[0])
-		fprintf(stderr, "run %s: baseline %s\n", run_id, pl->label);
-	else
-		fprintf(stderr, "run %s: no baseline (%s)\n", run_id,
-			pl->label[0] ? pl->label : "none");
+	fprintf(stderr, "run %s: baseline %s\n", run_id,
+		pl->label[0] ? pl->label : "none");
 	rc = execute(ctx, &a, repo, cache, pl, run_id);
 done:
 	planner_free(pl);
