@@ -152,8 +152,9 @@ segs_match(const char *p, const char *s, int mode)
 
 	for (;;) {
 		if (!*p) {
-			/* Pattern done: it matched s's ancestor (or s). */
-			return mode == 0 ? 1 : 1;
+			/* Pattern done: it matched s or an ancestor of s,
+			 * which claims everything below (every mode). */
+			return 1;
 		}
 		pe = comp_end(p);
 		if (!*s) {
@@ -174,7 +175,7 @@ segs_match(const char *p, const char *s, int mode)
 				if (segs_match(pe + 1, s, mode))
 					return 1;
 				if (!*se)
-					return mode == 2 && 0;
+					return 0;
 				s = se + 1;
 				se = comp_end(s);
 			}
@@ -183,8 +184,6 @@ segs_match(const char *p, const char *s, int mode)
 			return 0;
 		p = *pe ? pe + 1 : pe;
 		s = *se ? se + 1 : se;
-		if (!*p && *s && mode == 2)
-			return 1;
 	}
 }
 
