@@ -479,6 +479,24 @@ pattern_set_may_match_dir(const struct pattern_set *set, const char *dir)
 }
 
 int
+pattern_set_claims_all_below(const struct pattern_set *set, const char *dir)
+{
+	size_t i;
+	int all = 0;
+
+	if (!dir[0])
+		return 0;
+	for (i = 0; i < set->n_inc && !all; i++)
+		all = set->inc[i].text && segs_match(set->inc[i].text, dir, 2);
+	if (!all)
+		return 0;
+	for (i = 0; i < set->n_exc; i++)
+		if (set->exc[i].text && segs_match(set->exc[i].text, dir, 1))
+			return 0;
+	return 1;
+}
+
+int
 pattern_set_prefixes(const struct pattern_set *set, struct strv *out,
 		     struct error *err)
 {

@@ -67,6 +67,14 @@ int pattern_set_match(const struct pattern_set *set, const char *path);
 int pattern_set_may_match_dir(const struct pattern_set *set, const char *dir);
 
 /*
+ * Is every path under directory `dir` claimed? 1 only when certainly so:
+ * an include matches everything below dir and no exclude could match
+ * anything below it. Lets a walk skip matching file by file there.
+ */
+int pattern_set_claims_all_below(const struct pattern_set *set,
+				 const char *dir);
+
+/*
  * The include patterns' fixed prefixes (see pattern_fixed_prefix), sorted
  * and without duplicates, pushed onto *out (an owned strv). A "" entry
  * means the walk must start at the root. Returns 0 or ERROR_NOMEM.

@@ -129,6 +129,7 @@ struct walk {
 	struct graph_source_cache *cache;
 	struct buf path;
 	struct error *err;
+	int all;	/* the directory walked is claimed whole */
 };
 
 static void
@@ -159,19 +160,25 @@ walk_entry(struct walk *w, const git_tree_entry *e, struct memo_item *it,
 
 	*keep = 0;
 	if (mode == GIT_FILEMODE_TREE) {
-		if (!pattern_set_may_match_dir(w->set, w->path.data))
+		int was_all = w->all;
+
+		if (!was_all && !pattern_set_may_match_dir(w->set,
+							   w->path.data))
 			return 0;
 		grc = git_tree_lookup(&sub, graph_repo_git(w->repo),
 				      git_tree_entry_id(e));
 		if (grc < 0)
 			return graph_repo_git_error(w->repo, grc, w->err,
 						    "reading a tree");
+		w->all = was_all ||
+			 pattern_set_claims_all_below(w->set, w->path.data);
 		rc = walk_tree(w, sub, &it->child);
+		w->all = was_all;
 		git_tree_free(sub);
 		*keep = !rc && it->child->total > 0;
 		return rc;
 	}
-	if (!pattern_set_match(w->set, w->path.data))
+	if (!w->all && !pattern_set_match(w->set, w->path.data))
 		return 0;
 	it->child = NULL;
 	it->file.path = arena_strndup(&w->cache->arena, w->path.data,
@@ -481,6 +488,7 @@ graph_source_compute(struct graph_repo *repo, const struct graph_oid *commit,
 	w.set = set;
 	w.cache = cache;
 	w.err = err;
+	w.all = 0;
 	buf_init(&w.path, 0);
 	rc = walk_roots(&w, tv.root, &tops, &n_tops);
 	buf_release(&w.path);

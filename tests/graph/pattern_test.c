@@ -199,6 +199,30 @@ Test(graph_pattern, may_match_dir_prunes_subtrees)
 	pattern_set_free(s);
 }
 
+Test(graph_pattern, claims_all_below_only_when_nothing_is_excluded)
+{
+	const char *inc[] = { "pkg/**", "*.cfg" };
+	const char *exc[] = { "pkg/**/tests/**", "**/*.md" };
+	const char *inc2[] = { "pkg/**" };
+	const char *exc2[] = { "pkg/gen/**" };
+	struct pattern_set *s = compile(inc, 2, exc, 2);
+	struct pattern_set *s2 = compile(inc2, 1, exc2, 1);
+
+	/* An exclude could match below: files are matched one by one. */
+	cr_expect_eq(pattern_set_claims_all_below(s, "pkg/src"), 0);
+	cr_expect_eq(pattern_set_claims_all_below(s2, "pkg"), 0);
+	cr_expect_eq(pattern_set_claims_all_below(s2, "pkg/gen"), 0);
+	/* Nothing excluded below pkg/src: claimed whole. */
+	cr_expect_eq(pattern_set_claims_all_below(s2, "pkg/src"), 1);
+	cr_expect_eq(pattern_set_claims_all_below(s2, "pkg/src/deep"), 1);
+	/* Outside the include, or an unanchored file pattern: no. */
+	cr_expect_eq(pattern_set_claims_all_below(s2, "other"), 0);
+	cr_expect_eq(pattern_set_claims_all_below(s, "etc"), 0);
+	cr_expect_eq(pattern_set_claims_all_below(s2, ""), 0);
+	pattern_set_free(s2);
+	pattern_set_free(s);
+}
+
 Test(graph_pattern, fixed_prefixes_and_digest)
 {
 	const char *inc[] = { "b/c/*.py", "a/**", "**/x", "a/b/**", "lit" };
