@@ -309,3 +309,28 @@ Test(e2e_graph, check_warns_about_outputs_two_nodes_share)
 	t_rmtree(dir);
 	free(dir);
 }
+
+Test(e2e_graph, keys_do_not_depend_on_user_locale_or_environment)
+{
+	char *dir = make_repo(), cmd[4096];
+	const char *bin = getenv("RIPPLE_BIN");
+	char *abs = realpath(bin ? bin : "build/ripple", NULL);
+	struct run_result a, b;
+
+	cr_assert_not_null(abs);
+	snprintf(cmd, sizeof(cmd), "env -i PATH=/usr/bin:/bin LC_ALL=C "
+		 "HOME=/tmp TMPDIR=/tmp USER=a '%s' keys", abs);
+	a = t_sh(dir, cmd);
+	snprintf(cmd, sizeof(cmd), "env -i PATH=/bin:/usr/bin ZZZ=1 "
+		 "LC_ALL=C.UTF-8 LANG=de_DE.UTF-8 HOME=/nonexistent "
+		 "TMPDIR=/var/tmp USER=b AAA=2 '%s' keys", abs);
+	b = t_sh(dir, cmd);
+	cr_assert_eq(a.status, 0, "%s", a.err);
+	cr_assert_eq(b.status, 0, "%s", b.err);
+	cr_expect_str_eq(a.out, b.out);
+	t_result_release(&a);
+	t_result_release(&b);
+	free(abs);
+	t_rmtree(dir);
+	free(dir);
+}
