@@ -20,45 +20,58 @@
 #include "rules/rules.h"
 #include "base/banned.h"
 
-static const char *
-version_of(const struct sched *s, const struct graph_node *n)
-{
-	size_t i;
-
-	if (!n->root || !n->version || !strstr(n->version, "${root.version}"))
-		return NULL;
-	for (i = 0; i < s->o->n_versions; i++)
-		if (!strcmp(s->o->versions[i].key, n->root->name))
-			return s->o->versions[i].value;
-	return NULL;
-}
-
-/* The version of the node's root at the run's commit, or NULL. */
-static const char *
-root_version_of(const struct sched *s, const struct graph_node *n)
+const char *
+run_root_version(const struct rules_kv *versions, size_t n_v,
+		 const struct graph_node *n)
 {
 	size_t i;
 
 	if (!n->root)
 		return NULL;
-	for (i = 0; i < s->o->n_versions; i++)
-		if (!strcmp(s->o->versions[i].key, n->root->name))
-			return s->o->versions[i].value;
+	for (i = 0; i < n_v; i++)
+		if (!strcmp(versions[i].key, n->root->name))
+			return versions[i].value;
 	return NULL;
+}
+
+int
+run_fill_version(struct buf *b, const char *text, const char *ver,
+		 struct error *err)
+{
+	const char *at;
+	int rc = 0;
+
+	while (!rc && (at = strstr(text, "${root.version}"))) {
+		rc = buf_add(b, text, (size_t)(at - text), err);
+		if (!rc)
+			rc = buf_addstr(b, ver ? ver : "", err);
+		text = at + strlen("${root.version}");
+	}
+	return rc ? rc : buf_addstr(b, text, err);
+}
+
+/* The root's version when the rule's `version:` records it, else NULL. */
+static const char *
+version_of(const struct sched *s, const struct graph_node *n)
+{
+	if (!n->version || !strstr(n->version, "${root.version}"))
+		return NULL;
+	return run_root_version(s->o->versions, s->o->n_versions, n);
 }
 
 /*
  * `${root.version}` in an argument or environment value, resolved now:
  * versions stay out of keys (they change with every commit), so the
  * graph keeps the template and the run fills it in. NULL with *missing
- * set when the text needs a version the root does not have.
+ * set when the text needs a version the root does not have (or on out
+ * of memory, which the caller also reports as not startable).
  */
 static const char *
 with_version(struct arena *a, const char *text, const char *ver,
 	     int *missing)
 {
 	struct buf b;
-	const char *at, *out;
+	const char *out = NULL;
 
 	if (!text || !strstr(text, "${root.version}"))
 		return text;
@@ -67,14 +80,11 @@ with_version(struct arena *a, const char *text, const char *ver,
 		return NULL;
 	}
 	buf_init(&b, 0);
-	while ((at = strstr(text, "${root.version}"))) {
-		buf_add(&b, text, (size_t)(at - text), NULL);
-		buf_addstr(&b, ver, NULL);
-		text = at + strlen("${root.version}");
-	}
-	buf_addstr(&b, text, NULL);
-	out = arena_strndup(a, b.data, b.len);
+	if (!run_fill_version(&b, text, ver, NULL))
+		out = arena_strndup(a, b.data, b.len);
 	buf_release(&b);
+	if (!out)
+		*missing = 1;
 	return out;
 }
 
@@ -110,7 +120,8 @@ run_start(struct sched *s, size_t i, unsigned long long mask, struct error *err)
 	const char **env, **argv = NULL;
 	char safe[1024], gpus[64] = "";
 	const char *ver = version_of(s, n), *outdir = NULL;
-	const char *rver = root_version_of(s, n);
+	const char *rver = run_root_version(s->o->versions,
+					    s->o->n_versions, n);
 	size_t k, ne = 0, argc = 0;
 	int64_t timeout;
 	int rc, need_version = 0;

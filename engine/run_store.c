@@ -164,38 +164,16 @@ prepare(void *payload, size_t node, struct error *err)
 	return rc;
 }
 
-static const char *
-root_version(const struct run_cache_store *s, const struct graph_node *n)
-{
-	size_t i;
-
-	if (!n->root)
-		return NULL;
-	for (i = 0; i < s->n_versions; i++)
-		if (!strcmp(s->versions[i].key, n->root->name))
-			return s->versions[i].value;
-	return NULL;
-}
-
 /* The node's version template with ${root.version} substituted. */
 static int
 node_version(const struct run_cache_store *s, const struct graph_node *n,
 	     struct buf *b, struct error *err)
 {
-	const char *t = n->version, *v = root_version(s, n), *at;
-	int rc = 0;
-
-	if (!t)
+	if (!n->version)
 		return 0;
-	while (!rc && (at = strstr(t, "${root.version}"))) {
-		rc = buf_add(b, t, (size_t)(at - t), err);
-		if (!rc)
-			rc = buf_addstr(b, v ? v : "", err);
-		t = at + strlen("${root.version}");
-	}
-	if (!rc)
-		rc = buf_addstr(b, t, err);
-	return rc;
+	return run_fill_version(b, n->version,
+				run_root_version(s->versions, s->n_versions,
+						 n), err);
 }
 
 static int
