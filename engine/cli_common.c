@@ -12,6 +12,7 @@
 #include "engine/eval.h"
 #include "engine/planner.h"
 #include "graph/repo.h"
+#include "rules/drift.h"
 #include "base/banned.h"
 
 int
@@ -89,30 +90,21 @@ note_uncommitted_rules(const struct cli_ctx *ctx, struct graph_repo *repo,
 {
 	struct buf committed, disk;
 	struct error err;
-	char path[4096];
-	FILE *f;
-	size_t n;
-	char chunk[8192];
 
 	(void)ctx;
 	error_init(&err);
 	buf_init(&committed, 0);
 	buf_init(&disk, 0);
-	snprintf(path, sizeof(path), "%s/ripple.yml", graph_repo_root(repo));
-	f = fopen(path, "rb");
-	if (f) {
-		while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-			buf_add(&disk, chunk, n, NULL);
-		fclose(f);
-		if (!graph_repo_read_blob(repo, &head->commit, "ripple.yml",
-					  &committed, &err) &&
-		    (committed.len != disk.len ||
-		     memcmp(committed.data, disk.data, disk.len)))
-			fprintf(stderr, "ripple: note: ripple.yml has "
-				"uncommitted changes; this uses the rules of "
-				"commit %.9s (--worktree reads the working "
-				"tree's)\n", head->commit_hex);
-	}
+	if (!rules_drift_read_dir((void *)graph_repo_root(repo), "ripple.yml",
+				  &disk, &err) &&
+	    !graph_repo_read_blob(repo, &head->commit, "ripple.yml",
+				  &committed, &err) &&
+	    (committed.len != disk.len ||
+	     memcmp(committed.data, disk.data, disk.len)))
+		fprintf(stderr, "ripple: note: ripple.yml has uncommitted "
+			"changes; this uses the rules of commit %.9s "
+			"(--worktree reads the working tree's)\n",
+			head->commit_hex);
 	buf_release(&committed);
 	buf_release(&disk);
 }
