@@ -1,4 +1,8 @@
 /*
+ * District base/: what every layer shares (errors, arena, buffers, string
+ * vectors, spelling hints, UTF-8, the allocation seam); libc only, and
+ * nothing in ripple above it.
+ *
  * The one error type of ripple: a code, a message, where (file:line:col),
  * which node, and a hint for the fix. Every fallible function returns 0 or a
  * negative ERROR_* code and takes `struct error *err` last; the first error

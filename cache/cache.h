@@ -1,4 +1,8 @@
 /*
+ * District cache/: may use base/ only. Inside, sql.c (statements,
+ * transactions, SQLite errors) is the lowest file; cache.c calls schema.c,
+ * never the reverse.
+ *
  * The cache: one SQLite file holding runs, their per-node records, the key
  * manifests that explain each record's key, and compiled GPU kernels.
  *

@@ -6,12 +6,15 @@
 #ifndef RIPPLE_CACHE_INTERNAL_H
 #define RIPPLE_CACHE_INTERNAL_H
 
+/* The hint for a cache SQLite calls corrupt. */
+#define CACHE_CORRUPT_HINT "move it aside; ripple makes a new one"
+
 #include <sqlite3.h>
 #include <stdint.h>
 
 struct error;
 
-/* Every statement the cache runs more than once; SQL in cache.c. */
+/* Every statement the cache runs more than once; SQL in sql.c. */
 enum cache_stmt {
 	CACHE_STMT_RUN_INSERT,
 	CACHE_STMT_RUN_GET,

@@ -374,25 +374,3 @@ graph_free(struct graph *g)
 	arena_release(&g->arena);
 	mem_free(g);
 }
-
-const char *
-graph_node_axis(const struct graph_node *n, const char *axis)
-{
-	size_t i;
-
-	for (i = 0; i < n->n_axes; i++)
-		if (!strcmp(n->axes[i].axis, axis))
-			return n->axes[i].value;
-	return NULL;
-}
-
-const char *
-graph_node_kind_name(enum graph_node_kind kind)
-{
-	switch (kind) {
-	case GRAPH_NODE_ARTIFACT: return "artifact";
-	case GRAPH_NODE_TEST: return "test";
-	case GRAPH_NODE_RELEASE: return "release";
-	}
-	return "node";
-}

@@ -1,4 +1,7 @@
 /*
+ * District graph/: may use rules/ and base/. Inside, node.c (node
+ * accessors) is the lowest file; expand.c calls deps.c, never the reverse.
+ *
  * The build graph: every artifact, test and release rule expanded over its
  * `each:` axes into nodes with canonical ids, templates substituted, matrix
  * dependencies resolved, and nodes ordered topologically (dependencies

@@ -1,4 +1,7 @@
 /*
+ * District rules/: may use base/ only. Inside, report.c (errors and
+ * allocation) is the lowest file; yaml.c, read.c and the loaders sit above.
+ *
  * The rules model: ripple.yml read (with libyaml) into a checked, immutable
  * tree of plain structs. Everything hangs off `struct rules` and lives in its
  * arena; rules_free releases it all. Names are kept as written; lists keep

@@ -1,0 +1,137 @@
+/*
+ * Pieces several commands share: opening the repository and an evaluation
+ * with every rule error printed, and writing a buffer to a file or stdout.
+ */
+#include "engine/cli/cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/error.h"
+#include "engine/plan/eval.h"
+#include "engine/plan/planner.h"
+#include "graph/repo.h"
+#include "rules/drift.h"
+#include "base/banned.h"
+
+int
+cli_open_eval(const struct cli_ctx *ctx, const char *rev, int worktree,
+	      const char *rules_file, struct graph_repo **repo,
+	      struct eval **ev)
+{
+	struct error_list errors;
+	struct error err;
+	size_t i;
+	int rc;
+
+	error_init(&err);
+	*ev = NULL;
+	if (!*repo) {
+		rc = graph_repo_open(ctx->dir, repo, &err);
+		if (rc) {
+			cli_print_error(ctx, &err);
+			return cli_exit_for(rc);
+		}
+	}
+	error_list_init(&errors, 50);
+	rc = eval_open(*repo, rev, worktree, rules_file, NULL, &errors, ev,
+		       &err);
+	if (rc) {
+		if (errors.n) {
+			for (i = 0; i < errors.n; i++)
+				cli_print_error(ctx, &errors.items[i]);
+			if (errors.dropped)
+				fprintf(stderr, "ripple: %zu more errors not "
+					"shown\n", errors.dropped);
+		} else {
+			cli_print_error(ctx, &err);
+		}
+		error_list_release(&errors);
+		return cli_exit_for(rc);
+	}
+	error_list_release(&errors);
+	return 0;
+}
+
+int
+cli_write_out(const struct cli_ctx *ctx, const char *path, int append,
+	      const struct buf *b)
+{
+	FILE *f = stdout;
+
+	if (path && strcmp(path, "-")) {
+		f = fopen(path, append ? "ab" : "wb");
+		if (!f) {
+			struct error err;
+
+			error_init(&err);
+			error_set(&err, ERROR_IO, "cannot write '%s'", path);
+			cli_print_error(ctx, &err);
+			return CLI_ERROR;
+		}
+	}
+	fwrite(b->data, 1, b->len, f);
+	if (f != stdout)
+		fclose(f);
+	else
+		fflush(stdout);
+	return 0;
+}
+
+/*
+ * `ripple check` reads the working tree's ripple.yml, plans read the
+ * commit's: say so when they differ, so an uncommitted edit is not
+ * silently ignored.
+ */
+static void
+note_uncommitted_rules(const struct cli_ctx *ctx, struct graph_repo *repo,
+		       const struct eval *head)
+{
+	struct buf committed, disk;
+	struct error err;
+
+	(void)ctx;
+	error_init(&err);
+	buf_init(&committed, 0);
+	buf_init(&disk, 0);
+	if (!rules_drift_read_dir((void *)graph_repo_root(repo), "ripple.yml",
+				  &disk, &err) &&
+	    !graph_repo_read_blob(repo, &head->commit, "ripple.yml",
+				  &committed, &err) &&
+	    (committed.len != disk.len ||
+	     memcmp(committed.data, disk.data, disk.len)))
+		fprintf(stderr, "ripple: note: ripple.yml has uncommitted "
+			"changes; this uses the rules of commit %.9s "
+			"(--worktree reads the working tree's)\n",
+			head->commit_hex);
+	buf_release(&committed);
+	buf_release(&disk);
+}
+
+int
+cli_planner(const struct cli_ctx *ctx, struct graph_repo *repo,
+	    struct cache *cache, const struct planner_options *po,
+	    struct planner **out)
+{
+	struct error_list errors;
+	struct error err;
+	size_t i;
+	int rc;
+
+	error_init(&err);
+	error_list_init(&errors, 50);
+	rc = planner_run(repo, cache, po, &errors, out, &err);
+	if (rc) {
+		if (errors.n)
+			for (i = 0; i < errors.n; i++)
+				cli_print_error(ctx, &errors.items[i]);
+		else
+			cli_print_error(ctx, &err);
+		rc = cli_exit_for(rc);
+	}
+	error_list_release(&errors);
+	if (!rc && !po->worktree && !po->rules_file)
+		note_uncommitted_rules(ctx, repo, (*out)->head);
+	return rc;
+}

@@ -1,0 +1,246 @@
+/*
+ * `ripple record`: a CI job that ran nodes outside ripple records their
+ * outcome (key at the run's commit, output digest of the artifacts, key
+ * and input manifests), creating the run on first use; `--finish` closes
+ * a run with its status, which is what baselines look for.
+ */
+#include "engine/cli/cli.h"
+
+#include <fnmatch.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "base/strv.h"
+#include "cache/cache.h"
+#include "engine/plan/eval.h"
+#include "engine/plan/record.h"
+#include "graph/graph.h"
+#include "graph/repo.h"
+#include "base/banned.h"
+
+static const char record_help[] =
+	"usage: ripple record --run ID --node ID|GLOB --status ok|failed|timeout\n"
+	"                     [--artifact PATH]... [--meta K=V]... [--version V]\n"
+	"                     [--duration-ms N] [--rev REV] [--ref REF] [--tag TAG]\n"
+	"                     [--cache PATH] [--rules FILE]\n"
+	"       ripple record --run ID --finish ok|failed|interrupted [--cache PATH]\n"
+	"\n"
+	"Record the outcome of nodes run outside ripple into run ID (made on\n"
+	"first use, at --rev, default HEAD, with --ref and --tag). The output\n"
+	"digest is the XXH3-128 of the artifact files. A glob records every node\n"
+	"it matches with the same outcome; --node may repeat. --finish sets the\n"
+	"run's final status: plans look for successful runs at the merge base.\n";
+
+enum {
+	OPT_RUN = 256, OPT_NODE, OPT_STATUS, OPT_ARTIFACT, OPT_META,
+	OPT_VERSION, OPT_DURATION, OPT_REV, OPT_REF, OPT_TAG, OPT_CACHE,
+	OPT_RULES, OPT_FINISH,
+};
+
+static int
+fail(const struct cli_ctx *ctx, const struct error *err)
+{
+	cli_print_error(ctx, err);
+	return cli_exit_for(err->code);
+}
+
+static int
+ensure_run(const struct cli_ctx *ctx, struct cache *c, struct graph_repo *repo,
+	   const char *id, const char *rev, const char *ref, const char *tag,
+	   char *commit, size_t n)
+{
+	struct cache_run run;
+	struct graph_oid oid;
+	struct error err;
+	int rc;
+
+	error_init(&err);
+	memset(&run, 0, sizeof(run));
+	rc = cache_run_get(c, id, &run, &err);
+	if (rc == 0) {
+		snprintf(commit, n, "%s", run.commit ? run.commit : "");
+		cache_run_release(&run);
+		if (rev) {
+			rc = graph_repo_resolve(repo, rev, &oid, &err);
+			if (rc)
+				return fail(ctx, &err);
+			{
+				char hex[GRAPH_OID_HEX];
+
+				graph_oid_hex(&oid, hex);
+				if (strcmp(hex, commit)) {
+					error_set(&err, ERROR_CONFLICT,
+						  "run '%s' is at commit %.9s, "
+						  "not %.9s", id, commit, hex);
+					error_hint(&err, "record into a new "
+						   "run for another commit");
+					return fail(ctx, &err);
+				}
+			}
+		}
+		return 0;
+	}
+	if (rc != ERROR_NOT_FOUND)
+		return fail(ctx, &err);
+	error_init(&err);
+	rc = graph_repo_resolve(repo, rev ? rev : "HEAD", &oid, &err);
+	if (rc)
+		return fail(ctx, &err);
+	graph_oid_hex(&oid, commit);
+	run.id = (char *)id;
+	run.commit = commit;
+	run.ref = (char *)ref;
+	run.tag = (char *)tag;
+	run.status = CACHE_RUN_STATUS_RUNNING;
+	run.started_ms = cache_clock_ms();
+	rc = cache_run_create(c, &run, &err);
+	if (rc)
+		return fail(ctx, &err);
+	return 0;
+}
+
+int
+cli_record(int argc, char **argv, const struct cli_ctx *ctx)
+{
+	static const struct option opts[] = {
+		{ "run", required_argument, NULL, OPT_RUN },
+		{ "node", required_argument, NULL, OPT_NODE },
+		{ "status", required_argument, NULL, OPT_STATUS },
+		{ "artifact", required_argument, NULL, OPT_ARTIFACT },
+		{ "meta", required_argument, NULL, OPT_META },
+		{ "version", required_argument, NULL, OPT_VERSION },
+		{ "duration-ms", required_argument, NULL, OPT_DURATION },
+		{ "rev", required_argument, NULL, OPT_REV },
+		{ "ref", required_argument, NULL, OPT_REF },
+		{ "tag", required_argument, NULL, OPT_TAG },
+		{ "cache", required_argument, NULL, OPT_CACHE },
+		{ "rules", required_argument, NULL, OPT_RULES },
+		{ "finish", required_argument, NULL, OPT_FINISH },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *run = NULL, *status = NULL, *version = NULL;
+	struct strv nodes = STRV_INIT;
+	const char *rev = NULL, *ref = NULL, *tag = NULL, *cache_opt = NULL;
+	const char *rules = NULL, *finish = NULL;
+	struct strv artifacts = STRV_INIT, meta = STRV_INIT;
+	struct graph_repo *repo = NULL;
+	struct cache *c = NULL;
+	struct eval *ev = NULL;
+	struct record_outcome o;
+	char path[4096], commit[GRAPH_OID_HEX] = "";
+	struct error err;
+	long duration = 0;
+	size_t i, hits = 0;
+	int ch, rc = 0;
+
+	error_init(&err);
+	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (ch) {
+		case OPT_RUN: run = optarg; break;
+		case OPT_NODE: strv_push(&nodes, optarg, NULL); break;
+		case OPT_STATUS: status = optarg; break;
+		case OPT_ARTIFACT: strv_push(&artifacts, optarg, NULL); break;
+		case OPT_META: strv_push(&meta, optarg, NULL); break;
+		case OPT_VERSION: version = optarg; break;
+		case OPT_DURATION: duration = strtol(optarg, NULL, 10); break;
+		case OPT_REV: rev = optarg; break;
+		case OPT_REF: ref = optarg; break;
+		case OPT_TAG: tag = optarg; break;
+		case OPT_CACHE: cache_opt = optarg; break;
+		case OPT_RULES: rules = optarg; break;
+		case OPT_FINISH: finish = optarg; break;
+		case 'h':
+			fputs(record_help, stdout);
+			rc = CLI_OK;
+			goto done;
+		default:
+			fputs(record_help, stderr);
+			rc = CLI_USAGE;
+			goto done;
+		}
+	}
+	if (!run || (!finish && (!nodes.n || !status))) {
+		rc = cli_usage_error(ctx, "record", "--run and either --finish "
+				     "or --node with --status are needed");
+		goto done;
+	}
+	rc = cli_cache_path(ctx, cache_opt, path, sizeof(path));
+	if (rc) {
+		rc = cli_exit_for(rc);
+		goto done;
+	}
+	rc = cache_open(path, CACHE_OPEN_CREATE, &c, &err);
+	if (rc) {
+		rc = fail(ctx, &err);
+		goto done;
+	}
+	if (finish) {
+		enum cache_run_status st;
+
+		rc = cache_run_status_parse(finish, &st, &err);
+		if (!rc)
+			rc = cache_run_finish(c, run, st, cache_clock_ms(), &err);
+		if (rc)
+			rc = fail(ctx, &err);
+		goto done;
+	}
+	rc = graph_repo_open(ctx->dir, &repo, &err);
+	if (rc) {
+		rc = fail(ctx, &err);
+		goto done;
+	}
+	rc = ensure_run(ctx, c, repo, run, rev, ref, tag, commit,
+			sizeof(commit));
+	if (rc)
+		goto done;
+	rc = cli_open_eval(ctx, commit, 0, rules, &repo, &ev);
+	if (rc)
+		goto done;
+	eval_set_memo(ev, c, 1);
+	memset(&o, 0, sizeof(o));
+	o.status = status;
+	o.artifacts = (const char *const *)artifacts.v;
+	o.n_artifacts = artifacts.n;
+	o.meta = (const char *const *)meta.v;
+	o.n_meta = meta.n;
+	o.version = version;
+	o.duration_ms = duration;
+	for (i = 0; i < ev->graph->n_nodes; i++) {
+		const struct graph_node *n = &ev->graph->nodes[i];
+		size_t k;
+
+		for (k = 0; k < nodes.n; k++)
+			if (!strcmp(n->id, nodes.v[k]) ||
+			    !fnmatch(nodes.v[k], n->id, 0))
+				break;
+		if (k == nodes.n)
+			continue;
+		hits++;
+		rc = record_node(c, ev, run, i, &o, &err);
+		if (rc) {
+			rc = fail(ctx, &err);
+			goto done;
+		}
+		printf("recorded %s %s in run %s\n", n->id, status, run);
+	}
+	if (!hits) {
+		error_set(&err, ERROR_NOT_FOUND, "no node matches '%s'%s at "
+			  "commit %.9s", nodes.v[0], nodes.n > 1 ? " or the "
+			  "other --node globs" : "", commit);
+		error_hint(&err, "`ripple graph --rev %.9s` lists the node ids",
+			   commit);
+		rc = fail(ctx, &err);
+	}
+done:
+	eval_free(ev);
+	graph_repo_close(repo);
+	cache_close(c);
+	strv_release(&artifacts);
+	strv_release(&meta);
+	strv_release(&nodes);
+	return rc;
+}

@@ -1,0 +1,598 @@
+/*
+ * `ripple run`: plan with the one planner, create the run, carry the plan
+ * out (engine/run/run.c) with progress on stderr, print each failed node's log
+ * once, a summary, optionally JSON, and finish the run ok, failed or
+ * interrupted.
+ */
+#include "engine/cli/cli.h"
+#include "engine/cli/run.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "base/buf.h"
+#include "base/error.h"
+#include "base/mem.h"
+#include "cache/cache.h"
+#include "engine/plan/eval.h"
+#include "engine/run/exec.h"
+#include "engine/plan/history.h"
+#include "engine/plan/planner.h"
+#include "engine/run/run.h"
+#include "engine/run/store.h"
+#include "graph/graph.h"
+#include "graph/repo.h"
+#include "rules/rules.h"
+#include "base/banned.h"
+
+extern char **environ;
+
+/* Exit codes of `ripple run` (docs/cli.md). */
+enum {
+	RUN_EXIT_DEFERRED = 4,		/* nothing failed; GPU tests deferred */
+	RUN_EXIT_INTERRUPTED = 130,	/* Ctrl-C or SIGTERM */
+};
+
+static volatile sig_atomic_t stop_flag;
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+static const char run_help[] =
+	"usage: ripple run [TARGET...] [-j N] [--keep-going] [--only GLOB]\n"
+	"                  [--run-id ID] [--ref REF] [--tag TAG] [--dry-run]\n"
+	"                  [--head REV | --worktree] [--base REV]\n"
+	"                  [--baseline-run ID|auto] [--reuse baseline|any|none]\n"
+	"                  [--timeout SECONDS] [--rules FILE] [--cache PATH]\n"
+	"                  [--platform P] [--json]\n"
+	"\n"
+	"Plan exactly as `ripple plan` does, then carry the plan out: reused\n"
+	"nodes are recorded into the new run from their baseline record; build\n"
+	"and test nodes run when their dependencies are done, -j at once\n"
+	"(default: the number of cores), lowest topological index first. A\n"
+	"failure blocks its dependents and stops new starts unless\n"
+	"--keep-going. A cascade whose key, recomputed with this run's output\n"
+	"digests, equals the baseline's is cut off (reused, not run). Nodes of\n"
+	"another platform are remote; GPU tests with no matching GPU here are\n"
+	"deferred. --only GLOB runs only matching build/test nodes; the others\n"
+	"are skipped, and nodes needing a skipped one are skipped too.\n"
+	"Logs: .ripple/logs/RUN/NODE.log. --dry-run prints the plan only.\n"
+	"--platform P runs as a runner of platform P (default: this host's,\n"
+	"e.g. linux-64). Runners of one CI run share --run-id: a run id that\n"
+	"exists at the same commit is joined, and a failure anywhere keeps the\n"
+	"run failed. Actions run in the working tree, so --head must name the\n"
+	"checked-out commit.\n"
+	"\n"
+	"Exit: 0 everything here ok (remote nodes are listed); 1 a node failed,\n"
+	"timed out or was blocked; 4 nothing failed but GPU tests were\n"
+	"deferred; 130 interrupted; 2 usage or rules; 3 internal or I/O.\n";
+
+enum {
+	OPT_HEAD = 256, OPT_BASE, OPT_BASELINE, OPT_REUSE, OPT_RULES,
+	OPT_CACHE, OPT_JSON, OPT_WORKTREE, OPT_KEEP, OPT_RUNID, OPT_ONLY,
+	OPT_DRY, OPT_REF, OPT_TAG, OPT_TIMEOUT, OPT_PLATFORM,
+};
+
+
+struct progress {
+	const struct cli_ctx *ctx;
+	const struct graph *g;
+	int tty;
+	int line_open;
+	size_t started;
+};
+
+static int
+parse(int argc, char **argv, const struct cli_ctx *ctx, struct run_args *a)
+{
+	static const struct option opts[] = {
+		{ "head", required_argument, NULL, OPT_HEAD },
+		{ "worktree", no_argument, NULL, OPT_WORKTREE },
+		{ "base", required_argument, NULL, OPT_BASE },
+		{ "baseline-run", required_argument, NULL, OPT_BASELINE },
+		{ "reuse", required_argument, NULL, OPT_REUSE },
+		{ "rules", required_argument, NULL, OPT_RULES },
+		{ "cache", required_argument, NULL, OPT_CACHE },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "keep-going", no_argument, NULL, OPT_KEEP },
+		{ "run-id", required_argument, NULL, OPT_RUNID },
+		{ "only", required_argument, NULL, OPT_ONLY },
+		{ "dry-run", no_argument, NULL, OPT_DRY },
+		{ "ref", required_argument, NULL, OPT_REF },
+		{ "tag", required_argument, NULL, OPT_TAG },
+		{ "platform", required_argument, NULL, OPT_PLATFORM },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end;
+	int c;
+
+	memset(a, 0, sizeof(*a));
+	a->po.reuse = -1;
+	while ((c = getopt_long(argc, argv, "hj:", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_HEAD: a->po.head = optarg; break;
+		case OPT_WORKTREE: a->po.worktree = 1; break;
+		case OPT_BASE: a->po.base = optarg; break;
+		case OPT_BASELINE: a->po.baseline_run = optarg; break;
+		case OPT_RULES: a->po.rules_file = optarg; break;
+		case OPT_CACHE: a->cache_opt = optarg; break;
+		case OPT_JSON: a->json = 1; break;
+		case OPT_KEEP: a->keep_going = 1; break;
+		case OPT_RUNID: a->run_id = optarg; break;
+		case OPT_ONLY: a->only = optarg; break;
+		case OPT_DRY: a->dry_run = 1; break;
+		case OPT_REF: a->ref = optarg; break;
+		case OPT_TAG: a->tag = optarg; break;
+		case OPT_PLATFORM: a->platform = optarg; break;
+		case OPT_TIMEOUT:
+			errno = 0;
+			a->timeout_s = strtol(optarg, &end, 10);
+			if (errno || *end || a->timeout_s <= 0)
+				return cli_usage_error(ctx, "run", "--timeout "
+						       "takes seconds > 0, not "
+						       "'%s'", optarg);
+			break;
+		case 'j':
+			errno = 0;
+			a->jobs = strtol(optarg, &end, 10);
+			if (errno || *end || a->jobs <= 0 || a->jobs > 4096)
+				return cli_usage_error(ctx, "run", "-j takes a "
+						       "number from 1 to 4096, "
+						       "not '%s'", optarg);
+			break;
+		case OPT_REUSE:
+			if (!strcmp(optarg, "baseline"))
+				a->po.reuse = PLAN_REUSE_SCOPE_BASELINE;
+			else if (!strcmp(optarg, "any"))
+				a->po.reuse = PLAN_REUSE_SCOPE_ANY;
+			else if (!strcmp(optarg, "none"))
+				a->po.reuse = PLAN_REUSE_SCOPE_NONE;
+			else
+				return cli_usage_error(ctx, "run", "--reuse "
+						       "takes baseline, any or "
+						       "none, not '%s'",
+						       optarg);
+			break;
+		case 'h':
+			fputs(run_help, stdout);
+			return -1;
+		default:
+			fputs(run_help, stderr);
+			return CLI_USAGE;
+		}
+	}
+	if (a->po.head && a->po.worktree)
+		return cli_usage_error(ctx, "run", "--head and --worktree "
+				       "exclude each other");
+	return 0;
+}
+
+static int
+mkdirs(const char *path)
+{
+	char tmp[4096];
+	char *p;
+
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (p = tmp + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			if (mkdir(tmp, 0777) && errno != EEXIST)
+				return -1;
+			*p = '/';
+		}
+	if (mkdir(tmp, 0777) && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
+static void
+print_log(const char *path)
+{
+	char chunk[8192];
+	FILE *f;
+	size_t n;
+
+	if (!path || !(f = fopen(path, "rb")))
+		return;
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		fwrite(chunk, 1, n, stderr);
+	fclose(f);
+}
+
+static void
+on_progress(void *payload, const struct run_event *ev)
+{
+	struct progress *pr = payload;
+	const struct graph_node *n = &pr->g->nodes[ev->node];
+	const struct run_node *rn = ev->rn;
+	int bad;
+
+	if (ev->kind == RUN_EVENT_START) {
+		pr->started++;
+		if (pr->tty)
+			fprintf(stderr, "\r\033[K[%zu/%zu] %s %s", pr->started,
+				ev->total, n->kind == GRAPH_NODE_TEST
+					? "test" : "build", n->id);
+		else
+			fprintf(stderr, "[%zu/%zu] %s %s%s%s\n", pr->started,
+				ev->total, n->kind == GRAPH_NODE_TEST
+					? "test" : "build", n->id,
+				rn->gpus[0] ? " gpus=" : "", rn->gpus);
+		pr->line_open = pr->tty;
+		fflush(stderr);
+		return;
+	}
+	bad = rn->state == RUN_STATE_FAILED || rn->state == RUN_STATE_TIMEOUT;
+	if (!bad && rn->state != RUN_STATE_CUTOFF &&
+	    rn->state != RUN_STATE_DEFERRED)
+		return;
+	if (pr->line_open) {
+		fputs("\r\033[K", stderr);
+		pr->line_open = 0;
+	}
+	if (rn->state == RUN_STATE_CUTOFF) {
+		fprintf(stderr, "[%zu/%zu] reuse %s (cut off at %s)\n",
+			ev->done, ev->total, n->id,
+			rn->cause >= 0 ? pr->g->nodes[rn->cause].id : "?");
+		return;
+	}
+	if (rn->state == RUN_STATE_DEFERRED) {
+		fprintf(stderr, "deferred: %s: %s\n", n->id, rn->message);
+		return;
+	}
+	fprintf(stderr, "FAILED: %s: %s\n", n->id, rn->message);
+	if (rn->log_path) {
+		fprintf(stderr, "--- log %s ---\n", rn->log_path);
+		print_log(rn->log_path);
+		fprintf(stderr, "--- end of log ---\n");
+	}
+	fflush(stderr);
+}
+
+
+
+static json_t *
+result_json(const struct planner *pl, const struct run_result *res,
+	    const char *run_id, const char *status)
+{
+	const struct graph *g = pl->head->graph;
+	json_t *doc = json_object(), *nodes = json_array();
+	json_t *counts = json_object();
+	size_t i;
+
+	for (i = 0; i < g->n_nodes; i++) {
+		const struct plan_item *it = &pl->plan->items[i];
+		const struct run_node *rn = &res->nodes[i];
+		json_t *o;
+
+		if (!pl->plan->in_closure[i])
+			continue;
+		o = json_object();
+		json_object_set_new(o, "id", json_string(g->nodes[i].id));
+		json_object_set_new(o, "decision", json_string(
+			plan_decision_name(it->decision)));
+		json_object_set_new(o, "reason", json_string(
+			plan_reason_name(it->reason)));
+		json_object_set_new(o, "status",
+				    json_string(run_state_name(rn->state)));
+		json_object_set_new(o, "cause", rn->cause >= 0
+			? json_string(g->nodes[rn->cause].id) : json_null());
+		json_object_set_new(o, "message", rn->message[0]
+			? json_string(rn->message) : json_null());
+		json_object_set_new(o, "duration_ms",
+				    json_integer(rn->duration_ms));
+		json_object_set_new(o, "exit_code", rn->exit_code >= 0
+			? json_integer(rn->exit_code) : json_null());
+		json_object_set_new(o, "log", rn->log_path
+			? json_string(rn->log_path) : json_null());
+		json_object_set_new(o, "gpus", rn->gpus[0]
+			? json_string(rn->gpus) : json_null());
+		json_array_append_new(nodes, o);
+	}
+	for (i = RUN_STATE_REUSED; i < RUN_STATE_COUNT; i++)
+		json_object_set_new(counts, run_state_name((enum run_state)i),
+				    json_integer((json_int_t)res->counts[i]));
+	json_object_set_new(counts, "built", json_integer((json_int_t)res->built));
+	json_object_set_new(counts, "tested",
+			    json_integer((json_int_t)res->tested));
+	json_object_set_new(doc, "schema", json_string("ripple-run-v1"));
+	json_object_set_new(doc, "run", json_string(run_id));
+	json_object_set_new(doc, "status", json_string(status));
+	json_object_set_new(doc, "head", json_string(pl->head->commit_hex));
+	json_object_set_new(doc, "baseline_run", pl->run_id[0]
+		? json_string(pl->run_id) : json_null());
+	json_object_set_new(doc, "counts", counts);
+	json_object_set_new(doc, "elapsed_ms", json_integer(res->elapsed_ms));
+	json_object_set_new(doc, "nodes", nodes);
+	return doc;
+}
+
+static void
+summary(const struct run_result *res, const char *run_id, const char *status)
+{
+	fprintf(stderr,
+		"run %s %s: %zu built, %zu reused (%zu cut off), %zu tested, "
+		"%zu failed, %zu timed out, %zu interrupted, %zu blocked, "
+		"%zu deferred, "
+		"%zu remote, %zu skipped in %.1fs\n",
+		run_id, status, res->built,
+		res->counts[RUN_STATE_REUSED] + res->counts[RUN_STATE_CUTOFF],
+		res->counts[RUN_STATE_CUTOFF], res->tested,
+		res->counts[RUN_STATE_FAILED], res->counts[RUN_STATE_TIMEOUT],
+		res->counts[RUN_STATE_INTERRUPTED],
+		res->counts[RUN_STATE_BLOCKED],
+		res->counts[RUN_STATE_DEFERRED], res->counts[RUN_STATE_REMOTE],
+		res->counts[RUN_STATE_SKIPPED], (double)res->elapsed_ms / 1000);
+	if (res->counts[RUN_STATE_DEFERRED])
+		fprintf(stderr, "%zu deferred: no matching GPU here\n",
+			res->counts[RUN_STATE_DEFERRED]);
+}
+
+static int
+dry_run(const struct cli_ctx *ctx, const struct run_args *a,
+	struct planner *pl)
+{
+	struct error err;
+	struct buf b;
+	int rc;
+
+	error_init(&err);
+	buf_init(&b, 0);
+	pl->meta.color = ctx->color_out;
+	rc = (a->json ? report_plan_json : report_plan_text)(
+		pl->head->graph, pl->plan, &pl->meta, &b, &err);
+	rc = rc ? cli_fail(ctx, &err) : cli_write_out(ctx, NULL, 0, &b);
+	buf_release(&b);
+	return rc;
+}
+
+
+
+
+
+static int
+execute(const struct cli_ctx *ctx, const struct run_args *a,
+	struct graph_repo *repo, struct cache *cache, struct planner *pl,
+	const char *run_id)
+{
+	struct run_cache_store cs;
+	struct run_store store;
+	struct run_options o;
+	struct run_result res;
+	struct exec_runner ex;
+	struct progress pr;
+	struct rules_kv versions[64];
+	struct run_gpu *gpus = NULL;
+	struct arena ar;
+	struct sigaction sa, old_int, old_term;
+	const char *env[16];
+	char logdir[4096], outdir[4096], self[4096];
+	const char *root = graph_repo_root(repo), *status;
+	struct error err;
+	json_t *doc;
+	ssize_t sl;
+	size_t nv = 0, ngpu = 0;
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	int rc, finish_rc;
+	enum cache_run_status final;
+
+	error_init(&err);
+	arena_init(&ar);
+	memset(&res, 0, sizeof(res));
+	snprintf(logdir, sizeof(logdir), "%s/.ripple/logs/%s", root, run_id);
+	snprintf(outdir, sizeof(outdir), "%s/.ripple/out/%s", root, run_id);
+	if (mkdirs(logdir) || mkdirs(outdir)) {
+		error_set(&err, ERROR_IO, "cannot make '%s': %s", logdir,
+			  strerror(errno));
+		rc = cli_fail(ctx, &err);
+		goto done;
+	}
+	sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	self[sl > 0 ? sl : 0] = '\0';
+	if (pl->head->rules->n_roots <= 64)
+		cli_run_root_versions(repo, pl->head, a, versions, &nv, &ar);
+	memset(&o, 0, sizeof(o));
+	cli_run_probe_gpus(pl->head->graph, pl->plan, &gpus, &ngpu, &o.cuda_home);
+	o.jobs = a->jobs > 0 ? (size_t)a->jobs : cores > 0 ? (size_t)cores : 1;
+	o.keep_going = a->keep_going;
+	o.only = a->only;
+	o.timeout_ms = a->timeout_s * 1000;
+	o.run_id = run_id;
+	o.root = root;
+	o.log_dir = logdir;
+	o.out_dir = outdir;
+	o.self_exe = self[0] ? self : NULL;
+	o.host_platform = a->platform ? a->platform : run_host_platform();
+	o.gpus = gpus;
+	o.n_gpus = ngpu;
+	o.base_env = env;
+	o.n_base_env = exec_env_allowed(environ, env);
+	o.versions = versions;
+	o.n_versions = nv;
+	o.stop = &stop_flag;
+	pr.ctx = ctx;
+	pr.g = pl->head->graph;
+	pr.tty = isatty(2);
+	pr.line_open = 0;
+	pr.started = 0;
+	o.progress = on_progress;
+	o.progress_payload = &pr;
+	memset(&cs, 0, sizeof(cs));
+	cs.cache = cache;
+	cs.ev = pl->head;
+	cs.plan = pl->plan;
+	cs.hist = history_plan(pl->hist);
+	cs.run_id = run_id;
+	cs.root = root;
+	cs.versions = versions;
+	cs.n_versions = nv;
+	run_store_cache(&cs, &store);
+	exec_runner_posix(&ex);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	/*
+	 * A reader that goes away (`ripple run | head`) must not kill the
+	 * run half-way and leave it "running": writes fail instead, and the
+	 * run is finished and recorded. Actions get SIGPIPE back (exec.c).
+	 */
+	signal(SIGPIPE, SIG_IGN);
+	rc = run_execute(pl->head->graph, pl->plan, &ex, &store, &o, &res,
+			 &err);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	if (pr.line_open)
+		fputs("\r\033[K", stderr);
+	if (rc) {
+		cli_print_error(ctx, &err);
+		rc = cli_exit_for(rc);
+		final = CACHE_RUN_STATUS_FAILED;
+	} else if (res.interrupted) {
+		rc = RUN_EXIT_INTERRUPTED;
+		final = CACHE_RUN_STATUS_INTERRUPTED;
+	} else if (res.counts[RUN_STATE_FAILED] ||
+		   res.counts[RUN_STATE_TIMEOUT] ||
+		   res.counts[RUN_STATE_BLOCKED] ||
+		   res.counts[RUN_STATE_INTERRUPTED]) {
+		rc = CLI_FAIL;
+		final = CACHE_RUN_STATUS_FAILED;
+	} else {
+		rc = res.counts[RUN_STATE_DEFERRED] ? RUN_EXIT_DEFERRED
+						    : CLI_OK;
+		final = CACHE_RUN_STATUS_OK;
+	}
+	{
+		struct cache_run have;
+
+		/* A joined run stays failed if another runner failed. */
+		memset(&have, 0, sizeof(have));
+		error_init(&err);
+		if (!cache_run_get(cache, run_id, &have, &err) &&
+		    (have.status == CACHE_RUN_STATUS_FAILED ||
+		     have.status == CACHE_RUN_STATUS_INTERRUPTED) &&
+		    final == CACHE_RUN_STATUS_OK)
+			final = have.status;
+		cache_run_release(&have);
+	}
+	status = cache_run_status_name(final);
+	error_init(&err);
+	finish_rc = cache_run_finish(cache, run_id, final, cache_clock_ms(),
+				     &err);
+	if (finish_rc) {
+		cli_print_error(ctx, &err);
+		if (!rc)
+			rc = cli_exit_for(finish_rc);
+	}
+	summary(&res, run_id, status);
+	if (a->json) {
+		char *text;
+
+		doc = result_json(pl, &res, run_id, status);
+		text = json_dumps(doc, JSON_SORT_KEYS | JSON_INDENT(2));
+		if (text) {
+			fputs(text, stdout);
+			fputc('\n', stdout);
+			free(text);
+		}
+		json_decref(doc);
+	}
+done:
+	run_result_release(&res);
+	mem_free(gpus);
+	arena_release(&ar);
+	return rc;
+}
+
+int
+cli_run(int argc, char **argv, const struct cli_ctx *ctx)
+{
+	struct graph_repo *repo = NULL;
+	struct cache *cache = NULL;
+	struct planner *pl = NULL;
+	struct run_args a;
+	struct error err;
+	char path[4096], id[CACHE_RUN_ID_SIZE];
+	const char *run_id;
+	int rc;
+
+	rc = parse(argc, argv, ctx, &a);
+	if (rc)
+		return rc < 0 ? CLI_OK : rc;
+	a.po.targets = (const char *const *)argv + optind;
+	a.po.n_targets = (size_t)(argc - optind);
+	error_init(&err);
+	rc = graph_repo_open(ctx->dir, &repo, &err);
+	if (rc) {
+		rc = cli_fail(ctx, &err);
+		goto done;
+	}
+	rc = cli_cache_path(ctx, a.cache_opt, path, sizeof(path));
+	if (rc) {
+		rc = cli_exit_for(rc);
+		goto done;
+	}
+	rc = cache_open(path, CACHE_OPEN_CREATE, &cache, &err);
+	if (rc) {
+		rc = cli_fail(ctx, &err);
+		goto done;
+	}
+	a.po.memo_write = 1;
+	rc = cli_planner(ctx, repo, cache, &a.po, &pl);
+	if (rc)
+		goto done;
+	if (a.dry_run) {
+		rc = dry_run(ctx, &a, pl);
+		goto done;
+	}
+	run_id = a.run_id;
+	if (!run_id) {
+		uint64_t entropy = 0;
+
+		rc = cache_entropy(&entropy, &err);
+		if (!rc)
+			rc = cache_run_new_id(cache_clock_ms(), entropy, id,
+					      sizeof(id), &err);
+		if (rc) {
+			rc = cli_fail(ctx, &err);
+			goto done;
+		}
+		run_id = id;
+	}
+	rc = cli_run_check_platform(ctx, &a, pl->head);
+	if (!rc)
+		rc = cli_run_check_only(ctx, &a, pl);
+	if (!rc)
+		rc = cli_run_check_checkout(ctx, repo, pl->head);
+	if (!rc)
+		rc = cli_run_check_tag(ctx, repo, &a, pl->head);
+	if (!rc)
+		rc = cli_run_create_run(ctx, cache, run_id, &a, pl->head);
+	if (rc)
+		goto done;
+	fprintf(stderr, "run %s: baseline %s\n", run_id,
+		pl->label[0] ? pl->label : "none");
+	rc = execute(ctx, &a, repo, cache, pl, run_id);
+done:
+	planner_free(pl);
+	cache_close(cache);
+	graph_repo_close(repo);
+	return rc;
+}

@@ -1,0 +1,69 @@
+/*
+ * Internal to `ripple run` (engine/cli/run.c and run_prep.c): its arguments and the
+ * checks and gathering done before execution.
+ */
+#ifndef RIPPLE_ENGINE_CLI_RUN_H
+#define RIPPLE_ENGINE_CLI_RUN_H
+
+#include <stddef.h>
+
+#include "engine/plan/planner.h"
+
+struct arena;
+struct cache;
+struct cli_ctx;
+struct error;
+struct eval;
+struct graph;
+struct graph_repo;
+struct plan;
+struct rules_kv;
+struct run_gpu;
+
+struct run_args {
+	struct planner_options po;
+	const char *cache_opt, *run_id, *only, *ref, *tag, *platform;
+	long jobs;
+	long timeout_s;
+	int keep_going, dry_run, json;
+};
+
+/*
+ * Every root's version at the head into out[] (name -> version, texts in
+ * ar; room for the rules' roots), *n of them; roots whose version cannot
+ * be computed are left out (their nodes get no RIPPLE_VERSION).
+ */
+void cli_run_root_versions(struct graph_repo *repo, const struct eval *ev,
+			   const struct run_args *a, struct rules_kv *out,
+			   size_t *n, struct arena *ar);
+
+/*
+ * The GPUs cudart sees (*out, *n; mem_free it) when some node to build or
+ * test needs one, and the toolkit home used (CUDA_HOME, else
+ * /usr/local/cuda). No GPU, driver or runtime: *n is 0.
+ */
+void cli_run_probe_gpus(const struct graph *g, const struct plan *p,
+			struct run_gpu **out, size_t *n, const char **home);
+
+/* Make run `id` at the head, or join it at the same commit; 0 or exit code. */
+int cli_run_create_run(const struct cli_ctx *ctx, struct cache *c,
+		       const char *id, const struct run_args *a,
+		       const struct eval *ev);
+
+/* --platform must be a value of the rules' platform axis. */
+int cli_run_check_platform(const struct cli_ctx *ctx,
+			   const struct run_args *a, const struct eval *head);
+
+/* --only must select a node the plan builds or tests. */
+int cli_run_check_only(const struct cli_ctx *ctx, const struct run_args *a,
+		       const struct planner *pl);
+
+/* The working tree must hold the planned commit. */
+int cli_run_check_checkout(const struct cli_ctx *ctx, struct graph_repo *repo,
+			   const struct eval *head);
+
+/* --tag must name the commit being run (a release looks the run up so). */
+int cli_run_check_tag(const struct cli_ctx *ctx, struct graph_repo *repo,
+		      const struct run_args *a, const struct eval *head);
+
+#endif

@@ -1,0 +1,258 @@
+/*
+ * What `ripple run` checks and gathers before it executes: the run made or
+ * joined, --platform, --only and the checked-out commit checked, the
+ * roots' versions and the GPUs found. Printing stays in engine/cli/run.c.
+ */
+#include "engine/cli/cli.h"
+#include "engine/cli/run.h"
+
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/arena.h"
+#include "base/error.h"
+#include "base/mem.h"
+#include "base/spell.h"
+#include "cache/cache.h"
+#include "engine/cuda/load.h"
+#include "engine/cuda/probe.h"
+#include "engine/plan/eval.h"
+#include "engine/plan/plan.h"
+#include "engine/plan/planner.h"
+#include "engine/run/run.h"
+#include "graph/graph.h"
+#include "graph/repo.h"
+#include "graph/version.h"
+#include "rules/rules.h"
+#include "base/banned.h"
+
+/* Versions of every root at the head (RIPPLE_VERSION, record versions). */
+void
+cli_run_root_versions(struct graph_repo *repo, const struct eval *ev,
+		      const struct run_args *a, struct rules_kv *out, size_t *n,
+		      struct arena *ar)
+{
+	const struct rules *r = ev->rules;
+	size_t i;
+
+	*n = 0;
+	for (i = 0; i < r->n_roots; i++) {
+		const struct rules_root *root = &r->roots[i];
+		struct version_params p;
+		struct version_result res;
+		struct error err;
+
+		version_params_from_root(root, &p);
+		p.worktree = a->po.worktree;
+		p.date_epoch = (long long)cache_clock_ms() / 1000;
+		error_init(&err);
+		memset(&res, 0, sizeof(res));
+		if (version_compute_at(repo, ev->commit_hex, &p, &res, &err))
+			continue;
+		out[*n].key = root->name;
+		out[*n].value = arena_strdup(ar, res.version);
+		(*n)++;
+		version_result_release(&res);
+	}
+}
+
+/* GPUs through cudart when some node to run needs one. */
+void
+cli_run_probe_gpus(const struct graph *g, const struct plan *p,
+		   struct run_gpu **out, size_t *n, const char **home)
+{
+	struct cuda_devices devs;
+	struct cuda_libs *libs = NULL;
+	struct error err;
+	size_t i, need = 0;
+
+	*out = NULL;
+	*n = 0;
+	*home = getenv("CUDA_HOME");
+	if (!*home || !**home)
+		*home = "/usr/local/cuda";
+	for (i = 0; i < g->n_nodes; i++)
+		if (p->in_closure[i] && g->nodes[i].rule &&
+		    (p->items[i].decision == PLAN_BUILD ||
+		     p->items[i].decision == PLAN_TEST) &&
+		    g->nodes[i].rule->gpu.count)
+			need = 1;
+	if (!need)
+		return;
+	error_init(&err);
+	memset(&devs, 0, sizeof(devs));
+	if (cuda_libs_open(*home, &libs, &err) ||
+	    cuda_devices_list(libs, &devs, &err)) {
+		cuda_libs_close(libs);
+		return;
+	}
+	*out = mem_calloc(devs.n + 1, sizeof(**out));
+	for (i = 0; *out && i < devs.n; i++) {
+		(*out)[i].index = devs.items[i].index;
+		(*out)[i].cc_major = devs.items[i].cc_major;
+		(*out)[i].cc_minor = devs.items[i].cc_minor;
+		(*out)[i].memory_mib = devs.items[i].memory_mib;
+	}
+	if (*out)
+		*n = devs.n;
+	cuda_devices_release(&devs);
+	cuda_libs_close(libs);
+}
+
+/*
+ * Make the run, or join it: runners of one CI run share an id, and a run
+ * that exists at the same commit takes their records too.
+ */
+int
+cli_run_create_run(const struct cli_ctx *ctx, struct cache *c, const char *id,
+		   const struct run_args *a, const struct eval *ev)
+{
+	struct cache_run run, have;
+	struct error err;
+	int rc;
+
+	error_init(&err);
+	memset(&run, 0, sizeof(run));
+	memset(&have, 0, sizeof(have));
+	if (!cache_run_get(c, id, &have, &err)) {
+		rc = 0;
+		if (!have.commit || strcmp(have.commit, ev->commit_hex)) {
+			error_init(&err);
+			error_set(&err, ERROR_CONFLICT, "run '%s' is at commit "
+				  "%.12s, not %.12s", id,
+				  have.commit ? have.commit : "?",
+				  ev->commit_hex);
+			error_hint(&err, "runners join a run only at its "
+				   "commit; pick another --run-id");
+			rc = cli_fail(ctx, &err);
+		} else {
+			fprintf(stderr, "run %s: joining the run recorded at "
+				"%.12s\n", id, have.commit);
+		}
+		cache_run_release(&have);
+		return rc;
+	}
+	error_init(&err);
+	run.id = (char *)id;
+	run.commit = (char *)ev->commit_hex;
+	run.ref = (char *)a->ref;
+	run.tag = (char *)a->tag;
+	run.status = CACHE_RUN_STATUS_RUNNING;
+	run.started_ms = cache_clock_ms();
+	if (cache_run_create(c, &run, &err))
+		return cli_fail(ctx, &err);
+	return 0;
+}
+
+/*
+ * --platform must be a value of the rules' platform axis: a typo would
+ * otherwise make every node remote and the run a quiet no-op.
+ */
+int
+cli_run_check_platform(const struct cli_ctx *ctx, const struct run_args *a,
+		       const struct eval *head)
+{
+	const struct rules_axis *ax = rules_find_axis(head->rules, "platform");
+	const char *s;
+	struct error err;
+	size_t i;
+
+	if (!a->platform || !ax)
+		return 0;
+	for (i = 0; i < ax->n_values; i++)
+		if (!strcmp(ax->values[i], a->platform))
+			return 0;
+	error_init(&err);
+	error_set(&err, ERROR_INVALID, "unknown platform '%s': the platform "
+		  "axis has no such value", a->platform);
+	s = spell_suggest(a->platform, ax->values, ax->n_values);
+	if (s)
+		error_hint(&err, "did you mean '%s'?", s);
+	else
+		error_hint(&err, "the rules' platforms are listed under "
+			   "axes: platform");
+	return cli_fail(ctx, &err);
+}
+
+/* --only that selects no node to build or test would make a silent no-op. */
+int
+cli_run_check_only(const struct cli_ctx *ctx, const struct run_args *a,
+		   const struct planner *pl)
+{
+	const struct graph *g = pl->head->graph;
+	struct error err;
+	size_t i;
+
+	if (!a->only)
+		return 0;
+	for (i = 0; i < g->n_nodes; i++) {
+		enum plan_decision d = pl->plan->items[i].decision;
+
+		if ((d == PLAN_BUILD || d == PLAN_TEST) &&
+		    !fnmatch(a->only, g->nodes[i].id, 0))
+			return 0;
+	}
+	error_init(&err);
+	error_set(&err, ERROR_INVALID, "--only '%s' matches no node this plan "
+		  "builds or tests", a->only);
+	error_hint(&err, "`ripple plan` lists what would run; reused nodes "
+		   "need no --only");
+	return cli_fail(ctx, &err);
+}
+
+/* Actions run in the working tree: it must hold the planned commit. */
+int
+cli_run_check_checkout(const struct cli_ctx *ctx, struct graph_repo *repo,
+		       const struct eval *head)
+{
+	struct graph_oid oid;
+	char hex[GRAPH_OID_HEX];
+	struct error err;
+
+	error_init(&err);
+	if (head->worktree)
+		return 0;
+	if (graph_repo_resolve(repo, "HEAD", &oid, &err))
+		return cli_fail(ctx, &err);
+	graph_oid_hex(&oid, hex);
+	if (!strcmp(hex, head->commit_hex))
+		return 0;
+	error_set(&err, ERROR_INVALID, "cannot run commit %.12s: the working "
+		  "tree holds %.12s", head->commit_hex, hex);
+	error_hint(&err, "check out the commit first (git checkout %.12s), "
+		   "or use `ripple plan --head` to only plan it",
+		   head->commit_hex);
+	return cli_fail(ctx, &err);
+}
+
+int
+cli_run_check_tag(const struct cli_ctx *ctx, struct graph_repo *repo,
+		  const struct run_args *a, const struct eval *head)
+{
+	struct graph_oid oid;
+	char hex[GRAPH_OID_HEX], ref[1100];
+	struct error err;
+
+	if (!a->tag)
+		return 0;
+	error_init(&err);
+	snprintf(ref, sizeof(ref), "refs/tags/%s", a->tag);
+	if (graph_repo_resolve(repo, ref, &oid, &err)) {
+		error_init(&err);
+		error_set(&err, ERROR_NOT_FOUND, "--tag '%s': no such tag",
+			  a->tag);
+		error_hint(&err, "tag the commit first (git tag %s), then run "
+			   "at it", a->tag);
+		return cli_fail(ctx, &err);
+	}
+	graph_oid_hex(&oid, hex);
+	if (!strcmp(hex, head->commit_hex))
+		return 0;
+	error_set(&err, ERROR_CONFLICT, "--tag '%s' is commit %.12s, but the "
+		  "run is at %.12s", a->tag, hex, head->commit_hex);
+	error_hint(&err, "check out the tag (git checkout %s) to record its "
+		   "CI run", a->tag);
+	return cli_fail(ctx, &err);
+}

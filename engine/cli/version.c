@@ -1,0 +1,294 @@
+/*
+ * `ripple version ROOT [--rev REV] [--worktree] [--json] [--rules FILE]`:
+ * a root's version from git tags (graph/version.h), as text or JSON. Reads
+ * SOURCE_DATE_EPOCH for the date of a dirty tree.
+ */
+#include "engine/cli/cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "base/buf.h"
+#include "base/error.h"
+#include "graph/repo.h"
+#include "base/spell.h"
+#include "graph/version.h"
+#include "rules/rules.h"
+#include "base/banned.h"
+
+static void
+help(FILE *f)
+{
+	fprintf(f,
+		"usage: ripple version ROOT [--rev REV] [--worktree] [--json] "
+		"[--rules FILE]\n"
+		"\n"
+		"Print the version of package root ROOT at REV, computed from "
+		"the root's\ntag family as setuptools-scm does by default "
+		"(guess-next-dev,\nnode-and-date), or from its fallback "
+		"version when no tag is reachable.\n"
+		"\n"
+		"options:\n"
+		"  --rev REV     the revision (default: HEAD)\n"
+		"  --worktree    count tracked changes in the working tree "
+		"(dirty: .dYYYYMMDD\n"
+		"                from SOURCE_DATE_EPOCH, else today, UTC); "
+		"REV must be HEAD\n"
+		"  --json        print {root, version, tag, distance, node, "
+		"dirty, source}\n"
+		"  --rules FILE  the rules file (default: ripple.yml of REV's "
+		"tree, or of\n"
+		"                the working tree without --rev)\n"
+		"  -h, --help    show this help\n"
+		"\n"
+		"exit codes: 0 ok, 2 unknown root, invalid rules or tags, "
+		"3 git or i/o error\n");
+}
+
+static int
+load_rules(const struct cli_ctx *ctx, const char *file, struct rules **r)
+{
+	struct error_list errors;
+	char path[4096];
+	size_t i;
+	int rc;
+
+	if (file[0] == '/' || !strcmp(ctx->dir, "."))
+		snprintf(path, sizeof(path), "%s", file);
+	else
+		snprintf(path, sizeof(path), "%s/%s", ctx->dir, file);
+	error_list_init(&errors, 20);
+	rc = rules_load_file(path, file, r, &errors);
+	if (rc) {
+		for (i = 0; i < errors.n; i++)
+			cli_print_error(ctx, &errors.items[i]);
+		if (!errors.n) {
+			struct error e;
+
+			error_init(&e);
+			error_set(&e, rc, "cannot load the rules");
+			cli_print_error(ctx, &e);
+		}
+	}
+	error_list_release(&errors);
+	return rc;
+}
+
+/* The rules of REV's tree: a root's tags and fallback are of that commit. */
+static int
+load_rules_at(const struct cli_ctx *ctx, struct graph_repo *repo,
+	      const char *rev, struct rules **r)
+{
+	struct error_list errors;
+	struct graph_oid oid;
+	struct error err;
+	struct buf text;
+	char display[300];
+	size_t i;
+	int rc;
+
+	error_init(&err);
+	buf_init(&text, 0);
+	rc = graph_repo_resolve(repo, rev, &oid, &err);
+	if (!rc)
+		rc = graph_repo_read_blob(repo, &oid, "ripple.yml", &text, &err);
+	if (rc) {
+		if (rc == ERROR_NOT_FOUND && !err.hint[0])
+			error_hint(&err, "pass --rules FILE to use another "
+					 "rules file");
+		cli_print_error(ctx, &err);
+		buf_release(&text);
+		return rc;
+	}
+	snprintf(display, sizeof(display), "ripple.yml@%s", rev);
+	error_list_init(&errors, 20);
+	rc = rules_load_buffer(display, text.data, text.len, r, &errors);
+	for (i = 0; i < errors.n; i++)
+		cli_print_error(ctx, &errors.items[i]);
+	error_list_release(&errors);
+	buf_release(&text);
+	return rc;
+}
+
+static int
+unknown_root(const struct cli_ctx *ctx, const struct rules *r,
+	     const char *name)
+{
+	const char *names[256];
+	const char *s;
+	size_t i, n = r->n_roots < 256 ? r->n_roots : 256;
+	struct error e;
+
+	for (i = 0; i < n; i++)
+		names[i] = r->roots[i].name;
+	error_init(&e);
+	error_set(&e, ERROR_NOT_FOUND, "unknown root '%s'", name);
+	s = spell_suggest(name, names, n);
+	if (s)
+		error_hint(&e, "did you mean '%s'?", s);
+	else if (n)
+		error_hint(&e, "the rules declare %zu root%s, e.g. '%s'", n,
+			   n == 1 ? "" : "s", names[0]);
+	cli_print_error(ctx, &e);
+	return CLI_USAGE;
+}
+
+/* SOURCE_DATE_EPOCH when set (reproducible builds spec), else now. */
+static int
+date_epoch(const struct cli_ctx *ctx, long long *out)
+{
+	const char *s = getenv("SOURCE_DATE_EPOCH");
+	char *end;
+	long long v;
+
+	if (!s || !s[0]) {
+		*out = (long long)time(NULL);
+		return 0;
+	}
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || *end || v < 0) {
+		struct error e;
+
+		error_init(&e);
+		error_set(&e, ERROR_INVALID,
+			  "SOURCE_DATE_EPOCH '%s' is not a number of seconds",
+			  s);
+		cli_print_error(ctx, &e);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int
+print_json(const char *root, const struct version_result *res)
+{
+	json_t *o = json_object();
+	char *text;
+
+	if (!o)
+		return CLI_ERROR;
+	json_object_set_new(o, "root", json_string(root));
+	json_object_set_new(o, "version", json_string(res->version));
+	json_object_set_new(o, "tag",
+			    res->tag ? json_string(res->tag) : json_null());
+	json_object_set_new(o, "distance", json_integer((json_int_t)res->distance));
+	json_object_set_new(o, "node", json_string(res->node));
+	json_object_set_new(o, "commit", json_string(res->commit));
+	json_object_set_new(o, "dirty", json_boolean(res->dirty));
+	json_object_set_new(o, "source",
+			    json_string(version_source_name(res->source)));
+	text = json_dumps(o, JSON_SORT_KEYS | JSON_INDENT(2));
+	json_decref(o);
+	if (!text)
+		return CLI_ERROR;
+	printf("%s\n", text);
+	free(text);
+	return CLI_OK;
+}
+
+int
+cli_version(int argc, char **argv, const struct cli_ctx *ctx)
+{
+	static const struct option opts[] = {
+		{ "rev", required_argument, NULL, 'r' },
+		{ "worktree", no_argument, NULL, 'w' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "rules", required_argument, NULL, 'R' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *rev = NULL, *file = NULL, *name;
+	const struct rules_root *root;
+	struct version_params p;
+	struct version_result res;
+	struct rules *r = NULL;
+	struct graph_repo *repo = NULL;
+	struct error err;
+	int c, json = 0, worktree = 0, rc, out = CLI_OK;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			rev = optarg;
+			break;
+		case 'w':
+			worktree = 1;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'R':
+			file = optarg;
+			break;
+		case 'h':
+			help(stdout);
+			return CLI_OK;
+		default:
+			return cli_usage_error(ctx, "version", "unknown option");
+		}
+	}
+	if (optind >= argc)
+		return cli_usage_error(ctx, "version", "missing ROOT");
+	if (optind + 1 < argc)
+		return cli_usage_error(ctx, "version",
+				       "unexpected argument '%s'",
+				       argv[optind + 1]);
+	name = argv[optind];
+	error_init(&err);
+	rc = graph_repo_open(ctx->dir, &repo, &err);
+	if (rc) {
+		cli_print_error(ctx, &err);
+		return cli_exit_for(rc);
+	}
+	if (file) {
+		rc = load_rules(ctx, file, &r);
+	} else if (rev && !worktree) {
+		rc = load_rules_at(ctx, repo, rev, &r);
+	} else {
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s/ripple.yml",
+			 graph_repo_root(repo));
+		rc = load_rules(ctx, path, &r);
+	}
+	if (rc) {
+		out = cli_exit_for(rc);
+		goto done;
+	}
+	root = rules_find_root(r, name);
+	if (!root) {
+		out = unknown_root(ctx, r, name);
+		goto done;
+	}
+	version_params_from_root(root, &p);
+	p.worktree = worktree;
+	if (worktree && date_epoch(ctx, &p.date_epoch) < 0) {
+		out = CLI_USAGE;
+		goto done;
+	}
+	error_init(&err);
+	rc = version_compute_at(repo, rev, &p, &res, &err);
+	if (rc) {
+		error_node(&err, name);
+		cli_print_error(ctx, &err);
+		out = cli_exit_for(rc);
+		goto done;
+	}
+	if (json)
+		out = print_json(name, &res);
+	else
+		printf("%s\n", res.version);
+	version_result_release(&res);
+done:
+	graph_repo_close(repo);
+	rules_free(r);
+	return out;
+}

@@ -1,0 +1,388 @@
+/*
+ * Evaluations: rules read from a commit's tree (or the working tree or a
+ * file), expanded into a graph, and source states computed on demand with
+ * the repository view, remembered per input name.
+ */
+#include "engine/plan/eval.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/error.h"
+#include "base/mem.h"
+#include "cache/cache.h"
+#include "graph/graph.h"
+#include "graph/pattern.h"
+#include "graph/source.h"
+#include "rules/rules.h"
+#include "base/banned.h"
+
+struct eval_input {
+	char *name;
+	struct pattern_set *set;
+	struct graph_source_state state;
+	int computed;
+};
+
+static size_t
+name_hash(const char *s)
+{
+	size_t h = 1469598103934665603u;	/* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	return h;
+}
+
+static struct eval_input *
+find_input(struct eval *ev, const char *name)
+{
+	size_t i;
+
+	if (!ev->n_slots)
+		return NULL;
+	for (i = name_hash(name) & (ev->n_slots - 1); ev->slots[i];
+	     i = (i + 1) & (ev->n_slots - 1))
+		if (!strcmp(ev->inputs[ev->slots[i] - 1].name, name))
+			return &ev->inputs[ev->slots[i] - 1];
+	return NULL;
+}
+
+/* Index input `pos`, growing the table to keep it under half full. */
+static int
+index_input(struct eval *ev, size_t pos, struct error *err)
+{
+	size_t i, k;
+
+	if (2 * (ev->n_inputs + 1) > ev->n_slots) {
+		size_t n = ev->n_slots ? ev->n_slots * 2 : 64;
+		size_t *slots = mem_calloc(n, sizeof(*slots));
+
+		if (!slots)
+			return error_set(err, ERROR_NOMEM, "out of memory");
+		mem_free(ev->slots);
+		ev->slots = slots;
+		ev->n_slots = n;
+		for (k = 0; k < ev->n_inputs; k++)
+			if (k != pos) {
+				for (i = name_hash(ev->inputs[k].name) & (n - 1);
+				     slots[i]; i = (i + 1) & (n - 1))
+					;
+				slots[i] = k + 1;
+			}
+	}
+	for (i = name_hash(ev->inputs[pos].name) & (ev->n_slots - 1);
+	     ev->slots[i]; i = (i + 1) & (ev->n_slots - 1))
+		;
+	ev->slots[i] = pos + 1;
+	return 0;
+}
+
+static int
+compile(struct eval *ev, const struct graph_input *in,
+	struct pattern_set **out, struct error *err)
+{
+	const struct rules_policy *pol = &ev->rules->policy;
+	const char **ex = mem_calloc(in->n_exclude + pol->n_ignore + 1,
+				     sizeof(*ex));
+	size_t i, n = 0;
+	int rc;
+
+	if (!ex)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	for (i = 0; i < in->n_exclude; i++)
+		ex[n++] = in->exclude[i];
+	for (i = 0; i < pol->n_ignore; i++)
+		ex[n++] = pol->ignore[i];
+	rc = pattern_set_compile(in->include, in->n_include, ex, n, out, err);
+	mem_free(ex);
+	return rc;
+}
+
+static int
+ensure_input(struct eval *ev, const struct graph_input *in,
+	     struct eval_input **out, struct error *err)
+{
+	struct eval_input *x = find_input(ev, in->name);
+
+	if (!x) {
+		if (ev->n_inputs == ev->cap_inputs) {
+			size_t cap = ev->cap_inputs ? ev->cap_inputs * 2 : 16;
+			struct eval_input *v = mem_realloc(
+				ev->inputs, cap * sizeof(*v));
+
+			if (!v)
+				return error_set(err, ERROR_NOMEM,
+						 "out of memory");
+			ev->inputs = v;
+			ev->cap_inputs = cap;
+		}
+		x = &ev->inputs[ev->n_inputs];
+		memset(x, 0, sizeof(*x));
+		x->name = mem_strdup(in->name);
+		if (!x->name)
+			return error_set(err, ERROR_NOMEM, "out of memory");
+		if (index_input(ev, ev->n_inputs, err)) {
+			mem_free(x->name);
+			return err->code;
+		}
+		ev->n_inputs++;
+		if (compile(ev, in, &x->set, err))
+			return err->code;
+	}
+	*out = x;
+	return 0;
+}
+
+int
+eval_input_state(struct eval *ev, const struct graph_input *in,
+		 const struct graph_source_state **out, struct error *err)
+{
+	struct eval_input *x;
+	int rc = ensure_input(ev, in, &x, err);
+
+	if (rc)
+		return rc;
+	if (!x->computed) {
+		rc = ev->worktree
+			? graph_source_compute_worktree(ev->wt, x->set,
+							&x->state, err)
+			: graph_source_compute(ev->repo, &ev->commit, x->set,
+					       ev->scache, &x->state, err);
+		if (rc) {
+			error_prefix(err, "input '%s'", in->name);
+			return rc;
+		}
+		x->computed = 1;
+	}
+	*out = &x->state;
+	return 0;
+}
+
+static int
+memo_key(struct eval *ev, const struct graph_input *in, char *memo,
+	 struct digest *out, struct error *err)
+{
+	struct eval_input *x;
+	char key[33];
+	struct error e2;
+	int rc = ensure_input(ev, in, &x, err);
+
+	if (rc)
+		return rc;
+	if (x->computed)
+		return 0;	/* known already: no memo needed */
+	rc = graph_source_memo_id(ev->repo, &ev->commit, x->set, memo, err);
+	if (rc)
+		return rc;
+	error_init(&e2);
+	if (cache_source_key_get(ev->memo, memo, key, &e2) == 1 &&
+	    !digest_from_hex(key, out, NULL)) {
+		ev->memo_hits++;
+		return 1;
+	}
+	ev->memo_misses++;
+	return 0;
+}
+
+static int
+source_key(void *payload, const struct graph_input *in, struct digest *out,
+	   struct error *err)
+{
+	struct eval *ev = payload;
+	const struct graph_source_state *st;
+	char memo[33] = "";
+	int rc;
+
+	if (ev->memo && !ev->worktree) {
+		rc = memo_key(ev, in, memo, out, err);
+		if (rc)
+			return rc < 0 ? rc : 0;
+	}
+	rc = eval_input_state(ev, in, &st, err);
+	if (rc)
+		return rc;
+	memcpy(out->bytes, st->key, sizeof(out->bytes));
+	digest_to_hex(out);
+	if (memo[0] && ev->memo_write) {
+		struct eval_input *x = find_input(ev, in->name);
+		struct error e2;
+
+		error_init(&e2);
+		if (x && graph_source_state_memoizable(x->set, st))
+			cache_source_key_put(ev->memo, memo, out->hex, &e2);
+	}
+	return 0;
+}
+
+void
+eval_set_memo(struct eval *ev, struct cache *c, int write)
+{
+	ev->memo = c;
+	ev->memo_write = c && write;
+}
+
+static int
+load_rules(struct eval *ev, const char *rules_file,
+	   struct error_list *errors, struct error *err)
+{
+	struct buf text;
+	char display[128];
+	int rc;
+
+	if (rules_file || ev->worktree) {
+		char path[4096];
+
+		if (!rules_file) {
+			snprintf(path, sizeof(path), "%s/ripple.yml",
+				 graph_repo_root(ev->repo));
+			rules_file = path;
+			rc = rules_load_file(path, "ripple.yml", &ev->rules,
+					     errors);
+		} else {
+			rc = rules_load_file(rules_file, NULL, &ev->rules,
+					     errors);
+		}
+		if (rc && errors->n == 0)
+			error_set(err, rc, "cannot load the rules");
+		else if (rc)
+			*err = errors->items[0];
+		return rc;
+	}
+	buf_init(&text, 0);
+	rc = graph_repo_read_blob(ev->repo, &ev->commit, "ripple.yml", &text,
+				  err);
+	if (rc) {
+		if (rc == ERROR_NOT_FOUND)
+			snprintf(err->hint, sizeof(err->hint),
+				 "plans read the rules of the commit: commit "
+				 "ripple.yml, or use --worktree to read the "
+				 "working tree's, or --rules FILE");
+		buf_release(&text);
+		return rc;
+	}
+	snprintf(display, sizeof(display), "ripple.yml@%.9s", ev->commit_hex);
+	rc = rules_load_buffer(display, text.data, text.len, &ev->rules,
+			       errors);
+	buf_release(&text);
+	if (rc && errors->n)
+		*err = errors->items[0];
+	else if (rc)
+		error_set(err, rc, "cannot load the rules");
+	return rc;
+}
+
+int
+eval_open(struct graph_repo *repo, const char *rev, int worktree,
+	  const char *rules_file, struct graph_source_cache *scache,
+	  struct error_list *errors, struct eval **out, struct error *err)
+{
+	struct eval *ev = mem_calloc(1, sizeof(*ev));
+	int rc;
+
+	*out = NULL;
+	if (!ev)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	ev->repo = repo;
+	ev->worktree = worktree;
+	ev->scache = scache;
+	ev->sources.source_key = source_key;
+	ev->sources.payload = ev;
+	rc = graph_repo_resolve(repo, rev ? rev : "HEAD", &ev->commit, err);
+	if (rc)
+		goto done;
+	graph_oid_hex(&ev->commit, ev->commit_hex);
+	if (worktree) {
+		rc = graph_worktree_read(repo, &ev->wt, err);
+		if (rc)
+			goto done;
+	}
+	rc = load_rules(ev, rules_file, errors, err);
+	if (rc)
+		goto done;
+	rc = graph_build(ev->rules, &ev->graph, err);
+done:
+	if (rc) {
+		eval_free(ev);
+		return rc;
+	}
+	*out = ev;
+	return 0;
+}
+
+void
+eval_free(struct eval *ev)
+{
+	size_t i;
+
+	if (!ev)
+		return;
+	for (i = 0; i < ev->n_inputs; i++) {
+		mem_free(ev->inputs[i].name);
+		pattern_set_free(ev->inputs[i].set);
+		graph_source_state_release(&ev->inputs[i].state);
+	}
+	mem_free(ev->inputs);
+	mem_free(ev->slots);
+	graph_worktree_free(ev->wt);
+	graph_free(ev->graph);
+	rules_free(ev->rules);
+	mem_free(ev);
+}
+
+int
+eval_path_claimed(struct eval *ev, const char *path, int *ignored,
+		  struct error *err)
+{
+	const struct rules_policy *pol = &ev->rules->policy;
+	struct eval_input *x;
+	size_t i, k;
+	int rc;
+
+	*ignored = 0;
+	for (i = 0; i < pol->n_ignore; i++)
+		if (pattern_match(pol->ignore[i], path)) {
+			*ignored = 1;
+			return 1;
+		}
+	for (i = 0; i < ev->graph->n_nodes; i++) {
+		const struct graph_node *n = &ev->graph->nodes[i];
+
+		for (k = 0; k < n->n_inputs; k++) {
+			rc = ensure_input(ev, &n->inputs[k], &x, err);
+			if (rc)
+				return rc;
+		}
+	}
+	for (i = 0; i < ev->n_inputs; i++)
+		if (pattern_set_match(ev->inputs[i].set, path))
+			return 1;
+	return 0;
+}
+
+int
+eval_input_by_name(struct eval *ev, const char *name,
+		   const struct graph_source_state **out, struct error *err)
+{
+	size_t i, k;
+	int rc;
+
+	for (i = 0; i < ev->graph->n_nodes; i++) {
+		const struct graph_node *n = &ev->graph->nodes[i];
+
+		for (k = 0; k < n->n_inputs; k++) {
+			if (strcmp(n->inputs[k].name, name))
+				continue;
+			rc = eval_input_state(ev, &n->inputs[k], out, err);
+			return rc ? rc : 1;
+		}
+	}
+	return 0;
+}
+
+const char *
+eval_label(const struct eval *ev)
+{
+	return ev->worktree ? "worktree" : ev->commit_hex;
+}

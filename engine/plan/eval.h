@@ -1,0 +1,97 @@
+/*
+ * One evaluation: the rules of a repository state (a commit's tree, or the
+ * working tree), their graph, and the source states of every input the
+ * graph uses, computed on demand and remembered by input name. This is the
+ * glue the planner, `keys`, `why` and `record` share.
+ */
+#ifndef RIPPLE_ENGINE_PLAN_EVAL_H
+#define RIPPLE_ENGINE_PLAN_EVAL_H
+
+#include <stddef.h>
+
+#include "graph/repo.h"
+#include "graph/key.h"
+
+struct error;
+struct error_list;
+struct graph;
+struct graph_input;
+struct graph_repo;
+struct graph_source_cache;
+struct graph_source_state;
+struct rules;
+
+struct eval {
+	struct graph_repo *repo;	/* borrowed */
+	int worktree;			/* 1: the working tree */
+	struct graph_oid commit;	/* the commit (HEAD for worktree) */
+	char commit_hex[GRAPH_OID_HEX];
+	struct rules *rules;		/* owned */
+	struct graph *graph;		/* owned */
+	struct graph_source_cache *scache;	/* borrowed, may be NULL */
+	struct graph_worktree *wt;	/* owned, worktree mode */
+	struct eval_input *inputs;	/* memo, in the order first seen */
+	size_t n_inputs, cap_inputs;
+	size_t *slots;			/* open-addressing index by name:
+					   input position + 1, 0 empty */
+	size_t n_slots;			/* a power of two > 2 * n_inputs */
+	struct graph_key_sources sources;	/* callbacks over this eval */
+	struct cache *memo;		/* source-key memo, borrowed, or NULL */
+	int memo_write;			/* 1: remember keys it computes */
+	size_t memo_hits, memo_misses;	/* for benchmarks and tests */
+};
+
+/*
+ * Evaluate the repository at `rev` (any revision; NULL with worktree 1: the
+ * working tree over HEAD). The rules come from `rules_file` on disk when
+ * given, else from `ripple.yml` in the commit's tree (or the working tree).
+ * Rule errors go to `errors` (every one found); other errors to err. On
+ * success *out is a new evaluation (eval_free). Errors: ERROR_NOT_FOUND
+ * (revision, or no ripple.yml at that commit: the hint names --rules),
+ * ERROR_INVALID (rules), those of graph_build and the repository view.
+ */
+int eval_open(struct graph_repo *repo, const char *rev, int worktree,
+	      const char *rules_file, struct graph_source_cache *scache,
+	      struct error_list *errors, struct eval **out,
+	      struct error *err);
+
+/*
+ * Take source keys from the cache's memo when the objects at a set's
+ * prefixes are ones seen before (graph_source_memo_id), and, with
+ * `write`, remember the keys computed here. Commits only: the working
+ * tree is always read. `c` is borrowed; NULL turns the memo off.
+ */
+struct cache;
+void eval_set_memo(struct eval *ev, struct cache *c, int write);
+
+/* Free an evaluation. Accepts NULL. */
+void eval_free(struct eval *ev);
+
+/*
+ * The source state of `in` at this evaluation (policy.ignore patterns are
+ * excluded too), computed once per input name. The state is owned by the
+ * evaluation. Errors: pattern and repository errors.
+ */
+int eval_input_state(struct eval *ev, const struct graph_input *in,
+		     const struct graph_source_state **out, struct error *err);
+
+/*
+ * 1 when any input of any node, or policy.ignore, claims `path`; sets
+ * *ignored when policy.ignore claims it. Returns a negative error code on
+ * failure (pattern compilation).
+ */
+int eval_path_claimed(struct eval *ev, const char *path, int *ignored,
+		      struct error *err);
+
+/*
+ * The state of the input called `name` (as in graph_input.name) if some
+ * node of this evaluation uses it: 1 and *out set, 0 when no node does.
+ */
+int eval_input_by_name(struct eval *ev, const char *name,
+		       const struct graph_source_state **out,
+		       struct error *err);
+
+/* The name to show for the state: short commit id or "worktree". */
+const char *eval_label(const struct eval *ev);
+
+#endif

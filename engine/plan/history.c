@@ -1,0 +1,335 @@
+/*
+ * Plan histories: baseline records from the cache, or keys of a base
+ * commit; key components and input file lists converted for explanations.
+ */
+#include "engine/plan/history.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/arena.h"
+#include "base/error.h"
+#include "base/mem.h"
+#include "cache/cache.h"
+#include "engine/plan/eval.h"
+#include "engine/plan/filediff.h"
+#include "engine/plan/plan.h"
+#include "engine/plan/record.h"
+#include "graph/graph.h"
+#include "graph/key.h"
+#include "graph/repo.h"
+#include "graph/source.h"
+#include "base/banned.h"
+
+struct history {
+	struct plan_history ph;
+	struct cache *cache;
+	char *run;
+	struct eval *base, *head;
+	struct graph_keys *base_keys;
+	struct arena arena;	/* records and components handed out */
+};
+
+int
+history_components(struct arena *a, const struct cache_manifest *m,
+		   const struct graph_component **out, size_t *n)
+{
+	struct graph_component *v = arena_alloc(a, (m->n + 1) * sizeof(*v));
+	size_t i, k = 0;
+
+	if (!v)
+		return ERROR_NOMEM;
+	for (i = 0; i < m->n; i++) {
+		enum graph_comp_kind kind;
+
+		if (graph_comp_kind_parse(m->items[i].kind, &kind))
+			continue;
+		v[k].kind = kind;
+		v[k].name = arena_strdup(a, m->items[i].name);
+		v[k].detail = arena_strdup(a, m->items[i].detail);
+		if (!v[k].name || !v[k].detail)
+			return ERROR_NOMEM;
+		snprintf(v[k].digest, sizeof(v[k].digest), "%s",
+			 m->items[i].digest);
+		k++;
+	}
+	*out = v;
+	*n = k;
+	return 0;
+}
+
+/*
+ * The first recorded artifact stored at an absolute path that is gone, or
+ * NULL. Only absolute locators name storage (a shared artifact folder);
+ * a repository-relative one names where a run wrote its output in its own
+ * checkout, which another clone (a CI runner) never has, and URLs are
+ * checked by whoever fetches them. Checking those would defeat reuse on
+ * every fresh clone.
+ */
+static const char *
+artifact_missing(const struct cache_record *rec)
+{
+	size_t i;
+
+	for (i = 0; i < rec->artifacts.n; i++) {
+		const char *loc = rec->artifacts.v[i];
+		struct stat st;
+
+		if (loc[0] == '/' && stat(loc, &st))
+			return loc;
+	}
+	return NULL;
+}
+
+/* A record without its key components: run_components adds them when
+ * the planner needs an explanation (most keys are equal, and decoding
+ * every stored manifest was a sixth of a plan's time). */
+static int
+fill_record(struct history *h, const struct cache_record *rec,
+	    struct plan_record *out, struct error *err)
+{
+	memset(out, 0, sizeof(*out));
+	out->run_id = arena_strdup(&h->arena, rec->run);
+	out->key = arena_strdup(&h->arena, rec->key);
+	out->ok = rec->status == CACHE_RECORD_STATUS_OK;
+	out->output_digest = rec->output_digest
+		? arena_strdup(&h->arena, rec->output_digest) : NULL;
+	{
+		const char *gone = artifact_missing(rec);
+
+		out->artifact_missing = gone != NULL;
+		out->missing_artifact = gone ? arena_strdup(&h->arena, gone)
+					     : NULL;
+	}
+	if (!out->run_id || !out->key ||
+	    (rec->output_digest && !out->output_digest) ||
+	    (out->artifact_missing && !out->missing_artifact))
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	return 0;
+}
+
+static int
+run_components(void *payload, struct plan_record *rec, struct error *err)
+{
+	struct history *h = payload;
+	struct cache_manifest m;
+	struct error e2;
+	int rc = 0;
+
+	memset(&m, 0, sizeof(m));
+	error_init(&e2);
+	if (!cache_manifest_get(h->cache, rec->key, &m, &e2) &&
+	    history_components(&h->arena, &m, &rec->components,
+			       &rec->n_components))
+		rc = error_set(err, ERROR_NOMEM, "out of memory");
+	cache_manifest_release(&m);
+	return rc;
+}
+
+static int
+run_record(void *payload, const char *id, struct plan_record *out,
+	   struct error *err)
+{
+	struct history *h = payload;
+	struct cache_record rec;
+	struct error e2;
+	int rc;
+
+	cache_record_init(&rec);
+	error_init(&e2);
+	rc = cache_record_get(h->cache, h->run, id, &rec, &e2);
+	if (rc == ERROR_NOT_FOUND) {
+		cache_record_release(&rec);
+		return 0;
+	}
+	if (rc) {
+		*err = e2;
+		cache_record_release(&rec);
+		return rc;
+	}
+	rc = fill_record(h, &rec, out, err);
+	cache_record_release(&rec);
+	return rc ? rc : 1;
+}
+
+static int
+any_record(void *payload, const char *key, struct plan_record *out,
+	   struct error *err)
+{
+	struct history *h = payload;
+	struct cache_record_list list = { NULL, 0 };
+	int rc;
+
+	rc = cache_record_find(h->cache, key, NULL, &list, err);
+	if (rc)
+		return rc;
+	rc = 0;
+	if (list.n)
+		rc = fill_record(h, &list.items[0], out, err) ? -1 : 1;
+	cache_record_list_release(&list);
+	return rc < 0 ? err->code : rc;
+}
+
+static int
+new_side(struct history *h, struct arena *a, const char *name,
+	 struct filediff_entry **v, size_t *n, struct error *err)
+{
+	const struct graph_source_state *st;
+	int rc = eval_input_by_name(h->head, name, &st, err);
+
+	if (rc <= 0)
+		return rc;
+	rc = filediff_from_state(a, st, v, n, err);
+	return rc ? rc : 1;
+}
+
+static int
+run_input_diff(void *payload, struct arena *a, const char *name,
+	       const char *old_key, const char *new_key,
+	       struct plan_file_diff **out, size_t *n, struct error *err)
+{
+	struct history *h = payload;
+	struct filediff_entry *o, *nv = NULL;
+	size_t no, nn = 0;
+	int rc;
+
+	(void)new_key;
+	rc = filediff_from_cache(h->cache, a, old_key, &o, &no, err);
+	if (rc <= 0)
+		return rc;
+	rc = new_side(h, a, name, &nv, &nn, err);
+	if (rc <= 0)
+		return rc;
+	rc = filediff_compare(a, o, no, nv, nn, out, n, err);
+	return rc ? rc : 1;
+}
+
+int
+history_from_run(struct cache *c, const char *run_id, const char *label,
+		 struct eval *head, struct history **out, struct error *err)
+{
+	struct history *h = mem_calloc(1, sizeof(*h));
+
+	*out = NULL;
+	if (!h)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	arena_init(&h->arena);
+	h->cache = c;
+	h->head = head;
+	h->ph.payload = h;
+	if (c) {
+		h->ph.record_by_key = any_record;
+		h->ph.record_components = run_components;
+		h->ph.input_diff = run_input_diff;
+	}
+	if (c && run_id) {
+		h->run = arena_strdup(&h->arena, run_id);
+		h->ph.baseline_record = run_record;
+		h->ph.has_baseline = 1;
+		h->ph.baseline_label = arena_strdup(&h->arena,
+						    label ? label : run_id);
+		if (!h->run || !h->ph.baseline_label) {
+			history_free(h);
+			return error_set(err, ERROR_NOMEM, "out of memory");
+		}
+	}
+	*out = h;
+	return 0;
+}
+
+static int
+base_record(void *payload, const char *id, struct plan_record *out,
+	    struct error *err)
+{
+	struct history *h = payload;
+	const struct graph_node *n = graph_find(h->base->graph, id);
+	const struct graph_node_key *k;
+	int rc;
+
+	if (!n)
+		return 0;
+	if (!h->base_keys) {
+		rc = graph_keys_compute(h->base->graph, NULL,
+					&h->base->sources, &h->base_keys, err);
+		if (rc)
+			return rc;
+	}
+	k = &h->base_keys->keys[n->index];
+	memset(out, 0, sizeof(*out));
+	out->run_id = "base";
+	out->key = k->key.hex;
+	out->ok = 1;
+	out->components = k->components;
+	out->n_components = k->n_components;
+	return 1;
+}
+
+static int
+base_input_diff(void *payload, struct arena *a, const char *name,
+		const char *old_key, const char *new_key,
+		struct plan_file_diff **out, size_t *n, struct error *err)
+{
+	struct history *h = payload;
+	const struct graph_source_state *st;
+	struct filediff_entry *o, *nv = NULL;
+	size_t no, nn = 0;
+	int rc;
+
+	(void)old_key;
+	(void)new_key;
+	rc = eval_input_by_name(h->base, name, &st, err);
+	if (rc <= 0)
+		return rc;
+	rc = filediff_from_state(a, st, &o, &no, err);
+	if (rc)
+		return rc;
+	rc = new_side(h, a, name, &nv, &nn, err);
+	if (rc <= 0)
+		return rc;
+	rc = filediff_compare(a, o, no, nv, nn, out, n, err);
+	return rc ? rc : 1;
+}
+
+int
+history_from_eval(struct eval *base, struct eval *head, struct history **out,
+		  struct error *err)
+{
+	struct history *h = mem_calloc(1, sizeof(*h));
+
+	*out = NULL;
+	if (!h)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	arena_init(&h->arena);
+	h->base = base;
+	h->head = head;
+	h->ph.payload = h;
+	h->ph.baseline_record = base_record;
+	h->ph.input_diff = base_input_diff;
+	h->ph.has_baseline = 1;
+	h->ph.baseline_label = arena_printf(&h->arena,
+					    "base commit %.9s (assumed built)",
+					    base->commit_hex);
+	if (!h->ph.baseline_label) {
+		history_free(h);
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	}
+	*out = h;
+	return 0;
+}
+
+const struct plan_history *
+history_plan(struct history *h)
+{
+	return &h->ph;
+}
+
+void
+history_free(struct history *h)
+{
+	if (!h)
+		return;
+	graph_keys_free(h->base_keys);
+	arena_release(&h->arena);
+	mem_free(h);
+}

@@ -1,0 +1,327 @@
+/*
+ * Plan decisions: keys node by node in topological order (reused upstream
+ * nodes contribute their output digests), compared with the history, and
+ * the first-order reason for every rebuild. Explanations of a difference
+ * come from comparing key components (engine/plan/explain.c).
+ */
+#include "engine/plan/plan.h"
+
+#include <string.h>
+
+#include "base/error.h"
+#include "base/mem.h"
+#include "engine/plan/explain.h"
+#include "graph/graph.h"
+#include "graph/key.h"
+#include "base/banned.h"
+
+static const char *const decision_names[] = {
+	[PLAN_BUILD] = "build", [PLAN_TEST] = "test",
+	[PLAN_REUSE] = "reuse", [PLAN_SKIP] = "skip",
+	[PLAN_BLOCKED] = "blocked", [PLAN_DEFERRED] = "deferred",
+	[PLAN_REMOTE] = "remote",
+};
+
+static const char *const reason_names[] = {
+	[PLAN_REASON_REUSED] = "reused",
+	[PLAN_REASON_NEW_NODE] = "new-node",
+	[PLAN_REASON_INPUT_CHANGED] = "input-content-changed",
+	[PLAN_REASON_INPUT_ADDED] = "input-added",
+	[PLAN_REASON_INPUT_REMOVED] = "input-removed",
+	[PLAN_REASON_SYMLINK_RETARGETED] = "symlink-retargeted",
+	[PLAN_REASON_RULE_CHANGED] = "rule-changed",
+	[PLAN_REASON_TOOLKIT_CHANGED] = "toolkit-changed",
+	[PLAN_REASON_UPSTREAM_REBUILT] = "upstream-rebuilt",
+	[PLAN_REASON_NO_BASELINE] = "no-baseline-run",
+	[PLAN_REASON_BASELINE_FAILED] = "baseline-record-failed",
+	[PLAN_REASON_ARTIFACT_MISSING] = "key-equal-artifact-missing",
+	[PLAN_REASON_FORCED] = "forced",
+	[PLAN_REASON_KEY_CHANGED] = "key-changed",
+	[PLAN_REASON_NOT_SELECTED] = "not-selected",
+	[PLAN_REASON_NOT_REPRODUCIBLE] = "output-not-reproducible",
+};
+
+static const char *const file_status_names[] = {
+	[PLAN_FILE_MODIFIED] = "modified", [PLAN_FILE_ADDED] = "added",
+	[PLAN_FILE_REMOVED] = "removed", [PLAN_FILE_RETARGETED] = "retargeted",
+	[PLAN_FILE_MODE] = "mode",
+};
+
+const char *
+plan_decision_name(enum plan_decision d)
+{
+	return decision_names[d];
+}
+
+const char *
+plan_reason_name(enum plan_reason r)
+{
+	return reason_names[r];
+}
+
+const char *
+plan_file_status_name(enum plan_file_status s)
+{
+	return file_status_names[s];
+}
+
+struct ctx {
+	const struct graph *g;
+	const struct graph_key_sources *src;
+	struct plan *p;
+};
+
+static int
+reused_digest(void *payload, const struct graph_node *node,
+	      struct digest *out)
+{
+	struct ctx *c = payload;
+	const struct plan_item *it = &c->p->items[node->index];
+
+	if (it->decision != PLAN_REUSE || !it->output_digest)
+		return 0;
+	return digest_from_hex(it->output_digest, out, NULL) ? 0 : 1;
+}
+
+static int
+fwd_source(void *payload, const struct graph_input *in, struct digest *out,
+	   struct error *err)
+{
+	struct ctx *c = payload;
+
+	return c->src->source_key(c->src->payload, in, out, err);
+}
+
+static int
+fwd_toolkit(void *payload, const struct rules_toolkit *tk,
+	    const char **identity, struct error *err)
+{
+	struct ctx *c = payload;
+
+	*identity = NULL;
+	if (!c->src->toolkit_identity)
+		return 0;
+	return c->src->toolkit_identity(c->src->payload, tk, identity, err);
+}
+
+static int
+set_reuse(struct plan *p, struct plan_item *it, const struct plan_record *r,
+	  struct error *err)
+{
+	it->decision = PLAN_REUSE;
+	it->reason = PLAN_REASON_REUSED;
+	it->reused_run = arena_strdup(&p->arena, r->run_id);
+	it->output_digest = r->output_digest
+		? arena_strdup(&p->arena, r->output_digest) : NULL;
+	if (!it->reused_run || (r->output_digest && !it->output_digest))
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	return 0;
+}
+
+/*
+ * The first upstream of node i (deps are sorted by id) that does not reuse,
+ * or -1. A node whose key equals a recorded one still rebuilds when an
+ * upstream must: its record was made against an upstream output the plan
+ * is about to replace (the upstream's record was missing, failed or lost
+ * its artifact, so the key could not tell).
+ */
+static long
+building_upstream(const struct ctx *c, size_t i)
+{
+	const struct graph_node *node = &c->g->nodes[i];
+	size_t k;
+
+	for (k = 0; k < node->n_deps; k++) {
+		size_t d = node->deps[k];
+
+		if (c->p->in_closure[d] &&
+		    c->p->items[d].decision != PLAN_REUSE)
+			return (long)d;
+	}
+	return -1;
+}
+
+/* Reuse rec, unless an upstream builds: then node i is a cascade of it. */
+static int
+reuse_or_cascade(struct ctx *c, size_t i, const struct plan_record *r,
+		 struct error *err)
+{
+	struct plan_item *it = &c->p->items[i];
+	long up = building_upstream(c, i);
+
+	if (up < 0)
+		return set_reuse(c->p, it, r, err);
+	it->reason = PLAN_REASON_UPSTREAM_REBUILT;
+	it->cause = up;
+	return 0;
+}
+
+/* Key equal, artifact gone: name the file in the changes. */
+static int
+artifact_gone(struct plan *p, struct plan_item *it,
+	      const struct plan_record *rec, struct error *err)
+{
+	struct plan_change *c = arena_alloc(&p->arena, sizeof(*c));
+
+	it->reason = PLAN_REASON_ARTIFACT_MISSING;
+	if (!c)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	c->kind = PLAN_CHANGE_OTHER;
+	c->name = "artifact";
+	c->old_value = rec->missing_artifact
+		? arena_strdup(&p->arena, rec->missing_artifact) : NULL;
+	if (rec->missing_artifact && !c->old_value)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	c->new_value = "(missing)";
+	c->path = c->old_value;
+	it->changes = c;
+	it->n_changes = 1;
+	return 0;
+}
+
+static int
+decide(struct ctx *c, size_t i, const struct plan_history *h,
+       const struct plan_options *o, struct error *err)
+{
+	const struct graph_node *node = &c->g->nodes[i];
+	struct plan *p = c->p;
+	struct plan_item *it = &p->items[i];
+	const struct graph_node_key *k = &p->keys->keys[i];
+	struct plan_record rec;
+	int rc;
+
+	it->key = k->key;
+	it->cutoff = k->cutoff;
+	it->decision = node->kind == GRAPH_NODE_TEST ? PLAN_TEST : PLAN_BUILD;
+	if (o->forced_reason || o->reuse == PLAN_REUSE_SCOPE_NONE) {
+		it->reason = PLAN_REASON_FORCED;
+		return 0;
+	}
+	if (o->reuse == PLAN_REUSE_SCOPE_ANY && h->record_by_key) {
+		memset(&rec, 0, sizeof(rec));
+		rc = h->record_by_key(h->payload, k->key.hex, &rec, err);
+		if (rc < 0)
+			return rc;
+		if (rc == 1 && rec.ok && !rec.artifact_missing &&
+		    building_upstream(c, i) < 0)
+			return set_reuse(p, it, &rec, err);
+	}
+	if (!h->has_baseline || !h->baseline_record) {
+		it->reason = PLAN_REASON_NO_BASELINE;
+		return 0;
+	}
+	memset(&rec, 0, sizeof(rec));
+	rc = h->baseline_record(h->payload, node->id, &rec, err);
+	if (rc < 0)
+		return rc;
+	if (rc == 0) {
+		it->reason = PLAN_REASON_NEW_NODE;
+		return 0;
+	}
+	if (!strcmp(rec.key, k->key.hex)) {
+		if (!rec.ok)
+			it->reason = PLAN_REASON_BASELINE_FAILED;
+		else if (rec.artifact_missing)
+			return artifact_gone(p, it, &rec, err);
+		else
+			return reuse_or_cascade(c, i, &rec, err);
+		return 0;
+	}
+	if (!rec.components && h->record_components) {
+		rc = h->record_components(h->payload, &rec, err);
+		if (rc)
+			return rc;
+	}
+	return explain_difference(c->g, p, i, &rec, h, err);
+}
+
+static void
+chain_root(struct plan *p, size_t i)
+{
+	struct plan_item *it = &p->items[i];
+	long at = it->cause;
+	size_t guard = 0;
+
+	it->root_cause = -1;
+	while (at >= 0 && guard++ < p->n) {
+		const struct plan_item *up = &p->items[at];
+
+		if (up->reason != PLAN_REASON_UPSTREAM_REBUILT) {
+			it->root_cause = at;
+			return;
+		}
+		at = up->cause;
+	}
+}
+
+int
+plan_compute(const struct graph *g, const unsigned char *selected,
+	     const unsigned char *closure,
+	     const struct graph_key_sources *src,
+	     const struct plan_history *hist,
+	     const struct plan_options *opts, struct plan **out,
+	     struct error *err)
+{
+	struct plan *p = mem_calloc(1, sizeof(*p));
+	struct ctx c = { g, src, p };
+	struct graph_key_sources fwd = { fwd_source, fwd_toolkit,
+					 reused_digest, &c };
+	size_t i;
+	int rc = 0;
+
+	*out = NULL;
+	if (!p)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	arena_init(&p->arena);
+	p->n = g->n_nodes;
+	p->items = arena_alloc(&p->arena, (p->n + 1) * sizeof(*p->items));
+	p->in_closure = arena_alloc(&p->arena, p->n + 1);
+	if (!p->items || !p->in_closure) {
+		rc = error_set(err, ERROR_NOMEM, "out of memory");
+		goto done;
+	}
+	rc = graph_keys_new(g, &p->keys, err);
+	for (i = 0; !rc && i < p->n; i++) {
+		struct plan_item *it = &p->items[i];
+
+		it->node = i;
+		it->cause = it->root_cause = -1;
+		it->selected = selected ? selected[i] : 1;
+		p->in_closure[i] = closure ? closure[i] : 1;
+		if (!p->in_closure[i]) {
+			it->decision = PLAN_SKIP;
+			it->reason = PLAN_REASON_NOT_SELECTED;
+			p->counts[PLAN_SKIP]++;
+			continue;
+		}
+		rc = graph_keys_node(g, p->keys, i, &fwd, err);
+		if (!rc)
+			rc = decide(&c, i, hist, opts, err);
+		if (rc) {
+			error_node(err, g->nodes[i].id);
+			break;
+		}
+		if (it->reason == PLAN_REASON_UPSTREAM_REBUILT)
+			chain_root(p, i);
+		else if (it->decision != PLAN_REUSE)
+			p->root_causes++;
+		p->counts[it->decision]++;
+	}
+done:
+	if (rc) {
+		plan_free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
+void
+plan_free(struct plan *p)
+{
+	if (!p)
+		return;
+	graph_keys_free(p->keys);
+	arena_release(&p->arena);
+	mem_free(p);
+}

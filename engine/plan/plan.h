@@ -1,0 +1,207 @@
+/*
+ * District engine/plan/: evaluation of the rules at a commit (eval.c),
+ * decisions (plan.c, planner.c), the baseline run and history (history.c,
+ * record.c, filediff.c), explanations (explain.c, rundiff.c) and the
+ * renderings of a plan (report.c text, GitHub outputs and Mermaid;
+ * report_json.c JSON). Renderings live here, not in cli/, because they are
+ * pure functions of a plan into a buffer that release/ and cli/ both use;
+ * cli/ only writes the bytes. May use graph/, cache/, rules/ and base/;
+ * nothing in engine/ above it (run/, release/, cli/).
+ *
+ * The planner's decisions: for every node in a target's closure, in
+ * topological order, `reuse`, `build`/`test` or `skip`, each with a reason
+ * from a closed set and the changes behind it. This file owns the decision
+ * logic only; where keys and history come from is behind the callbacks of
+ * struct plan_history (the SQLite baseline run, or the base commit's own
+ * keys in --assume-base-built mode), so the logic is tested without I/O.
+ *
+ * Reuse and early cutoff: a reused upstream contributes its recorded output
+ * digest to its users' keys, as the run that recorded it did; an upstream
+ * that must build contributes its key, so its users rebuild as a cascade
+ * until the executor learns the new output digest.
+ */
+#ifndef RIPPLE_ENGINE_PLAN_PLAN_H
+#define RIPPLE_ENGINE_PLAN_PLAN_H
+
+#include <stddef.h>
+
+#include "base/arena.h"
+#include "graph/digest.h"
+
+struct error;
+struct graph;
+struct graph_keys;
+struct graph_component;
+struct graph_key_sources;
+
+enum plan_decision {
+	PLAN_BUILD,
+	PLAN_TEST,
+	PLAN_REUSE,
+	PLAN_SKIP,
+	PLAN_BLOCKED,	/* run: an upstream node failed */
+	PLAN_DEFERRED,	/* run: a GPU test with no matching device */
+	PLAN_REMOTE,	/* run: the node's platform is not this host's */
+};
+
+/* The closed set of reasons (docs/plan.md documents each). */
+enum plan_reason {
+	PLAN_REASON_REUSED,		/* same key, successful record */
+	PLAN_REASON_NEW_NODE,		/* the baseline has no such node */
+	PLAN_REASON_INPUT_CHANGED,	/* a file's content changed */
+	PLAN_REASON_INPUT_ADDED,	/* a file now claimed was added */
+	PLAN_REASON_INPUT_REMOVED,	/* a claimed file was removed */
+	PLAN_REASON_SYMLINK_RETARGETED,	/* a claimed link points elsewhere */
+	PLAN_REASON_RULE_CHANGED,	/* an expanded rule field changed */
+	PLAN_REASON_TOOLKIT_CHANGED,	/* a toolkit pin or probe changed */
+	PLAN_REASON_UPSTREAM_REBUILT,	/* cascade of an upstream node */
+	PLAN_REASON_NO_BASELINE,	/* no baseline run to compare with */
+	PLAN_REASON_BASELINE_FAILED,	/* the baseline record failed */
+	PLAN_REASON_ARTIFACT_MISSING,	/* key equal, artifact is gone */
+	PLAN_REASON_FORCED,		/* --reuse none, or policy */
+	PLAN_REASON_KEY_CHANGED,	/* differs; components not stored */
+	PLAN_REASON_NOT_SELECTED,	/* skip: outside the targets */
+	PLAN_REASON_NOT_REPRODUCIBLE,	/* diff: one key, two outputs */
+};
+
+enum plan_change_kind {
+	PLAN_CHANGE_FILE,	/* path with old and new blob id */
+	PLAN_CHANGE_RULE,	/* rule field with old and new text */
+	PLAN_CHANGE_TOOLKIT,	/* toolkit with old and new identity */
+	PLAN_CHANGE_INPUT,	/* input key changed, files unknown */
+	PLAN_CHANGE_UPSTREAM,	/* upstream id with old and new key */
+	PLAN_CHANGE_OTHER,	/* schema or id */
+};
+
+enum plan_file_status {
+	PLAN_FILE_MODIFIED,
+	PLAN_FILE_ADDED,
+	PLAN_FILE_REMOVED,
+	PLAN_FILE_RETARGETED,	/* symlink target text changed */
+	PLAN_FILE_MODE,		/* mode bits only */
+};
+
+struct plan_change {
+	enum plan_change_kind kind;
+	const char *name;	/* field, toolkit, input or upstream id */
+	const char *path;	/* FILE: repository path */
+	enum plan_file_status status;	/* FILE */
+	const char *old_value;	/* blob id, text, key; NULL when absent */
+	const char *new_value;
+};
+
+/* A recorded node as the planner needs it (all fields borrowed). */
+struct plan_record {
+	const char *run_id;
+	const char *key;		/* 32 hex */
+	int ok;				/* 1: status ok */
+	const char *output_digest;	/* 32 hex, or NULL */
+	int artifact_missing;		/* 1: an absolute locator is gone */
+	const char *missing_artifact;	/* that locator, or NULL */
+	const struct graph_component *components;	/* NULL: unknown */
+	size_t n_components;
+};
+
+/* A file difference inside one input, for explanations. */
+struct plan_file_diff {
+	const char *path;
+	enum plan_file_status status;
+	const char *old_id;	/* blob id (or link target), NULL if added */
+	const char *new_id;	/* NULL if removed */
+};
+
+struct plan_history {
+	/*
+	 * The baseline's record for node `id`: return 1 and fill *out, 0
+	 * when the baseline has no record of it, negative on error. NULL
+	 * callback, or has_baseline 0: there is no baseline.
+	 */
+	int (*baseline_record)(void *payload, const char *id,
+			       struct plan_record *out, struct error *err);
+	/* A successful record with this key in any run (reuse any). */
+	int (*record_by_key)(void *payload, const char *key,
+			     struct plan_record *out, struct error *err);
+	/*
+	 * Fill rec->components and n_components of a record handed out
+	 * without them (loaded only when a key differs); leave them NULL
+	 * when not stored. NULL callback: records carry their components.
+	 */
+	int (*record_components)(void *payload, struct plan_record *rec,
+				 struct error *err);
+	/*
+	 * Files that differ within input `name` between its old and new key
+	 * (allocated in `a`). Return 1 when known, 0 when not.
+	 */
+	int (*input_diff)(void *payload, struct arena *a, const char *name,
+			  const char *old_key, const char *new_key,
+			  struct plan_file_diff **out, size_t *n,
+			  struct error *err);
+	void *payload;
+	int has_baseline;
+	const char *baseline_label;	/* "run 42 (commit abc1234)" */
+};
+
+enum plan_reuse {
+	PLAN_REUSE_SCOPE_BASELINE,
+	PLAN_REUSE_SCOPE_ANY,
+	PLAN_REUSE_SCOPE_NONE,
+};
+
+struct plan_options {
+	enum plan_reuse reuse;
+	const char *forced_reason;	/* non-NULL: everything builds, e.g.
+					   "unclaimed path 'pytest.ini'" */
+};
+
+struct plan_item {
+	size_t node;			/* index in graph->nodes */
+	enum plan_decision decision;
+	enum plan_reason reason;
+	struct digest key;		/* the key decided on */
+	const char *reused_run;		/* REUSE: the record's run */
+	const char *output_digest;	/* REUSE: the record's digest */
+	long cause;			/* UPSTREAM_REBUILT: upstream index */
+	long root_cause;		/* first root cause up the chain */
+	struct plan_change *changes;	/* what differs, sorted */
+	size_t n_changes;
+	int selected;			/* in the targets themselves */
+	int cutoff;			/* key used an output digest */
+};
+
+struct plan {
+	struct plan_item *items;	/* indexed like graph->nodes */
+	size_t n;
+	unsigned char *in_closure;	/* n bytes */
+	struct graph_keys *keys;	/* keys decided on, owned */
+	size_t counts[PLAN_REMOTE + 1];	/* per decision, closure only */
+	size_t root_causes;		/* non-cascade rebuilds */
+	struct arena arena;
+};
+
+/*
+ * Decide every node of `closure` (g->n_nodes bytes; `selected` marks the
+ * targets themselves; both from graph_select). `src` gives source keys and
+ * toolkit identities (its output_digest is ignored: the planner supplies
+ * reused digests itself). On success *out is a new plan (plan_free).
+ * Errors: those of the callbacks, with the node id; ERROR_NOMEM.
+ */
+int plan_compute(const struct graph *g, const unsigned char *selected,
+		 const unsigned char *closure,
+		 const struct graph_key_sources *src,
+		 const struct plan_history *hist,
+		 const struct plan_options *opts, struct plan **out,
+		 struct error *err);
+
+/* Free a plan. Accepts NULL. */
+void plan_free(struct plan *p);
+
+/* "build", "test", "reuse", "skip", "blocked", "deferred", "remote". */
+const char *plan_decision_name(enum plan_decision d);
+
+/* Stable kebab-case names: "new-node", "input-content-changed", ... */
+const char *plan_reason_name(enum plan_reason r);
+
+/* "modified", "added", "removed", "retargeted", "mode". */
+const char *plan_file_status_name(enum plan_file_status s);
+
+#endif

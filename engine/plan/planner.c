@@ -1,0 +1,247 @@
+/*
+ * The planner: head evaluation, targets, merge base, baseline run or base
+ * evaluation, changed-path classification and the policy for unclaimed
+ * paths, then plan_compute.
+ */
+#include "engine/plan/planner.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "base/mem.h"
+#include "cache/cache.h"
+#include "engine/plan/eval.h"
+#include "engine/plan/history.h"
+#include "graph/graph.h"
+#include "rules/rules.h"
+#include "base/banned.h"
+
+static int
+find_baseline(struct planner *p, const struct planner_options *o,
+	      struct error *err)
+{
+	struct cache_run_filter f = CACHE_RUN_FILTER_INIT;
+	struct cache_run_list runs = { NULL, 0 };
+	struct cache_run run;
+	int rc;
+
+	if (o->baseline_run && strcmp(o->baseline_run, "auto")) {
+		if (!p->cache)
+			return error_set(err, ERROR_NOT_FOUND,
+					 "baseline run '%s' not found: there "
+					 "is no cache", o->baseline_run);
+		memset(&run, 0, sizeof(run));
+		rc = cache_run_get(p->cache, o->baseline_run, &run, err);
+		if (rc) {
+			error_hint(err, "`ripple runs` lists the recorded runs");
+			return rc;
+		}
+		snprintf(p->run_id, sizeof(p->run_id), "%s", run.id);
+		snprintf(p->label, sizeof(p->label), "run %s (commit %.9s, %s)",
+			 run.id, run.commit ? run.commit : "?",
+			 cache_run_status_name(run.status));
+		cache_run_release(&run);
+		return 0;
+	}
+	if (!p->base_hex[0]) {
+		snprintf(p->label, sizeof(p->label),
+			 "none (no --base: nothing to compare with)");
+		return 0;
+	}
+	if (!p->cache) {
+		snprintf(p->label, sizeof(p->label),
+			 "none (no cache; no run recorded for merge base %.9s)",
+			 p->base_hex);
+		return 0;
+	}
+	f.commit = p->base_hex;
+	f.status = CACHE_RUN_STATUS_OK;
+	rc = cache_run_list(p->cache, &f, &runs, err);
+	if (rc)
+		return rc;
+	if (runs.n) {
+		const struct cache_run *r = &runs.items[runs.n - 1];
+
+		snprintf(p->run_id, sizeof(p->run_id), "%s", r->id);
+		snprintf(p->label, sizeof(p->label),
+			 "run %s (merge base %.9s)", r->id, p->base_hex);
+	} else {
+		snprintf(p->label, sizeof(p->label),
+			 "none (no successful run recorded for merge base "
+			 "%.9s)", p->base_hex);
+	}
+	cache_run_list_release(&runs);
+	return 0;
+}
+
+static int
+classify(struct planner *p, const struct planner_options *o,
+	 struct error *err)
+{
+	struct graph_change_list ch = { NULL, 0 };
+	struct graph_oid base;
+	size_t i;
+	int rc;
+
+	rc = graph_repo_resolve(p->repo, p->base_hex, &base, err);
+	if (rc)
+		return rc;
+	rc = o->worktree
+		? graph_repo_diff_worktree_paths(p->repo, &base, &ch, err)
+		: graph_repo_diff_paths(p->repo, &base, &p->head->commit, &ch,
+					err);
+	for (i = 0; !rc && i < ch.n; i++) {
+		int ignored, claimed;
+
+		rc = strv_push(&p->changed, ch.items[i].path, err);
+		if (rc)
+			break;
+		/* The rules file read from the commit is claimed by every
+		 * key: its rule and toolkit fields are key components. */
+		if (!o->rules_file && !strcmp(ch.items[i].path, "ripple.yml"))
+			continue;
+		claimed = eval_path_claimed(p->head, ch.items[i].path,
+					    &ignored, err);
+		if (claimed < 0) {
+			rc = claimed;
+			break;
+		}
+		if (ignored)
+			rc = strv_push(&p->ignored, ch.items[i].path, err);
+		else if (!claimed)
+			rc = strv_push(&p->unclaimed, ch.items[i].path, err);
+	}
+	graph_change_list_release(&ch);
+	if (rc)
+		return rc;
+	if (p->unclaimed.n &&
+	    p->head->rules->policy.unclaimed_paths ==
+		    RULES_UNCLAIMED_REBUILD_ALL)
+		snprintf(p->forced, sizeof(p->forced),
+			 "unclaimed path '%s'%s (policy unclaimed-paths: "
+			 "rebuild-all)", p->unclaimed.v[0],
+			 p->unclaimed.n > 1 ? " and others" : "");
+	return 0;
+}
+
+int
+planner_run(struct graph_repo *repo, struct cache *cache,
+	    const struct planner_options *o, struct error_list *errors,
+	    struct planner **out, struct error *err)
+{
+	struct planner *p = mem_calloc(1, sizeof(*p));
+	struct plan_options po = { PLAN_REUSE_SCOPE_BASELINE, NULL };
+	size_t n;
+	int rc, reading = 0;
+
+	*out = NULL;
+	if (!p)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	p->repo = repo;
+	p->cache = cache;
+	/* One snapshot for every lookup, unless the plan writes memo keys. */
+	if (cache && !o->memo_write && !cache_read_begin(cache, NULL))
+		reading = 1;
+	strv_init(&p->changed, 1);
+	strv_init(&p->unclaimed, 1);
+	strv_init(&p->ignored, 1);
+	rc = eval_open(repo, o->head, o->worktree, o->rules_file, NULL,
+		       errors, &p->head, err);
+	if (rc)
+		goto done;
+	eval_set_memo(p->head, cache, o->memo_write);
+	n = p->head->graph->n_nodes;
+	p->selected = mem_calloc(n + 1, 1);
+	p->closure = mem_calloc(n + 1, 1);
+	if (!p->selected || !p->closure) {
+		rc = error_set(err, ERROR_NOMEM, "out of memory");
+		goto done;
+	}
+	rc = graph_select(p->head->graph, o->targets, o->n_targets,
+			  p->selected, p->closure, err);
+	if (rc)
+		goto done;
+	if (o->base) {
+		struct graph_oid mb;
+
+		rc = graph_repo_merge_base(repo, o->base,
+					   p->head->commit_hex, &mb, err);
+		if (rc)
+			goto done;
+		graph_oid_hex(&mb, p->base_hex);
+		rc = classify(p, o, err);
+		if (rc)
+			goto done;
+	}
+	if (o->assume_base_built) {
+		if (!o->base) {
+			rc = error_set(err, ERROR_INVALID,
+				       "--assume-base-built needs --base REV");
+			goto done;
+		}
+		rc = eval_open(repo, p->base_hex, 0, o->rules_file, NULL,
+			       errors, &p->base, err);
+		if (!rc)
+			rc = history_from_eval(p->base, p->head, &p->hist,
+					       err);
+		if (!rc)
+			snprintf(p->label, sizeof(p->label),
+				 "base commit %.9s (assumed built)",
+				 p->base_hex);
+	} else {
+		rc = find_baseline(p, o, err);
+		if (!rc)
+			rc = history_from_run(cache, p->run_id[0] ? p->run_id
+								: NULL,
+					      p->label, p->head, &p->hist, err);
+	}
+	if (rc)
+		goto done;
+	po.reuse = o->reuse >= 0 ? (enum plan_reuse)o->reuse
+				 : (enum plan_reuse)p->head->rules->policy.reuse;
+	po.forced_reason = p->forced[0] ? p->forced : NULL;
+	rc = plan_compute(p->head->graph, p->selected, p->closure,
+			  &p->head->sources, history_plan(p->hist), &po,
+			  &p->plan, err);
+	if (rc)
+		goto done;
+	p->meta.head = eval_label(p->head);
+	p->meta.base = p->base_hex[0] ? p->base_hex : NULL;
+	p->meta.baseline_run = p->run_id[0] ? p->run_id : NULL;
+	p->meta.baseline_label = p->label[0] ? p->label : NULL;
+	p->meta.forced_reason = po.forced_reason;
+	p->meta.mode = o->assume_base_built ? "assume-base-built" : "baseline";
+	p->meta.changed = (const char *const *)p->changed.v;
+	p->meta.n_changed = p->changed.n;
+	p->meta.unclaimed = (const char *const *)p->unclaimed.v;
+	p->meta.n_unclaimed = p->unclaimed.n;
+	p->meta.ignored = (const char *const *)p->ignored.v;
+	p->meta.n_ignored = p->ignored.n;
+done:
+	if (reading)
+		cache_read_end(cache);
+	if (rc) {
+		planner_free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
+void
+planner_free(struct planner *p)
+{
+	if (!p)
+		return;
+	plan_free(p->plan);
+	history_free(p->hist);
+	eval_free(p->base);
+	eval_free(p->head);
+	mem_free(p->selected);
+	mem_free(p->closure);
+	strv_release(&p->changed);
+	strv_release(&p->unclaimed);
+	strv_release(&p->ignored);
+	mem_free(p);
+}

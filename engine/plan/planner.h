@@ -1,0 +1,70 @@
+/*
+ * The one planner `plan`, `why` and `run` share: evaluate the head (a
+ * revision or the working tree), select the targets, find the merge base
+ * and the baseline run (or evaluate the base with --assume-base-built),
+ * classify changed paths (claimed, ignored by policy, unclaimed), and
+ * compute the plan. A run must never decide differently from the plan it
+ * printed, so there is exactly this one entry point.
+ */
+#ifndef RIPPLE_ENGINE_PLAN_PLANNER_H
+#define RIPPLE_ENGINE_PLAN_PLANNER_H
+
+#include <stddef.h>
+
+#include "base/strv.h"
+#include "engine/plan/plan.h"
+#include "engine/plan/report.h"
+#include "graph/repo.h"
+
+struct cache;
+struct error;
+struct error_list;
+struct eval;
+struct history;
+
+struct planner_options {
+	const char *const *targets;	/* as graph_select takes them */
+	size_t n_targets;
+	const char *head;		/* revision; NULL: HEAD */
+	int worktree;			/* plan the working tree over HEAD */
+	const char *base;		/* revision whose merge base with head
+					   is the baseline commit; or NULL */
+	const char *baseline_run;	/* run id, "auto" or NULL (auto) */
+	int reuse;			/* enum plan_reuse, or -1: policy */
+	int assume_base_built;		/* compare keys with the base commit */
+	const char *rules_file;		/* NULL: ripple.yml of the head */
+	int memo_write;			/* 1: remember computed source keys
+					   in the cache (it is writable) */
+};
+
+struct planner {
+	struct graph_repo *repo;	/* borrowed */
+	struct cache *cache;		/* borrowed, may be NULL */
+	struct eval *head;		/* owned */
+	struct eval *base;		/* owned, --assume-base-built */
+	struct history *hist;		/* owned */
+	struct plan *plan;		/* owned */
+	unsigned char *selected, *closure;	/* n_nodes bytes each */
+	struct plan_meta meta;		/* what the reports print */
+	struct strv changed, unclaimed, ignored;
+	char base_hex[GRAPH_OID_HEX];	/* the merge base, or "" */
+	char run_id[128];		/* the baseline run, or "" */
+	char label[256];		/* the baseline for people */
+	char forced[512];		/* the forced reason, or "" */
+};
+
+/*
+ * Plan. `cache` may be NULL (no history: everything builds, reason
+ * no-baseline-run). Rule errors are appended to `errors`; other errors
+ * set err (with the node id where one is involved). On success *out owns
+ * the result (planner_free). Errors: ERROR_NOT_FOUND (revision, baseline
+ * run, target), ERROR_INVALID (rules), repository and cache errors.
+ */
+int planner_run(struct graph_repo *repo, struct cache *cache,
+		const struct planner_options *o, struct error_list *errors,
+		struct planner **out, struct error *err);
+
+/* Free. Accepts NULL. */
+void planner_free(struct planner *p);
+
+#endif

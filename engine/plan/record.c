@@ -1,0 +1,280 @@
+/*
+ * Recording outcomes: key at the run's commit with the run's own upstream
+ * output digests, artifact digests, key and input manifests, one record.
+ */
+#include "engine/plan/record.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/error.h"
+#include "base/mem.h"
+#include "cache/cache.h"
+#include "engine/plan/eval.h"
+#include "graph/digest.h"
+#include "graph/graph.h"
+#include "graph/key.h"
+#include "graph/source.h"
+#include "base/banned.h"
+
+static int
+add_file(struct digest_state *st, const char *root, const char *path,
+	 struct error *err)
+{
+	char full[4096], chunk[65536];
+	FILE *f;
+	size_t n;
+	struct buf b;
+	int rc = 0;
+
+	if (path[0] == '/')
+		snprintf(full, sizeof(full), "%s", path);
+	else
+		snprintf(full, sizeof(full), "%s/%s", root, path);
+	f = fopen(full, "rb");
+	if (!f)
+		return error_set(err, errno == ENOENT ? ERROR_NOT_FOUND
+						      : ERROR_IO,
+				 "cannot read artifact '%s': %s", path,
+				 strerror(errno));
+	buf_init(&b, 0);
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		rc = buf_add(&b, chunk, n, err);
+		if (rc)
+			break;
+	}
+	if (!rc && ferror(f))
+		rc = error_set(err, ERROR_IO, "cannot read artifact '%s'",
+			       path);
+	fclose(f);
+	if (!rc) {
+		const char *slash = strrchr(path, '/');
+
+		digest_add_str(st, slash ? slash + 1 : path);
+		digest_add(st, b.data, b.len);
+	}
+	buf_release(&b);
+	return rc;
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int
+record_output_digest(const char *root, const char *const *paths, size_t n,
+		     struct digest *out, struct error *err)
+{
+	const char **sorted = mem_calloc(n + 1, sizeof(*sorted));
+	struct digest_state st = { NULL };
+	size_t i;
+	int rc;
+
+	if (!sorted)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	memcpy(sorted, paths, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), cmp_str);
+	rc = digest_begin(&st, "ripple-output-v1", err);
+	for (i = 0; !rc && i < n; i++)
+		rc = add_file(&st, root, sorted[i], err);
+	if (rc)
+		digest_abort(&st);
+	else
+		digest_end(&st, out);
+	mem_free(sorted);
+	return rc;
+}
+
+struct run_ctx {
+	struct cache *cache;
+	const char *run;
+	struct eval *ev;
+};
+
+static int
+run_output_digest(void *payload, const struct graph_node *node,
+		  struct digest *out)
+{
+	struct run_ctx *rc = payload;
+	struct cache_record rec;
+	struct error err;
+	int found = 0;
+
+	error_init(&err);
+	cache_record_init(&rec);
+	if (!cache_record_get(rc->cache, rc->run, node->id, &rec, &err) &&
+	    rec.status == CACHE_RECORD_STATUS_OK && rec.output_digest &&
+	    !digest_from_hex(rec.output_digest, out, NULL))
+		found = 1;
+	cache_record_release(&rec);
+	return found;
+}
+
+static int
+run_source_key(void *payload, const struct graph_input *in,
+	       struct digest *out, struct error *err)
+{
+	struct run_ctx *rc = payload;
+
+	return rc->ev->sources.source_key(rc->ev->sources.payload, in, out,
+					  err);
+}
+
+int
+record_node_key(struct cache *c, struct eval *ev, const char *run,
+		size_t index, struct graph_keys **keys, struct error *err)
+{
+	struct run_ctx ctx = { c, run, ev };
+	struct graph_key_sources src = { run_source_key, NULL,
+					 run_output_digest, &ctx };
+	const struct graph *g = ev->graph;
+	unsigned char *want;
+	size_t i, k;
+	int rc = 0;
+
+	if (!*keys) {
+		rc = graph_keys_new(g, keys, err);
+		if (rc)
+			return rc;
+	}
+	want = mem_calloc(g->n_nodes + 1, 1);
+	if (!want)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	want[index] = 1;
+	for (i = g->n_nodes; i-- > 0;)
+		if (want[i])
+			for (k = 0; k < g->nodes[i].n_deps; k++)
+				want[g->nodes[i].deps[k]] = 1;
+	for (i = 0; !rc && i <= index; i++)
+		if (want[i])
+			rc = graph_keys_node(g, *keys, i, &src, err);
+	mem_free(want);
+	return rc;
+}
+
+void
+record_file_identity(const struct graph_source_file *f, char *digest,
+		     size_t dn, char *detail, size_t tn)
+{
+	if (f->kind == GRAPH_FILE_SYMLINK && f->target_id[0])
+		snprintf(digest, dn, "%s:%s", f->id, f->target_id);
+	else
+		snprintf(digest, dn, "%s", f->id);
+	if (f->link_target)
+		snprintf(detail, tn, "%o -> %s", f->mode, f->link_target);
+	else
+		snprintf(detail, tn, "%o", f->mode);
+}
+
+int
+record_source_manifest(struct cache *c, const struct graph_source_state *st,
+		       struct error *err)
+{
+	struct cache_manifest m;
+	char digest[128], detail[4200];
+	size_t i;
+	int rc = 0;
+
+	memset(&m, 0, sizeof(m));
+	memcpy(m.key, st->key_hex, sizeof(m.key));
+	for (i = 0; !rc && i < st->n_files; i++) {
+		record_file_identity(&st->files[i], digest, sizeof(digest),
+				     detail, sizeof(detail));
+		rc = cache_manifest_add(&m, "file", st->files[i].path, digest,
+					detail, err);
+	}
+	if (!rc)
+		rc = cache_manifest_put(c, &m, err);
+	cache_manifest_release(&m);
+	return rc;
+}
+
+static int
+key_manifest(const struct graph_node_key *k, struct cache_manifest *m,
+	     struct error *err)
+{
+	size_t i;
+	int rc = 0;
+
+	memset(m, 0, sizeof(*m));
+	memcpy(m->key, k->key.hex, sizeof(m->key));
+	for (i = 0; !rc && i < k->n_components; i++) {
+		const struct graph_component *cp = &k->components[i];
+
+		rc = cache_manifest_add(m, graph_comp_kind_name(cp->kind),
+					cp->name, cp->digest,
+					cp->detail ? cp->detail : "", err);
+	}
+	return rc;
+}
+
+int
+record_node(struct cache *c, struct eval *ev, const char *run, size_t index,
+	    const struct record_outcome *o, struct error *err)
+{
+	const struct graph_node *node = &ev->graph->nodes[index];
+	struct graph_keys *keys = NULL;
+	struct cache_manifest m;
+	struct cache_record rec;
+	struct digest out;
+	size_t i;
+	int rc;
+
+	memset(&m, 0, sizeof(m));
+	cache_record_init(&rec);
+	rc = record_node_key(c, ev, run, index, &keys, err);
+	if (rc)
+		goto done;
+	for (i = 0; i < node->n_inputs; i++) {
+		const struct graph_source_state *st;
+
+		rc = eval_input_state(ev, &node->inputs[i], &st, err);
+		if (!rc)
+			rc = record_source_manifest(c, st, err);
+		if (rc)
+			goto done;
+	}
+	rc = key_manifest(&keys->keys[index], &m, err);
+	if (rc)
+		goto done;
+	rec.run = (char *)run;
+	rec.node_id = (char *)node->id;
+	memcpy(rec.key, keys->keys[index].key.hex, sizeof(rec.key));
+	rc = cache_record_status_parse(o->status, &rec.status, err);
+	if (rc)
+		goto done;
+	if (o->output_digest) {
+		rec.output_digest = (char *)o->output_digest;
+	} else if (o->n_artifacts) {
+		rc = record_output_digest(graph_repo_root(ev->repo),
+					  o->artifacts, o->n_artifacts, &out,
+					  err);
+		if (rc)
+			goto done;
+		rec.output_digest = out.hex;
+	}
+	for (i = 0; !rc && i < o->n_artifacts; i++)
+		rc = strv_push(&rec.artifacts, o->artifacts[i], err);
+	for (i = 0; !rc && i < o->n_meta; i++)
+		rc = strv_push(&rec.metadata, o->meta[i], err);
+	if (rc)
+		goto done;
+	rec.version = (char *)o->version;
+	rec.duration_ms = o->duration_ms;
+	rec.recorded_ms = cache_clock_ms();
+	rc = cache_record_put(c, &rec, &m, err);
+	rec.run = rec.node_id = rec.output_digest = rec.version = NULL;
+done:
+	rec.run = rec.node_id = rec.output_digest = rec.version = NULL;
+	cache_record_release(&rec);
+	cache_manifest_release(&m);
+	graph_keys_free(keys);
+	if (rc)
+		error_node(err, node->id);
+	return rc;
+}

@@ -1,0 +1,80 @@
+/*
+ * Recording a node's outcome into a run: its key computed at the run's
+ * commit (upstream nodes contribute the output digests recorded in the same
+ * run: early cutoff), the output digest of its artifacts, the key's
+ * components and every input's file list (so `why` can explain a change
+ * after the old commit has left the clone). One transaction per node.
+ */
+#ifndef RIPPLE_ENGINE_PLAN_RECORD_H
+#define RIPPLE_ENGINE_PLAN_RECORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct cache;
+struct digest;
+struct error;
+struct eval;
+struct graph_keys;
+struct graph_source_state;
+
+struct record_outcome {
+	const char *status;		/* "ok", "failed", "timeout", ... */
+	const char *const *artifacts;	/* files, repository-relative or
+					   absolute; hashed in byte order */
+	size_t n_artifacts;
+	const char *const *meta;	/* "K=V" */
+	size_t n_meta;
+	const char *version;		/* or NULL */
+	int64_t duration_ms;
+	const char *output_digest;	/* precomputed (32 hex), or NULL:
+					   computed from the artifacts */
+};
+
+/*
+ * XXH3-128 over the artifact files' contents in path byte order, each as
+ * (name relative to `root`, bytes), length-prefixed. Paths are opened
+ * relative to `root` unless absolute. Errors: ERROR_NOT_FOUND naming a
+ * missing file, ERROR_IO, ERROR_NOMEM.
+ */
+int record_output_digest(const char *root, const char *const *paths,
+			 size_t n, struct digest *out, struct error *err);
+
+/*
+ * Compute node `index`'s key in `ev` as recorded in `run` (upstream output
+ * digests from that run's records) into *keys (allocated when NULL; the
+ * caller frees it with graph_keys_free). Errors: cache and eval errors.
+ */
+int record_node_key(struct cache *c, struct eval *ev, const char *run,
+		    size_t index, struct graph_keys **keys,
+		    struct error *err);
+
+/*
+ * Record node `index` of `ev` in run `run` with outcome *o. Errors:
+ * ERROR_NOT_FOUND (no such run), ERROR_INVALID (bad status or meta), cache
+ * and eval errors. The node id is attached to errors.
+ */
+int record_node(struct cache *c, struct eval *ev, const char *run,
+		size_t index, const struct record_outcome *o,
+		struct error *err);
+
+/*
+ * Store a source state's file list as the manifest of its key (kind
+ * "file", name the path, digest the blob id [":" target id], detail the
+ * octal mode [" -> " link target]). Stored once per key.
+ */
+int record_source_manifest(struct cache *c,
+			   const struct graph_source_state *st,
+			   struct error *err);
+
+/*
+ * A source file's identity as manifests store it: digest "BLOB" or
+ * "BLOB:TARGET" for a link that resolves inside the repository, detail
+ * the octal mode, plus " -> TARGET-TEXT" for links. Writes NUL-terminated
+ * text into digest (dn bytes) and detail (tn bytes).
+ */
+struct graph_source_file;
+void record_file_identity(const struct graph_source_file *f, char *digest,
+			  size_t dn, char *detail, size_t tn);
+
+#endif

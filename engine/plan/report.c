@@ -1,0 +1,287 @@
+/*
+ * Text rendering of plans: one line per node, aligned, root causes first,
+ * then cascades, then (with verbose) reuse and skip. Colour only when the
+ * CLI says the terminal wants it.
+ */
+#include "engine/plan/report.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/error.h"
+#include "base/mem.h"
+#include "engine/plan/plan.h"
+#include "graph/graph.h"
+#include "base/banned.h"
+
+static const char *
+short_id(const char *id)
+{
+	static const char none[] = "(none)";
+
+	return id ? id : none;
+}
+
+static void
+abbrev(struct buf *out, const char *v)
+{
+	if (!v)
+		buf_addstr(out, "(none)", NULL);
+	else if (strlen(v) == 40 || strlen(v) == 32)
+		buf_add(out, v, 9, NULL);
+	else
+		buf_addstr(out, v, NULL);
+}
+
+int
+report_item_reason(const struct graph *g, const struct plan *p, size_t i,
+		   struct buf *out, struct error *err)
+{
+	const struct plan_item *it = &p->items[i];
+	size_t k, shown = 0;
+
+	buf_addstr(out, plan_reason_name(it->reason), err);
+	if (it->reason == PLAN_REASON_REUSED && it->reused_run) {
+		buf_addf(out, err, " from run %s", it->reused_run);
+		return err && err->code ? err->code : 0;
+	}
+	if (it->reason == PLAN_REASON_UPSTREAM_REBUILT && it->cause >= 0) {
+		buf_addf(out, err, " (cascade of %s",
+			 g->nodes[it->cause].id);
+		if (it->root_cause >= 0 && it->root_cause != it->cause)
+			buf_addf(out, err, "; root cause %s",
+				 g->nodes[it->root_cause].id);
+		buf_addch(out, ')', err);
+		return err && err->code ? err->code : 0;
+	}
+	for (k = 0; k < it->n_changes && shown < 3; k++) {
+		const struct plan_change *c = &it->changes[k];
+
+		if (c->kind == PLAN_CHANGE_UPSTREAM)
+			continue;
+		buf_addstr(out, shown ? ", " : ": ", err);
+		shown++;
+		switch (c->kind) {
+		case PLAN_CHANGE_FILE:
+			buf_addf(out, err, "%s %s (", c->path,
+				 plan_file_status_name(c->status));
+			abbrev(out, c->old_value);
+			buf_addstr(out, " -> ", err);
+			abbrev(out, c->new_value);
+			buf_addch(out, ')', err);
+			break;
+		case PLAN_CHANGE_RULE:
+			buf_addf(out, err, "rule field '%s'", c->name);
+			break;
+		case PLAN_CHANGE_TOOLKIT:
+			buf_addf(out, err, "toolkit '%s' %s -> %s", c->name,
+				 short_id(c->old_value),
+				 short_id(c->new_value));
+			break;
+		default:
+			buf_addf(out, err, "%s", c->name);
+			break;
+		}
+	}
+	if (k < it->n_changes && shown == 3)
+		buf_addstr(out, ", ...", err);
+	return err && err->code ? err->code : 0;
+}
+
+static int
+group_of(const struct plan_item *it)
+{
+	if (it->decision == PLAN_SKIP)
+		return 3;
+	if (it->decision == PLAN_REUSE)
+		return 2;
+	if (it->reason == PLAN_REASON_UPSTREAM_REBUILT)
+		return 1;
+	return 0;
+}
+
+static int
+cmp_path(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* ", from N changed files (PATH, ...)": what the root causes share. */
+static void
+changed_files(const struct plan *p, struct buf *out, struct error *err)
+{
+	const char **v;
+	size_t i, k, n = 0, uniq = 0, cap = 0;
+
+	for (i = 0; i < p->n; i++)
+		cap += p->items[i].n_changes;
+	if (!cap)
+		return;
+	v = mem_calloc(cap, sizeof(*v));
+	if (!v)
+		return;
+	for (i = 0; i < p->n; i++)
+		for (k = 0; k < p->items[i].n_changes; k++)
+			if (p->items[i].changes[k].kind == PLAN_CHANGE_FILE)
+				v[n++] = p->items[i].changes[k].path;
+	qsort(v, n, sizeof(*v), cmp_path);
+	for (i = 0; i < n; i++)
+		if (!i || strcmp(v[i - 1], v[i]))
+			v[uniq++] = v[i];
+	if (uniq) {
+		buf_addf(out, err, ", from %zu changed file%s (", uniq,
+			 uniq == 1 ? "" : "s");
+		for (i = 0; i < uniq && i < 3; i++)
+			buf_addf(out, err, "%s%s", i ? ", " : "", v[i]);
+		buf_addstr(out, uniq > 3 ? ", ...)" : ")", err);
+	}
+	mem_free(v);
+}
+
+int
+report_plan_text(const struct graph *g, const struct plan *p,
+		 const struct plan_meta *m, struct buf *out, struct error *err)
+{
+	static const char *const titles[] = { "root causes", "cascades",
+					       "reused", "skipped" };
+	const char *on = "", *off = m->color ? "\033[0m" : "";
+	size_t i, width = 0;
+	int grp;
+
+	for (i = 0; i < p->n; i++)
+		if (p->in_closure[i] && strlen(g->nodes[i].id) > width)
+			width = strlen(g->nodes[i].id);
+	if (m->head)
+		buf_addf(out, err, "head      %s\n", m->head);
+	if (m->base)
+		buf_addf(out, err, "base      %s\n", m->base);
+	buf_addf(out, err, "baseline  %s\n",
+		 m->baseline_label ? m->baseline_label : "none");
+	if (m->forced_reason)
+		buf_addf(out, err, "forced    %s\n", m->forced_reason);
+	for (i = 0; i < m->n_unclaimed; i++)
+		buf_addf(out, err, "unclaimed %s\n", m->unclaimed[i]);
+	if (m->n_ignored)
+		buf_addf(out, err, "ignored   %zu changed path%s (policy)\n",
+			 m->n_ignored, m->n_ignored == 1 ? "" : "s");
+	for (grp = 0; grp < 4; grp++) {
+		size_t shown = 0, hidden = 0;
+
+		for (i = 0; i < p->n; i++) {
+			const struct plan_item *it = &p->items[i];
+
+			if (group_of(it) != grp ||
+			    (grp == 3 && !p->in_closure[i] && !m->verbose))
+				continue;
+			if (grp >= 2 && !m->verbose) {
+				hidden++;
+				continue;
+			}
+			if (!shown++)
+				buf_addf(out, err, "\n%s:\n", titles[grp]);
+			if (m->color)
+				on = it->decision == PLAN_REUSE ? "\033[32m"
+				     : it->decision == PLAN_SKIP ? "\033[2m"
+								 : "\033[33m";
+			buf_addf(out, err, "  %s%-6s%s %-*s  ", on,
+				 plan_decision_name(it->decision), off,
+				 (int)width, g->nodes[i].id);
+			report_item_reason(g, p, i, out, err);
+			buf_addch(out, '\n', err);
+		}
+		if (hidden)
+			buf_addf(out, err, "\n%s: %zu (--verbose lists them)\n",
+				 titles[grp], hidden);
+	}
+	buf_addf(out, err,
+		 "\n%zu build, %zu test, %zu reuse, %zu skip; "
+		 "%zu root cause%s", p->counts[PLAN_BUILD],
+		 p->counts[PLAN_TEST], p->counts[PLAN_REUSE],
+		 p->counts[PLAN_SKIP], p->root_causes,
+		 p->root_causes == 1 ? "" : "s");
+	changed_files(p, out, err);
+	buf_addch(out, '\n', err);
+	return err && err->code ? err->code : 0;
+}
+
+void
+report_change_text(struct buf *out, const struct plan_change *c)
+{
+	switch (c->kind) {
+	case PLAN_CHANGE_FILE:
+		buf_addf(out, NULL, "    file      %s  %s  %s -> %s  (input %s)\n",
+			 c->path, plan_file_status_name(c->status),
+			 short_id(c->old_value), short_id(c->new_value),
+			 c->name);
+		break;
+	case PLAN_CHANGE_RULE:
+		buf_addf(out, NULL, "    rule      %s: %s -> %s\n", c->name,
+			 short_id(c->old_value), short_id(c->new_value));
+		break;
+	case PLAN_CHANGE_TOOLKIT:
+		buf_addf(out, NULL, "    toolkit   %s: %s -> %s\n", c->name,
+			 short_id(c->old_value), short_id(c->new_value));
+		break;
+	case PLAN_CHANGE_INPUT:
+		buf_addf(out, NULL, "    input     %s: key %s -> %s (file list "
+			 "not stored)\n", c->name, short_id(c->old_value),
+			 short_id(c->new_value));
+		break;
+	case PLAN_CHANGE_UPSTREAM:
+		buf_addf(out, NULL, "    upstream  %s: %s -> %s\n", c->name,
+			 short_id(c->old_value), short_id(c->new_value));
+		break;
+	case PLAN_CHANGE_OTHER:
+		buf_addf(out, NULL, "    %-9s %s -> %s\n", c->name,
+			 short_id(c->old_value), short_id(c->new_value));
+		break;
+	}
+}
+
+static void
+item_text(const struct graph *g, const struct plan *p, size_t i,
+	  struct buf *out)
+{
+	const struct plan_item *it = &p->items[i];
+	size_t k;
+
+	buf_addf(out, NULL, "%s: %s\n", g->nodes[i].id,
+		 plan_decision_name(it->decision));
+	buf_addf(out, NULL, "  reason    ");
+	report_item_reason(g, p, i, out, NULL);
+	buf_addch(out, '\n', NULL);
+	if (it->decision != PLAN_SKIP)
+		buf_addf(out, NULL, "  key       %s%s\n", it->key.hex,
+			 it->cutoff ? " (uses upstream output digests)" : "");
+	if (it->n_changes)
+		buf_addstr(out, "  changes\n", NULL);
+	for (k = 0; k < it->n_changes; k++)
+		report_change_text(out, &it->changes[k]);
+}
+
+int
+report_why_text(const struct graph *g, const struct plan *p, size_t i,
+		const struct plan_meta *m, struct buf *out, struct error *err)
+{
+	const struct plan_item *it = &p->items[i];
+	long at;
+	size_t guard = 0;
+
+	item_text(g, p, i, out);
+	buf_addf(out, err, "  compared  %s\n",
+		 m->baseline_label ? m->baseline_label : "nothing (no baseline)");
+	if (m->forced_reason)
+		buf_addf(out, err, "  forced    %s\n", m->forced_reason);
+	if (it->reason != PLAN_REASON_UPSTREAM_REBUILT)
+		return err && err->code ? err->code : 0;
+	buf_addstr(out, "\nchain to the root cause:\n", err);
+	for (at = it->cause; at >= 0 && guard++ < p->n;
+	     at = p->items[at].cause) {
+		buf_addch(out, '\n', err);
+		item_text(g, p, (size_t)at, out);
+		if (p->items[at].reason != PLAN_REASON_UPSTREAM_REBUILT)
+			break;
+	}
+	return err && err->code ? err->code : 0;
+}

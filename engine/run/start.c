@@ -1,0 +1,272 @@
+/*
+ * Starting one node's action for the scheduler: the environment from the
+ * allow-list and the rule, `${root.version}` filled in at run time (it is
+ * kept out of keys), the log file, stale outputs removed, the spawn.
+ */
+#include "engine/run/sched.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/arena.h"
+#include "base/buf.h"
+#include "base/error.h"
+#include "base/mem.h"
+#include "engine/run/exec.h"
+#include "engine/plan/plan.h"
+#include "graph/graph.h"
+#include "rules/rules.h"
+#include "base/banned.h"
+
+const char *
+run_root_version(const struct rules_kv *versions, size_t n_v,
+		 const struct graph_node *n)
+{
+	size_t i;
+
+	if (!n->root)
+		return NULL;
+	for (i = 0; i < n_v; i++)
+		if (!strcmp(versions[i].key, n->root->name))
+			return versions[i].value;
+	return NULL;
+}
+
+int
+run_fill_version(struct buf *b, const char *text, const char *ver,
+		 struct error *err)
+{
+	const char *at;
+	int rc = 0;
+
+	while (!rc && (at = strstr(text, "${root.version}"))) {
+		rc = buf_add(b, text, (size_t)(at - text), err);
+		if (!rc)
+			rc = buf_addstr(b, ver ? ver : "", err);
+		text = at + strlen("${root.version}");
+	}
+	return rc ? rc : buf_addstr(b, text, err);
+}
+
+/* The root's version when the rule's `version:` records it, else NULL. */
+static const char *
+version_of(const struct sched *s, const struct graph_node *n)
+{
+	if (!n->version || !strstr(n->version, "${root.version}"))
+		return NULL;
+	return run_root_version(s->o->versions, s->o->n_versions, n);
+}
+
+/*
+ * `${root.version}` in an argument or environment value, resolved now:
+ * versions stay out of keys (they change with every commit), so the
+ * graph keeps the template and the run fills it in. NULL with *missing
+ * set when the text needs a version the root does not have (or on out
+ * of memory, which the caller also reports as not startable).
+ */
+static const char *
+with_version(struct arena *a, const char *text, const char *ver,
+	     int *missing)
+{
+	struct buf b;
+	const char *out = NULL;
+
+	if (!text || !strstr(text, "${root.version}"))
+		return text;
+	if (!ver) {
+		*missing = 1;
+		return NULL;
+	}
+	buf_init(&b, 0);
+	if (!run_fill_version(&b, text, ver, NULL))
+		out = arena_strndup(a, b.data, b.len);
+	buf_release(&b);
+	if (!out)
+		*missing = 1;
+	return out;
+}
+
+static int
+env_overridden(const char *kv, const struct graph_node *n)
+{
+	size_t k, len = strcspn(kv, "=");
+
+	if (!strncmp(kv, "RIPPLE_", 7) ||
+	    (len == 20 && !strncmp(kv, "CUDA_VISIBLE_DEVICES", 20)))
+		return 1;
+	for (k = 0; k < n->n_env; k++)
+		if (strlen(n->env[k].key) == len &&
+		    !strncmp(n->env[k].key, kv, len))
+			return 1;
+	return 0;
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+void
+run_sanitize_id(const char *id, char *out, size_t n)
+{
+	size_t i;
+
+	if (!n)
+		return;
+	for (i = 0; id[i] && i + 1 < n; i++) {
+		char c = id[i];
+
+		out[i] = ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || strchr("._=,-", c))
+			? c : '_';
+	}
+	out[i] = '\0';
+}
+
+int
+run_start(struct sched *s, size_t i, unsigned long long mask, struct error *err)
+{
+	const struct graph_node *n = &s->g->nodes[i];
+	const struct rules_node *rule = n->rule;
+	struct run_node *rn = &s->r->nodes[i];
+	struct exec_spec spec;
+	struct arena a;
+	const char **env, **argv = NULL;
+	char safe[1024], gpus[64] = "";
+	const char *ver = version_of(s, n), *outdir = NULL;
+	const char *rver = run_root_version(s->o->versions,
+					    s->o->n_versions, n);
+	size_t k, ne = 0, argc = 0;
+	int64_t timeout;
+	int rc, need_version = 0;
+
+	arena_init(&a);
+	run_sanitize_id(n->id, safe, sizeof(safe));
+	env = arena_alloc(&a, (s->o->n_base_env + n->n_env + 8) *
+			  sizeof(*env));
+	if (!env) {
+		rc = error_set(err, ERROR_NOMEM, "out of memory");
+		goto done;
+	}
+	for (k = 0; k < s->o->n_base_env; k++)
+		if (!env_overridden(s->o->base_env[k], n))
+			env[ne++] = s->o->base_env[k];
+	for (k = 0; k < n->n_env; k++)
+		env[ne++] = arena_printf(&a, "%s=%s", n->env[k].key,
+					 with_version(&a, n->env[k].value, rver,
+						      &need_version));
+	env[ne++] = arena_printf(&a, "RIPPLE_NODE=%s", n->id);
+	env[ne++] = arena_printf(&a, "RIPPLE_RUN=%s",
+				 s->o->run_id ? s->o->run_id : "");
+	if (ver || rver)
+		env[ne++] = arena_printf(&a, "RIPPLE_VERSION=%s",
+					 ver ? ver : rver);
+	if (s->o->out_dir) {
+		outdir = arena_printf(&a, "%s/%s", s->o->out_dir, safe);
+		if (outdir)
+			mkdir(outdir, 0777);
+		env[ne++] = arena_printf(&a, "RIPPLE_OUT_DIR=%s", outdir);
+	}
+	if (mask) {
+		size_t len = 0;
+
+		for (k = 0; k < s->o->n_gpus && k < 64; k++)
+			if (mask & (1ULL << k))
+				len += (size_t)snprintf(gpus + len,
+							sizeof(gpus) - len,
+							"%s%d", len ? "," : "",
+							s->o->gpus[k].index);
+		env[ne++] = arena_printf(&a, "CUDA_VISIBLE_DEVICES=%s", gpus);
+	}
+	for (k = 0; k < ne; k++)
+		if (!env[k]) {
+			rc = error_set(err, ERROR_NOMEM, "out of memory");
+			goto done;
+		}
+	qsort(env, ne, sizeof(*env), cmp_str);
+	if (rule->builtin) {
+		const char *home = n->toolkit && n->toolkit->home
+			? n->toolkit->home
+			: s->o->cuda_home ? s->o->cuda_home
+					  : "/usr/local/cuda";
+
+		argv = arena_alloc(&a, 6 * sizeof(*argv));
+		if (!argv) {
+			rc = error_set(err, ERROR_NOMEM, "out of memory");
+			goto done;
+		}
+		argv[argc++] = s->o->self_exe ? s->o->self_exe
+					      : "/proc/self/exe";
+		argv[argc++] = rule->builtin;
+		argv[argc++] = "--home";
+		argv[argc++] = home;
+		argv[argc++] = "--json";
+	} else {
+		argv = arena_alloc(&a, (n->argc + 1) * sizeof(*argv));
+		if (!argv) {
+			rc = error_set(err, ERROR_NOMEM, "out of memory");
+			goto done;
+		}
+		for (argc = 0; argc < n->argc; argc++)
+			argv[argc] = with_version(&a, n->argv[argc], rver,
+						  &need_version);
+	}
+	mem_free(rn->log_path);
+	rn->log_path = mem_alloc(strlen(s->o->log_dir) + strlen(safe) + 8);
+	if (!rn->log_path) {
+		rc = error_set(err, ERROR_NOMEM, "out of memory");
+		goto done;
+	}
+	snprintf(rn->log_path, strlen(s->o->log_dir) + strlen(safe) + 8,
+		 "%s/%s.log", s->o->log_dir, safe);
+	memset(&spec, 0, sizeof(spec));
+	spec.argv = argv;
+	spec.argc = argc;
+	spec.shell = rule->shell && !rule->builtin;
+	spec.cwd = n->cwd ? arena_printf(&a, "%s/%s", s->o->root, n->cwd)
+			  : s->o->root;
+	spec.env = env;
+	spec.n_env = ne;
+	spec.log_path = rn->log_path;
+	rn->started_ms = s->ex->now_ms(s->ex->payload);
+	if (need_version) {
+		/* Not starting is the node's failure, not the run's. */
+		snprintf(rn->message, sizeof(rn->message),
+			 "'${root.version}' is used but root '%s' has no "
+			 "version here: tag a release of its family, or "
+			 "declare its fallback-version",
+			 n->root ? n->root->name : "?");
+		rn->exit_code = -1;
+		rn->state = RUN_STATE_RUNNING;
+		rc = RUN_START_FAILED;
+		goto done;
+	}
+	rc = s->st->prepare ? s->st->prepare(s->st->payload, i, err) : 0;
+	if (!rc)
+		rc = s->ex->spawn(s->ex->payload, &spec, &rn->handle, err);
+	if (rc) {
+		/* Not starting is the node's failure, not the run's. */
+		snprintf(rn->message, sizeof(rn->message), "%s", err->msg);
+		error_init(err);
+		rn->exit_code = -1;
+		rn->state = RUN_STATE_RUNNING;
+		rc = RUN_START_FAILED;
+		goto done;
+	}
+	timeout = s->o->timeout_ms > 0 ? s->o->timeout_ms
+		: rule->timeout_ms ? (int64_t)rule->timeout_ms
+		: s->o->default_timeout_ms > 0 ? s->o->default_timeout_ms
+		: RUN_DEFAULT_TIMEOUT_MS;
+	rn->deadline_ms = rn->started_ms + timeout;
+	rn->state = RUN_STATE_RUNNING;
+	rn->gpu_mask = mask;
+	snprintf(rn->gpus, sizeof(rn->gpus), "%s", gpus);
+	s->gpu_busy |= mask;
+	s->running++;
+done:
+	arena_release(&a);
+	return rc;
+}

@@ -1,0 +1,239 @@
+/* Suite engine_plan: decisions and reasons over a fake history. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "engine/plan/plan.h"
+#include "graph/digest.h"
+#include "graph/graph.h"
+#include "graph/key.h"
+#include "rules/rules.h"
+
+static const char rules_text[] =
+	"version: 1\n"
+	"roots:\n"
+	"  b12: {path: b12}\n"
+	"  b13: {path: b13}\n"
+	"artifacts:\n"
+	"  wheel:\n"
+	"    each: {root: roots}\n"
+	"    inputs: [root.sources]\n"
+	"    command: [build, '${root.path}']\n"
+	"tests:\n"
+	"  t:\n"
+	"    each: {root: roots}\n"
+	"    needs: [wheel]\n"
+	"    command: [pytest]\n";
+
+struct world {
+	struct rules *rules;
+	struct graph *graph;
+	struct graph_keys *base;	/* the "recorded" keys */
+	const char *salt_b12;		/* changes b12's input key */
+	const char *failed_id;		/* recorded as failed */
+	const char *missing_id;		/* not recorded */
+};
+
+static int
+fake_source(void *payload, const struct graph_input *in, struct digest *out,
+	    struct error *err)
+{
+	struct world *w = payload;
+	char buf[256];
+
+	(void)err;
+	snprintf(buf, sizeof(buf), "%s|%s", in->name,
+		 w->salt_b12 && strstr(in->name, "b12") ? w->salt_b12 : "");
+	digest_bytes(buf, strlen(buf), out);
+	return 0;
+}
+
+static int
+fake_record(void *payload, const char *id, struct plan_record *out,
+	    struct error *err)
+{
+	struct world *w = payload;
+	const struct graph_node *n = graph_find(w->graph, id);
+	const struct graph_node_key *k;
+
+	(void)err;
+	if (!n || (w->missing_id && !strcmp(id, w->missing_id)))
+		return 0;
+	k = &w->base->keys[n->index];
+	memset(out, 0, sizeof(*out));
+	out->run_id = "run-1";
+	out->key = k->key.hex;
+	out->ok = !(w->failed_id && !strcmp(id, w->failed_id));
+	out->components = k->components;
+	out->n_components = k->n_components;
+	return 1;
+}
+
+static void
+setup_world(struct world *w)
+{
+	struct error_list errors;
+	struct graph_key_sources src = { fake_source, NULL, NULL, w };
+	struct error err;
+
+	memset(w, 0, sizeof(*w));
+	error_list_init(&errors, 10);
+	cr_assert_eq(rules_load_buffer("t.yml", rules_text,
+				       strlen(rules_text), &w->rules, &errors),
+		     0);
+	error_list_release(&errors);
+	error_init(&err);
+	cr_assert_eq(graph_build(w->rules, &w->graph, &err), 0);
+	cr_assert_eq(graph_keys_compute(w->graph, NULL, &src, &w->base,
+					&err), 0);
+}
+
+static void
+teardown_world(struct world *w)
+{
+	graph_keys_free(w->base);
+	graph_free(w->graph);
+	rules_free(w->rules);
+}
+
+static struct plan *
+plan(struct world *w, int has_baseline, enum plan_reuse reuse,
+     const char *forced)
+{
+	struct graph_key_sources src = { fake_source, NULL, NULL, w };
+	struct plan_history h;
+	struct plan_options o = { reuse, forced };
+	struct plan *p = NULL;
+	struct error err;
+
+	memset(&h, 0, sizeof(h));
+	h.baseline_record = fake_record;
+	h.payload = w;
+	h.has_baseline = has_baseline;
+	h.baseline_label = "run-1";
+	error_init(&err);
+	cr_assert_eq(plan_compute(w->graph, NULL, NULL, &src, &h, &o, &p,
+				  &err), 0, "%s", err.msg);
+	return p;
+}
+
+static const struct plan_item *
+item(struct world *w, struct plan *p, const char *id)
+{
+	const struct graph_node *n = graph_find(w->graph, id);
+
+	cr_assert_not_null(n, "%s", id);
+	return &p->items[n->index];
+}
+
+Test(engine_plan, no_baseline_builds_everything)
+{
+	struct world w;
+	struct plan *p;
+
+	setup_world(&w);
+	p = plan(&w, 0, PLAN_REUSE_SCOPE_BASELINE, NULL);
+	cr_expect_eq(p->counts[PLAN_BUILD], 2);
+	cr_expect_eq(p->counts[PLAN_TEST], 2);
+	cr_expect_eq(item(&w, p, "test:t[root=b12]")->reason,
+		     PLAN_REASON_NO_BASELINE);
+	plan_free(p);
+	teardown_world(&w);
+}
+
+Test(engine_plan, same_keys_are_reused_from_the_baseline)
+{
+	struct world w;
+	struct plan *p;
+
+	setup_world(&w);
+	p = plan(&w, 1, PLAN_REUSE_SCOPE_BASELINE, NULL);
+	cr_expect_eq(p->counts[PLAN_REUSE], 4);
+	cr_expect_eq(p->root_causes, 0);
+	cr_expect_str_eq(item(&w, p, "artifact:wheel[root=b13]")->reused_run,
+			 "run-1");
+	plan_free(p);
+	teardown_world(&w);
+}
+
+Test(engine_plan, changed_input_is_a_root_cause_and_users_cascade)
+{
+	struct world w;
+	struct plan *p;
+	const struct plan_item *wheel, *test;
+
+	setup_world(&w);
+	w.salt_b12 = "edited";
+	p = plan(&w, 1, PLAN_REUSE_SCOPE_BASELINE, NULL);
+	wheel = item(&w, p, "artifact:wheel[root=b12]");
+	test = item(&w, p, "test:t[root=b12]");
+	cr_expect_eq(wheel->decision, PLAN_BUILD);
+	cr_expect_eq(wheel->reason, PLAN_REASON_INPUT_CHANGED);
+	cr_assert_eq(wheel->n_changes, 1);
+	cr_expect_eq(wheel->changes[0].kind, PLAN_CHANGE_INPUT);
+	cr_expect_str_eq(wheel->changes[0].name, "root.sources:b12");
+	cr_expect_eq(test->decision, PLAN_TEST);
+	cr_expect_eq(test->reason, PLAN_REASON_UPSTREAM_REBUILT);
+	cr_expect_eq(test->cause, (long)graph_find(w.graph,
+		     "artifact:wheel[root=b12]")->index);
+	cr_expect_eq(test->root_cause, test->cause);
+	cr_expect_eq(item(&w, p, "test:t[root=b13]")->decision, PLAN_REUSE);
+	cr_expect_eq(p->root_causes, 1);
+	plan_free(p);
+	teardown_world(&w);
+}
+
+Test(engine_plan, failed_and_missing_records_rebuild_themselves_and_users)
+{
+	struct world w;
+	struct plan *p;
+
+	setup_world(&w);
+	w.failed_id = "artifact:wheel[root=b13]";
+	w.missing_id = "test:t[root=b12]";
+	p = plan(&w, 1, PLAN_REUSE_SCOPE_BASELINE, NULL);
+	cr_expect_eq(item(&w, p, "artifact:wheel[root=b13]")->reason,
+		     PLAN_REASON_BASELINE_FAILED);
+	cr_expect_eq(item(&w, p, "test:t[root=b12]")->reason,
+		     PLAN_REASON_NEW_NODE);
+	cr_expect_eq(item(&w, p, "artifact:wheel[root=b12]")->decision,
+		     PLAN_REUSE);
+	/*
+	 * The failed wheel keeps its key, but it must build again: its test
+	 * follows it as a cascade rather than trusting an equal key.
+	 */
+	cr_expect_eq(item(&w, p, "test:t[root=b13]")->decision, PLAN_TEST);
+	cr_expect_eq(item(&w, p, "test:t[root=b13]")->reason,
+		     PLAN_REASON_UPSTREAM_REBUILT);
+	plan_free(p);
+	teardown_world(&w);
+}
+
+Test(engine_plan, forced_and_reuse_none_build_everything)
+{
+	struct world w;
+	struct plan *p;
+
+	setup_world(&w);
+	p = plan(&w, 1, PLAN_REUSE_SCOPE_BASELINE, "unclaimed path 'x'");
+	cr_expect_eq(p->counts[PLAN_REUSE], 0);
+	cr_expect_eq(item(&w, p, "test:t[root=b13]")->reason,
+		     PLAN_REASON_FORCED);
+	plan_free(p);
+	p = plan(&w, 1, PLAN_REUSE_SCOPE_NONE, NULL);
+	cr_expect_eq(p->counts[PLAN_BUILD], 2);
+	plan_free(p);
+	teardown_world(&w);
+}
+
+Test(engine_plan, reason_names_are_stable)
+{
+	cr_expect_str_eq(plan_reason_name(PLAN_REASON_INPUT_CHANGED),
+			 "input-content-changed");
+	cr_expect_str_eq(plan_reason_name(PLAN_REASON_NO_BASELINE),
+			 "no-baseline-run");
+	cr_expect_str_eq(plan_reason_name(PLAN_REASON_ARTIFACT_MISSING),
+			 "key-equal-artifact-missing");
+	cr_expect_str_eq(plan_decision_name(PLAN_REUSE), "reuse");
+}
