@@ -57,3 +57,17 @@ rules_find_release(const struct rules *r, const char *name)
 {
 	FIND(releases, n_releases, name);
 }
+
+const struct rules_runner *
+rules_find_runner(const struct rules *r, const char *platform)
+{
+	size_t i;
+
+	for (i = 0; platform && i < r->n_runners; i++)
+		if (!strcmp(r->runners[i].platform, platform))
+			return &r->runners[i];
+	for (i = 0; i < r->n_runners; i++)
+		if (!strcmp(r->runners[i].platform, "default"))
+			return &r->runners[i];
+	return NULL;
+}

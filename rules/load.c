@@ -23,7 +23,7 @@
 
 static const char *const top_keys[] = {
 	"version", "toolkits", "roots", "sources", "axes", "artifacts",
-	"tests", "releases", "targets", "checks", "policy", NULL,
+	"tests", "releases", "targets", "checks", "runners", "policy", NULL,
 };
 
 static void
@@ -466,6 +466,9 @@ load_doc(struct rules_load *L, const struct rules_ynode *doc)
 	f = section(L, doc, "checks");
 	if (f && !rules_load_failed_nomem(L))
 		rules_load_checks(L, f);
+	f = section(L, doc, "runners");
+	if (f && !rules_load_failed_nomem(L))
+		rules_load_runners(L, f);
 	f = rules_ynode_get(doc, "policy");
 	if (f && !rules_ynode_is_null(f) && !rules_load_failed_nomem(L))
 		load_policy(L, f);

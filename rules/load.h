@@ -136,6 +136,9 @@ void rules_load_releases(struct rules_load *L, const struct rules_ynode *m);
 
 /* Load `targets:` and `checks:` (refs.c), after every rule. */
 void rules_load_targets(struct rules_load *L, const struct rules_ynode *m);
+/* The `runners:` section (rules/runners.c); after the axes are loaded. */
+void rules_load_runners(struct rules_load *L, const struct rules_ynode *m);
+
 void rules_load_checks(struct rules_load *L, const struct rules_ynode *m);
 
 /*

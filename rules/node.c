@@ -235,7 +235,8 @@ static void
 load_gpu(struct rules_load *L, const struct rules_ynode *v, struct rules_gpu *g)
 {
 	static const char *const keys[] = {
-		"count", "min-compute-capability", "min-memory", NULL,
+		"count", "min-compute-capability", "min-memory", "runs-on",
+		NULL,
 	};
 	const struct rules_ynode *f;
 	unsigned long long u;
@@ -248,6 +249,10 @@ load_gpu(struct rules_load *L, const struct rules_ynode *v, struct rules_gpu *g)
 	f = rules_ynode_get(v, "count");
 	if (f && !rules_load_uint(L, f, "count", 0, 64, &u))
 		g->count = (unsigned)u;
+	f = rules_ynode_get(v, "runs-on");
+	if (f)
+		rules_load_strings(L, f, "runs-on", 1, &g->runs_on,
+				   &g->n_runs_on);
 	f = rules_ynode_get(v, "min-compute-capability");
 	if (f && !rules_load_string(L, f, "min-compute-capability", &s)) {
 		unsigned maj = 0, min = 0;

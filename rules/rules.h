@@ -145,6 +145,9 @@ struct rules_gpu {
 	unsigned count;		/* GPUs needed; 0: not a GPU node */
 	unsigned min_cc_major, min_cc_minor;	/* 0.0: any */
 	unsigned long long min_memory_mb;	/* MiB; 0: any */
+	const char **runs_on;	/* runner label templates (`${axis}`), or
+				   NULL: the platform's gpu-runs-on */
+	size_t n_runs_on;
 	struct rules_pos pos;
 };
 
@@ -264,6 +267,21 @@ struct rules_policy {
 	struct rules_pos pos;
 };
 
+/*
+ * Where a platform's CI jobs run on GitHub Actions (`runners:`): runner
+ * labels for its jobs, and for its GPU tests. `platform` is a value of the
+ * `platform` axis, or "default" for nodes without that axis and platforms
+ * not listed.
+ */
+struct rules_runner {
+	const char *platform;
+	const char **runs_on;		/* labels, at least one */
+	size_t n_runs_on;
+	const char **gpu_runs_on;	/* labels for GPU tests, or NULL */
+	size_t n_gpu_runs_on;
+	struct rules_pos pos;
+};
+
 struct rules {
 	const char *file;	/* the name used in messages */
 	const char *text;	/* the file's bytes (NUL-terminated) */
@@ -278,6 +296,7 @@ struct rules {
 	struct rules_release *releases;	size_t n_releases;
 	struct rules_target *targets;	size_t n_targets;
 	struct rules_check *checks;	size_t n_checks;
+	struct rules_runner *runners;	size_t n_runners;
 	struct rules_policy policy;
 	struct arena arena;	/* owns everything reachable from here */
 };
@@ -319,5 +338,9 @@ const struct rules_node *rules_find_test(const struct rules *r,
 					 const char *name);
 const struct rules_release *rules_find_release(const struct rules *r,
 					       const char *name);
+/* The runner entry for `platform` (NULL: no platform axis), falling back
+ * to "default"; NULL when neither is declared. */
+const struct rules_runner *rules_find_runner(const struct rules *r,
+					     const char *platform);
 
 #endif

@@ -116,11 +116,24 @@ int cli_toolkits(int argc, char **argv, const struct cli_ctx *ctx);
 int cli_cache_path(const struct cli_ctx *ctx, const char *opt, char *out,
 		   size_t n);
 
+/*
+ * Open the cache named by `opt` (cli_cache_path) read-only when the file
+ * exists (read-write when only that can open it); *out NULL when there is
+ * no file (no history). Prints errors; 0 or the exit code.
+ */
+struct cache;
+int cli_cache_open_read(const struct cli_ctx *ctx, const char *opt,
+			struct cache **out);
+
 /* `ripple cache export|import|check` (engine/cli/cache.c). */
 int cli_cache(int argc, char **argv, const struct cli_ctx *ctx);
 
 /* `ripple release TAG --dry-run` (engine/cli/release.c). */
 int cli_release(int argc, char **argv, const struct cli_ctx *ctx);
+/* `ripple jobs`: the CI jobs of a target (engine/cli/ci.c). */
+int cli_jobs(int argc, char **argv, const struct cli_ctx *ctx);
+/* `ripple gate`: is this commit's CI complete and green (engine/cli/ci.c). */
+int cli_gate(int argc, char **argv, const struct cli_ctx *ctx);
 /* `ripple diff RUN_A RUN_B [GLOB...]` (engine/cli/diff.c). */
 int cli_diff(int argc, char **argv, const struct cli_ctx *ctx);
 

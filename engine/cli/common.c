@@ -5,10 +5,12 @@
 #include "engine/cli/cli.h"
 
 #include <stdio.h>
+#include <sys/stat.h>
 #include <string.h>
 
 #include "base/buf.h"
 #include "base/error.h"
+#include "cache/cache.h"
 #include "engine/plan/eval.h"
 #include "engine/plan/planner.h"
 #include "graph/repo.h"
@@ -134,4 +136,33 @@ cli_planner(const struct cli_ctx *ctx, struct graph_repo *repo,
 	if (!rc && !po->worktree && !po->rules_file)
 		note_uncommitted_rules(ctx, repo, (*out)->head);
 	return rc;
+}
+
+/* Open the cache read-only when it exists; NULL (no history) when not. */
+int
+cli_cache_open_read(const struct cli_ctx *ctx, const char *opt, struct cache **out)
+{
+	char path[4096];
+	struct error err;
+	struct stat st;
+	int rc;
+
+	*out = NULL;
+	rc = cli_cache_path(ctx, opt, path, sizeof(path));
+	if (rc)
+		return cli_exit_for(rc);
+	if (stat(path, &st))
+		return 0;
+	error_init(&err);
+	rc = cache_open(path, CACHE_OPEN_READONLY, out, &err);
+	if (rc == ERROR_UNSUPPORTED && err.msg[0] &&
+	    !strstr(err.msg, "newer")) {
+		error_init(&err);
+		rc = cache_open(path, 0, out, &err);
+	}
+	if (rc) {
+		cli_print_error(ctx, &err);
+		return cli_exit_for(rc);
+	}
+	return 0;
 }

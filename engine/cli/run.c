@@ -51,7 +51,8 @@ on_signal(int sig)
 }
 
 static const char run_help[] =
-	"usage: ripple run [TARGET...] [-j N] [--keep-going] [--only GLOB]\n"
+	"usage: ripple run [TARGET...] [-j N] [--keep-going] [--only GLOB]...\n"
+	"                  [--job NAME]\n"
 	"                  [--run-id ID] [--ref REF] [--tag TAG] [--dry-run]\n"
 	"                  [--head REV | --worktree] [--base REV]\n"
 	"                  [--baseline-run ID|auto] [--reuse baseline|any|none]\n"
@@ -66,8 +67,11 @@ static const char run_help[] =
 	"--keep-going. A cascade whose key, recomputed with this run's output\n"
 	"digests, equals the baseline's is cut off (reused, not run). Nodes of\n"
 	"another platform are remote; GPU tests with no matching GPU here are\n"
-	"deferred. --only GLOB runs only matching build/test nodes; the others\n"
-	"are skipped, and nodes needing a skipped one are skipped too.\n"
+	"deferred. --only GLOB (repeatable: any of them) runs only matching\n"
+	"build/test nodes; the others are skipped, and nodes needing a skipped\n"
+	"one are skipped too. --job NAME runs exactly one CI job's nodes (a\n"
+	"matrix entry of `plan --github-output`; `ripple jobs` lists them) and\n"
+	"fails when one of them cannot run here (an upstream with no record).\n"
 	"Logs: .ripple/logs/RUN/NODE.log. --dry-run prints the plan only.\n"
 	"--platform P runs as a runner of platform P (default: this host's,\n"
 	"e.g. linux-64). Runners of one CI run share --run-id: a run id that\n"
@@ -81,7 +85,7 @@ static const char run_help[] =
 
 enum {
 	OPT_HEAD = 256, OPT_BASE, OPT_BASELINE, OPT_REUSE, OPT_RULES,
-	OPT_CACHE, OPT_JSON, OPT_WORKTREE, OPT_KEEP, OPT_RUNID, OPT_ONLY,
+	OPT_CACHE, OPT_JSON, OPT_WORKTREE, OPT_KEEP, OPT_RUNID, OPT_ONLY, OPT_JOB,
 	OPT_DRY, OPT_REF, OPT_TAG, OPT_TIMEOUT, OPT_PLATFORM,
 };
 
@@ -109,6 +113,7 @@ parse(int argc, char **argv, const struct cli_ctx *ctx, struct run_args *a)
 		{ "keep-going", no_argument, NULL, OPT_KEEP },
 		{ "run-id", required_argument, NULL, OPT_RUNID },
 		{ "only", required_argument, NULL, OPT_ONLY },
+		{ "job", required_argument, NULL, OPT_JOB },
 		{ "dry-run", no_argument, NULL, OPT_DRY },
 		{ "ref", required_argument, NULL, OPT_REF },
 		{ "tag", required_argument, NULL, OPT_TAG },
@@ -134,7 +139,13 @@ parse(int argc, char **argv, const struct cli_ctx *ctx, struct run_args *a)
 		case OPT_JSON: a->json = 1; break;
 		case OPT_KEEP: a->keep_going = 1; break;
 		case OPT_RUNID: a->run_id = optarg; break;
-		case OPT_ONLY: a->only = optarg; break;
+		case OPT_ONLY:
+			if (a->n_only == sizeof(a->only) / sizeof(a->only[0]))
+				return cli_usage_error(ctx, "run", "at most "
+						       "64 --only globs");
+			a->only[a->n_only++] = optarg;
+			break;
+		case OPT_JOB: a->job = optarg; break;
 		case OPT_DRY: a->dry_run = 1; break;
 		case OPT_REF: a->ref = optarg; break;
 		case OPT_TAG: a->tag = optarg; break;
@@ -366,6 +377,31 @@ dry_run(const struct cli_ctx *ctx, const struct run_args *a,
 
 
 
+/*
+ * A job's node that should have run here but was skipped or left to
+ * another platform (its upstream has no record: the job that makes it
+ * failed or has not run): the job did not do its work. Prints each one.
+ */
+static int
+job_incomplete(const struct planner *pl, const struct run_args *a,
+	       const struct run_result *res)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < res->n; i++) {
+		enum run_state s = res->nodes[i].state;
+
+		if (!a->select[i] || !pl->plan->in_closure[i] ||
+		    (s != RUN_STATE_SKIPPED && s != RUN_STATE_REMOTE))
+			continue;
+		if (!n++)
+			fprintf(stderr, "job %s could not run:\n", a->job);
+		fprintf(stderr, "  %s: %s\n", pl->head->graph->nodes[i].id,
+			res->nodes[i].message);
+	}
+	return n > 0;
+}
+
 static int
 execute(const struct cli_ctx *ctx, const struct run_args *a,
 	struct graph_repo *repo, struct cache *cache, struct planner *pl,
@@ -411,7 +447,8 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	cli_run_probe_gpus(pl->head->graph, pl->plan, &gpus, &ngpu, &o.cuda_home);
 	o.jobs = a->jobs > 0 ? (size_t)a->jobs : cores > 0 ? (size_t)cores : 1;
 	o.keep_going = a->keep_going;
-	o.only = a->only;
+	o.select = a->select;
+	o.select_note = a->select_note;
 	o.timeout_ms = a->timeout_s * 1000;
 	o.run_id = run_id;
 	o.root = root;
@@ -472,6 +509,9 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 		   res.counts[RUN_STATE_TIMEOUT] ||
 		   res.counts[RUN_STATE_BLOCKED] ||
 		   res.counts[RUN_STATE_INTERRUPTED]) {
+		rc = CLI_FAIL;
+		final = CACHE_RUN_STATUS_FAILED;
+	} else if (a->job && job_incomplete(pl, a, &res)) {
 		rc = CLI_FAIL;
 		final = CACHE_RUN_STATUS_FAILED;
 	} else {
@@ -578,7 +618,7 @@ cli_run(int argc, char **argv, const struct cli_ctx *ctx)
 	}
 	rc = cli_run_check_platform(ctx, &a, pl->head);
 	if (!rc)
-		rc = cli_run_check_only(ctx, &a, pl);
+		rc = cli_run_select(ctx, &a, pl);
 	if (!rc)
 		rc = cli_run_check_checkout(ctx, repo, pl->head);
 	if (!rc)
@@ -591,6 +631,7 @@ cli_run(int argc, char **argv, const struct cli_ctx *ctx)
 		pl->label[0] ? pl->label : "none");
 	rc = execute(ctx, &a, repo, cache, pl, run_id);
 done:
+	mem_free(a.select);
 	planner_free(pl);
 	cache_close(cache);
 	graph_repo_close(repo);

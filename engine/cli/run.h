@@ -22,7 +22,12 @@ struct run_gpu;
 
 struct run_args {
 	struct planner_options po;
-	const char *cache_opt, *run_id, *only, *ref, *tag, *platform;
+	const char *cache_opt, *run_id, *ref, *tag, *platform;
+	const char *only[64];	/* --only GLOB, repeatable: their union */
+	size_t n_only;
+	const char *job;	/* --job NAME: exactly one CI job's nodes */
+	unsigned char *select;	/* n_nodes bytes from --only/--job, or NULL */
+	char select_note[160];	/* why an unselected node is skipped */
 	long jobs;
 	long timeout_s;
 	int keep_going, dry_run, json;
@@ -54,9 +59,14 @@ int cli_run_create_run(const struct cli_ctx *ctx, struct cache *c,
 int cli_run_check_platform(const struct cli_ctx *ctx,
 			   const struct run_args *a, const struct eval *head);
 
-/* --only must select a node the plan builds or tests. */
-int cli_run_check_only(const struct cli_ctx *ctx, const struct run_args *a,
-		       const struct planner *pl);
+/*
+ * Turn --only globs and --job into a->select (mem_alloc'd; the caller
+ * frees it) and a->select_note. --only must select a node the plan builds
+ * or tests; --job must name a job of the target (jobs.h), and that job's
+ * platform must be this runner's (or --platform's). 0 or an exit code.
+ */
+int cli_run_select(const struct cli_ctx *ctx, struct run_args *a,
+		   const struct planner *pl);
 
 /* The working tree must hold the planned commit. */
 int cli_run_check_checkout(const struct cli_ctx *ctx, struct graph_repo *repo,

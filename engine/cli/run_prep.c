@@ -19,6 +19,7 @@
 #include "engine/cuda/load.h"
 #include "engine/cuda/probe.h"
 #include "engine/plan/eval.h"
+#include "engine/plan/jobs.h"
 #include "engine/plan/plan.h"
 #include "engine/plan/planner.h"
 #include "engine/run/run.h"
@@ -177,29 +178,108 @@ cli_run_check_platform(const struct cli_ctx *ctx, const struct run_args *a,
 }
 
 /* --only that selects no node to build or test would make a silent no-op. */
-int
-cli_run_check_only(const struct cli_ctx *ctx, const struct run_args *a,
-		   const struct planner *pl)
+static int
+select_only(const struct cli_ctx *ctx, struct run_args *a,
+	    const struct planner *pl)
 {
 	const struct graph *g = pl->head->graph;
 	struct error err;
-	size_t i;
+	size_t i, k, hit;
 
-	if (!a->only)
-		return 0;
-	for (i = 0; i < g->n_nodes; i++) {
-		enum plan_decision d = pl->plan->items[i].decision;
+	for (k = 0; k < a->n_only; k++) {
+		for (i = hit = 0; i < g->n_nodes; i++) {
+			enum plan_decision d = pl->plan->items[i].decision;
 
-		if ((d == PLAN_BUILD || d == PLAN_TEST) &&
-		    !fnmatch(a->only, g->nodes[i].id, 0))
-			return 0;
+			if (fnmatch(a->only[k], g->nodes[i].id, 0))
+				continue;
+			a->select[i] = 1;
+			hit += d == PLAN_BUILD || d == PLAN_TEST;
+		}
+		if (hit)
+			continue;
+		error_init(&err);
+		error_set(&err, ERROR_INVALID, "--only '%s' matches no node "
+			  "this plan builds or tests", a->only[k]);
+		error_hint(&err, "`ripple plan` lists what would run; reused "
+			   "nodes need no --only");
+		return cli_fail(ctx, &err);
 	}
+	snprintf(a->select_note, sizeof(a->select_note),
+		 "not matched by --only");
+	return 0;
+}
+
+static int
+select_job(const struct cli_ctx *ctx, struct run_args *a,
+	   const struct planner *pl)
+{
+	const struct graph *g = pl->head->graph;
+	const char *host = a->platform ? a->platform : run_host_platform();
+	const struct plan_job *job;
+	struct plan_jobs *jobs = NULL;
+	const char *names[256];
+	struct error err;
+	size_t i;
+	int rc;
+
 	error_init(&err);
-	error_set(&err, ERROR_INVALID, "--only '%s' matches no node this plan "
-		  "builds or tests", a->only);
-	error_hint(&err, "`ripple plan` lists what would run; reused nodes "
-		   "need no --only");
-	return cli_fail(ctx, &err);
+	rc = plan_jobs_compute(g, pl->closure, &jobs, &err);
+	if (rc)
+		return cli_fail(ctx, &err);
+	job = plan_jobs_find(jobs, a->job);
+	if (!job) {
+		const char *s;
+
+		for (i = 0; i < jobs->n && i < 256; i++)
+			names[i] = jobs->jobs[i].name;
+		s = spell_suggest(a->job, names, i);
+		error_set(&err, ERROR_NOT_FOUND, "no CI job '%s' in this "
+			  "target (%zu jobs)", a->job, jobs->n);
+		if (s)
+			error_hint(&err, "did you mean '%s'? `ripple jobs` "
+				   "lists them", s);
+		else
+			error_hint(&err, "`ripple jobs` lists them; run the "
+				   "same target as the plan job");
+		plan_jobs_free(jobs);
+		return cli_fail(ctx, &err);
+	}
+	if (job->platform && (!host || strcmp(job->platform, host))) {
+		error_set(&err, ERROR_INVALID, "job '%s' is for platform %s; "
+			  "this runner is %s", job->name, job->platform,
+			  host ? host : "of no known platform");
+		error_hint(&err, "run it on a %s runner (the matrix entry's "
+			   "runs-on), or see docs/github.md for platforms "
+			   "ripple cannot run on", job->platform);
+		plan_jobs_free(jobs);
+		return cli_fail(ctx, &err);
+	}
+	for (i = 0; i < job->n_nodes; i++)
+		a->select[job->nodes[i]] = 1;
+	snprintf(a->select_note, sizeof(a->select_note), "not in job %s",
+		 job->name);
+	plan_jobs_free(jobs);
+	return 0;
+}
+
+int
+cli_run_select(const struct cli_ctx *ctx, struct run_args *a,
+	       const struct planner *pl)
+{
+	struct error err;
+
+	if (!a->n_only && !a->job)
+		return 0;
+	if (a->n_only && a->job)
+		return cli_usage_error(ctx, "run", "--only and --job exclude "
+				       "each other");
+	a->select = mem_calloc(pl->head->graph->n_nodes + 1, 1);
+	if (!a->select) {
+		error_init(&err);
+		error_set(&err, ERROR_NOMEM, "out of memory");
+		return cli_fail(ctx, &err);
+	}
+	return a->job ? select_job(ctx, a, pl) : select_only(ctx, a, pl);
 }
 
 /* Actions run in the working tree: it must hold the planned commit. */

@@ -387,6 +387,13 @@ init_states(struct sched *s)
 				 "not matched by --only %s", s->o->only);
 			continue;
 		}
+		if (s->o->select && !s->o->select[i]) {
+			rn->state = RUN_STATE_SKIPPED;
+			snprintf(rn->message, sizeof(rn->message), "%s",
+				 s->o->select_note ? s->o->select_note
+						   : "not selected");
+			continue;
+		}
 		rn->state = RUN_STATE_PENDING;
 		s->total++;
 	}

@@ -116,6 +116,9 @@ struct run_options {
 	size_t jobs;			/* CPU slots; 0: 1 */
 	int keep_going;			/* run every node not blocked */
 	const char *only;		/* fnmatch glob over ids, or NULL */
+	const unsigned char *select;	/* n_nodes bytes: nodes that may run
+					   here, or NULL (all) */
+	const char *select_note;	/* why the others are skipped */
 	int64_t timeout_ms;		/* > 0: every node's timeout */
 	int64_t default_timeout_ms;	/* rules without timeout; 0: 30 min */
 	int64_t grace_ms;		/* SIGTERM to SIGKILL; 0: 5000 */
