@@ -71,7 +71,8 @@ static const char run_help[] =
 	"build/test nodes; the others are skipped, and nodes needing a skipped\n"
 	"one are skipped too. --job NAME runs exactly one CI job's nodes (a\n"
 	"matrix entry of `plan --github-output`; `ripple jobs` lists them) and\n"
-	"fails when one of them cannot run here (an upstream with no record).\n"
+	"fails when one of them cannot run here (an upstream with no record);\n"
+	"it reuses any ok record of an equal key (--reuse any) unless told.\n"
 	"Logs: .ripple/logs/RUN/NODE.log. --dry-run prints the plan only.\n"
 	"--platform P runs as a runner of platform P (default: this host's,\n"
 	"e.g. linux-64). Runners of one CI run share --run-id: a run id that\n"
@@ -576,6 +577,10 @@ cli_run(int argc, char **argv, const struct cli_ctx *ctx)
 	rc = parse(argc, argv, ctx, &a);
 	if (rc)
 		return rc < 0 ? CLI_OK : rc;
+	/* A job's upstream comes from other jobs of the same CI run, not
+	 * from the baseline: an ok record of an equal key is the thing. */
+	if (a.job && a.po.reuse < 0)
+		a.po.reuse = PLAN_REUSE_SCOPE_ANY;
 	a.po.targets = (const char *const *)argv + optind;
 	a.po.n_targets = (size_t)(argc - optind);
 	error_init(&err);
