@@ -135,11 +135,15 @@ cmp_output_ptr(const void *a, const void *b)
 			  *(const struct remote_output *const *)b);
 }
 
+/* protobuf-c allocates through the seam; *data counts failures. */
 static void *
 pb_alloc(void *data, size_t size)
 {
-	(void)data;
-	return mem_alloc(size ? size : 1);
+	void *p = mem_alloc(size ? size : 1);
+
+	if (!p)
+		(*(int *)data)++;
+	return p;
 }
 
 static void
@@ -300,10 +304,10 @@ int
 remote_action_decode(const void *p, size_t len, struct remote_action *out,
 		     struct error *err)
 {
-	ProtobufCAllocator alloc = { pb_alloc, pb_free, NULL };
+	int records = 0, rc = 0, oom = 0;
+	ProtobufCAllocator alloc = { pb_alloc, pb_free, &oom };
 	PB(ActionResult) *ar = NULL;
 	struct remote_action a;
-	int records = 0, rc = 0;
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
@@ -313,9 +317,11 @@ remote_action_decode(const void *p, size_t len, struct remote_action *out,
 				 "bytes is past the %u allowed", len,
 				 REMOTE_AC_MAX);
 	ar = pb(action_result__unpack)(&alloc, len, p);
+	if (!ar && oom)
+		return OOM(err);
 	if (!ar)
 		return error_set(err, ERROR_CORRUPT, "not an ActionResult "
-				 "(malformed protobuf, or out of memory)");
+				 "(malformed protobuf)");
 	if (ar->n_output_files > REMOTE_OUTPUTS_MAX + 1) {
 		rc = error_set(err, ERROR_CORRUPT, "ActionResult lists %zu "
 			       "files, more than the %d allowed",

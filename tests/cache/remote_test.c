@@ -405,7 +405,7 @@ Test(cache_remote, node_round_trips_and_protoc_decodes_the_ac_entry)
 
 Test(cache_remote, node_put_writes_no_ac_entry_when_an_output_fails)
 {
-	struct remote_upload_file f[2];
+	struct remote_upload_file f[3];
 	struct remote *r;
 	struct error err;
 	char *paths[3], *text, *acdir;
@@ -986,4 +986,63 @@ Test(cache_remote, headers_reach_the_server_and_read_only_refuses_writes)
 	free(paths[1]);
 	free(paths[2]);
 	remote_close(r);
+}
+
+/* Every allocation failure in the encoders and decoders is ERROR_NOMEM. */
+Test(cache_remote, out_of_memory_at_every_allocation)
+{
+	struct remote_output outs[2] = {
+		{ "b/out", { "", 3 }, 1 }, { "a/out", { "", 5 }, 0 },
+	};
+	struct remote_action a, back;
+	struct remote_record rr;
+	unsigned char *bytes = NULL;
+	struct error err;
+	char *text;
+	size_t len, rlen;
+	long n;
+	int rc, fired, step;
+
+	sample_record(&text, &rlen);
+	memset(&a, 0, sizeof(a));
+	memset(outs[0].digest.hash, 'a', REMOTE_HASH_LEN);
+	memset(outs[1].digest.hash, 'b', REMOTE_HASH_LEN);
+	memset(a.record.hash, 'c', REMOTE_HASH_LEN);
+	a.outputs = outs;
+	a.n = 2;
+	a.worker = "w";
+	for (step = 0; step < 3; step++)
+	for (n = 0; n < 1000; n++) {
+		error_init(&err);
+		if (step == 1)
+			cr_assert_eq(remote_action_encode(&a, &bytes, &len,
+							  NULL), 0);
+		mem_fault_once(n);
+		if (step == 0) {
+			rc = remote_action_encode(&a, &bytes, &len, &err);
+		} else if (step == 1) {
+			rc = remote_action_decode(bytes, len, &back, &err);
+			mem_free(bytes);
+			if (!rc) {
+				cr_expect_str_eq(back.outputs[0].path, "a/out");
+				remote_action_release(&back);
+			}
+		} else {
+			rc = remote_record_decode(text, rlen, &rr, &err);
+			if (!rc)
+				remote_record_release(&rr);
+		}
+		fired = mem_fault_fired();
+		mem_fault_after(-1);
+		if (rc) {
+			cr_assert_eq(rc, ERROR_NOMEM, "step %d n=%ld: %s",
+				     step, n, err.msg);
+			continue;
+		}
+		if (step == 0)
+			mem_free(bytes);
+		if (!fired)
+			break;
+	}
+	mem_free(text);
 }
