@@ -171,12 +171,12 @@ url_check(const char *url, char **out, struct error *err)
 	if (curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
 	    (strcmp(scheme, "http") && strcmp(scheme, "https"))) {
 		rc = error_set(err, ERROR_INVALID, "remote cache URL '%s' is "
-			       "not http or https", url);
+			       "not http or https", url_shown(url));
 		goto done;
 	}
 	if (has_part(u, CURLUPART_QUERY) || has_part(u, CURLUPART_FRAGMENT)) {
 		rc = error_set(err, ERROR_INVALID, "remote cache URL '%s' has "
-			       "a query or fragment", url);
+			       "a query or fragment", url_shown(url));
 		goto done;
 	}
 	if (curl_url_get(u, CURLUPART_URL, &full, 0) != CURLUE_OK) {
