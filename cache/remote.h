@@ -1,0 +1,369 @@
+/*
+ * The remote cache: a client of the Bazel HTTP cache protocol (GET, PUT and
+ * HEAD on URL/cas/<sha256> for content blobs and URL/ac/<sha256> for action
+ * results) over libcurl, so servers teams already run serve ripple too
+ * (bazel-remote, BuildBuddy, nginx with WebDAV, a bucket behind a proxy).
+ * The protocol, the key mapping and the trust model: docs/remote-cache.md.
+ *
+ * Design choices and the numbers behind them:
+ * - Nothing the server sends is trusted. A CAS blob is hashed (SHA-256) and
+ *   counted while it streams to a temporary file next to its destination
+ *   and renamed into place only when digest and size match; a body larger
+ *   than expected is cut off. AC entries are size-capped (REMOTE_AC_MAX)
+ *   and every path and digest in them is checked before the caller sees it.
+ * - A 404 is a miss, never an error. Connection failures, timeouts and 5xx
+ *   answers are retried (REMOTE_OPTIONS_INIT: 2 retries, 200 ms backoff,
+ *   doubling) and then reported naming the server, the request and the
+ *   cause. Digest mismatches are not retried: a tampered blob stays one.
+ * - Transfers of a batch run in parallel on one curl multi handle, at most
+ *   `max_parallel` (8) at a time, reusing connections across batches.
+ * - Blobs stream through 128 KiB curl buffers: a 20 MB put and get do not
+ *   raise the process's peak memory measurably (tests/cache: < 4 MiB
+ *   allowed, +0 KiB seen).
+ * - An AC entry is a REAPI ActionResult (cache/reapi.proto); ripple's own
+ *   record is one more CAS blob, listed in it as the output file
+ *   REMOTE_RECORD_PATH so validating servers see every blob referenced.
+ *
+ * libcurl needs one process-wide setup: the CLI's main() calls
+ * remote_global_init before any remote_open (and remote_global_cleanup
+ * before exit), as test setup does. A handle belongs to one thread.
+ * Strings in the structs below are owned by the struct (mem_alloc'd) and
+ * freed by its _release function.
+ */
+#ifndef RIPPLE_CACHE_REMOTE_H
+#define RIPPLE_CACHE_REMOTE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/error.h"
+#include "cache/cache.h"
+
+struct remote;
+
+/* 64 lowercase hex digits of a SHA-256, and the NUL. */
+#define REMOTE_HASH_LEN 64
+#define REMOTE_HASH_SIZE (REMOTE_HASH_LEN + 1)
+
+/* The most bytes an AC entry or a record blob may have (16 MiB). */
+#define REMOTE_AC_MAX (16u << 20)
+#define REMOTE_RECORD_MAX (16u << 20)
+
+/* The most output files one ActionResult may list. */
+#define REMOTE_OUTPUTS_MAX 100000
+
+/* The longest output path accepted, in bytes. */
+#define REMOTE_PATH_MAX 4096
+
+/* The reserved output path naming ripple's record blob in an AC entry. */
+#define REMOTE_RECORD_PATH ".ripple/record.json"
+
+/* The namespace hashed into every AC key (see remote_ac_key). */
+#define REMOTE_AC_NAMESPACE "ripple-ac-v1"
+
+/* A content digest: SHA-256 of the bytes and their count. */
+struct remote_digest {
+	char hash[REMOTE_HASH_SIZE];	/* 64 lowercase hex digits */
+	int64_t size;			/* bytes */
+};
+
+struct remote_options {
+	int read_only;			/* 1: every write fails */
+	long connect_timeout_ms;	/* TCP + TLS connect, ms */
+	long low_speed_limit;		/* bytes/s below which... */
+	long low_speed_time_s;		/* ...for this long (s) aborts */
+	unsigned max_parallel;		/* transfers at once, >= 1 */
+	unsigned retries;		/* attempts after the first */
+	long backoff_ms;		/* first retry delay; doubles */
+	const char *headers;		/* "Name: value" lines or NULL */
+	int netrc;			/* 1: credentials from netrc */
+	const char *netrc_file;		/* NULL: ~/.netrc */
+};
+
+#define REMOTE_OPTIONS_INIT { 0, 10000, 1, 30, 8, 2, 200, NULL, 0, NULL }
+
+/* ---- setup ---- */
+
+/*
+ * libcurl's process-wide setup (curl_global_init). Call once from main()
+ * and from test setup, before any other thread runs and before any
+ * remote_open. Errors: ERROR_INTERNAL.
+ */
+int remote_global_init(struct error *err);
+
+/* Undo remote_global_init, once, after every handle is closed. */
+void remote_global_cleanup(void);
+
+/*
+ * Fill credentials of *opts from the environment: RIPPLE_REMOTE_HEADER
+ * (one or more "Name: value" lines, e.g. "Authorization: Bearer T") into
+ * opts->headers, and RIPPLE_REMOTE_NETRC ("1" for ~/.netrc, or a file
+ * path) into netrc/netrc_file. The strings point into the environment and
+ * stay valid while it is unchanged. Other fields are left alone.
+ */
+void remote_options_from_env(struct remote_options *opts);
+
+/*
+ * Open a client of the cache at `url` ("http://host:port/prefix" or
+ * https) into *out (close with remote_close). Nothing is sent yet.
+ * opts: NULL for REMOTE_OPTIONS_INIT; copied, headers included.
+ * Errors: ERROR_INVALID (a URL that is not http or https, carries a user
+ * name or password, a query or a fragment; a header line without "Name:",
+ * or with a CR; max_parallel 0), ERROR_NOMEM, ERROR_INTERNAL (libcurl).
+ * Messages show the URL without credentials, never header values.
+ */
+int remote_open(const char *url, const struct remote_options *opts,
+		struct remote **out, struct error *err);
+
+/* Close connections and free the handle. Accepts NULL. */
+void remote_close(struct remote *r);
+
+/* The server as messages name it: the URL without a trailing '/'. */
+const char *remote_url(const struct remote *r);
+
+/* Whether the handle was opened read-only. */
+int remote_read_only(const struct remote *r);
+
+/* ---- digests ---- */
+
+/*
+ * SHA-256 and size of the file at `path`, read in 64 KiB pieces.
+ * Errors: ERROR_NOT_FOUND, ERROR_IO naming the path, ERROR_INTERNAL.
+ */
+int remote_digest_file(const char *path, struct remote_digest *out,
+		       struct error *err);
+
+/* SHA-256 and size of n bytes at p. Errors: ERROR_INTERNAL. */
+int remote_digest_buf(const void *p, size_t n, struct remote_digest *out,
+		      struct error *err);
+
+/* Whether s is 64 lowercase hex digits (and nothing more). */
+int remote_hash_valid(const char *s);
+
+/* ---- CAS: content blobs at URL/cas/<hash> ---- */
+
+/*
+ * For each of the n digests, whether the server holds it (HEAD requests,
+ * in parallel): present[i] = 1 or 0. A blob whose Content-Length is not
+ * its digest's size counts as absent, so a put replaces it.
+ * Errors: the first failed request's (ERROR_IO naming the server, the
+ * request and the cause; ERROR_INVALID for a malformed digest).
+ */
+int remote_cas_has(struct remote *r, const struct remote_digest *d,
+		   size_t n, unsigned char *present, struct error *err);
+
+/*
+ * Upload n files to the CAS: hash each (or take digests[i] when digests is
+ * not NULL), ask which the server has (one parallel HEAD batch), then PUT
+ * the others in parallel. Each file is hashed again while it is sent; one
+ * that changed in between is an ERROR_CONFLICT naming it. out (may be
+ * NULL) receives the n digests. Errors: ERROR_UNSUPPORTED (read-only),
+ * ERROR_NOT_FOUND / ERROR_IO (a file), ERROR_IO (the server).
+ */
+int remote_cas_put_files(struct remote *r, const char *const *paths,
+			 const struct remote_digest *digests, size_t n,
+			 struct remote_digest *out, struct error *err);
+
+/*
+ * Upload n bytes at p to the CAS (skipped when HEAD finds them); *out (may
+ * be NULL) receives their digest. Errors as remote_cas_put_files.
+ */
+int remote_cas_put_buf(struct remote *r, const void *p, size_t n,
+		       struct remote_digest *out, struct error *err);
+
+/* One blob to fetch into a file, and what became of it. */
+struct remote_fetch {
+	struct remote_digest digest;	/* in: what to fetch */
+	const char *dest;		/* in: destination path */
+	unsigned mode;			/* in: e.g. 0644 or 0755 */
+	int result;			/* out: 1 fetched, 0 missing, < 0 */
+};
+
+/*
+ * Download n blobs in parallel, each into a temporary file in its
+ * destination's folder (which must exist), verified (SHA-256 and size, a longer body is cut
+ * off) while it streams, then renamed over f[i].dest. A blob that fails
+ * leaves no file of its own behind and dest untouched.
+ * Returns 0 when each f[i].result is 1 or 0; else the first failure's
+ * code with its error in err: ERROR_CORRUPT (digest or size mismatch,
+ * naming the server and the digest), ERROR_IO (server or file system).
+ */
+int remote_cas_get_files(struct remote *r, struct remote_fetch *f, size_t n,
+			 struct error *err);
+
+/*
+ * remote_cas_get_files for one blob: 1 when `dest` now holds it, 0 when
+ * the server does not have it, or a negative error.
+ */
+int remote_cas_get_file(struct remote *r, const struct remote_digest *d,
+			const char *dest, unsigned mode, struct error *err);
+
+/*
+ * Download a small blob into memory, verified as above: 1 and *out
+ * (mem_alloc'd, NUL-terminated after len bytes; free with mem_free), 0
+ * when missing, or a negative error. Errors: ERROR_INVALID (d->size above max, bytes),
+ * ERROR_CORRUPT, ERROR_IO.
+ */
+int remote_cas_get_buf(struct remote *r, const struct remote_digest *d,
+		       size_t max, char **out, size_t *len, struct error *err);
+
+/* ---- AC: action results at URL/ac/<hash> ---- */
+
+/*
+ * The AC key of a node: SHA-256 of the bytes "ripple-ac-v1", NUL, node_id,
+ * NUL, key (ripple's 32-hex node key), as 64 hex digits into out (65
+ * bytes). Errors: ERROR_INVALID (empty node id, key not 32 lowercase hex).
+ */
+int remote_ac_key(const char *node_id, const char *key, char *out,
+		  struct error *err);
+
+/* One output file of an action. */
+struct remote_output {
+	char *path;			/* relative, '/'-separated */
+	struct remote_digest digest;
+	int executable;			/* 1 or 0 */
+};
+
+/* What an AC entry says, decoded (or to encode). */
+struct remote_action {
+	struct remote_output *outputs;	/* n, without the record */
+	size_t n;
+	struct remote_digest record;	/* ripple's record blob */
+	int exit_code;			/* 0 for an ok record */
+	char *worker;			/* runner name, or NULL */
+};
+
+/* Free the outputs and strings and zero the action. Accepts NULL. */
+void remote_action_release(struct remote_action *a);
+
+/*
+ * Whether `path` may be an output path: not empty, at most
+ * REMOTE_PATH_MAX bytes, relative, no "", "." or ".." component, no
+ * backslash, and not under ".ripple/" (reserved). Returns 0 or
+ * ERROR_INVALID naming the path.
+ */
+int remote_output_path_check(const char *path, size_t len,
+			     struct error *err);
+
+/*
+ * Encode *a as REAPI ActionResult bytes: the outputs sorted by path, then
+ * the record as output file REMOTE_RECORD_PATH, exit_code, and worker as
+ * execution_metadata.worker. *out is mem_alloc'd (free with mem_free).
+ * Errors: ERROR_INVALID (a bad or repeated path, a malformed digest),
+ * ERROR_NOMEM.
+ */
+int remote_action_encode(const struct remote_action *a, unsigned char **out,
+			 size_t *len, struct error *err);
+
+/*
+ * Decode ActionResult bytes from a server (hostile data) into *out
+ * (release with remote_action_release): at most REMOTE_AC_MAX bytes and
+ * REMOTE_OUTPUTS_MAX files, every path checked as
+ * remote_output_path_check (no NUL, absolute path or ".."), every digest
+ * 64 lowercase hex with a size >= 0, no path twice, exactly one record.
+ * Errors: ERROR_CORRUPT naming what is wrong, ERROR_NOMEM.
+ */
+int remote_action_decode(const void *p, size_t len,
+			 struct remote_action *out, struct error *err);
+
+/*
+ * Store AC entry bytes under ac_hash (64 hex). Errors: ERROR_UNSUPPORTED
+ * (read-only), ERROR_INVALID, ERROR_IO naming the server.
+ */
+int remote_ac_put(struct remote *r, const char *ac_hash,
+		  const unsigned char *p, size_t len, struct error *err);
+
+/*
+ * Fetch and decode the AC entry at ac_hash: 1 and *out (release it), 0 on
+ * a miss, or a negative error (ERROR_CORRUPT for a bad entry, ERROR_IO).
+ */
+int remote_ac_get(struct remote *r, const char *ac_hash,
+		  struct remote_action *out, struct error *err);
+
+/* ---- ripple's record blob ---- */
+
+/*
+ * A node's record as read back from a record blob. The structs are
+ * cache.h's, owned here: rec (status, version, metadata, artifacts, key),
+ * manifest (the key's components) and run (provenance: id, commit, ref,
+ * tag, rules digest), plus the runner that wrote it.
+ */
+struct remote_record {
+	struct cache_record rec;
+	struct cache_manifest manifest;
+	struct cache_run run;
+	char *runner;			/* or NULL */
+};
+
+/* Free everything and zero it. Accepts NULL. */
+void remote_record_release(struct remote_record *r);
+
+/*
+ * The record blob's JSON (format "ripple-record", keys sorted, compact, no
+ * newline; fields in docs/remote-cache.md) of rec, its key's components
+ * (manifest; NULL for none) and the run that made it (run; NULL fields are
+ * null), written by `runner` (may be NULL). *out mem_alloc'd, *len its
+ * length. Errors: ERROR_INVALID (bad key), ERROR_NOMEM.
+ */
+int remote_record_encode(const struct cache_record *rec,
+			 const struct cache_manifest *manifest,
+			 const struct cache_run *run, const char *runner,
+			 char **out, size_t *len, struct error *err);
+
+/*
+ * Parse a record blob (hostile data; at most REMOTE_RECORD_MAX bytes) into
+ * *out (release with remote_record_release). Errors: ERROR_CORRUPT
+ * (not JSON, another format, a field of the wrong type, a bad key or
+ * status), ERROR_UNSUPPORTED (a newer format version), ERROR_NOMEM.
+ */
+int remote_record_decode(const char *text, size_t len,
+			 struct remote_record *out, struct error *err);
+
+/* ---- one node, whole ---- */
+
+/* A file to upload as an output: where it is, and its name in the AC. */
+struct remote_upload_file {
+	const char *path;	/* the file on this machine */
+	const char *name;	/* its output path (remote_output_path_check) */
+	int executable;
+};
+
+/*
+ * Publish one node in the only safe order: its n files to the CAS, then
+ * the record blob (record, record_len bytes: remote_record_encode's text),
+ * then the AC entry under remote_ac_key(node_id, key) naming them all, so
+ * an AC entry never names a blob the server lacks. Every PUT is
+ * idempotent. exit_code: 0 for an ok record. worker: may be NULL.
+ * Errors: those of the steps; nothing is written to the AC on failure.
+ */
+int remote_node_put(struct remote *r, const char *node_id, const char *key,
+		    const struct remote_upload_file *files, size_t n,
+		    const char *record, size_t record_len, int exit_code,
+		    const char *worker, struct error *err);
+
+/* One node to look up, and what was found. */
+struct remote_lookup {
+	const char *node_id;		/* in */
+	const char *key;		/* in: 32 hex digits */
+	int found;			/* out: 1 hit, 0 miss, < 0 error */
+	struct remote_action action;	/* out, on a hit */
+	char *record;			/* out: the record blob's text */
+	size_t record_len;
+	struct error err;		/* out: why found < 0 */
+};
+
+/* Release what a lookup found (action and record). Accepts NULL. */
+void remote_lookup_release(struct remote_lookup *l);
+
+/*
+ * Look up n nodes: their AC entries in one parallel batch, then the record
+ * blobs of the hits in another, each verified. A node whose entry is
+ * corrupt, whose record blob is missing or does not verify, or whose
+ * request failed gets found < 0 and its own err (a caller rebuilds it and
+ * warns); the rest are unaffected. Returns 0, or ERROR_NOMEM /
+ * ERROR_INVALID (a bad node key) before anything is sent.
+ */
+int remote_node_lookup(struct remote *r, struct remote_lookup *items,
+		       size_t n, struct error *err);
+
+#endif

@@ -1,0 +1,430 @@
+/*
+ * The remote cache's content store: SHA-256 digests of files and buffers,
+ * and HEAD, PUT and GET of blobs at URL/cas/<hash> as batches of
+ * transfers (remote_xfer.c does the moving and the verifying). The empty
+ * blob is never sent or fetched: every server has it, as REAPI says.
+ */
+#include "cache/remote.h"
+#include "cache/remote_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/error.h"
+#include "base/mem.h"
+#include "base/banned.h"
+
+#define OOM(err) error_set(err, ERROR_NOMEM, "out of memory")
+#define READ_SIZE (64 * 1024)
+#define EMPTY_HASH \
+	"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+int
+remote_hash_valid(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < REMOTE_HASH_LEN; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') ||
+		      (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return s[i] == '\0';
+}
+
+static int
+digest_check(const struct remote_digest *d, struct error *err)
+{
+	if (!remote_hash_valid(d->hash) || d->size < 0)
+		return error_set(err, ERROR_INVALID, "malformed digest "
+				 "'%.64s/%lld'", d->hash, (long long)d->size);
+	return 0;
+}
+
+static int
+is_empty(const struct remote_digest *d)
+{
+	return d->size == 0 && !strcmp(d->hash, EMPTY_HASH);
+}
+
+static int
+digest_final(EVP_MD_CTX *md, int64_t size, struct remote_digest *out,
+	     struct error *err)
+{
+	unsigned char d[EVP_MAX_MD_SIZE];
+	unsigned n = 0;
+
+	if (!EVP_DigestFinal_ex(md, d, &n) || n != 32)
+		return error_set(err, ERROR_INTERNAL, "cannot hash (SHA-256)");
+	remote_hex(d, n, out->hash);
+	out->size = size;
+	return 0;
+}
+
+int
+remote_digest_file(const char *path, struct remote_digest *out,
+		   struct error *err)
+{
+	EVP_MD_CTX *md = EVP_MD_CTX_new();
+	unsigned char *buf = mem_alloc(READ_SIZE);
+	int64_t size = 0;
+	int fd = -1, rc = 0;
+	ssize_t got;
+
+	if (!md || !buf) {
+		rc = OOM(err);
+		goto done;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		rc = error_set(err, errno == ENOENT ? ERROR_NOT_FOUND : ERROR_IO,
+			       "cannot read '%s': %s", path, strerror(errno));
+		goto done;
+	}
+	if (!EVP_DigestInit_ex(md, EVP_sha256(), NULL)) {
+		rc = error_set(err, ERROR_INTERNAL, "cannot hash (SHA-256)");
+		goto done;
+	}
+	for (;;) {
+		got = read(fd, buf, READ_SIZE);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			rc = error_set(err, ERROR_IO, "cannot read '%s': %s",
+				       path, strerror(errno));
+			goto done;
+		}
+		if (!got)
+			break;
+		if (!EVP_DigestUpdate(md, buf, (size_t)got)) {
+			rc = error_set(err, ERROR_INTERNAL, "cannot hash");
+			goto done;
+		}
+		size += got;
+	}
+	rc = digest_final(md, size, out, err);
+done:
+	if (fd >= 0)
+		close(fd);
+	mem_free(buf);
+	EVP_MD_CTX_free(md);
+	return rc;
+}
+
+int
+remote_digest_buf(const void *p, size_t n, struct remote_digest *out,
+		  struct error *err)
+{
+	EVP_MD_CTX *md = EVP_MD_CTX_new();
+	int rc;
+
+	if (!md)
+		return OOM(err);
+	if (!EVP_DigestInit_ex(md, EVP_sha256(), NULL) ||
+	    !EVP_DigestUpdate(md, p, n))
+		rc = error_set(err, ERROR_INTERNAL, "cannot hash (SHA-256)");
+	else
+		rc = digest_final(md, (int64_t)n, out, err);
+	EVP_MD_CTX_free(md);
+	return rc;
+}
+
+/* n transfers, each xfer_init'd; NULL when out of memory. */
+static struct xfer *
+xfers_new(size_t n)
+{
+	struct xfer *x = mem_calloc(n ? n : 1, sizeof(*x));
+	size_t i;
+
+	for (i = 0; x && i < n; i++)
+		xfer_init(&x[i]);
+	return x;
+}
+
+static void
+xfers_free(struct xfer *x, size_t n)
+{
+	size_t i;
+
+	for (i = 0; x && i < n; i++)
+		xfer_release(&x[i]);
+	mem_free(x);
+}
+
+int
+remote_cas_has(struct remote *r, const struct remote_digest *d, size_t n,
+	       unsigned char *present, struct error *err)
+{
+	struct xfer *x = NULL;
+	size_t *idx = NULL, m = 0, i;
+	int rc = 0;
+
+	for (i = 0; i < n; i++) {
+		rc = digest_check(&d[i], err);
+		if (rc)
+			return rc;
+	}
+	x = xfers_new(n);
+	idx = mem_calloc(n ? n : 1, sizeof(*idx));
+	if (!x || !idx) {
+		rc = OOM(err);
+		goto done;
+	}
+	for (i = 0; i < n; i++) {
+		present[i] = is_empty(&d[i]);
+		if (present[i])
+			continue;
+		x[m].method = XFER_HEAD;
+		x[m].space = "cas";
+		memcpy(x[m].hash, d[i].hash, REMOTE_HASH_SIZE);
+		idx[m++] = i;
+	}
+	rc = remote_xfer_run(r, x, m, err);
+	if (rc)
+		goto done;
+	for (i = 0; i < m; i++)
+		present[idx[i]] = x[i].result == 1 &&
+				  (x[i].content_length < 0 ||
+				   x[i].content_length == d[idx[i]].size);
+	rc = remote_xfer_first_error(x, m, err);
+done:
+	xfers_free(x, m);
+	mem_free(idx);
+	return rc;
+}
+
+/*
+ * PUT the n blobs not yet on the server: from files (paths) or one buffer
+ * (mem). d: their digests.
+ */
+static int
+put_missing(struct remote *r, const char *const *paths,
+	    const unsigned char *mem, const struct remote_digest *d, size_t n,
+	    struct error *err)
+{
+	unsigned char *present = mem_alloc(n ? n : 1);
+	struct xfer *x = xfers_new(n);
+	size_t m = 0, i;
+	int rc;
+
+	if (!present || !x) {
+		rc = OOM(err);
+		goto done;
+	}
+	rc = remote_cas_has(r, d, n, present, err);
+	if (rc)
+		goto done;
+	for (i = 0; i < n; i++) {
+		if (present[i])
+			continue;
+		x[m].method = XFER_PUT;
+		x[m].space = "cas";
+		memcpy(x[m].hash, d[i].hash, REMOTE_HASH_SIZE);
+		x[m].src_size = d[i].size;
+		if (paths) {
+			x[m].src_path = paths[i];
+			x[m].src_hash = d[i].hash;
+		} else {
+			x[m].src_mem = mem;
+		}
+		m++;
+	}
+	rc = remote_xfer_run(r, x, m, err);
+	if (!rc)
+		rc = remote_xfer_first_error(x, m, err);
+done:
+	xfers_free(x, m);
+	mem_free(present);
+	return rc;
+}
+
+int
+remote_cas_put_files(struct remote *r, const char *const *paths,
+		     const struct remote_digest *digests, size_t n,
+		     struct remote_digest *out, struct error *err)
+{
+	struct remote_digest *d = NULL;
+	size_t i;
+	int rc = 0;
+
+	if (r->opts.read_only)
+		return remote_read_only_error(r, err);
+	d = mem_calloc(n ? n : 1, sizeof(*d));
+	if (!d)
+		return OOM(err);
+	for (i = 0; i < n; i++) {
+		if (digests) {
+			d[i] = digests[i];
+			rc = digest_check(&d[i], err);
+		} else {
+			rc = remote_digest_file(paths[i], &d[i], err);
+		}
+		if (rc)
+			goto done;
+	}
+	rc = put_missing(r, paths, NULL, d, n, err);
+	if (rc)
+		goto done;
+	if (out)
+		memcpy(out, d, n * sizeof(*d));
+done:
+	mem_free(d);
+	return rc;
+}
+
+int
+remote_cas_put_buf(struct remote *r, const void *p, size_t n,
+		   struct remote_digest *out, struct error *err)
+{
+	struct remote_digest d;
+	int rc;
+
+	if (r->opts.read_only)
+		return remote_read_only_error(r, err);
+	rc = remote_digest_buf(p, n, &d, err);
+	if (rc)
+		return rc;
+	rc = put_missing(r, NULL, p, &d, 1, err);
+	if (!rc && out)
+		*out = d;
+	return rc;
+}
+
+/* The empty blob needs no request: write an empty file at dest. */
+static int
+write_empty(const char *dest, unsigned mode, struct error *err)
+{
+	int fd = open(dest, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+
+	if (fd < 0 || fchmod(fd, mode) || close(fd)) {
+		int e = errno;
+
+		if (fd >= 0)
+			close(fd);
+		return error_set(err, ERROR_IO, "cannot write '%s': %s", dest,
+				 strerror(e));
+	}
+	return 1;
+}
+
+int
+remote_cas_get_files(struct remote *r, struct remote_fetch *f, size_t n,
+		     struct error *err)
+{
+	struct xfer *x = NULL;
+	size_t *idx = NULL, m = 0, i;
+	int rc = 0;
+
+	for (i = 0; i < n; i++) {
+		rc = digest_check(&f[i].digest, err);
+		if (rc)
+			return rc;
+	}
+	x = xfers_new(n);
+	idx = mem_calloc(n ? n : 1, sizeof(*idx));
+	if (!x || !idx) {
+		rc = OOM(err);
+		goto done;
+	}
+	for (i = 0; i < n; i++) {
+		f[i].result = 0;
+		if (is_empty(&f[i].digest)) {
+			f[i].result = write_empty(f[i].dest, f[i].mode, err);
+			continue;
+		}
+		x[m].method = XFER_GET;
+		x[m].space = "cas";
+		memcpy(x[m].hash, f[i].digest.hash, REMOTE_HASH_SIZE);
+		x[m].sink = XFER_SINK_FILE;
+		x[m].expect_size = f[i].digest.size;
+		x[m].verify = 1;
+		x[m].dest = f[i].dest;
+		x[m].mode = f[i].mode;
+		idx[m++] = i;
+	}
+	rc = remote_xfer_run(r, x, m, err);
+	if (rc)
+		goto done;
+	for (i = 0; i < m; i++)
+		f[idx[i]].result = x[i].result;
+	rc = remote_xfer_first_error(x, m, err);
+	for (i = 0; !rc && i < n; i++)
+		if (f[i].result < 0)
+			rc = f[i].result;
+done:
+	xfers_free(x, m);
+	mem_free(idx);
+	return rc;
+}
+
+int
+remote_cas_get_file(struct remote *r, const struct remote_digest *d,
+		    const char *dest, unsigned mode, struct error *err)
+{
+	struct remote_fetch f;
+	int rc;
+
+	memset(&f, 0, sizeof(f));
+	f.digest = *d;
+	f.dest = dest;
+	f.mode = mode;
+	rc = remote_cas_get_files(r, &f, 1, err);
+	return rc ? rc : f.result;
+}
+
+int
+remote_cas_get_buf(struct remote *r, const struct remote_digest *d,
+		   size_t max, char **out, size_t *len, struct error *err)
+{
+	struct xfer x;
+	int rc;
+
+	*out = NULL;
+	*len = 0;
+	rc = digest_check(d, err);
+	if (rc)
+		return rc;
+	if ((uint64_t)d->size > (uint64_t)max)
+		return error_set(err, ERROR_INVALID, "blob %s is %lld bytes, "
+				 "more than the %zu allowed", d->hash,
+				 (long long)d->size, max);
+	xfer_init(&x);
+	x.method = XFER_GET;
+	x.space = "cas";
+	memcpy(x.hash, d->hash, REMOTE_HASH_SIZE);
+	x.sink = XFER_SINK_MEM;
+	x.expect_size = d->size;
+	x.max = (size_t)d->size;
+	x.verify = 1;
+	if (!is_empty(d))
+		rc = remote_xfer_run(r, &x, 1, err);
+	else
+		x.result = 1;
+	if (rc)
+		goto done;
+	if (x.result < 0) {
+		rc = remote_xfer_first_error(&x, 1, err);
+		goto done;
+	}
+	if (x.result == 1 && !x.mem) {
+		x.mem = mem_alloc(1);
+		if (!x.mem) {
+			rc = OOM(err);
+			goto done;
+		}
+		x.mem[0] = '\0';
+	}
+	rc = x.result;
+	if (rc == 1) {
+		*out = x.mem;
+		*len = x.mem_len;
+		x.mem = NULL;
+	}
+done:
+	xfer_release(&x);
+	return rc;
+}

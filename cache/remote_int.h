@@ -1,0 +1,113 @@
+/*
+ * Inside the remote cache client: the handle, and the transfer engine
+ * (remote_xfer.c) that runs a batch of HTTP requests on the handle's curl
+ * multi handle with bounded parallelism, retries and verification. The
+ * protocol files (remote_cas.c, remote_ac.c) only fill in transfers and
+ * read their outcomes. Not for use outside cache/.
+ */
+#ifndef RIPPLE_CACHE_REMOTE_INT_H
+#define RIPPLE_CACHE_REMOTE_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/error.h"
+#include "cache/remote.h"
+
+struct curl_slist;
+struct evp_md_ctx_st;
+
+struct remote {
+	char *url;			/* base URL, no trailing '/', owned */
+	struct remote_options opts;	/* headers points at `headers_text` */
+	char *headers_text;		/* owned copy of opts.headers */
+	struct curl_slist *headers;	/* request headers, owned */
+	void *multi;			/* CURLM *, reused across batches */
+};
+
+enum xfer_method {
+	XFER_HEAD,
+	XFER_GET,
+	XFER_PUT,
+};
+
+enum xfer_sink {
+	XFER_SINK_NONE,		/* discard the body (HEAD, PUT answers) */
+	XFER_SINK_MEM,		/* into mem, at most `max` bytes */
+	XFER_SINK_FILE,		/* into a temp file, renamed to `dest` */
+};
+
+/*
+ * One request. The caller zeroes it with xfer_init, sets the request
+ * fields, runs a batch with remote_xfer_run, reads `result` (1 done or
+ * found, 0 a 404 or absent, < 0 an error in `err`) and the sink, then
+ * calls xfer_release.
+ */
+struct xfer {
+	/* the request */
+	enum xfer_method method;
+	const char *space;		/* "cas" or "ac" */
+	char hash[REMOTE_HASH_SIZE];	/* the object's name */
+
+	/* PUT body: a file (src_path) or memory (src_mem) of src_size bytes */
+	const char *src_path;
+	const unsigned char *src_mem;
+	int64_t src_size;
+	const char *src_hash;		/* file: re-hashed while sent; or NULL */
+
+	/* GET body */
+	enum xfer_sink sink;
+	int64_t expect_size;		/* bytes, or -1 when unknown */
+	int verify;			/* 1: body's SHA-256 must be `hash` */
+	size_t max;			/* MEM: cap in bytes */
+	const char *dest;		/* FILE: final path */
+	unsigned mode;			/* FILE: permission bits */
+
+	/* outcome */
+	int result;
+	struct error err;
+	char *mem;			/* MEM: mem_alloc'd, NUL-terminated */
+	size_t mem_len;
+	int64_t content_length;		/* HEAD: -1 when not sent */
+
+	/* engine state, remote_xfer.c only */
+	void *easy;			/* CURL * */
+	int fd;				/* source or temp file, -1 */
+	char *tmp;			/* FILE: temp path, owned */
+	struct evp_md_ctx_st *md;	/* body hash */
+	int64_t off;			/* bytes sent or received */
+	size_t mem_cap;
+	int overflow;			/* body passed its size or cap */
+	int local_errno;		/* a local read or write failed */
+	unsigned attempt;		/* attempts made */
+	int64_t due_ms;			/* retry time (monotonic ms) */
+	int state;
+	char errbuf[256];		/* CURL_ERROR_SIZE */
+};
+
+/* Zero x, with no file open. */
+void xfer_init(struct xfer *x);
+
+/* Free what x holds (mem, files, handles); a temp file is removed. */
+void xfer_release(struct xfer *x);
+
+/*
+ * Run n transfers, at most r->opts.max_parallel at once, retrying
+ * connection failures, timeouts and 5xx answers. Each gets its result and
+ * error. Returns 0, or ERROR_NOMEM / ERROR_INTERNAL when the batch itself
+ * cannot run (nothing is then reported per transfer).
+ */
+int remote_xfer_run(struct remote *r, struct xfer *x, size_t n,
+		    struct error *err);
+
+/* Copy the error of the first failed transfer (lowest index) into err. */
+int remote_xfer_first_error(const struct xfer *x, size_t n,
+			    struct error *err);
+
+/* ERROR_UNSUPPORTED: the handle is read-only. */
+int remote_read_only_error(const struct remote *r, struct error *err);
+
+/* Lowercase hex of n bytes into out (2n + 1 bytes). */
+void remote_hex(const unsigned char *p, size_t n, char *out);
+
+#endif

@@ -1,0 +1,254 @@
+/* Test support: a real nginx with WebDAV PUT in a temporary folder. */
+#include "tests/support/nginx.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tests/support/support.h"
+
+const char *
+t_nginx_program(void)
+{
+	static const char *const places[] = {
+		"/usr/sbin/nginx", "/usr/local/sbin/nginx", "/usr/bin/nginx",
+		"/usr/local/bin/nginx",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(places) / sizeof(places[0]); i++)
+		if (access(places[i], X_OK) == 0)
+			return places[i];
+	return NULL;
+}
+
+/* A loopback port nobody listens on right now (the kernel picks it). */
+static int
+free_port(void)
+{
+	struct sockaddr_in a;
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM, 0), port = -1;
+
+	if (fd < 0)
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (!bind(fd, (struct sockaddr *)&a, sizeof(a)) &&
+	    !getsockname(fd, (struct sockaddr *)&a, &len))
+		port = ntohs(a.sin_port);
+	close(fd);
+	return port;
+}
+
+static int
+accepts(int port)
+{
+	struct sockaddr_in a;
+	int fd = socket(AF_INET, SOCK_STREAM, 0), ok;
+
+	if (fd < 0)
+		return 0;
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_port = htons((unsigned short)port);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ok = !connect(fd, (struct sockaddr *)&a, sizeof(a));
+	close(fd);
+	return ok;
+}
+
+static void
+write_conf(const struct t_nginx *ng, const char *path)
+{
+	FILE *f = fopen(path, "w");
+	const char *d = ng->dir;
+
+	if (!f)
+		abort();
+	fprintf(f,
+		"daemon off;\n"
+		"master_process off;\n"
+		"%s"
+		"pid %s/nginx.pid;\n"
+		"error_log %s/error.log;\n"
+		"events { worker_connections 256; }\n"
+		"http {\n"
+		"  log_format t '$remote_addr \"$request\" $status "
+		"$body_bytes_sent auth=\"$http_authorization\"';\n"
+		"  access_log %s/access.log t;\n"
+		"  client_body_temp_path %s/tmp/body;\n"
+		"  proxy_temp_path %s/tmp/proxy;\n"
+		"  fastcgi_temp_path %s/tmp/fastcgi;\n"
+		"  uwsgi_temp_path %s/tmp/uwsgi;\n"
+		"  scgi_temp_path %s/tmp/scgi;\n"
+		"  default_type application/octet-stream;\n"
+		"  server {\n"
+		"    listen 127.0.0.1:%d;\n"
+		"    root %s/root;\n"
+		"    client_max_body_size 0;\n"
+		"    location / {\n"
+		"      dav_methods PUT;\n"
+		"      create_full_put_path on;\n"
+		"      dav_access user:rw group:r all:r;\n"
+		"    }\n"
+		"    location /broken/ { return 500; }\n"
+		"    location /slow/ {\n"
+		"      alias %s/root/;\n"
+		"      limit_rate 100;\n"
+		"    }\n"
+		"  }\n"
+		"}\n",
+		geteuid() == 0 ? "user root;\n" : "", d, d, d, d, d, d, d, d,
+		ng->port, d, d);
+	if (fclose(f))
+		abort();
+}
+
+static void
+sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* One try on one port: 0 when nginx answers, -1 when it exited. */
+static int
+try_start(struct t_nginx *ng, const char *prog, char *why, size_t n)
+{
+	char conf[1024], errlog[1024];
+	int status, i;
+	pid_t pid;
+
+	snprintf(conf, sizeof(conf), "%s/nginx.conf", ng->dir);
+	snprintf(errlog, sizeof(errlog), "%s/error.log", ng->dir);
+	snprintf(ng->url, sizeof(ng->url), "http://127.0.0.1:%d", ng->port);
+	write_conf(ng, conf);
+	pid = fork();
+	if (pid < 0)
+		abort();
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		execl(prog, prog, "-q", "-p", ng->dir, "-e", errlog, "-c",
+		      conf, (char *)NULL);
+		_exit(127);
+	}
+	ng->pid = pid;
+	for (i = 0; i < 1000; i++) {
+		if (accepts(ng->port))
+			return 0;
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			ng->pid = 0;
+			snprintf(why, n, "nginx exited (status %d); see %s",
+				 status, errlog);
+			return -1;
+		}
+		sleep_ms(10);
+	}
+	snprintf(why, n, "nginx did not listen on port %d within 10 s",
+		 ng->port);
+	t_nginx_stop(ng);
+	return -1;
+}
+
+int
+t_nginx_start(struct t_nginx *ng, char *why, size_t n)
+{
+	const char *prog = t_nginx_program();
+	char p[1024];
+	int attempt;
+	static const char *const sub[] = { "root", "tmp", "tmp/body",
+		"tmp/proxy", "tmp/fastcgi", "tmp/uwsgi", "tmp/scgi" };
+	size_t i;
+
+	memset(ng, 0, sizeof(*ng));
+	if (!prog) {
+		snprintf(why, n, "nginx is not installed (apt-get install "
+			 "nginx-light)");
+		return -1;
+	}
+	ng->dir = t_tmpdir();
+	for (i = 0; i < sizeof(sub) / sizeof(sub[0]); i++) {
+		snprintf(p, sizeof(p), "%s/%s", ng->dir, sub[i]);
+		if (mkdir(p, 0755))
+			abort();
+	}
+	snprintf(p, sizeof(p), "%s/root", ng->dir);
+	ng->root = strdup(p);
+	if (!ng->root)
+		abort();
+	/* Another process may take the port between our probe and nginx. */
+	for (attempt = 0; attempt < 5; attempt++) {
+		ng->port = free_port();
+		if (ng->port > 0 && !try_start(ng, prog, why, n))
+			return 0;
+	}
+	return -1;
+}
+
+void
+t_nginx_stop(struct t_nginx *ng)
+{
+	int status;
+
+	if (!ng || ng->pid <= 0)
+		return;
+	kill(ng->pid, SIGTERM);
+	while (waitpid(ng->pid, &status, 0) < 0 && errno == EINTR)
+		;
+	ng->pid = 0;
+}
+
+void
+t_nginx_free(struct t_nginx *ng)
+{
+	if (!ng)
+		return;
+	t_nginx_stop(ng);
+	t_rmtree(ng->dir);
+	free(ng->dir);
+	free(ng->root);
+	memset(ng, 0, sizeof(*ng));
+}
+
+static int
+count_now(const struct t_nginx *ng, const char *needle)
+{
+	char path[1024], line[4096];
+	FILE *f;
+	int count = 0;
+
+	snprintf(path, sizeof(path), "%s/access.log", ng->dir);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, needle))
+			count++;
+	fclose(f);
+	return count;
+}
+
+int
+t_nginx_count(const struct t_nginx *ng, const char *needle, int want)
+{
+	int i, n = count_now(ng, needle);
+
+	for (i = 0; n < want && i < 200; i++) {
+		sleep_ms(10);
+		n = count_now(ng, needle);
+	}
+	return n;
+}

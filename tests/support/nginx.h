@@ -1,0 +1,48 @@
+/*
+ * A real HTTP cache server for tests: Debian's nginx with WebDAV PUT, on a
+ * free loopback port, with its config, root, logs and temp files in a
+ * fresh temporary folder. It runs in the foreground (daemon off, one
+ * process) as a child of the test, which stops it at teardown; it also
+ * dies with the test process if that crashes (PR_SET_PDEATHSIG).
+ *
+ * Locations: "/" stores and serves files under `root` (GET, HEAD, PUT);
+ * "/broken/" answers every request with 500; "/slow/" serves the same
+ * files as "/" at 100 bytes/s.
+ */
+#ifndef RIPPLE_TESTS_SUPPORT_NGINX_H
+#define RIPPLE_TESTS_SUPPORT_NGINX_H
+
+#include <sys/types.h>
+
+struct t_nginx {
+	char *dir;		/* temp folder holding everything, malloc'd */
+	char *root;		/* DIR/root: what "/" serves, malloc'd */
+	int port;		/* loopback port it listens on */
+	char url[64];		/* "http://127.0.0.1:PORT" */
+	pid_t pid;		/* 0 once stopped */
+};
+
+/* The nginx program, or NULL when it is not installed (tests skip). */
+const char *t_nginx_program(void);
+
+/*
+ * Start nginx as above and wait until it accepts connections (at most
+ * 10 s). Returns 0, or -1 with a reason in why (size n) when nginx is not
+ * installed or does not come up.
+ */
+int t_nginx_start(struct t_nginx *ng, char *why, size_t n);
+
+/* Stop nginx (SIGTERM, then wait) and keep its folder. Accepts a stopped one. */
+void t_nginx_stop(struct t_nginx *ng);
+
+/* Stop nginx, remove its folder and free the strings. Accepts NULL. */
+void t_nginx_free(struct t_nginx *ng);
+
+/*
+ * Lines of DIR/access.log containing `needle`. nginx logs a request just
+ * after its answer leaves, so this waits (at most 2 s) while fewer than
+ * `want` lines are there; a count above `want` is returned at once.
+ */
+int t_nginx_count(const struct t_nginx *ng, const char *needle, int want);
+
+#endif
