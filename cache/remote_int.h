@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <curl/curl.h>
+
 #include "base/error.h"
 #include "cache/remote.h"
 
@@ -109,5 +111,18 @@ int remote_read_only_error(const struct remote *r, struct error *err);
 
 /* Lowercase hex of n bytes into out (2n + 1 bytes). */
 void remote_hex(const unsigned char *p, size_t n, char *out);
+
+
+/* Bodies of transfers (remote_body.c), for remote_xfer.c. */
+int remote_xfer_fail(struct remote *r, struct xfer *x, int code,
+		     const char *what);
+int remote_body_restart(struct xfer *x);
+long remote_body_code(struct xfer *x);
+size_t remote_body_on_write(char *data, size_t size, size_t nmemb, void *p);
+size_t remote_body_on_read(char *buf, size_t size, size_t nitems, void *p);
+int remote_body_on_seek(void *p, curl_off_t offset, int origin);
+int remote_body_open(struct remote *r, struct xfer *x);
+int remote_body_finish_get(struct remote *r, struct xfer *x);
+int remote_body_finish_put(struct remote *r, struct xfer *x);
 
 #endif

@@ -4,8 +4,9 @@
  * with retries (backoff doubling from backoff_ms) on connection failures,
  * timeouts and 5xx answers. Bodies stream: PUT reads its file in pieces
  * (hashing it again), GET hashes and counts while writing a temp file and
- * renames it only once digest and size match. What the requests mean is
- * left to remote_cas.c and remote_ac.c.
+ * renames it only once digest and size match (remote_body.c, which this
+ * file calls). What the requests mean is left to remote_cas.c and
+ * remote_ac.c.
  */
 #include "cache/remote_int.h"
 
@@ -24,7 +25,6 @@
 #include "base/banned.h"
 
 #define BUFFER_SIZE (128 * 1024)	/* curl's receive and send buffers */
-#define DISCARD_MAX (1 << 20)		/* bytes of an ignored body we read */
 #define POLL_MAX_MS 1000
 
 enum xfer_state {
@@ -34,7 +34,6 @@ enum xfer_state {
 	XS_DONE,
 };
 
-static const char *const method_names[] = { "HEAD", "GET", "PUT" };
 
 void
 xfer_init(struct xfer *x)
@@ -84,207 +83,6 @@ mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-void
-remote_hex(const unsigned char *p, size_t n, char *out)
-{
-	static const char digits[] = "0123456789abcdef";
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		out[2 * i] = digits[p[i] >> 4];
-		out[2 * i + 1] = digits[p[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
-
-/* Set the transfer's error: "remote cache URL: METHOD space/hash: ...". */
-static int
-fail(struct remote *r, struct xfer *x, int code, const char *what)
-{
-	x->result = error_set(&x->err, code, "remote cache %s: %s %s/%s: %s",
-			      r->url, method_names[x->method], x->space,
-			      x->hash, what);
-	return x->result;
-}
-
-/* (Re)start the body hash; 0 or -1. */
-static int
-md_restart(struct xfer *x)
-{
-	if (!x->md)
-		x->md = EVP_MD_CTX_new();
-	return x->md && EVP_DigestInit_ex(x->md, EVP_sha256(), NULL) ? 0 : -1;
-}
-
-/* The body hash as hex into out (REMOTE_HASH_SIZE); 0 or -1. */
-static int
-md_hex(struct xfer *x, char *out)
-{
-	unsigned char d[EVP_MAX_MD_SIZE];
-	unsigned n = 0;
-
-	if (!EVP_DigestFinal_ex(x->md, d, &n) || n != 32)
-		return -1;
-	remote_hex(d, n, out);
-	return 0;
-}
-
-static long
-response_code(struct xfer *x)
-{
-	long code = 0;
-
-	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &code);
-	return code;
-}
-
-static size_t
-on_write(char *data, size_t size, size_t nmemb, void *p)
-{
-	struct xfer *x = p;
-	size_t len = size * nmemb, done = 0;
-
-	if (x->sink == XFER_SINK_NONE || response_code(x) != 200) {
-		/* An error page or an ignored body: read a little, keep none. */
-		x->off += (int64_t)len;
-		return x->off > DISCARD_MAX ? 0 : len;
-	}
-	if (x->expect_size >= 0 && x->off + (int64_t)len > x->expect_size) {
-		x->overflow = 1;
-		return 0;
-	}
-	if (x->md && !EVP_DigestUpdate(x->md, data, len)) {
-		x->local_errno = ENOMEM;
-		return 0;
-	}
-	if (x->sink == XFER_SINK_MEM) {
-		if (x->mem_len + len > x->max) {
-			x->overflow = 1;
-			return 0;
-		}
-		if (x->mem_len + len + 1 > x->mem_cap) {
-			size_t cap = x->mem_cap ? x->mem_cap : 4096;
-			char *m;
-
-			while (cap < x->mem_len + len + 1)
-				cap *= 2;
-			m = mem_realloc(x->mem, cap);
-			if (!m) {
-				x->local_errno = ENOMEM;
-				return 0;
-			}
-			x->mem = m;
-			x->mem_cap = cap;
-		}
-		memcpy(x->mem + x->mem_len, data, len);
-		x->mem_len += len;
-		x->mem[x->mem_len] = '\0';
-	} else {
-		while (done < len) {
-			ssize_t w = write(x->fd, data + done, len - done);
-
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w < 0) {
-				x->local_errno = errno;
-				return 0;
-			}
-			done += (size_t)w;
-		}
-	}
-	x->off += (int64_t)len;
-	return len;
-}
-
-static size_t
-on_read(char *buf, size_t size, size_t nitems, void *p)
-{
-	struct xfer *x = p;
-	size_t want = size * nitems;
-	int64_t left = x->src_size - x->off;
-	ssize_t got;
-
-	if (left <= 0)
-		return 0;
-	if ((int64_t)want > left)
-		want = (size_t)left;
-	if (x->src_mem) {
-		memcpy(buf, x->src_mem + x->off, want);
-		x->off += (int64_t)want;
-		return want;
-	}
-	do
-		got = pread(x->fd, buf, want, x->off);
-	while (got < 0 && errno == EINTR);
-	if (got <= 0) {
-		/* A read error, or the file shrank after it was hashed. */
-		x->local_errno = got < 0 ? errno : ESTALE;
-		return CURL_READFUNC_ABORT;
-	}
-	if (x->md && !EVP_DigestUpdate(x->md, buf, (size_t)got)) {
-		x->local_errno = ENOMEM;
-		return CURL_READFUNC_ABORT;
-	}
-	x->off += got;
-	return (size_t)got;
-}
-
-/* Rewind the body to its start (curl asks before resending it). */
-static int
-on_seek(void *p, curl_off_t offset, int origin)
-{
-	struct xfer *x = p;
-
-	if (offset != 0 || origin != SEEK_SET)
-		return CURL_SEEKFUNC_CANTSEEK;
-	x->off = 0;
-	if (x->md && md_restart(x))
-		return CURL_SEEKFUNC_FAIL;
-	return CURL_SEEKFUNC_OK;
-}
-
-/* Open the source file or the temp file, and the hash. 0 or an error. */
-static int
-open_body(struct remote *r, struct xfer *x)
-{
-	struct stat st;
-	char what[320];
-
-	if (x->method == XFER_PUT && x->src_path) {
-		x->fd = open(x->src_path, O_RDONLY | O_CLOEXEC);
-		if (x->fd < 0 || fstat(x->fd, &st)) {
-			return x->result = error_set(&x->err, ERROR_IO,
-				"cannot read '%s': %s", x->src_path,
-				strerror(errno));
-		}
-		if (st.st_size != x->src_size)
-			return x->result = error_set(&x->err, ERROR_CONFLICT,
-				"'%s' changed while it was uploaded",
-				x->src_path);
-	}
-	if (x->method == XFER_GET && x->sink == XFER_SINK_FILE) {
-		size_t n = strlen(x->dest) + sizeof(".ripple-tmp-XXXXXX");
-
-		x->tmp = mem_alloc(n);
-		if (!x->tmp)
-			return fail(r, x, ERROR_NOMEM, "out of memory");
-		snprintf(x->tmp, n, "%s.ripple-tmp-XXXXXX", x->dest);
-		x->fd = mkstemp(x->tmp);
-		if (x->fd >= 0)
-			fcntl(x->fd, F_SETFD, FD_CLOEXEC);
-		if (x->fd < 0) {
-			snprintf(what, sizeof(what), "cannot create '%s': %s",
-				 x->tmp, strerror(errno));
-			mem_free(x->tmp);
-			x->tmp = NULL;
-			return fail(r, x, ERROR_IO, what);
-		}
-	}
-	if ((x->verify || x->src_hash) && md_restart(x))
-		return fail(r, x, ERROR_NOMEM, "out of memory");
-	return 0;
-}
-
 /* Make x's easy handle (once; retries reuse it). 0 or an error. */
 static int
 make_easy(struct remote *r, struct xfer *x)
@@ -298,7 +96,7 @@ make_easy(struct remote *r, struct xfer *x)
 	if (!url || !e) {
 		mem_free(url);
 		curl_easy_cleanup(e);
-		return fail(r, x, ERROR_NOMEM, "out of memory");
+		return remote_xfer_fail(r, x, ERROR_NOMEM, "out of memory");
 	}
 	snprintf(url, n, "%s/%s/%s", r->url, x->space, x->hash);
 	x->easy = e;
@@ -314,7 +112,7 @@ make_easy(struct remote *r, struct xfer *x)
 	SET(CURLOPT_LOW_SPEED_LIMIT, o->low_speed_limit);
 	SET(CURLOPT_LOW_SPEED_TIME, o->low_speed_time_s);
 	SET(CURLOPT_BUFFERSIZE, (long)BUFFER_SIZE);
-	SET(CURLOPT_WRITEFUNCTION, on_write);
+	SET(CURLOPT_WRITEFUNCTION, remote_body_on_write);
 	SET(CURLOPT_WRITEDATA, x);
 	if (o->netrc) {
 		SET(CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
@@ -326,16 +124,16 @@ make_easy(struct remote *r, struct xfer *x)
 	if (x->method == XFER_PUT) {
 		SET(CURLOPT_UPLOAD, 1L);
 		SET(CURLOPT_UPLOAD_BUFFERSIZE, (long)BUFFER_SIZE);
-		SET(CURLOPT_READFUNCTION, on_read);
+		SET(CURLOPT_READFUNCTION, remote_body_on_read);
 		SET(CURLOPT_READDATA, x);
-		SET(CURLOPT_SEEKFUNCTION, on_seek);
+		SET(CURLOPT_SEEKFUNCTION, remote_body_on_seek);
 		SET(CURLOPT_SEEKDATA, x);
 		SET(CURLOPT_INFILESIZE_LARGE, (curl_off_t)x->src_size);
 	}
 #undef SET
 	mem_free(url);
 	if (cc != CURLE_OK)
-		return fail(r, x, ERROR_INTERNAL, curl_easy_strerror(cc));
+		return remote_xfer_fail(r, x, ERROR_INTERNAL, curl_easy_strerror(cc));
 	return 0;
 }
 
@@ -347,14 +145,14 @@ reset_body(struct remote *r, struct xfer *x)
 	x->overflow = 0;
 	x->mem_len = 0;
 	x->errbuf[0] = '\0';
-	if (x->md && md_restart(x))
-		return fail(r, x, ERROR_NOMEM, "out of memory");
+	if (x->md && remote_body_restart(x))
+		return remote_xfer_fail(r, x, ERROR_NOMEM, "out of memory");
 	if (x->tmp && (ftruncate(x->fd, 0) || lseek(x->fd, 0, SEEK_SET))) {
 		char what[320];
 
 		snprintf(what, sizeof(what), "cannot truncate '%s': %s",
 			 x->tmp, strerror(errno));
-		return fail(r, x, ERROR_IO, what);
+		return remote_xfer_fail(r, x, ERROR_IO, what);
 	}
 	return 0;
 }
@@ -365,7 +163,7 @@ start(struct remote *r, struct xfer *x)
 	int rc;
 
 	if (!x->easy) {
-		rc = open_body(r, x);
+		rc = remote_body_open(r, x);
 		if (!rc)
 			rc = make_easy(r, x);
 	} else {
@@ -374,7 +172,7 @@ start(struct remote *r, struct xfer *x)
 	if (rc)
 		return rc;
 	if (curl_multi_add_handle(r->multi, x->easy) != CURLM_OK)
-		return fail(r, x, ERROR_INTERNAL, "cannot add a transfer");
+		return remote_xfer_fail(r, x, ERROR_INTERNAL, "cannot add a transfer");
 	x->attempt++;
 	x->state = XS_ACTIVE;
 	return 0;
@@ -404,77 +202,13 @@ retryable_http(long code)
 	return code >= 500 || code == 408 || code == 429;
 }
 
-/* A GET body arrived whole: check it and move it into place. */
-static int
-finish_get(struct remote *r, struct xfer *x)
-{
-	char got[REMOTE_HASH_SIZE], what[400];
-
-	if (x->expect_size >= 0 && x->off != x->expect_size) {
-		snprintf(what, sizeof(what), "got %lld bytes, expected %lld "
-			 "(truncated)", (long long)x->off,
-			 (long long)x->expect_size);
-		return fail(r, x, ERROR_CORRUPT, what);
-	}
-	if (x->verify) {
-		if (md_hex(x, got))
-			return fail(r, x, ERROR_INTERNAL, "cannot hash");
-		if (strcmp(got, x->hash)) {
-			snprintf(what, sizeof(what), "digest mismatch: the body "
-				 "hashes to %s (tampered or damaged)", got);
-			return fail(r, x, ERROR_CORRUPT, what);
-		}
-	}
-	if (x->sink == XFER_SINK_MEM && !x->mem) {
-		x->mem = mem_alloc(1);
-		if (!x->mem)
-			return fail(r, x, ERROR_NOMEM, "out of memory");
-		x->mem[0] = '\0';
-	}
-	if (x->sink == XFER_SINK_FILE) {
-		if (fchmod(x->fd, x->mode) || close(x->fd)) {
-			x->fd = -1;
-			snprintf(what, sizeof(what), "cannot write '%s': %s",
-				 x->tmp, strerror(errno));
-			return fail(r, x, ERROR_IO, what);
-		}
-		x->fd = -1;
-		if (rename(x->tmp, x->dest)) {
-			snprintf(what, sizeof(what), "cannot rename into '%s': "
-				 "%s", x->dest, strerror(errno));
-			return fail(r, x, ERROR_IO, what);
-		}
-		mem_free(x->tmp);
-		x->tmp = NULL;
-	}
-	return x->result = 1;
-}
-
-/* A PUT was accepted: check the file did not change while it was sent. */
-static int
-finish_put(struct remote *r, struct xfer *x)
-{
-	char got[REMOTE_HASH_SIZE];
-
-	(void)r;
-	if (x->src_hash && x->md) {
-		if (md_hex(x, got))
-			return fail(r, x, ERROR_INTERNAL, "cannot hash");
-		if (strcmp(got, x->src_hash))
-			return x->result = error_set(&x->err, ERROR_CONFLICT,
-				"'%s' changed while it was uploaded",
-				x->src_path);
-	}
-	return x->result = 1;
-}
-
 /*
  * Classify a finished attempt: 1 to retry it, 0 when x->result is final.
  */
 static int
 finish(struct remote *r, struct xfer *x, CURLcode cc)
 {
-	long code = response_code(x);
+	long code = remote_body_code(x);
 	int retry_left = x->attempt <= r->opts.retries;
 	char what[400];
 
@@ -486,7 +220,7 @@ finish(struct remote *r, struct xfer *x, CURLcode cc)
 	if (x->local_errno) {
 		snprintf(what, sizeof(what), "local file: %s",
 			 strerror(x->local_errno));
-		fail(r, x, x->local_errno == ENOMEM ? ERROR_NOMEM : ERROR_IO,
+		remote_xfer_fail(r, x, x->local_errno == ENOMEM ? ERROR_NOMEM : ERROR_IO,
 		     what);
 		return 0;
 	}
@@ -496,7 +230,7 @@ finish(struct remote *r, struct xfer *x, CURLcode cc)
 			 (long long)(x->sink == XFER_SINK_MEM &&
 				     x->expect_size < 0 ? (int64_t)x->max
 							: x->expect_size));
-		fail(r, x, ERROR_CORRUPT, what);
+		remote_xfer_fail(r, x, ERROR_CORRUPT, what);
 		return 0;
 	}
 	if (cc != CURLE_OK) {
@@ -505,7 +239,7 @@ finish(struct remote *r, struct xfer *x, CURLcode cc)
 		snprintf(what, sizeof(what), "%s (%u attempt%s)",
 			 x->errbuf[0] ? x->errbuf : curl_easy_strerror(cc),
 			 x->attempt, x->attempt == 1 ? "" : "s");
-		fail(r, x, ERROR_IO, what);
+		remote_xfer_fail(r, x, ERROR_IO, what);
 		return 0;
 	}
 	if (retryable_http(code)) {
@@ -513,7 +247,7 @@ finish(struct remote *r, struct xfer *x, CURLcode cc)
 			return 1;
 		snprintf(what, sizeof(what), "HTTP %ld (%u attempt%s)", code,
 			 x->attempt, x->attempt == 1 ? "" : "s");
-		fail(r, x, ERROR_IO, what);
+		remote_xfer_fail(r, x, ERROR_IO, what);
 		return 0;
 	}
 	if (code == 404 && x->method != XFER_PUT) {
@@ -521,12 +255,12 @@ finish(struct remote *r, struct xfer *x, CURLcode cc)
 		return 0;
 	}
 	if (x->method == XFER_PUT && code >= 200 && code < 300) {
-		finish_put(r, x);
+		remote_body_finish_put(r, x);
 		return 0;
 	}
 	if (code != 200) {
 		snprintf(what, sizeof(what), "HTTP %ld", code);
-		fail(r, x, ERROR_IO, what);
+		remote_xfer_fail(r, x, ERROR_IO, what);
 		if (code == 401 || code == 403)
 			error_hint(&x->err, "check RIPPLE_REMOTE_HEADER or "
 				   "netrc");
@@ -541,7 +275,7 @@ finish(struct remote *r, struct xfer *x, CURLcode cc)
 		x->result = 1;
 		return 0;
 	}
-	finish_get(r, x);
+	remote_body_finish_get(r, x);
 	return 0;
 }
 
