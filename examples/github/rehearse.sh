@@ -1,0 +1,181 @@
+#!/bin/sh
+# examples/github/rehearse.sh [DIR]
+#
+# Play examples/github/ci.yml on this machine, as GitHub would, on the demo
+# repository: a real nginx (WebDAV PUT) on a loopback port is the remote
+# cache and the only thing runners share. For each workflow run:
+#   plan job   a fresh clone runs the plan step; its $GITHUB_OUTPUT is read
+#              exactly as the workflow reads it (has-GROUP, matrix-GROUP);
+#   matrices   build, build-2, test, gpu in order; every entry runs in a
+#              fresh clone with an empty local cache, with the entry's one
+#              command (`ripple run ci --job JOB`), as a runner of the
+#              entry's platform (--platform: this machine plays them all);
+#   gate       a fresh clone runs `ripple gate ci`.
+# Runs: CI at main, a pull request that rebuilds some nodes and reuses the
+# rest, and the tag v13.0.1 ending in `ripple release --dry-run`.
+# Prints, per run: jobs, nodes run, nodes reused, bytes downloaded from the
+# cache, and the gate's answer. Without a GPU the GPU jobs defer their
+# tests (exit 4), so the gate names exactly those nodes; that is the
+# expected answer here and the script checks it. Exit 0 when every step did
+# what it should. Needs nginx, jq, git and build/ripple (RIPPLE picks the
+# binary). DIR keeps the work (default: a temporary folder, removed).
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+ripple=${RIPPLE:-$top/build/ripple}
+case $ripple in /*) ;; *) ripple=$(pwd)/$ripple ;; esac
+for t in nginx jq git; do
+	command -v "$t" >/dev/null 2>&1 || [ -x "/usr/sbin/$t" ] || {
+		echo "rehearse: needs $t" >&2
+		exit 2
+	}
+done
+[ -x "$ripple" ] || { echo "rehearse: no ripple at $ripple" >&2; exit 2; }
+if [ $# -ge 1 ]; then
+	work=$1
+	mkdir -p "$work"
+	keep=1
+else
+	work=$(mktemp -d "${TMPDIR:-/tmp}/ripple-rehearse.XXXXXX")
+	keep=0
+fi
+export GIT_AUTHOR_NAME=rehearsal GIT_AUTHOR_EMAIL=ci@example.invalid
+export GIT_COMMITTER_NAME=rehearsal GIT_COMMITTER_EMAIL=ci@example.invalid
+unset RIPPLE_CACHE
+
+fail() {
+	echo "rehearse: $*" >&2
+	exit 1
+}
+
+# --- the remote cache: nginx on a free loopback port ---------------------
+ngx=$work/nginx
+mkdir -p "$ngx/root" "$ngx/tmp"
+nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
+start_nginx() {
+	port=$(( 20000 + $(od -An -N2 -tu2 /dev/urandom) % 20000 ))
+	user=""
+	[ "$(id -u)" = 0 ] && user="user root;"
+	cat > "$ngx/nginx.conf" <<EOF
+daemon on;
+$user
+pid $ngx/nginx.pid;
+error_log $ngx/error.log;
+events { worker_connections 256; }
+http {
+  log_format t '\$request_method \$uri \$status \$body_bytes_sent';
+  access_log $ngx/access.log t;
+  client_body_temp_path $ngx/tmp/body;
+  proxy_temp_path $ngx/tmp/proxy;
+  fastcgi_temp_path $ngx/tmp/fastcgi;
+  uwsgi_temp_path $ngx/tmp/uwsgi;
+  scgi_temp_path $ngx/tmp/scgi;
+  server {
+    listen 127.0.0.1:$port;
+    root $ngx/root;
+    client_max_body_size 0;
+    location / {
+      dav_methods PUT;
+      create_full_put_path on;
+      dav_access user:rw group:r all:r;
+    }
+  }
+}
+EOF
+	"$nginx_bin" -c "$ngx/nginx.conf" -p "$ngx" 2>/dev/null
+}
+tries=0
+until start_nginx; do
+	tries=$((tries + 1))
+	[ $tries -lt 20 ] || fail "nginx did not start (see $ngx/error.log)"
+done
+cleanup() {
+	[ -f "$ngx/nginx.pid" ] && kill "$(cat "$ngx/nginx.pid")" 2>/dev/null
+	[ $keep = 1 ] || rm -rf "$work"
+}
+trap cleanup EXIT
+export RIPPLE_REMOTE_CACHE=http://127.0.0.1:$port
+
+"$top/examples/cuda-bindings/make-demo-repo" "$work/origin" > /dev/null
+origin=$work/origin
+
+# --- one runner: a fresh clone at REV with its own empty local cache ------
+n_clone=0
+runner() {	# runner REV: make a fresh clone, print its path
+	n_clone=$((n_clone + 1))
+	d=$work/runner-$n_clone
+	git clone -q --no-local "$origin" "$d"
+	git -C "$d" checkout -q --detach "$1"
+	echo "$d"
+}
+
+bytes_fetched() {	# GET bodies of CAS blobs served so far
+	awk '$1 == "GET" && $2 ~ /^\/cas\// && $3 == 200 { b += $4 }
+		END { print b + 0 }' "$ngx/access.log" 2>/dev/null || echo 0
+}
+
+# --- one workflow run -------------------------------------------------
+workflow() {	# workflow NAME REV BASE TARGET [TAG]
+	name=$1 rev=$2 base=$3 target=$4 tag=${5:-}
+	out=$work/$name.github-output
+	: > "$out"
+	jobs=0 ran=0 reused=0 deferred_jobs=0
+	before=$(bytes_fetched)
+	d=$(runner "$rev")
+	(cd "$d" && "$ripple" plan "$target" ${base:+--base "$base"} \
+		--github-output "$out" \
+		--github-step-summary "$work/$name.summary.md" > /dev/null) ||
+		fail "$name: the plan job failed"
+	reused=$(sed -n 's/^plan=//p' "$out" | jq '.reuse | length')
+	for group in build build-2 test gpu; do
+		has=$(sed -n "s/^has-$group=//p" "$out")
+		[ "$has" = true ] || continue
+		matrix=$(sed -n "s/^matrix-$group=//p" "$out")
+		[ -n "$matrix" ] || fail "$name: has-$group=true, no matrix"
+		echo "$matrix" | jq -e '.include | length > 0' > /dev/null ||
+			fail "$name: matrix-$group is empty"
+		for entry in $(echo "$matrix" |
+		    jq -r '.include[] | "\(.job)@\(.platform // "")"'); do
+			job=${entry%@*}
+			pf=${entry#*@}
+			jobs=$((jobs + 1))
+			d=$(runner "$rev")
+			rc=0
+			(cd "$d" && "$ripple" run "$target" --job "$job" \
+				--run-id "gh-$name" ${pf:+--platform "$pf"} \
+				${tag:+--tag "$tag"} --json \
+				> "$work/$name.$job.json" \
+				2> "$work/$name.$job.log") || rc=$?
+			case $rc in
+			0) ;;
+			4) deferred_jobs=$((deferred_jobs + 1)) ;;
+			*) cat "$work/$name.$job.log" >&2
+			   fail "$name: job $job failed (exit $rc)" ;;
+			esac
+			ran=$((ran + $(jq '.counts.built + .counts.tested' \
+				"$work/$name.$job.json")))
+		done
+	done
+	d=$(runner "$rev")
+	grc=0
+	(cd "$d" && "$ripple" gate "$target" --json > "$work/$name.gate.json") ||
+		grc=$?
+	missing=$(jq -r '.missing[].id' "$work/$name.gate.json" | sort)
+	not_gpu=$(echo "$missing" | grep -v '^test:\(bindings-gpu\|bindings-floor\|core-tests\|cuda-smoke\)' || true)
+	[ -z "$not_gpu" ] || fail "$name: the gate misses non-GPU nodes: $not_gpu"
+	[ $grc = 0 ] || [ -n "$missing" ] || fail "$name: gate exit $grc"
+	printf '%-10s jobs %3d  nodes run %3d  reused %3d  fetched %8d bytes  gate: %s\n' \
+		"$name" "$jobs" "$ran" "$reused" $(( $(bytes_fetched) - before )) \
+		"$([ $grc = 0 ] && echo ok || echo "$(echo "$missing" | wc -l) GPU nodes deferred (no GPU here)")"
+}
+
+main=$(git -C "$origin" rev-parse main)
+pr=$(git -C "$origin" rev-parse pr/bindings-12-fix)
+workflow main "$main" "$main~1" ci
+workflow pr "$pr" "$main" ci
+workflow tag v13.0.1 "" 'release:bindings[root=bindings-13]' v13.0.1
+d=$(runner v13.0.1)
+(cd "$d" && "$ripple" release v13.0.1 --dry-run > "$work/release.txt") ||
+	{ cat "$work/release.txt" >&2; fail "tag: release --dry-run failed"; }
+echo "tag        release v13.0.1 --dry-run: releasable (fresh clone, remote cache only)"
