@@ -78,13 +78,20 @@ class_match(const char *p, const char *e, unsigned char c)
 	return hit != neg;
 }
 
-/* Glob one component: pattern [p, pe) against name [s, se); no '/'. */
+/*
+ * Glob one component: pattern [p, pe) against name [s, se); no '/'. One
+ * saved position for the last '*' suffices (what follows a later '*' can
+ * always start further on), so this is O((pe - p) x (se - s)).
+ * *steps grows by one per byte compared.
+ */
 static int
-glob(const char *p, const char *pe, const char *s, const char *se)
+glob(const char *p, const char *pe, const char *s, const char *se,
+     unsigned long *steps)
 {
 	const char *star_p = NULL, *star_s = NULL, *e;
 
 	for (;;) {
+		++*steps;
 		if (p < pe && *p == '*') {
 			while (p < pe && *p == '*')
 				p++;
@@ -144,13 +151,25 @@ is_dstar(const char *p, const char *pe)
  * Match pattern segments from p against path components from s. `mode`:
  * 0 a path (a match of an ancestor directory counts), 1 "could something
  * under the directory s match", 2 "does everything under directory s match".
+ *
+ * A middle "**" matches zero or more components, so whatever matches the
+ * pattern's rest from one component also matches it from any earlier one
+ * (the "**" takes the difference). Hence, as glob() does for '*', only the
+ * last "**" seen needs a saved position: on a mismatch it takes one more
+ * component and the rest is tried again, and earlier "**" are never
+ * revisited. Each path component starts the rest at most once per "**",
+ * so the work is O(path length x pattern length), not the exponential of
+ * trying every split (issue 14: ten "**" against a 40-deep path).
  */
 static int
-segs_match(const char *p, const char *s, int mode)
+segs_match(const char *p, const char *s, int mode, unsigned long *steps)
 {
 	const char *pe, *se;
+	const char *star_p = NULL;	/* the rest after the last "**" */
+	const char *star_s = NULL;	/* where that rest was tried last */
 
 	for (;;) {
+		++*steps;
 		if (!*p) {
 			/* Pattern done: it matched s or an ancestor of s,
 			 * which claims everything below (every mode). */
@@ -160,9 +179,9 @@ segs_match(const char *p, const char *s, int mode)
 		if (!*s) {
 			if (mode == 1)
 				return 1;
-			if (mode == 2)
-				return is_dstar(p, pe) && !*pe;
-			return 0;
+			if (mode == 2 && is_dstar(p, pe) && !*pe)
+				return 1;
+			goto backtrack;
 		}
 		se = comp_end(s);
 		if (is_dstar(p, pe)) {
@@ -170,20 +189,28 @@ segs_match(const char *p, const char *s, int mode)
 				return 1;	/* trailing "**": one or more */
 			if (mode == 1)
 				return 1;
-			/* Zero or more components, then the rest. */
-			for (;;) {
-				if (segs_match(pe + 1, s, mode))
-					return 1;
-				if (!*se)
-					return 0;
-				s = se + 1;
-				se = comp_end(s);
-			}
+			/* Zero components first; more on a mismatch. */
+			star_p = pe + 1;
+			star_s = s;
+			p = star_p;
+			continue;
 		}
-		if (!glob(p, pe, s, se))
-			return 0;
+		if (!glob(p, pe, s, se, steps))
+			goto backtrack;
 		p = *pe ? pe + 1 : pe;
 		s = *se ? se + 1 : se;
+		continue;
+backtrack:
+		if (!star_p)
+			return 0;
+		/* The "**" takes one more component, never the last one's
+		 * end: what follows a middle "**" needs a component. */
+		se = comp_end(star_s);
+		if (!*se)
+			return 0;
+		star_s = se + 1;
+		p = star_p;
+		s = star_s;
 	}
 }
 
@@ -264,7 +291,8 @@ rewrite(const char *pattern)
 }
 
 int
-pattern_match(const char *pattern, const char *path)
+pattern_match_counted(const char *pattern, const char *path,
+		      enum pattern_query query, unsigned long *steps)
 {
 	char *r;
 	int m;
@@ -274,9 +302,18 @@ pattern_match(const char *pattern, const char *path)
 	r = rewrite(pattern);
 	if (!r)
 		return 0;
-	m = segs_match(r, path, 0);
+	m = segs_match(r, path, (int)query, steps);
 	mem_free(r);
 	return m;
+}
+
+int
+pattern_match(const char *pattern, const char *path)
+{
+	unsigned long steps = 0;
+
+	return pattern_match_counted(pattern, path, PATTERN_QUERY_PATH,
+				     &steps);
 }
 
 static int
@@ -447,15 +484,16 @@ pattern_set_free(struct pattern_set *set)
 int
 pattern_set_match(const struct pattern_set *set, const char *path)
 {
+	unsigned long steps = 0;
 	size_t i;
 	int hit = 0;
 
 	for (i = 0; i < set->n_inc && !hit; i++)
-		hit = set->inc[i].text && segs_match(set->inc[i].text, path, 0);
+		hit = set->inc[i].text && segs_match(set->inc[i].text, path, 0, &steps);
 	if (!hit)
 		return 0;
 	for (i = 0; i < set->n_exc; i++)
-		if (set->exc[i].text && segs_match(set->exc[i].text, path, 0))
+		if (set->exc[i].text && segs_match(set->exc[i].text, path, 0, &steps))
 			return 0;
 	return 1;
 }
@@ -463,17 +501,18 @@ pattern_set_match(const struct pattern_set *set, const char *path)
 int
 pattern_set_may_match_dir(const struct pattern_set *set, const char *dir)
 {
+	unsigned long steps = 0;
 	size_t i;
 	int may = 0;
 
 	if (!dir[0])
 		return set->n_inc > 0;
 	for (i = 0; i < set->n_inc && !may; i++)
-		may = set->inc[i].text && segs_match(set->inc[i].text, dir, 1);
+		may = set->inc[i].text && segs_match(set->inc[i].text, dir, 1, &steps);
 	if (!may)
 		return 0;
 	for (i = 0; i < set->n_exc; i++)
-		if (set->exc[i].text && segs_match(set->exc[i].text, dir, 2))
+		if (set->exc[i].text && segs_match(set->exc[i].text, dir, 2, &steps))
 			return 0;
 	return 1;
 }
@@ -481,17 +520,18 @@ pattern_set_may_match_dir(const struct pattern_set *set, const char *dir)
 int
 pattern_set_claims_all_below(const struct pattern_set *set, const char *dir)
 {
+	unsigned long steps = 0;
 	size_t i;
 	int all = 0;
 
 	if (!dir[0])
 		return 0;
 	for (i = 0; i < set->n_inc && !all; i++)
-		all = set->inc[i].text && segs_match(set->inc[i].text, dir, 2);
+		all = set->inc[i].text && segs_match(set->inc[i].text, dir, 2, &steps);
 	if (!all)
 		return 0;
 	for (i = 0; i < set->n_exc; i++)
-		if (set->exc[i].text && segs_match(set->exc[i].text, dir, 1))
+		if (set->exc[i].text && segs_match(set->exc[i].text, dir, 1, &steps))
 			return 0;
 	return 1;
 }

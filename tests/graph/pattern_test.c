@@ -1,5 +1,6 @@
 /* Suites for graph/pattern: the documented match table, validation, sets. */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/buf.h"
@@ -267,4 +268,80 @@ Test(graph_pattern, set_compile_reports_bad_pattern)
 		     ERROR_INVALID);
 	cr_expect_null(s);
 	cr_expect(strstr(err.msg, "bad/[x") != NULL, "%s", err.msg);
+}
+
+/* "a/a/.../a" with n components, then `tail` ("" for none). */
+static char *
+deep_path(size_t n, const char *tail)
+{
+	size_t i, len = 2 * n + strlen(tail) + 1;
+	char *s = calloc(1, len), *p = s;
+
+	cr_assert_not_null(s);
+	for (i = 0; i < n; i++) {
+		*p++ = 'a';
+		*p++ = '/';
+	}
+	if (*tail)
+		memcpy(p, tail, strlen(tail) + 1);
+	else if (n)
+		p[-1] = '\0';
+	return s;
+}
+
+/* Matching must stay within a small multiple of path x pattern length. */
+static void
+expect_bounded(const char *pattern, const char *path,
+	       enum pattern_query q, int want)
+{
+	unsigned long steps = 0, bound;
+
+	bound = 2 * (strlen(pattern) + 4) * (strlen(path) + 4);
+	cr_expect_eq(pattern_match_counted(pattern, path, q, &steps), want,
+		     "'%s' query %d on '%s'", pattern, (int)q, path);
+	cr_expect_leq(steps, bound, "'%s' query %d: %lu steps, bound %lu",
+		      pattern, (int)q, steps, bound);
+}
+
+/* Ten "**" and a pattern that fails only at its last component: the old
+ * recursive matcher tried every way to place the nine "a" (C(40,9) > 10^8
+ * for a 40-deep path; issue 14, item 9). */
+static const char ten_dstars[] =
+	"**/a/**/a/**/a/**/a/**/a/**/a/**/a/**/a/**/a/**/b";
+/* The attacker's pattern (cases/failures/patho.yml): twelve "**". */
+static const char patho[] =
+	"**/a/**/a/**/a/**/a/**/a/**/a/**/a/**/a/**/a/**/a/**/a/**/a";
+
+Test(graph_pattern, many_double_stars_match_in_polynomial_steps)
+{
+	char *p20 = deep_path(20, ""), *p40 = deep_path(40, "");
+	char *p40c = deep_path(40, "c"), *p11 = deep_path(11, "c/d");
+
+	expect_bounded(ten_dstars, p20, PATTERN_QUERY_PATH, 0);
+	expect_bounded(ten_dstars, p40, PATTERN_QUERY_PATH, 0);
+	expect_bounded(ten_dstars, p40c, PATTERN_QUERY_PATH, 0);
+	expect_bounded(ten_dstars, p40, PATTERN_QUERY_ALL_BELOW, 0);
+	expect_bounded(ten_dstars, p40, PATTERN_QUERY_SOME_BELOW, 1);
+	expect_bounded(patho, p40, PATTERN_QUERY_PATH, 1);
+	expect_bounded(patho, p40c, PATTERN_QUERY_PATH, 1);
+	expect_bounded(patho, p11, PATTERN_QUERY_PATH, 0);
+	expect_bounded(patho, p40, PATTERN_QUERY_ALL_BELOW, 1);
+	expect_bounded(patho, p11, PATTERN_QUERY_ALL_BELOW, 0);
+	free(p11);
+	free(p40c);
+	free(p40);
+	free(p20);
+}
+
+Test(graph_pattern, many_stars_in_one_component_match_in_polynomial_steps)
+{
+	char name[1001];
+
+	memset(name, 'a', 1000);
+	name[1000] = '\0';
+	expect_bounded("*a*a*a*a*a*a*a*a*a*a*b", name, PATTERN_QUERY_PATH, 0);
+	name[999] = 'b';
+	expect_bounded("*a*a*a*a*a*a*a*a*a*a*b", name, PATTERN_QUERY_PATH, 1);
+	expect_bounded("x/**/*a*a*a*b/**/c", "x/y/aaab/z/c", PATTERN_QUERY_PATH,
+		       1);
 }
