@@ -1,5 +1,6 @@
 /* Suites for graph/pattern: the documented match table, validation, sets. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -344,4 +345,67 @@ Test(graph_pattern, many_stars_in_one_component_match_in_polynomial_steps)
 	expect_bounded("*a*a*a*a*a*a*a*a*a*a*b", name, PATTERN_QUERY_PATH, 1);
 	expect_bounded("x/**/*a*a*a*b/**/c", "x/y/aaab/z/c", PATTERN_QUERY_PATH,
 		       1);
+}
+
+/*
+ * A set indexes patterns by a literal first component (issue 14, item 12):
+ * with many patterns it must answer exactly as its patterns one by one.
+ */
+Test(graph_pattern, big_set_answers_as_its_patterns_one_by_one)
+{
+	static const char *const extra_inc[] = {
+		"*.cfg", "**/gen/**", "p7/**", "p7", "p1?/x", "p2*/**",
+		"\\p3/a", "/conftest.py", "p5/", "[p]9/z",
+	};
+	static const char *const exc[] = {
+		"p7/skip/**", "**/*.md", "p1/**/t", "p4",
+	};
+	static const char *const paths[] = {
+		"p7", "p7/a", "p7/skip/x", "p7/skip", "p1/x", "p12/x",
+		"p1/q/t", "p1/q/t/u", "p2/a/b", "p20/a", "p3/a", "p4/a",
+		"p5/a/b", "p5", "p9/z", "q/gen/x", "a.cfg", "p8/a.md",
+		"conftest.py", "x/conftest.py", "p999/y", "p1000/y", "",
+	};
+	const char *inc[1000 + 10];
+	char names[1000][16];
+	struct pattern_set *s;
+	size_t i, j, n = 0;
+	unsigned long steps = 0;
+
+	for (i = 0; i < 1000; i++) {
+		snprintf(names[i], sizeof(names[i]), "p%zu/y", i);
+		inc[n++] = names[i];
+	}
+	for (i = 0; i < sizeof(extra_inc) / sizeof(extra_inc[0]); i++)
+		inc[n++] = extra_inc[i];
+	s = compile(inc, n, exc, sizeof(exc) / sizeof(exc[0]));
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		const char *p = paths[i];
+		int want_inc[3] = { 0, 0, 0 }, want_exc[3] = { 0, 0, 0 };
+		int q;
+
+		for (q = 0; q < 3; q++) {
+			for (j = 0; j < n; j++)
+				want_inc[q] |= pattern_match_counted(inc[j], p,
+					(enum pattern_query)q, &steps);
+			for (j = 0; j < sizeof(exc) / sizeof(exc[0]); j++)
+				want_exc[q] |= pattern_match_counted(exc[j], p,
+					(enum pattern_query)q, &steps);
+		}
+		cr_expect_eq(pattern_set_match(s, p),
+			     want_inc[PATTERN_QUERY_PATH] &&
+			     !want_exc[PATTERN_QUERY_PATH], "match '%s'", p);
+		if (!p[0])
+			continue;	/* the root: answered without patterns */
+		cr_expect_eq(pattern_set_may_match_dir(s, p),
+			     want_inc[PATTERN_QUERY_SOME_BELOW] &&
+			     !want_exc[PATTERN_QUERY_ALL_BELOW], "may '%s'", p);
+		cr_expect_eq(pattern_set_claims_all_below(s, p),
+			     want_inc[PATTERN_QUERY_ALL_BELOW] &&
+			     !want_exc[PATTERN_QUERY_SOME_BELOW], "all '%s'", p);
+	}
+	cr_expect_eq(pattern_set_match(s, "p999/y"), 1);
+	cr_expect_eq(pattern_set_match(s, "p1000/y"), 0);
+	cr_expect_eq(pattern_set_match(s, "p7/skip/x"), 0);
+	pattern_set_free(s);
 }
