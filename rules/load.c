@@ -371,7 +371,7 @@ static void
 load_policy(struct rules_load *L, const struct rules_ynode *v)
 {
 	static const char *const keys[] = {
-		"unclaimed-paths", "ignore", "reuse", NULL,
+		"unclaimed-paths", "ignore", "reuse", "max-nodes", NULL,
 	};
 	static const char *const unclaimed[] = { "rebuild-all", "ignore" };
 	static const char *const reuse[] = { "baseline", "any", "none" };
@@ -405,6 +405,10 @@ load_policy(struct rules_load *L, const struct rules_ynode *v)
 		else
 			p->reuse = (enum rules_reuse)i;
 	}
+	f = rules_ynode_get(v, "max-nodes");
+	if (f)
+		rules_load_uint(L, f, "max-nodes", 1, RULES_MAX_NODES_LIMIT,
+				&p->max_nodes);
 }
 
 /* A section's map (NULL when absent or null); reports other shapes. */
@@ -598,6 +602,7 @@ rules_load_buffer(const char *display, const char *text, size_t len,
 		return ERROR_NOMEM;
 	}
 	arena_init(&r->arena);
+	r->policy.max_nodes = RULES_MAX_NODES_DEFAULT;
 	L.r = r;
 	r->file = rules_load_strdup(&L, L.file);
 	copy = arena_alloc(&r->arena, len + 1);

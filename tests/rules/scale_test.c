@@ -170,3 +170,56 @@ Test(rules_scale, lookups_scan_a_model_without_an_index)
 	cr_expect_eq(rules_find_source(&r, "b"), &src[0]);
 	arena_release(&r.arena);
 }
+
+/* policy max-nodes bounds the matrix before expansion (item 11). */
+Test(rules_scale, max_nodes_bounds_the_matrix_before_expansion)
+{
+	static const char base[] =
+		"version: 1\n"
+		"axes:\n"
+		"  x: [%s]\n"
+		"  y: [%s]\n"
+		"artifacts:\n"
+		"  a:\n"
+		"    each: {x: axes.x, y: axes.y%s}\n"
+		"    command: [c]\n"
+		"%s";
+	struct buf xs = BUF_INIT, ys = BUF_INIT, b = BUF_INIT;
+	struct error_list errs;
+	struct rules *r;
+	size_t i;
+
+	for (i = 0; i < 40; i++)
+		buf_addf(&xs, NULL, "%sx%zu", i ? ", " : "", i);
+	for (i = 0; i < 50; i++)
+		buf_addf(&ys, NULL, "%sy%zu", i ? ", " : "", i);
+	/* No policy: the default. */
+	buf_addf(&b, NULL, base, xs.data, ys.data, "", "");
+	cr_assert_eq(load(&b, &r, &errs), 0);
+	cr_expect_eq(r->policy.max_nodes, RULES_MAX_NODES_DEFAULT);
+	rules_free(r);
+	error_list_release(&errs);
+	/* Exactly at the limit. */
+	buf_reset(&b);
+	buf_addf(&b, NULL, base, xs.data, ys.data, "",
+		 "policy: {max-nodes: 2000}\n");
+	cr_assert_eq(load(&b, &r, &errs), 0);
+	cr_expect_eq(r->policy.max_nodes, 2000);
+	rules_free(r);
+	error_list_release(&errs);
+	/* One included combination past it. */
+	buf_reset(&b);
+	buf_addf(&b, NULL, base, xs.data, ys.data,
+		 ", include: [{x: x0, y: y0}]", "policy: {max-nodes: 2000}\n");
+	cr_assert_eq(load(&b, &r, &errs), ERROR_INVALID);
+	cr_assert_eq(errs.n, 1);
+	cr_expect_str_eq(errs.items[0].msg,
+			 "artifact 'a' expands to 2001 nodes (x 40 x y 50 + 1 "
+			 "included), more than max-nodes 2000");
+	cr_expect_eq(errs.items[0].line, 6);
+	cr_expect_eq(errs.items[0].col, 3);
+	error_list_release(&errs);
+	buf_release(&b);
+	buf_release(&ys);
+	buf_release(&xs);
+}
