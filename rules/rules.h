@@ -255,8 +255,8 @@ enum rules_reuse {
 
 /*
  * Matrix nodes the rules may expand to, all rules together, unless
- * `policy: {max-nodes: N}` says otherwise. Planning costs tens of us and
- * 2 KB per node (10^6 nodes took 2.1 GB and 17 s; 10^7 ran out of memory),
+ * `policy: {max-nodes: N}` says otherwise. Planning costs tens of
+ * microseconds and 2 KB per node (10^6 nodes took 2.1 GB and 17 s; 10^7 ran out of memory),
  * so the default keeps a plan within seconds; the check multiplies axis
  * sizes before anything is expanded.
  */
