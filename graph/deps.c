@@ -13,6 +13,7 @@
 #include "base/error.h"
 #include "base/mem.h"
 #include "graph/graph.h"
+#include "graph/instances.h"
 #include "graph/template.h"
 #include "rules/rules.h"
 #include "base/banned.h"
@@ -201,10 +202,14 @@ select_upstream(struct graph *g, struct graph_node *nodes, size_t n,
 		const char *name, const struct rules_dep *d,
 		struct rules_pos pos, struct list *deps, struct error *err)
 {
-	size_t i, found = 0;
+	size_t i, found = 0, lo, hi;
 	int rc, ok;
 
-	for (i = 0; i < n; i++) {
+	rc = graph_instances_range(nodes, n, graph_node_kind_name(kind), name,
+				   node, d, &lo, &hi, err);
+	if (rc)
+		return rc;
+	for (i = lo; i < hi; i++) {
 		if (nodes[i].kind != kind || strcmp(nodes[i].name, name))
 			continue;
 		rc = instance_matches(g, node, d, &nodes[i], &ok, err);

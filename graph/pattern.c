@@ -1,32 +1,17 @@
 /*
  * Gitignore-style patterns: validation, one-component globbing (*, ?,
- * classes, escapes), multi-component matching with "**", and compiled
- * include/exclude sets with the subtree test the tree walk uses to prune.
+ * classes, escapes), multi-component matching with "**", and fixed
+ * prefixes. Compiled include/exclude sets are in graph/pattern_set.c.
  */
 #include "graph/pattern.h"
+#include "graph/pattern_int.h"
 
 #include <string.h>
-#define XXH_STATIC_LINKING_ONLY
-#include <xxhash.h>
 
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/mem.h"
-#include "base/strv.h"
 #include "base/banned.h"
-
-struct pat {
-	/* The pattern rewritten: unanchored ones get a leading "**" segment,
-	 * and a trailing "/" becomes a trailing "**" segment. */
-	char *text;
-};
-
-struct pattern_set {
-	struct pat *inc, *exc;
-	size_t n_inc, n_exc;
-	char **orig_inc;	/* as given, for prefixes */
-	unsigned char digest[16];
-};
 
 /* End of the class starting at p ('['), pointing at its ']', or NULL. */
 static const char *
@@ -78,13 +63,20 @@ class_match(const char *p, const char *e, unsigned char c)
 	return hit != neg;
 }
 
-/* Glob one component: pattern [p, pe) against name [s, se); no '/'. */
+/*
+ * Glob one component: pattern [p, pe) against name [s, se); no '/'. One
+ * saved position for the last '*' suffices (what follows a later '*' can
+ * always start further on), so this is O((pe - p) x (se - s)).
+ * *steps grows by one per byte compared.
+ */
 static int
-glob(const char *p, const char *pe, const char *s, const char *se)
+glob(const char *p, const char *pe, const char *s, const char *se,
+     unsigned long *steps)
 {
 	const char *star_p = NULL, *star_s = NULL, *e;
 
 	for (;;) {
+		++*steps;
 		if (p < pe && *p == '*') {
 			while (p < pe && *p == '*')
 				p++;
@@ -144,13 +136,26 @@ is_dstar(const char *p, const char *pe)
  * Match pattern segments from p against path components from s. `mode`:
  * 0 a path (a match of an ancestor directory counts), 1 "could something
  * under the directory s match", 2 "does everything under directory s match".
+ *
+ * A middle "**" matches zero or more components, so whatever matches the
+ * pattern's rest from one component also matches it from any earlier one
+ * (the "**" takes the difference). Hence, as glob() does for '*', only the
+ * last "**" seen needs a saved position: on a mismatch it takes one more
+ * component and the rest is tried again, and earlier "**" are never
+ * revisited. Each path component starts the rest at most once per "**",
+ * so the work is O(path length x pattern length), not the exponential of
+ * trying every split (issue 14: ten "**" against a 40-deep path).
  */
-static int
-segs_match(const char *p, const char *s, int mode)
+int
+pattern_segs_match(const char *p, const char *s, int mode,
+		   unsigned long *steps)
 {
 	const char *pe, *se;
+	const char *star_p = NULL;	/* the rest after the last "**" */
+	const char *star_s = NULL;	/* where that rest was tried last */
 
 	for (;;) {
+		++*steps;
 		if (!*p) {
 			/* Pattern done: it matched s or an ancestor of s,
 			 * which claims everything below (every mode). */
@@ -160,9 +165,9 @@ segs_match(const char *p, const char *s, int mode)
 		if (!*s) {
 			if (mode == 1)
 				return 1;
-			if (mode == 2)
-				return is_dstar(p, pe) && !*pe;
-			return 0;
+			if (mode == 2 && is_dstar(p, pe) && !*pe)
+				return 1;
+			goto backtrack;
 		}
 		se = comp_end(s);
 		if (is_dstar(p, pe)) {
@@ -170,20 +175,28 @@ segs_match(const char *p, const char *s, int mode)
 				return 1;	/* trailing "**": one or more */
 			if (mode == 1)
 				return 1;
-			/* Zero or more components, then the rest. */
-			for (;;) {
-				if (segs_match(pe + 1, s, mode))
-					return 1;
-				if (!*se)
-					return 0;
-				s = se + 1;
-				se = comp_end(s);
-			}
+			/* Zero components first; more on a mismatch. */
+			star_p = pe + 1;
+			star_s = s;
+			p = star_p;
+			continue;
 		}
-		if (!glob(p, pe, s, se))
-			return 0;
+		if (!glob(p, pe, s, se, steps))
+			goto backtrack;
 		p = *pe ? pe + 1 : pe;
 		s = *se ? se + 1 : se;
+		continue;
+backtrack:
+		if (!star_p)
+			return 0;
+		/* The "**" takes one more component, never the last one's
+		 * end: what follows a middle "**" needs a component. */
+		se = comp_end(star_s);
+		if (!*se)
+			return 0;
+		star_s = se + 1;
+		p = star_p;
+		s = star_s;
 	}
 }
 
@@ -239,9 +252,8 @@ pattern_validate(const char *pattern, struct error *err)
 	return 0;
 }
 
-/* Rewrite a valid pattern into the anchored, "**"-explicit form. */
-static char *
-rewrite(const char *pattern)
+char *
+pattern_rewrite(const char *pattern)
 {
 	size_t len = strlen(pattern);
 	int trailing = pattern[len - 1] == '/';
@@ -264,19 +276,29 @@ rewrite(const char *pattern)
 }
 
 int
-pattern_match(const char *pattern, const char *path)
+pattern_match_counted(const char *pattern, const char *path,
+		      enum pattern_query query, unsigned long *steps)
 {
 	char *r;
 	int m;
 
 	if (pattern_validate(pattern, NULL))
 		return 0;
-	r = rewrite(pattern);
+	r = pattern_rewrite(pattern);
 	if (!r)
 		return 0;
-	m = segs_match(r, path, 0);
+	m = pattern_segs_match(r, path, (int)query, steps);
 	mem_free(r);
 	return m;
+}
+
+int
+pattern_match(const char *pattern, const char *path)
+{
+	unsigned long steps = 0;
+
+	return pattern_match_counted(pattern, path, PATTERN_QUERY_PATH,
+				     &steps);
 }
 
 static int
@@ -321,206 +343,4 @@ fail:
 	out->len = start;
 	out->data[start] = '\0';
 	return rc;
-}
-
-static void
-digest_list(XXH3_state_t *st, const char *const *v, size_t n)
-{
-	uint32_t len;
-	size_t i;
-
-	len = (uint32_t)n;
-	XXH3_128bits_update(st, &len, sizeof(len));
-	for (i = 0; i < n; i++) {
-		len = (uint32_t)strlen(v[i]);
-		XXH3_128bits_update(st, &len, sizeof(len));
-		XXH3_128bits_update(st, v[i], len);
-	}
-}
-
-static int
-compile_list(const char *const *src, size_t n, struct pat **out,
-	     struct error *err)
-{
-	size_t i;
-	int rc;
-
-	*out = NULL;
-	for (i = 0; i < n; i++) {
-		rc = pattern_validate(src[i], err);
-		if (rc)
-			return rc;
-	}
-	if (!n)
-		return 0;
-	*out = mem_calloc(n, sizeof(**out));
-	if (!*out)
-		return error_set(err, ERROR_NOMEM, "out of memory");
-	for (i = 0; i < n; i++) {
-		(*out)[i].text = rewrite(src[i]);
-		if (!(*out)[i].text)
-			return error_set(err, ERROR_NOMEM, "out of memory");
-	}
-	return 0;
-}
-
-int
-pattern_set_compile(const char *const *include, size_t n_include,
-		    const char *const *exclude, size_t n_exclude,
-		    struct pattern_set **out, struct error *err)
-{
-	struct pattern_set *set;
-	XXH3_state_t st;
-	XXH128_hash_t h;
-	XXH128_canonical_t c;
-	size_t i;
-	int rc;
-
-	*out = NULL;
-	set = mem_calloc(1, sizeof(*set));
-	if (!set)
-		return error_set(err, ERROR_NOMEM, "out of memory");
-	set->n_inc = n_include;
-	set->n_exc = n_exclude;
-	rc = compile_list(include, n_include, &set->inc, err);
-	if (rc)
-		goto fail;
-	rc = compile_list(exclude, n_exclude, &set->exc, err);
-	if (rc)
-		goto fail;
-	if (n_include) {
-		set->orig_inc = mem_calloc(n_include, sizeof(char *));
-		if (!set->orig_inc) {
-			rc = error_set(err, ERROR_NOMEM, "out of memory");
-			goto fail;
-		}
-		for (i = 0; i < n_include; i++) {
-			set->orig_inc[i] = mem_strdup(include[i]);
-			if (!set->orig_inc[i]) {
-				rc = error_set(err, ERROR_NOMEM, "out of memory");
-				goto fail;
-			}
-		}
-	}
-	XXH3_128bits_reset(&st);
-	XXH3_128bits_update(&st, "ripple-patterns-v1", 19);
-	digest_list(&st, include, n_include);
-	digest_list(&st, exclude, n_exclude);
-	h = XXH3_128bits_digest(&st);
-	XXH128_canonicalFromHash(&c, h);
-	memcpy(set->digest, c.digest, 16);
-	*out = set;
-	return 0;
-fail:
-	pattern_set_free(set);
-	return rc;
-}
-
-static void
-free_list(struct pat *v, size_t n)
-{
-	size_t i;
-
-	if (!v)
-		return;
-	for (i = 0; i < n; i++)
-		mem_free(v[i].text);
-	mem_free(v);
-}
-
-void
-pattern_set_free(struct pattern_set *set)
-{
-	size_t i;
-
-	if (!set)
-		return;
-	if (set->orig_inc)
-		for (i = 0; i < set->n_inc; i++)
-			mem_free(set->orig_inc[i]);
-	mem_free(set->orig_inc);
-	free_list(set->exc, set->n_exc);
-	free_list(set->inc, set->n_inc);
-	mem_free(set);
-}
-
-int
-pattern_set_match(const struct pattern_set *set, const char *path)
-{
-	size_t i;
-	int hit = 0;
-
-	for (i = 0; i < set->n_inc && !hit; i++)
-		hit = set->inc[i].text && segs_match(set->inc[i].text, path, 0);
-	if (!hit)
-		return 0;
-	for (i = 0; i < set->n_exc; i++)
-		if (set->exc[i].text && segs_match(set->exc[i].text, path, 0))
-			return 0;
-	return 1;
-}
-
-int
-pattern_set_may_match_dir(const struct pattern_set *set, const char *dir)
-{
-	size_t i;
-	int may = 0;
-
-	if (!dir[0])
-		return set->n_inc > 0;
-	for (i = 0; i < set->n_inc && !may; i++)
-		may = set->inc[i].text && segs_match(set->inc[i].text, dir, 1);
-	if (!may)
-		return 0;
-	for (i = 0; i < set->n_exc; i++)
-		if (set->exc[i].text && segs_match(set->exc[i].text, dir, 2))
-			return 0;
-	return 1;
-}
-
-int
-pattern_set_claims_all_below(const struct pattern_set *set, const char *dir)
-{
-	size_t i;
-	int all = 0;
-
-	if (!dir[0])
-		return 0;
-	for (i = 0; i < set->n_inc && !all; i++)
-		all = set->inc[i].text && segs_match(set->inc[i].text, dir, 2);
-	if (!all)
-		return 0;
-	for (i = 0; i < set->n_exc; i++)
-		if (set->exc[i].text && segs_match(set->exc[i].text, dir, 1))
-			return 0;
-	return 1;
-}
-
-int
-pattern_set_prefixes(const struct pattern_set *set, struct strv *out,
-		     struct error *err)
-{
-	struct buf b = BUF_INIT;
-	size_t i;
-	int rc = 0;
-
-	for (i = 0; i < set->n_inc; i++) {
-		buf_reset(&b);
-		rc = pattern_fixed_prefix(set->orig_inc[i], &b, err);
-		if (rc)
-			goto done;
-		rc = strv_push(out, b.data, err);
-		if (rc)
-			goto done;
-	}
-	strv_sort_unique(out);
-done:
-	buf_release(&b);
-	return rc;
-}
-
-const unsigned char *
-pattern_set_digest(const struct pattern_set *set)
-{
-	return set->digest;
 }

@@ -33,6 +33,22 @@ int pattern_validate(const char *pattern, struct error *err);
  */
 int pattern_match(const char *pattern, const char *path);
 
+/* What pattern_match_counted asks about `path`. */
+enum pattern_query {
+	PATTERN_QUERY_PATH = 0,	/* does it match path or a directory above? */
+	PATTERN_QUERY_SOME_BELOW,	/* could a path under dir `path` match? */
+	PATTERN_QUERY_ALL_BELOW,	/* does every path under dir `path`? */
+};
+
+/*
+ * As pattern_match, for any query, adding to *steps the work done: one per
+ * path component visited and one per byte compared within a component.
+ * Matching is O(length of path x length of pattern): tests and benchmarks
+ * check the count against that bound.
+ */
+int pattern_match_counted(const char *pattern, const char *path,
+			  enum pattern_query query, unsigned long *steps);
+
 /*
  * The pattern's fixed directory prefix: its leading components that contain
  * no wildcard, unescaped and joined by "/" ("" when none, or when the

@@ -404,21 +404,18 @@ walk_roots(struct walk *w, git_tree *root, struct memo_node ***nodes,
 		*n_nodes = rc ? 0 : 1;
 		goto done;
 	}
-	/* Drop prefixes under another; order the rest as trees order. */
+	/* Order as trees order, where everything under a directory follows
+	 * it at once; then drop each prefix under the last one kept (one
+	 * pass: a set may have 50,000 prefixes). */
+	qsort(pre.v, pre.n, sizeof(*pre.v), cmp_dir);
 	for (i = j = 0; i < pre.n; i++) {
-		size_t k;
-		int nested = 0;
-
-		for (k = 0; k < pre.n && !nested; k++)
-			nested = k != i && is_under(pre.v[i], pre.v[k]);
-		if (!nested)
-			pre.v[j++] = pre.v[i];
-		else
+		if (j && is_under(pre.v[i], pre.v[j - 1]))
 			mem_free(pre.v[i]);
+		else
+			pre.v[j++] = pre.v[i];
 	}
 	pre.n = j;
 	pre.v[j] = NULL;
-	qsort(pre.v, pre.n, sizeof(*pre.v), cmp_dir);
 	for (i = 0; i < pre.n; i++) {
 		if (!pattern_set_may_match_dir(w->set, pre.v[i]))
 			continue;

@@ -363,14 +363,39 @@ wv_dir_digest(void *ctx, const char *path, unsigned char d[16],
 	return 0;
 }
 
-/* Is prefix p under an earlier prefix (which then covers it)? */
+/* Is [s, s + len) one of the prefixes (sorted by strcmp)? */
+static int
+has_prefix(const struct strv *pre, const char *s, size_t len)
+{
+	size_t lo = 0, hi = pre->n, mid;
+	int c;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		c = strncmp(pre->v[mid], s, len);
+		if (!c && pre->v[mid][len])
+			c = 1;
+		if (!c)
+			return 1;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+/*
+ * Is prefix p under another prefix (which then covers it)? Its ancestors
+ * are looked up, not every other prefix: a set may have 50,000.
+ */
 static int
 nested(const struct strv *pre, size_t p)
 {
-	size_t q;
+	const char *s = pre->v[p], *slash;
 
-	for (q = 0; q < p; q++)
-		if (under(pre->v[p], pre->v[q], strlen(pre->v[q])))
+	for (slash = strchr(s, '/'); slash; slash = strchr(slash + 1, '/'))
+		if (has_prefix(pre, s, (size_t)(slash - s)))
 			return 1;
 	return 0;
 }

@@ -1,10 +1,12 @@
 /*
  * Checks over the whole loaded model: `where:` keys name axes of the
- * dependency, no two roots claim overlapping paths, and sources,
- * artifacts and tests do not share names (a dependency would be ambiguous).
+ * dependency, no two roots claim overlapping paths, sources, artifacts
+ * and tests do not share names (a dependency would be ambiguous), and the
+ * matrix stays within policy max-nodes.
  */
 #include "rules/load.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -121,6 +123,105 @@ check_shared_names(struct rules_load *L)
 	}
 }
 
+/* Nodes an each expands to at most (excludes not subtracted), or
+ * ULLONG_MAX when that does not fit. */
+static unsigned long long
+each_size(const struct rules_each *e)
+{
+	unsigned long long n = 1, v;
+	size_t i;
+
+	for (i = 0; i < e->n_axes; i++) {
+		v = e->axes[i].n_values;
+		if (v && n > ULLONG_MAX / v)
+			return ULLONG_MAX;
+		n *= v;
+	}
+	if (n > ULLONG_MAX - e->n_include)
+		return ULLONG_MAX;
+	return n + e->n_include;
+}
+
+/* "AXIS N x AXIS N ..." into buf (truncated to fit). */
+static void
+axis_sizes(const struct rules_each *e, char *buf, size_t size)
+{
+	size_t i, len = 0;
+	int k;
+
+	buf[0] = '\0';
+	for (i = 0; i < e->n_axes && len < size; i++) {
+		k = snprintf(buf + len, size - len, "%s%s %zu", i ? " x " : "",
+			     e->axes[i].axis, e->axes[i].n_values);
+		if (k < 0)
+			break;
+		len += (size_t)k;
+	}
+	if (e->n_include && len < size)
+		snprintf(buf + len, size - len, " + %zu included",
+			 e->n_include);
+}
+
+/*
+ * Bound the matrix before anything is expanded (issue 14, item 11): each
+ * rule's node count is the product of its axis sizes, checked for
+ * overflow, and all rules together may not pass policy max-nodes.
+ */
+static void
+check_one_size(struct rules_load *L, const char *kind, const char *name,
+	       const struct rules_each *e, struct rules_pos pos,
+	       unsigned long long *total)
+{
+	unsigned long long max = L->r->policy.max_nodes, n = each_size(e);
+	char sizes[256];
+
+	if (*total > max)
+		return;	/* reported once, at the rule that passed it */
+	if (n > max) {
+		axis_sizes(e, sizes, sizeof(sizes));
+		if (n == ULLONG_MAX)
+			rules_load_error_at(L, pos.line, pos.col,
+				"narrow its each:, or raise policy: {max-nodes: N}",
+				"%s '%s' expands to more than %llu nodes (%s), "
+				"more than max-nodes %llu", kind, name, n,
+				sizes, max);
+		else
+			rules_load_error_at(L, pos.line, pos.col,
+				"narrow its each:, or raise policy: {max-nodes: N}",
+				"%s '%s' expands to %llu nodes (%s), more than "
+				"max-nodes %llu", kind, name, n, sizes, max);
+		*total = ULLONG_MAX;
+		return;
+	}
+	*total += n;
+	if (*total > max)
+		rules_load_error_at(L, pos.line, pos.col,
+			"narrow some each:, or raise policy: {max-nodes: N}",
+			"with %s '%s' (%llu nodes) the rules expand to %llu "
+			"nodes, more than max-nodes %llu", kind, name, n,
+			*total, max);
+}
+
+static void
+check_sizes(struct rules_load *L)
+{
+	const struct rules *r = L->r;
+	unsigned long long total = 0;
+	size_t i;
+
+	for (i = 0; i < r->n_artifacts; i++)
+		check_one_size(L, "artifact", r->artifacts[i].name,
+			       &r->artifacts[i].each, r->artifacts[i].pos,
+			       &total);
+	for (i = 0; i < r->n_tests; i++)
+		check_one_size(L, "test", r->tests[i].name, &r->tests[i].each,
+			       r->tests[i].pos, &total);
+	for (i = 0; i < r->n_releases; i++)
+		check_one_size(L, "release", r->releases[i].name,
+			       &r->releases[i].each, r->releases[i].pos,
+			       &total);
+}
+
 void
 rules_check_model(struct rules_load *L)
 {
@@ -132,4 +233,5 @@ rules_check_model(struct rules_load *L)
 		check_where(L, &L->r->tests[i]);
 	check_roots(L);
 	check_shared_names(L);
+	check_sizes(L);
 }

@@ -262,14 +262,51 @@ value_ok(const char *s)
 	return 1;
 }
 
+/* A string and where it was: sorting these keeps the first one first. */
+struct named {
+	const char *name;
+	size_t pos;
+};
+
+static int
+cmp_named(const void *a, const void *b)
+{
+	const struct named *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+static int
+has_named(const struct named *v, size_t n, const char *name)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(v[mid].name, name);
+
+		if (!c)
+			return 1;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
 static void
 load_axis(struct rules_load *L, const struct rules_ynode *k,
 	  const struct rules_ynode *v, struct rules_axis *ax)
 {
 	static const char *const keys[] = { "values", "experimental", NULL };
 	const struct rules_ynode *vals = v, *exp = NULL;
+	struct named *sorted;
 	char what[160];
-	size_t i, j;
+	size_t i;
 
 	ax->name = k->str;
 	ax->pos = rules_load_pos(k);
@@ -296,37 +333,45 @@ load_axis(struct rules_load *L, const struct rules_ynode *k,
 		return;
 	if (!ax->n_values)
 		rules_load_error(L, vals, NULL, "axis '%s' has no values", k->str);
-	for (i = 0; i < ax->n_values; i++) {
+	for (i = 0; i < ax->n_values; i++)
 		if (!value_ok(ax->values[i]))
 			rules_load_error(L, vals->items[i],
 					 "values have no spaces, ',', '=', "
 					 "'[', ']', '*' or '?'",
 					 "invalid value '%s' of axis '%s'",
 					 ax->values[i], k->str);
-		for (j = 0; j < i; j++)
-			if (!strcmp(ax->values[i], ax->values[j]))
-				rules_load_error(L, vals->items[i], NULL,
-						 "duplicate value '%s' of axis '%s'",
-						 ax->values[i], k->str);
+	/* Sorted, not pairwise: an axis may have 100,000 values. */
+	sorted = mem_alloc((ax->n_values + 1) * sizeof(*sorted));
+	if (!sorted) {
+		rules_load_nomem(L);
+		return;
 	}
+	for (i = 0; i < ax->n_values; i++) {
+		sorted[i].name = ax->values[i];
+		sorted[i].pos = i;
+	}
+	qsort(sorted, ax->n_values, sizeof(*sorted), cmp_named);
+	for (i = 1; i < ax->n_values; i++)
+		if (!strcmp(sorted[i].name, sorted[i - 1].name))
+			rules_load_error(L, vals->items[sorted[i].pos], NULL,
+					 "duplicate value '%s' of axis '%s'",
+					 sorted[i].name, k->str);
 	if (exp && !rules_load_strings(L, exp, "experimental", 0,
 				       &ax->experimental, &ax->n_experimental))
-		for (i = 0; i < ax->n_experimental; i++) {
-			for (j = 0; j < ax->n_values; j++)
-				if (!strcmp(ax->experimental[i], ax->values[j]))
-					break;
-			if (j == ax->n_values)
+		for (i = 0; i < ax->n_experimental; i++)
+			if (!has_named(sorted, ax->n_values,
+				       ax->experimental[i]))
 				rules_load_unknown(L, exp->items[i], "value",
 						   ax->experimental[i],
 						   ax->values, ax->n_values);
-		}
+	mem_free(sorted);
 }
 
 static void
 load_policy(struct rules_load *L, const struct rules_ynode *v)
 {
 	static const char *const keys[] = {
-		"unclaimed-paths", "ignore", "reuse", NULL,
+		"unclaimed-paths", "ignore", "reuse", "max-nodes", NULL,
 	};
 	static const char *const unclaimed[] = { "rebuild-all", "ignore" };
 	static const char *const reuse[] = { "baseline", "any", "none" };
@@ -360,6 +405,10 @@ load_policy(struct rules_load *L, const struct rules_ynode *v)
 		else
 			p->reuse = (enum rules_reuse)i;
 	}
+	f = rules_ynode_get(v, "max-nodes");
+	if (f)
+		rules_load_uint(L, f, "max-nodes", 1, RULES_MAX_NODES_LIMIT,
+				&p->max_nodes);
 }
 
 /* A section's map (NULL when absent or null); reports other shapes. */
@@ -397,9 +446,36 @@ section(struct rules_load *L, const struct rules_ynode *doc, const char *key)
 		}                                                             \
 	} while (0)
 
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int
+rules_load_has_name(const char *const *sorted, size_t n, const char *name)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(sorted[mid], name);
+
+		if (!c)
+			return 1;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+/* The keys of section `key` in file order (*out) and sorted (*sorted). */
 static void
 collect_names(struct rules_load *L, const struct rules_ynode *doc,
-	      const char *key, const char ***out, size_t *n_out)
+	      const char *key, const char ***out, const char ***sorted,
+	      size_t *n_out)
 {
 	const struct rules_ynode *m = rules_ynode_get(doc, key);
 	size_t i;
@@ -407,11 +483,21 @@ collect_names(struct rules_load *L, const struct rules_ynode *doc,
 	if (!m || m->kind != RULES_YNODE_MAP || !m->n)
 		return;
 	*out = rules_load_alloc(L, m->n * sizeof(**out));
-	if (!*out)
+	*sorted = rules_load_alloc(L, m->n * sizeof(**sorted));
+	if (!*out || !*sorted)
 		return;
 	for (i = 0; i < m->n; i++)
-		(*out)[i] = m->items[2 * i]->str;
+		(*out)[i] = (*sorted)[i] = m->items[2 * i]->str;
+	qsort(*sorted, m->n, sizeof(**sorted), cmp_str);
 	*n_out = m->n;
+}
+
+/* Index the sections loaded so far (struct rules_index). */
+static void
+index_names(struct rules_load *L)
+{
+	if (!rules_load_failed_nomem(L) && rules_index_names(L->r))
+		rules_load_nomem(L);
 }
 
 static void
@@ -443,23 +529,32 @@ load_doc(struct rules_load *L, const struct rules_ynode *doc)
 	}
 	LOAD_SECTION(L, doc, "toolkits", r->toolkits, r->n_toolkits,
 		     load_toolkit, "toolkit");
+	index_names(L);
 	LOAD_SECTION(L, doc, "roots", r->roots, r->n_roots, load_root, "root");
+	index_names(L);
 	LOAD_SECTION(L, doc, "sources", r->sources, r->n_sources, load_source,
 		     "source");
+	index_names(L);
 	LOAD_SECTION(L, doc, "axes", r->axes, r->n_axes, load_axis, "axis");
-	collect_names(L, doc, "artifacts", &L->art_names, &L->n_art_names);
-	collect_names(L, doc, "tests", &L->test_names, &L->n_test_names);
+	index_names(L);
+	collect_names(L, doc, "artifacts", &L->art_names, &L->art_sorted,
+		      &L->n_art_names);
+	collect_names(L, doc, "tests", &L->test_names, &L->test_sorted,
+		      &L->n_test_names);
 	if (rules_load_failed_nomem(L))
 		return;
 	f = section(L, doc, "artifacts");
 	if (f)
 		rules_load_nodes(L, f, RULES_NODE_ARTIFACT);
+	index_names(L);
 	f = section(L, doc, "tests");
 	if (f && !rules_load_failed_nomem(L))
 		rules_load_nodes(L, f, RULES_NODE_TEST);
+	index_names(L);
 	f = section(L, doc, "releases");
 	if (f && !rules_load_failed_nomem(L))
 		rules_load_releases(L, f);
+	index_names(L);
 	f = section(L, doc, "targets");
 	if (f && !rules_load_failed_nomem(L))
 		rules_load_targets(L, f);
@@ -510,6 +605,7 @@ rules_load_buffer(const char *display, const char *text, size_t len,
 		return ERROR_NOMEM;
 	}
 	arena_init(&r->arena);
+	r->policy.max_nodes = RULES_MAX_NODES_DEFAULT;
 	L.r = r;
 	r->file = rules_load_strdup(&L, L.file);
 	copy = arena_alloc(&r->arena, len + 1);

@@ -21,17 +21,6 @@ cmp_kv(const void *a, const void *b)
 		      ((const struct rules_kv *)b)->key);
 }
 
-static int
-in_names(const char *s, const char *const *v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (!strcmp(s, v[i]))
-			return 1;
-	return 0;
-}
-
 /* Resolve a dependency name to its kind; reports unknown names. */
 static int
 dep_kind(struct rules_load *L, const struct rules_ynode *n, const char *name,
@@ -54,11 +43,11 @@ dep_kind(struct rules_load *L, const struct rules_ynode *n, const char *name,
 		*kind = RULES_DEP_SOURCE;
 		return 0;
 	}
-	if (in_names(name, L->art_names, L->n_art_names)) {
+	if (rules_load_has_name(L->art_sorted, L->n_art_names, name)) {
 		*kind = RULES_DEP_ARTIFACT;
 		return 0;
 	}
-	if (in_names(name, L->test_names, L->n_test_names)) {
+	if (rules_load_has_name(L->test_sorted, L->n_test_names, name)) {
 		*kind = RULES_DEP_TEST;
 		return 0;
 	}

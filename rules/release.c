@@ -11,17 +11,6 @@
 #include "rules/yaml.h"
 #include "base/banned.h"
 
-static int
-in_names(const char *s, const char *const *v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (!strcmp(s, v[i]))
-			return 1;
-	return 0;
-}
-
 static void
 load_meta_check(struct rules_load *L, const struct rules_ynode *it,
 		const struct rules_tvars *tv, struct rules_meta_check *mc)
@@ -45,7 +34,8 @@ load_meta_check(struct rules_load *L, const struct rules_ynode *it,
 		rules_load_error(L, it, "add artifact: NAME",
 				 "require-meta entry has no 'artifact'");
 	else if (!rules_load_string(L, f, "artifact", &mc->artifact) &&
-		 !in_names(mc->artifact, L->art_names, L->n_art_names))
+		 !rules_load_has_name(L->art_sorted, L->n_art_names,
+				     mc->artifact))
 		rules_load_unknown(L, f, "artifact", mc->artifact,
 				   L->art_names, L->n_art_names);
 	f = rules_ynode_get(it, "key");
@@ -139,8 +129,8 @@ load_release(struct rules_load *L, const struct rules_ynode *k,
 			rules_load_error(L, f, NULL, "%s publishes no artifacts",
 					 what);
 		for (i = 0; i < rel->n_artifacts; i++)
-			if (!in_names(rel->artifacts[i], L->art_names,
-				      L->n_art_names))
+			if (!rules_load_has_name(L->art_sorted, L->n_art_names,
+						 rel->artifacts[i]))
 				rules_load_unknown(L, f->items[i], "artifact",
 						   rel->artifacts[i], L->art_names,
 						   L->n_art_names);

@@ -265,6 +265,71 @@ Test(graph_expand, dependency_without_matching_instance_is_an_error)
 	rules_free(r);
 }
 
+/* Ids of deps of `id`, joined by " " in id order. */
+static void
+expect_deps(const struct graph *g, const char *id, const char *want)
+{
+	const struct graph_node *n = node(g, id);
+	char got[2048] = "";
+	size_t i;
+
+	for (i = 0; i < n->n_deps; i++) {
+		if (i)
+			strcat(got, " ");
+		strcat(got, g->nodes[n->deps[i]].id);
+	}
+	cr_expect_str_eq(got, want, "deps of %s: %s", id, got);
+}
+
+/*
+ * Matrix dependencies search the run of the upstream rule's ids (issue
+ * 14, item 12): rule names and axis values that are prefixes of others,
+ * and values with bytes that sort before ',' and ']', select exactly what
+ * agreeing on shared axes selects.
+ */
+Test(graph_expand, matrix_dependencies_select_exactly_among_prefix_names)
+{
+	struct rules *r = load(
+		"version: 1\n"
+		"axes:\n"
+		"  x: [v1, v10, v1+x, v1-, v1.0]\n"
+		"  y: [a, b]\n"
+		"artifacts:\n"
+		"  up: {each: {x: axes.x, y: axes.y}, command: [c]}\n"
+		"  up1: {each: {x: axes.x}, command: [c]}\n"
+		"  up-b: {each: {x: axes.x}, command: [c]}\n"
+		"  solo: {command: [c]}\n"
+		"  down: {each: {x: axes.x}, needs: [up, up1, up-b, solo], "
+		"command: [c]}\n"
+		"  fan: {each: {y: axes.y}, needs: [up], command: [c]}\n"
+		"  mapped:\n"
+		"    each: {x: axes.x, y: axes.y}\n"
+		"    needs: [{node: up, where: {x: v10}}]\n"
+		"    command: [c]\n"
+		"  plain: {needs: [up1], command: [c]}\n");
+	struct graph *g = NULL;
+	struct error err;
+
+	error_init(&err);
+	cr_assert_eq(graph_build(r, &g, &err), 0, "%s", err.msg);
+	expect_deps(g, "artifact:down[x=v1]",
+		    "artifact:solo artifact:up-b[x=v1] artifact:up1[x=v1] "
+		    "artifact:up[x=v1,y=a] artifact:up[x=v1,y=b]");
+	expect_deps(g, "artifact:down[x=v1+x]",
+		    "artifact:solo artifact:up-b[x=v1+x] artifact:up1[x=v1+x] "
+		    "artifact:up[x=v1+x,y=a] artifact:up[x=v1+x,y=b]");
+	expect_deps(g, "artifact:fan[y=b]",
+		    "artifact:up[x=v1+x,y=b] artifact:up[x=v1,y=b] "
+		    "artifact:up[x=v1-,y=b] artifact:up[x=v1.0,y=b] "
+		    "artifact:up[x=v10,y=b]");
+	expect_deps(g, "artifact:mapped[x=v1,y=b]", "artifact:up[x=v10,y=b]");
+	expect_deps(g, "artifact:plain",
+		    "artifact:up1[x=v1+x] artifact:up1[x=v1-] "
+		    "artifact:up1[x=v1.0] artifact:up1[x=v10] artifact:up1[x=v1]");
+	graph_free(g);
+	rules_free(r);
+}
+
 Test(graph_expand, select_targets_and_closure)
 {
 	struct rules *r = load(two_roots);

@@ -1,5 +1,7 @@
 /* Suites for graph/pattern: the documented match table, validation, sets. */
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/buf.h"
@@ -267,4 +269,143 @@ Test(graph_pattern, set_compile_reports_bad_pattern)
 		     ERROR_INVALID);
 	cr_expect_null(s);
 	cr_expect(strstr(err.msg, "bad/[x") != NULL, "%s", err.msg);
+}
+
+/* "a/a/.../a" with n components, then `tail` ("" for none). */
+static char *
+deep_path(size_t n, const char *tail)
+{
+	size_t i, len = 2 * n + strlen(tail) + 1;
+	char *s = calloc(1, len), *p = s;
+
+	cr_assert_not_null(s);
+	for (i = 0; i < n; i++) {
+		*p++ = 'a';
+		*p++ = '/';
+	}
+	if (*tail)
+		memcpy(p, tail, strlen(tail) + 1);
+	else if (n)
+		p[-1] = '\0';
+	return s;
+}
+
+/* Matching must stay within a small multiple of path x pattern length. */
+static void
+expect_bounded(const char *pattern, const char *path,
+	       enum pattern_query q, int want)
+{
+	unsigned long steps = 0, bound;
+
+	bound = 2 * (strlen(pattern) + 4) * (strlen(path) + 4);
+	cr_expect_eq(pattern_match_counted(pattern, path, q, &steps), want,
+		     "'%s' query %d on '%s'", pattern, (int)q, path);
+	cr_expect_leq(steps, bound, "'%s' query %d: %lu steps, bound %lu",
+		      pattern, (int)q, steps, bound);
+}
+
+/* Ten "**" and a pattern that fails only at its last component: the old
+ * recursive matcher tried every way to place the nine "a" (C(40,9) > 10^8
+ * for a 40-deep path; issue 14, item 9). */
+static const char ten_dstars[] =
+	"**/a/**/a/**/a/**/a/**/a/**/a/**/a/**/a/**/a/**/b";
+/* The attacker's pattern (cases/failures/patho.yml): twelve "**". */
+static const char patho[] =
+	"**/a/**/a/**/a/**/a/**/a/**/a/**/a/**/a/**/a/**/a/**/a/**/a";
+
+Test(graph_pattern, many_double_stars_match_in_polynomial_steps)
+{
+	char *p20 = deep_path(20, ""), *p40 = deep_path(40, "");
+	char *p40c = deep_path(40, "c"), *p11 = deep_path(11, "c/d");
+
+	expect_bounded(ten_dstars, p20, PATTERN_QUERY_PATH, 0);
+	expect_bounded(ten_dstars, p40, PATTERN_QUERY_PATH, 0);
+	expect_bounded(ten_dstars, p40c, PATTERN_QUERY_PATH, 0);
+	expect_bounded(ten_dstars, p40, PATTERN_QUERY_ALL_BELOW, 0);
+	expect_bounded(ten_dstars, p40, PATTERN_QUERY_SOME_BELOW, 1);
+	expect_bounded(patho, p40, PATTERN_QUERY_PATH, 1);
+	expect_bounded(patho, p40c, PATTERN_QUERY_PATH, 1);
+	expect_bounded(patho, p11, PATTERN_QUERY_PATH, 0);
+	expect_bounded(patho, p40, PATTERN_QUERY_ALL_BELOW, 1);
+	expect_bounded(patho, p11, PATTERN_QUERY_ALL_BELOW, 0);
+	free(p11);
+	free(p40c);
+	free(p40);
+	free(p20);
+}
+
+Test(graph_pattern, many_stars_in_one_component_match_in_polynomial_steps)
+{
+	char name[1001];
+
+	memset(name, 'a', 1000);
+	name[1000] = '\0';
+	expect_bounded("*a*a*a*a*a*a*a*a*a*a*b", name, PATTERN_QUERY_PATH, 0);
+	name[999] = 'b';
+	expect_bounded("*a*a*a*a*a*a*a*a*a*a*b", name, PATTERN_QUERY_PATH, 1);
+	expect_bounded("x/**/*a*a*a*b/**/c", "x/y/aaab/z/c", PATTERN_QUERY_PATH,
+		       1);
+}
+
+/*
+ * A set indexes patterns by a literal first component (issue 14, item 12):
+ * with many patterns it must answer exactly as its patterns one by one.
+ */
+Test(graph_pattern, big_set_answers_as_its_patterns_one_by_one)
+{
+	static const char *const extra_inc[] = {
+		"*.cfg", "**/gen/**", "p7/**", "p7", "p1?/x", "p2*/**",
+		"\\p3/a", "/conftest.py", "p5/", "[p]9/z",
+	};
+	static const char *const exc[] = {
+		"p7/skip/**", "**/*.md", "p1/**/t", "p4",
+	};
+	static const char *const paths[] = {
+		"p7", "p7/a", "p7/skip/x", "p7/skip", "p1/x", "p12/x",
+		"p1/q/t", "p1/q/t/u", "p2/a/b", "p20/a", "p3/a", "p4/a",
+		"p5/a/b", "p5", "p9/z", "q/gen/x", "a.cfg", "p8/a.md",
+		"conftest.py", "x/conftest.py", "p999/y", "p1000/y", "",
+	};
+	const char *inc[1000 + 10];
+	char names[1000][16];
+	struct pattern_set *s;
+	size_t i, j, n = 0;
+	unsigned long steps = 0;
+
+	for (i = 0; i < 1000; i++) {
+		snprintf(names[i], sizeof(names[i]), "p%zu/y", i);
+		inc[n++] = names[i];
+	}
+	for (i = 0; i < sizeof(extra_inc) / sizeof(extra_inc[0]); i++)
+		inc[n++] = extra_inc[i];
+	s = compile(inc, n, exc, sizeof(exc) / sizeof(exc[0]));
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		const char *p = paths[i];
+		int want_inc[3] = { 0, 0, 0 }, want_exc[3] = { 0, 0, 0 };
+		int q;
+
+		for (q = 0; q < 3; q++) {
+			for (j = 0; j < n; j++)
+				want_inc[q] |= pattern_match_counted(inc[j], p,
+					(enum pattern_query)q, &steps);
+			for (j = 0; j < sizeof(exc) / sizeof(exc[0]); j++)
+				want_exc[q] |= pattern_match_counted(exc[j], p,
+					(enum pattern_query)q, &steps);
+		}
+		cr_expect_eq(pattern_set_match(s, p),
+			     want_inc[PATTERN_QUERY_PATH] &&
+			     !want_exc[PATTERN_QUERY_PATH], "match '%s'", p);
+		if (!p[0])
+			continue;	/* the root: answered without patterns */
+		cr_expect_eq(pattern_set_may_match_dir(s, p),
+			     want_inc[PATTERN_QUERY_SOME_BELOW] &&
+			     !want_exc[PATTERN_QUERY_ALL_BELOW], "may '%s'", p);
+		cr_expect_eq(pattern_set_claims_all_below(s, p),
+			     want_inc[PATTERN_QUERY_ALL_BELOW] &&
+			     !want_exc[PATTERN_QUERY_SOME_BELOW], "all '%s'", p);
+	}
+	cr_expect_eq(pattern_set_match(s, "p999/y"), 1);
+	cr_expect_eq(pattern_set_match(s, "p1000/y"), 0);
+	cr_expect_eq(pattern_set_match(s, "p7/skip/x"), 0);
+	pattern_set_free(s);
 }

@@ -397,3 +397,40 @@ Test(graph_source, memo_reuses_unchanged_subtrees)
 	t_rmtree(dir);
 	free(dir);
 }
+
+/*
+ * Prefixes under another are walked once, at a commit and in the working
+ * tree; the nesting test is one pass over sorted prefixes now (issue 14,
+ * item 12), and names that sort between a folder and its contents
+ * ("a-b", "a.c" around "a/") must not hide or repeat anything.
+ */
+Test(graph_source, nested_prefixes_claim_each_file_once)
+{
+	static const char spec[] = "a/** a/b/** a-b/** a/b/c/** a.c/x a/b/c/d/**";
+	static const char *const want[] = {
+		"a-b/z", "a.c/x", "a/b/c/d/e", "a/b/y", "a/x",
+	};
+	char *dir = t_git_init();
+	struct graph_source_state st;
+	size_t i;
+	int pass;
+
+	t_write(dir, "a/x", "1\n");
+	t_write(dir, "a/b/y", "2\n");
+	t_write(dir, "a/b/c/d/e", "3\n");
+	t_write(dir, "a-b/z", "4\n");
+	t_write(dir, "a.c/x", "5\n");
+	t_write(dir, "ab/q", "6\n");
+	cr_assert_eq(t_git_commit(dir, "base"), 0);
+	for (pass = 0; pass < 2; pass++) {
+		state_at(dir, pass ? NULL : "HEAD", spec, &st);
+		cr_assert_eq(st.n_files, 5, "pass %d: %zu files", pass,
+			     st.n_files);
+		for (i = 0; i < 5; i++)
+			cr_expect_str_eq(st.files[i].path, want[i], "pass %d",
+					 pass);
+		graph_source_state_release(&st);
+	}
+	t_rmtree(dir);
+	free(dir);
+}

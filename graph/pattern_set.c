@@ -1,0 +1,315 @@
+/*
+ * Compiled include/exclude pattern sets: matching a path, the subtree tests
+ * the tree walk prunes with, fixed prefixes and the set's digest. A set
+ * indexes its patterns by their first component when that is a literal
+ * name, so a path is tried only against the patterns that can match it:
+ * with 50,000 patterns "p0/x", "p1/x", ... each test scanned all of them
+ * (issue 14).
+ */
+#include "graph/pattern.h"
+#include "graph/pattern_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+#define XXH_STATIC_LINKING_ONLY
+#include <xxhash.h>
+
+#include "base/buf.h"
+#include "base/error.h"
+#include "base/mem.h"
+#include "base/strv.h"
+#include "base/banned.h"
+
+/* A pattern's literal first component, or none: the index's key. */
+struct keyed {
+	const char *key;	/* into the rewritten text; not terminated */
+	size_t len;		/* bytes of key */
+	size_t pat;		/* index into the list */
+};
+
+/* A list of rewritten patterns and its index. */
+struct list {
+	char **text;		/* rewritten (pattern_rewrite), n of them */
+	size_t n;
+	struct keyed *keyed;	/* patterns with a literal first component,
+				   sorted by key */
+	size_t n_keyed;
+	size_t *other;		/* every other pattern, in order */
+	size_t n_other;
+};
+
+struct pattern_set {
+	struct list inc, exc;
+	char **orig_inc;	/* as given, for prefixes */
+	unsigned char digest[16];
+};
+
+static int
+cmp_keyed(const void *a, const void *b)
+{
+	const struct keyed *x = a, *y = b;
+	size_t n = x->len < y->len ? x->len : y->len;
+	int c = memcmp(x->key, y->key, n);
+
+	if (c)
+		return c;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return x->pat < y->pat ? -1 : x->pat > y->pat;
+}
+
+/* The first component's length when it is a literal name, else 0. */
+static size_t
+literal_head(const char *text)
+{
+	size_t n = strcspn(text, "/");
+
+	if (strcspn(text, "*?[\\") < n)
+		return 0;
+	return n;
+}
+
+static int
+index_list(struct list *l)
+{
+	size_t i, len;
+
+	l->keyed = mem_calloc(l->n + 1, sizeof(*l->keyed));
+	l->other = mem_calloc(l->n + 1, sizeof(*l->other));
+	if (!l->keyed || !l->other)
+		return ERROR_NOMEM;
+	for (i = 0; i < l->n; i++) {
+		len = literal_head(l->text[i]);
+		if (!len) {
+			l->other[l->n_other++] = i;
+			continue;
+		}
+		l->keyed[l->n_keyed].key = l->text[i];
+		l->keyed[l->n_keyed].len = len;
+		l->keyed[l->n_keyed++].pat = i;
+	}
+	qsort(l->keyed, l->n_keyed, sizeof(*l->keyed), cmp_keyed);
+	return 0;
+}
+
+static int
+compile_list(const char *const *src, size_t n, struct list *l,
+	     struct error *err)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		rc = pattern_validate(src[i], err);
+		if (rc)
+			return rc;
+	}
+	l->text = mem_calloc(n + 1, sizeof(*l->text));
+	if (!l->text)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	for (i = 0; i < n; i++) {
+		l->text[i] = pattern_rewrite(src[i]);
+		if (!l->text[i])
+			return error_set(err, ERROR_NOMEM, "out of memory");
+		l->n = i + 1;
+	}
+	if (index_list(l))
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	return 0;
+}
+
+static void
+release_list(struct list *l)
+{
+	size_t i;
+
+	if (l->text)
+		for (i = 0; i < l->n; i++)
+			mem_free(l->text[i]);
+	mem_free(l->text);
+	mem_free(l->keyed);
+	mem_free(l->other);
+}
+
+/* The first of keyed[lo, hi) whose key is >= (after: >) [s, s + len). */
+static size_t
+bound(const struct keyed *v, size_t lo, size_t hi, const char *s, size_t len,
+      int after)
+{
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		size_t n = v[mid].len < len ? v[mid].len : len;
+		int c = memcmp(v[mid].key, s, n);
+
+		if (!c && v[mid].len != len)
+			c = v[mid].len < len ? -1 : 1;
+		if (c < 0 || (after && c == 0))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Does some pattern of l match path (mode: enum pattern_query)? Only the
+ * patterns keyed by the path's first component and the unkeyed ones can:
+ * a literal first component matches that name alone.
+ */
+static int
+any_match(const struct list *l, const char *path, int mode)
+{
+	unsigned long steps = 0;
+	size_t i, lo, hi, len = strcspn(path, "/");
+
+	if (!len) {	/* "" or a leading "/": try them all */
+		for (i = 0; i < l->n; i++)
+			if (pattern_segs_match(l->text[i], path, mode, &steps))
+				return 1;
+		return 0;
+	}
+	for (i = 0; i < l->n_other; i++)
+		if (pattern_segs_match(l->text[l->other[i]], path, mode,
+				       &steps))
+			return 1;
+	lo = bound(l->keyed, 0, l->n_keyed, path, len, 0);
+	hi = bound(l->keyed, lo, l->n_keyed, path, len, 1);
+	for (i = lo; i < hi; i++)
+		if (pattern_segs_match(l->text[l->keyed[i].pat], path, mode,
+				       &steps))
+			return 1;
+	return 0;
+}
+
+static void
+digest_list(XXH3_state_t *st, const char *const *v, size_t n)
+{
+	uint32_t len;
+	size_t i;
+
+	len = (uint32_t)n;
+	XXH3_128bits_update(st, &len, sizeof(len));
+	for (i = 0; i < n; i++) {
+		len = (uint32_t)strlen(v[i]);
+		XXH3_128bits_update(st, &len, sizeof(len));
+		XXH3_128bits_update(st, v[i], len);
+	}
+}
+
+int
+pattern_set_compile(const char *const *include, size_t n_include,
+		    const char *const *exclude, size_t n_exclude,
+		    struct pattern_set **out, struct error *err)
+{
+	struct pattern_set *set;
+	XXH3_state_t st;
+	XXH128_hash_t h;
+	XXH128_canonical_t c;
+	size_t i;
+	int rc;
+
+	*out = NULL;
+	set = mem_calloc(1, sizeof(*set));
+	if (!set)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	rc = compile_list(include, n_include, &set->inc, err);
+	if (rc)
+		goto fail;
+	rc = compile_list(exclude, n_exclude, &set->exc, err);
+	if (rc)
+		goto fail;
+	set->orig_inc = mem_calloc(n_include + 1, sizeof(char *));
+	if (!set->orig_inc) {
+		rc = error_set(err, ERROR_NOMEM, "out of memory");
+		goto fail;
+	}
+	for (i = 0; i < n_include; i++) {
+		set->orig_inc[i] = mem_strdup(include[i]);
+		if (!set->orig_inc[i]) {
+			rc = error_set(err, ERROR_NOMEM, "out of memory");
+			goto fail;
+		}
+	}
+	XXH3_128bits_reset(&st);
+	XXH3_128bits_update(&st, "ripple-patterns-v1", 19);
+	digest_list(&st, include, n_include);
+	digest_list(&st, exclude, n_exclude);
+	h = XXH3_128bits_digest(&st);
+	XXH128_canonicalFromHash(&c, h);
+	memcpy(set->digest, c.digest, 16);
+	*out = set;
+	return 0;
+fail:
+	pattern_set_free(set);
+	return rc;
+}
+
+void
+pattern_set_free(struct pattern_set *set)
+{
+	size_t i;
+
+	if (!set)
+		return;
+	if (set->orig_inc)
+		for (i = 0; i < set->inc.n; i++)
+			mem_free(set->orig_inc[i]);
+	mem_free(set->orig_inc);
+	release_list(&set->exc);
+	release_list(&set->inc);
+	mem_free(set);
+}
+
+int
+pattern_set_match(const struct pattern_set *set, const char *path)
+{
+	return any_match(&set->inc, path, PATTERN_QUERY_PATH) &&
+	       !any_match(&set->exc, path, PATTERN_QUERY_PATH);
+}
+
+int
+pattern_set_may_match_dir(const struct pattern_set *set, const char *dir)
+{
+	if (!dir[0])
+		return set->inc.n > 0;
+	return any_match(&set->inc, dir, PATTERN_QUERY_SOME_BELOW) &&
+	       !any_match(&set->exc, dir, PATTERN_QUERY_ALL_BELOW);
+}
+
+int
+pattern_set_claims_all_below(const struct pattern_set *set, const char *dir)
+{
+	if (!dir[0])
+		return 0;
+	return any_match(&set->inc, dir, PATTERN_QUERY_ALL_BELOW) &&
+	       !any_match(&set->exc, dir, PATTERN_QUERY_SOME_BELOW);
+}
+
+int
+pattern_set_prefixes(const struct pattern_set *set, struct strv *out,
+		     struct error *err)
+{
+	struct buf b = BUF_INIT;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < set->inc.n; i++) {
+		buf_reset(&b);
+		rc = pattern_fixed_prefix(set->orig_inc[i], &b, err);
+		if (rc)
+			goto done;
+		rc = strv_push(out, b.data, err);
+		if (rc)
+			goto done;
+	}
+	strv_sort_unique(out);
+done:
+	buf_release(&b);
+	return rc;
+}
+
+const unsigned char *
+pattern_set_digest(const struct pattern_set *set)
+{
+	return set->digest;
+}

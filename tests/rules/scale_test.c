@@ -1,0 +1,225 @@
+/*
+ * Suite rules_scale: large rules keep their checks (issue 14, item 12).
+ * Duplicate axis values, unknown experimental values and name lookups
+ * used to compare every pair; they are sorted and indexed now, and these
+ * tests pin down that what they report did not change. Timing lives in
+ * bench/scale_bench.sh, never here.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/arena.h"
+#include "base/buf.h"
+#include "base/error.h"
+#include "rules/rules.h"
+
+static int
+load(struct buf *b, struct rules **r, struct error_list *errs)
+{
+	error_list_init(errs, 0);
+	*r = NULL;
+	return rules_load_buffer("t.yml", b->data, b->len, r, errs);
+}
+
+Test(rules_scale, duplicate_values_are_found_among_many)
+{
+	struct buf b = BUF_INIT;
+	struct error_list errs;
+	struct rules *r;
+	size_t i;
+
+	buf_addstr(&b, "version: 1\naxes:\n  big:\n", NULL);
+	for (i = 0; i < 5000; i++)	/* line 4 + i */
+		buf_addf(&b, NULL, "    - v%zu\n", i);
+	buf_addstr(&b, "    - v4999\n", NULL);	/* line 5004 */
+	buf_addstr(&b, "    - v17\n", NULL);	/* line 5005 */
+	buf_addstr(&b, "    - v17\n", NULL);	/* line 5006 */
+	cr_assert_eq(load(&b, &r, &errs), ERROR_INVALID);
+	cr_assert_null(r);
+	/* Every later copy once, at its own position, in file order. */
+	cr_assert_eq(errs.n, 3);
+	cr_expect_eq(errs.items[0].line, 5004);
+	cr_expect_eq(errs.items[0].col, 7);
+	cr_expect_str_eq(errs.items[0].msg,
+			 "duplicate value 'v4999' of axis 'big'");
+	cr_expect_eq(errs.items[1].line, 5005);
+	cr_expect_str_eq(errs.items[1].msg, "duplicate value 'v17' of axis 'big'");
+	cr_expect_eq(errs.items[2].line, 5006);
+	error_list_release(&errs);
+	buf_release(&b);
+}
+
+Test(rules_scale, unknown_experimental_value_is_found_among_many)
+{
+	struct buf b = BUF_INIT;
+	struct error_list errs;
+	struct rules *r;
+	size_t i;
+
+	buf_addstr(&b, "version: 1\naxes:\n  big:\n    values:\n", NULL);
+	for (i = 0; i < 5000; i++)
+		buf_addf(&b, NULL, "      - v%zu\n", i);
+	buf_addstr(&b, "    experimental:\n", NULL);
+	for (i = 0; i < 5000; i += 2)
+		buf_addf(&b, NULL, "      - v%zu\n", i);
+	buf_addstr(&b, "      - v5000\n", NULL);
+	cr_assert_eq(load(&b, &r, &errs), ERROR_INVALID);
+	cr_assert_eq(errs.n, 1);
+	cr_expect_str_eq(errs.items[0].msg, "unknown value 'v5000'");
+	cr_expect_eq(errs.items[0].line, 5 + 5000 + 1 + 2500);
+	error_list_release(&errs);
+	buf_release(&b);
+
+	buf_addstr(&b, "version: 1\naxes:\n  big:\n    values:\n", NULL);
+	for (i = 0; i < 5000; i++)
+		buf_addf(&b, NULL, "      - v%zu\n", i);
+	buf_addstr(&b, "    experimental: [v4999, v0]\n", NULL);
+	cr_assert_eq(load(&b, &r, &errs), 0);
+	cr_expect_eq(r->axes[0].n_experimental, 2);
+	rules_free(r);
+	error_list_release(&errs);
+	buf_release(&b);
+}
+
+/* n sources, artifacts each reading one and needing the next, tests
+ * needing artifacts, a release publishing some. */
+static void
+many_rules(struct buf *b, size_t n, const char *extra_input)
+{
+	size_t i;
+
+	buf_addstr(b, "version: 1\nsources:\n", NULL);
+	for (i = 0; i < n; i++)
+		buf_addf(b, NULL, "  s%zu: {paths: [p%zu/**]}\n", i, i);
+	buf_addstr(b, "artifacts:\n", NULL);
+	for (i = 0; i < n; i++)
+		buf_addf(b, NULL, "  a%zu: {inputs: [s%zu%s%s], needs: [a%zu], "
+			 "command: [x]}\n", i, i, extra_input && i == n / 2 ?
+			 ", " : "", extra_input && i == n / 2 ? extra_input : "",
+			 i + 1 < n ? i + 1 : 0);
+	buf_addstr(b, "tests:\n", NULL);
+	for (i = 0; i < n; i += 100)
+		buf_addf(b, NULL, "  t%zu: {needs: [a%zu], command: [x]}\n", i, i);
+	buf_addstr(b, "releases:\n  rel: {tag: 'v*', artifacts: [a0, a7]}\n",
+		   NULL);
+}
+
+Test(rules_scale, names_are_found_among_many_rules)
+{
+	struct buf b = BUF_INIT;
+	struct error_list errs;
+	struct rules *r;
+
+	/* The last artifact needs a0: a cycle, which the loader leaves to
+	 * the graph. */
+	many_rules(&b, 3000, NULL);
+	cr_assert_eq(load(&b, &r, &errs), 0, "%s",
+		     errs.n ? errs.items[0].msg : "");
+	cr_expect_eq(r->n_sources, 3000);
+	cr_expect_eq(rules_find_source(r, "s2999"), &r->sources[2999]);
+	cr_expect_eq(rules_find_source(r, "s0"), &r->sources[0]);
+	cr_expect_null(rules_find_source(r, "s3000"));
+	cr_expect_null(rules_find_source(r, "a1"));
+	cr_expect_eq(rules_find_artifact(r, "a1234"), &r->artifacts[1234]);
+	cr_expect_eq(rules_find_artifact(r, "a1234")->deps[0].kind,
+		     RULES_DEP_SOURCE);
+	cr_expect_eq(rules_find_artifact(r, "a1234")->deps[1].kind,
+		     RULES_DEP_ARTIFACT);
+	cr_expect_eq(rules_find_test(r, "t2900"), &r->tests[29]);
+	cr_expect_eq(rules_find_release(r, "rel"), &r->releases[0]);
+	cr_expect_null(rules_find_toolkit(r, "x"));
+	rules_free(r);
+	error_list_release(&errs);
+	buf_release(&b);
+
+	/* An unknown name among thousands is still reported, with a hint. */
+	many_rules(&b, 3000, "s29999");
+	cr_assert_eq(load(&b, &r, &errs), ERROR_INVALID);
+	cr_assert_eq(errs.n, 1);
+	cr_expect_str_eq(errs.items[0].msg,
+			 "unknown source or rule 's29999'");
+	cr_expect_str_eq(errs.items[0].hint, "did you mean 's2999'?");
+	error_list_release(&errs);
+	buf_release(&b);
+}
+
+Test(rules_scale, lookups_scan_a_model_without_an_index)
+{
+	struct rules_source src[3];
+	struct rules r;
+
+	memset(&r, 0, sizeof(r));
+	arena_init(&r.arena);
+	memset(src, 0, sizeof(src));
+	src[0].name = "b";
+	src[1].name = NULL;	/* never loaded: skipped */
+	src[2].name = "a";
+	r.sources = src;
+	r.n_sources = 3;
+	cr_expect_eq(rules_find_source(&r, "a"), &src[2]);
+	cr_expect_null(rules_find_source(&r, "c"));
+	cr_expect_eq(rules_index_names(&r), 0);
+	cr_expect_eq(rules_find_source(&r, "a"), &src[2]);
+	cr_expect_eq(rules_find_source(&r, "b"), &src[0]);
+	cr_expect_null(rules_find_source(&r, "c"));
+	/* A section that grew since is scanned again. */
+	r.n_sources = 2;
+	cr_expect_null(rules_find_source(&r, "a"));
+	cr_expect_eq(rules_find_source(&r, "b"), &src[0]);
+	arena_release(&r.arena);
+}
+
+/* policy max-nodes bounds the matrix before expansion (item 11). */
+Test(rules_scale, max_nodes_bounds_the_matrix_before_expansion)
+{
+	static const char base[] =
+		"version: 1\n"
+		"axes:\n"
+		"  x: [%s]\n"
+		"  y: [%s]\n"
+		"artifacts:\n"
+		"  a:\n"
+		"    each: {x: axes.x, y: axes.y%s}\n"
+		"    command: [c]\n"
+		"%s";
+	struct buf xs = BUF_INIT, ys = BUF_INIT, b = BUF_INIT;
+	struct error_list errs;
+	struct rules *r;
+	size_t i;
+
+	for (i = 0; i < 40; i++)
+		buf_addf(&xs, NULL, "%sx%zu", i ? ", " : "", i);
+	for (i = 0; i < 50; i++)
+		buf_addf(&ys, NULL, "%sy%zu", i ? ", " : "", i);
+	/* No policy: the default. */
+	buf_addf(&b, NULL, base, xs.data, ys.data, "", "");
+	cr_assert_eq(load(&b, &r, &errs), 0);
+	cr_expect_eq(r->policy.max_nodes, RULES_MAX_NODES_DEFAULT);
+	rules_free(r);
+	error_list_release(&errs);
+	/* Exactly at the limit. */
+	buf_reset(&b);
+	buf_addf(&b, NULL, base, xs.data, ys.data, "",
+		 "policy: {max-nodes: 2000}\n");
+	cr_assert_eq(load(&b, &r, &errs), 0);
+	cr_expect_eq(r->policy.max_nodes, 2000);
+	rules_free(r);
+	error_list_release(&errs);
+	/* One included combination past it. */
+	buf_reset(&b);
+	buf_addf(&b, NULL, base, xs.data, ys.data,
+		 ", include: [{x: x0, y: y0}]", "policy: {max-nodes: 2000}\n");
+	cr_assert_eq(load(&b, &r, &errs), ERROR_INVALID);
+	cr_assert_eq(errs.n, 1);
+	cr_expect_str_eq(errs.items[0].msg,
+			 "artifact 'a' expands to 2001 nodes (x 40 x y 50 + 1 "
+			 "included), more than max-nodes 2000");
+	cr_expect_eq(errs.items[0].line, 6);
+	cr_expect_eq(errs.items[0].col, 3);
+	error_list_release(&errs);
+	buf_release(&b);
+	buf_release(&ys);
+	buf_release(&xs);
+}
