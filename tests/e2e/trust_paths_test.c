@@ -88,8 +88,8 @@ Test(e2e_trust_paths, an_axis_value_dotdot_in_outputs_is_refused_by_check)
 	r = t_ripple(repo, check);
 	cr_expect_eq(r.status, 2, "%s%s", r.out, r.err);
 	expect_has(r.err, "outputs");
-	expect_has(r.err, "out/../../*.txt");
-	expect_has(r.err, "artifact:a[d=../..]");
+	expect_has(r.err, "out/../*.txt");
+	expect_has(r.err, "artifact:a[d=..]");
 	t_result_release(&r);
 	r = t_ripple(repo, run);
 	cr_expect_neq(r.status, 0, "%s%s", r.out, r.err);
