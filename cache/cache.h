@@ -328,6 +328,16 @@ int cache_record_list(struct cache *c, const char *run,
 int cache_record_find(struct cache *c, const char *key, const char *run,
 		      struct cache_record_list *out, struct error *err);
 
+/*
+ * Every artifact locator that some record of `node_id` lists, in any run
+ * and with any status, pushed onto *out, which is then sorted and unique:
+ * what the node wrote before. `ripple run` removes only these (where its
+ * outputs still match them) as stale outputs, never another node's files.
+ * Errors: ERROR_CORRUPT (a stored list that does not parse), SQLite's.
+ */
+int cache_record_node_artifacts(struct cache *c, const char *node_id,
+				struct strv *out, struct error *err);
+
 /* ---- kernels: compiled GPU code by content key ---- */
 
 struct cache_kernel {

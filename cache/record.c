@@ -442,3 +442,29 @@ cache_record_find(struct cache *c, const char *key, const char *run,
 		rc = cache_bind_text(c, st, 2, run, err);
 	return rc ? rc : collect(c, st, out, err);
 }
+
+int
+cache_record_node_artifacts(struct cache *c, const char *node_id,
+			    struct strv *out, struct error *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	st = cache_stmt_get(c, CACHE_STMT_RECORD_NODE_ARTIFACTS, err);
+	if (!st)
+		return err ? err->code : ERROR_INTERNAL;
+	rc = cache_bind_text(c, st, 1, node_id, err);
+	if (rc)
+		return rc;
+	while ((rc = cache_stmt_step(c, st, err)) == 1) {
+		rc = decode_artifacts(c, (const char *)sqlite3_column_text(
+					      st, 0), out, err);
+		if (rc) {
+			sqlite3_reset(st);
+			return rc;
+		}
+	}
+	if (!rc)
+		strv_sort_unique(out);
+	return rc;
+}

@@ -457,6 +457,7 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	signal(SIGPIPE, SIG_IGN);
 	rc = run_execute(pl->head->graph, pl->plan, &ex, &store, &o, &res,
 			 &err);
+	run_store_cache_release(&cs);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	if (pr.line_open)
