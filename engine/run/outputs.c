@@ -7,7 +7,6 @@
 #include "engine/run/outputs.h"
 
 #include <dirent.h>
-#include <fnmatch.h>
 #include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +16,7 @@
 #include "base/error.h"
 #include "base/path.h"
 #include "base/strv.h"
+#include "graph/outputs.h"
 #include "base/banned.h"
 
 /* ERROR_INVALID when root/rel resolves outside root; 0 inside. */
@@ -82,7 +82,8 @@ walk(const char *root, const char *rel, const char *pattern,
 			continue;
 		if (S_ISDIR(st.st_mode))
 			rc = walk(root, child, pattern, out, err);
-		else if (S_ISREG(st.st_mode) && !fnmatch(pattern, child, 0))
+		else if (S_ISREG(st.st_mode) &&
+			 graph_glob_match(pattern, child))
 			rc = strv_push(out, child, err);
 	}
 	closedir(d);

@@ -4,9 +4,10 @@
  * repository, and the identity of a file (device, inode, size, times) so
  * that a file the action did not write is never recorded as its output.
  *
- * Globs are glob(3) relative to the repository root; a pattern holding
- * `**` is matched with fnmatch(3) without FNM_PATHNAME over the regular
- * files under its fixed folder (so `*` there also crosses `/`).
+ * Globs are relative to the repository root, in the dialect of
+ * graph/outputs.h: a pattern without `**` is expanded with glob(3) (which
+ * agrees with it), one with `**` is matched (graph_glob_match) against the
+ * regular files under its fixed folder, symlinked folders not entered.
  */
 #ifndef RIPPLE_ENGINE_RUN_OUTPUTS_H
 #define RIPPLE_ENGINE_RUN_OUTPUTS_H
