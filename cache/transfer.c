@@ -209,6 +209,23 @@ req_int(json_t *obj, const char *name, int64_t *out, const char *what,
 	return 0;
 }
 
+/*
+ * An imported id or name holding a control byte (a newline, an escape
+ * sequence) is refused: imported caches are never trusted, and these texts
+ * are printed by `runs`, `diff` and `why`.
+ */
+static int
+plain(const char *s, const char *what, struct error *err)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (; p && *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return error_set(err, ERROR_INVALID, "%s holds the "
+					 "control byte 0x%02x", what, *p);
+	return 0;
+}
+
 static int
 parse_run(json_t *j, struct cache_run *run, struct error *err)
 {
@@ -220,6 +237,7 @@ parse_run(json_t *j, struct cache_run *run, struct error *err)
 		return error_set(err, ERROR_INVALID, "'run' is not an object");
 	rc = 0;
 	if ((rc = req_str(j, "id", &run->id, "run", err)) ||
+	    (rc = cache_run_id_check(run->id, err)) ||
 	    (rc = opt_str(j, "commit", &run->commit, "run", err)) ||
 	    (rc = opt_str(j, "ref", &run->ref, "run", err)) ||
 	    (rc = opt_str(j, "tag", &run->tag, "run", err)) ||
@@ -228,7 +246,10 @@ parse_run(json_t *j, struct cache_run *run, struct error *err)
 	    (rc = req_str(j, "status", &status, "run", err)) ||
 	    (rc = cache_run_status_parse(status, &run->status, err)) ||
 	    (rc = req_int(j, "started_ms", &run->started_ms, "run", err)) ||
-	    (rc = req_int(j, "ended_ms", &run->ended_ms, "run", err)))
+	    (rc = req_int(j, "ended_ms", &run->ended_ms, "run", err)) ||
+	    (rc = plain(run->ref, "run: 'ref'", err)) ||
+	    (rc = plain(run->tag, "run: 'tag'", err)) ||
+	    (rc = plain(run->commit, "run: 'commit'", err)))
 		cache_run_release(run);
 	mem_free(status);
 	return rc;
@@ -260,7 +281,9 @@ parse_record(json_t *j, const char *run, struct cache_record *rec,
 	    (rc = req_int(j, "duration_ms", &rec->duration_ms, "record",
 			  err)) ||
 	    (rc = req_int(j, "recorded_ms", &rec->recorded_ms, "record",
-			  err)))
+			  err)) ||
+	    (rc = plain(rec->node_id, "record: 'node_id'", err)) ||
+	    (rc = plain(rec->version, "record: 'version'", err)))
 		goto done;
 	if (!cache_key_valid(key)) {
 		rc = error_set(err, ERROR_INVALID, "key '%s' is not 32 "

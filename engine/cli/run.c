@@ -540,6 +540,8 @@ cli_run(int argc, char **argv, const struct cli_ctx *ctx)
 	a.po.targets = (const char *const *)argv + optind;
 	a.po.n_targets = (size_t)(argc - optind);
 	error_init(&err);
+	if (a.run_id && cache_run_id_check(a.run_id, &err))
+		return cli_fail(ctx, &err);
 	rc = graph_repo_open(ctx->dir, &repo, &err);
 	if (rc) {
 		rc = cli_fail(ctx, &err);
