@@ -34,36 +34,38 @@ path_leaves(const char *rel)
 
 /*
  * Fold "." and ".." components of the absolute path in buf lexically, in
- * place ("/a/b/../c" -> "/a/c"; ".." at "/" stays at "/").
+ * place ("/a/b/../c" -> "/a/c"; ".." at "/" stays at "/"). buf holds at
+ * most PATH_RESOLVED_MAX bytes.
  */
 static void
 fold(char *buf)
 {
-	char *out = buf + 1, *p = buf + 1;
+	char tmp[PATH_RESOLVED_MAX];
+	const char *p = buf + 1;
+	size_t o = 0;
 
 	while (*p) {
 		size_t len = strcspn(p, "/");
 
-		if ((len == 1 && p[0] == '.') || len == 0) {
-			/* nothing */
-		} else if (len == 2 && p[0] == '.' && p[1] == '.') {
-			if (out > buf + 1) {
-				out--;			/* the '/' we wrote */
-				while (out > buf + 1 && out[-1] != '/')
-					out--;
-			}
-		} else {
-			memmove(out, p, len);
-			out += len;
-			*out++ = '/';
+		if (len == 2 && p[0] == '.' && p[1] == '.') {
+			while (o > 0 && tmp[o - 1] != '/')
+				o--;
+			if (o > 0)
+				o--;
+		} else if (len && !(len == 1 && p[0] == '.') &&
+			   o + len + 2 < sizeof(tmp)) {
+			tmp[o++] = '/';
+			memcpy(tmp + o, p, len);
+			o += len;
 		}
 		p += len;
 		if (*p)
 			p++;
 	}
-	if (out > buf + 1)
-		out--;				/* the trailing '/' */
-	*out = '\0';
+	if (!o)
+		tmp[o++] = '/';
+	tmp[o] = '\0';
+	memcpy(buf, tmp, o + 1);
 }
 
 /* realpath(3) of the deepest existing prefix of the absolute `path`. */

@@ -63,7 +63,8 @@ enum cache_open_flags {
  * ERROR_CORRUPT (not a database, or damaged; the hint says to move it
  * aside), ERROR_UNSUPPORTED (schema newer than CACHE_SCHEMA_VERSION, or an
  * older schema opened read-only), ERROR_INVALID (a database that is not a
- * ripple cache), ERROR_IO, ERROR_NOMEM. The error's file is `path`.
+ * ripple cache, or a path that is a directory, a FIFO, a device: never
+ * waited on), ERROR_IO, ERROR_NOMEM. The error's file is `path`.
  * A handle belongs to one thread at a time; processes may share the file.
  */
 int cache_open(const char *path, int flags, struct cache **out,

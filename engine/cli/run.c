@@ -21,6 +21,7 @@
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/mem.h"
+#include "base/path.h"
 #include "cache/cache.h"
 #include "engine/plan/eval.h"
 #include "engine/run/exec.h"
@@ -179,25 +180,6 @@ parse(int argc, char **argv, const struct cli_ctx *ctx, struct run_args *a)
 	if (a->po.head && a->po.worktree)
 		return cli_usage_error(ctx, "run", "--head and --worktree "
 				       "exclude each other");
-	return 0;
-}
-
-static int
-mkdirs(const char *path)
-{
-	char tmp[4096];
-	char *p;
-
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (p = tmp + 1; *p; p++)
-		if (*p == '/') {
-			*p = '\0';
-			if (mkdir(tmp, 0777) && errno != EEXIST)
-				return -1;
-			*p = '/';
-		}
-	if (mkdir(tmp, 0777) && errno != EEXIST)
-		return -1;
 	return 0;
 }
 
@@ -395,14 +377,17 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	error_init(&err);
 	arena_init(&ar);
 	memset(&res, 0, sizeof(res));
-	snprintf(logdir, sizeof(logdir), "%s/.ripple/logs/%s", root, run_id);
-	snprintf(outdir, sizeof(outdir), "%s/.ripple/out/%s", root, run_id);
-	if (mkdirs(logdir) || mkdirs(outdir)) {
-		error_set(&err, ERROR_IO, "cannot make '%s': %s", logdir,
-			  strerror(errno));
+	/* Made inside the repository only: a committed `.ripple` link to
+	 * elsewhere is refused (the run id is a plain name, checked). */
+	snprintf(logdir, sizeof(logdir), ".ripple/logs/%s", run_id);
+	snprintf(outdir, sizeof(outdir), ".ripple/out/%s", run_id);
+	if (path_mkdirs_under(root, logdir, &err) ||
+	    path_mkdirs_under(root, outdir, &err)) {
 		rc = cli_fail(ctx, &err);
 		goto done;
 	}
+	snprintf(logdir, sizeof(logdir), "%s/.ripple/logs/%s", root, run_id);
+	snprintf(outdir, sizeof(outdir), "%s/.ripple/out/%s", root, run_id);
 	sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	self[sl > 0 ? sl : 0] = '\0';
 	if (pl->head->rules->n_roots <= 64)
@@ -543,6 +528,9 @@ cli_run(int argc, char **argv, const struct cli_ctx *ctx)
 	if (a.run_id && cache_run_id_check(a.run_id, &err))
 		return cli_fail(ctx, &err);
 	rc = graph_repo_open(ctx->dir, &repo, &err);
+	if (!rc && !a.dry_run)
+		rc = graph_repo_need_worktree(repo, "'ripple run' (actions "
+					      "run in it)", &err);
 	if (rc) {
 		rc = cli_fail(ctx, &err);
 		goto done;

@@ -530,3 +530,35 @@ Test(e2e_trust_paths, stale_removal_keeps_files_no_record_of_the_node_lists)
 	free(base);
 	free(repo);
 }
+
+/* Logs, out dirs and the default cache live in .ripple: never through a link. */
+Test(e2e_trust_paths, a_ripple_folder_linking_outside_is_refused)
+{
+	static const char y[] =
+		"version: 1\n"
+		"artifacts:\n"
+		"  a: {command: [\"true\"]}\n";
+	char *base = t_tmpdir(), *repo;
+	const char *run[] = { "run", "--run-id", "r1", NULL };
+	const char *plan[] = { "plan", NULL };
+	struct run_result r;
+
+	t_write(base, "elsewhere/keep", "x\n");
+	repo = make_repo(base, y);
+	r = t_sh(repo, "ln -s ../elsewhere .ripple && git add -f .ripple && "
+		 GIT_ENV "git commit -qm link");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	t_result_release(&r);
+	r = t_ripple(repo, run);
+	cr_expect_eq(r.status, 2, "%s%s", r.out, r.err);
+	expect_has(r.err, "outside the repository");
+	t_result_release(&r);
+	r = t_ripple(repo, plan);
+	cr_expect_eq(r.status, 2, "%s%s", r.out, r.err);
+	t_result_release(&r);
+	cr_expect(!exists(base, "elsewhere/cache.db"), "cache made outside");
+	cr_expect(!exists(base, "elsewhere/logs"), "logs made outside");
+	t_rmtree(base);
+	free(base);
+	free(repo);
+}
