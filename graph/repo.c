@@ -268,6 +268,15 @@ graph_repo_resolve(struct graph_repo *repo, const char *rev,
 				       last_message());
 			return rc;
 		}
+		if (git_repository_head_unborn(repo->git) == 1 &&
+		    git_repository_is_empty(repo->git) == 1) {
+			error_set(err, ERROR_NOT_FOUND, "unknown revision "
+				  "'%s': the repository has no commits yet",
+				  rev);
+			error_hint(err, "commit the files and ripple.yml first "
+				   "(git add -A && git commit)");
+			return ERROR_NOT_FOUND;
+		}
 		snprintf(what, sizeof(what), "unknown revision '%s'", rev);
 		return graph_repo_git_error(repo, GIT_ENOTFOUND, err, what);
 	}
