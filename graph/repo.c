@@ -268,13 +268,21 @@ graph_repo_resolve(struct graph_repo *repo, const char *rev,
 				       last_message());
 			return rc;
 		}
-		if (git_repository_head_unborn(repo->git) == 1 &&
-		    git_repository_is_empty(repo->git) == 1) {
+		if (!strcmp(rev, "HEAD") &&
+		    git_repository_head_unborn(repo->git) == 1) {
+			git_reference *head = NULL;
+			const char *branch = NULL;
+
+			if (!git_reference_lookup(&head, repo->git, "HEAD"))
+				branch = git_reference_symbolic_target(head);
+			if (branch && !strncmp(branch, "refs/heads/", 11))
+				branch += 11;
 			error_set(err, ERROR_NOT_FOUND, "unknown revision "
-				  "'%s': the repository has no commits yet",
-				  rev);
+				  "'HEAD': branch '%s' has no commits yet",
+				  branch ? branch : "?");
 			error_hint(err, "commit the files and ripple.yml first "
 				   "(git add -A && git commit)");
+			git_reference_free(head);
 			return ERROR_NOT_FOUND;
 		}
 		snprintf(what, sizeof(what), "unknown revision '%s'", rev);
