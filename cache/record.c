@@ -13,6 +13,7 @@
 
 #include "base/error.h"
 #include "base/mem.h"
+#include "base/utf8.h"
 #include "base/banned.h"
 
 #define OOM(err) error_set(err, ERROR_NOMEM, "out of memory")
@@ -126,6 +127,16 @@ encode_metadata(const struct strv *sv, char **out, struct error *err)
 		}
 		memcpy(k, sv->v[i], (size_t)(eq - sv->v[i]));
 		k[eq - sv->v[i]] = '\0';
+		if (!utf8_is_valid(k)) {
+			char *esc = utf8_escape(k);
+
+			error_set(err, ERROR_INVALID, "metadata key '%s' is not "
+				  "UTF-8", esc ? esc : "?");
+			mem_free(esc);
+			mem_free(k);
+			json_decref(obj);
+			return ERROR_INVALID;
+		}
 		if (json_object_get(obj, k)) {
 			error_set(err, ERROR_INVALID,
 				  "metadata key '%s' is repeated", k);

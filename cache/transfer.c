@@ -19,18 +19,24 @@
 #define FORMAT_VERSION 1
 #define OOM(err) error_set(err, ERROR_NOMEM, "out of memory")
 
-/* A JSON string or null for a string that may be absent. */
+/*
+ * A JSON string or null for a string that may be absent; bytes that are
+ * not UTF-8 (a tag is any bytes git allows) are written as \xHH
+ * (cache_json_text), so an export never fails on them. Such a text does
+ * not come back byte for byte on import.
+ */
 static json_t *
 str_or_null(const char *s)
 {
-	return s ? json_string(s) : json_null();
+	return s ? cache_json_text(s) : json_null();
 }
 
 static json_t *
 run_to_json(const struct cache_run *run)
 {
-	return json_pack("{s:s, s:o, s:o, s:o, s:s, s:o, s:I, s:I}",
-			 "id", run->id, "commit", str_or_null(run->commit),
+	return json_pack("{s:o, s:o, s:o, s:o, s:s, s:o, s:I, s:I}",
+			 "id", str_or_null(run->id),
+			 "commit", str_or_null(run->commit),
 			 "ref", str_or_null(run->ref),
 			 "tag", str_or_null(run->tag),
 			 "status", cache_run_status_name(run->status),
@@ -61,8 +67,8 @@ record_to_json(const struct cache_record *rec)
 		json_decref(meta);
 		return NULL;
 	}
-	return json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:I, s:I}",
-			 "node_id", rec->node_id, "key", rec->key,
+	return json_pack("{s:o, s:s, s:s, s:o, s:o, s:o, s:o, s:I, s:I}",
+			 "node_id", str_or_null(rec->node_id), "key", rec->key,
 			 "status", cache_record_status_name(rec->status),
 			 "output_digest", str_or_null(rec->output_digest),
 			 "artifacts", arts,

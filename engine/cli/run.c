@@ -27,6 +27,7 @@
 #include "engine/run/exec.h"
 #include "engine/plan/history.h"
 #include "engine/plan/planner.h"
+#include "engine/plan/report.h"
 #include "engine/run/run.h"
 #include "engine/run/store.h"
 #include "graph/graph.h"
@@ -276,13 +277,13 @@ result_json(const struct planner *pl, const struct run_result *res,
 		json_object_set_new(o, "cause", rn->cause >= 0
 			? json_string(g->nodes[rn->cause].id) : json_null());
 		json_object_set_new(o, "message", rn->message[0]
-			? json_string(rn->message) : json_null());
+			? report_json_text(rn->message) : json_null());
 		json_object_set_new(o, "duration_ms",
 				    json_integer(rn->duration_ms));
 		json_object_set_new(o, "exit_code", rn->exit_code >= 0
 			? json_integer(rn->exit_code) : json_null());
 		json_object_set_new(o, "log", rn->log_path
-			? json_string(rn->log_path) : json_null());
+			? report_json_text(rn->log_path) : json_null());
 		json_object_set_new(o, "gpus", rn->gpus[0]
 			? json_string(rn->gpus) : json_null());
 		json_array_append_new(nodes, o);
