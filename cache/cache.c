@@ -136,6 +136,21 @@ cache_open(const char *path, int flags, struct cache **out,
 		rc = make_parents(path, err);
 		if (rc)
 			return rc;
+	} else if (S_ISDIR(st.st_mode)) {
+		error_at(err, ERROR_INVALID, path, 0, 0, "the cache is a "
+			 "directory");
+		error_hint(err, "name the cache file, e.g. %s/cache.db", path);
+		return ERROR_INVALID;
+	} else if (!S_ISREG(st.st_mode)) {
+		/* SQLite would wait forever on a FIFO, fail on a device. */
+		error_at(err, ERROR_INVALID, path, 0, 0, "the cache is not a "
+			 "regular file (%s)", S_ISFIFO(st.st_mode) ? "a FIFO"
+			 : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)
+			 ? "a device" : S_ISSOCK(st.st_mode) ? "a socket"
+			 : "not a file");
+		error_hint(err, "the cache is an SQLite file: name a regular "
+			   "file, or one that does not exist yet");
+		return ERROR_INVALID;
 	}
 	c = mem_calloc(1, sizeof(*c));
 	if (!c || !(c->path = mem_strdup(path))) {

@@ -44,6 +44,9 @@ struct cache;
 /* Room for an id made by cache_run_new_id, NUL included. */
 #define CACHE_RUN_ID_SIZE 40
 
+/* The longest run id accepted, in bytes (cache_run_id_check). */
+#define CACHE_RUN_ID_MAX 128
+
 enum cache_open_flags {
 	CACHE_OPEN_READONLY = 1 << 0,	/* never write; the file must exist */
 	CACHE_OPEN_CREATE = 1 << 1,	/* make the file (and its folders) */
@@ -60,7 +63,8 @@ enum cache_open_flags {
  * ERROR_CORRUPT (not a database, or damaged; the hint says to move it
  * aside), ERROR_UNSUPPORTED (schema newer than CACHE_SCHEMA_VERSION, or an
  * older schema opened read-only), ERROR_INVALID (a database that is not a
- * ripple cache), ERROR_IO, ERROR_NOMEM. The error's file is `path`.
+ * ripple cache, or a path that is a directory, a FIFO, a device: never
+ * waited on), ERROR_IO, ERROR_NOMEM. The error's file is `path`.
  * A handle belongs to one thread at a time; processes may share the file.
  */
 int cache_open(const char *path, int flags, struct cache **out,
@@ -139,9 +143,20 @@ int cache_run_status_parse(const char *name, enum cache_run_status *out,
 			   struct error *err);
 
 /*
+ * Whether `id` may name a run: 1 to CACHE_RUN_ID_MAX bytes of ASCII
+ * letters, digits, '.', '_', '-' and '+', the first a letter or a digit.
+ * Run ids become folder names (.ripple/logs/ID) and appear in every
+ * output, so nothing else is accepted: no '/', no "..", no control bytes,
+ * nothing that is not UTF-8, no leading '-' that reads as an option.
+ * Returns 0, or ERROR_INVALID naming the id (unprintable bytes as \xHH)
+ * with a hint.
+ */
+int cache_run_id_check(const char *id, struct error *err);
+
+/*
  * Add a run (all fields of *run but `records`; its strings are copied).
- * Errors: ERROR_INVALID (empty id), ERROR_CONFLICT (the id exists),
- * ERROR_IO and friends from SQLite.
+ * Errors: ERROR_INVALID (an id cache_run_id_check refuses),
+ * ERROR_CONFLICT (the id exists), ERROR_IO and friends from SQLite.
  */
 int cache_run_create(struct cache *c, const struct cache_run *run,
 		     struct error *err);
@@ -327,6 +342,16 @@ int cache_record_list(struct cache *c, const char *run,
  */
 int cache_record_find(struct cache *c, const char *key, const char *run,
 		      struct cache_record_list *out, struct error *err);
+
+/*
+ * Every artifact locator that some record of `node_id` lists, in any run
+ * and with any status, pushed onto *out, which is then sorted and unique:
+ * what the node wrote before. `ripple run` removes only these (where its
+ * outputs still match them) as stale outputs, never another node's files.
+ * Errors: ERROR_CORRUPT (a stored list that does not parse), SQLite's.
+ */
+int cache_record_node_artifacts(struct cache *c, const char *node_id,
+				struct strv *out, struct error *err);
 
 /* ---- kernels: compiled GPU code by content key ---- */
 

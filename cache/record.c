@@ -13,6 +13,7 @@
 
 #include "base/error.h"
 #include "base/mem.h"
+#include "base/utf8.h"
 #include "base/banned.h"
 
 #define OOM(err) error_set(err, ERROR_NOMEM, "out of memory")
@@ -126,6 +127,16 @@ encode_metadata(const struct strv *sv, char **out, struct error *err)
 		}
 		memcpy(k, sv->v[i], (size_t)(eq - sv->v[i]));
 		k[eq - sv->v[i]] = '\0';
+		if (!utf8_is_valid(k)) {
+			char *esc = utf8_escape(k);
+
+			error_set(err, ERROR_INVALID, "metadata key '%s' is not "
+				  "UTF-8", esc ? esc : "?");
+			mem_free(esc);
+			mem_free(k);
+			json_decref(obj);
+			return ERROR_INVALID;
+		}
 		if (json_object_get(obj, k)) {
 			error_set(err, ERROR_INVALID,
 				  "metadata key '%s' is repeated", k);
@@ -441,4 +452,30 @@ cache_record_find(struct cache *c, const char *key, const char *run,
 	if (!rc && run)
 		rc = cache_bind_text(c, st, 2, run, err);
 	return rc ? rc : collect(c, st, out, err);
+}
+
+int
+cache_record_node_artifacts(struct cache *c, const char *node_id,
+			    struct strv *out, struct error *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	st = cache_stmt_get(c, CACHE_STMT_RECORD_NODE_ARTIFACTS, err);
+	if (!st)
+		return err ? err->code : ERROR_INTERNAL;
+	rc = cache_bind_text(c, st, 1, node_id, err);
+	if (rc)
+		return rc;
+	while ((rc = cache_stmt_step(c, st, err)) == 1) {
+		rc = decode_artifacts(c, (const char *)sqlite3_column_text(
+					      st, 0), out, err);
+		if (rc) {
+			sqlite3_reset(st);
+			return rc;
+		}
+	}
+	if (!rc)
+		strv_sort_unique(out);
+	return rc;
 }

@@ -76,6 +76,56 @@ cache_run_list_release(struct cache_run_list *list)
 	list->n = 0;
 }
 
+/* s with bytes outside printable ASCII as \xHH, cut to fit out (n > 4). */
+static void
+printable(const char *s, char *out, size_t n)
+{
+	size_t o = 0;
+
+	for (; *s && o + 5 < n; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c >= 0x20 && c < 0x7f)
+			out[o++] = (char)c;
+		else
+			o += (size_t)snprintf(out + o, n - o, "\\x%02x", c);
+	}
+	out[o] = '\0';
+}
+
+int
+cache_run_id_check(const char *id, struct error *err)
+{
+	char shown[200];
+	size_t i, n = id ? strlen(id) : 0;
+
+	if (!n)
+		return error_set(err, ERROR_INVALID, "empty run id");
+	for (i = 0; i < n; i++) {
+		char c = id[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') ||
+		      (i > 0 && (c == '.' || c == '_' || c == '-' ||
+				 c == '+'))))
+			break;
+	}
+	if (i == n && n <= CACHE_RUN_ID_MAX)
+		return 0;
+	printable(id, shown, sizeof(shown));
+	if (i == n)
+		error_set(err, ERROR_INVALID, "run id '%.40s...' is longer than "
+			  "%d bytes", shown, CACHE_RUN_ID_MAX);
+	else
+		error_set(err, ERROR_INVALID, "run id '%s' is refused: byte "
+			  "%zu is not %s", shown, i + 1, i ? "a letter, a "
+			  "digit, '.', '_', '-' or '+'" : "a letter or a digit");
+	error_hint(err, "run ids name folders and appear in every output: "
+		   "use letters, digits, '.', '_', '-' and '+', starting with "
+		   "a letter or digit, e.g. gh-12345-1");
+	return ERROR_INVALID;
+}
+
 int
 cache_run_create(struct cache *c, const struct cache_run *run,
 		 struct error *err)
@@ -83,8 +133,9 @@ cache_run_create(struct cache *c, const struct cache_run *run,
 	sqlite3_stmt *st;
 	int rc;
 
-	if (!run->id || !run->id[0])
-		return error_set(err, ERROR_INVALID, "empty run id");
+	rc = cache_run_id_check(run->id, err);
+	if (rc)
+		return rc;
 	st = cache_stmt_get(c, CACHE_STMT_RUN_INSERT, err);
 	if (!st)
 		return err ? err->code : ERROR_INTERNAL;

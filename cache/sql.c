@@ -58,6 +58,8 @@ static const char *const stmt_sql[CACHE_STMT_COUNT] = {
 		"JOIN runs u ON u.id = r.run "
 		"WHERE r.key = ?1 AND r.status = 'ok' "
 		"ORDER BY u.started_ms DESC, u.id DESC, r.node_id",
+	[CACHE_STMT_RECORD_NODE_ARTIFACTS] =
+		"SELECT r.artifacts FROM records r WHERE r.node_id = ?1",
 	[CACHE_STMT_MANIFEST_PUT] =
 		"INSERT OR IGNORE INTO manifests (key, components) "
 		"VALUES (?1, ?2)",

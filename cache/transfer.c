@@ -19,18 +19,24 @@
 #define FORMAT_VERSION 1
 #define OOM(err) error_set(err, ERROR_NOMEM, "out of memory")
 
-/* A JSON string or null for a string that may be absent. */
+/*
+ * A JSON string or null for a string that may be absent; bytes that are
+ * not UTF-8 (a tag is any bytes git allows) are written as \xHH
+ * (cache_json_text), so an export never fails on them. Such a text does
+ * not come back byte for byte on import.
+ */
 static json_t *
 str_or_null(const char *s)
 {
-	return s ? json_string(s) : json_null();
+	return s ? cache_json_text(s) : json_null();
 }
 
 static json_t *
 run_to_json(const struct cache_run *run)
 {
-	return json_pack("{s:s, s:o, s:o, s:o, s:s, s:o, s:I, s:I}",
-			 "id", run->id, "commit", str_or_null(run->commit),
+	return json_pack("{s:o, s:o, s:o, s:o, s:s, s:o, s:I, s:I}",
+			 "id", str_or_null(run->id),
+			 "commit", str_or_null(run->commit),
 			 "ref", str_or_null(run->ref),
 			 "tag", str_or_null(run->tag),
 			 "status", cache_run_status_name(run->status),
@@ -61,8 +67,8 @@ record_to_json(const struct cache_record *rec)
 		json_decref(meta);
 		return NULL;
 	}
-	return json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:I, s:I}",
-			 "node_id", rec->node_id, "key", rec->key,
+	return json_pack("{s:o, s:s, s:s, s:o, s:o, s:o, s:o, s:I, s:I}",
+			 "node_id", str_or_null(rec->node_id), "key", rec->key,
 			 "status", cache_record_status_name(rec->status),
 			 "output_digest", str_or_null(rec->output_digest),
 			 "artifacts", arts,
@@ -209,6 +215,23 @@ req_int(json_t *obj, const char *name, int64_t *out, const char *what,
 	return 0;
 }
 
+/*
+ * An imported id or name holding a control byte (a newline, an escape
+ * sequence) is refused: imported caches are never trusted, and these texts
+ * are printed by `runs`, `diff` and `why`.
+ */
+static int
+plain(const char *s, const char *what, struct error *err)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (; p && *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return error_set(err, ERROR_INVALID, "%s holds the "
+					 "control byte 0x%02x", what, *p);
+	return 0;
+}
+
 static int
 parse_run(json_t *j, struct cache_run *run, struct error *err)
 {
@@ -220,6 +243,7 @@ parse_run(json_t *j, struct cache_run *run, struct error *err)
 		return error_set(err, ERROR_INVALID, "'run' is not an object");
 	rc = 0;
 	if ((rc = req_str(j, "id", &run->id, "run", err)) ||
+	    (rc = cache_run_id_check(run->id, err)) ||
 	    (rc = opt_str(j, "commit", &run->commit, "run", err)) ||
 	    (rc = opt_str(j, "ref", &run->ref, "run", err)) ||
 	    (rc = opt_str(j, "tag", &run->tag, "run", err)) ||
@@ -228,7 +252,10 @@ parse_run(json_t *j, struct cache_run *run, struct error *err)
 	    (rc = req_str(j, "status", &status, "run", err)) ||
 	    (rc = cache_run_status_parse(status, &run->status, err)) ||
 	    (rc = req_int(j, "started_ms", &run->started_ms, "run", err)) ||
-	    (rc = req_int(j, "ended_ms", &run->ended_ms, "run", err)))
+	    (rc = req_int(j, "ended_ms", &run->ended_ms, "run", err)) ||
+	    (rc = plain(run->ref, "run: 'ref'", err)) ||
+	    (rc = plain(run->tag, "run: 'tag'", err)) ||
+	    (rc = plain(run->commit, "run: 'commit'", err)))
 		cache_run_release(run);
 	mem_free(status);
 	return rc;
@@ -260,7 +287,9 @@ parse_record(json_t *j, const char *run, struct cache_record *rec,
 	    (rc = req_int(j, "duration_ms", &rec->duration_ms, "record",
 			  err)) ||
 	    (rc = req_int(j, "recorded_ms", &rec->recorded_ms, "record",
-			  err)))
+			  err)) ||
+	    (rc = plain(rec->node_id, "record: 'node_id'", err)) ||
+	    (rc = plain(rec->version, "record: 'version'", err)))
 		goto done;
 	if (!cache_key_valid(key)) {
 		rc = error_set(err, ERROR_INVALID, "key '%s' is not 32 "

@@ -46,6 +46,13 @@ digest_add(struct digest_state *st, const void *p, size_t n)
 }
 
 void
+digest_add_raw(struct digest_state *st, const void *p, size_t n)
+{
+	if (n)
+		XXH3_128bits_update(st->xxh, p, n);
+}
+
+void
 digest_add_str(struct digest_state *st, const char *s)
 {
 	digest_add(st, s ? s : "", s ? strlen(s) : 0);

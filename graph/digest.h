@@ -30,6 +30,12 @@ int digest_begin(struct digest_state *st, const char *domain,
 /* Add n bytes, prefixed with n as a little-endian u64. */
 void digest_add(struct digest_state *st, const void *p, size_t n);
 
+/*
+ * Add n bytes without a prefix: the pieces of one value streamed after
+ * digest_add_u64(st, total), which together hash as digest_add would.
+ */
+void digest_add_raw(struct digest_state *st, const void *p, size_t n);
+
 /* Add a NUL-terminated string (length-prefixed; NULL adds as ""). */
 void digest_add_str(struct digest_state *st, const char *s);
 

@@ -13,6 +13,7 @@
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/mem.h"
+#include "base/path.h"
 #include "graph/deps.h"
 #include "graph/template.h"
 #include "rules/rules.h"
@@ -137,6 +138,28 @@ resolve_toolkit(struct builder *b, struct graph_node *node,
 	return 0;
 }
 
+/*
+ * An output pattern or cwd that leaves the repository once its templates
+ * are filled in (an axis value "..", a toolkit home "/opt/x"): the loader
+ * refuses the literal spellings, this catches what only substitution makes.
+ */
+static int
+check_inside(const char *field, const char *tmpl, const char *value,
+	     struct error *err)
+{
+	if (!value || !path_leaves(value))
+		return 0;
+	if (strcmp(tmpl, value))
+		error_set(err, ERROR_INVALID, "%s '%s' becomes '%s', which "
+			  "can leave the repository", field, tmpl, value);
+	else
+		error_set(err, ERROR_INVALID, "%s '%s' can leave the "
+			  "repository", field, value);
+	error_hint(err, "%s is relative to the repository root: no leading "
+		   "'/' and no '..' component, after templates too", field);
+	return ERROR_INVALID;
+}
+
 static int
 expand_fields(struct builder *b, struct graph_node *node,
 	      const struct rules_node *rule, struct error *err)
@@ -163,11 +186,17 @@ expand_fields(struct builder *b, struct graph_node *node,
 		rc = template_expand(a, rule->env[i].value, &env,
 				     &node->env[i].value, err);
 	}
-	for (i = 0; !rc && i < rule->n_outputs; i++)
+	for (i = 0; !rc && i < rule->n_outputs; i++) {
 		rc = template_expand(a, rule->outputs[i], &env,
 				     &node->outputs[i], err);
+		if (!rc)
+			rc = check_inside("outputs", rule->outputs[i],
+					  node->outputs[i], err);
+	}
 	if (!rc)
 		rc = template_expand(a, rule->cwd, &env, &node->cwd, err);
+	if (!rc)
+		rc = check_inside("cwd", rule->cwd, node->cwd, err);
 	node->version = rule->version;
 	if (rc)
 		return graph_error_at(err, b->rules, rule->pos, node->id,

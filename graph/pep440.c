@@ -227,7 +227,8 @@ parse_raw(const char *text, struct pep440 *v, struct raw *raw,
 				while (k + 1 < i && s[k] == '0')
 					k++;
 			for (; k < i; k++) {
-				if (o + 2 >= PEP440_LOCAL_MAX)
+				/* The byte and the NUL must fit. */
+				if (o + 1 >= PEP440_LOCAL_MAX)
 					return error_set(err, ERROR_INVALID,
 						"'%s' has a local version "
 						"longer than %d bytes", text,
@@ -237,6 +238,11 @@ parse_raw(const char *text, struct pep440 *v, struct raw *raw,
 			}
 			if (i < end && is_sep(s[i]) &&
 			    isalnum((unsigned char)s[i + 1])) {
+				if (o + 2 >= PEP440_LOCAL_MAX)
+					return error_set(err, ERROR_INVALID,
+						"'%s' has a local version "
+						"longer than %d bytes", text,
+						PEP440_LOCAL_MAX - 1);
 				v->local[o++] = '.';
 				i++;
 				continue;

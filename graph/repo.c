@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/buf.h"
 #include "base/error.h"
@@ -16,7 +17,8 @@
 
 struct graph_repo {
 	git_repository *git;
-	char *root;	/* workdir without trailing "/" */
+	char *root;	/* workdir (the git folder when bare), no trailing "/" */
+	int bare;	/* no working tree */
 	int inited;	/* git_libgit2_init was called */
 	/* The last commit's root tree: libgit2 does not cache trees above
 	 * 4 KiB, and every source set of one evaluation starts there. */
@@ -91,6 +93,29 @@ graph_repo_git_error(struct graph_repo *repo, int git_rc, struct error *err,
 	return error_set(err, code, "%s: %s", what, msg);
 }
 
+/*
+ * libgit2 takes a repository without a `config` file (a bare mirror that
+ * lost it) for a checkout whose working tree is the folder above: a
+ * working tree needs `WD/.git` (a folder, or the file of a linked working
+ * tree or submodule) or a config that says where it is. 1 when wd is such
+ * a guess.
+ */
+static int
+guessed_workdir(git_repository *git, const char *wd)
+{
+	char path[4096];
+	struct stat st;
+	int n;
+
+	n = snprintf(path, sizeof(path), "%s/config",
+		     git_repository_commondir(git));
+	if (n > 0 && (size_t)n < sizeof(path) && !stat(path, &st))
+		return 0;
+	n = snprintf(path, sizeof(path), "%s%s.git", wd,
+		     wd[0] && wd[strlen(wd) - 1] == '/' ? "" : "/");
+	return n > 0 && (size_t)n < sizeof(path) && lstat(path, &st) != 0;
+}
+
 int
 graph_repo_open(const char *dir, struct graph_repo **out, struct error *err)
 {
@@ -123,11 +148,9 @@ graph_repo_open(const char *dir, struct graph_repo **out, struct error *err)
 		goto fail;
 	}
 	wd = git_repository_workdir(repo->git);
-	if (!wd) {
-		rc = error_set(err, ERROR_UNSUPPORTED,
-			       "bare repository '%s' has no working tree",
-			       found.ptr);
-		goto fail;
+	if (!wd || guessed_workdir(repo->git, wd)) {
+		repo->bare = 1;
+		wd = git_repository_path(repo->git);
 	}
 	repo->root = mem_strdup(wd);
 	if (!repo->root) {
@@ -163,6 +186,26 @@ const char *
 graph_repo_root(const struct graph_repo *repo)
 {
 	return repo->root;
+}
+
+int
+graph_repo_is_bare(const struct graph_repo *repo)
+{
+	return repo->bare;
+}
+
+int
+graph_repo_need_worktree(const struct graph_repo *repo, const char *what,
+			 struct error *err)
+{
+	if (!repo->bare)
+		return 0;
+	error_set(err, ERROR_INVALID, "bare repository '%s' has no working "
+		  "tree: %s needs one", repo->root, what);
+	error_hint(err, "plan between commits here (ripple plan --base A "
+		   "--head B), or use a clone with a working tree "
+		   "(git clone %s DIR)", repo->root);
+	return ERROR_INVALID;
 }
 
 int
@@ -224,6 +267,23 @@ graph_repo_resolve(struct graph_repo *repo, const char *rev,
 				       "bad revision '%s': %s", rev,
 				       last_message());
 			return rc;
+		}
+		if (!strcmp(rev, "HEAD") &&
+		    git_repository_head_unborn(repo->git) == 1) {
+			git_reference *head = NULL;
+			const char *branch = NULL;
+
+			if (!git_reference_lookup(&head, repo->git, "HEAD"))
+				branch = git_reference_symbolic_target(head);
+			if (branch && !strncmp(branch, "refs/heads/", 11))
+				branch += 11;
+			error_set(err, ERROR_NOT_FOUND, "unknown revision "
+				  "'HEAD': branch '%s' has no commits yet",
+				  branch ? branch : "?");
+			error_hint(err, "commit the files and ripple.yml first "
+				   "(git add -A && git commit)");
+			git_reference_free(head);
+			return ERROR_NOT_FOUND;
 		}
 		snprintf(what, sizeof(what), "unknown revision '%s'", rev);
 		return graph_repo_git_error(repo, GIT_ENOTFOUND, err, what);

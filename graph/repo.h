@@ -26,9 +26,12 @@ void graph_oid_hex(const struct graph_oid *oid, char *out);
 /*
  * Open the repository containing `dir`, discovering upward as git does
  * (git_repository_discover; ceiling: none). *out is a new handle; close it
- * with graph_repo_close. Errors: ERROR_NOT_FOUND (no repository; the message
- * names dir), ERROR_UNSUPPORTED (a bare repository), ERROR_INTERNAL (libgit2's
- * message copied).
+ * with graph_repo_close. A bare repository opens too (commits can be
+ * planned without a working tree): so does a bare mirror whose `config`
+ * file is missing, which libgit2 alone takes for a checkout of the folder
+ * above it (see graph_repo_is_bare). Errors: ERROR_NOT_FOUND (no
+ * repository; the message names dir), ERROR_INTERNAL (libgit2's message
+ * copied).
  */
 int graph_repo_open(const char *dir, struct graph_repo **out,
 		    struct error *err);
@@ -38,9 +41,20 @@ void graph_repo_close(struct graph_repo *repo);
 
 /*
  * The working tree's root: an absolute path without a trailing "/", owned by
- * the handle. Never part of a key.
+ * the handle. Never part of a key. In a bare repository, the repository
+ * folder itself (where its cache lives; nothing is run there).
  */
 const char *graph_repo_root(const struct graph_repo *repo);
+
+/* 1 when the repository has no working tree (bare), else 0. */
+int graph_repo_is_bare(const struct graph_repo *repo);
+
+/*
+ * 0 when the repository has a working tree; in a bare one ERROR_INVALID
+ * saying that `what` (e.g. "'ripple run'") needs one, with a hint.
+ */
+int graph_repo_need_worktree(const struct graph_repo *repo, const char *what,
+			     struct error *err);
 
 /*
  * Resolve any revision git understands (gitrevisions(7): a branch, a tag,

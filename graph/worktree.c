@@ -225,6 +225,9 @@ graph_worktree_read(struct graph_repo *repo, struct graph_worktree **out,
 	int rc;
 
 	*out = NULL;
+	rc = graph_repo_need_worktree(repo, "--worktree", err);
+	if (rc)
+		return rc;
 	wt = mem_calloc(1, sizeof(*wt));
 	if (!wt)
 		return error_set(err, ERROR_NOMEM, "out of memory");

@@ -9,10 +9,12 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/arena.h"
 #include "base/buf.h"
 #include "base/error.h"
+#include "base/file.h"
 #include "rules/drift_file.h"
 #include "rules/rules.h"
 #include "base/banned.h"
@@ -24,9 +26,10 @@ rules_drift_read_dir(void *payload, const char *path, struct buf *out,
 	const char *dir = payload;
 	char full[4096], chunk[65536];
 	const char *p;
+	struct error probe;
 	FILE *f;
 	size_t got;
-	int n, rc = 0;
+	int n, fd, rc = 0;
 
 	for (p = path; *p; p = strchr(p, '/') ? strchr(p, '/') + 1 : "")
 		if (p[0] == '.' && p[1] == '.' && (p[2] == '/' || !p[2]))
@@ -34,15 +37,22 @@ rules_drift_read_dir(void *payload, const char *path, struct buf *out,
 	if (path[0] == '/' || *p)
 		return error_set(err, ERROR_INVALID,
 				 "path '%s' leaves the repository", path);
+	error_init(&probe);
 	n = snprintf(full, sizeof(full), "%s/%s", dir, path);
 	if (n < 0 || (size_t)n >= sizeof(full))
 		return error_set(err, ERROR_INVALID, "path '%s' is too long",
 				 path);
-	f = fopen(full, "rb");
+	fd = file_open_regular(full, path, &probe);
+	if (fd == ERROR_NOT_FOUND)
+		return error_set(err, ERROR_NOT_FOUND, "no file '%s'", path);
+	if (fd < 0) {
+		if (err && !err->code)
+			*err = probe;
+		return fd;
+	}
+	f = fdopen(fd, "rb");
 	if (!f) {
-		if (errno == ENOENT || errno == ENOTDIR)
-			return error_set(err, ERROR_NOT_FOUND,
-					 "no file '%s'", path);
+		close(fd);
 		return error_set(err, ERROR_IO, "cannot open '%s': %s", path,
 				 strerror(errno));
 	}

@@ -10,9 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/arena.h"
 #include "base/error.h"
+#include "base/file.h"
 #include "base/mem.h"
 #include "base/spell.h"
 #include "rules/load.h"
@@ -642,19 +644,29 @@ rules_load_file(const char *path, const char *display, struct rules **out,
 	FILE *f;
 	char *data = NULL;
 	size_t len = 0, cap = 0, got;
-	int rc, code;
+	int rc, code, fd;
 
 	*out = NULL;
 	if (!display)
 		display = path;
 	error_init(&e);
-	f = fopen(path, "rb");
+	fd = file_open_regular(path, display, &e);
+	f = fd >= 0 ? fdopen(fd, "rb") : NULL;
 	if (!f) {
-		code = errno == ENOENT ? ERROR_NOT_FOUND : ERROR_IO;
-		error_at(&e, code, display, 0, 0, "cannot open: %s",
-			 strerror(errno));
-		if (code == ERROR_NOT_FOUND)
+		if (fd >= 0) {
+			close(fd);
+			error_set(&e, ERROR_IO, "cannot open: %s",
+				  strerror(errno));
+		}
+		code = e.code;
+		if (code == ERROR_NOT_FOUND) {
+			error_init(&e);
+			error_at(&e, code, display, 0, 0, "cannot open: %s",
+				 strerror(ENOENT));
 			error_hint(&e, "write a ripple.yml or pass --rules FILE");
+		} else {
+			snprintf(e.file, sizeof(e.file), "%s", display);
+		}
 		goto fail;
 	}
 	for (;;) {

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/path.h"
 #include "rules/yaml.h"
 #include "base/banned.h"
 
@@ -396,8 +397,15 @@ load_node(struct rules_load *L, const struct rules_ynode *k,
 	if (f)
 		load_kvs(L, f, "meta", 0, &tv, &node->meta, &node->n_meta);
 	f = rules_ynode_get(v, "cwd");
-	if (f && !rules_load_string(L, f, "cwd", &node->cwd))
-		rules_syntax_template(L, f, node->cwd, &tv);
+	if (f && !rules_load_string(L, f, "cwd", &node->cwd)) {
+		if (path_leaves(node->cwd))
+			rules_load_error(L, f, "cwd is relative to the "
+					 "repository root, inside it",
+					 "cwd '%s' leaves the repository",
+					 node->cwd);
+		else
+			rules_syntax_template(L, f, node->cwd, &tv);
+	}
 	f = rules_ynode_get(v, "version");
 	if (f && !rules_load_string(L, f, "version", &node->version))
 		rules_syntax_template(L, f, node->version, &tv);

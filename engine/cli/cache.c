@@ -10,13 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <git2.h>
+#include <sys/stat.h>
 
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/mem.h"
+#include "base/path.h"
 #include "cache/cache.h"
+#include "graph/repo.h"
 #include "base/banned.h"
 
 #define IMPORT_MAX ((size_t)1 << 30)	/* bytes of one export document */
@@ -34,45 +35,82 @@ join_dir(const struct cli_ctx *ctx, const char *rel, char *out, size_t n)
 	return len < 0 || (size_t)len >= n ? -1 : 0;
 }
 
+/*
+ * An explicit cache path must name a file in a folder that exists: a typo
+ * in --cache or $RIPPLE_CACHE would otherwise mean "no cache" (a plan that
+ * rebuilds everything) or a new tree of folders.
+ */
+static int
+check_folder(const char *path, const char *from, struct error *err)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+
+	if (!slash)
+		return 0;
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash == path ? 1
+			: slash - path), path);
+	if (!stat(dir, &st) && S_ISDIR(st.st_mode))
+		return 0;
+	error_set(err, ERROR_INVALID, "the folder '%s' of the cache '%s' "
+		  "(from %s) does not exist", dir, path, from);
+	error_hint(err, "make the folder first, or fix %s", from);
+	return ERROR_INVALID;
+}
+
 int
 cli_cache_path(const struct cli_ctx *ctx, const char *opt, char *out,
 	       size_t n)
 {
 	const char *env = getenv("RIPPLE_CACHE");
 	const char *dir = ctx->dir ? ctx->dir : ".";
-	git_buf gitdir = { NULL, 0, 0 };
-	git_repository *repo = NULL;
-	const char *root = NULL;
-	struct error err;
+	struct graph_repo *repo = NULL;
+	char where[PATH_RESOLVED_MAX];
+	struct error err, probe;
 	int len;
 
 	error_init(&err);
+	error_init(&probe);
 	if ((opt && opt[0]) || (env && env[0])) {
 		const char *p = opt && opt[0] ? opt : env;
 
-		if (join_dir(ctx, p, out, n) == 0)
-			return 0;
-		error_set(&err, ERROR_INVALID, "cache path '%s' is too long",
-			  p);
-		cli_print_error(ctx, &err);
-		return ERROR_INVALID;
+		if (join_dir(ctx, p, out, n)) {
+			error_set(&err, ERROR_INVALID, "cache path '%s' is too "
+				  "long", p);
+		} else {
+			check_folder(out, opt && opt[0] ? "--cache"
+				     : "$RIPPLE_CACHE", &err);
+		}
+		goto done;
 	}
-	if (git_repository_discover(&gitdir, dir, 0, NULL) == 0 &&
-	    git_repository_open(&repo, gitdir.ptr) == 0)
-		root = git_repository_workdir(repo);
-	if (!root)
-		root = dir;
-	len = snprintf(out, n, "%s%s.ripple/cache.db", root,
-		       root[strlen(root) - 1] == '/' ? "" : "/");
-	git_repository_free(repo);
-	git_buf_dispose(&gitdir);
-	if (len < 0 || (size_t)len >= n) {
+	/* The repository as every command opens it: a bare one (or a
+	 * mirror without config) keeps its cache in its own folder. */
+	if (graph_repo_open(dir, &repo, NULL)) {
+		len = snprintf(out, n, "%s/.ripple/cache.db", dir);
+	} else {
+		const char *root = graph_repo_root(repo);
+
+		len = snprintf(out, n, "%s/.ripple/cache.db", root);
+		/* A committed `.ripple` link must not move the cache out. */
+		if (path_resolve_under(root, ".ripple", 1, where,
+				       sizeof(where), &probe) == 0) {
+			error_set(&err, ERROR_INVALID, "'%s/.ripple' resolves "
+				  "to '%s', outside the repository", root,
+				  where);
+			error_hint(&err, "remove the link, or name the cache "
+				   "with --cache PATH or $RIPPLE_CACHE");
+		}
+	}
+	graph_repo_close(repo);
+	if (!err.code && (len < 0 || (size_t)len >= n))
 		error_set(&err, ERROR_INVALID, "cache path under '%s' is too "
 			  "long", dir);
-		cli_print_error(ctx, &err);
-		return ERROR_INVALID;
-	}
-	return 0;
+done:
+	if (!err.code)
+		return 0;
+	cli_print_error(ctx, &err);
+	return err.code;
 }
 
 static void

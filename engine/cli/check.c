@@ -14,6 +14,7 @@
 #include "base/mem.h"
 #include "graph/repo.h"
 #include "graph/graph.h"
+#include "graph/outputs.h"
 #include "rules/drift.h"
 #include "rules/rules.h"
 #include "base/banned.h"
@@ -67,71 +68,24 @@ print_errors(const struct cli_ctx *ctx, const char *file,
  * Expand the rules into the graph, as plan and run will: a `where:` that
  * selects no instance, a toolkit expression naming no toolkit or a cycle
  * is found here rather than in CI. Every declared target must select a
- * node. Prints the errors; returns 0 or the exit code.
- */
-struct out_ref {
-	const char *pattern;
-	const struct graph_node *node;
-};
-
-static int
-cmp_out(const void *a, const void *b)
-{
-	const struct out_ref *x = a, *y = b;
-	int c = strcmp(x->pattern, y->pattern);
-
-	return c ? c : strcmp(x->node->id, y->node->id);
-}
-
-/*
- * Two nodes declaring one output pattern overwrite and delete each other's
- * files on one runner (a run removes a node's stale outputs before it
- * starts, and each records the other's files too). A warning, not an
- * error: nodes of different platforms run on different runners.
+ * node, and no two nodes of one runner may declare outputs that can match
+ * the same file (graph/outputs.h). Prints the errors; returns 0 or the
+ * exit code.
  */
 static int
 check_outputs(const struct cli_ctx *ctx, const struct rules *r,
 	      const struct graph *g)
 {
-	struct out_ref *v;
-	size_t i, k, n = 0, cap = 0, shown = 0;
+	struct error_list errors;
+	int rc;
 
-	for (i = 0; i < g->n_nodes; i++)
-		cap += g->nodes[i].n_outputs;
-	v = mem_calloc(cap + 1, sizeof(*v));
-	if (!v)
-		return CLI_ERROR;
-	for (i = 0; i < g->n_nodes; i++)
-		for (k = 0; k < g->nodes[i].n_outputs; k++) {
-			v[n].pattern = g->nodes[i].outputs[k];
-			v[n++].node = &g->nodes[i];
-		}
-	qsort(v, n, sizeof(*v), cmp_out);
-	for (i = 1; i < n; i++) {
-		const char *pa, *pb;
-
-		if (strcmp(v[i - 1].pattern, v[i].pattern) ||
-		    v[i - 1].node == v[i].node)
-			continue;
-		pa = graph_node_axis(v[i - 1].node, "platform");
-		pb = graph_node_axis(v[i].node, "platform");
-		if (pa && pb && strcmp(pa, pb))
-			continue;	/* never on one runner */
-		if (shown++ >= 10)
-			continue;
-		fprintf(stderr, "%s:%u:%u: warning: output '%s' of %s is also "
-			"declared by %s\n  hint: each node needs its own output "
-			"paths: put its axes in them, e.g. out/${python}/\n",
-			r->file, v[i].node->rule->pos.line,
-			v[i].node->rule->pos.col, v[i].pattern, v[i].node->id,
-			v[i - 1].node->id);
-	}
-	if (shown > 10)
-		fprintf(stderr, "%s: %zu more shared outputs not shown\n",
-			r->file, shown - 10);
-	mem_free(v);
-	(void)ctx;
-	return 0;
+	error_list_init(&errors, 10);
+	rc = graph_outputs_check(g, &errors);
+	print_errors(ctx, r->file, &errors);
+	error_list_release(&errors);
+	if (!rc)
+		return 0;
+	return rc == ERROR_INVALID ? CLI_USAGE : CLI_ERROR;
 }
 
 static int
@@ -162,10 +116,9 @@ check_graph(const struct cli_ctx *ctx, const struct rules *r)
 		cli_print_error(ctx, &err);
 		bad = 1;
 	}
-	if (!bad)
-		check_outputs(ctx, r, g);
+	rc = bad ? CLI_USAGE : check_outputs(ctx, r, g);
 	graph_free(g);
-	return bad ? CLI_USAGE : 0;
+	return rc;
 }
 
 /*

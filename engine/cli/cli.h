@@ -106,12 +106,14 @@ int cli_toolkits(int argc, char **argv, const struct cli_ctx *ctx);
 /*
  * The cache file a command uses, into out (n bytes): `opt` (--cache) when
  * given, else $RIPPLE_CACHE, else `.ripple/cache.db` under the working
- * tree root of the repository that contains ctx->dir (found with libgit2's
- * git_repository_discover), else under ctx->dir itself. A relative path
- * from --cache or $RIPPLE_CACHE is taken relative to ctx->dir (-C DIR).
- * Returns 0, or prints the error (cli_print_error) and returns a negative
- * ERROR_* code (ERROR_INVALID: the path does not fit in n bytes); pass it
- * to cli_exit_for.
+ * tree root of the repository that contains ctx->dir (found with
+ * graph_repo_open; a bare repository's own folder), else under ctx->dir
+ * itself. A relative path from --cache or $RIPPLE_CACHE is taken relative
+ * to ctx->dir (-C DIR). Returns 0, or prints the error (cli_print_error)
+ * and returns a negative ERROR_* code, ERROR_INVALID when the path does
+ * not fit in n bytes, when the folder of a --cache or $RIPPLE_CACHE path
+ * does not exist, or when the repository's `.ripple` resolves outside it;
+ * pass it to cli_exit_for.
  */
 int cli_cache_path(const struct cli_ctx *ctx, const char *opt, char *out,
 		   size_t n);

@@ -30,10 +30,11 @@ static const char diff_help[] =
 	"listed as added or removed. Needs no repository. Exit 0 when the runs\n"
 	"agree, 1 when they differ, 2 for bad arguments or an unknown run.\n";
 
+/* Text from data: escaped where it is not UTF-8 (report_json_text). */
 static json_t *
 str_or_null(const char *s)
 {
-	return s ? json_string(s) : json_null();
+	return report_json_text(s);
 }
 
 static json_t *

@@ -21,6 +21,7 @@
 #include "graph/key.h"
 #include "graph/repo.h"
 #include "rules/rules.h"
+#include "engine/plan/report.h"
 #include "base/banned.h"
 
 static void
@@ -335,10 +336,10 @@ components_json(const struct graph_node_key *k)
 
 		json_object_set_new(o, "kind", json_string(
 			graph_comp_kind_name(c->kind)));
-		json_object_set_new(o, "name", json_string(c->name));
-		json_object_set_new(o, "digest", json_string(c->digest));
+		json_object_set_new(o, "name", report_json_text(c->name));
+		json_object_set_new(o, "digest", report_json_text(c->digest));
 		json_object_set_new(o, "detail", c->detail
-			? json_string(c->detail) : json_null());
+			? report_json_text(c->detail) : json_null());
 		json_array_append_new(a, o);
 	}
 	return a;

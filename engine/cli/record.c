@@ -168,6 +168,10 @@ cli_record(int argc, char **argv, const struct cli_ctx *ctx)
 				     "or --node with --status are needed");
 		goto done;
 	}
+	if (cache_run_id_check(run, &err)) {
+		rc = fail(ctx, &err);
+		goto done;
+	}
 	rc = cli_cache_path(ctx, cache_opt, path, sizeof(path));
 	if (rc) {
 		rc = cli_exit_for(rc);

@@ -21,11 +21,13 @@
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/mem.h"
+#include "base/path.h"
 #include "cache/cache.h"
 #include "engine/plan/eval.h"
 #include "engine/run/exec.h"
 #include "engine/plan/history.h"
 #include "engine/plan/planner.h"
+#include "engine/plan/report.h"
 #include "engine/run/run.h"
 #include "engine/run/store.h"
 #include "graph/graph.h"
@@ -194,25 +196,6 @@ parse(int argc, char **argv, const struct cli_ctx *ctx, struct run_args *a)
 	return 0;
 }
 
-static int
-mkdirs(const char *path)
-{
-	char tmp[4096];
-	char *p;
-
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (p = tmp + 1; *p; p++)
-		if (*p == '/') {
-			*p = '\0';
-			if (mkdir(tmp, 0777) && errno != EEXIST)
-				return -1;
-			*p = '/';
-		}
-	if (mkdir(tmp, 0777) && errno != EEXIST)
-		return -1;
-	return 0;
-}
-
 static void
 print_log(const char *path)
 {
@@ -306,13 +289,13 @@ result_json(const struct planner *pl, const struct run_result *res,
 		json_object_set_new(o, "cause", rn->cause >= 0
 			? json_string(g->nodes[rn->cause].id) : json_null());
 		json_object_set_new(o, "message", rn->message[0]
-			? json_string(rn->message) : json_null());
+			? report_json_text(rn->message) : json_null());
 		json_object_set_new(o, "duration_ms",
 				    json_integer(rn->duration_ms));
 		json_object_set_new(o, "exit_code", rn->exit_code >= 0
 			? json_integer(rn->exit_code) : json_null());
 		json_object_set_new(o, "log", rn->log_path
-			? json_string(rn->log_path) : json_null());
+			? report_json_text(rn->log_path) : json_null());
 		json_object_set_new(o, "gpus", rn->gpus[0]
 			? json_string(rn->gpus) : json_null());
 		json_array_append_new(nodes, o);
@@ -432,14 +415,17 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	error_init(&err);
 	arena_init(&ar);
 	memset(&res, 0, sizeof(res));
-	snprintf(logdir, sizeof(logdir), "%s/.ripple/logs/%s", root, run_id);
-	snprintf(outdir, sizeof(outdir), "%s/.ripple/out/%s", root, run_id);
-	if (mkdirs(logdir) || mkdirs(outdir)) {
-		error_set(&err, ERROR_IO, "cannot make '%s': %s", logdir,
-			  strerror(errno));
+	/* Made inside the repository only: a committed `.ripple` link to
+	 * elsewhere is refused (the run id is a plain name, checked). */
+	snprintf(logdir, sizeof(logdir), ".ripple/logs/%s", run_id);
+	snprintf(outdir, sizeof(outdir), ".ripple/out/%s", run_id);
+	if (path_mkdirs_under(root, logdir, &err) ||
+	    path_mkdirs_under(root, outdir, &err)) {
 		rc = cli_fail(ctx, &err);
 		goto done;
 	}
+	snprintf(logdir, sizeof(logdir), "%s/.ripple/logs/%s", root, run_id);
+	snprintf(outdir, sizeof(outdir), "%s/.ripple/out/%s", root, run_id);
 	sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	self[sl > 0 ? sl : 0] = '\0';
 	if (pl->head->rules->n_roots <= 64)
@@ -495,6 +481,7 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	signal(SIGPIPE, SIG_IGN);
 	rc = run_execute(pl->head->graph, pl->plan, &ex, &store, &o, &res,
 			 &err);
+	run_store_cache_release(&cs);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	if (pr.line_open)
@@ -584,7 +571,12 @@ cli_run(int argc, char **argv, const struct cli_ctx *ctx)
 	a.po.targets = (const char *const *)argv + optind;
 	a.po.n_targets = (size_t)(argc - optind);
 	error_init(&err);
+	if (a.run_id && cache_run_id_check(a.run_id, &err))
+		return cli_fail(ctx, &err);
 	rc = graph_repo_open(ctx->dir, &repo, &err);
+	if (!rc && !a.dry_run)
+		rc = graph_repo_need_worktree(repo, "'ripple run' (actions "
+					      "run in it)", &err);
 	if (rc) {
 		rc = cli_fail(ctx, &err);
 		goto done;

@@ -15,6 +15,7 @@
 
 #include "base/error.h"
 #include "cache/cache.h"
+#include "engine/plan/report.h"
 #include "base/banned.h"
 
 #define SHORT_COMMIT 12
@@ -51,10 +52,11 @@ iso_utc(int64_t ms, char *out, size_t n)
 		snprintf(out, n, "-");
 }
 
+/* Text from data: escaped where it is not UTF-8 (report_json_text). */
 static json_t *
 str_or_null(const char *s)
 {
-	return s ? json_string(s) : json_null();
+	return report_json_text(s);
 }
 
 static int

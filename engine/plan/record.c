@@ -8,9 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/buf.h"
 #include "base/error.h"
+#include "base/file.h"
 #include "base/mem.h"
 #include "cache/cache.h"
 #include "engine/plan/eval.h"
@@ -20,43 +23,69 @@
 #include "graph/source.h"
 #include "base/banned.h"
 
+/*
+ * Hash one artifact by streaming it (never read whole into memory): its
+ * base name, then its bytes framed as digest_add frames them (the size
+ * from fstat, then the contents). Only a regular file is hashed: a FIFO,
+ * a device (/dev/zero) or a folder is refused; a file whose size changes
+ * while it is read is an error, not a digest of half of it.
+ */
 static int
 add_file(struct digest_state *st, const char *root, const char *path,
 	 struct error *err)
 {
 	char full[4096], chunk[65536];
-	FILE *f;
-	size_t n;
-	struct buf b;
-	int rc = 0;
+	const char *slash = strrchr(path, '/');
+	unsigned long long size, total = 0;
+	struct error probe;
+	struct stat sb;
+	ssize_t n;
+	int fd, rc = 0;
 
-	if (path[0] == '/')
+	error_init(&probe);
+	if (path[0] == '/' || !root)
 		snprintf(full, sizeof(full), "%s", path);
 	else
 		snprintf(full, sizeof(full), "%s/%s", root, path);
-	f = fopen(full, "rb");
-	if (!f)
-		return error_set(err, errno == ENOENT ? ERROR_NOT_FOUND
-						      : ERROR_IO,
-				 "cannot read artifact '%s': %s", path,
+	fd = file_open_regular(full, path, &probe);
+	if (fd == ERROR_INVALID) {
+		if (err && !err->code)
+			*err = probe;
+		return fd;
+	}
+	if (fd < 0)
+		return error_set(err, fd, "cannot read artifact '%s': %s", path,
 				 strerror(errno));
-	buf_init(&b, 0);
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
-		rc = buf_add(&b, chunk, n, err);
-		if (rc)
+	if (fstat(fd, &sb)) {
+		rc = error_set(err, ERROR_IO, "cannot read artifact '%s': %s",
+			       path, strerror(errno));
+		goto done;
+	}
+	size = (unsigned long long)sb.st_size;
+	digest_add_str(st, slash ? slash + 1 : path);
+	digest_add_u64(st, size);
+	for (;;) {
+		n = read(fd, chunk, sizeof(chunk));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = error_set(err, ERROR_IO, "cannot read artifact "
+				       "'%s': %s", path, strerror(errno));
+			goto done;
+		}
+		if (n == 0)
 			break;
+		total += (unsigned long long)n;
+		if (total > size)
+			break;
+		digest_add_raw(st, chunk, (size_t)n);
 	}
-	if (!rc && ferror(f))
-		rc = error_set(err, ERROR_IO, "cannot read artifact '%s'",
-			       path);
-	fclose(f);
-	if (!rc) {
-		const char *slash = strrchr(path, '/');
-
-		digest_add_str(st, slash ? slash + 1 : path);
-		digest_add(st, b.data, b.len);
-	}
-	buf_release(&b);
+	if (total != size)
+		rc = error_set(err, ERROR_IO, "artifact '%s' changed while it "
+			       "was hashed (%llu bytes, then %llu)", path, size,
+			       total);
+done:
+	close(fd);
 	return rc;
 }
 

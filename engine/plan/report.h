@@ -103,4 +103,12 @@ void report_change_text(struct buf *out, const struct plan_change *c);
  */
 struct json_t *report_change_json(const struct plan_change *c);
 
+/*
+ * Text from data (paths, tags, messages) as a JSON string: bytes that are
+ * not valid UTF-8 become "\xHH" (utf8_escape), so a document is always
+ * written, naming the bytes. NULL gives JSON null. A new reference; NULL
+ * only when out of memory. Every JSON output of ripple uses it.
+ */
+struct json_t *report_json_text(const char *s);
+
 #endif

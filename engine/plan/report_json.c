@@ -32,10 +32,16 @@ text(const char *s)
 	return j;
 }
 
+json_t *
+report_json_text(const char *s)
+{
+	return s ? text(s) : json_null();
+}
+
 static json_t *
 str_or_null(const char *s)
 {
-	return s ? text(s) : json_null();
+	return report_json_text(s);
 }
 
 static json_t *

@@ -11,12 +11,14 @@
 #include "base/error.h"
 #include "base/mem.h"
 #include "engine/release/release.h"
+#include "engine/plan/report.h"
 #include "base/banned.h"
 
+/* Text from data: escaped where it is not UTF-8 (report_json_text). */
 static json_t *
 str_or_null(const char *s)
 {
-	return s ? json_string(s) : json_null();
+	return report_json_text(s);
 }
 
 static json_t *

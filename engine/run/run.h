@@ -175,11 +175,19 @@ const char *run_state_name(enum run_state s);
  */
 const char *run_host_platform(void);
 
+/* Room for run_file_name's result, NUL included (a name of <= 200). */
+#define RUN_FILE_NAME_SIZE 201
+
 /*
- * `id` made safe as a file name into out (n bytes): bytes outside
- * [A-Za-z0-9._=,-] become '_'.
+ * A node id as one file name (logs, RIPPLE_OUT_DIR), one to one: bytes
+ * outside [A-Za-z0-9] and "._=,+-[]@", a leading '.', and '%' itself
+ * become "%HH" (uppercase hex), so "artifact:w[py=3.12]" is
+ * "artifact%3Aw[py=3.12]" and no two ids share a name. A name that would
+ * be longer than 200 bytes keeps its first (at most 167) and ends in "~", the
+ * id's 32-digit XXH3-128 ('~' is never kept, so it cannot collide with a
+ * whole name). out holds RUN_FILE_NAME_SIZE bytes.
  */
-void run_sanitize_id(const char *id, char *out, size_t n);
+void run_file_name(const char *id, char out[RUN_FILE_NAME_SIZE]);
 
 /*
  * The version of node n's root in `versions` (root name -> version, n_v

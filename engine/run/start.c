@@ -14,8 +14,10 @@
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/mem.h"
+#include "base/path.h"
 #include "engine/run/exec.h"
 #include "engine/plan/plan.h"
+#include "graph/digest.h"
 #include "graph/graph.h"
 #include "rules/rules.h"
 #include "base/banned.h"
@@ -109,21 +111,71 @@ cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-void
-run_sanitize_id(const char *id, char *out, size_t n)
+static int
+name_safe(unsigned char c, size_t at)
 {
-	size_t i;
+	if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (c >= '0' && c <= '9'))
+		return 1;
+	return c && strchr("._=,+-[]@", c) && !(c == '.' && at == 0);
+}
 
-	if (!n)
-		return;
-	for (i = 0; id[i] && i + 1 < n; i++) {
-		char c = id[i];
+void
+run_file_name(const char *id, char out[RUN_FILE_NAME_SIZE])
+{
+	static const char hex[] = "0123456789ABCDEF";
+	struct digest d;
+	size_t i, o = 0, max = RUN_FILE_NAME_SIZE - 1;
 
-		out[i] = ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			  (c >= '0' && c <= '9') || strchr("._=,-", c))
-			? c : '_';
+	for (i = 0; id[i]; i++) {
+		unsigned char c = (unsigned char)id[i];
+		size_t need = name_safe(c, i) ? 1 : 3;
+
+		if (o + need > max)
+			break;
+		if (need == 1) {
+			out[o++] = (char)c;
+		} else {
+			out[o++] = '%';
+			out[o++] = hex[c >> 4];
+			out[o++] = hex[c & 15];
+		}
 	}
-	out[i] = '\0';
+	if (id[i]) {
+		/* Too long: a prefix, then "~" and the hash of the whole. */
+		o = max - 33 < o ? max - 33 : o;
+		while (o > 0 && (out[o - 1] == '%' ||
+				 (o > 1 && out[o - 2] == '%')))
+			o--;	/* never cut an escape in two */
+		digest_bytes(id, strlen(id), &d);
+		out[o++] = '~';
+		memcpy(out + o, d.hex, 32);
+		o += 32;
+	}
+	out[o] = '\0';
+}
+
+/* The node's cwd must resolve inside the repository (links followed). */
+static int
+cwd_inside(const struct sched *s, const struct graph_node *n,
+	   struct error *err)
+{
+	char where[PATH_RESOLVED_MAX];
+	int rc;
+
+	if (!n->cwd)
+		return 0;
+	rc = path_resolve_under(s->o->root, n->cwd, 1, where, sizeof(where),
+				err);
+	if (rc < 0)
+		return rc;
+	if (rc == 1)
+		return 0;
+	error_set(err, ERROR_INVALID, "cwd '%s' resolves to '%s', outside "
+		  "the repository", n->cwd, where);
+	error_hint(err, "actions run inside the repository: remove the link "
+		   "or change the rule's cwd");
+	return ERROR_INVALID;
 }
 
 int
@@ -135,7 +187,7 @@ run_start(struct sched *s, size_t i, unsigned long long mask, struct error *err)
 	struct exec_spec spec;
 	struct arena a;
 	const char **env, **argv = NULL;
-	char safe[1024], gpus[64] = "";
+	char safe[RUN_FILE_NAME_SIZE], gpus[64] = "";
 	const char *ver = version_of(s, n), *outdir = NULL;
 	const char *rver = run_root_version(s->o->versions,
 					    s->o->n_versions, n);
@@ -144,7 +196,7 @@ run_start(struct sched *s, size_t i, unsigned long long mask, struct error *err)
 	int rc, need_version = 0;
 
 	arena_init(&a);
-	run_sanitize_id(n->id, safe, sizeof(safe));
+	run_file_name(n->id, safe);
 	env = arena_alloc(&a, (s->o->n_base_env + n->n_env + 8) *
 			  sizeof(*env));
 	if (!env) {
@@ -244,7 +296,9 @@ run_start(struct sched *s, size_t i, unsigned long long mask, struct error *err)
 		rc = RUN_START_FAILED;
 		goto done;
 	}
-	rc = s->st->prepare ? s->st->prepare(s->st->payload, i, err) : 0;
+	rc = cwd_inside(s, n, err);
+	if (!rc && s->st->prepare)
+		rc = s->st->prepare(s->st->payload, i, err);
 	if (!rc)
 		rc = s->ex->spawn(s->ex->payload, &spec, &rn->handle, err);
 	if (rc) {

@@ -1,18 +1,15 @@
 /*
  * The cache-backed run store: reuse and cutoff records copied from the
- * baseline record, finished nodes with their outputs hashed, and output
- * glob expansion.
+ * baseline record, stale outputs removed before an action (only files an
+ * earlier record of the node lists), finished nodes with their outputs
+ * hashed (outputs.c finds and resolves them).
  */
 #include "engine/run/store.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <unistd.h>
-#include <fnmatch.h>
-#include <glob.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/buf.h"
 #include "base/error.h"
@@ -21,146 +18,67 @@
 #include "engine/plan/eval.h"
 #include "engine/plan/plan.h"
 #include "engine/plan/record.h"
+#include "engine/run/outputs.h"
 #include "engine/run/run.h"
 #include "graph/graph.h"
 #include "graph/key.h"
 #include "rules/rules.h"
 #include "base/banned.h"
 
-static int
-walk(const char *root, const char *rel, const char *pattern, size_t *hits,
-     struct strv *out, struct error *err)
-{
-	char path[4096];
-	struct dirent *de;
-	DIR *d;
-	int rc = 0;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	d = opendir(path);
-	if (!d)
-		return 0;
-	while (!rc && (de = readdir(d))) {
-		char child[4096];
-		struct stat st;
-
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		if (snprintf(child, sizeof(child), "%s%s%s", rel,
-			     rel[0] ? "/" : "", de->d_name) >=
-			    (int)sizeof(child) ||
-		    snprintf(path, sizeof(path), "%s/%s", root, child) >=
-			    (int)sizeof(path) ||
-		    lstat(path, &st))
-			continue;
-		if (S_ISDIR(st.st_mode))
-			rc = walk(root, child, pattern, hits, out, err);
-		else if (S_ISREG(st.st_mode) && !fnmatch(pattern, child, 0)) {
-			(*hits)++;
-			rc = strv_push(out, child, err);
-		}
-	}
-	closedir(d);
-	return rc;
-}
-
-static int
-expand_one(const char *root, const char *pattern, struct strv *out,
-	   struct error *err)
-{
-	size_t hits = 0, dirs = 0, i, rlen = strlen(root);
-	char full[4096];
-	glob_t gl;
-	int rc = 0;
-
-	if (strstr(pattern, "**")) {
-		char base[4096];
-		size_t cut = strcspn(pattern, "*?[");
-		char *slash;
-
-		snprintf(base, sizeof(base), "%.*s", (int)cut, pattern);
-		slash = strrchr(base, '/');
-		if (slash)
-			*slash = '\0';
-		else
-			base[0] = '\0';
-		rc = walk(root, base, pattern, &hits, out, err);
-	} else {
-		snprintf(full, sizeof(full), "%s/%s", root, pattern);
-		memset(&gl, 0, sizeof(gl));
-		if (!glob(full, 0, NULL, &gl)) {
-			for (i = 0; !rc && i < gl.gl_pathc; i++) {
-				struct stat st;
-				const char *p = gl.gl_pathv[i];
-
-				if (!stat(p, &st) && S_ISDIR(st.st_mode))
-					dirs++;
-				if (stat(p, &st) || !S_ISREG(st.st_mode))
-					continue;
-				if (!strncmp(p, root, rlen) && p[rlen] == '/')
-					p += rlen + 1;
-				hits++;
-				rc = strv_push(out, p, err);
-			}
-		}
-		globfree(&gl);
-	}
-	if (!rc && !hits && dirs) {
-		rc = error_set(err, ERROR_NOT_FOUND, "declared output '%s' "
-			       "is a directory: outputs name files, such as "
-			       "'%s/**'", pattern, pattern);
-	} else if (!rc && !hits) {
-		rc = error_set(err, ERROR_NOT_FOUND, "declared output '%s' "
-			       "matches no file", pattern);
-		error_hint(err, "outputs are globs relative to the repository "
-			   "root; the action must write them");
-	}
-	return rc;
-}
-
-int
-run_outputs_expand(const char *root, const char *const *patterns, size_t n,
-		   struct strv *out, struct error *err)
-{
-	size_t i;
-	int rc = 0;
-
-	for (i = 0; !rc && i < n; i++)
-		rc = expand_one(root, patterns[i], out, err);
-	if (!rc)
-		strv_sort_unique(out);
-	return rc;
-}
-
-/* Remove the files the node's outputs match now: stale from earlier runs. */
+/*
+ * Before the action: remove the node's stale outputs. A file its outputs
+ * match is removed only when an earlier record of this node lists it (so
+ * another node's files, or the user's, are never touched); the others are
+ * kept and their identities remembered, so that what the action leaves
+ * untouched is not recorded as its output. Every match is resolved inside
+ * the repository before anything is removed.
+ */
 static int
 prepare(void *payload, size_t node, struct error *err)
 {
 	struct run_cache_store *s = payload;
 	const struct graph_node *n = &s->ev->graph->nodes[node];
-	struct strv old = STRV_INIT;
-	char path[4096];
+	struct strv now = STRV_INIT, listed = STRV_INIT, *before;
+	char path[4096], line[4400];
 	size_t i;
-	int rc = 0;
+	int rc;
 
-	for (i = 0; !rc && i < n->n_outputs; i++) {
-		struct error e2;
-
-		error_init(&e2);
-		rc = expand_one(s->root, n->outputs[i], &old, &e2);
-		if (rc == ERROR_NOT_FOUND)
-			rc = 0;	/* nothing there yet */
-		else if (rc)
-			*err = e2;
+	if (!n->n_outputs)
+		return 0;
+	if (!s->before) {
+		s->before = mem_calloc(s->ev->graph->n_nodes + 1,
+				       sizeof(*s->before));
+		if (!s->before)
+			return error_set(err, ERROR_NOMEM, "out of memory");
 	}
-	for (i = 0; !rc && i < old.n; i++) {
-		snprintf(path, sizeof(path), "%s/%s", s->root, old.v[i]);
+	before = &s->before[node];
+	strv_release(before);
+	rc = run_outputs_collect(s->root, (const char *const *)n->outputs,
+				 n->n_outputs, NULL, 1, &now, err);
+	if (!rc)
+		rc = cache_record_node_artifacts(s->cache, n->id, &listed,
+						 err);
+	for (i = 0; !rc && i < now.n; i++) {
+		if (strv_find(&listed, now.v[i]) >= 0)
+			continue;
+		if (run_output_identity(s->root, now.v[i], line,
+					sizeof(line)))
+			continue;	/* gone meanwhile */
+		rc = strv_push(before, line, err);
+	}
+	if (!rc)
+		strv_sort_unique(before);
+	for (i = 0; !rc && i < now.n; i++) {
+		if (strv_find(&listed, now.v[i]) < 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", s->root, now.v[i]);
 		if (unlink(path) && errno != ENOENT)
 			rc = error_set(err, ERROR_IO, "cannot remove the stale "
-				       "output '%s': %s", old.v[i],
+				       "output '%s': %s", now.v[i],
 				       strerror(errno));
 	}
-	strv_release(&old);
+	strv_release(&now);
+	strv_release(&listed);
 	return rc;
 }
 
@@ -266,10 +184,12 @@ record_finished(struct run_cache_store *s, size_t node, struct run_node *rn,
 		struct error oerr;
 
 		error_init(&oerr);
-		rc = run_outputs_expand(s->root,
-					(const char *const *)n->outputs,
-					n->n_outputs, &arts, &oerr);
-		if (rc == ERROR_NOT_FOUND) {
+		rc = run_outputs_collect(s->root,
+					 (const char *const *)n->outputs,
+					 n->n_outputs, s->before
+					 ? &s->before[node] : NULL, 0, &arts,
+					 &oerr);
+		if (rc == ERROR_NOT_FOUND || rc == ERROR_INVALID) {
 			snprintf(rn->message, sizeof(rn->message), "%s",
 				 oerr.msg);
 			rn->state = RUN_STATE_FAILED;
@@ -338,6 +258,19 @@ record(void *payload, size_t node, struct run_node *rn, struct error *err)
 						    : "?", rn, err);
 	}
 	return record_finished(s, node, rn, err);
+}
+
+void
+run_store_cache_release(struct run_cache_store *s)
+{
+	size_t i;
+
+	if (!s || !s->before)
+		return;
+	for (i = 0; i < s->ev->graph->n_nodes; i++)
+		strv_release(&s->before[i]);
+	mem_free(s->before);
+	s->before = NULL;
 }
 
 void

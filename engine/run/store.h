@@ -29,18 +29,19 @@ struct run_cache_store {
 	const char *root;		/* repository root, absolute */
 	const struct rules_kv *versions;	/* root name -> version */
 	size_t n_versions;
+	/* internal: per node, identities (outputs.h) of the files its
+	   outputs matched before its action that were kept; owned */
+	struct strv *before;
 };
 
-/* Fill *out with callbacks over *s (which must outlive the run). */
+/*
+ * Fill *out with callbacks over *s (which must outlive the run; zero its
+ * internal fields first). Free what the run left with
+ * run_store_cache_release.
+ */
 void run_store_cache(struct run_cache_store *s, struct run_store *out);
 
-/*
- * Expand output globs (relative to `root`; glob(3), plus `**` matching
- * any number of directories) into repository-relative file paths appended
- * to *out, sorted and unique. Every pattern must match at least one
- * regular file: else ERROR_NOT_FOUND naming the pattern.
- */
-int run_outputs_expand(const char *root, const char *const *patterns,
-		       size_t n, struct strv *out, struct error *err);
+/* Free the store's internal state (not *s itself). Accepts NULL. */
+void run_store_cache_release(struct run_cache_store *s);
 
 #endif

@@ -109,6 +109,40 @@ Test(cache_run, new_id_is_sortable_and_deterministic)
 		     ERROR_INVALID);
 }
 
+Test(cache_run, run_ids_are_plain_text_that_can_name_a_folder)
+{
+	static const char *const good[] = {
+		"r1", "gh-12345-1", "v1.2.3+local", "A_b.c",
+		"20261130T132354.123Z-00c0ffee1234",
+	};
+	static const char *const bad[] = {
+		"", "../../../x", "a/b", ".", "..", "-x", ".hidden", "a b",
+		"r\n1", "a\033[31m", "r\xff", "caf\xc3\xa9", "a:b",
+	};
+	char longid[CACHE_RUN_ID_MAX + 2];
+	struct error err;
+	size_t i;
+
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		error_init(&err);
+		cr_expect_eq(cache_run_id_check(good[i], &err), 0, "%s: %s",
+			     good[i], err.msg);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		error_init(&err);
+		cr_expect_eq(cache_run_id_check(bad[i], &err), ERROR_INVALID,
+			     "'%s' accepted", bad[i]);
+		cr_expect(!strchr(err.msg, '\n') && !strchr(err.msg, '\033'),
+			  "%s", err.msg);
+	}
+	memset(longid, 'a', sizeof(longid) - 1);
+	longid[sizeof(longid) - 1] = '\0';
+	error_init(&err);
+	cr_expect_eq(cache_run_id_check(longid, &err), ERROR_INVALID);
+	longid[CACHE_RUN_ID_MAX] = '\0';
+	cr_expect_eq(cache_run_id_check(longid, NULL), 0);
+}
+
 Test(cache_run, status_names_round_trip)
 {
 	enum cache_run_status s;

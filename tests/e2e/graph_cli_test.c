@@ -277,7 +277,7 @@ Test(e2e_graph, rules_missing_at_the_commit_say_how_to_fix_it)
 	free(dir);
 }
 
-Test(e2e_graph, check_warns_about_outputs_two_nodes_share)
+Test(e2e_graph, check_refuses_outputs_two_nodes_share)
 {
 	static const char y[] =
 		"version: 1\n"
@@ -299,8 +299,8 @@ Test(e2e_graph, check_warns_about_outputs_two_nodes_share)
 
 	t_write(dir, "ripple.yml", y);
 	r = t_ripple(dir, check);
-	cr_expect_eq(r.status, 0, "a warning, not an error: %s", r.err);
-	cr_expect(strstr(r.err, "ripple.yml:6:3: warning: output 'out/*.whl' "
+	cr_expect_eq(r.status, 2, "an error (issue 13, item 7): %s", r.err);
+	cr_expect(strstr(r.err, "ripple.yml:6:3: error: output 'out/*.whl' "
 			 "of artifact:wheel[python=3.12] is also declared by "
 			 "artifact:wheel[python=3.11]") != NULL, "%s", r.err);
 	cr_expect(strstr(r.err, "bin/tool") == NULL,

@@ -1,5 +1,6 @@
 /* Suite graph_pep440: parsing, normalization, ordering, canonical tags. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "base/error.h"
@@ -246,4 +247,39 @@ Test(graph_pep440, format_reports_a_small_buffer)
 	cr_assert_eq(pep440_parse("1.2.3rc1", &v, NULL), 0);
 	cr_expect_eq(pep440_format(&v, small, sizeof(small), NULL),
 		     ERROR_INVALID);
+}
+
+Test(graph_pep440, a_local_label_of_127_bytes_fits_and_128_does_not)
+{
+	char text[300], label[200];
+	struct pep440 v;
+	struct error err;
+
+	memset(label, 'a', 127);
+	label[127] = '\0';
+	snprintf(text, sizeof(text), "1.0+%s", label);
+	error_init(&err);
+	cr_expect_eq(pep440_parse(text, &v, &err), 0, "%s", err.msg);
+	cr_expect_str_eq(v.local, label);
+	/* Separators count too: 63 x "a." + "a" is 127 bytes. */
+	label[0] = '\0';
+	while (strlen(label) < 126)
+		strcat(label, "a.");
+	strcat(label, "a");
+	cr_assert_eq(strlen(label), 127);
+	snprintf(text, sizeof(text), "1.0+%s", label);
+	error_init(&err);
+	cr_expect_eq(pep440_parse(text, &v, &err), 0, "%s", err.msg);
+	cr_expect_str_eq(v.local, label);
+	memset(label, 'a', 128);
+	label[128] = '\0';
+	snprintf(text, sizeof(text), "1.0+%s", label);
+	error_init(&err);
+	cr_expect_eq(pep440_parse(text, &v, &err), ERROR_INVALID);
+	cr_expect(strstr(err.msg, "longer than 127 bytes") != NULL, "%s",
+		  err.msg);
+	strcat(label, ".b");
+	snprintf(text, sizeof(text), "1.0+%s", label + 1);	/* 127 + ".b" */
+	error_init(&err);
+	cr_expect_eq(pep440_parse(text, &v, &err), ERROR_INVALID);
 }

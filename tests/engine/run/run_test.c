@@ -521,3 +521,34 @@ Test(engine_run, a_stop_request_interrupts_running_actions)
 	cr_expect_eq(state(&x, "artifact:a"), RUN_STATE_SKIPPED);
 	teardown_fixture(&x);
 }
+
+Test(engine_run, node_ids_map_to_file_names_one_to_one)
+{
+	static const char *const ids[] = {
+		"artifact:a[d=x:y]", "artifact:a[d=x_y]", "artifact:a[d=x%3Ay]",
+		"artifact:a[d=../..]", "artifact:a[d=x/y]", ".hidden", "%2Ehidden",
+	};
+	char names[7][RUN_FILE_NAME_SIZE], longid[600], longer[600];
+	char a[RUN_FILE_NAME_SIZE], b[RUN_FILE_NAME_SIZE];
+	size_t i, k;
+
+	for (i = 0; i < 7; i++) {
+		run_file_name(ids[i], names[i]);
+		cr_expect(!strchr(names[i], '/') && names[i][0] != '.' &&
+			  !strchr(names[i], ':'), "%s -> %s", ids[i], names[i]);
+		for (k = 0; k < i; k++)
+			cr_expect_str_neq(names[i], names[k], "%s and %s", ids[i],
+					  ids[k]);
+	}
+	cr_expect_str_eq(names[0], "artifact%3Aa[d=x%3Ay]");
+	cr_expect_str_eq(names[1], "artifact%3Aa[d=x_y]");
+	memset(longid, ':', sizeof(longid) - 1);
+	longid[sizeof(longid) - 1] = '\0';
+	memcpy(longer, longid, sizeof(longer));
+	longer[sizeof(longer) - 2] = 'x';
+	run_file_name(longid, a);
+	run_file_name(longer, b);
+	cr_expect_leq(strlen(a), 200);
+	cr_expect_str_neq(a, b, "two long ids with one prefix");
+	cr_expect(strchr(a, '~') != NULL, "%s", a);
+}

@@ -1,0 +1,220 @@
+/*
+ * Paths that stay inside a folder: the lexical ".." test and resolution on
+ * disk with realpath(3). See base/path.h for the design.
+ */
+#include "base/path.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/error.h"
+#include "base/banned.h"
+
+int
+path_leaves(const char *rel)
+{
+	const char *p = rel;
+
+	if (rel[0] == '/')
+		return 1;
+	while (*p) {
+		size_t len = strcspn(p, "/");
+
+		if (len == 2 && p[0] == '.' && p[1] == '.')
+			return 1;
+		p += len;
+		if (*p)
+			p++;
+	}
+	return 0;
+}
+
+/*
+ * Fold "." and ".." components of the absolute path in buf lexically, in
+ * place ("/a/b/../c" -> "/a/c"; ".." at "/" stays at "/"). buf holds at
+ * most PATH_RESOLVED_MAX bytes.
+ */
+static void
+fold(char *buf)
+{
+	char tmp[PATH_RESOLVED_MAX];
+	const char *p = buf + 1;
+	size_t o = 0;
+
+	while (*p) {
+		size_t len = strcspn(p, "/");
+
+		if (len == 2 && p[0] == '.' && p[1] == '.') {
+			while (o > 0 && tmp[o - 1] != '/')
+				o--;
+			if (o > 0)
+				o--;
+		} else if (len && !(len == 1 && p[0] == '.') &&
+			   o + len + 2 < sizeof(tmp)) {
+			tmp[o++] = '/';
+			memcpy(tmp + o, p, len);
+			o += len;
+		}
+		p += len;
+		if (*p)
+			p++;
+	}
+	if (!o)
+		tmp[o++] = '/';
+	tmp[o] = '\0';
+	memcpy(buf, tmp, o + 1);
+}
+
+/* realpath(3) of the deepest existing prefix of the absolute `path`. */
+static int
+resolve(const char *path, char *out, size_t n, struct error *err)
+{
+	char buf[PATH_RESOLVED_MAX], tail[PATH_RESOLVED_MAX] = "";
+	char *r = NULL, *slash;
+	int len;
+
+	len = snprintf(buf, sizeof(buf), "%s", path);
+	if (len < 0 || (size_t)len >= sizeof(buf) || path[0] != '/')
+		return error_set(err, ERROR_INVALID, "path '%.200s' is too "
+				 "long or not absolute", path);
+	for (;;) {
+		char t[PATH_RESOLVED_MAX];
+
+		r = realpath(buf, NULL);
+		if (r)
+			break;
+		if (errno != ENOENT && errno != ENOTDIR)
+			return error_set(err, ERROR_IO, "cannot resolve "
+					 "'%.200s': %s", buf, strerror(errno));
+		slash = strrchr(buf, '/');
+		if (!slash)
+			return error_set(err, ERROR_IO, "cannot resolve "
+					 "'%.200s'", path);
+		snprintf(t, sizeof(t), "%s%s%s", slash + 1,
+			 tail[0] ? "/" : "", tail);
+		memcpy(tail, t, sizeof(tail));
+		if (slash == buf)
+			buf[1] = '\0';
+		else
+			*slash = '\0';
+	}
+	len = snprintf(out, n, "%s%s%s", r,
+		       tail[0] && strcmp(r, "/") ? "/" : "", tail);
+	free(r);
+	if (len < 0 || (size_t)len >= n)
+		return error_set(err, ERROR_INVALID, "path '%.200s' is too "
+				 "long", path);
+	fold(out);
+	return 0;
+}
+
+static int
+is_under(const char *root, const char *p)
+{
+	size_t n = strlen(root);
+
+	if (!strcmp(root, "/"))
+		return 1;
+	return !strncmp(p, root, n) && (p[n] == '\0' || p[n] == '/');
+}
+
+int
+path_resolve_under(const char *root, const char *rel, int follow_last,
+		   char *out, size_t n, struct error *err)
+{
+	char rroot[PATH_RESOLVED_MAX], full[PATH_RESOLVED_MAX];
+	char dir[PATH_RESOLVED_MAX];
+	const char *last = NULL;
+	int len, rc;
+
+	rc = resolve(root, rroot, sizeof(rroot), err);
+	if (rc)
+		return rc;
+	len = rel[0] == '/' ? snprintf(full, sizeof(full), "%s", rel)
+			    : snprintf(full, sizeof(full), "%s/%s", root, rel);
+	if (len < 0 || (size_t)len >= sizeof(full))
+		return error_set(err, ERROR_INVALID, "path '%.200s' is too "
+				 "long", rel);
+	while (len > 1 && full[len - 1] == '/')
+		full[--len] = '\0';
+	if (!follow_last) {
+		char *slash = strrchr(full, '/');
+
+		last = slash + 1;
+		if (!strcmp(last, ".") || !strcmp(last, "..") || !*last)
+			last = NULL;	/* nothing to keep unfollowed */
+		else
+			*slash = '\0';
+		if (last && !full[0]) {
+			full[0] = '/';
+			full[1] = '\0';
+		}
+	}
+	rc = resolve(full, dir, sizeof(dir), err);
+	if (rc)
+		return rc;
+	if (last)
+		len = snprintf(out, n, "%s%s%s", dir, strcmp(dir, "/") ? "/"
+							: "", last);
+	else
+		len = snprintf(out, n, "%s", dir);
+	if (len < 0 || (size_t)len >= n)
+		return error_set(err, ERROR_INVALID, "path '%.200s' is too "
+				 "long", rel);
+	return is_under(rroot, out);
+}
+
+int
+path_mkdirs_under(const char *root, const char *rel, struct error *err)
+{
+	char part[PATH_RESOLVED_MAX], where[PATH_RESOLVED_MAX];
+	size_t i, len = strlen(rel);
+	int rc;
+
+	if (len >= sizeof(part) || path_leaves(rel))
+		return error_set(err, ERROR_INVALID, "folder '%.200s' leaves "
+				 "'%.200s'", rel, root);
+	for (i = 0; i <= len; i++) {
+		if (rel[i] != '/' && rel[i] != '\0')
+			continue;
+		if (i == 0 || rel[i - 1] == '/')
+			continue;
+		memcpy(part, rel, i);
+		part[i] = '\0';
+		rc = path_resolve_under(root, part, 1, where, sizeof(where),
+					err);
+		if (rc < 0)
+			return rc;
+		if (rc == 0) {
+			error_set(err, ERROR_INVALID, "'%s' resolves to "
+				  "'%s', outside '%s'", part, where, root);
+			error_hint(err, "remove the symlink, or point it "
+				   "inside the repository");
+			return ERROR_INVALID;
+		}
+		if (mkdir(where, 0777) && errno != EEXIST)
+			return error_set(err, ERROR_IO, "cannot make '%s': %s",
+					 where, strerror(errno));
+		/* A link made or changed in between, or a dangling one. */
+		rc = path_resolve_under(root, part, 1, where, sizeof(where),
+					err);
+		if (rc < 0)
+			return rc;
+		if (rc == 0) {
+			error_set(err, ERROR_INVALID, "'%s' resolves to "
+				  "'%s', outside '%s'", part, where, root);
+			return ERROR_INVALID;
+		}
+		{
+			struct stat st;
+
+			if (stat(where, &st) || !S_ISDIR(st.st_mode))
+				return error_set(err, ERROR_IO, "cannot make "
+						 "'%s': not a folder", where);
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,53 @@
+/*
+ * Paths that must stay inside one folder (the repository, or the cache's
+ * folder): the lexical test for a relative path from the rules, and the
+ * resolution of a path on disk, every symlink followed, to tell where it
+ * really goes before anything is written, deleted or run there.
+ *
+ * Design: resolution uses realpath(3) on the deepest part of the path that
+ * exists and appends the rest, which cannot hold a symlink because it does
+ * not exist. A caller checks, then acts; a race in between (another process
+ * swapping a folder for a link) is outside what a build tool can prevent,
+ * as it is for make and ninja.
+ */
+#ifndef RIPPLE_BASE_PATH_H
+#define RIPPLE_BASE_PATH_H
+
+#include <stddef.h>
+
+struct error;
+
+/* Bytes enough for any resolved path (PATH_MAX on Linux). */
+#define PATH_RESOLVED_MAX 4096
+
+/*
+ * 1 when the relative path `rel` (a rule's output pattern or cwd, after
+ * templates) leaves its folder lexically: it is absolute, or one of its
+ * "/"-separated components is "..". 0 otherwise ("", "." and "a/./b" stay).
+ */
+int path_leaves(const char *rel);
+
+/*
+ * Where `root`/`rel` really is: the path resolved with every symlink
+ * followed (realpath(3) on its deepest existing prefix, the missing rest
+ * appended). With follow_last 0 the last component itself is not followed
+ * (unlink(2) removes a link, not its target): only its folder is resolved.
+ * `rel` may also be absolute (then `root` only decides inside or not).
+ * Writes the resolved path to out (n bytes, PATH_RESOLVED_MAX is enough).
+ * Returns 1 when it lies in `root` (itself resolved) or is `root`, 0 when
+ * it lies outside, or a negative ERROR_IO (realpath failed for another
+ * reason than a missing path, naming the path) or ERROR_INVALID (too long).
+ */
+int path_resolve_under(const char *root, const char *rel, int follow_last,
+		       char *out, size_t n, struct error *err);
+
+/*
+ * Make the folder `root`/`rel` (rel relative, "/"-separated) and its missing
+ * parents, checking before each mkdir that the parent resolves inside root,
+ * and after it that the folder does (an existing link to elsewhere, even a
+ * dangling one, is refused). Errors: ERROR_INVALID naming `rel` and where
+ * it resolves when it leaves root (nothing is made outside), ERROR_IO.
+ */
+int path_mkdirs_under(const char *root, const char *rel, struct error *err);
+
+#endif

@@ -1,0 +1,149 @@
+/*
+ * Suites base_path and base_file: the lexical ".." test, resolving paths
+ * under a root with symlinks followed, making folders only inside it, and
+ * opening only regular files.
+ */
+#include <criterion/criterion.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/error.h"
+#include "base/file.h"
+#include "base/path.h"
+#include "tests/support/support.h"
+
+Test(base_path, leaves_is_lexical)
+{
+	cr_expect(path_leaves("/tmp"));
+	cr_expect(path_leaves(".."));
+	cr_expect(path_leaves("a/../b"));
+	cr_expect(path_leaves("out/../../x/*.txt"));
+	cr_expect(!path_leaves(""));
+	cr_expect(!path_leaves("."));
+	cr_expect(!path_leaves("a/./b"));
+	cr_expect(!path_leaves("a..b/..c"));
+}
+
+static void
+sh(const char *dir, const char *cmd)
+{
+	struct run_result r = t_sh(dir, cmd);
+
+	cr_assert_eq(r.status, 0, "%s: %s", cmd, r.err);
+	t_result_release(&r);
+}
+
+Test(base_path, resolve_follows_every_link_and_tells_inside_from_out)
+{
+	char *base = t_tmpdir(), root[PATH_MAX], real[PATH_MAX];
+	char out[PATH_RESOLVED_MAX], want[PATH_MAX + 64];
+	struct error err;
+
+	snprintf(root, sizeof(root), "%s/repo", base);
+	sh(base, "mkdir -p repo/in outside && ln -s ../outside repo/out && "
+	   "ln -s in repo/alias && ln -s /nonexistent/x repo/dangle && "
+	   "touch outside/f");
+	cr_assert_not_null(realpath(base, real));
+	error_init(&err);
+	cr_expect_eq(path_resolve_under(root, "in/new/deeper", 1, out,
+					sizeof(out), &err), 1, "%s", err.msg);
+	snprintf(want, sizeof(want), "%s/repo/in/new/deeper", real);
+	cr_expect_str_eq(out, want);
+	cr_expect_eq(path_resolve_under(root, "alias/x", 1, out, sizeof(out),
+					&err), 1);
+	snprintf(want, sizeof(want), "%s/repo/in/x", real);
+	cr_expect_str_eq(out, want);
+	cr_expect_eq(path_resolve_under(root, "out/f", 1, out, sizeof(out),
+					&err), 0);
+	snprintf(want, sizeof(want), "%s/outside/f", real);
+	cr_expect_str_eq(out, want);
+	cr_expect_eq(path_resolve_under(root, "out/missing/x", 1, out,
+					sizeof(out), &err), 0);
+	/* The link itself is inside: unlink(2) removes only the link. */
+	cr_expect_eq(path_resolve_under(root, "out", 0, out, sizeof(out),
+					&err), 1);
+	cr_expect_eq(path_resolve_under(root, "in/../../outside", 1, out,
+					sizeof(out), &err), 0);
+	cr_expect_eq(path_resolve_under(root, "in/nope/../../..", 1, out,
+					sizeof(out), &err), 0, "%s", out);
+	cr_expect_eq(path_resolve_under(root, ".", 1, out, sizeof(out),
+					&err), 1);
+	cr_expect_eq(path_resolve_under(root, "/etc", 1, out, sizeof(out),
+					&err), 0);
+	t_rmtree(base);
+	free(base);
+}
+
+Test(base_path, mkdirs_makes_nothing_outside)
+{
+	char *base = t_tmpdir(), root[PATH_MAX];
+	struct error err;
+	struct stat st;
+
+	snprintf(root, sizeof(root), "%s/repo", base);
+	sh(base, "mkdir -p repo outside && ln -s ../outside repo/.ripple && "
+	   "ln -s /nonexistent/dir repo/dangle");
+	error_init(&err);
+	cr_expect_eq(path_mkdirs_under(root, "a/b/c", &err), 0, "%s",
+		     err.msg);
+	cr_expect_eq(path_mkdirs_under(root, "a/b/d", &err), 0, "%s",
+		     err.msg);
+	error_init(&err);
+	cr_expect_eq(path_mkdirs_under(root, ".ripple/logs/r1", &err),
+		     ERROR_INVALID);
+	cr_expect(strstr(err.msg, "outside") != NULL, "%s", err.msg);
+	error_init(&err);
+	cr_expect_neq(path_mkdirs_under(root, "dangle/x", &err), 0);
+	error_init(&err);
+	cr_expect_eq(path_mkdirs_under(root, "../x", &err), ERROR_INVALID);
+	cr_expect_neq(stat("/nonexistent/dir", &st), 0);
+	{
+		char p[PATH_MAX + 32];
+
+		snprintf(p, sizeof(p), "%s/outside/logs", base);
+		cr_expect_neq(stat(p, &st), 0, "made a folder outside");
+		snprintf(p, sizeof(p), "%s/repo/a/b/d", base);
+		cr_expect_eq(stat(p, &st), 0);
+	}
+	t_rmtree(base);
+	free(base);
+}
+
+Test(base_file, only_regular_files_are_opened_and_nothing_waits)
+{
+	char *dir = t_tmpdir(), p[PATH_MAX];
+	struct error err;
+	int fd;
+
+	sh(dir, "mkfifo fifo && echo hi > file && mkdir folder");
+	snprintf(p, sizeof(p), "%s/fifo", dir);
+	error_init(&err);
+	cr_expect_eq(file_open_regular(p, "fifo", &err), ERROR_INVALID);
+	cr_expect_str_eq(err.msg, "'fifo' is not a regular file (a FIFO)");
+	error_init(&err);
+	cr_expect_eq(file_open_regular("/dev/zero", NULL, &err),
+		     ERROR_INVALID);
+	cr_expect(strstr(err.msg, "a device") != NULL, "%s", err.msg);
+	snprintf(p, sizeof(p), "%s/folder", dir);
+	error_init(&err);
+	cr_expect_eq(file_open_regular(p, "folder", &err), ERROR_INVALID);
+	snprintf(p, sizeof(p), "%s/missing", dir);
+	error_init(&err);
+	cr_expect_eq(file_open_regular(p, "missing", &err), ERROR_NOT_FOUND);
+	snprintf(p, sizeof(p), "%s/file", dir);
+	error_init(&err);
+	fd = file_open_regular(p, "file", &err);
+	cr_assert_geq(fd, 0, "%s", err.msg);
+	{
+		char b[8];
+
+		cr_expect_eq(read(fd, b, sizeof(b)), 3);
+	}
+	close(fd);
+	t_rmtree(dir);
+	free(dir);
+}
