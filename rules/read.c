@@ -193,3 +193,41 @@ rules_load_name(struct rules_load *L, const struct rules_ynode *n,
 	}
 	return 0;
 }
+
+int
+rules_load_has_name(const char *const *sorted, size_t n, const char *name)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(sorted[mid], name);
+
+		if (!c)
+			return 1;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+void
+rules_load_patterns(struct rules_load *L, const struct rules_ynode *n,
+		    const char *field, const char ***out, size_t *n_out)
+{
+	size_t i;
+
+	if (rules_load_strings(L, n, field, 0, out, n_out))
+		return;
+	for (i = 0; i < *n_out; i++) {
+		const char *p = (*out)[i];
+
+		/* A leading "/" anchors the pattern at its base, as in
+		 * gitignore(5); what follows must be a relative pattern. */
+		if (p[0] == '/' && p[1] && p[1] != '/')
+			p++;
+		rules_syntax_pattern(L, n->items[i], p);
+	}
+}
