@@ -30,7 +30,8 @@ usage(FILE *f)
 		"\n"
 		"Compile a saxpy kernel with NVRTC to LTO-IR, link it with\n"
 		"nvJitLink to a cubin for the GPU's architecture (or the --arch\n"
-		"ones when there is no GPU), launch it through cudart and check\n"
+		"ones when there is no GPU), launch it (through cudart's library\n"
+		"API from CUDA 12.5, else the driver's module API) and check\n"
 		"every element.\n"
 		"\n"
 		"  --home DIR       toolkit home (default: $CUDA_HOME, else\n"
@@ -88,6 +89,8 @@ result_json(const char *home, const struct cuda_smoke_result *r,
 	json_object_set_new(o, "elements", json_integer((json_int_t)r->n_elements));
 	json_object_set_new(o, "mismatches",
 			    json_integer((json_int_t)r->mismatches));
+	json_object_set_new(o, "launch_api", r->launch_api
+			    ? json_string(r->launch_api) : json_null());
 	json_object_set_new(o, "launch_arch", r->launch_sm
 			    ? json_sprintf("sm_%d", r->launch_sm) : json_null());
 	json_object_set_new(o, "reason", r->reason[0]
@@ -148,8 +151,9 @@ result_text(const char *home, const struct cuda_smoke_result *r)
 	}
 	if (r->launched)
 		printf("  launch    sm_%d: %zu elements, load %.2f ms, run and "
-		       "copy %.2f ms\n", r->launch_sm, r->n_elements,
-		       r->load_ms, r->launch_ms);
+		       "copy %.2f ms, through the %s\n", r->launch_sm,
+		       r->n_elements, r->load_ms, r->launch_ms,
+		       r->launch_api);
 	else if (r->deferred)
 		printf("  launch    deferred (no GPU here)\n");
 	printf("  verified  %s\n", r->verified ? "every element" : "no");

@@ -35,6 +35,8 @@ struct tk_out {
 	struct cuda_toolkit_info info;
 	int found;		/* the libraries loaded and answered */
 	struct error err;	/* why not found, or the pin conflict */
+	const char *launch_api;	/* cuda_libs_launch_api(): static text */
+	char driver_error[256];	/* why libcuda.so.1 did not load, or "" */
 };
 
 static void
@@ -72,6 +74,9 @@ probe_one(const struct tk_req *rq, struct tk_out *o)
 	error_init(&o->err);
 	if (cuda_libs_open(rq->home, &libs, &o->err))
 		return;
+	o->launch_api = cuda_libs_launch_api(libs);
+	snprintf(o->driver_error, sizeof(o->driver_error), "%s",
+		 libs->driver_error);
 	if (!cuda_toolkit_probe(libs, rq->name, rq->pin, &o->info, &o->err)) {
 		o->found = 1;
 		cuda_toolkit_pin_check(&o->info, &o->err);
@@ -207,6 +212,12 @@ tk_text(const struct cli_ctx *ctx, const struct tk_req *rq,
 	printf("  cudart     %s  %s\n",
 	       cuda_version_text(in->cudart_version, buf, sizeof(buf)),
 	       in->cudart_path);
+	printf("  launch     %s", o->launch_api);
+	if (strcmp(o->launch_api, "runtime library API"))
+		printf(" (this cudart has no library API, new in 12.5)");
+	if (o->driver_error[0])
+		printf(": %s", o->driver_error);
+	printf("\n");
 	if (in->n_components) {
 		printf("  version.json:");
 		for (i = 0; i < in->n_components; i++)

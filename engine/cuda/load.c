@@ -15,46 +15,19 @@
 #include "base/mem.h"
 #include "base/banned.h"
 
-int
-cuda_libs_supported(void)
-{
-#ifdef RIPPLE_HAVE_CUDA_HEADERS
-	return 1;
-#else
-	return 0;
-#endif
-}
-
-#ifndef RIPPLE_HAVE_CUDA_HEADERS
-
-int
-cuda_libs_open(const char *home, struct cuda_libs **out, struct error *err)
-{
-	(void)home;
-	*out = NULL;
-	error_set(err, ERROR_UNSUPPORTED, "built without CUDA headers");
-	error_hint(err, "install the CUDA toolkit headers and run ./configure "
-			"--cuda-home DIR");
-	return ERROR_UNSUPPORTED;
-}
-
-void
-cuda_libs_close(struct cuda_libs *libs)
-{
-	(void)libs;
-}
-
-#else
-
 #if defined(__x86_64__)
 #define TARGET_DIR "targets/x86_64-linux/lib"
+#define MULTIARCH_DIR "lib/x86_64-linux-gnu"
 #elif defined(__aarch64__)
 #define TARGET_DIR "targets/sbsa-linux/lib"
+#define MULTIARCH_DIR "lib/aarch64-linux-gnu"
 #else
 #define TARGET_DIR "targets/unknown/lib"
+#define MULTIARCH_DIR "lib/unknown-linux-gnu"
 #endif
 
-static const char *const lib_dirs[] = { "lib64", TARGET_DIR, "lib" };
+static const char *const lib_dirs[] = { "lib64", TARGET_DIR, "lib",
+					MULTIARCH_DIR };
 static const char *const lib_sufs[] = { ".so.13", ".so.12", ".so" };
 
 /*
@@ -138,6 +111,80 @@ sym3(void *dl, const char *a, const char *b, const char *c)
 #define RT(field, name) \
 	NEED(field, l->cudart_dl, l->cudart_path, "cuda" name, NULL, NULL)
 
+/* Resolve an optional symbol into a function pointer field (NULL if none). */
+#define MAYBE(field, dl, name) do { \
+	void *p_ = dlsym((dl), (name)); \
+	memcpy(&(field), &p_, sizeof(p_)); \
+} while (0)
+
+/*
+ * NVRTC dlopens its builtins by soname (libnvrtc-builtins.so.MAJOR.MINOR),
+ * which the system's search path finds only for a toolkit registered with
+ * ldconfig. Loaded first from NVRTC's own folder, the soname then matches
+ * this toolkit's copy. A folder without it is left to NVRTC to report.
+ */
+static void
+preload_builtins(struct cuda_libs *l)
+{
+	char path[CUDA_PATH_MAX + 64];
+	const char *slash = strrchr(l->nvrtc_path, '/');
+	int major = 0, minor = 0;
+
+	if (!slash || l->rtc_version(&major, &minor) != CUDA_NVRTC_SUCCESS)
+		return;
+	snprintf(path, sizeof(path), "%.*s/libnvrtc-builtins.so.%d.%d",
+		 (int)(slash - l->nvrtc_path), l->nvrtc_path, major, minor);
+	l->builtins_dl = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+}
+
+/*
+ * The runtime has no library API: open the driver's library by name, as
+ * the runtime does, for its module API. A driver that is missing or lacks
+ * a function is no error here: without one there is no GPU to launch on,
+ * and driver_error says why.
+ */
+static void
+open_driver(struct cuda_libs *l)
+{
+	static const char *const names[] = { "cuInit", "cuGetErrorName",
+		"cuGetErrorString", "cuModuleLoadData", "cuModuleGetFunction",
+		"cuModuleUnload", "cuLaunchKernel" };
+	const char *m;
+	size_t i;
+
+	l->driver_dl = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL |
+				  RTLD_NODELETE);
+	if (!l->driver_dl) {
+		m = dlerror();
+		snprintf(l->driver_error, sizeof(l->driver_error), "%.255s",
+			 m ? m : "libcuda.so.1 did not load");
+		return;
+	}
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!dlsym(l->driver_dl, names[i])) {
+			snprintf(l->driver_error, sizeof(l->driver_error),
+				 "libcuda.so.1 has no symbol '%s'", names[i]);
+			return;
+		}
+	MAYBE(l->drv_init, l->driver_dl, "cuInit");
+	MAYBE(l->drv_error_name, l->driver_dl, "cuGetErrorName");
+	MAYBE(l->drv_error_string, l->driver_dl, "cuGetErrorString");
+	MAYBE(l->drv_module_load, l->driver_dl, "cuModuleLoadData");
+	MAYBE(l->drv_module_function, l->driver_dl, "cuModuleGetFunction");
+	MAYBE(l->drv_module_unload, l->driver_dl, "cuModuleUnload");
+	MAYBE(l->drv_launch, l->driver_dl, "cuLaunchKernel");
+}
+
+const char *
+cuda_libs_launch_api(const struct cuda_libs *libs)
+{
+	if (libs->rt_library_load)
+		return "runtime library API";
+	if (libs->drv_launch)
+		return "driver module API";
+	return "none";
+}
+
 int
 cuda_libs_open(const char *home, struct cuda_libs **out, struct error *err)
 {
@@ -178,6 +225,7 @@ cuda_libs_open(const char *home, struct cuda_libs **out, struct error *err)
 	RTC(l->rtc_log, "GetProgramLog");
 	RTC(l->rtc_ltoir_size, "GetLTOIRSize");
 	RTC(l->rtc_ltoir, "GetLTOIR");
+	preload_builtins(l);
 
 	JL(l->jl_version, "Version");
 	JL(l->jl_create, "Create");
@@ -205,10 +253,14 @@ cuda_libs_open(const char *home, struct cuda_libs **out, struct error *err)
 	RT(l->rt_memcpy, "Memcpy");
 	RT(l->rt_synchronize, "DeviceSynchronize");
 	RT(l->rt_last_error, "GetLastError");
-	RT(l->rt_library_load, "LibraryLoadData");
-	RT(l->rt_library_unload, "LibraryUnload");
-	RT(l->rt_library_kernel, "LibraryGetKernel");
 	RT(l->rt_launch, "LaunchKernel");
+	MAYBE(l->rt_library_load, l->cudart_dl, "cudaLibraryLoadData");
+	if (l->rt_library_load) {
+		RT(l->rt_library_unload, "LibraryUnload");
+		RT(l->rt_library_kernel, "LibraryGetKernel");
+	} else {
+		open_driver(l);
+	}
 done:
 	if (rc) {
 		cuda_libs_close(l);
@@ -223,13 +275,15 @@ cuda_libs_close(struct cuda_libs *libs)
 {
 	if (!libs)
 		return;
+	if (libs->driver_dl)
+		dlclose(libs->driver_dl);
 	if (libs->cudart_dl)
 		dlclose(libs->cudart_dl);
 	if (libs->nvjitlink_dl)
 		dlclose(libs->nvjitlink_dl);
 	if (libs->nvrtc_dl)
 		dlclose(libs->nvrtc_dl);
+	if (libs->builtins_dl)
+		dlclose(libs->builtins_dl);
 	mem_free(libs);
 }
-
-#endif

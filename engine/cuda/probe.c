@@ -195,32 +195,6 @@ identity_build(struct cuda_toolkit_info *info, struct error *err)
 	return rc;
 }
 
-#ifndef RIPPLE_HAVE_CUDA_HEADERS
-
-int
-cuda_toolkit_probe(const struct cuda_libs *libs, const char *name,
-		   const char *pin, struct cuda_toolkit_info *out,
-		   struct error *err)
-{
-	(void)libs;
-	(void)name;
-	(void)pin;
-	memset(out, 0, sizeof(*out));
-	(void)identity_build;
-	(void)dup_opt;
-	return error_set(err, ERROR_UNSUPPORTED, "built without CUDA headers");
-}
-
-int
-cuda_devices_list(const struct cuda_libs *libs, struct cuda_devices *out,
-		  struct error *err)
-{
-	(void)libs;
-	memset(out, 0, sizeof(*out));
-	return error_set(err, ERROR_UNSUPPORTED, "built without CUDA headers");
-}
-
-#else
 
 int
 cuda_toolkit_probe(const struct cuda_libs *libs, const char *name,
@@ -229,9 +203,9 @@ cuda_toolkit_probe(const struct cuda_libs *libs, const char *name,
 {
 	unsigned jl_major = 0, jl_minor = 0;
 	int ok = 1, rc = 0;
-	nvrtcResult r;
-	nvJitLinkResult j;
-	cudaError_t c;
+	cuda_nvrtc_result r;
+	cuda_jitlink_result j;
+	cuda_rt_error c;
 
 	memset(out, 0, sizeof(*out));
 	out->name = dup_opt(name, &ok);
@@ -245,7 +219,7 @@ cuda_toolkit_probe(const struct cuda_libs *libs, const char *name,
 		goto done;
 	}
 	r = libs->rtc_version(&out->nvrtc_major, &out->nvrtc_minor);
-	if (r != NVRTC_SUCCESS) {
+	if (r != CUDA_NVRTC_SUCCESS) {
 		rc = error_set(err, ERROR_INTERNAL, "nvrtcVersion failed: %s",
 			       libs->rtc_error_string(r));
 		goto done;
@@ -253,13 +227,13 @@ cuda_toolkit_probe(const struct cuda_libs *libs, const char *name,
 	j = libs->jl_version(&jl_major, &jl_minor);
 	out->nvjitlink_major = (int)jl_major;
 	out->nvjitlink_minor = (int)jl_minor;
-	if (j != NVJITLINK_SUCCESS) {
+	if (j != CUDA_JITLINK_SUCCESS) {
 		rc = error_set(err, ERROR_INTERNAL,
 			       "nvJitLinkVersion failed with code %d", (int)j);
 		goto done;
 	}
 	c = libs->rt_version(&out->cudart_version);
-	if (c != cudaSuccess) {
+	if (c != CUDA_RT_SUCCESS) {
 		rc = error_set(err, ERROR_INTERNAL,
 			       "cudaRuntimeGetVersion failed: %s",
 			       libs->rt_error_string(c));
@@ -279,22 +253,22 @@ int
 cuda_devices_list(const struct cuda_libs *libs, struct cuda_devices *out,
 		  struct error *err)
 {
-	/* cudaDeviceProp grew and shrank between majors; its prefix (name,
+	/* cudaDeviceProp grew and shrank between majors; its head (name,
 	   uuid, luid, mask, totalGlobalMem) did not. A large buffer keeps a
 	   newer or older runtime's struct in bounds. */
 	union {
-		struct cudaDeviceProp p;
-		char pad[16384];
+		struct cuda_rt_device_prop_head head;
+		char bytes[CUDA_RT_DEVICE_PROP_BYTES];
 	} *prop = NULL;
-	cudaError_t c;
+	cuda_rt_error c;
 	int count = 0, i, rc = 0;
 
 	memset(out, 0, sizeof(*out));
 	libs->rt_version(&out->runtime_version);
 	libs->rt_driver_version(&out->driver_version);
 	c = libs->rt_device_count(&count);
-	if (c != cudaSuccess || count <= 0) {
-		if (c != cudaSuccess)
+	if (c != CUDA_RT_SUCCESS || count <= 0) {
+		if (c != CUDA_RT_SUCCESS)
 			snprintf(out->reason, sizeof(out->reason),
 				 "%s: %s", libs->rt_error_name(c),
 				 libs->rt_error_string(c));
@@ -315,13 +289,13 @@ cuda_devices_list(const struct cuda_libs *libs, struct cuda_devices *out,
 
 		memset(prop, 0, sizeof(*prop));
 		c = libs->rt_device_props(prop, i);
-		if (c == cudaSuccess)
+		if (c == CUDA_RT_SUCCESS)
 			c = libs->rt_device_attribute(&d->cc_major,
-				cudaDevAttrComputeCapabilityMajor, i);
-		if (c == cudaSuccess)
+				CUDA_RT_ATTR_CC_MAJOR, i);
+		if (c == CUDA_RT_SUCCESS)
 			c = libs->rt_device_attribute(&d->cc_minor,
-				cudaDevAttrComputeCapabilityMinor, i);
-		if (c != cudaSuccess) {
+				CUDA_RT_ATTR_CC_MINOR, i);
+		if (c != CUDA_RT_SUCCESS) {
 			rc = error_set(err, ERROR_INTERNAL,
 				       "cannot read CUDA device %d: %s", i,
 				       libs->rt_error_string(c));
@@ -329,8 +303,9 @@ cuda_devices_list(const struct cuda_libs *libs, struct cuda_devices *out,
 		}
 		d->index = i;
 		snprintf(d->name, sizeof(d->name), "%.*s",
-			 (int)sizeof(prop->p.name), prop->p.name);
-		d->memory_mib = (unsigned long long)prop->p.totalGlobalMem >> 20;
+			 (int)sizeof(prop->head.name), prop->head.name);
+		d->memory_mib =
+			(unsigned long long)prop->head.total_global_mem >> 20;
 		out->n++;
 	}
 done:
@@ -339,8 +314,6 @@ done:
 		cuda_devices_release(out);
 	return rc;
 }
-
-#endif
 
 void
 cuda_devices_release(struct cuda_devices *devs)

@@ -1,7 +1,7 @@
 /*
  * cuda-smoke: NVRTC to LTO-IR, nvJitLink to a cubin, a store lookup keyed by
- * XXH3-128, and a launch through cudart's library API with every element of
- * the result checked. Without a GPU the launch is deferred.
+ * XXH3-128, and a launch (launch.c) with every element of the result
+ * checked. Without a GPU the launch is deferred.
  */
 #include "engine/cuda/smoke.h"
 
@@ -14,6 +14,7 @@
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/mem.h"
+#include "engine/cuda/launch.h"
 #include "engine/cuda/load.h"
 #include "base/banned.h"
 
@@ -48,23 +49,6 @@ cuda_smoke_result_release(struct cuda_smoke_result *res)
 	memset(res, 0, sizeof(*res));
 }
 
-#ifndef RIPPLE_HAVE_CUDA_HEADERS
-
-int
-cuda_smoke_run(const struct cuda_libs *libs,
-	       const struct cuda_smoke_options *opt,
-	       struct cuda_smoke_result *res, struct error *err)
-{
-	(void)libs;
-	(void)opt;
-	(void)default_source;
-	memset(res, 0, sizeof(*res));
-	snprintf(res->reason, sizeof(res->reason),
-		 "built without CUDA headers");
-	return error_set(err, ERROR_UNSUPPORTED, "built without CUDA headers");
-}
-
-#else
 
 static double
 now_ms(void)
@@ -131,26 +115,26 @@ compile_ltoir(const struct cuda_libs *l, const char *src,
 	      const char *const *opts, int n_opts, int sm, char **ir,
 	      size_t *ir_len, struct buf *log, struct error *err)
 {
-	nvrtcProgram prog = NULL;
-	nvrtcResult r, cr;
+	cuda_nvrtc_program prog = NULL;
+	cuda_nvrtc_result r, cr;
 	size_t n = 0;
 	char *text = NULL, head[64];
 	int rc = 0;
 
 	r = l->rtc_create(&prog, src, "ripple_smoke.cu", 0, NULL, NULL);
-	if (r != NVRTC_SUCCESS)
+	if (r != CUDA_NVRTC_SUCCESS)
 		return error_set(err, ERROR_INTERNAL,
 				 "nvrtcCreateProgram failed: %s",
 				 l->rtc_error_string(r));
 	cr = l->rtc_compile(prog, n_opts, opts);
-	if (l->rtc_log_size(prog, &n) == NVRTC_SUCCESS && n > 1) {
+	if (l->rtc_log_size(prog, &n) == CUDA_NVRTC_SUCCESS && n > 1) {
 		text = mem_alloc(n);
-		if (text && l->rtc_log(prog, text) == NVRTC_SUCCESS) {
+		if (text && l->rtc_log(prog, text) == CUDA_NVRTC_SUCCESS) {
 			snprintf(head, sizeof(head), "nvrtc (compute_%d)", sm);
 			log_add(log, head, text);
 		}
 	}
-	if (cr != NVRTC_SUCCESS) {
+	if (cr != CUDA_NVRTC_SUCCESS) {
 		error_set(err, ERROR_INVALID,
 			  "nvrtc cannot compile 'ripple_smoke.cu' for "
 			  "compute_%d (%s): %s", sm, l->rtc_error_string(cr),
@@ -161,7 +145,7 @@ compile_ltoir(const struct cuda_libs *l, const char *src,
 		goto done;
 	}
 	r = l->rtc_ltoir_size(prog, &n);
-	if (r == NVRTC_SUCCESS) {
+	if (r == CUDA_NVRTC_SUCCESS) {
 		*ir = mem_alloc(n ? n : 1);
 		if (!*ir) {
 			rc = error_set(err, ERROR_NOMEM, "out of memory");
@@ -170,7 +154,7 @@ compile_ltoir(const struct cuda_libs *l, const char *src,
 		r = l->rtc_ltoir(prog, *ir);
 		*ir_len = n;
 	}
-	if (r != NVRTC_SUCCESS) {
+	if (r != CUDA_NVRTC_SUCCESS) {
 		mem_free(*ir);
 		*ir = NULL;
 		rc = error_set(err, ERROR_INTERNAL, "cannot read LTO-IR: %s",
@@ -184,18 +168,18 @@ done:
 
 /* Read one of nvJitLink's logs (info or error) into the log buffer. */
 static char *
-jl_log(const struct cuda_libs *l, nvJitLinkHandle h, int error_log)
+jl_log(const struct cuda_libs *l, cuda_jitlink_handle h, int error_log)
 {
 	size_t n = 0;
 	char *text;
 
 	if ((error_log ? l->jl_error_log_size(h, &n)
-		       : l->jl_info_log_size(h, &n)) != NVJITLINK_SUCCESS ||
+		       : l->jl_info_log_size(h, &n)) != CUDA_JITLINK_SUCCESS ||
 	    n <= 1)
 		return NULL;
 	text = mem_alloc(n);
 	if (text && (error_log ? l->jl_error_log(h, text)
-			       : l->jl_info_log(h, text)) != NVJITLINK_SUCCESS) {
+			       : l->jl_info_log(h, text)) != CUDA_JITLINK_SUCCESS) {
 		mem_free(text);
 		text = NULL;
 	}
@@ -208,27 +192,27 @@ link_cubin(const struct cuda_libs *l, const char *ir, size_t ir_len,
 	   const char **opts, unsigned n_opts, int sm, void **cubin,
 	   size_t *cubin_len, struct buf *log, struct error *err)
 {
-	nvJitLinkHandle h = NULL;
-	nvJitLinkResult j;
+	cuda_jitlink_handle h = NULL;
+	cuda_jitlink_result j;
 	char *info = NULL, *elog = NULL, head[64];
 	size_t n = 0;
 	int rc = 0;
 
 	j = l->jl_create(&h, n_opts, opts);
-	if (j != NVJITLINK_SUCCESS)
+	if (j != CUDA_JITLINK_SUCCESS)
 		return error_set(err, ERROR_INTERNAL,
 				 "nvJitLinkCreate failed with code %d for sm_%d",
 				 (int)j, sm);
-	j = l->jl_add_data(h, NVJITLINK_INPUT_LTOIR, ir, ir_len,
+	j = l->jl_add_data(h, CUDA_JITLINK_INPUT_LTOIR, ir, ir_len,
 			   "ripple_smoke");
-	if (j == NVJITLINK_SUCCESS)
+	if (j == CUDA_JITLINK_SUCCESS)
 		j = l->jl_complete(h);
 	info = jl_log(l, h, 0);
 	elog = jl_log(l, h, 1);
 	snprintf(head, sizeof(head), "nvjitlink (sm_%d)", sm);
 	log_add(log, head, info);
 	log_add(log, head, elog);
-	if (j != NVJITLINK_SUCCESS) {
+	if (j != CUDA_JITLINK_SUCCESS) {
 		error_set(err, ERROR_INVALID,
 			  "nvjitlink cannot link for sm_%d (code %d): %s", sm,
 			  (int)j, elog ? elog : info ? info : "(no log)");
@@ -236,7 +220,7 @@ link_cubin(const struct cuda_libs *l, const char *ir, size_t ir_len,
 		goto done;
 	}
 	j = l->jl_cubin_size(h, &n);
-	if (j == NVJITLINK_SUCCESS) {
+	if (j == CUDA_JITLINK_SUCCESS) {
 		*cubin = mem_alloc(n ? n : 1);
 		if (!*cubin) {
 			rc = error_set(err, ERROR_NOMEM, "out of memory");
@@ -245,7 +229,7 @@ link_cubin(const struct cuda_libs *l, const char *ir, size_t ir_len,
 		j = l->jl_cubin(h, *cubin);
 		*cubin_len = n;
 	}
-	if (j != NVJITLINK_SUCCESS) {
+	if (j != CUDA_JITLINK_SUCCESS) {
 		mem_free(*cubin);
 		*cubin = NULL;
 		rc = error_set(err, ERROR_INTERNAL,
@@ -320,16 +304,7 @@ build_one(const struct cuda_libs *l, const struct cuda_smoke_options *opt,
 	return rc;
 }
 
-/* A cudart failure as ERROR_INTERNAL, with the call's name. */
-static int
-rt_fail(const struct cuda_libs *l, const char *call, cudaError_t c,
-	struct error *err)
-{
-	return error_set(err, ERROR_INTERNAL, "%s failed: %s (%s)", call,
-			 l->rt_error_name(c), l->rt_error_string(c));
-}
-
-/* Load the cubin, launch saxpy on n elements, copy back, check each. */
+/* Launch saxpy on n elements with the cubin, check each element. */
 static int
 launch_check(const struct cuda_libs *l, const struct cuda_smoke_options *opt,
 	     const void *cubin, struct cuda_smoke_result *res,
@@ -337,14 +312,9 @@ launch_check(const struct cuda_libs *l, const struct cuda_smoke_options *opt,
 {
 	const char *kname = opt->kernel ? opt->kernel : "ripple_saxpy";
 	int n = (int)res->n_elements, i, rc = 0;
-	float a = 3.0f, *hx = NULL, *hy = NULL, *dx = NULL, *dy = NULL;
+	float a = 3.0f, *hx = NULL, *hy = NULL;
 	size_t bytes = (size_t)n * sizeof(float);
-	cudaLibrary_t lib = NULL;
-	cudaKernel_t k = NULL;
-	cudaError_t c;
-	dim3 grid, block;
-	void *args[4];
-	double t0 = now_ms();
+	struct cuda_launch run;
 
 	hx = mem_alloc(bytes);
 	hy = mem_alloc(bytes);
@@ -356,55 +326,14 @@ launch_check(const struct cuda_libs *l, const struct cuda_smoke_options *opt,
 		hx[i] = (float)i;
 		hy[i] = 1.0f;
 	}
-	if ((c = l->rt_set_device(opt->device)) != cudaSuccess) {
-		rc = rt_fail(l, "cudaSetDevice", c, err);
+	rc = cuda_launch_saxpy(l, opt->device, cubin, kname, n, a, hx, hy,
+			       &run, err);
+	res->launch_api = run.api;
+	res->launched = run.launched;
+	res->load_ms = run.load_ms;
+	res->launch_ms = run.launch_ms;
+	if (rc)
 		goto done;
-	}
-	c = l->rt_library_load(&lib, cubin, NULL, NULL, 0, NULL, NULL, 0);
-	if (c != cudaSuccess) {
-		rc = rt_fail(l, "cudaLibraryLoadData", c, err);
-		goto done;
-	}
-	if ((c = l->rt_library_kernel(&k, lib, kname)) != cudaSuccess) {
-		rc = rt_fail(l, "cudaLibraryGetKernel", c, err);
-		goto done;
-	}
-	res->load_ms = now_ms() - t0;
-	t0 = now_ms();
-	if ((c = l->rt_malloc((void **)&dx, bytes)) != cudaSuccess ||
-	    (c = l->rt_malloc((void **)&dy, bytes)) != cudaSuccess) {
-		rc = rt_fail(l, "cudaMalloc", c, err);
-		goto done;
-	}
-	if ((c = l->rt_memcpy(dx, hx, bytes, cudaMemcpyHostToDevice)) ||
-	    (c = l->rt_memcpy(dy, hy, bytes, cudaMemcpyHostToDevice))) {
-		rc = rt_fail(l, "cudaMemcpy", c, err);
-		goto done;
-	}
-	grid.x = (unsigned)((n + 255) / 256);
-	grid.y = grid.z = 1;
-	block.x = 256;
-	block.y = block.z = 1;
-	args[0] = &n;
-	args[1] = &a;
-	args[2] = &dx;
-	args[3] = &dy;
-	/* cudaLaunchKernel accepts a cudaKernel_t cast to a function pointer */
-	c = l->rt_launch((const void *)k, grid, block, args, 0, NULL);
-	if (c != cudaSuccess) {
-		rc = rt_fail(l, "cudaLaunchKernel", c, err);
-		goto done;
-	}
-	if ((c = l->rt_synchronize()) != cudaSuccess) {
-		rc = rt_fail(l, "cudaDeviceSynchronize", c, err);
-		goto done;
-	}
-	res->launched = 1;
-	if ((c = l->rt_memcpy(hy, dy, bytes, cudaMemcpyDeviceToHost))) {
-		rc = rt_fail(l, "cudaMemcpy", c, err);
-		goto done;
-	}
-	res->launch_ms = now_ms() - t0;
 	for (i = 0; i < n; i++) {
 		float want = a * (float)i + 1.0f;
 
@@ -421,12 +350,6 @@ launch_check(const struct cuda_libs *l, const struct cuda_smoke_options *opt,
 	}
 	res->verified = 1;
 done:
-	if (dy)
-		l->rt_free(dy);
-	if (dx)
-		l->rt_free(dx);
-	if (lib)
-		l->rt_library_unload(lib);
 	mem_free(hy);
 	mem_free(hx);
 	return rc;
@@ -439,14 +362,14 @@ plan_archs(const struct cuda_libs *l, const struct cuda_smoke_options *opt,
 {
 	int count = 0, major = 0, minor = 0, sm = 0;
 	size_t i, j;
-	cudaError_t c = cudaSuccess;
+	cuda_rt_error c = CUDA_RT_SUCCESS;
 
 	if (opt->no_launch) {
 		snprintf(res->reason, sizeof(res->reason),
 			 "launch not requested");
-	} else if ((c = l->rt_device_count(&count)) != cudaSuccess ||
+	} else if ((c = l->rt_device_count(&count)) != CUDA_RT_SUCCESS ||
 		   count <= opt->device || opt->device < 0) {
-		if (c != cudaSuccess)
+		if (c != CUDA_RT_SUCCESS)
 			snprintf(res->reason, sizeof(res->reason),
 				 "no GPU here (%s: %s)", l->rt_error_name(c),
 				 l->rt_error_string(c));
@@ -457,12 +380,15 @@ plan_archs(const struct cuda_libs *l, const struct cuda_smoke_options *opt,
 		l->rt_last_error();
 	} else {
 		c = l->rt_device_attribute(&major,
-			cudaDevAttrComputeCapabilityMajor, opt->device);
-		if (c == cudaSuccess)
+			CUDA_RT_ATTR_CC_MAJOR, opt->device);
+		if (c == CUDA_RT_SUCCESS)
 			c = l->rt_device_attribute(&minor,
-				cudaDevAttrComputeCapabilityMinor, opt->device);
-		if (c != cudaSuccess)
-			return rt_fail(l, "cudaDeviceGetAttribute", c, err);
+				CUDA_RT_ATTR_CC_MINOR, opt->device);
+		if (c != CUDA_RT_SUCCESS)
+			return error_set(err, ERROR_INTERNAL,
+					 "cudaDeviceGetAttribute failed: %s "
+					 "(%s)", l->rt_error_name(c),
+					 l->rt_error_string(c));
 		sm = major * 10 + minor;
 		res->builds[res->n_builds++].sm = sm;
 		res->launch_sm = sm;
@@ -551,5 +477,3 @@ cuda_smoke_run(const struct cuda_libs *libs,
 		res->reason[0] = '\0';
 	return 0;
 }
-
-#endif

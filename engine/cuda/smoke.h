@@ -2,8 +2,8 @@
  * The built-in test action `cuda-smoke`: compile a small kernel with NVRTC
  * to LTO-IR, link it with nvJitLink to a cubin for the device's
  * architecture (or the declared ones when there is no device), load and
- * launch it through cudart (cudaLibraryLoadData, cudaLibraryGetKernel,
- * cudaLaunchKernel: CUDA 12.0+ runtime), copy back and check every element.
+ * launch it (launch.h: cudart's library API from CUDA 12.5, else the
+ * driver's module API), copy back and check every element.
  * Cubins are cached through a struct cuda_kernel_store.
  */
 #ifndef RIPPLE_ENGINE_CUDA_SMOKE_H
@@ -59,6 +59,8 @@ struct cuda_smoke_result {
 	int verified;		/* every element checked and right */
 	int cache_hits;		/* builds taken from the store */
 	int launch_sm;		/* architecture launched; 0 when none */
+	const char *launch_api;	/* how it was launched (launch.h); static
+				   text, NULL when there was no launch */
 	char device_name[256];	/* "" when none */
 	size_t n_elements, mismatches;
 	double compile_ms, link_ms, lookup_ms, load_ms, launch_ms, total_ms;

@@ -221,6 +221,39 @@ Test(e2e_demo_repo, toolkit_bump_edits_pins_and_rules)
 	free(tmp);
 }
 
+Test(e2e_demo_repo, toolkit_homes_follow_the_environment)
+{
+	char *tmp = t_tmpdir(), script[PATH_MAX], rules[PATH_MAX], *s;
+	char cmd[3 * PATH_MAX], dir[PATH_MAX];
+	struct run_result r;
+
+	script_paths(tmp, script, sizeof(script), rules, sizeof(rules));
+	snprintf(cmd, sizeof(cmd), "RIPPLE_DEMO_RULES='%s' "
+		 "RIPPLE_DEMO_CTK12_HOME=/opt/cuda-12.4/usr "
+		 "RIPPLE_DEMO_CTK13_HOME='/opt/cuda 13' '%s' demo", rules,
+		 script);
+	r = t_sh(tmp, cmd);
+	cr_assert_eq(r.status, 0, "make-demo-repo failed: %s", r.err);
+	t_result_release(&r);
+	snprintf(dir, sizeof(dir), "%s/demo", tmp);
+	s = sh_out(dir, "git show main:ripple.yml | grep 'home:'; "
+		   "git show main~1:ripple.yml | grep -c 'home: /opt/'");
+	cr_expect(strstr(s, "ctk12: {version: \"12.9.1\", "
+			 "home: /opt/cuda-12.4/usr}\n"), "%s", s);
+	cr_expect(strstr(s, "ctk13: {version: \"13.0.2\", "
+			 "home: /opt/cuda 13}\n"), "%s", s);
+	cr_expect(strstr(s, "\n2"), "%s", s);
+	free(s);
+	snprintf(cmd, sizeof(cmd), "RIPPLE_DEMO_CTK12_HOME='/a|b' '%s' other",
+		 script);
+	r = t_sh(tmp, cmd);
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "may not contain"), "%s", r.err);
+	t_result_release(&r);
+	t_rmtree(tmp);
+	free(tmp);
+}
+
 Test(e2e_demo_repo, pull_request_branches_are_one_commit_off_main)
 {
 	static const char *const branch[] = { "pr/bindings-12-fix",

@@ -201,6 +201,26 @@ abs_path(const char *p)
 	return r;
 }
 
+char *
+t_fake_cuda_home(const char *version)
+{
+	const char *bin = getenv("RIPPLE_BIN");
+	char *absbin = abs_path(bin && bin[0] ? bin : "build/ripple");
+	char *slash = strrchr(absbin, '/'), *home;
+	size_t n;
+
+	if (slash)
+		*slash = '\0';
+	n = strlen(absbin) + strlen(version) + 32;
+	home = malloc(n);
+	if (!home)
+		abort();
+	snprintf(home, n, "%s/tests/fake-cuda-%s", slash ? absbin : ".",
+		 version);
+	free(absbin);
+	return home;
+}
+
 struct run_result
 t_ripple(const char *dir, const char *const *argv)
 {

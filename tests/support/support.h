@@ -44,6 +44,14 @@ struct run_result t_ripple(const char *dir, const char *const *argv);
 void t_result_release(struct run_result *r);
 
 /*
+ * Absolute path of a fake CUDA toolkit home built next to the ripple
+ * binary (RIPPLE_BIN's folder, else build/): "12.4" (a runtime without the
+ * library API, launching through the fake driver) or "13.0" (with it).
+ * tests/engine/cuda/fake_cuda.c says what the fakes do. malloc'd.
+ */
+char *t_fake_cuda_home(const char *version);
+
+/*
  * Make an empty git repository in a new temporary directory with a fixed
  * identity and fixed dates (GIT_AUTHOR_DATE/GIT_COMMITTER_DATE advance by
  * one day per commit made with t_git_commit). Returns the malloc'd path.

@@ -2,7 +2,9 @@
  * Suites for engine/cuda/: loading a toolkit, its identity and pin check,
  * version.json, the cubin stores, cuda-smoke (compile, link, cache, deferred
  * launch) and the toolkits/devices/cuda-smoke commands. Tests that need a
- * toolkit use $CUDA_HOME or /usr/local/cuda and skip when it is absent.
+ * real toolkit use $CUDA_HOME or /usr/local/cuda and skip, saying why, when
+ * it is absent; the fake toolkits built next to ripple (fake_cuda.c, a
+ * "GPU" on the CPU) test the launch paths on every machine.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -33,8 +35,6 @@ open_or_skip(void)
 	struct error err;
 
 	error_init(&err);
-	if (!cuda_libs_supported())
-		cr_skip_test("built without CUDA headers");
 	if (cuda_libs_open(home(), &libs, &err))
 		cr_skip_test("no CUDA toolkit at %s: %s", home(), err.msg);
 	return libs;
@@ -49,11 +49,6 @@ Test(engine_cuda, missing_home_fails_naming_it)
 	error_init(&err);
 	rc = cuda_libs_open("/nonexistent/cuda-99.9", &libs, &err);
 	cr_expect_eq(libs, NULL);
-	if (!cuda_libs_supported()) {
-		cr_expect_eq(rc, ERROR_UNSUPPORTED);
-		cr_expect(strstr(err.msg, "without CUDA headers"));
-		return;
-	}
 	cr_expect_eq(rc, ERROR_NOT_FOUND);
 	cr_expect(strstr(err.msg, "/nonexistent/cuda-99.9"), "%s", err.msg);
 	cr_expect(strstr(err.msg, "does not exist"), "%s", err.msg);
@@ -65,14 +60,14 @@ Test(engine_cuda, home_without_libraries_names_paths_tried)
 	struct cuda_libs *libs = NULL;
 	struct error err;
 
-	if (!cuda_libs_supported())
-		cr_skip_test("built without CUDA headers");
 	t_write(dir, "lib64/README", "no libraries here\n");
 	error_init(&err);
 	cr_expect_eq(cuda_libs_open(dir, &libs, &err), ERROR_NOT_FOUND);
 	cr_expect(strstr(err.msg, "no NVRTC"), "%s", err.msg);
 	cr_expect(strstr(err.msg, "/lib64"), "%s", err.msg);
 	cr_expect(strstr(err.msg, "/targets/"), "%s", err.msg);
+	cr_expect(strstr(err.msg, "/lib/x86_64-linux-gnu") ||
+		  strstr(err.msg, "/lib/aarch64-linux-gnu"), "%s", err.msg);
 	cr_expect(strstr(err.msg, "libnvrtc.so.13"), "%s", err.msg);
 	cr_expect(strstr(err.msg, "libnvrtc.so.12"), "%s", err.msg);
 	t_rmtree(dir);

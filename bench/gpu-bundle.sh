@@ -1,0 +1,49 @@
+#!/bin/sh
+# Carry a ripple built here to a machine that lacks its libraries (a GPU
+# machine with Ubuntu 24.04 and no libgit2 or libyaml): copy the binary and
+# every shared library it loads, except glibc's own (the loader, libc, libm,
+# libdl, libpthread, librt, libresolv: the target's newer glibc serves), into
+# one folder. bench/gpu-two-majors.sh --bundle DIR then puts on
+# LD_LIBRARY_PATH only those the target does not have itself.
+#
+#   bench/gpu-bundle.sh [RIPPLE] [OUTDIR]    (default build/ripple, gpu/bundle)
+#
+# Writes OUTDIR/ripple, OUTDIR/lib/<soname>... and OUTDIR/MANIFEST (where
+# each came from, and the system it was built on). Removes OUTDIR first.
+set -eu
+
+bin=${1:-build/ripple}
+out=${2:-gpu/bundle}
+[ -x "$bin" ] || {
+	echo "gpu-bundle: no ripple binary at '$bin' (run ./configure && ninja)" >&2
+	exit 2
+}
+command -v ldd >/dev/null 2>&1 || { echo "gpu-bundle: needs ldd" >&2; exit 2; }
+if ldd "$bin" | grep -q 'not found'; then
+	ldd "$bin" >&2
+	echo "gpu-bundle: '$bin' does not find all its libraries here" >&2
+	exit 1
+fi
+
+rm -rf "$out"
+mkdir -p "$out/lib"
+cp "$bin" "$out/ripple"
+{
+	echo "# ripple bundle made by bench/gpu-bundle.sh"
+	echo "# built on: $(. /etc/os-release && echo "$PRETTY_NAME"), $(uname -m)"
+	echo "# binary: $bin"
+	echo "# soname  copied from"
+} > "$out/MANIFEST"
+ldd "$bin" | awk '$2 == "=>" && $3 ~ /^\// { print $1, $3 }' |
+while read -r soname path; do
+	case $soname in
+	ld-linux*|libc.so.*|libm.so.*|libdl.so.*|libpthread.so.*|librt.so.*|\
+	libresolv.so.*)
+		continue ;;
+	esac
+	cp -L "$path" "$out/lib/$soname"
+	echo "$soname  $path" >> "$out/MANIFEST"
+done
+echo "gpu-bundle: $out: ripple and $(ls "$out/lib" | wc -l) libraries," \
+	"$(du -sh "$out" | cut -f1)"
+cat "$out/MANIFEST"
