@@ -71,6 +71,10 @@ join(struct arena *a, const char *dir, const char *pat)
 	 * explicitly and adds nothing. */
 	if (pat[0] == '/')
 		pat++;
+	/* A root at the repository root: anchor the pattern there with a
+	 * leading "/", or "pytest.ini" would match in every folder. */
+	if (!strcmp(dir, "."))
+		return arena_printf(a, "/%s", pat);
 	return arena_printf(a, "%s/%s", dir, pat);
 }
 

@@ -134,6 +134,17 @@ void rules_load_nodes(struct rules_load *L, const struct rules_ynode *m,
 /* Load `releases:` (node.c). */
 void rules_load_releases(struct rules_load *L, const struct rules_ynode *m);
 
+/* rules/root.c: one root (key k, map v) into *root. */
+void rules_load_root(struct rules_load *L, const struct rules_ynode *k,
+		     const struct rules_ynode *v, struct rules_root *root);
+
+/*
+ * rules/root.c: a list of path patterns (a leading "/" anchors one) into
+ * *out, each checked by rules_syntax_pattern.
+ */
+void rules_load_patterns(struct rules_load *L, const struct rules_ynode *n,
+			 const char *field, const char ***out, size_t *n_out);
+
 /* Load `targets:` and `checks:` (refs.c), after every rule. */
 void rules_load_targets(struct rules_load *L, const struct rules_ynode *m);
 void rules_load_checks(struct rules_load *L, const struct rules_ynode *m);

@@ -15,6 +15,7 @@
 #include "graph/repo.h"
 #include "graph/graph.h"
 #include "rules/drift.h"
+#include "graph/family.h"
 #include "rules/rules.h"
 #include "base/banned.h"
 
@@ -261,6 +262,13 @@ cli_check(int argc, char **argv, const struct cli_ctx *ctx)
 			error_set(&e, rc, "cannot load the rules");
 			cli_print_error(ctx, &e);
 		}
+		error_list_release(&errors);
+		return cli_exit_for(rc);
+	}
+	rc = graph_family_check_roots(r, &errors);
+	if (rc) {
+		print_errors(ctx, file, &errors);
+		rules_free(r);
 		error_list_release(&errors);
 		return cli_exit_for(rc);
 	}
