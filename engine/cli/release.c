@@ -62,11 +62,15 @@ print_text(const struct release_report *r)
 		printf("release %s: NOT RELEASABLE: no tag '%s' in this "
 		       "repository (git tag -l lists the tags)\n", r->tag,
 		       r->tag);
-	else
-		printf("release %s: %s, version %s, commit %.12s, run %s\n",
-		       r->tag, r->release_node ? r->release_node : "-",
+	else {
+		printf("release %s: ", r->tag);
+		for (i = 0; i < r->n_release_nodes; i++)
+			printf("%s%s", i ? " + " : "", r->release_nodes[i]);
+		printf("%s, version %s, commit %.12s, run %s\n",
+		       r->n_release_nodes ? "" : "-",
 		       r->version ? r->version : "-", r->commit,
 		       r->run ? r->run : "-");
+	}
 	for (i = 0; i < RELEASE_CHECK_COUNT; i++) {
 		const struct release_check *c = &r->checks[i];
 

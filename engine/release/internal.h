@@ -25,7 +25,9 @@ struct release_ctx {
 	struct cache *cache;			/* may be NULL */
 	const struct release_options *opt;
 	struct eval *ev;			/* rules in effect, or NULL */
-	const struct graph_node *node;		/* the claiming release */
+	const struct graph_node **nodes;	/* the claiming releases, by id */
+	size_t n_nodes;
+	const struct graph_node *node;		/* the one a check is at */
 	struct pep440 ver;			/* the tag's version */
 	int have_ver;
 	struct graph_oid commit;

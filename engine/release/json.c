@@ -47,10 +47,12 @@ manifest(const struct release_report *r)
 			"output_digest", str_or_null(a->output_digest),
 			"locators", strings(a->locators, a->n_locators)));
 	}
-	return json_pack("{s:s, s:o, s:o, s:o, s:o, s:o}", "tag", r->tag,
+	return json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o}", "tag", r->tag,
 			 "commit", str_or_null(r->commit[0] ? r->commit : NULL),
 			 "run", str_or_null(r->run),
 			 "release", str_or_null(r->release_node),
+			 "releases", strings(r->release_nodes,
+					     r->n_release_nodes),
 			 "version", str_or_null(r->version), "artifacts", arts);
 }
 
@@ -94,10 +96,12 @@ report(const struct release_report *r)
 			"ref", str_or_null(m->ref), "tag", str_or_null(m->tag),
 			"status", m->status, "why", m->why));
 	}
-	return json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:b, s:o, s:o, s:o, "
-			 "s:o}", "tag", r->tag,
+	return json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o, s:o, "
+			 "s:o, s:o}", "tag", r->tag,
 			 "commit", str_or_null(r->commit[0] ? r->commit : NULL),
 			 "release", str_or_null(r->release_node),
+			 "releases", strings(r->release_nodes,
+					     r->n_release_nodes),
 			 "version", str_or_null(r->version),
 			 "run", str_or_null(r->run),
 			 "rules", str_or_null(r->rules_source), "ok", r->ok,

@@ -6,7 +6,8 @@
  * base/; never engine/run/ or engine/cli/.
  *
  * Release dry runs: is a tag releasable, and exactly what would be
- * published? release_check evaluates the release node that claims the tag
+ * published? release_check evaluates every release node that claims the
+ * tag (one tag can release several packages: bindings and metapackage)
  * under the rules of the tagged commit, finds the CI run of exactly that
  * tag and commit in the cache, and checks artifacts, versions, notes and
  * declared metadata. It reads only: the cache is opened read-only by the
@@ -27,7 +28,7 @@ struct graph_repo;
 
 /* The checks, in report order. */
 enum release_check_id {
-	RELEASE_CHECK_TAG_FAMILY,	/* exactly one release line claims it */
+	RELEASE_CHECK_TAG_FAMILY,	/* release nodes claim it */
 	RELEASE_CHECK_TAG_SPELLING,	/* canonical PEP 440 after the prefix */
 	RELEASE_CHECK_TAG_COMMIT,	/* the tag resolves to a commit */
 	RELEASE_CHECK_RULES,		/* the rules of the tagged tree */
@@ -93,7 +94,10 @@ struct release_near_miss {
 
 struct release_report {
 	const char *tag;
-	const char *release_node;	/* claiming node id, or NULL */
+	const char *release_node;	/* the first claiming node id (sorted),
+					   or NULL */
+	const char **release_nodes;	/* every claiming node id, sorted */
+	size_t n_release_nodes;
 	const char *version;		/* canonical version text, or NULL */
 	char commit[GRAPH_OID_HEX];	/* "" when the tag does not resolve */
 	const char *rules_source;	/* "ripple.yml@<tag>", the current

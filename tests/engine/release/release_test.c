@@ -540,10 +540,10 @@ Test(engine_release, unknown_and_ambiguous_tag_families)
 	t_result_release(&r);
 	r = release(&f, "v13.0.1", NULL, NULL, NULL);
 	cr_expect_eq(r.status, 1);
-	HAS(r, "FAIL  tag-family    tag 'v13.0.1' is claimed by 2 release "
-	       "lines");
-	HAS(r, "- claimed by release:bindings[root=b13] 'v13.*'");
-	HAS(r, "- claimed by release:other 'v13.0.*'");
+	/* One tag may release several nodes (issue 17, item 1). */
+	HAS(r, "ok    tag-family    claimed by 2 release nodes");
+	HAS(r, "- claimed by release:bindings[root=b13]");
+	HAS(r, "- claimed by release:other");
 	t_result_release(&r);
 	free(text);
 	fx_done(&f);
@@ -742,5 +742,97 @@ Test(engine_release, usage_and_missing_cache)
 	HAS(r, "FAIL  tag-commit    tag 'v12.9.77' does not resolve");
 	HAS(r, "warning: rules from ");
 	t_result_release(&r);
+	fx_done(&f);
+}
+
+/*
+ * Issue 17, item 1: cuda-python releases its bindings and the metapackage
+ * from one v* tag (two roots of one family); rmm its librmm and rmm
+ * wheels. Every claimant is evaluated and its artifacts listed.
+ */
+static const char two_packages[] =
+	"version: 1\n"
+	"roots:\n"
+	"  bindings: {path: b13, tags: \"v13.*\"}\n"
+	"  python: {path: py, tags: \"v13.*\"}\n"
+	"axes:\n"
+	"  python: [\"3.12\", \"3.13\"]\n"
+	"artifacts:\n"
+	"  wheel:\n"
+	"    each: {root: [bindings], python: axes.python}\n"
+	"    command: [build]\n"
+	"  meta:\n"
+	"    each: {root: [python]}\n"
+	"    command: [build-meta]\n"
+	"releases:\n"
+	"  bindings: {each: {root: [bindings]}, tag: root.tags, "
+	"artifacts: [wheel]}\n"
+	"  python:\n"
+	"    each: {root: [python]}\n"
+	"    tag: root.tags\n"
+	"    artifacts: [meta]\n"
+	"    notes: \"${root.path}/notes/${version}.rst\"\n";
+
+Test(engine_release, one_tag_releases_several_nodes)
+{
+	struct fx f;
+	struct run_result r;
+	char mpath[4200], *m, *c;
+
+	fx_init(&f, two_packages);
+	t_write(f.dir, "py/notes/13.0.1.rst", "Meta.\n");
+	t_write(f.dir, "py/setup.py", "pass\n");
+	cr_assert_eq(t_git_commit(f.dir, "meta"), 0);
+	tag(&f, "v13.0.1");
+	tag(&f, "v13.0.2");
+	c = t_git_rev(f.dir, "v13.0.1");
+	run_add(&f, "r1", c, NULL, "v13.0.1", CACHE_RUN_STATUS_OK, 1000);
+	rec(&f, "r1", "artifact:wheel[python=3.12,root=bindings]", "13.0.1",
+	    "dist/b-13.0.1-cp312-cp312-linux_x86_64.whl", NULL,
+	    CACHE_RECORD_STATUS_OK);
+	rec(&f, "r1", "artifact:wheel[python=3.13,root=bindings]", "13.0.1",
+	    "dist/b-13.0.1-cp313-cp313-linux_x86_64.whl", NULL,
+	    CACHE_RECORD_STATUS_OK);
+	rec(&f, "r1", "artifact:meta[root=python]", "13.0.1",
+	    "dist/m-13.0.1-py3-none-any.whl", NULL, CACHE_RECORD_STATUS_OK);
+	/* v13.0.2's run lacks the metapackage, and it has no notes. */
+	run_add(&f, "r2", c, NULL, "v13.0.2", CACHE_RUN_STATUS_OK, 2000);
+	rec(&f, "r2", "artifact:wheel[python=3.12,root=bindings]", "13.0.2",
+	    "dist/b-13.0.2-cp312-cp312-linux_x86_64.whl", NULL,
+	    CACHE_RECORD_STATUS_OK);
+	rec(&f, "r2", "artifact:wheel[python=3.13,root=bindings]", "13.0.2",
+	    "dist/b-13.0.2-cp313-cp313-linux_x86_64.whl", NULL,
+	    CACHE_RECORD_STATUS_OK);
+	cache_close(f.c);
+	f.c = NULL;
+	snprintf(mpath, sizeof(mpath), "%s/manifest.json", f.cdir);
+
+	r = release(&f, "v13.0.1", "--manifest", mpath, NULL);
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	HAS(r, "release v13.0.1: release:bindings[root=bindings] + "
+	       "release:python[root=python], version 13.0.1");
+	HAS(r, "ok    tag-family    claimed by 2 release nodes");
+	HAS(r, "ok    artifacts     3 expected artifacts recorded ok");
+	HAS(r, "ok    notes         release:bindings[root=bindings]: no notes "
+	       "declared; release:python[root=python]: py/notes/13.0.1.rst");
+	m = t_read(mpath);
+	cr_assert_not_null(m);
+	cr_expect(strstr(m, "\"releases\": [\n    "
+			    "\"release:bindings[root=bindings]\",\n    "
+			    "\"release:python[root=python]\"\n  ]") != NULL,
+		  "%s", m);
+	cr_expect(strstr(m, "artifact:meta[root=python]") != NULL, "%s", m);
+	free(m);
+	t_result_release(&r);
+
+	r = release(&f, "v13.0.2", NULL, NULL, NULL);
+	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+	HAS(r, "FAIL  artifacts     1 missing");
+	HAS(r, "- missing meta root=python: no record in the run");
+	HAS(r, "FAIL  notes         release:bindings[root=bindings]: no notes "
+	       "declared; release:python[root=python]: missing: "
+	       "py/notes/13.0.2.rst");
+	t_result_release(&r);
+	free(c);
 	fx_done(&f);
 }
