@@ -279,8 +279,11 @@ version_tag_check_release(const struct version_params *p, const char *tag,
 {
 	const char *prefix = p->prefix ? p->prefix : "";
 	size_t n = strlen(prefix);
+	struct pep440 tmp;
 	int rc;
 
+	if (!v)
+		v = &tmp;
 	if (p->tag_regex) {
 		rc = check_regex_release(p, tag, v, err);
 	} else if (p->spelling == VERSION_SPELLING_PEP440) {
