@@ -262,3 +262,60 @@ Test(e2e_lines, impossible_lines_are_refused)
 	t_rmtree(dir);
 	free(dir);
 }
+
+/* Item 9: root facts for CI steps outside `ripple run`. */
+Test(e2e_lines, roots_json_lists_root_facts)
+{
+	char *dir = t_git_init();
+	struct run_result r;
+
+	t_write(dir, "cuda_bindings/a.py", "a\n");
+	t_write(dir, "cuda_bindings_12/a.py", "a\n");
+	t_write(dir, "ripple.yml",
+		"version: 1\n"
+		"toolkits: {ctk12: {version: \"12.9.1\"}, ctk13: "
+		"{version: \"13.4.1\", home: /opt/cuda13}}\n"
+		"roots:\n"
+		"  bindings-12: {path: cuda_bindings_12, role: maintenance, "
+		"toolkit: ctk12, tags: \"v12.9.*\"}\n"
+		"  bindings: {path: cuda_bindings, role: current, toolkit: ctk13, "
+		"tags: \"v13.4.*\"}\n");
+	cr_assert_eq(t_git_commit(dir, "c"), 0);
+	r = rip(dir, "roots", "--json", NULL, NULL, NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out,
+		"      \"name\": \"bindings-12\",\n"
+		"      \"path\": \"cuda_bindings_12\",\n"
+		"      \"role\": \"maintenance\",\n"
+		"      \"tags\": {\n"
+		"        \"exclude\": [],\n"
+		"        \"patterns\": [\n"
+		"          \"v12.9.*\"\n"
+		"        ],\n"
+		"        \"prefix\": \"v\",\n"
+		"        \"regex\": null,\n"
+		"        \"spelling\": \"pep440\"\n"
+		"      },\n"
+		"      \"toolkit\": {\n"
+		"        \"home\": \"/usr/local/cuda-12.9\",\n"
+		"        \"major\": 12,\n"
+		"        \"minor\": 9,\n"
+		"        \"name\": \"ctk12\",\n"
+		"        \"patch\": 1,\n"
+		"        \"version\": \"12.9.1\"\n"
+		"      },") != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, "\"home\": \"/opt/cuda13\"") != NULL, "%s",
+		  r.out);
+	/* File order: bindings-12 first. */
+	cr_expect(strstr(r.out, "bindings-12") < strstr(r.out,
+							"\"cuda_bindings\""));
+	t_result_release(&r);
+	r = rip(dir, "roots", NULL, NULL, NULL, NULL);
+	EXPECT_OUT(r, "bindings-12  cuda_bindings_12  maintenance  "
+		   "ctk12=12.9.1  v12.9.*  tags\n"
+		   "bindings  cuda_bindings  current  ctk13=13.4.1  v13.4.*  "
+		   "tags");
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
