@@ -433,6 +433,8 @@ release_check_artifacts(struct release_ctx *x, struct error *err)
 	    other_rows(x, &rows, ids, used))
 		goto done;
 	file_duplicates(x, &rows);
+	if (release_verify_bytes(x, rows.v, rows.n, err))
+		goto done;
 	if (rows.n > 1)
 		qsort(rows.v, rows.n, sizeof(*rows.v), cmp_row);
 	x->r->artifacts = rows.n ? arena_memdup(x->a, rows.v,

@@ -75,6 +75,16 @@ int release_check_run(struct release_ctx *x, struct error *err);
 int release_check_notes(struct release_ctx *x, struct error *err);
 int release_check_metadata(struct release_ctx *x, struct error *err);
 
+/*
+ * The bytes of the ok rows (engine/release/bytes.c): every file locator
+ * is read (relative ones under opt->artifacts_dir, else the repository's
+ * root), its SHA-256 kept in the row, and the files' output digest
+ * compared with the recorded one; a missing file or other bytes make the
+ * row failed, naming the file. URLs are not read. Errors: ERROR_NOMEM.
+ */
+int release_verify_bytes(struct release_ctx *x, struct release_artifact *rows,
+			 size_t n, struct error *err);
+
 /* Checks 4 and 5 (engine/release/artifacts.c). Errors: ERROR_NOMEM. */
 int release_check_artifacts(struct release_ctx *x, struct error *err);
 int release_check_versions(struct release_ctx *x, struct error *err);

@@ -80,6 +80,9 @@ struct release_artifact {
 	const char *output_digest;	/* or NULL */
 	const char **locators;	/* recorded artifact locators */
 	size_t n_locators;
+	const char **sha256s;	/* SHA-256 (64 hex) of each locator's
+				   file as read now, NULL where not read
+				   (a URL, or the row is not ok) */
 };
 
 /* A run that nearly qualifies (check 3), for the report. */
@@ -122,6 +125,12 @@ struct release_options {
 	 */
 	int use_current_rules;
 	const char *cache_path;	/* for messages; may be NULL */
+	/*
+	 * Where repository-relative locators are read (the folder a
+	 * release job downloaded the artifacts into); NULL: the
+	 * repository's root. Absolute locators are read where they are.
+	 */
+	const char *artifacts_dir;
 };
 
 /*
@@ -143,6 +152,16 @@ struct release_options {
 int release_check(struct graph_repo *repo, struct cache *cache,
 		  const struct release_options *opt,
 		  struct release_report **out, struct error *err);
+
+/*
+ * SHA256SUMS for the artifacts in state ok, in the format `sha256sum -c`
+ * reads ("HEX  NAME\n", two spaces): one line per file read, named by
+ * its base name (the name it is published under; a release has no two
+ * files of one name). *out is mem_alloc'd, "" when there are none.
+ * Errors: ERROR_NOMEM.
+ */
+int release_report_sha256sums(const struct release_report *r, char **out,
+			      struct error *err);
 
 /* Free a report. Accepts NULL. */
 void release_report_free(struct release_report *r);

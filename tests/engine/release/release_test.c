@@ -14,6 +14,8 @@
 #include "base/error.h"
 #include "base/strv.h"
 #include "cache/cache.h"
+#include "engine/plan/record.h"
+#include "graph/digest.h"
 #include "tests/support/support.h"
 
 /* A tiny two-root layout in the spirit of examples/cuda-bindings. */
@@ -134,13 +136,18 @@ run_add(struct fx *f, const char *id, const char *commit, const char *ref,
 	cr_assert_eq(cache_run_create(f->c, &run, &err), 0, "%s", err.msg);
 }
 
-/* Record NODE in RUN: version, one file (may be NULL), one "K=V" meta. */
+/*
+ * Record NODE in RUN: version, one file (may be NULL), one "K=V" meta.
+ * The file is written in the repository (its text is its path) and the
+ * record holds its real output digest: a release reads the bytes.
+ */
 static void
 rec(struct fx *f, const char *run, const char *node, const char *version,
     const char *file, const char *meta, enum cache_record_status st)
 {
 	struct cache_record r;
 	struct error err;
+	struct digest d;
 
 	cache_record_init(&r);
 	error_init(&err);
@@ -149,6 +156,11 @@ rec(struct fx *f, const char *run, const char *node, const char *version,
 	memcpy(r.key, key, sizeof(r.key));
 	r.status = st;
 	r.output_digest = (char *)"fedcba9876543210fedcba9876543210";
+	if (file && file[0] != '/')
+		t_write(f->dir, file, file);
+	if (file && !record_output_digest(f->dir, &file, 1, &d, &err))
+		r.output_digest = d.hex;
+	error_init(&err);
 	r.version = (char *)version;
 	if (file)
 		cr_assert_eq(strv_push(&r.artifacts, file, &err), 0);
@@ -832,6 +844,85 @@ Test(engine_release, one_tag_releases_several_nodes)
 	HAS(r, "FAIL  notes         release:bindings[root=bindings]: no notes "
 	       "declared; release:python[root=python]: missing: "
 	       "py/notes/13.0.2.rst");
+	t_result_release(&r);
+	free(c);
+	fx_done(&f);
+}
+
+/*
+ * Issue 17, item 6 (case 58): a release reads the bytes it would publish.
+ * A deleted or changed artifact file fails the artifacts check and no
+ * manifest is written; a good one gives SHA256SUMS as sha256sum -c reads.
+ */
+Test(engine_release, release_reads_the_artifact_bytes)
+{
+	static const char one[] =
+		"version: 1\n"
+		"artifacts:\n"
+		"  w: {command: [\"true\"]}\n"
+		"releases:\n"
+		"  rel: {tag: \"v*\", artifacts: [w]}\n";
+	struct fx f;
+	struct run_result r;
+	char store[4200], whl[4300], mpath[4300], spath[4300], *c, *text;
+
+	fx_init(&f, one);
+	tag(&f, "v1.0.0");
+	c = t_git_rev(f.dir, "v1.0.0");
+	snprintf(store, sizeof(store), "%s/store", f.cdir);
+	snprintf(whl, sizeof(whl), "%s/pkg-1.0.0-py3-none-any.whl", store);
+	t_write(store, "pkg-1.0.0-py3-none-any.whl", "wheel bytes\n");
+	run_add(&f, "t1", c, NULL, "v1.0.0", CACHE_RUN_STATUS_OK, 1000);
+	rec(&f, "t1", "artifact:w", "1.0.0", whl, NULL,
+	    CACHE_RECORD_STATUS_OK);
+	cache_close(f.c);
+	f.c = NULL;
+	snprintf(mpath, sizeof(mpath), "%s/m.json", f.cdir);
+	snprintf(spath, sizeof(spath), "%s/SHA256SUMS", store);
+
+	{
+		const char *argv[] = { "release", "v1.0.0", "--dry-run",
+				       "--cache", f.cache, "--manifest", mpath,
+				       "--sha256sums", spath, NULL };
+
+		r = t_ripple(f.dir, argv);
+	}
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	HAS(r, "ok    artifacts     1 expected artifacts recorded ok");
+	t_result_release(&r);
+	text = t_read(spath);
+	cr_assert_not_null(text);
+	cr_expect_str_eq(text, "d0995fbab28019f357bfaa8021396aa90224dafc0b6bda"
+			 "07afeeb2a83097fdd6  pkg-1.0.0-py3-none-any.whl\n");
+	free(text);
+	r = t_sh(store, "sha256sum -c SHA256SUMS");
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "pkg-1.0.0-py3-none-any.whl: OK") != NULL,
+		  "%s", r.out);
+	t_result_release(&r);
+	text = t_read(mpath);
+	cr_assert_not_null(text);
+	cr_expect(strstr(text, "\"sha256\": [\n        \"d0995fba") != NULL,
+		  "%s", text);
+	free(text);
+
+	/* Other bytes under the same name: refused, nothing written. */
+	t_write(store, "pkg-1.0.0-py3-none-any.whl", "other bytes\n");
+	remove(mpath);
+	r = release(&f, "v1.0.0", "--manifest", mpath, NULL);
+	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+	HAS(r, "FAIL  artifacts     0 missing, 1 failed");
+	HAS(r, "the files' bytes differ from the record: output digest");
+	cr_expect_null(t_read(mpath));
+	t_result_release(&r);
+
+	/* Case 58: the file is gone. */
+	remove(whl);
+	r = release(&f, "v1.0.0", "--manifest", mpath, NULL);
+	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+	HAS(r, "artifact file missing: ");
+	HAS(r, "store/pkg-1.0.0-py3-none-any.whl");
+	cr_expect_null(t_read(mpath));
 	t_result_release(&r);
 	free(c);
 	fx_done(&f);
