@@ -301,6 +301,12 @@ resolve_release_node(struct graph *g, struct graph_node *nodes, size_t n,
 		if (rc)
 			return rc;
 	}
+	for (i = 0; i < rel->n_tests; i++) {
+		rc = select_upstream(g, nodes, n, node, GRAPH_NODE_TEST,
+				     rel->tests[i], NULL, rel->pos, deps, err);
+		if (rc)
+			return rc;
+	}
 	return 0;
 }
 

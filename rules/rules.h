@@ -231,6 +231,9 @@ struct rules_release {
 	int notes_skip_post;	/* post-releases need no notes */
 	struct rules_meta_check *require_meta;	/* file order */
 	size_t n_require_meta;
+	const char **tests;	/* test rule names whose instances (agreeing on
+				   shared axes) must pass in the tag's run */
+	size_t n_tests;
 	struct rules_pos pos;
 };
 

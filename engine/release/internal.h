@@ -85,6 +85,13 @@ int release_check_metadata(struct release_ctx *x, struct error *err);
 int release_verify_bytes(struct release_ctx *x, struct release_artifact *rows,
 			 size_t n, struct error *err);
 
+/*
+ * Check 8 (engine/release/tests.c): every instance of the release's
+ * `tests:` (the claimants' test dependencies, experimental axis values
+ * left out) has an ok record in the run. Errors: ERROR_NOMEM.
+ */
+int release_check_tests(struct release_ctx *x, struct error *err);
+
 /* Checks 4 and 5 (engine/release/artifacts.c). Errors: ERROR_NOMEM. */
 int release_check_artifacts(struct release_ctx *x, struct error *err);
 int release_check_versions(struct release_ctx *x, struct error *err);

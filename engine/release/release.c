@@ -24,7 +24,7 @@
 
 static const char *const check_names[RELEASE_CHECK_COUNT] = {
 	"tag-family", "tag-spelling", "tag-commit", "rules", "run",
-	"artifacts", "versions", "notes", "metadata",
+	"artifacts", "versions", "notes", "metadata", "tests",
 };
 
 const char *
@@ -446,6 +446,7 @@ release_check(struct graph_repo *repo, struct cache *cache,
 		RELEASE_CHECK_TAG_FAMILY, RELEASE_CHECK_TAG_SPELLING,
 		RELEASE_CHECK_ARTIFACTS, RELEASE_CHECK_VERSIONS,
 		RELEASE_CHECK_NOTES, RELEASE_CHECK_METADATA,
+		RELEASE_CHECK_TESTS,
 	};
 	struct release_ctx x;
 	char current[4096];
@@ -482,11 +483,11 @@ release_check(struct graph_repo *repo, struct cache *cache,
 	if (rc)
 		goto done;
 	if (!x.ev || !x.have_commit) {
-		skip_rest(&x, after_rules, 6, "the rules are not available");
+		skip_rest(&x, after_rules, 7, "the rules are not available");
 		goto done;
 	}
 	if (!x.n_nodes) {
-		skip_rest(&x, after_rules, 6, "no release line claims the tag");
+		skip_rest(&x, after_rules, 7, "no release line claims the tag");
 		goto done;
 	}
 	if (x.have_run)
@@ -499,7 +500,10 @@ release_check(struct graph_repo *repo, struct cache *cache,
 	if (!rc && x.have_ver && x.have_run)
 		rc = per_node(&x, RELEASE_CHECK_METADATA,
 			      release_check_metadata, err);
+	if (!rc && x.have_run)
+		rc = release_check_tests(&x, err);
 	if (!rc) {
+		skip_rest(&x, after_rules + 6, 1, "no qualifying run");
 		skip_rest(&x, after_rules + 2, 1, "no qualifying run");
 		skip_rest(&x, after_rules + 3, 3, x.have_ver
 			  ? "no qualifying run" : "the tag's version is not "

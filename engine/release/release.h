@@ -37,6 +37,7 @@ enum release_check_id {
 	RELEASE_CHECK_VERSIONS,		/* every version equals the tag's */
 	RELEASE_CHECK_NOTES,		/* release notes exist, not empty */
 	RELEASE_CHECK_METADATA,		/* require-meta entries hold */
+	RELEASE_CHECK_TESTS,		/* the release's tests passed */
 	RELEASE_CHECK_COUNT,
 };
 

@@ -927,3 +927,54 @@ Test(engine_release, release_reads_the_artifact_bytes)
 	free(c);
 	fx_done(&f);
 }
+
+/* Issue 17, item 8: a release requires its tests' ok records. */
+Test(engine_release, release_requires_its_tests)
+{
+	static const char with_tests[] =
+		"version: 1\n"
+		"roots:\n"
+		"  b13: {path: b13, tags: \"v13.*\"}\n"
+		"axes:\n"
+		"  python: {values: [\"3.12\", \"3.14t\"], experimental: "
+		"[\"3.14t\"]}\n"
+		"artifacts:\n"
+		"  wheel: {each: {root: [b13]}, command: [build]}\n"
+		"tests:\n"
+		"  gpu: {each: {root: [b13], python: axes.python}, "
+		"needs: [wheel], command: [t]}\n"
+		"releases:\n"
+		"  bindings: {each: {root: [b13]}, tag: root.tags, "
+		"artifacts: [wheel], tests: [gpu]}\n";
+	struct fx f;
+	struct run_result r;
+	char *c;
+
+	fx_init(&f, with_tests);
+	tag(&f, "v13.0.1");
+	tag(&f, "v13.0.2");
+	c = t_git_rev(f.dir, "v13.0.1");
+	run_add(&f, "r1", c, NULL, "v13.0.1", CACHE_RUN_STATUS_OK, 1000);
+	rec(&f, "r1", "artifact:wheel[root=b13]", "13.0.1",
+	    "dist/b-13.0.1-py3-none-any.whl", NULL, CACHE_RECORD_STATUS_OK);
+	rec(&f, "r1", "test:gpu[python=3.12,root=b13]", NULL, NULL, NULL,
+	    CACHE_RECORD_STATUS_OK);
+	run_add(&f, "r2", c, NULL, "v13.0.2", CACHE_RUN_STATUS_OK, 2000);
+	rec(&f, "r2", "artifact:wheel[root=b13]", "13.0.2",
+	    "dist/b-13.0.2-py3-none-any.whl", NULL, CACHE_RECORD_STATUS_OK);
+	rec(&f, "r2", "test:gpu[python=3.12,root=b13]", NULL, NULL, NULL,
+	    CACHE_RECORD_STATUS_FAILED);
+	cache_close(f.c);
+	f.c = NULL;
+	r = release(&f, "v13.0.1", NULL, NULL, NULL);
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	HAS(r, "ok    tests         1 required tests passed in run r1");
+	t_result_release(&r);
+	r = release(&f, "v13.0.2", NULL, NULL, NULL);
+	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+	HAS(r, "FAIL  tests         1 of 1 required tests did not pass");
+	HAS(r, "- test:gpu[python=3.12,root=b13]: recorded as failed");
+	t_result_release(&r);
+	free(c);
+	fx_done(&f);
+}
