@@ -262,11 +262,20 @@ struct rules_value_ref {
 	struct rules_pos pos;
 };
 
-/* A drift check: every value must be equal. */
+/*
+ * A drift check: every value must be equal; or (`same-content:`) files
+ * that must hold the same bytes: each path in every root of `same_roots`
+ * (root-relative paths), or, without roots, all the repository paths.
+ */
 struct rules_check {
 	const char *name;
-	struct rules_value_ref *values;
+	struct rules_value_ref *values;	/* none for same-content */
 	size_t n_values;
+	int same_content;		/* 1: a same-content check */
+	const char **same_paths;	/* literal paths, file order */
+	size_t n_same_paths;
+	const char **same_roots;	/* root names (>= 2), or none */
+	size_t n_same_roots;
 	struct rules_pos pos;
 };
 

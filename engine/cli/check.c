@@ -16,6 +16,7 @@
 #include "graph/graph.h"
 #include "rules/drift.h"
 #include "graph/family.h"
+#include "graph/same.h"
 #include "rules/rules.h"
 #include "base/banned.h"
 
@@ -199,6 +200,14 @@ run_drift(const struct cli_ctx *ctx, const struct rules *r, const char *path,
 	}
 	root = repo ? graph_repo_root(repo) : dir;
 	rc = rules_drift_evaluate(r, root, n_ok, errors);
+	if (repo) {
+		size_t n_same = 0;
+		int same = graph_same_content_evaluate(repo, r, &n_same,
+						       errors);
+
+		rc = rc ? rc : same;
+		*n_ok += n_same;
+	}
 	graph_repo_close(repo);
 	if (!rc)
 		return 0;

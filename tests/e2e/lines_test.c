@@ -319,3 +319,51 @@ Test(e2e_lines, roots_json_lists_root_facts)
 	t_rmtree(dir);
 	free(dir);
 }
+
+/* Item 10: files that must stay identical across roots. */
+Test(e2e_lines, same_content_check_names_both_blobs)
+{
+	char *dir = t_git_init();
+	struct run_result r;
+
+	t_write(dir, "cuda_bindings/LICENSE", "L\n");
+	t_write(dir, "cuda_bindings_12/LICENSE", "L\n");
+	t_write(dir, "cuda_bindings/tests/build.sh", "a\n");
+	t_write(dir, "cuda_bindings_12/tests/build.sh", "b\n");
+	t_write(dir, "LICENSE", "L\n");
+	t_write(dir, "ripple.yml",
+		"version: 1\n"
+		"roots:\n"
+		"  bindings: {path: cuda_bindings}\n"
+		"  bindings-12: {path: cuda_bindings_12}\n"
+		"checks:\n"
+		"  shared:\n"
+		"    same-content: [LICENSE, tests/build.sh, x.pxd]\n"
+		"    roots: [bindings, bindings-12]\n"
+		"  top: {same-content: [LICENSE, cuda_bindings/LICENSE]}\n");
+	cr_assert_eq(t_git_commit(dir, "c"), 0);
+	r = rip(dir, "check", NULL, NULL, NULL, NULL);
+	cr_expect_eq(r.status, 2, "%s", r.out);
+	cr_expect_str_eq(r.err,
+		"ripple.yml:6:3: error: check 'shared': "
+		"'cuda_bindings/tests/build.sh' (blob 78981922613b) and "
+		"'cuda_bindings_12/tests/build.sh' (blob 61780798228d) differ\n"
+		"  hint: make the files identical (copy one over the other), "
+		"or drop the path from the check\n"
+		"ripple.yml:6:3: error: check 'shared': no file "
+		"'cuda_bindings/x.pxd'\n"
+		"  hint: restore the file, or drop it from the check\n"
+		"ripple.yml:6:3: error: check 'shared': no file "
+		"'cuda_bindings_12/x.pxd'\n"
+		"  hint: restore the file, or drop it from the check\n");
+	t_result_release(&r);
+	t_write(dir, "cuda_bindings_12/tests/build.sh", "a\n");
+	sh(dir, "sed -i 's/, x.pxd//' ripple.yml");
+	r = rip(dir, "check", NULL, NULL, NULL, NULL);
+	EXPECT_OUT(r, "ripple.yml: ok: 0 toolkits, 2 roots, 0 sources, 0 axes, "
+		   "0 artifacts, 0 tests, 0 releases, 0 targets, 2 checks "
+		   "(2 agree)");
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
