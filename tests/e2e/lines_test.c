@@ -367,3 +367,79 @@ Test(e2e_lines, same_content_check_names_both_blobs)
 	t_rmtree(dir);
 	free(dir);
 }
+
+/*
+ * Item 7 (cases 71, 48): a record made by `ripple run` carries its rule's
+ * expanded meta: and the built wheel's own Version and Requires-Dist, so
+ * require-meta checks the real metapackage pin.
+ */
+Test(e2e_lines, run_records_the_wheel_metadata)
+{
+	char *dir = t_git_init();
+	struct run_result r;
+
+	t_write(dir, ".gitignore", ".ripple/\ndist/\n");
+	t_write(dir, "meta/a", "x\n");
+	t_write(dir, "mkwheel.py",
+		"import sys, zipfile\n"
+		"v, pin = sys.argv[1], sys.argv[2]\n"
+		"with zipfile.ZipFile(f'dist/cuda_python-{v}-py3-none-any.whl',"
+		" 'w') as z:\n"
+		"    z.writestr(f'cuda_python-{v}.dist-info/METADATA',\n"
+		"               f'Metadata-Version: 2.1\\nName: cuda-python\\n'\n"
+		"               f'Version: {v}\\nRequires-Dist: {pin}\\n'\n"
+		"               f'Requires-Dist: cuda-pathfinder~=1.1\\n\\n'\n"
+		"               f'Version: 0 in the body\\n')\n");
+	t_write(dir, "ripple.yml",
+		"version: 1\n"
+		"roots:\n"
+		"  py: {path: meta, tags: \"v*\"}\n"
+		"artifacts:\n"
+		"  python-meta:\n"
+		"    each: {root: [py]}\n"
+		"    inputs: [root.sources]\n"
+		"    command: [sh, -c, \"mkdir -p dist && python3 mkwheel.py "
+		"$$RIPPLE_VERSION $$PIN\"]\n"
+		"    env: {PIN: \"cuda-bindings~=${root.version}\"}\n"
+		"    outputs: [\"dist/*.whl\"]\n"
+		"    version: \"${root.version}\"\n"
+		"    meta: {flavor: \"root-${root.name}\", built: "
+		"\"${root.version}\"}\n"
+		"releases:\n"
+		"  python:\n"
+		"    each: {root: [py]}\n"
+		"    tag: root.tags\n"
+		"    artifacts: [python-meta]\n"
+		"    require-meta:\n"
+		"      - {artifact: python-meta, key: Requires-Dist, final: "
+		"\"cuda-bindings~=${version}\", dev: \"cuda-bindings==${version}\"}\n"
+		"      - {artifact: python-meta, key: Version, value: "
+		"\"${version}\"}\n");
+	cr_assert_eq(t_git_commit(dir, "c"), 0);
+	sh(dir, "git tag v12.9.99");
+	{
+		const char *argv[] = { "run", "release:python[root=py]",
+				       "--tag", "v12.9.99", "--run-id", "t",
+				       NULL };
+
+		r = t_ripple(dir, argv);
+	}
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	t_result_release(&r);
+	r = rip(dir, "cache", "export", "--run", "t", NULL);
+	cr_expect(strstr(r.out, "\"metadata\": {\n"
+			 "        \"Requires-Dist\": \"cuda-bindings~=12.9.99, "
+			 "cuda-pathfinder~=1.1\",\n"
+			 "        \"Version\": \"12.9.99\",\n"
+			 "        \"built\": \"12.9.99\",\n"
+			 "        \"flavor\": \"root-py\"\n") != NULL, "%s",
+		  r.out);
+	t_result_release(&r);
+	r = rip(dir, "release", "v12.9.99", "--dry-run", NULL, NULL);
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "ok    metadata      2 records checked "
+			 "(final release)") != NULL, "%s", r.out);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
