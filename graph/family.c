@@ -260,7 +260,9 @@ check_regex_release(const struct version_params *p, const char *tag,
 			  "%s: the tag-regex drops '%s' after the version",
 			  tag, canon, tag + ge);
 		error_hint(err, "a release tag is its version exactly; tag "
-			   "the release as '%.*s%s'", (int)gs, tag, canon);
+			   "the release as '%.*s%s%s'", (int)gs, tag,
+			   tag[gs] == 'v' || tag[gs] == 'V' ? "v" : "",
+			   canon);
 		return ERROR_INVALID;
 	}
 	memcpy(text, tag + gs, ge - gs);
