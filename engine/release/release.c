@@ -188,6 +188,7 @@ check_spelling(struct release_ctx *x)
 	int rc = 0;
 
 	error_init(&e);
+	memset(&p, 0, sizeof(p));
 	for (i = 0; i < x->n_nodes && !rc; i++) {
 		family_params(x->nodes[i], &p, &narrow, prefix, sizeof(prefix));
 		rc = version_tag_check_release(&p, x->opt->tag, &v, &e);
@@ -224,14 +225,17 @@ check_spelling(struct release_ctx *x)
 		x->have_ver = 1;
 		x->r->version = arena_strdup(x->a, text);
 	}
-	if (p.tag_regex && x->n_nodes)
+	if (x->n_nodes && p.tag_regex)
 		release_set(x, RELEASE_CHECK_TAG_SPELLING, RELEASE_STATUS_OK,
 			    "'%s' is version %s, whole (tag-regex)",
 			    x->opt->tag, text);
 	else
 		release_set(x, RELEASE_CHECK_TAG_SPELLING, RELEASE_STATUS_OK,
-			    "'%s' is canonical: version %s after prefix '%s'%s",
-			    x->opt->tag, text, prefix, x->n_nodes ? ""
+			    "'%s' is %s: version %s after prefix '%s'%s",
+			    x->opt->tag, x->n_nodes &&
+			    p.spelling == VERSION_SPELLING_ZERO_PADDED
+			    ? "zero-padded" : "canonical", text, prefix,
+			    x->n_nodes ? ""
 			    : " (assumed: no release line claims it)");
 	return 0;
 }
