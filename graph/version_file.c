@@ -105,6 +105,15 @@ with_tags(struct graph_repo *repo, const char *rev,
 	tp.fallback_pretend = 0;
 	tp.from = VERSION_FROM_TAGS;
 	rc = version_compute_at(repo, rev, &tp, out, err);
+	if (rc == ERROR_NOT_FOUND && err && strstr(err->msg, "no tag of the")) {
+		error_init(err);
+		error_set(err, ERROR_NOT_FOUND, "no tag of the family is "
+			  "reachable from '%s': version-source file+tags "
+			  "counts the commits since the nearest one",
+			  rev ? rev : "HEAD");
+		error_hint(err, "tag the cycle's opening (an alpha such as "
+			   "v26.08.00a), or use version-source: file");
+	}
 	if (rc < 0)
 		return rc;
 	if (!out->tag || !version_tag_claims(p, out->tag, &tagv))

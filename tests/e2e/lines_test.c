@@ -162,6 +162,12 @@ Test(e2e_lines, rapids_version_file_and_zero_padded_tags)
 		"    version-source: file+tags\n"
 		"    version-file: VERSION\n");
 	cr_assert_eq(t_git_commit(dir, "26.06"), 0);
+	r = rip(dir, "version", "rmm", NULL, NULL, NULL);
+	cr_expect_neq(r.status, 0, "%s", r.out);
+	cr_expect(strstr(r.err, "no tag of the family is reachable from 'HEAD': "
+			 "version-source file+tags counts the commits since "
+			 "the nearest one") != NULL, "%s", r.err);
+	t_result_release(&r);
 	sh(dir, "git tag v26.06.00a && git branch release/26.06");
 	t_write(dir, "VERSION", "26.08.00\n");
 	cr_assert_eq(t_git_commit(dir, "Update to 26.08"), 0);
