@@ -72,6 +72,10 @@ join(struct arena *a, const char *dir, const char *pat)
 	 * explicitly and adds nothing. */
 	if (pat[0] == '/')
 		pat++;
+	/* A root at the repository root: anchor the pattern there with a
+	 * leading "/", or "pytest.ini" would match in every folder. */
+	if (!strcmp(dir, "."))
+		return arena_printf(a, "/%s", pat);
 	return arena_printf(a, "%s/%s", dir, pat);
 }
 
@@ -299,6 +303,12 @@ resolve_release_node(struct graph *g, struct graph_node *nodes, size_t n,
 		rc = select_upstream(g, nodes, n, node, GRAPH_NODE_ARTIFACT,
 				     rel->artifacts[i], NULL, rel->pos, deps,
 				     err);
+		if (rc)
+			return rc;
+	}
+	for (i = 0; i < rel->n_tests; i++) {
+		rc = select_upstream(g, nodes, n, node, GRAPH_NODE_TEST,
+				     rel->tests[i], NULL, rel->pos, deps, err);
 		if (rc)
 			return rc;
 	}

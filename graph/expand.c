@@ -176,7 +176,9 @@ expand_fields(struct builder *b, struct graph_node *node,
 	node->env = arena_alloc(a, (rule->n_env + 1) * sizeof(*node->env));
 	node->n_outputs = rule->n_outputs;
 	node->outputs = arena_alloc(a, (rule->n_outputs + 1) * sizeof(char *));
-	if (!node->argv || !node->env || !node->outputs)
+	node->n_meta = rule->n_meta;
+	node->meta = arena_alloc(a, (rule->n_meta + 1) * sizeof(*node->meta));
+	if (!node->argv || !node->env || !node->outputs || !node->meta)
 		return error_set(err, ERROR_NOMEM, "out of memory");
 	for (i = 0; !rc && i < rule->n_command; i++)
 		rc = template_expand(a, rule->command[i], &env,
@@ -192,6 +194,11 @@ expand_fields(struct builder *b, struct graph_node *node,
 		if (!rc)
 			rc = check_inside("outputs", rule->outputs[i],
 					  node->outputs[i], err);
+	}
+	for (i = 0; !rc && i < rule->n_meta; i++) {
+		node->meta[i] = rule->meta[i];
+		rc = template_expand(a, rule->meta[i].value, &env,
+				     &node->meta[i].value, err);
 	}
 	if (!rc)
 		rc = template_expand(a, rule->cwd, &env, &node->cwd, err);

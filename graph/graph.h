@@ -68,6 +68,9 @@ struct graph_node {
 	size_t n_outputs;
 	const char *version;		/* template kept: ${root.version} is
 					   resolved at run time, outside keys */
+	struct rules_kv *meta;		/* the rule's meta:, sorted by key,
+					   ${root.version} kept as version */
+	size_t n_meta;
 	struct graph_input *inputs;	/* sorted by name */
 	size_t n_inputs;
 	size_t *deps;			/* upstream node indices, sorted by id */

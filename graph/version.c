@@ -7,7 +7,6 @@
 #include "graph/version.h"
 
 #include <ctype.h>
-#include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,7 +17,6 @@
 #include "base/error.h"
 #include "base/mem.h"
 #include "graph/repo_git.h"
-#include "rules/rules.h"
 #include "base/banned.h"
 
 struct cand {
@@ -27,52 +25,6 @@ struct cand {
 	struct pep440 v;
 	unsigned long distance;
 };
-
-static int
-glob_match(const char *pattern, const char *name)
-{
-	return !strcmp(pattern, name) || fnmatch(pattern, name, 0) == 0;
-}
-
-int
-version_tag_claims(const struct version_params *p, const char *tag,
-		   struct pep440 *v)
-{
-	const char *prefix = p->prefix ? p->prefix : "";
-	size_t n = strlen(prefix), i;
-	struct pep440 tmp;
-	int hit = p->n_patterns == 0;
-
-	for (i = 0; i < p->n_patterns && !hit; i++)
-		hit = glob_match(p->patterns[i], tag);
-	if (!hit)
-		return 0;
-	for (i = 0; i < p->n_excludes; i++)
-		if (glob_match(p->excludes[i], tag))
-			return 0;
-	if (strncmp(tag, prefix, n) || !isdigit((unsigned char)tag[n]))
-		return 0;
-	if (pep440_parse(tag + n, v ? v : &tmp, NULL) < 0)
-		return 0;
-	return 1;
-}
-
-int
-version_tag_check_release(const struct version_params *p, const char *tag,
-			  struct pep440 *v, struct error *err)
-{
-	int rc;
-
-	rc = pep440_check_release_tag(tag, p->prefix ? p->prefix : "", v,
-				      err);
-	if (rc < 0)
-		return rc;
-	if (!version_tag_claims(p, tag, NULL))
-		return error_set(err, ERROR_NOT_FOUND,
-				 "tag '%s' is not claimed by the family: it "
-				 "matches no tag pattern or is excluded", tag);
-	return 0;
-}
 
 const char *
 version_source_name(enum version_source s)
@@ -86,6 +38,8 @@ version_source_name(enum version_source s)
 		return "fallback";
 	case VERSION_SOURCE_PRETEND:
 		return "pretend";
+	case VERSION_SOURCE_FILE:
+		return "file";
 	}
 	return "unknown";
 }
@@ -511,21 +465,6 @@ done:
 	if (rc < 0)
 		version_result_release(out);
 	return rc;
-}
-
-void
-version_params_from_root(const struct rules_root *root,
-			 struct version_params *p)
-{
-	memset(p, 0, sizeof(*p));
-	p->patterns = root->tags;
-	p->n_patterns = root->n_tags;
-	p->excludes = root->exclude_tags;
-	p->n_excludes = root->n_exclude_tags;
-	p->prefix = root->tag_prefix;
-	p->fallback = root->fallback_version;
-	p->fallback_pretend = root->fallback_pretend;
-	p->node_length = root->node_length;
 }
 
 int

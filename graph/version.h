@@ -18,6 +18,20 @@ struct git_repository;
 #define VERSION_NODE_LENGTH_DEFAULT 9	/* hex digits after "+g" */
 #define VERSION_NODE_MAX 42		/* "g" + 40 hex + NUL */
 
+/* How a family's tags spell versions (rules: `tag-spelling`). */
+enum version_spelling {
+	VERSION_SPELLING_PEP440 = 0,	/* canonical PEP 440: v26.6.0 */
+	VERSION_SPELLING_ZERO_PADDED,	/* two-digit release numbers, a bare
+					   "a" for a0: v26.06.00, v26.08.00a */
+};
+
+/* Where a root's version comes from (rules: `version-source`). */
+enum version_from {
+	VERSION_FROM_TAGS = 0,		/* version_compute */
+	VERSION_FROM_FILE,		/* the file's version, as is */
+	VERSION_FROM_FILE_TAGS,		/* the file's release; aN off a tag */
+};
+
 /* How a root's tag family and fallback are declared. */
 struct version_params {
 	/*
@@ -57,6 +71,19 @@ struct version_params {
 	 * time. The library never reads the environment or the clock.
 	 */
 	long long date_epoch;
+	/* How the family's tags spell versions (graph/family.c). */
+	enum version_spelling spelling;
+	/*
+	 * setuptools-scm's tag_regex (PCRE2 syntax, matched at the start of
+	 * the tag as Python's re.match): the `version` group, or the only
+	 * group, is the version; text after it is dropped. NULL: the tag is
+	 * the prefix and the version spelled exactly as `spelling` writes it.
+	 */
+	const char *tag_regex;
+	/* Where the version comes from (version_compute_root_at), and the
+	   repository-relative file for VERSION_FROM_FILE*. */
+	enum version_from from;
+	const char *file;
 };
 
 /* Where the version came from. */
@@ -65,6 +92,7 @@ enum version_source {
 	VERSION_SOURCE_TAG,		/* a tag plus distance or dirt */
 	VERSION_SOURCE_FALLBACK,	/* fallback in the tag's place */
 	VERSION_SOURCE_PRETEND,		/* fallback as is, +g<node> */
+	VERSION_SOURCE_FILE,		/* a version file (+ tags' distance) */
 };
 
 struct version_result {
@@ -119,9 +147,10 @@ int version_compute(struct git_repository *repo, const char *rev,
 		    struct version_result *out, struct error *err);
 
 /*
- * Parameters for a root of the rules: its tag patterns, exclusions, family
- * prefix, fallback and node length (worktree 0, date_epoch 0). The
- * pointers borrow from *root.
+ * Parameters for a root of the rules (graph/family.c): its tag patterns,
+ * exclusions, family prefix, spelling, tag_regex, fallback, node length
+ * and version source (worktree 0, date_epoch 0). The pointers borrow from
+ * *root.
  */
 struct rules_root;
 void version_params_from_root(const struct rules_root *root,
@@ -135,6 +164,22 @@ struct graph_repo;
 int version_compute_at(struct graph_repo *repo, const char *rev,
 		       const struct version_params *p,
 		       struct version_result *out, struct error *err);
+
+/*
+ * The root's version by its version source (graph/version_file.c):
+ * VERSION_FROM_TAGS is version_compute_at. VERSION_FROM_FILE reads p->file
+ * at REV (from the working tree with p->worktree) and gives its PEP 440
+ * version as is (numba-cuda's numba_cuda/VERSION). VERSION_FROM_FILE_TAGS
+ * (RAPIDS): the file's version at a family tag of that version (distance
+ * 0), else the file's release with an alpha number, RELEASE aN, N the
+ * commits since the nearest family tag (0 at the alpha tag vYY.MM.00a that
+ * opens a cycle); no fallback. Errors: those of version_compute;
+ * ERROR_NOT_FOUND when the file is absent at REV; ERROR_INVALID when its
+ * text is not a PEP 440 version.
+ */
+int version_compute_root_at(struct graph_repo *repo, const char *rev,
+			    const struct version_params *p,
+			    struct version_result *out, struct error *err);
 
 /* Free a result's strings; accepts NULL and zeroed results. */
 void version_result_release(struct version_result *r);
@@ -160,18 +205,23 @@ int version_node_from_hex(const char *hex, unsigned length, char *out,
 			  size_t size, struct error *err);
 
 /*
- * Does the family of *p claim `tag`? Returns 1 (and the parsed version of
- * the remainder in *v, may be NULL) when it matches a pattern, is not
- * excluded, starts with the prefix and the remainder starts with a digit
- * and parses as PEP 440 (any normalizable spelling); 0 when not claimed.
+ * Does the family of *p claim `tag`? (graph/family.c) Returns 1 (and the
+ * version in *v, may be NULL) when it matches a pattern, is not excluded,
+ * and either (no tag_regex) is the prefix followed by a public version
+ * spelled exactly as p->spelling writes it (so "v13.4.01" and
+ * "v13.4.2+local" are no tags of a "v" family), or (tag_regex) the regex
+ * matches at its start with a non-empty version group that parses as PEP
+ * 440, as setuptools-scm reads tags; 0 when not claimed.
  */
 int version_tag_claims(const struct version_params *p, const char *tag,
 		       struct pep440 *v);
 
 /*
- * For the release checker: 0 when the family claims `tag` and its version
- * is canonical and public (pep440_check_release_tag); ERROR_NOT_FOUND when
- * the family does not claim it; ERROR_INVALID naming the spelling problem.
+ * For the release checker (graph/family.c): 0 when the family claims `tag`
+ * and the tag is exactly prefix + the version in the family's spelling
+ * (pep440_check_release_tag for PEP 440; with a tag_regex, nothing may
+ * follow the version group); ERROR_NOT_FOUND when the family does not
+ * claim it; ERROR_INVALID naming the spelling problem.
  */
 int version_tag_check_release(const struct version_params *p, const char *tag,
 			      struct pep440 *v, struct error *err);

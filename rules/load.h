@@ -143,6 +143,10 @@ void rules_load_nodes(struct rules_load *L, const struct rules_ynode *m,
 /* Load `releases:` (node.c). */
 void rules_load_releases(struct rules_load *L, const struct rules_ynode *m);
 
+/* rules/root.c: one root (key k, map v) into *root. */
+void rules_load_root(struct rules_load *L, const struct rules_ynode *k,
+		     const struct rules_ynode *v, struct rules_root *root);
+
 /* Load `targets:` and `checks:` (refs.c), after every rule. */
 void rules_load_targets(struct rules_load *L, const struct rules_ynode *m);
 /* A list of gitignore-style patterns at n (rules/read.c), each checked
@@ -150,12 +154,10 @@ void rules_load_targets(struct rules_load *L, const struct rules_ynode *m);
 void rules_load_patterns(struct rules_load *L, const struct rules_ynode *n,
 			 const char *field, const char ***out, size_t *n_out);
 
-/* Toolkits, roots and source sets (rules/roots.c), one map entry each:
- * k is the name's node, v its value, *out zeroed by the caller. */
+/* Toolkits and source sets (rules/roots.c), one map entry each: k is the
+ * name's node, v its value, *out zeroed by the caller. */
 void rules_load_toolkit(struct rules_load *L, const struct rules_ynode *k,
 			const struct rules_ynode *v, struct rules_toolkit *out);
-void rules_load_root(struct rules_load *L, const struct rules_ynode *k,
-		     const struct rules_ynode *v, struct rules_root *out);
 void rules_load_source(struct rules_load *L, const struct rules_ynode *k,
 		       const struct rules_ynode *v, struct rules_source *out);
 

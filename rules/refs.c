@@ -267,6 +267,61 @@ load_value(struct rules_load *L, const struct rules_ynode *m,
 	}
 }
 
+/* `NAME: {same-content: [PATH...], roots: [ROOT...]}`. */
+static void
+load_same_content(struct rules_load *L, const struct rules_ynode *k,
+		  const struct rules_ynode *v, struct rules_check *c)
+{
+	static const char *const keys[] = { "same-content", "roots", NULL };
+	const struct rules_ynode *f;
+	char what[160];
+	size_t i;
+
+	snprintf(what, sizeof(what), "check '%s'", k->str);
+	c->same_content = 1;
+	if (rules_load_keys(L, v, what, keys))
+		return;
+	f = rules_ynode_get(v, "roots");
+	if (f && !rules_load_strings(L, f, "roots", 0, &c->same_roots,
+				     &c->n_same_roots)) {
+		if (c->n_same_roots < 2)
+			rules_load_error(L, f, "name at least two roots",
+					 "check '%s' compares fewer than two "
+					 "roots", k->str);
+		for (i = 0; i < c->n_same_roots; i++)
+			if (!rules_find_root(L->r, c->same_roots[i]))
+				rules_load_error(L, f->items[i], NULL,
+						 "check '%s': unknown root "
+						 "'%s'", k->str,
+						 c->same_roots[i]);
+	}
+	f = rules_ynode_get(v, "same-content");
+	if (!f) {
+		rules_load_error(L, k, "add same-content: [PATH, ...]",
+				 "check '%s' has no 'same-content'", k->str);
+		return;
+	}
+	if (rules_load_strings(L, f, "same-content", 0, &c->same_paths,
+			       &c->n_same_paths))
+		return;
+	if (!c->n_same_roots && c->n_same_paths < 2)
+		rules_load_error(L, f, "list at least two paths, or add roots: "
+				 "[A, B] to compare root-relative paths",
+				 "check '%s' compares fewer than two files",
+				 k->str);
+	for (i = 0; i < c->n_same_paths; i++) {
+		const char *p = c->same_paths[i];
+
+		if (rules_syntax_pattern(L, f->items[i], p))
+			continue;
+		if (strpbrk(p, "*?[\\"))
+			rules_load_error(L, f->items[i], "list each file",
+					 "check '%s': '%s' is a pattern; "
+					 "same-content takes paths", k->str,
+					 p);
+	}
+}
+
 void
 rules_load_checks(struct rules_load *L, const struct rules_ynode *m)
 {
@@ -286,6 +341,10 @@ rules_load_checks(struct rules_load *L, const struct rules_ynode *m)
 		rules_load_name(L, k, "check");
 		c->name = k->str;
 		c->pos = rules_load_pos(k);
+		if (v->kind == RULES_YNODE_MAP) {
+			load_same_content(L, k, v, c);
+			continue;
+		}
 		if (v->kind != RULES_YNODE_SEQ) {
 			rules_load_error(L, v, "write [{rule: ...}, {file: ...}]",
 					 "check '%s': expected a list of values, got %s",

@@ -84,7 +84,7 @@ load_release(struct rules_load *L, const struct rules_ynode *k,
 {
 	static const char *const keys[] = {
 		"each", "tag", "artifacts", "exclude", "notes",
-		"notes-skip-post", "require-meta", NULL,
+		"notes-skip-post", "require-meta", "tests", NULL,
 	};
 	const struct rules_ynode *f;
 	struct rules_tvars tv;
@@ -149,6 +149,16 @@ load_release(struct rules_load *L, const struct rules_ynode *k,
 	f = rules_ynode_get(v, "require-meta");
 	if (f)
 		load_require_meta(L, f, &tv, rel);
+	f = rules_ynode_get(v, "tests");
+	if (f && !rules_load_strings(L, f, "tests", 0, &rel->tests,
+				     &rel->n_tests))
+		for (i = 0; i < rel->n_tests; i++)
+			if (!rules_load_has_name(L->test_sorted,
+						 L->n_test_names,
+						 rel->tests[i]))
+				rules_load_unknown(L, f->items[i], "test",
+						   rel->tests[i], L->test_names,
+						   L->n_test_names);
 }
 
 void

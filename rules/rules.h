@@ -50,6 +50,20 @@ enum rules_role {
 	RULES_ROLE_MAINTENANCE,
 };
 
+/* How a root's tags spell versions (`tag-spelling:`). */
+enum rules_tag_spelling {
+	RULES_TAG_SPELLING_PEP440 = 0,	/* canonical PEP 440: v26.6.0 */
+	RULES_TAG_SPELLING_ZERO_PADDED,	/* RAPIDS CalVer: v26.06.00, v26.08.00a */
+};
+
+/* Where a root's version comes from (`version-source:`). */
+enum rules_version_source {
+	RULES_VERSION_SOURCE_TAGS = 0,	/* the nearest tag of the family */
+	RULES_VERSION_SOURCE_FILE,	/* the file's text, as is */
+	RULES_VERSION_SOURCE_FILE_TAGS,	/* the file's release, the tags'
+					   distance as its aN number */
+};
+
 /* A package root: a release line with its own tag family. */
 struct rules_root {
 	const char *name;
@@ -66,6 +80,14 @@ struct rules_root {
 	const char *fallback_version;	/* PEP 440, or NULL */
 	int fallback_pretend;	/* 1: the fallback is used as is, +g<node> */
 	unsigned node_length;	/* hex digits in +g<node>; default 9 */
+	enum rules_tag_spelling tag_spelling;
+	const char *tag_regex;	/* setuptools-scm's tag_regex (PCRE2 syntax,
+				   a `version` group or exactly one group),
+				   or NULL */
+	int tags_follow_toolkit;	/* -1: when the patterns name a major;
+					   0: never; 1: always */
+	enum rules_version_source version_source;
+	const char *version_file;	/* repository-relative, or NULL */
 	const char **exclude;	/* patterns under `path` left out of
 				   root.sources; default: everything under
 				   tests/ and docs/ */
@@ -212,6 +234,9 @@ struct rules_release {
 	int notes_skip_post;	/* post-releases need no notes */
 	struct rules_meta_check *require_meta;	/* file order */
 	size_t n_require_meta;
+	const char **tests;	/* test rule names whose instances (agreeing on
+				   shared axes) must pass in the tag's run */
+	size_t n_tests;
 	struct rules_pos pos;
 };
 
@@ -240,11 +265,20 @@ struct rules_value_ref {
 	struct rules_pos pos;
 };
 
-/* A drift check: every value must be equal. */
+/*
+ * A drift check: every value must be equal; or (`same-content:`) files
+ * that must hold the same bytes: each path in every root of `same_roots`
+ * (root-relative paths), or, without roots, all the repository paths.
+ */
 struct rules_check {
 	const char *name;
-	struct rules_value_ref *values;
+	struct rules_value_ref *values;	/* none for same-content */
 	size_t n_values;
+	int same_content;		/* 1: a same-content check */
+	const char **same_paths;	/* literal paths, file order */
+	size_t n_same_paths;
+	const char **same_roots;	/* root names (>= 2), or none */
+	size_t n_same_roots;
 	struct rules_pos pos;
 };
 

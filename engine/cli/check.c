@@ -16,6 +16,8 @@
 #include "graph/graph.h"
 #include "graph/outputs.h"
 #include "rules/drift.h"
+#include "graph/family.h"
+#include "graph/same.h"
 #include "rules/rules.h"
 #include "base/banned.h"
 
@@ -151,6 +153,14 @@ run_drift(const struct cli_ctx *ctx, const struct rules *r, const char *path,
 	}
 	root = repo ? graph_repo_root(repo) : dir;
 	rc = rules_drift_evaluate(r, root, n_ok, errors);
+	if (repo) {
+		size_t n_same = 0;
+		int same = graph_same_content_evaluate(repo, r, &n_same,
+						       errors);
+
+		rc = rc ? rc : same;
+		*n_ok += n_same;
+	}
 	graph_repo_close(repo);
 	if (!rc)
 		return 0;
@@ -214,6 +224,13 @@ cli_check(int argc, char **argv, const struct cli_ctx *ctx)
 			error_set(&e, rc, "cannot load the rules");
 			cli_print_error(ctx, &e);
 		}
+		error_list_release(&errors);
+		return cli_exit_for(rc);
+	}
+	rc = graph_family_check_roots(r, &errors);
+	if (rc) {
+		print_errors(ctx, file, &errors);
+		rules_free(r);
 		error_list_release(&errors);
 		return cli_exit_for(rc);
 	}

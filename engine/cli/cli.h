@@ -154,6 +154,9 @@ int cli_record(int argc, char **argv, const struct cli_ctx *ctx);
 /* `ripple version ROOT`: a root's version from tags (engine/cli/version.c). */
 int cli_version(int argc, char **argv, const struct cli_ctx *ctx);
 
+/* `ripple roots`: the roots and their facts (engine/cli/roots.c). */
+int cli_roots(int argc, char **argv, const struct cli_ctx *ctx);
+
 /* `ripple run`: carry out the plan and record it (engine/cli/run.c). */
 int cli_run(int argc, char **argv, const struct cli_ctx *ctx);
 

@@ -37,6 +37,7 @@ static const struct cli_command commands[] = {
 	{ "record", cli_record, "record the outcome of nodes run elsewhere" },
 	{ "release", cli_release,
 	  "check that a tag is releasable (--dry-run; never publishes)" },
+	{ "roots", cli_roots, "list the package roots, toolkits and tag families" },
 	{ "run", cli_run, "carry out the plan: build, test, record" },
 	{ "runs", cli_runs, "list the runs recorded in the cache" },
 	{ "toolkits", cli_toolkits,

@@ -26,6 +26,7 @@ usage(FILE *f)
 		"usage: ripple release TAG --dry-run [--run ID] [--json] "
 		"[--manifest FILE]\n"
 		"                      [--cache PATH] [--use-current-rules]\n"
+		"                      [--artifacts DIR] [--sha256sums FILE]\n"
 		"\n"
 		"Check whether TAG is releasable and show exactly what would be "
 		"published.\n"
@@ -47,6 +48,12 @@ usage(FILE *f)
 		"use the\n"
 		"                       working tree's (every dependent line "
 		"warns)\n"
+		"  --artifacts DIR      read repository-relative artifact files "
+		"under DIR\n"
+		"                       (default: the repository's root)\n"
+		"  --sha256sums FILE    write SHA256SUMS (sha256sum -c format) "
+		"to FILE when\n"
+		"                       every check passes\n"
 		"\n"
 		"Exit: 0 releasable, 1 a check failed, 2 usage, 3 internal "
 		"error.\n");
@@ -62,11 +69,15 @@ print_text(const struct release_report *r)
 		printf("release %s: NOT RELEASABLE: no tag '%s' in this "
 		       "repository (git tag -l lists the tags)\n", r->tag,
 		       r->tag);
-	else
-		printf("release %s: %s, version %s, commit %.12s, run %s\n",
-		       r->tag, r->release_node ? r->release_node : "-",
+	else {
+		printf("release %s: ", r->tag);
+		for (i = 0; i < r->n_release_nodes; i++)
+			printf("%s%s", i ? " + " : "", r->release_nodes[i]);
+		printf("%s, version %s, commit %.12s, run %s\n",
+		       r->n_release_nodes ? "" : "-",
 		       r->version ? r->version : "-", r->commit,
 		       r->run ? r->run : "-");
+	}
 	for (i = 0; i < RELEASE_CHECK_COUNT; i++) {
 		const struct release_check *c = &r->checks[i];
 
@@ -108,6 +119,31 @@ print_text(const struct release_report *r)
 	}
 }
 
+/* SHA256SUMS of what would be published, as `sha256sum -c` reads it. */
+static int
+write_sums(const struct cli_ctx *ctx, const struct release_report *rep,
+	   const char *path)
+{
+	struct error err;
+	struct buf b;
+	char *text = NULL;
+	int rc;
+
+	error_init(&err);
+	rc = release_report_sha256sums(rep, &text, &err);
+	if (rc) {
+		cli_print_error(ctx, &err);
+		return cli_exit_for(rc);
+	}
+	buf_init(&b, 0);
+	rc = buf_add(&b, text, strlen(text), &err);
+	if (!rc)
+		rc = cli_write_out(ctx, path, 0, &b);
+	buf_release(&b);
+	mem_free(text);
+	return rc ? CLI_ERROR : 0;
+}
+
 int
 cli_release(int argc, char **argv, const struct cli_ctx *ctx)
 {
@@ -118,6 +154,8 @@ cli_release(int argc, char **argv, const struct cli_ctx *ctx)
 		{ "manifest", required_argument, NULL, 'm' },
 		{ "cache", required_argument, NULL, 'c' },
 		{ "use-current-rules", no_argument, NULL, 'u' },
+		{ "artifacts", required_argument, NULL, 'a' },
+		{ "sha256sums", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -125,7 +163,7 @@ cli_release(int argc, char **argv, const struct cli_ctx *ctx)
 	struct release_report *rep = NULL;
 	struct graph_repo *repo = NULL;
 	struct cache *c = NULL;
-	const char *cpath = NULL, *mpath = NULL;
+	const char *cpath = NULL, *mpath = NULL, *spath = NULL;
 	char path[4096], *text = NULL;
 	struct error err;
 	int ch, rc, json = 0, dry = 0, code = CLI_ERROR;
@@ -139,6 +177,8 @@ cli_release(int argc, char **argv, const struct cli_ctx *ctx)
 		case 'm': mpath = optarg; break;
 		case 'c': cpath = optarg; break;
 		case 'u': o.use_current_rules = 1; break;
+		case 'a': o.artifacts_dir = optarg; break;
+		case 's': spath = optarg; break;
 		case 'h': usage(stdout); return CLI_OK;
 		default: return cli_usage_error(ctx, "release", "bad option");
 		}
@@ -207,6 +247,16 @@ cli_release(int argc, char **argv, const struct cli_ctx *ctx)
 	} else if (mpath) {
 		fprintf(stderr, "ripple release: manifest not written: '%s' "
 			"is not releasable\n", o.tag);
+	}
+	if (spath && rep->ok) {
+		rc = write_sums(ctx, rep, spath);
+		if (rc) {
+			code = rc;
+			goto done;
+		}
+	} else if (spath) {
+		fprintf(stderr, "ripple release: %s not written: '%s' is not "
+			"releasable\n", spath, o.tag);
 	}
 	code = rep->ok ? CLI_OK : CLI_FAIL;
 done:

@@ -50,7 +50,7 @@ cli_run_root_versions(struct graph_repo *repo, const struct eval *ev,
 		p.date_epoch = (long long)cache_clock_ms() / 1000;
 		error_init(&err);
 		memset(&res, 0, sizeof(res));
-		if (version_compute_at(repo, ev->commit_hex, &p, &res, &err))
+		if (version_compute_root_at(repo, ev->commit_hex, &p, &res, &err))
 			continue;
 		out[*n].key = root->name;
 		out[*n].value = arena_strdup(ar, res.version);

@@ -18,6 +18,7 @@
 #include "base/error.h"
 #include "graph/repo.h"
 #include "base/spell.h"
+#include "graph/family.h"
 #include "graph/version.h"
 #include "rules/rules.h"
 #include "base/banned.h"
@@ -113,6 +114,22 @@ load_rules_at(const struct cli_ctx *ctx, struct graph_repo *repo,
 		cli_print_error(ctx, &errors.items[i]);
 	error_list_release(&errors);
 	buf_release(&text);
+	return rc;
+}
+
+/* A root whose line cannot be right has no version (graph/family.h). */
+static int
+check_families(const struct cli_ctx *ctx, const struct rules *r)
+{
+	struct error_list errors;
+	size_t i;
+	int rc;
+
+	error_list_init(&errors, 20);
+	rc = graph_family_check_roots(r, &errors);
+	for (i = 0; i < errors.n; i++)
+		cli_print_error(ctx, &errors.items[i]);
+	error_list_release(&errors);
 	return rc;
 }
 
@@ -263,6 +280,11 @@ cli_version(int argc, char **argv, const struct cli_ctx *ctx)
 		out = cli_exit_for(rc);
 		goto done;
 	}
+	rc = check_families(ctx, r);
+	if (rc) {
+		out = cli_exit_for(rc);
+		goto done;
+	}
 	root = rules_find_root(r, name);
 	if (!root) {
 		out = unknown_root(ctx, r, name);
@@ -275,7 +297,7 @@ cli_version(int argc, char **argv, const struct cli_ctx *ctx)
 		goto done;
 	}
 	error_init(&err);
-	rc = version_compute_at(repo, rev, &p, &res, &err);
+	rc = version_compute_root_at(repo, rev, &p, &res, &err);
 	if (rc) {
 		error_node(&err, name);
 		cli_print_error(ctx, &err);

@@ -12,6 +12,7 @@
 #include "base/error.h"
 #include "base/mem.h"
 #include "cache/cache.h"
+#include "graph/family.h"
 #include "graph/graph.h"
 #include "graph/pattern.h"
 #include "graph/source.h"
@@ -223,6 +224,19 @@ eval_set_memo(struct eval *ev, struct cache *c, int write)
 	ev->memo_write = c && write;
 }
 
+/* Lines that cannot be right (graph/family.h) refuse the rules. */
+static int
+check_families(struct eval *ev, struct error_list *errors, struct error *err)
+{
+	int rc = graph_family_check_roots(ev->rules, errors);
+
+	if (rc == ERROR_NOMEM)
+		return error_set(err, rc, "out of memory");
+	if (rc && errors->n)
+		*err = errors->items[0];
+	return rc;
+}
+
 static int
 load_rules(struct eval *ev, const char *rules_file,
 	   struct error_list *errors, struct error *err)
@@ -248,7 +262,7 @@ load_rules(struct eval *ev, const char *rules_file,
 			error_set(err, rc, "cannot load the rules");
 		else if (rc)
 			*err = errors->items[0];
-		return rc;
+		return rc ? rc : check_families(ev, errors, err);
 	}
 	buf_init(&text, 0);
 	rc = graph_repo_read_blob(ev->repo, &ev->commit, "ripple.yml", &text,
@@ -270,7 +284,7 @@ load_rules(struct eval *ev, const char *rules_file,
 		*err = errors->items[0];
 	else if (rc)
 		error_set(err, rc, "cannot load the rules");
-	return rc;
+	return rc ? rc : check_families(ev, errors, err);
 }
 
 int

@@ -253,9 +253,42 @@ file_duplicates(struct release_ctx *x, struct rows *rows)
 		}
 }
 
+static int expected_rows_of(struct release_ctx *x, size_t j,
+			    struct rows *rows,
+			    const struct release_parsed_id *ids,
+			    unsigned char *used);
+
+/* Is d a dependency of a claimant before x->node (already a row)? */
+static int
+seen_before(const struct release_ctx *x, size_t node, size_t dep)
+{
+	size_t i, k;
+
+	for (i = 0; i < node; i++)
+		for (k = 0; k < x->nodes[i]->n_deps; k++)
+			if (x->nodes[i]->deps[k] == dep)
+				return 1;
+	return 0;
+}
+
 static int
 expected_rows(struct release_ctx *x, struct rows *rows,
 	      const struct release_parsed_id *ids, unsigned char *used)
+{
+	size_t j;
+	int rc = 0;
+
+	for (j = 0; j < x->n_nodes && !rc; j++) {
+		x->node = x->nodes[j];
+		rc = expected_rows_of(x, j, rows, ids, used);
+	}
+	return rc;
+}
+
+/* Rows of the j-th claimant's artifact dependencies (x->node). */
+static int
+expected_rows_of(struct release_ctx *x, size_t j, struct rows *rows,
+		 const struct release_parsed_id *ids, unsigned char *used)
 {
 	const struct graph *g = x->ev->graph;
 	size_t i, k;
@@ -267,7 +300,8 @@ expected_rows(struct release_ctx *x, struct rows *rows,
 		struct buf b;
 
 		if (d->kind != GRAPH_NODE_ARTIFACT ||
-		    experimental(x->a, g->rules, d->axes, d->n_axes))
+		    experimental(x->a, g->rules, d->axes, d->n_axes) ||
+		    seen_before(x, j, x->node->deps[i]))
 			continue;
 		row = row_add(rows);
 		if (!row)
@@ -309,25 +343,46 @@ expected_rows(struct release_ctx *x, struct rows *rows,
 	return 0;
 }
 
+/*
+ * The claimant that publishes record p's rule at p's root, or NULL: a
+ * record of another rule or root is another release's business.
+ */
+static const struct graph_node *
+publisher(const struct release_ctx *x, const struct release_parsed_id *p)
+{
+	const char *rv = release_parsed_axis(p, "root");
+	size_t i;
+
+	for (i = 0; i < x->n_nodes; i++) {
+		const struct graph_node *n = x->nodes[i];
+
+		if (!listed(n->release, p->name))
+			continue;
+		if (n->root && rv && strcmp(rv, n->root->name))
+			continue;
+		return n;
+	}
+	return NULL;
+}
+
 static int
 other_rows(struct release_ctx *x, struct rows *rows,
-	   const struct release_parsed_id *ids, const unsigned char *used)
+	   const struct release_parsed_id *ids, unsigned char *used)
 {
-	const struct rules_release *rel = x->node->release;
-	const char *root = x->node->root ? x->node->root->name : NULL;
 	size_t k;
 
 	for (k = 0; k < x->recs.n; k++) {
 		const struct release_parsed_id *p = &ids[k];
+		const struct rules_release *rel;
+		const struct graph_node *n;
 		struct release_artifact *row;
-		const char *why, *rv;
+		const char *why;
 
 		if (used[k] || !p->canon || strcmp(p->kind, "artifact") ||
-		    !listed(rel, p->name))
+		    !(n = publisher(x, p)))
 			continue;
-		rv = release_parsed_axis(p, "root");
-		if (root && rv && strcmp(rv, root))
-			continue;
+		rel = n->release;
+		used[k] = 1;
 		row = row_add(rows);
 		if (!row)
 			return ERROR_NOMEM;
@@ -378,6 +433,8 @@ release_check_artifacts(struct release_ctx *x, struct error *err)
 	    other_rows(x, &rows, ids, used))
 		goto done;
 	file_duplicates(x, &rows);
+	if (release_verify_bytes(x, rows.v, rows.n, err))
+		goto done;
 	if (rows.n > 1)
 		qsort(rows.v, rows.n, sizeof(*rows.v), cmp_row);
 	x->r->artifacts = rows.n ? arena_memdup(x->a, rows.v,

@@ -25,7 +25,9 @@ struct release_ctx {
 	struct cache *cache;			/* may be NULL */
 	const struct release_options *opt;
 	struct eval *ev;			/* rules in effect, or NULL */
-	const struct graph_node *node;		/* the claiming release */
+	const struct graph_node **nodes;	/* the claiming releases, by id */
+	size_t n_nodes;
+	const struct graph_node *node;		/* the one a check is at */
 	struct pep440 ver;			/* the tag's version */
 	int have_ver;
 	struct graph_oid commit;
@@ -72,6 +74,23 @@ int release_check_run(struct release_ctx *x, struct error *err);
 /* Checks 6 and 7 (engine/release/notes.c). Errors: ERROR_NOMEM. */
 int release_check_notes(struct release_ctx *x, struct error *err);
 int release_check_metadata(struct release_ctx *x, struct error *err);
+
+/*
+ * The bytes of the ok rows (engine/release/bytes.c): every file locator
+ * is read (relative ones under opt->artifacts_dir, else the repository's
+ * root), its SHA-256 kept in the row, and the files' output digest
+ * compared with the recorded one; a missing file or other bytes make the
+ * row failed, naming the file. URLs are not read. Errors: ERROR_NOMEM.
+ */
+int release_verify_bytes(struct release_ctx *x, struct release_artifact *rows,
+			 size_t n, struct error *err);
+
+/*
+ * Check 8 (engine/release/tests.c): every instance of the release's
+ * `tests:` (the claimants' test dependencies, experimental axis values
+ * left out) has an ok record in the run. Errors: ERROR_NOMEM.
+ */
+int release_check_tests(struct release_ctx *x, struct error *err);
 
 /* Checks 4 and 5 (engine/release/artifacts.c). Errors: ERROR_NOMEM. */
 int release_check_artifacts(struct release_ctx *x, struct error *err);

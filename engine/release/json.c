@@ -32,6 +32,18 @@ strings(const char *const *v, size_t n)
 	return a;
 }
 
+/* n strings, NULL entries as null; a NULL array: all null. */
+static json_t *
+maybe_strings(const char *const *v, size_t n)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; a && i < n; i++)
+		json_array_append_new(a, str_or_null(v ? v[i] : NULL));
+	return a;
+}
+
 static json_t *
 manifest(const struct release_report *r)
 {
@@ -44,15 +56,18 @@ manifest(const struct release_report *r)
 		if (a->state != RELEASE_ARTIFACT_OK)
 			continue;
 		json_array_append_new(arts, json_pack(
-			"{s:s, s:o, s:o, s:o}", "node", a->node_id,
+			"{s:s, s:o, s:o, s:o, s:o}", "node", a->node_id,
 			"version", str_or_null(a->version),
 			"output_digest", str_or_null(a->output_digest),
-			"locators", strings(a->locators, a->n_locators)));
+			"locators", strings(a->locators, a->n_locators),
+			"sha256", maybe_strings(a->sha256s, a->n_locators)));
 	}
-	return json_pack("{s:s, s:o, s:o, s:o, s:o, s:o}", "tag", r->tag,
+	return json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o}", "tag", r->tag,
 			 "commit", str_or_null(r->commit[0] ? r->commit : NULL),
 			 "run", str_or_null(r->run),
 			 "release", str_or_null(r->release_node),
+			 "releases", strings(r->release_nodes,
+					     r->n_release_nodes),
 			 "version", str_or_null(r->version), "artifacts", arts);
 }
 
@@ -96,10 +111,12 @@ report(const struct release_report *r)
 			"ref", str_or_null(m->ref), "tag", str_or_null(m->tag),
 			"status", m->status, "why", m->why));
 	}
-	return json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:b, s:o, s:o, s:o, "
-			 "s:o}", "tag", r->tag,
+	return json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o, s:o, "
+			 "s:o, s:o}", "tag", r->tag,
 			 "commit", str_or_null(r->commit[0] ? r->commit : NULL),
 			 "release", str_or_null(r->release_node),
+			 "releases", strings(r->release_nodes,
+					     r->n_release_nodes),
 			 "version", str_or_null(r->version),
 			 "run", str_or_null(r->run),
 			 "rules", str_or_null(r->rules_source), "ok", r->ok,

@@ -93,6 +93,8 @@ release_check_notes(struct release_ctx *x, struct error *err)
 			    "notes path: %s", e.msg);
 		return 0;
 	}
+	while (!strncmp(path, "./", 2))	/* a root at "." */
+		path += 2;
 	buf_init(&b, 0);
 	rc = graph_repo_read_blob(x->repo, &x->commit, path, &b, &e);
 	if (rc == ERROR_NOT_FOUND)

@@ -7,6 +7,7 @@
  */
 #include "engine/release/release.h"
 
+#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -23,7 +24,7 @@
 
 static const char *const check_names[RELEASE_CHECK_COUNT] = {
 	"tag-family", "tag-spelling", "tag-commit", "rules", "run",
-	"artifacts", "versions", "notes", "metadata",
+	"artifacts", "versions", "notes", "metadata", "tests",
 };
 
 const char *
@@ -49,23 +50,26 @@ skip_rest(struct release_ctx *x, const enum release_check_id *ids, size_t n,
 			release_set(x, ids[i], RELEASE_STATUS_SKIP, "%s", why);
 }
 
-/* The tag family of a release node as version parameters. */
+/*
+ * The tag family of a release node as version parameters: its root's
+ * family for `tag: root.tags`; for a glob, the root's family (spelling,
+ * regex, prefix, exclusions) narrowed to the glob (*narrow), or the glob
+ * alone with the text before its first digit or glob character as prefix.
+ */
 static void
 family_params(const struct graph_node *n, struct version_params *p,
-	      char *prefix, size_t size)
+	      const char **narrow, char *prefix, size_t size)
 {
 	const struct rules_release *rel = n->release;
 
-	memset(p, 0, sizeof(*p));
-	if (!strcmp(rel->tag, "root.tags") && n->root) {
-		p->patterns = n->root->tags;
-		p->n_patterns = n->root->n_tags;
-		p->excludes = n->root->exclude_tags;
-		p->n_excludes = n->root->n_exclude_tags;
-		p->prefix = n->root->tag_prefix;
+	*narrow = NULL;
+	if (n->root) {
+		version_params_from_root(n->root, p);
+		if (strcmp(rel->tag, "root.tags"))
+			*narrow = rel->tag;
 		return;
 	}
-	/* A glob: the prefix is its text before a digit or glob character. */
+	memset(p, 0, sizeof(*p));
 	snprintf(prefix, size, "%.*s",
 		 (int)strcspn(rel->tag, "0123456789*?[\\"), rel->tag);
 	p->patterns = &rel->tag;
@@ -73,14 +77,25 @@ family_params(const struct graph_node *n, struct version_params *p,
 	p->prefix = prefix;
 }
 
+static int
+claims(const struct version_params *p, const char *narrow, const char *tag)
+{
+	if (narrow && fnmatch(narrow, tag, 0) && strcmp(narrow, tag))
+		return 0;
+	return version_tag_claims(p, tag, NULL);
+}
+
 static const char *
-family_text(struct arena *a, const struct version_params *p)
+family_text(struct arena *a, const struct version_params *p,
+	    const char *narrow)
 {
 	struct buf b;
 	const char *s;
 	size_t i;
 
 	buf_init(&b, 0);
+	if (narrow)
+		buf_addf(&b, NULL, "'%s' within ", narrow);
 	for (i = 0; i < p->n_patterns; i++)
 		buf_addf(&b, NULL, "%s'%s'", i ? ", " : "", p->patterns[i]);
 	for (i = 0; i < p->n_excludes; i++)
@@ -91,78 +106,106 @@ family_text(struct arena *a, const struct version_params *p)
 	return s;
 }
 
-/* Check 1a: exactly one release node claims the tag. */
+/*
+ * Check 1a: release nodes claim the tag. Several may (one tag releases
+ * cuda-python's bindings and its metapackage); roots whose families
+ * overlap without being one family are refused when the rules load
+ * (graph/family.h), so claimants never disagree on what the tag means.
+ */
 static int
 check_family(struct release_ctx *x)
 {
 	const struct graph *g = x->ev->graph;
-	const struct graph_node *claim = NULL;
-	size_t i, n_claim = 0, n_rel = 0;
+	size_t i, n_rel = 0;
 	char prefix[256];
 
+	x->nodes = arena_alloc(x->a, (g->n_nodes + 1) * sizeof(*x->nodes));
+	if (!x->nodes)
+		return ERROR_NOMEM;
 	for (i = 0; i < g->n_nodes; i++) {
 		const struct graph_node *n = &g->nodes[g->by_id[i]];
 		struct version_params p;
+		const char *narrow;
 		int c;
 
 		if (n->kind != GRAPH_NODE_RELEASE)
 			continue;
 		n_rel++;
-		family_params(n, &p, prefix, sizeof(prefix));
-		c = version_tag_claims(&p, x->opt->tag, NULL);
-		if (release_problem(x, RELEASE_CHECK_TAG_FAMILY, "%s %s %s",
-				    c ? "claimed by" : "not", n->id,
-				    family_text(x->a, &p)))
+		family_params(n, &p, &narrow, prefix, sizeof(prefix));
+		c = claims(&p, narrow, x->opt->tag);
+		if (!c && release_problem(x, RELEASE_CHECK_TAG_FAMILY,
+					  "not %s %s", n->id,
+					  family_text(x->a, &p, narrow)))
 			return ERROR_NOMEM;
-		if (c) {
-			claim = n;
-			n_claim++;
-		}
+		if (c)
+			x->nodes[x->n_nodes++] = n;
 	}
-	if (n_claim == 1) {
-		x->node = claim;
-		x->r->release_node = arena_strdup(x->a, claim->id);
-		/* The other lines are no problem when one claims the tag. */
-		x->problems[RELEASE_CHECK_TAG_FAMILY].n = 0;
-		release_set(x, RELEASE_CHECK_TAG_FAMILY, RELEASE_STATUS_OK,
-			    "claimed by %s", claim->id);
-	} else if (!n_claim) {
+	if (!x->n_nodes) {
 		release_set(x, RELEASE_CHECK_TAG_FAMILY, RELEASE_STATUS_FAIL,
 			    "no configured release line matches tag '%s' "
 			    "(%zu known)", x->opt->tag, n_rel);
-	} else {
-		size_t k, j;
-		struct strv *pv = &x->problems[RELEASE_CHECK_TAG_FAMILY];
-
-		/* Keep only the claimants: they are the candidates. */
-		for (k = j = 0; k < pv->n; k++)
-			if (!strncmp(pv->v[k], "claimed by ", 11))
-				pv->v[j++] = pv->v[k];
-		pv->n = j;
-		release_set(x, RELEASE_CHECK_TAG_FAMILY, RELEASE_STATUS_FAIL,
-			    "tag '%s' is claimed by %zu release lines; "
-			    "exactly one must claim it", x->opt->tag, n_claim);
+		return 0;
 	}
+	/* The other lines are no problem when some claim the tag. */
+	x->problems[RELEASE_CHECK_TAG_FAMILY].n = 0;
+	x->node = x->nodes[0];
+	x->r->release_node = arena_strdup(x->a, x->node->id);
+	x->r->release_nodes = arena_alloc(x->a, x->n_nodes *
+					  sizeof(*x->r->release_nodes));
+	if (!x->r->release_nodes)
+		return ERROR_NOMEM;
+	for (i = 0; i < x->n_nodes; i++) {
+		x->r->release_nodes[i] = arena_strdup(x->a, x->nodes[i]->id);
+		if (x->n_nodes > 1 &&
+		    release_problem(x, RELEASE_CHECK_TAG_FAMILY,
+				    "claimed by %s", x->nodes[i]->id))
+			return ERROR_NOMEM;
+	}
+	x->r->n_release_nodes = x->n_nodes;
+	if (x->n_nodes == 1)
+		release_set(x, RELEASE_CHECK_TAG_FAMILY, RELEASE_STATUS_OK,
+			    "claimed by %s", x->node->id);
+	else
+		release_set(x, RELEASE_CHECK_TAG_FAMILY, RELEASE_STATUS_OK,
+			    "claimed by %zu release nodes", x->n_nodes);
 	return 0;
 }
 
-/* Check 1b: the spelling after the family prefix is canonical PEP 440. */
+/*
+ * Check 1b: the tag is spelled as every claimant's family spells a
+ * release (canonical PEP 440, zero-padded, or the whole tag a tag-regex's
+ * version), and they all read the same version from it.
+ */
 static int
 check_spelling(struct release_ctx *x)
 {
 	struct version_params p;
+	struct pep440 v;
 	struct error e;
+	const char *narrow;
 	char prefix[256], text[PEP440_TEXT_MAX];
-	int rc;
+	size_t i;
+	int rc = 0;
 
 	error_init(&e);
-	if (x->node) {
-		family_params(x->node, &p, prefix, sizeof(prefix));
-		rc = version_tag_check_release(&p, x->opt->tag, &x->ver, &e);
+	memset(&p, 0, sizeof(p));
+	for (i = 0; i < x->n_nodes && !rc; i++) {
+		family_params(x->nodes[i], &p, &narrow, prefix, sizeof(prefix));
+		rc = version_tag_check_release(&p, x->opt->tag, &v, &e);
+		if (!rc && i && pep440_compare(&v, &x->ver)) {
+			pep440_format(&v, text, sizeof(text), NULL);
+			rc = error_set(&e, ERROR_INVALID, "%s reads version %s "
+				       "from tag '%s', %s another",
+				       x->nodes[i]->id, text, x->opt->tag,
+				       x->nodes[0]->id);
+		}
+		if (!i)
+			x->ver = v;
 		if (p.prefix != prefix)
 			snprintf(prefix, sizeof(prefix), "%s",
 				 p.prefix ? p.prefix : "");
-	} else {
+	}
+	if (!x->n_nodes) {
 		/* No line claims it: assume the text before a digit. */
 		snprintf(prefix, sizeof(prefix), "%.*s",
 			 (int)strcspn(x->opt->tag, "0123456789"), x->opt->tag);
@@ -178,14 +221,22 @@ check_spelling(struct release_ctx *x)
 		return 0;
 	}
 	pep440_format(&x->ver, text, sizeof(text), NULL);
-	if (x->node) {
+	if (x->n_nodes) {
 		x->have_ver = 1;
 		x->r->version = arena_strdup(x->a, text);
 	}
-	release_set(x, RELEASE_CHECK_TAG_SPELLING, RELEASE_STATUS_OK,
-		    "'%s' is canonical: version %s after prefix '%s'%s",
-		    x->opt->tag, text, prefix,
-		    x->node ? "" : " (assumed: no release line claims it)");
+	if (x->n_nodes && p.tag_regex)
+		release_set(x, RELEASE_CHECK_TAG_SPELLING, RELEASE_STATUS_OK,
+			    "'%s' is version %s, whole (tag-regex)",
+			    x->opt->tag, text);
+	else
+		release_set(x, RELEASE_CHECK_TAG_SPELLING, RELEASE_STATUS_OK,
+			    "'%s' is %s: version %s after prefix '%s'%s",
+			    x->opt->tag, x->n_nodes &&
+			    p.spelling == VERSION_SPELLING_ZERO_PADDED
+			    ? "zero-padded" : "canonical", text, prefix,
+			    x->n_nodes ? ""
+			    : " (assumed: no release line claims it)");
 	return 0;
 }
 
@@ -322,6 +373,46 @@ done:
 	return rc == ERROR_NOMEM ? ERROR_NOMEM : 0;
 }
 
+/*
+ * Run a per-release check for every claimant and join the outcomes: FAIL
+ * when one fails, else ok when one is ok, else skip; with several
+ * claimants each detail is named by its node.
+ */
+static int
+per_node(struct release_ctx *x, enum release_check_id id,
+	 int (*check)(struct release_ctx *, struct error *),
+	 struct error *err)
+{
+	struct release_check *c = &x->r->checks[id];
+	enum release_status st = RELEASE_STATUS_SKIP;
+	struct buf b;
+	size_t i;
+	int rc = 0;
+
+	buf_init(&b, 0);
+	for (i = 0; i < x->n_nodes && !rc; i++) {
+		x->node = x->nodes[i];
+		c->detail = NULL;
+		rc = check(x, err);
+		if (rc || !c->detail)
+			continue;
+		if (c->status == RELEASE_STATUS_FAIL ||
+		    (c->status == RELEASE_STATUS_OK &&
+		     st == RELEASE_STATUS_SKIP))
+			st = c->status;
+		if (x->n_nodes == 1)
+			buf_addf(&b, NULL, "%s", c->detail);
+		else
+			buf_addf(&b, NULL, "%s%s: %s", i ? "; " : "",
+				 x->node->id, c->detail);
+	}
+	x->node = x->nodes[0];
+	if (!rc)
+		release_set(x, id, st, "%s", b.data ? b.data : "");
+	buf_release(&b);
+	return rc;
+}
+
 /* Move every check's problems into the arena, sorted; decide ok. */
 static int
 finish(struct release_ctx *x)
@@ -359,6 +450,7 @@ release_check(struct graph_repo *repo, struct cache *cache,
 		RELEASE_CHECK_TAG_FAMILY, RELEASE_CHECK_TAG_SPELLING,
 		RELEASE_CHECK_ARTIFACTS, RELEASE_CHECK_VERSIONS,
 		RELEASE_CHECK_NOTES, RELEASE_CHECK_METADATA,
+		RELEASE_CHECK_TESTS,
 	};
 	struct release_ctx x;
 	char current[4096];
@@ -395,12 +487,11 @@ release_check(struct graph_repo *repo, struct cache *cache,
 	if (rc)
 		goto done;
 	if (!x.ev || !x.have_commit) {
-		skip_rest(&x, after_rules, 6, "the rules are not available");
+		skip_rest(&x, after_rules, 7, "the rules are not available");
 		goto done;
 	}
-	if (!x.node) {
-		skip_rest(&x, after_rules, 6, "no single release line claims "
-			  "the tag");
+	if (!x.n_nodes) {
+		skip_rest(&x, after_rules, 7, "no release line claims the tag");
 		goto done;
 	}
 	if (x.have_run)
@@ -408,10 +499,15 @@ release_check(struct graph_repo *repo, struct cache *cache,
 	if (!rc && x.have_run && x.have_ver)
 		rc = release_check_versions(&x, err);
 	if (!rc && x.have_ver)
-		rc = release_check_notes(&x, err);
+		rc = per_node(&x, RELEASE_CHECK_NOTES, release_check_notes,
+			      err);
 	if (!rc && x.have_ver && x.have_run)
-		rc = release_check_metadata(&x, err);
+		rc = per_node(&x, RELEASE_CHECK_METADATA,
+			      release_check_metadata, err);
+	if (!rc && x.have_run)
+		rc = release_check_tests(&x, err);
 	if (!rc) {
+		skip_rest(&x, after_rules + 6, 1, "no qualifying run");
 		skip_rest(&x, after_rules + 2, 1, "no qualifying run");
 		skip_rest(&x, after_rules + 3, 3, x.have_ver
 			  ? "no qualifying run" : "the tag's version is not "

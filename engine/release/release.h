@@ -6,7 +6,8 @@
  * base/; never engine/run/ or engine/cli/.
  *
  * Release dry runs: is a tag releasable, and exactly what would be
- * published? release_check evaluates the release node that claims the tag
+ * published? release_check evaluates every release node that claims the
+ * tag (one tag can release several packages: bindings and metapackage)
  * under the rules of the tagged commit, finds the CI run of exactly that
  * tag and commit in the cache, and checks artifacts, versions, notes and
  * declared metadata. It reads only: the cache is opened read-only by the
@@ -27,7 +28,7 @@ struct graph_repo;
 
 /* The checks, in report order. */
 enum release_check_id {
-	RELEASE_CHECK_TAG_FAMILY,	/* exactly one release line claims it */
+	RELEASE_CHECK_TAG_FAMILY,	/* release nodes claim it */
 	RELEASE_CHECK_TAG_SPELLING,	/* canonical PEP 440 after the prefix */
 	RELEASE_CHECK_TAG_COMMIT,	/* the tag resolves to a commit */
 	RELEASE_CHECK_RULES,		/* the rules of the tagged tree */
@@ -36,6 +37,7 @@ enum release_check_id {
 	RELEASE_CHECK_VERSIONS,		/* every version equals the tag's */
 	RELEASE_CHECK_NOTES,		/* release notes exist, not empty */
 	RELEASE_CHECK_METADATA,		/* require-meta entries hold */
+	RELEASE_CHECK_TESTS,		/* the release's tests passed */
 	RELEASE_CHECK_COUNT,
 };
 
@@ -79,6 +81,9 @@ struct release_artifact {
 	const char *output_digest;	/* or NULL */
 	const char **locators;	/* recorded artifact locators */
 	size_t n_locators;
+	const char **sha256s;	/* SHA-256 (64 hex) of each locator's
+				   file as read now, NULL where not read
+				   (a URL, or the row is not ok) */
 };
 
 /* A run that nearly qualifies (check 3), for the report. */
@@ -93,7 +98,10 @@ struct release_near_miss {
 
 struct release_report {
 	const char *tag;
-	const char *release_node;	/* claiming node id, or NULL */
+	const char *release_node;	/* the first claiming node id (sorted),
+					   or NULL */
+	const char **release_nodes;	/* every claiming node id, sorted */
+	size_t n_release_nodes;
 	const char *version;		/* canonical version text, or NULL */
 	char commit[GRAPH_OID_HEX];	/* "" when the tag does not resolve */
 	const char *rules_source;	/* "ripple.yml@<tag>", the current
@@ -118,6 +126,12 @@ struct release_options {
 	 */
 	int use_current_rules;
 	const char *cache_path;	/* for messages; may be NULL */
+	/*
+	 * Where repository-relative locators are read (the folder a
+	 * release job downloaded the artifacts into); NULL: the
+	 * repository's root. Absolute locators are read where they are.
+	 */
+	const char *artifacts_dir;
 };
 
 /*
@@ -139,6 +153,16 @@ struct release_options {
 int release_check(struct graph_repo *repo, struct cache *cache,
 		  const struct release_options *opt,
 		  struct release_report **out, struct error *err);
+
+/*
+ * SHA256SUMS for the artifacts in state ok, in the format `sha256sum -c`
+ * reads ("HEX  NAME\n", two spaces): one line per file read, named by
+ * its base name (the name it is published under; a release has no two
+ * files of one name). *out is mem_alloc'd, "" when there are none.
+ * Errors: ERROR_NOMEM.
+ */
+int release_report_sha256sums(const struct release_report *r, char **out,
+			      struct error *err);
 
 /* Free a report. Accepts NULL. */
 void release_report_free(struct release_report *r);

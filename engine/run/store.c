@@ -20,6 +20,7 @@
 #include "engine/plan/record.h"
 #include "engine/run/outputs.h"
 #include "engine/run/run.h"
+#include "engine/run/wheel.h"
 #include "graph/graph.h"
 #include "graph/key.h"
 #include "rules/rules.h"
@@ -168,6 +169,58 @@ done:
 	return rc;
 }
 
+/*
+ * What the record says about the artifact: the rule's meta: (with
+ * ${root.version} filled in), then what the first wheel among the
+ * outputs says about itself (Version, Requires-Dist). A wheel whose
+ * METADATA cannot be read fails the node.
+ */
+static int
+node_meta(const struct run_cache_store *s, const struct graph_node *n,
+	  const struct strv *arts, struct run_node *rn, struct strv *meta,
+	  struct error *err)
+{
+	const char *ver = run_root_version(s->versions, s->n_versions, n);
+	struct buf b;
+	char path[4096];
+	size_t i, len;
+	int rc = 0;
+
+	buf_init(&b, 0);
+	for (i = 0; !rc && i < n->n_meta; i++) {
+		buf_reset(&b);
+		rc = buf_addf(&b, err, "%s=", n->meta[i].key);
+		if (!rc)
+			rc = run_fill_version(&b, n->meta[i].value, ver, err);
+		if (!rc)
+			rc = strv_push(meta, b.data, err);
+	}
+	buf_release(&b);
+	for (i = 0; !rc && i < arts->n; i++) {
+		struct error werr;
+
+		len = strlen(arts->v[i]);
+		if (len < 4 || strcmp(arts->v[i] + len - 4, ".whl"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", s->root, arts->v[i]);
+		error_init(&werr);
+		rc = run_wheel_metadata(path, meta, &werr);
+		if (rc == ERROR_NOMEM) {
+			*err = werr;
+		} else if (rc < 0) {
+			snprintf(rn->message, sizeof(rn->message), "%s",
+				 werr.msg);
+			rn->state = RUN_STATE_FAILED;
+			rc = 0;
+		} else if (rc == 0) {
+			break;	/* the first wheel read speaks for the node */
+		} else {
+			rc = 0;
+		}
+	}
+	return rc;
+}
+
 static int
 record_finished(struct run_cache_store *s, size_t node, struct run_node *rn,
 		struct error *err)
@@ -203,6 +256,8 @@ record_finished(struct run_cache_store *s, size_t node, struct run_node *rn,
 	}
 	if (rn->state == RUN_STATE_OK)
 		rc = node_version(s, n, &ver, err);
+	if (!rc && rn->state == RUN_STATE_OK)
+		rc = node_meta(s, n, &arts, rn, &meta, err);
 	if (!rc && rn->gpus[0]) {
 		snprintf(line, sizeof(line), "gpus=%s", rn->gpus);
 		rc = strv_push(&meta, line, err);

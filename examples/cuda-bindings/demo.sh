@@ -84,6 +84,10 @@ runners() {	# runners ARG...: `ripple run ARG... --platform P` for each
 			-e 's/, 0 tested//; s/ (0 cut off)//; s/^/   /'
 	done
 }
+upload() {	# upload TAG: keep the tag's dist/ as CI keeps its artifacts
+	mkdir -p ".ripple/uploads/$1"
+	cp -R dist ".ripple/uploads/$1/"
+}
 clean_checkout() {	# clean_checkout REV: a CI runner's fresh checkout
 	git checkout -q "$1"
 	rm -rf dist test-reports
@@ -157,18 +161,21 @@ note "The tag's CI builds what the release publishes (the release node's" \
 clean_checkout v13.0.1
 show 1 0 version bindings-13
 runners 'release:bindings[root=bindings-13]' --tag v13.0.1 --run-id tag-v13.0.1
+upload v13.0.1
 clean_checkout v12.9.9
 show 1 0 version bindings-12
 runners 'release:bindings[root=bindings-12]' --tag v12.9.9 --run-id tag-v12.9.9
+upload v12.9.9
 git checkout -q main
 
 heading "Is a tag releasable? (ripple release TAG --dry-run)"
 note "Each check on one line; then the artifacts that would be published," \
-	"each recorded by the tag's run, with the tag's version."
-show 13 0 release v13.0.1 --dry-run
+	"each recorded by the tag's run, with the tag's version. The release" \
+	"reads every file it would publish (here from the tag's uploads)."
+show 13 0 release v13.0.1 --dry-run --artifacts .ripple/uploads/v13.0.1
 grep -q '^release v13.0.1: ' "$log" || fail "no release line for v13.0.1"
 note "" "The maintenance line, from its own tag family:"
-show 10 0 release v12.9.9 --dry-run
+show 10 0 release v12.9.9 --dry-run --artifacts .ripple/uploads/v12.9.9
 note "" "A non-canonical spelling of a version fails (and no CI ran there):"
 git tag v13.0.01 pr/bindings-13-change
 show 10 1 release v13.0.01 --dry-run

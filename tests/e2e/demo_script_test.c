@@ -109,7 +109,8 @@ Test(e2e_demo_script, demo_runs_ci_plans_a_pr_and_checks_releases)
 	cr_expect(strstr(r.out, "$ ripple version bindings-13\n13.0.1\n") != NULL);
 	cr_expect(strstr(r.out, "$ ripple version bindings-12\n12.9.9\n") != NULL);
 	/* Both release lines pass at their CI-run tags. */
-	s = section(r.out, "release v13.0.1 --dry-run");
+	s = section(r.out, "release v13.0.1 --dry-run --artifacts "
+		    ".ripple/uploads/v13.0.1");
 	cr_assert_not_null(s, "%s", r.out);
 	cr_expect(strstr(s, "release v13.0.1: release:bindings[root=bindings-13], "
 			 "version 13.0.1") != NULL, "%s", s);
@@ -117,7 +118,8 @@ Test(e2e_demo_script, demo_runs_ci_plans_a_pr_and_checks_releases)
 		  != NULL, "%s", s);
 	cr_expect_null(strstr(s, "FAIL"), "%s", s);
 	free(s);
-	s = section(r.out, "release v12.9.9 --dry-run");
+	s = section(r.out, "release v12.9.9 --dry-run --artifacts "
+		    ".ripple/uploads/v12.9.9");
 	cr_assert_not_null(s, "%s", r.out);
 	cr_expect(strstr(s, "ok    run           run tag-v12.9.9") != NULL, "%s", s);
 	cr_expect_null(strstr(s, "FAIL"), "%s", s);

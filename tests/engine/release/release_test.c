@@ -14,6 +14,8 @@
 #include "base/error.h"
 #include "base/strv.h"
 #include "cache/cache.h"
+#include "engine/plan/record.h"
+#include "graph/digest.h"
 #include "tests/support/support.h"
 
 /* A tiny two-root layout in the spirit of examples/cuda-bindings. */
@@ -134,13 +136,18 @@ run_add(struct fx *f, const char *id, const char *commit, const char *ref,
 	cr_assert_eq(cache_run_create(f->c, &run, &err), 0, "%s", err.msg);
 }
 
-/* Record NODE in RUN: version, one file (may be NULL), one "K=V" meta. */
+/*
+ * Record NODE in RUN: version, one file (may be NULL), one "K=V" meta.
+ * The file is written in the repository (its text is its path) and the
+ * record holds its real output digest: a release reads the bytes.
+ */
 static void
 rec(struct fx *f, const char *run, const char *node, const char *version,
     const char *file, const char *meta, enum cache_record_status st)
 {
 	struct cache_record r;
 	struct error err;
+	struct digest d;
 
 	cache_record_init(&r);
 	error_init(&err);
@@ -149,6 +156,11 @@ rec(struct fx *f, const char *run, const char *node, const char *version,
 	memcpy(r.key, key, sizeof(r.key));
 	r.status = st;
 	r.output_digest = (char *)"fedcba9876543210fedcba9876543210";
+	if (file && file[0] != '/')
+		t_write(f->dir, file, file);
+	if (file && !record_output_digest(f->dir, &file, 1, &d, &err))
+		r.output_digest = d.hex;
+	error_init(&err);
 	r.version = (char *)version;
 	if (file)
 		cr_assert_eq(strv_push(&r.artifacts, file, &err), 0);
@@ -504,7 +516,8 @@ Test(engine_release, non_canonical_tag_is_refused)
 	c = clean_run(&f, "r", "v13.4.01", "b13", "13.4.1", "b~=13.4.1");
 	r = release(&f, "v13.4.01", NULL, NULL, NULL);
 	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
-	HAS(r, "ok    tag-family    claimed by release:bindings[root=b13]");
+	HAS(r, "FAIL  tag-family    no configured release line matches tag "
+	       "'v13.4.01'");
 	HAS(r, "FAIL  tag-spelling");
 	HAS(r, "leading zero");
 	HAS(r, "skip  versions");
@@ -539,10 +552,10 @@ Test(engine_release, unknown_and_ambiguous_tag_families)
 	t_result_release(&r);
 	r = release(&f, "v13.0.1", NULL, NULL, NULL);
 	cr_expect_eq(r.status, 1);
-	HAS(r, "FAIL  tag-family    tag 'v13.0.1' is claimed by 2 release "
-	       "lines");
-	HAS(r, "- claimed by release:bindings[root=b13] 'v13.*'");
-	HAS(r, "- claimed by release:other 'v13.0.*'");
+	/* One tag may release several nodes (issue 17, item 1). */
+	HAS(r, "ok    tag-family    claimed by 2 release nodes");
+	HAS(r, "- claimed by release:bindings[root=b13]");
+	HAS(r, "- claimed by release:other");
 	t_result_release(&r);
 	free(text);
 	fx_done(&f);
@@ -741,5 +754,227 @@ Test(engine_release, usage_and_missing_cache)
 	HAS(r, "FAIL  tag-commit    tag 'v12.9.77' does not resolve");
 	HAS(r, "warning: rules from ");
 	t_result_release(&r);
+	fx_done(&f);
+}
+
+/*
+ * Issue 17, item 1: cuda-python releases its bindings and the metapackage
+ * from one v* tag (two roots of one family); rmm its librmm and rmm
+ * wheels. Every claimant is evaluated and its artifacts listed.
+ */
+static const char two_packages[] =
+	"version: 1\n"
+	"roots:\n"
+	"  bindings: {path: b13, tags: \"v13.*\"}\n"
+	"  python: {path: py, tags: \"v13.*\"}\n"
+	"axes:\n"
+	"  python: [\"3.12\", \"3.13\"]\n"
+	"artifacts:\n"
+	"  wheel:\n"
+	"    each: {root: [bindings], python: axes.python}\n"
+	"    command: [build]\n"
+	"  meta:\n"
+	"    each: {root: [python]}\n"
+	"    command: [build-meta]\n"
+	"releases:\n"
+	"  bindings: {each: {root: [bindings]}, tag: root.tags, "
+	"artifacts: [wheel]}\n"
+	"  python:\n"
+	"    each: {root: [python]}\n"
+	"    tag: root.tags\n"
+	"    artifacts: [meta]\n"
+	"    notes: \"${root.path}/notes/${version}.rst\"\n";
+
+Test(engine_release, one_tag_releases_several_nodes)
+{
+	struct fx f;
+	struct run_result r;
+	char mpath[4200], *m, *c;
+
+	fx_init(&f, two_packages);
+	t_write(f.dir, "py/notes/13.0.1.rst", "Meta.\n");
+	t_write(f.dir, "py/setup.py", "pass\n");
+	cr_assert_eq(t_git_commit(f.dir, "meta"), 0);
+	tag(&f, "v13.0.1");
+	tag(&f, "v13.0.2");
+	c = t_git_rev(f.dir, "v13.0.1");
+	run_add(&f, "r1", c, NULL, "v13.0.1", CACHE_RUN_STATUS_OK, 1000);
+	rec(&f, "r1", "artifact:wheel[python=3.12,root=bindings]", "13.0.1",
+	    "dist/b-13.0.1-cp312-cp312-linux_x86_64.whl", NULL,
+	    CACHE_RECORD_STATUS_OK);
+	rec(&f, "r1", "artifact:wheel[python=3.13,root=bindings]", "13.0.1",
+	    "dist/b-13.0.1-cp313-cp313-linux_x86_64.whl", NULL,
+	    CACHE_RECORD_STATUS_OK);
+	rec(&f, "r1", "artifact:meta[root=python]", "13.0.1",
+	    "dist/m-13.0.1-py3-none-any.whl", NULL, CACHE_RECORD_STATUS_OK);
+	/* v13.0.2's run lacks the metapackage, and it has no notes. */
+	run_add(&f, "r2", c, NULL, "v13.0.2", CACHE_RUN_STATUS_OK, 2000);
+	rec(&f, "r2", "artifact:wheel[python=3.12,root=bindings]", "13.0.2",
+	    "dist/b-13.0.2-cp312-cp312-linux_x86_64.whl", NULL,
+	    CACHE_RECORD_STATUS_OK);
+	rec(&f, "r2", "artifact:wheel[python=3.13,root=bindings]", "13.0.2",
+	    "dist/b-13.0.2-cp313-cp313-linux_x86_64.whl", NULL,
+	    CACHE_RECORD_STATUS_OK);
+	cache_close(f.c);
+	f.c = NULL;
+	snprintf(mpath, sizeof(mpath), "%s/manifest.json", f.cdir);
+
+	r = release(&f, "v13.0.1", "--manifest", mpath, NULL);
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	HAS(r, "release v13.0.1: release:bindings[root=bindings] + "
+	       "release:python[root=python], version 13.0.1");
+	HAS(r, "ok    tag-family    claimed by 2 release nodes");
+	HAS(r, "ok    artifacts     3 expected artifacts recorded ok");
+	HAS(r, "ok    notes         release:bindings[root=bindings]: no notes "
+	       "declared; release:python[root=python]: py/notes/13.0.1.rst");
+	m = t_read(mpath);
+	cr_assert_not_null(m);
+	cr_expect(strstr(m, "\"releases\": [\n    "
+			    "\"release:bindings[root=bindings]\",\n    "
+			    "\"release:python[root=python]\"\n  ]") != NULL,
+		  "%s", m);
+	cr_expect(strstr(m, "artifact:meta[root=python]") != NULL, "%s", m);
+	free(m);
+	t_result_release(&r);
+
+	r = release(&f, "v13.0.2", NULL, NULL, NULL);
+	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+	HAS(r, "FAIL  artifacts     1 missing");
+	HAS(r, "- missing meta root=python: no record in the run");
+	HAS(r, "FAIL  notes         release:bindings[root=bindings]: no notes "
+	       "declared; release:python[root=python]: missing: "
+	       "py/notes/13.0.2.rst");
+	t_result_release(&r);
+	free(c);
+	fx_done(&f);
+}
+
+/*
+ * Issue 17, item 6 (case 58): a release reads the bytes it would publish.
+ * A deleted or changed artifact file fails the artifacts check and no
+ * manifest is written; a good one gives SHA256SUMS as sha256sum -c reads.
+ */
+Test(engine_release, release_reads_the_artifact_bytes)
+{
+	static const char one[] =
+		"version: 1\n"
+		"artifacts:\n"
+		"  w: {command: [\"true\"]}\n"
+		"releases:\n"
+		"  rel: {tag: \"v*\", artifacts: [w]}\n";
+	struct fx f;
+	struct run_result r;
+	char store[4200], whl[4300], mpath[4300], spath[4300], *c, *text;
+
+	fx_init(&f, one);
+	tag(&f, "v1.0.0");
+	c = t_git_rev(f.dir, "v1.0.0");
+	snprintf(store, sizeof(store), "%s/store", f.cdir);
+	snprintf(whl, sizeof(whl), "%s/pkg-1.0.0-py3-none-any.whl", store);
+	t_write(store, "pkg-1.0.0-py3-none-any.whl", "wheel bytes\n");
+	run_add(&f, "t1", c, NULL, "v1.0.0", CACHE_RUN_STATUS_OK, 1000);
+	rec(&f, "t1", "artifact:w", "1.0.0", whl, NULL,
+	    CACHE_RECORD_STATUS_OK);
+	cache_close(f.c);
+	f.c = NULL;
+	snprintf(mpath, sizeof(mpath), "%s/m.json", f.cdir);
+	snprintf(spath, sizeof(spath), "%s/SHA256SUMS", store);
+
+	{
+		const char *argv[] = { "release", "v1.0.0", "--dry-run",
+				       "--cache", f.cache, "--manifest", mpath,
+				       "--sha256sums", spath, NULL };
+
+		r = t_ripple(f.dir, argv);
+	}
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	HAS(r, "ok    artifacts     1 expected artifacts recorded ok");
+	t_result_release(&r);
+	text = t_read(spath);
+	cr_assert_not_null(text);
+	cr_expect_str_eq(text, "d0995fbab28019f357bfaa8021396aa90224dafc0b6bda"
+			 "07afeeb2a83097fdd6  pkg-1.0.0-py3-none-any.whl\n");
+	free(text);
+	r = t_sh(store, "sha256sum -c SHA256SUMS");
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "pkg-1.0.0-py3-none-any.whl: OK") != NULL,
+		  "%s", r.out);
+	t_result_release(&r);
+	text = t_read(mpath);
+	cr_assert_not_null(text);
+	cr_expect(strstr(text, "\"sha256\": [\n        \"d0995fba") != NULL,
+		  "%s", text);
+	free(text);
+
+	/* Other bytes under the same name: refused, nothing written. */
+	t_write(store, "pkg-1.0.0-py3-none-any.whl", "other bytes\n");
+	remove(mpath);
+	r = release(&f, "v1.0.0", "--manifest", mpath, NULL);
+	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+	HAS(r, "FAIL  artifacts     0 missing, 1 failed");
+	HAS(r, "the files' bytes differ from the record: output digest");
+	cr_expect_null(t_read(mpath));
+	t_result_release(&r);
+
+	/* Case 58: the file is gone. */
+	remove(whl);
+	r = release(&f, "v1.0.0", "--manifest", mpath, NULL);
+	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+	HAS(r, "artifact file missing: ");
+	HAS(r, "store/pkg-1.0.0-py3-none-any.whl");
+	cr_expect_null(t_read(mpath));
+	t_result_release(&r);
+	free(c);
+	fx_done(&f);
+}
+
+/* Issue 17, item 8: a release requires its tests' ok records. */
+Test(engine_release, release_requires_its_tests)
+{
+	static const char with_tests[] =
+		"version: 1\n"
+		"roots:\n"
+		"  b13: {path: b13, tags: \"v13.*\"}\n"
+		"axes:\n"
+		"  python: {values: [\"3.12\", \"3.14t\"], experimental: "
+		"[\"3.14t\"]}\n"
+		"artifacts:\n"
+		"  wheel: {each: {root: [b13]}, command: [build]}\n"
+		"tests:\n"
+		"  gpu: {each: {root: [b13], python: axes.python}, "
+		"needs: [wheel], command: [t]}\n"
+		"releases:\n"
+		"  bindings: {each: {root: [b13]}, tag: root.tags, "
+		"artifacts: [wheel], tests: [gpu]}\n";
+	struct fx f;
+	struct run_result r;
+	char *c;
+
+	fx_init(&f, with_tests);
+	tag(&f, "v13.0.1");
+	tag(&f, "v13.0.2");
+	c = t_git_rev(f.dir, "v13.0.1");
+	run_add(&f, "r1", c, NULL, "v13.0.1", CACHE_RUN_STATUS_OK, 1000);
+	rec(&f, "r1", "artifact:wheel[root=b13]", "13.0.1",
+	    "dist/b-13.0.1-py3-none-any.whl", NULL, CACHE_RECORD_STATUS_OK);
+	rec(&f, "r1", "test:gpu[python=3.12,root=b13]", NULL, NULL, NULL,
+	    CACHE_RECORD_STATUS_OK);
+	run_add(&f, "r2", c, NULL, "v13.0.2", CACHE_RUN_STATUS_OK, 2000);
+	rec(&f, "r2", "artifact:wheel[root=b13]", "13.0.2",
+	    "dist/b-13.0.2-py3-none-any.whl", NULL, CACHE_RECORD_STATUS_OK);
+	rec(&f, "r2", "test:gpu[python=3.12,root=b13]", NULL, NULL, NULL,
+	    CACHE_RECORD_STATUS_FAILED);
+	cache_close(f.c);
+	f.c = NULL;
+	r = release(&f, "v13.0.1", NULL, NULL, NULL);
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	HAS(r, "ok    tests         1 required tests passed in run r1");
+	t_result_release(&r);
+	r = release(&f, "v13.0.2", NULL, NULL, NULL);
+	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+	HAS(r, "FAIL  tests         1 of 1 required tests did not pass");
+	HAS(r, "- test:gpu[python=3.12,root=b13]: recorded as failed");
+	t_result_release(&r);
+	free(c);
 	fx_done(&f);
 }

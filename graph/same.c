@@ -1,0 +1,183 @@
+/*
+ * same-content checks over the working tree: each file's git blob id
+ * (libgit2 hashes the bytes as git stores them; a symlink hashes its
+ * target text), compared within each group of files.
+ */
+#include "graph/same.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/error.h"
+#include "graph/repo_git.h"
+#include "rules/rules.h"
+#include "base/banned.h"
+
+static int
+add(struct error_list *errors, const struct rules *r,
+    const struct rules_check *c, int code, const char *hint,
+    const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+static int
+add(struct error_list *errors, const struct rules *r,
+    const struct rules_check *c, int code, const char *hint,
+    const char *fmt, ...)
+{
+	struct error e;
+	char msg[ERROR_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	error_init(&e);
+	error_at(&e, code, r->file ? r->file : "", c->pos.line, c->pos.col,
+		 "check '%s': %s", c->name, msg);
+	if (hint)
+		error_hint(&e, "%s", hint);
+	return error_list_add(errors, &e) ? ERROR_NOMEM : code;
+}
+
+/* The blob id of working-tree file `rel`, or ERROR_NOT_FOUND/IO. */
+static int
+blob_id(git_repository *g, const char *workdir, const char *rel,
+	char hex[GIT_OID_HEXSZ + 1])
+{
+	char path[4096], target[4096];
+	struct stat st;
+	git_oid oid;
+	ssize_t n;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s%s", workdir, rel);
+	if (lstat(path, &st))
+		return errno == ENOENT || errno == ENOTDIR ? ERROR_NOT_FOUND
+							   : ERROR_IO;
+	if (S_ISLNK(st.st_mode)) {
+		n = readlink(path, target, sizeof(target));
+		if (n < 0 || (size_t)n >= sizeof(target))
+			return ERROR_IO;
+		rc = git_odb_hash(&oid, target, (size_t)n, GIT_OBJECT_BLOB);
+	} else if (S_ISREG(st.st_mode)) {
+		rc = git_odb_hashfile(&oid, path, GIT_OBJECT_BLOB);
+	} else {
+		return ERROR_NOT_FOUND;
+	}
+	(void)g;
+	if (rc < 0)
+		return ERROR_IO;
+	git_oid_tostr(hex, GIT_OID_HEXSZ + 1, &oid);
+	return 0;
+}
+
+/* Compare the group of files paths[0..n): 0, or the first problem. */
+static int
+compare(git_repository *g, const char *workdir, const struct rules *r,
+	const struct rules_check *c, const char *const *paths, size_t n,
+	struct error_list *errors)
+{
+	char ref[GIT_OID_HEXSZ + 1], hex[GIT_OID_HEXSZ + 1];
+	size_t i, first = n;
+	int rc = 0, one;
+
+	for (i = 0; i < n; i++) {
+		one = blob_id(g, workdir, paths[i], first == n ? ref : hex);
+		if (one) {
+			one = add(errors, r, c, one, "restore the file, or "
+				  "drop it from the check",
+				  one == ERROR_NOT_FOUND ? "no file '%s'"
+				  : "cannot read '%s'", paths[i]);
+			rc = rc ? rc : one;
+			continue;
+		}
+		if (first == n) {
+			first = i;
+			continue;
+		}
+		if (!strcmp(ref, hex))
+			continue;
+		one = add(errors, r, c, ERROR_CONFLICT, "make the files "
+			  "identical (copy one over the other), or drop the "
+			  "path from the check", "'%s' (blob %.12s) and '%s' "
+			  "(blob %.12s) differ", paths[first], ref, paths[i],
+			  hex);
+		rc = rc ? rc : one;
+	}
+	return rc;
+}
+
+/* "ROOTPATH/rel" for each root of the check, into v (arena-free). */
+static int
+root_group(const struct rules *r, const struct rules_check *c,
+	   const char *rel, char (*buf)[1024], const char **v)
+{
+	size_t k;
+
+	for (k = 0; k < c->n_same_roots; k++) {
+		const struct rules_root *root = rules_find_root(r,
+							c->same_roots[k]);
+
+		if (!root)
+			return ERROR_INVALID;
+		if (!strcmp(root->path, "."))
+			snprintf(buf[k], sizeof(buf[k]), "%s", rel);
+		else
+			snprintf(buf[k], sizeof(buf[k]), "%s/%s", root->path,
+				 rel);
+		v[k] = buf[k];
+	}
+	return 0;
+}
+
+#define SAME_ROOTS_MAX 16
+
+int
+graph_same_content_evaluate(struct graph_repo *repo, const struct rules *r,
+			    size_t *n_ok, struct error_list *errors)
+{
+	git_repository *g = graph_repo_git(repo);
+	const char *workdir = git_repository_workdir(g);
+	char buf[SAME_ROOTS_MAX][1024];
+	const char *v[SAME_ROOTS_MAX];
+	size_t i, j, ok = 0;
+	int rc = 0, one;
+
+	for (i = 0; i < r->n_checks; i++) {
+		const struct rules_check *c = &r->checks[i];
+
+		if (!c->same_content)
+			continue;
+		one = 0;
+		if (!workdir)
+			one = add(errors, r, c, ERROR_INVALID, NULL,
+				  "the repository has no working tree");
+		else if (c->n_same_roots > SAME_ROOTS_MAX)
+			one = add(errors, r, c, ERROR_INVALID, NULL,
+				  "more than %d roots", SAME_ROOTS_MAX);
+		else if (!c->n_same_roots)
+			one = compare(g, workdir, r, c, c->same_paths,
+				      c->n_same_paths, errors);
+		for (j = 0; workdir && c->n_same_roots &&
+			    c->n_same_roots <= SAME_ROOTS_MAX &&
+			    j < c->n_same_paths; j++) {
+			int k = root_group(r, c, c->same_paths[j], buf, v);
+
+			if (!k)
+				k = compare(g, workdir, r, c, v,
+					    c->n_same_roots, errors);
+			one = one ? one : k;
+			if (k == ERROR_NOMEM)
+				break;
+		}
+		if (!one)
+			ok++;
+		rc = rc ? rc : one;
+	}
+	if (n_ok)
+		*n_ok = ok;
+	return rc;
+}
