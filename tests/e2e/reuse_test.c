@@ -1,0 +1,151 @@
+/*
+ * Suite e2e_reuse: never a wrong reuse (issue 13). Each test builds a small
+ * repository, records what `ripple run` (or `ripple record`) made, changes
+ * something a reuse must notice, and checks that `plan` and `run` rebuild,
+ * refuse or pick the right record, with the reason they give.
+ */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/support/support.h"
+
+static void
+sh_ok(const char *dir, const char *cmd)
+{
+	struct run_result r = t_sh(dir, cmd);
+
+	cr_assert_eq(r.status, 0, "%s: %s", cmd, r.err);
+	t_result_release(&r);
+}
+
+/* Run ripple; assert the exit status; return the result (release it). */
+static struct run_result
+ripple_expect(const char *dir, int status, const char *const *argv)
+{
+	struct run_result r = t_ripple(dir, argv);
+
+	cr_assert_eq(r.status, status, "ripple %s: exit %d, expected %d\n"
+		     "stdout: %s\nstderr: %s", argv[0], r.status, status,
+		     r.out, r.err);
+	return r;
+}
+
+static void
+ripple_ok(const char *dir, const char *const *argv)
+{
+	struct run_result r = ripple_expect(dir, 0, argv);
+
+	t_result_release(&r);
+}
+
+static json_t *
+json_of(const char *text)
+{
+	json_error_t je;
+	json_t *doc = json_loads(text, 0, &je);
+
+	cr_assert_not_null(doc, "bad JSON: %s\n%s", je.text, text);
+	return doc;
+}
+
+/* The node with `id` of a plan document; asserts it is there. */
+static json_t *
+node_of(json_t *plan, const char *id)
+{
+	json_t *n;
+	size_t i;
+
+	json_array_foreach(json_object_get(plan, "nodes"), i, n)
+		if (!strcmp(json_string_value(json_object_get(n, "id")), id))
+			return n;
+	cr_assert_fail("no node %s", id);
+	return NULL;
+}
+
+static const char *
+field(json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+/* `ripple plan ARGS... --json` parsed. */
+static json_t *
+plan_json(const char *dir, const char *const *argv)
+{
+	const char *v[16];
+	struct run_result r;
+	json_t *doc;
+	size_t n = 0;
+
+	v[n++] = "plan";
+	while (*argv && n < 14)
+		v[n++] = *argv++;
+	v[n++] = "--json";
+	v[n] = NULL;
+	r = ripple_expect(dir, 0, v);
+	doc = json_of(r.out);
+	t_result_release(&r);
+	return doc;
+}
+
+static void
+expect_decision(json_t *plan, const char *id, const char *decision,
+		const char *reason)
+{
+	json_t *n = node_of(plan, id);
+
+	cr_expect_str_eq(field(n, "decision"), decision, "%s", id);
+	cr_expect_str_eq(field(n, "reason"), reason, "%s", id);
+}
+
+static char *
+new_repo(const char *rules)
+{
+	char *dir = t_git_init();
+
+	t_write(dir, ".gitignore", ".ripple/\nout/\ndist/\nstore/\n");
+	t_write(dir, "ripple.yml", rules);
+	return dir;
+}
+
+/*
+ * Item 1: a link a/l1 -> ../x/l2 with x/l2 -> ../a/f. Retargeting x/l2
+ * (nothing under a/ changes) changes what the artifact reads; the
+ * source-key memo `run` wrote must not hand the old key to the plan.
+ */
+Test(e2e_reuse, retargeting_an_outside_symlink_hop_is_not_reused)
+{
+	char *dir = new_repo(
+		"version: 1\n"
+		"sources:\n"
+		"  a: {paths: [\"a/**\"]}\n"
+		"  x: {paths: [\"x/**\"]}\n"
+		"artifacts:\n"
+		"  copy:\n"
+		"    inputs: [a]\n"
+		"    command: \"mkdir -p out && cat a/l1 > out/c\"\n"
+		"    outputs: [out/c]\n"
+		"  other:\n"
+		"    inputs: [x]\n"
+		"    command: [\"true\"]\n");
+	const char *run[] = { "run", "--run-id", "base", NULL };
+	const char *args[] = { "--base", "main", NULL };
+	json_t *p;
+
+	t_write(dir, "a/f", "f\n");
+	t_write(dir, "a/g", "g\n");
+	t_write(dir, "x/other", "unclaimed\n");
+	sh_ok(dir, "ln -s ../a/f x/l2 && ln -s ../x/l2 a/l1");
+	cr_assert_eq(t_git_commit(dir, "links"), 0);
+	ripple_ok(dir, run);
+	sh_ok(dir, "git checkout -q -b pr && ln -sfn ../a/g x/l2");
+	cr_assert_eq(t_git_commit(dir, "retarget x/l2"), 0);
+	p = plan_json(dir, args);
+	expect_decision(p, "artifact:copy", "build", "input-content-changed");
+	json_decref(p);
+	t_rmtree(dir);
+	free(dir);
+}
