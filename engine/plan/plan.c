@@ -197,14 +197,22 @@ decide(struct ctx *c, size_t i, const struct plan_history *h,
 		it->reason = PLAN_REASON_FORCED;
 		return 0;
 	}
-	if (o->reuse == PLAN_REUSE_SCOPE_ANY && h->record_by_key) {
-		memset(&rec, 0, sizeof(rec));
-		rc = h->record_by_key(h->payload, k->key.hex, &rec, err);
-		if (rc < 0)
-			return rc;
-		if (rc == 1 && rec.ok && !rec.artifact_missing &&
-		    building_upstream(c, i) < 0)
-			return set_reuse(p, it, &rec, err);
+	if (o->reuse == PLAN_REUSE_SCOPE_ANY && h->record_by_key &&
+	    building_upstream(c, i) < 0) {
+		size_t nth;
+
+		/* Newest first, past records whose artifact is gone. */
+		for (nth = 0;; nth++) {
+			memset(&rec, 0, sizeof(rec));
+			rc = h->record_by_key(h->payload, k->key.hex, nth,
+					      &rec, err);
+			if (rc < 0)
+				return rc;
+			if (rc == 0)
+				break;
+			if (rec.ok && !rec.artifact_missing)
+				return set_reuse(p, it, &rec, err);
+		}
 	}
 	if (!h->has_baseline || !h->baseline_record) {
 		it->reason = PLAN_REASON_NO_BASELINE;

@@ -118,8 +118,13 @@ struct plan_history {
 	 */
 	int (*baseline_record)(void *payload, const char *id,
 			       struct plan_record *out, struct error *err);
-	/* A successful record with this key in any run (reuse any). */
-	int (*record_by_key)(void *payload, const char *key,
+	/*
+	 * The nth (0: the newest) successful record with this key in any
+	 * run (reuse any), newest run first: 1 and *out filled, 0 when there
+	 * are no more, negative on error. The planner walks back past
+	 * records it cannot use (an artifact gone, another version).
+	 */
+	int (*record_by_key)(void *payload, const char *key, size_t nth,
 			     struct plan_record *out, struct error *err);
 	/*
 	 * Fill rec->components and n_components of a record handed out

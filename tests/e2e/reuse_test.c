@@ -149,3 +149,45 @@ Test(e2e_reuse, retargeting_an_outside_symlink_hop_is_not_reused)
 	t_rmtree(dir);
 	free(dir);
 }
+
+/*
+ * Item 8 (recipe 57): with --reuse any, the newest record with the key
+ * lost its artifact file; an older run's record with the same key still
+ * has its file and is reused.
+ */
+Test(e2e_reuse, reuse_any_walks_back_past_a_record_whose_file_is_gone)
+{
+	char *dir = new_repo("version: 1\nartifacts:\n  w: {command: [true]}\n");
+	char old_file[4096], new_file[4096];
+	const char *rec_old[] = { "record", "--run", "100", "--ref", "main",
+				  "--node", "artifact:w", "--status", "ok",
+				  "--artifact", old_file, NULL };
+	const char *fin_old[] = { "record", "--run", "100", "--finish", "ok",
+				  NULL };
+	const char *rec_new[] = { "record", "--run", "300", "--ref", "main",
+				  "--node", "artifact:w", "--status", "ok",
+				  "--artifact", new_file, NULL };
+	const char *fin_new[] = { "record", "--run", "300", "--finish", "ok",
+				  NULL };
+	const char *any[] = { "--base", "main", "--reuse", "any", NULL };
+	json_t *p;
+
+	cr_assert_eq(t_git_commit(dir, "c"), 0);
+	snprintf(old_file, sizeof(old_file), "%s/store/100/w.whl", dir);
+	snprintf(new_file, sizeof(new_file), "%s/store/300/w.whl", dir);
+	t_write(dir, "store/100/w.whl", "a\n");
+	t_write(dir, "store/300/w.whl", "b\n");
+	ripple_ok(dir, rec_old);
+	ripple_ok(dir, fin_old);
+	sh_ok(dir, "sleep 1");
+	ripple_ok(dir, rec_new);
+	ripple_ok(dir, fin_new);
+	sh_ok(dir, "rm store/300/w.whl");
+	p = plan_json(dir, any);
+	expect_decision(p, "artifact:w", "reuse", "reused");
+	cr_expect_str_eq(field(node_of(p, "artifact:w"), "reused_from_run"),
+			 "100");
+	json_decref(p);
+	t_rmtree(dir);
+	free(dir);
+}
