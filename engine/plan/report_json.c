@@ -73,6 +73,22 @@ report_change_json(const struct plan_change *c)
 	return o;
 }
 
+/* {"covered": N, "nodes": M} for a baseline run, else null. */
+static json_t *
+coverage_json(const struct plan_meta *m)
+{
+	json_t *o;
+
+	if (!m->baseline_run || m->baseline_nodes < 0)
+		return json_null();
+	o = json_object();
+	json_object_set_new(o, "covered",
+			    json_integer((json_int_t)m->baseline_covered));
+	json_object_set_new(o, "nodes",
+			    json_integer((json_int_t)m->baseline_nodes));
+	return o;
+}
+
 static json_t *
 item_json(const struct graph *g, const struct plan *p, size_t i)
 {
@@ -146,6 +162,7 @@ report_plan_json(const struct graph *g, const struct plan *p,
 	json_object_set_new(doc, "base", str_or_null(m->base));
 	json_object_set_new(doc, "mode", str_or_null(m->mode));
 	json_object_set_new(doc, "baseline_run", str_or_null(m->baseline_run));
+	json_object_set_new(doc, "baseline_coverage", coverage_json(m));
 	json_object_set_new(doc, "forced", str_or_null(m->forced_reason));
 	json_object_set_new(doc, "changed_paths",
 			    strings(m->changed, m->n_changed));
@@ -381,6 +398,7 @@ report_why_json(const struct graph *g, const struct plan *p, size_t i,
 	json_object_set_new(doc, "schema", json_string("ripple-why-v1"));
 	json_object_set_new(doc, "node", item_json(g, p, i));
 	json_object_set_new(doc, "baseline_run", str_or_null(m->baseline_run));
+	json_object_set_new(doc, "baseline_coverage", coverage_json(m));
 	json_object_set_new(doc, "compared_with",
 			    str_or_null(m->baseline_label));
 	json_object_set_new(doc, "forced", str_or_null(m->forced_reason));

@@ -191,3 +191,52 @@ Test(e2e_reuse, reuse_any_walks_back_past_a_record_whose_file_is_gone)
 	t_rmtree(dir);
 	free(dir);
 }
+
+/*
+ * Item 5: a later run at the merge base that recorded one node must not
+ * become the baseline over the run that recorded every node; the plan
+ * names the baseline with its coverage.
+ */
+Test(e2e_reuse, the_baseline_is_the_run_that_covers_the_target)
+{
+	char *dir = new_repo(
+		"version: 1\n"
+		"sources:\n"
+		"  s: {paths: [\"src/**\"]}\n"
+		"  t: {paths: [\"other/**\"]}\n"
+		"artifacts:\n"
+		"  a: {inputs: [s], command: [\"true\"]}\n"
+		"  b: {inputs: [s], command: [\"true\"]}\n"
+		"  c: {inputs: [t], command: [\"true\"]}\n");
+	const char *full[] = { "run", "--run-id", "full", NULL };
+	const char *tiny[] = { "run", "artifact:a", "--run-id", "tiny",
+			       "--reuse", "none", NULL };
+	const char *args[] = { "--base", "main", NULL };
+	const char *text[] = { "plan", "--base", "main", NULL };
+	struct run_result r;
+	json_t *p, *cov;
+
+	t_write(dir, "src/x", "x\n");
+	t_write(dir, "other/y", "y\n");
+	cr_assert_eq(t_git_commit(dir, "c"), 0);
+	ripple_ok(dir, full);
+	sh_ok(dir, "sleep 1");
+	ripple_ok(dir, tiny);
+	sh_ok(dir, "git checkout -q -b pr && echo z >> other/y");
+	cr_assert_eq(t_git_commit(dir, "pr"), 0);
+	p = plan_json(dir, args);
+	cr_expect_str_eq(field(p, "baseline_run"), "full");
+	cov = json_object_get(p, "baseline_coverage");
+	cr_expect_eq(json_integer_value(json_object_get(cov, "covered")), 3);
+	cr_expect_eq(json_integer_value(json_object_get(cov, "nodes")), 3);
+	expect_decision(p, "artifact:a", "reuse", "reused");
+	expect_decision(p, "artifact:b", "reuse", "reused");
+	expect_decision(p, "artifact:c", "build", "input-content-changed");
+	json_decref(p);
+	r = ripple_expect(dir, 0, text);
+	cr_expect(strstr(r.out, "baseline  run full (merge base ") != NULL &&
+		  strstr(r.out, ") covers 3 of 3 nodes\n") != NULL, "%s", r.out);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
