@@ -582,6 +582,8 @@ cli_run(int argc, char **argv, const struct cli_ctx *ctx)
 	if (!rc)
 		rc = cli_run_check_checkout(ctx, repo, pl->head);
 	if (!rc)
+		rc = cli_run_check_clean(ctx, pl);
+	if (!rc)
 		rc = cli_run_check_tag(ctx, repo, &a, pl->head);
 	if (!rc)
 		rc = cli_run_create_run(ctx, cache, run_id, &a, pl->head);

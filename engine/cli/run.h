@@ -62,6 +62,13 @@ int cli_run_check_only(const struct cli_ctx *ctx, const struct run_args *a,
 int cli_run_check_checkout(const struct cli_ctx *ctx, struct graph_repo *repo,
 			   const struct eval *head);
 
+/*
+ * A run of a commit (not --worktree) must not build from uncommitted
+ * edits of the inputs of the nodes it builds or tests: they would be
+ * recorded under the commit's keys. Refuses naming the files.
+ */
+int cli_run_check_clean(const struct cli_ctx *ctx, const struct planner *pl);
+
 /* --tag must name the commit being run (a release looks the run up so). */
 int cli_run_check_tag(const struct cli_ctx *ctx, struct graph_repo *repo,
 		      const struct run_args *a, const struct eval *head);

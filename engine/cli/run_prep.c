@@ -12,12 +12,14 @@
 #include <string.h>
 
 #include "base/arena.h"
+#include "base/buf.h"
 #include "base/error.h"
 #include "base/mem.h"
 #include "base/spell.h"
 #include "cache/cache.h"
 #include "engine/cuda/load.h"
 #include "engine/cuda/probe.h"
+#include "engine/plan/dirty.h"
 #include "engine/plan/eval.h"
 #include "engine/plan/plan.h"
 #include "engine/plan/planner.h"
@@ -225,6 +227,60 @@ cli_run_check_checkout(const struct cli_ctx *ctx, struct graph_repo *repo,
 		   "or use `ripple plan --head` to only plan it",
 		   head->commit_hex);
 	return cli_fail(ctx, &err);
+}
+
+/*
+ * Actions run in the working tree but a run of a commit records the
+ * commit's keys: an uncommitted edit of an input it builds from would be
+ * built and recorded as the commit, and a later plan would reuse it.
+ */
+int
+cli_run_check_clean(const struct cli_ctx *ctx, const struct planner *pl)
+{
+	const struct plan *p = pl->plan;
+	struct strv paths = STRV_INIT;
+	unsigned char *mask = NULL;
+	struct buf list;
+	struct error err;
+	size_t i;
+	int rc;
+
+	if (pl->head->worktree)
+		return 0;
+	error_init(&err);
+	buf_init(&list, 0);
+	mask = mem_calloc(p->n + 1, 1);
+	if (!mask) {
+		error_set(&err, ERROR_NOMEM, "out of memory");
+		return cli_fail(ctx, &err);
+	}
+	for (i = 0; i < p->n; i++)
+		mask[i] = p->in_closure[i] &&
+			  (p->items[i].decision == PLAN_BUILD ||
+			   p->items[i].decision == PLAN_TEST);
+	rc = plan_dirty_inputs(pl->head, mask, &paths, &err);
+	if (rc) {
+		rc = cli_fail(ctx, &err);
+		goto done;
+	}
+	if (!paths.n)
+		goto done;
+	for (i = 0; i < paths.n && i < 10; i++)
+		buf_addf(&list, NULL, "%s%s", i ? ", " : "", paths.v[i]);
+	if (paths.n > 10)
+		buf_addf(&list, NULL, " and %zu more", paths.n - 10);
+	error_set(&err, ERROR_CONFLICT, "cannot run commit %.12s: the working "
+		  "tree changes %zu claimed input file%s of nodes to build: %s",
+		  pl->head->commit_hex, paths.n, paths.n == 1 ? "" : "s",
+		  list.data ? list.data : "");
+	error_hint(&err, "commit or stash the changes (git stash), or run "
+		   "the working tree as it is with --worktree");
+	rc = cli_fail(ctx, &err);
+done:
+	buf_release(&list);
+	strv_release(&paths);
+	mem_free(mask);
+	return rc;
 }
 
 int

@@ -240,3 +240,61 @@ Test(e2e_reuse, the_baseline_is_the_run_that_covers_the_target)
 	t_rmtree(dir);
 	free(dir);
 }
+
+/*
+ * Item 2 (recipe x2): `ripple run` of a commit with an uncommitted edit of
+ * a claimed input refuses, naming the file, and records nothing; edits
+ * nothing claims (or that policy.ignore drops) do not block; --worktree
+ * runs the working tree as it is.
+ */
+Test(e2e_reuse, run_refuses_uncommitted_edits_of_claimed_inputs)
+{
+	char *dir = new_repo(
+		"version: 1\n"
+		"sources:\n"
+		"  src: {paths: [\"src/**\"]}\n"
+		"artifacts:\n"
+		"  copy:\n"
+		"    inputs: [src]\n"
+		"    command: \"mkdir -p out && cp src/a.txt out/a.txt\"\n"
+		"    outputs: [out/a.txt]\n"
+		"policy: {ignore: [\"src/*.md\"], unclaimed-paths: ignore}\n");
+	const char *r1[] = { "run", "--run-id", "r1", NULL };
+	const char *r2[] = { "run", "--run-id", "r2", NULL };
+	const char *r3[] = { "run", "--run-id", "r3", "--worktree", NULL };
+	const char *runs[] = { "runs", NULL };
+	struct run_result r;
+	char path[4096], *out;
+
+	t_write(dir, "src/a.txt", "committed\n");
+	t_write(dir, "shared/h", "h1\n");
+	sh_ok(dir, "ln -s ../shared/h src/link");
+	cr_assert_eq(t_git_commit(dir, "c"), 0);
+	/* An unclaimed file a claimed link reads counts. */
+	t_write(dir, "shared/h", "h2\n");
+	r = ripple_expect(dir, 2, r1);
+	cr_expect(strstr(r.err, "src/link") != NULL, "%s", r.err);
+	t_result_release(&r);
+	sh_ok(dir, "git checkout -q shared/h");
+	t_write(dir, "src/a.txt", "uncommitted edit\n");
+	r = ripple_expect(dir, 2, r1);
+	cr_expect(strstr(r.err, "working tree changes 1 claimed input file") &&
+		  strstr(r.err, "src/a.txt"), "%s", r.err);
+	cr_expect(strstr(r.err, "--worktree") != NULL, "%s", r.err);
+	t_result_release(&r);
+	r = ripple_expect(dir, 0, runs);
+	cr_expect(strstr(r.out, "r1") == NULL, "no run recorded: %s", r.out);
+	t_result_release(&r);
+	/* Unclaimed and ignored edits do not block. */
+	sh_ok(dir, "git checkout -q src/a.txt && echo n > notes.txt && "
+		   "echo n > src/README.md");
+	ripple_ok(dir, r2);
+	t_write(dir, "src/a.txt", "uncommitted edit\n");
+	ripple_ok(dir, r3);
+	snprintf(path, sizeof(path), "%s/out/a.txt", dir);
+	out = t_read(path);
+	cr_expect_str_eq(out, "uncommitted edit\n");
+	free(out);
+	t_rmtree(dir);
+	free(dir);
+}
