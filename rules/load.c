@@ -326,10 +326,11 @@ static void
 load_policy(struct rules_load *L, const struct rules_ynode *v)
 {
 	static const char *const keys[] = {
-		"unclaimed-paths", "ignore", "reuse", NULL,
+		"unclaimed-paths", "ignore", "reuse", "reuse-versions", NULL,
 	};
 	static const char *const unclaimed[] = { "rebuild-all", "ignore" };
 	static const char *const reuse[] = { "baseline", "any", "none" };
+	static const char *const versions[] = { "tag", "exact" };
 	struct rules_policy *p = &L->r->policy;
 	const struct rules_ynode *f;
 	const char *s;
@@ -359,6 +360,16 @@ load_policy(struct rules_load *L, const struct rules_ynode *v)
 			rules_load_unknown(L, f, "reuse policy", s, reuse, 3);
 		else
 			p->reuse = (enum rules_reuse)i;
+	}
+	f = rules_ynode_get(v, "reuse-versions");
+	if (f && !rules_load_string(L, f, "reuse-versions", &s)) {
+		for (i = 0; i < 2 && strcmp(s, versions[i]); i++)
+			;
+		if (i == 2)
+			rules_load_unknown(L, f, "reuse-versions policy", s,
+					   versions, 2);
+		else
+			p->reuse_versions = (enum rules_reuse_versions)i;
 	}
 }
 

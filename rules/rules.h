@@ -256,11 +256,18 @@ enum rules_reuse {
 	RULES_REUSE_NONE,
 };
 
+/* When a versioned artifact's recorded version must equal its version now. */
+enum rules_reuse_versions {
+	RULES_REUSE_VERSIONS_TAG = 0,	/* in runs and plans with --tag */
+	RULES_REUSE_VERSIONS_EXACT,	/* always */
+};
+
 struct rules_policy {
 	enum rules_unclaimed unclaimed_paths;
 	const char **ignore;	/* patterns that never count as changes */
 	size_t n_ignore;
 	enum rules_reuse reuse;
+	enum rules_reuse_versions reuse_versions;
 	struct rules_pos pos;
 };
 

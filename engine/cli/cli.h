@@ -82,6 +82,14 @@ int cli_planner(const struct cli_ctx *ctx, struct graph_repo *repo,
 		struct cache *cache, const struct planner_options *po,
 		struct planner **out);
 
+/*
+ * The time a dirty working-tree version is stamped with (.dYYYYMMDD):
+ * SOURCE_DATE_EPOCH when set (the reproducible-builds convention), else
+ * now, in seconds since the epoch. A malformed SOURCE_DATE_EPOCH is
+ * printed as an error and gives -1.
+ */
+int cli_date_epoch(const struct cli_ctx *ctx, long long *out);
+
 /* Write b to `path` ("-" or NULL: stdout), appending when asked. */
 int cli_write_out(const struct cli_ctx *ctx, const char *path, int append,
 		  const struct buf *b);

@@ -377,9 +377,7 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	struct run_result res;
 	struct exec_runner ex;
 	struct progress pr;
-	struct rules_kv versions[64];
 	struct run_gpu *gpus = NULL;
-	struct arena ar;
 	struct sigaction sa, old_int, old_term;
 	const char *env[16];
 	char logdir[4096], outdir[4096], self[4096];
@@ -387,13 +385,12 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	struct error err;
 	json_t *doc;
 	ssize_t sl;
-	size_t nv = 0, ngpu = 0;
+	size_t ngpu = 0;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	int rc, finish_rc;
 	enum cache_run_status final;
 
 	error_init(&err);
-	arena_init(&ar);
 	memset(&res, 0, sizeof(res));
 	snprintf(logdir, sizeof(logdir), "%s/.ripple/logs/%s", root, run_id);
 	snprintf(outdir, sizeof(outdir), "%s/.ripple/out/%s", root, run_id);
@@ -405,8 +402,6 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	}
 	sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	self[sl > 0 ? sl : 0] = '\0';
-	if (pl->head->rules->n_roots <= 64)
-		cli_run_root_versions(repo, pl->head, a, versions, &nv, &ar);
 	memset(&o, 0, sizeof(o));
 	cli_run_probe_gpus(pl->head->graph, pl->plan, &gpus, &ngpu, &o.cuda_home);
 	o.jobs = a->jobs > 0 ? (size_t)a->jobs : cores > 0 ? (size_t)cores : 1;
@@ -423,8 +418,8 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	o.n_gpus = ngpu;
 	o.base_env = env;
 	o.n_base_env = exec_env_allowed(environ, env);
-	o.versions = versions;
-	o.n_versions = nv;
+	o.versions = pl->versions;
+	o.n_versions = pl->n_versions;
 	o.stop = &stop_flag;
 	pr.ctx = ctx;
 	pr.g = pl->head->graph;
@@ -440,8 +435,9 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	cs.hist = history_plan(pl->hist);
 	cs.run_id = run_id;
 	cs.root = root;
-	cs.versions = versions;
-	cs.n_versions = nv;
+	cs.versions = pl->versions;
+	cs.n_versions = pl->n_versions;
+	cs.check_versions = pl->check_versions;
 	run_store_cache(&cs, &store);
 	exec_runner_posix(&ex);
 	memset(&sa, 0, sizeof(sa));
@@ -517,7 +513,6 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 done:
 	run_result_release(&res);
 	mem_free(gpus);
-	arena_release(&ar);
 	return rc;
 }
 
@@ -555,6 +550,12 @@ cli_run(int argc, char **argv, const struct cli_ctx *ctx)
 		goto done;
 	}
 	a.po.memo_write = 1;
+	a.po.want_versions = 1;
+	a.po.tag = a.tag;
+	if (a.po.worktree && cli_date_epoch(ctx, &a.po.date_epoch) < 0) {
+		rc = CLI_USAGE;
+		goto done;
+	}
 	rc = cli_planner(ctx, repo, cache, &a.po, &pl);
 	if (rc)
 		goto done;

@@ -9,7 +9,6 @@
 
 #include "engine/plan/planner.h"
 
-struct arena;
 struct cache;
 struct cli_ctx;
 struct error;
@@ -17,7 +16,6 @@ struct eval;
 struct graph;
 struct graph_repo;
 struct plan;
-struct rules_kv;
 struct run_gpu;
 
 struct run_args {
@@ -27,15 +25,6 @@ struct run_args {
 	long timeout_s;
 	int keep_going, dry_run, json;
 };
-
-/*
- * Every root's version at the head into out[] (name -> version, texts in
- * ar; room for the rules' roots), *n of them; roots whose version cannot
- * be computed are left out (their nodes get no RIPPLE_VERSION).
- */
-void cli_run_root_versions(struct graph_repo *repo, const struct eval *ev,
-			   const struct run_args *a, struct rules_kv *out,
-			   size_t *n, struct arena *ar);
 
 /*
  * The GPUs cudart sees (*out, *n; mem_free it) when some node to build or

@@ -1,7 +1,7 @@
 /*
  * What `ripple run` checks and gathers before it executes: the run made or
- * joined, --platform, --only and the checked-out commit checked, the
- * roots' versions and the GPUs found. Printing stays in engine/cli/run.c.
+ * joined, --platform, --only, the checked-out commit and its claimed
+ * inputs checked, and the GPUs found. Printing stays in engine/cli/run.c.
  */
 #include "engine/cli/cli.h"
 #include "engine/cli/run.h"
@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/arena.h"
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/mem.h"
@@ -26,39 +25,8 @@
 #include "engine/run/run.h"
 #include "graph/graph.h"
 #include "graph/repo.h"
-#include "graph/version.h"
 #include "rules/rules.h"
 #include "base/banned.h"
-
-/* Versions of every root at the head (RIPPLE_VERSION, record versions). */
-void
-cli_run_root_versions(struct graph_repo *repo, const struct eval *ev,
-		      const struct run_args *a, struct rules_kv *out, size_t *n,
-		      struct arena *ar)
-{
-	const struct rules *r = ev->rules;
-	size_t i;
-
-	*n = 0;
-	for (i = 0; i < r->n_roots; i++) {
-		const struct rules_root *root = &r->roots[i];
-		struct version_params p;
-		struct version_result res;
-		struct error err;
-
-		version_params_from_root(root, &p);
-		p.worktree = a->po.worktree;
-		p.date_epoch = (long long)cache_clock_ms() / 1000;
-		error_init(&err);
-		memset(&res, 0, sizeof(res));
-		if (version_compute_at(repo, ev->commit_hex, &p, &res, &err))
-			continue;
-		out[*n].key = root->name;
-		out[*n].value = arena_strdup(ar, res.version);
-		(*n)++;
-		version_result_release(&res);
-	}
-}
 
 /* GPUs through cudart when some node to run needs one. */
 void

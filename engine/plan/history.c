@@ -97,6 +97,10 @@ fill_record(struct history *h, const struct cache_record *rec,
 	out->ok = rec->status == CACHE_RECORD_STATUS_OK;
 	out->output_digest = rec->output_digest
 		? arena_strdup(&h->arena, rec->output_digest) : NULL;
+	out->version = rec->version ? arena_strdup(&h->arena, rec->version)
+				    : NULL;
+	if (rec->version && !out->version)
+		return error_set(err, ERROR_NOMEM, "out of memory");
 	{
 		const char *gone = artifact_missing(rec);
 

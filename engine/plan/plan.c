@@ -8,9 +8,11 @@
 
 #include <string.h>
 
+#include "base/buf.h"
 #include "base/error.h"
 #include "base/mem.h"
 #include "engine/plan/explain.h"
+#include "engine/plan/versions.h"
 #include "graph/graph.h"
 #include "graph/key.h"
 #include "base/banned.h"
@@ -39,6 +41,7 @@ static const char *const reason_names[] = {
 	[PLAN_REASON_KEY_CHANGED] = "key-changed",
 	[PLAN_REASON_NOT_SELECTED] = "not-selected",
 	[PLAN_REASON_NOT_REPRODUCIBLE] = "output-not-reproducible",
+	[PLAN_REASON_VERSION_DIFFERS] = "version-differs",
 };
 
 static const char *const file_status_names[] = {
@@ -179,6 +182,50 @@ artifact_gone(struct plan *p, struct plan_item *it,
 	return 0;
 }
 
+/*
+ * With version checks on, 1 when record r of node i carries the version
+ * the node has now; else 0 (and, with `it`, the reason version-differs
+ * and both versions in the changes). Negative on out of memory.
+ */
+static int
+version_ok(struct ctx *c, size_t i, const struct plan_options *o,
+	   const struct plan_record *r, struct plan_item *it,
+	   struct error *err)
+{
+	struct plan *p = c->p;
+	struct plan_change *ch;
+	struct buf now;
+	int rc;
+
+	if (!o->check_versions)
+		return 1;
+	buf_init(&now, 0);
+	rc = plan_version_matches(&c->g->nodes[i], o->versions, o->n_versions,
+				  r->version, &now, err);
+	if (rc != 0 || !it)
+		goto done;
+	ch = arena_alloc(&p->arena, sizeof(*ch));
+	if (!ch) {
+		rc = error_set(err, ERROR_NOMEM, "out of memory");
+		goto done;
+	}
+	ch->kind = PLAN_CHANGE_VERSION;
+	ch->name = "version";
+	ch->old_value = r->version ? arena_strdup(&p->arena, r->version)
+				   : NULL;
+	ch->new_value = now.len ? arena_strdup(&p->arena, now.data) : NULL;
+	if ((r->version && !ch->old_value) || (now.len && !ch->new_value)) {
+		rc = error_set(err, ERROR_NOMEM, "out of memory");
+		goto done;
+	}
+	it->reason = PLAN_REASON_VERSION_DIFFERS;
+	it->changes = ch;
+	it->n_changes = 1;
+done:
+	buf_release(&now);
+	return rc;
+}
+
 static int
 decide(struct ctx *c, size_t i, const struct plan_history *h,
        const struct plan_options *o, struct error *err)
@@ -201,7 +248,8 @@ decide(struct ctx *c, size_t i, const struct plan_history *h,
 	    building_upstream(c, i) < 0) {
 		size_t nth;
 
-		/* Newest first, past records whose artifact is gone. */
+		/* Newest first, past records whose artifact is gone or
+		 * that carry another version than the node's now. */
 		for (nth = 0;; nth++) {
 			memset(&rec, 0, sizeof(rec));
 			rc = h->record_by_key(h->payload, k->key.hex, nth,
@@ -210,7 +258,12 @@ decide(struct ctx *c, size_t i, const struct plan_history *h,
 				return rc;
 			if (rc == 0)
 				break;
-			if (rec.ok && !rec.artifact_missing)
+			if (!rec.ok || rec.artifact_missing)
+				continue;
+			rc = version_ok(c, i, o, &rec, NULL, err);
+			if (rc < 0)
+				return rc;
+			if (rc)
 				return set_reuse(p, it, &rec, err);
 		}
 	}
@@ -227,13 +280,16 @@ decide(struct ctx *c, size_t i, const struct plan_history *h,
 		return 0;
 	}
 	if (!strcmp(rec.key, k->key.hex)) {
-		if (!rec.ok)
+		if (!rec.ok) {
 			it->reason = PLAN_REASON_BASELINE_FAILED;
-		else if (rec.artifact_missing)
+			return 0;
+		}
+		if (rec.artifact_missing)
 			return artifact_gone(p, it, &rec, err);
-		else
-			return reuse_or_cascade(c, i, &rec, err);
-		return 0;
+		rc = version_ok(c, i, o, &rec, it, err);
+		if (rc != 1)
+			return rc < 0 ? rc : 0;
+		return reuse_or_cascade(c, i, &rec, err);
 	}
 	if (!rec.components && h->record_components) {
 		rc = h->record_components(h->payload, &rec, err);

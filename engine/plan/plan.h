@@ -62,6 +62,8 @@ enum plan_reason {
 	PLAN_REASON_KEY_CHANGED,	/* differs; components not stored */
 	PLAN_REASON_NOT_SELECTED,	/* skip: outside the targets */
 	PLAN_REASON_NOT_REPRODUCIBLE,	/* diff: one key, two outputs */
+	PLAN_REASON_VERSION_DIFFERS,	/* key equal, recorded version is
+					   not the version it has now */
 };
 
 enum plan_change_kind {
@@ -71,6 +73,7 @@ enum plan_change_kind {
 	PLAN_CHANGE_INPUT,	/* input key changed, files unknown */
 	PLAN_CHANGE_UPSTREAM,	/* upstream id with old and new key */
 	PLAN_CHANGE_OTHER,	/* schema or id */
+	PLAN_CHANGE_VERSION,	/* recorded version and the version now */
 };
 
 enum plan_file_status {
@@ -98,6 +101,7 @@ struct plan_record {
 	const char *output_digest;	/* 32 hex, or NULL */
 	int artifact_missing;		/* 1: an absolute locator is gone */
 	const char *missing_artifact;	/* that locator, or NULL */
+	const char *version;		/* the version recorded, or NULL */
 	const struct graph_component *components;	/* NULL: unknown */
 	size_t n_components;
 };
@@ -152,10 +156,21 @@ enum plan_reuse {
 	PLAN_REUSE_SCOPE_NONE,
 };
 
+struct rules_kv;
+
 struct plan_options {
 	enum plan_reuse reuse;
 	const char *forced_reason;	/* non-NULL: everything builds, e.g.
 					   "unclaimed path 'pytest.ini'" */
+	/*
+	 * 1: a node with `version:` is reused only from a record of the
+	 * version it has now (a tag run; policy reuse-versions: exact);
+	 * else reason version-differs. versions: root name -> version at
+	 * the head (engine/plan/versions.h), n_versions of them.
+	 */
+	int check_versions;
+	const struct rules_kv *versions;
+	size_t n_versions;
 };
 
 struct plan_item {

@@ -13,6 +13,7 @@
 #include "cache/cache.h"
 #include "engine/plan/eval.h"
 #include "engine/plan/history.h"
+#include "engine/plan/versions.h"
 #include "graph/graph.h"
 #include "rules/rules.h"
 #include "base/banned.h"
@@ -177,19 +178,44 @@ classify(struct planner *p, const struct planner_options *o,
 	return 0;
 }
 
+/*
+ * The roots' versions at the head, when a check or the run needs them:
+ * versioned artifacts are compared by version in runs and plans with a
+ * tag, and wherever policy reuse-versions is exact.
+ */
+static int
+root_versions(struct planner *p, const struct planner_options *o,
+	      struct error *err)
+{
+	const struct rules *r = p->head->rules;
+
+	p->check_versions = o->tag != NULL ||
+		r->policy.reuse_versions == RULES_REUSE_VERSIONS_EXACT;
+	if ((!p->check_versions && !o->want_versions) || !r->n_roots)
+		return 0;
+	p->versions = arena_alloc(&p->arena, r->n_roots * sizeof(*p->versions));
+	if (!p->versions)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	return plan_root_versions(p->repo, r, p->head->commit_hex,
+				  o->worktree, o->date_epoch, &p->arena,
+				  p->versions, &p->n_versions, err);
+}
+
 int
 planner_run(struct graph_repo *repo, struct cache *cache,
 	    const struct planner_options *o, struct error_list *errors,
 	    struct planner **out, struct error *err)
 {
 	struct planner *p = mem_calloc(1, sizeof(*p));
-	struct plan_options po = { PLAN_REUSE_SCOPE_BASELINE, NULL };
+	struct plan_options po;
 	size_t n;
 	int rc, reading = 0;
 
 	*out = NULL;
 	if (!p)
 		return error_set(err, ERROR_NOMEM, "out of memory");
+	memset(&po, 0, sizeof(po));
+	arena_init(&p->arena);
 	p->repo = repo;
 	p->cache = cache;
 	p->meta.baseline_covered = p->meta.baseline_nodes = -1;
@@ -213,6 +239,9 @@ planner_run(struct graph_repo *repo, struct cache *cache,
 	}
 	rc = graph_select(p->head->graph, o->targets, o->n_targets,
 			  p->selected, p->closure, err);
+	if (rc)
+		goto done;
+	rc = root_versions(p, o, err);
 	if (rc)
 		goto done;
 	if (o->base) {
@@ -254,6 +283,9 @@ planner_run(struct graph_repo *repo, struct cache *cache,
 	po.reuse = o->reuse >= 0 ? (enum plan_reuse)o->reuse
 				 : (enum plan_reuse)p->head->rules->policy.reuse;
 	po.forced_reason = p->forced[0] ? p->forced : NULL;
+	po.check_versions = p->check_versions;
+	po.versions = p->versions;
+	po.n_versions = p->n_versions;
 	rc = plan_compute(p->head->graph, p->selected, p->closure,
 			  &p->head->sources, history_plan(p->hist), &po,
 			  &p->plan, err);
@@ -296,5 +328,6 @@ planner_free(struct planner *p)
 	strv_release(&p->changed);
 	strv_release(&p->unclaimed);
 	strv_release(&p->ignored);
+	arena_release(&p->arena);
 	mem_free(p);
 }

@@ -79,6 +79,10 @@ report_item_reason(const struct graph *g, const struct plan *p, size_t i,
 				 short_id(c->old_value),
 				 short_id(c->new_value));
 			break;
+		case PLAN_CHANGE_VERSION:
+			buf_addf(out, err, "%s -> %s", short_id(c->old_value),
+				 short_id(c->new_value));
+			break;
 		default:
 			buf_addf(out, err, "%s", c->name);
 			break;
@@ -233,6 +237,7 @@ report_change_text(struct buf *out, const struct plan_change *c)
 			 short_id(c->old_value), short_id(c->new_value));
 		break;
 	case PLAN_CHANGE_OTHER:
+	case PLAN_CHANGE_VERSION:
 		buf_addf(out, NULL, "    %-9s %s -> %s\n", c->name,
 			 short_id(c->old_value), short_id(c->new_value));
 		break;

@@ -58,6 +58,7 @@ report_change_json(const struct plan_change *c)
 		[PLAN_CHANGE_INPUT] = "input",
 		[PLAN_CHANGE_UPSTREAM] = "upstream",
 		[PLAN_CHANGE_OTHER] = "other",
+		[PLAN_CHANGE_VERSION] = "version",
 	};
 	json_t *o = json_object();
 

@@ -24,7 +24,6 @@
 
 #include "engine/run/exec.h"
 
-struct buf;
 struct error;
 struct graph_node;
 struct graph;
@@ -177,19 +176,5 @@ const char *run_host_platform(void);
  * [A-Za-z0-9._=,-] become '_'.
  */
 void run_sanitize_id(const char *id, char *out, size_t n);
-
-/*
- * The version of node n's root in `versions` (root name -> version, n_v
- * of them), or NULL when the node has no root or its root no version.
- */
-const char *run_root_version(const struct rules_kv *versions, size_t n_v,
-			     const struct graph_node *n);
-
-/*
- * Append `text` to b with every `${root.version}` replaced by `ver` (""
- * when NULL). Returns 0 or ERROR_NOMEM.
- */
-int run_fill_version(struct buf *b, const char *text, const char *ver,
-		     struct error *err);
 
 #endif

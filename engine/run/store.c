@@ -21,6 +21,7 @@
 #include "engine/plan/eval.h"
 #include "engine/plan/plan.h"
 #include "engine/plan/record.h"
+#include "engine/plan/versions.h"
 #include "engine/run/run.h"
 #include "graph/graph.h"
 #include "graph/key.h"
@@ -164,18 +165,6 @@ prepare(void *payload, size_t node, struct error *err)
 	return rc;
 }
 
-/* The node's version template with ${root.version} substituted. */
-static int
-node_version(const struct run_cache_store *s, const struct graph_node *n,
-	     struct buf *b, struct error *err)
-{
-	if (!n->version)
-		return 0;
-	return run_fill_version(b, n->version,
-				run_root_version(s->versions, s->n_versions,
-						 n), err);
-}
-
 static int
 cutoff(void *payload, size_t node, struct error *err)
 {
@@ -193,6 +182,16 @@ cutoff(void *payload, size_t node, struct error *err)
 		return rc;
 	if (!rec.ok || rec.artifact_missing)
 		return 0;
+	if (s->check_versions) {
+		struct buf now;
+
+		buf_init(&now, 0);
+		rc = plan_version_matches(n, s->versions, s->n_versions,
+					  rec.version, &now, err);
+		buf_release(&now);
+		if (rc <= 0)
+			return rc;
+	}
 	rc = record_node_key(s->cache, s->ev, s->run_id, node, &keys, err);
 	if (!rc)
 		rc = !strcmp(keys->keys[node].key.hex, rec.key);
@@ -282,7 +281,8 @@ record_finished(struct run_cache_store *s, size_t node, struct run_node *rn,
 		}
 	}
 	if (rn->state == RUN_STATE_OK)
-		rc = node_version(s, n, &ver, err);
+		rc = plan_node_version(n, s->versions, s->n_versions, &ver,
+				       err);
 	if (!rc && rn->gpus[0]) {
 		snprintf(line, sizeof(line), "gpus=%s", rn->gpus);
 		rc = strv_push(&meta, line, err);

@@ -29,6 +29,9 @@ struct run_cache_store {
 	const char *root;		/* repository root, absolute */
 	const struct rules_kv *versions;	/* root name -> version */
 	size_t n_versions;
+	int check_versions;		/* cut off only to a record of the
+					   version the node has now (the
+					   plan's check, planner.h) */
 };
 
 /* Fill *out with callbacks over *s (which must outlive the run). */

@@ -298,3 +298,180 @@ Test(e2e_reuse, run_refuses_uncommitted_edits_of_claimed_inputs)
 	t_rmtree(dir);
 	free(dir);
 }
+
+static const char versioned_yml[] =
+	"version: 1\n"
+	"roots:\n"
+	"  pkg: {path: pkg, tags: \"v*\"}\n"
+	"sources:\n"
+	"  lib-src: {paths: [\"lib/**\"]}\n"
+	"  other-src: {paths: [\"other/**\"]}\n"
+	"artifacts:\n"
+	"  lib:\n"
+	"    inputs: [lib-src]\n"
+	"    command: \"mkdir -p dist && grep -v '^#' lib/l.txt > dist/lib\"\n"
+	"    outputs: [dist/lib]\n"
+	"  wheel:\n"
+	"    each: {root: roots}\n"
+	"    inputs: [root.sources]\n"
+	"    needs: [lib]\n"
+	"    command: \"mkdir -p dist && echo $RIPPLE_VERSION > dist/w\"\n"
+	"    outputs: [dist/w]\n"
+	"    version: \"${root.version}\"\n"
+	"  other:\n"
+	"    inputs: [other-src]\n"
+	"    command: [\"true\"]\n";
+
+#define WHEEL "artifact:wheel[root=pkg]"
+
+static char *
+versioned_repo(const char *extra_rules)
+{
+	char rules[2048];
+	char *dir;
+
+	snprintf(rules, sizeof(rules), "%s%s", versioned_yml, extra_rules);
+	dir = new_repo(rules);
+	t_write(dir, "pkg/a.py", "a\n");
+	t_write(dir, "lib/l.txt", "# comment\nlib\n");
+	t_write(dir, "other/o.txt", "o\n");
+	cr_assert_eq(t_git_commit(dir, "c1"), 0);
+	sh_ok(dir, "git tag v13.0.0");
+	t_write(dir, "pkg/a.py", "a2\n");
+	cr_assert_eq(t_git_commit(dir, "c2"), 0);
+	return dir;
+}
+
+static char *
+file_text(const char *dir, const char *rel)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	return t_read(path);
+}
+
+/*
+ * Item 3: a tag run does not reuse a record of the same key built on the
+ * branch at a dev version; plan --tag and why give the reason with both
+ * versions, and the run stamps the tag's version.
+ */
+Test(e2e_reuse, a_tag_run_rebuilds_what_was_recorded_at_another_version)
+{
+	char *dir = versioned_repo("");
+	const char *base[] = { "run", "--run-id", "base", NULL };
+	const char *plan_tag[] = { "--base", "main", "--tag", "v13.0.1", NULL };
+	const char *why[] = { "why", WHEEL, "--base", "main", "--tag",
+			      "v13.0.1", NULL };
+	const char *tag_run[] = { "run", "--run-id", "t", "--tag", "v13.0.1",
+				  "--base", "main", NULL };
+	const char *plain[] = { "--base", "main", NULL };
+	struct run_result r;
+	json_t *p, *c;
+	char *w;
+
+	ripple_ok(dir, base);
+	sh_ok(dir, "git tag v13.0.1");
+	/* Without a tag the record's version is not checked. */
+	p = plan_json(dir, plain);
+	expect_decision(p, WHEEL, "reuse", "reused");
+	json_decref(p);
+	p = plan_json(dir, plan_tag);
+	expect_decision(p, WHEEL, "build", "version-differs");
+	expect_decision(p, "artifact:lib", "reuse", "reused");
+	c = json_array_get(json_object_get(node_of(p, WHEEL), "changes"), 0);
+	cr_expect_str_eq(field(c, "kind"), "version");
+	cr_expect(!strncmp(field(c, "old"), "13.0.1.dev1+g", 13), "%s",
+		  field(c, "old"));
+	cr_expect_str_eq(field(c, "new"), "13.0.1");
+	json_decref(p);
+	r = ripple_expect(dir, 0, why);
+	cr_expect(strstr(r.out, "version-differs: 13.0.1.dev1+g") &&
+		  strstr(r.out, " -> 13.0.1\n"), "%s", r.out);
+	t_result_release(&r);
+	ripple_ok(dir, tag_run);
+	w = file_text(dir, "dist/w");
+	cr_expect_str_eq(w, "13.0.1\n");
+	free(w);
+	t_rmtree(dir);
+	free(dir);
+}
+
+/*
+ * Item 3, early cutoff: a versioned cascade whose recomputed key equals
+ * its record's is not cut off to a record of another version.
+ */
+Test(e2e_reuse, a_tag_run_does_not_cut_off_to_another_version)
+{
+	char *dir = versioned_repo("");
+	const char *base[] = { "run", "--run-id", "base", NULL };
+	const char *tag_run[] = { "run", "--run-id", "t", "--tag", "v13.0.1",
+				  "--base", "main", "--json", NULL };
+	struct run_result r;
+	json_t *doc, *n;
+	size_t i;
+	char *w;
+
+	ripple_ok(dir, base);
+	/* lib rebuilds to the same bytes: the wheel is a cascade that
+	 * would be cut off. */
+	sh_ok(dir, "git checkout -q -b rel && "
+		   "printf '# other comment\\nlib\\n' > lib/l.txt");
+	cr_assert_eq(t_git_commit(dir, "comment"), 0);
+	sh_ok(dir, "git tag v13.0.1");
+	r = ripple_expect(dir, 0, tag_run);
+	doc = json_of(r.out);
+	json_array_foreach(json_object_get(doc, "nodes"), i, n)
+		if (!strcmp(field(n, "id"), WHEEL))
+			cr_expect_str_eq(field(n, "status"), "ok",
+					 "built, not cut off");
+	json_decref(doc);
+	t_result_release(&r);
+	w = file_text(dir, "dist/w");
+	cr_expect_str_eq(w, "13.0.1\n");
+	free(w);
+	t_rmtree(dir);
+	free(dir);
+}
+
+/*
+ * Item 3: policy reuse-versions: exact compares versions in every plan;
+ * --reuse any walks past a newer record of the same key at another
+ * version to one at the version now.
+ */
+Test(e2e_reuse, reuse_versions_exact_and_reuse_any_pick_the_version_now)
+{
+	char *dir = versioned_repo("policy: {reuse-versions: exact}\n");
+	const char *base[] = { "run", "--run-id", "base", NULL };
+	const char *later[] = { "run", "--run-id", "later", "--base", "main",
+				NULL };
+	const char *plan_c3[] = { "--base", "main", NULL };
+	const char *any[] = { "--head", "v13.0.1", "--reuse", "any",
+			      "--baseline-run", "later", NULL };
+	json_t *p;
+
+	ripple_ok(dir, base);	/* at v13.0.1 before the tag: a dev version */
+	sh_ok(dir, "git tag v13.0.1 && git checkout -q -b pr && "
+		   "echo o2 > other/o.txt && git commit -qam c3");
+	/* c3 changes only other/: the wheel's key is the same, its version
+	 * (13.0.2.dev1+g...) is not. */
+	p = plan_json(dir, plan_c3);
+	expect_decision(p, "artifact:other", "build", "input-content-changed");
+	expect_decision(p, WHEEL, "build", "version-differs");
+	json_decref(p);
+	sh_ok(dir, "git checkout -q v13.0.1");
+	{
+		const char *at_tag[] = { "run", "--run-id", "t", "--tag",
+					 "v13.0.1", "--reuse", "none", NULL };
+
+		ripple_ok(dir, at_tag);
+	}
+	sh_ok(dir, "git checkout -q pr");
+	ripple_ok(dir, later);	/* newest record of the key: 13.0.2.dev1 */
+	p = plan_json(dir, any);
+	expect_decision(p, WHEEL, "reuse", "reused");
+	cr_expect_str_eq(field(node_of(p, WHEEL), "reused_from_run"), "t");
+	json_decref(p);
+	t_rmtree(dir);
+	free(dir);
+}

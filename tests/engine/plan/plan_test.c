@@ -103,7 +103,7 @@ plan(struct world *w, int has_baseline, enum plan_reuse reuse,
 {
 	struct graph_key_sources src = { fake_source, NULL, NULL, w };
 	struct plan_history h;
-	struct plan_options o = { reuse, forced };
+	struct plan_options o = { .reuse = reuse, .forced_reason = forced };
 	struct plan *p = NULL;
 	struct error err;
 
