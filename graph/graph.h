@@ -68,6 +68,9 @@ struct graph_node {
 	size_t n_outputs;
 	const char *version;		/* template kept: ${root.version} is
 					   resolved at run time, outside keys */
+	const char *version_group;	/* artifacts: the rule's version-group
+					   expanded (nodes with equal names
+					   rebuild together), or NULL */
 	struct graph_input *inputs;	/* sorted by name */
 	size_t n_inputs;
 	size_t *deps;			/* upstream node indices, sorted by id */

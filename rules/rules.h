@@ -174,6 +174,9 @@ struct rules_node {
 	unsigned long long timeout_ms;	/* 0: the executor's default */
 	struct rules_gpu gpu;
 	const char *version;	/* template of the output's version, or NULL */
+	const char *version_group;	/* artifacts, template: nodes whose
+					   expanded names are equal rebuild
+					   together (docs/rules.md), or NULL */
 	struct rules_kv *meta;	/* sorted by key; value templates */
 	size_t n_meta;
 	struct rules_pos pos;

@@ -64,6 +64,7 @@ enum plan_reason {
 	PLAN_REASON_NOT_REPRODUCIBLE,	/* diff: one key, two outputs */
 	PLAN_REASON_VERSION_DIFFERS,	/* key equal, recorded version is
 					   not the version it has now */
+	PLAN_REASON_VERSION_GROUP,	/* rebuilt with its version group */
 };
 
 enum plan_change_kind {
@@ -180,7 +181,14 @@ struct plan_item {
 	struct digest key;		/* the key decided on */
 	const char *reused_run;		/* REUSE: the record's run */
 	const char *output_digest;	/* REUSE: the record's digest */
-	long cause;			/* UPSTREAM_REBUILT: upstream index */
+	const char *reused_version;	/* REUSE: the record's version */
+	long cause;			/* UPSTREAM_REBUILT: upstream index;
+					   VERSION_GROUP: the member it
+					   rebuilds with (-1: the members'
+					   recorded versions disagree) */
+	long group_next;		/* the next member of its version
+					   group on its root (a ring in id
+					   order), or -1 */
 	long root_cause;		/* first root cause up the chain */
 	struct plan_change *changes;	/* what differs, sorted */
 	size_t n_changes;
@@ -220,6 +228,13 @@ const char *plan_decision_name(enum plan_decision d);
 
 /* Stable kebab-case names: "new-node", "input-content-changed", ... */
 const char *plan_reason_name(enum plan_reason r);
+
+/*
+ * 1 when the item is no root cause of its own but follows another node's
+ * rebuild through `cause`: a cascade (upstream-rebuilt), or a member
+ * rebuilt with its version group. `why` and the counts follow the chain.
+ */
+int plan_item_follows(const struct plan_item *it);
 
 /* "modified", "added", "removed", "retargeted", "mode". */
 const char *plan_file_status_name(enum plan_file_status s);

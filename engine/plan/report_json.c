@@ -345,7 +345,7 @@ report_plan_summary(const struct graph *g, const struct plan *p,
 		const struct plan_item *it = &p->items[i];
 
 		if (!p->in_closure[i] || it->decision == PLAN_REUSE ||
-		    it->reason == PLAN_REASON_UPSTREAM_REBUILT)
+		    plan_item_follows(it))
 			continue;
 		buf_addf(out, err, "- `%s`: ", g->nodes[i].id);
 		report_item_reason(g, p, i, out, err);
@@ -403,13 +403,12 @@ report_why_json(const struct graph *g, const struct plan *p, size_t i,
 	json_object_set_new(doc, "compared_with",
 			    str_or_null(m->baseline_label));
 	json_object_set_new(doc, "forced", str_or_null(m->forced_reason));
-	if (p->items[i].reason == PLAN_REASON_UPSTREAM_REBUILT)
+	if (plan_item_follows(&p->items[i]))
 		for (at = p->items[i].cause; at >= 0 && guard++ < p->n;
 		     at = p->items[at].cause) {
 			json_array_append_new(chain, item_json(g, p,
 							       (size_t)at));
-			if (p->items[at].reason !=
-			    PLAN_REASON_UPSTREAM_REBUILT)
+			if (!plan_item_follows(&p->items[at]))
 				break;
 		}
 	json_object_set_new(doc, "chain", chain);

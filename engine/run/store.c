@@ -19,6 +19,7 @@
 #include "base/mem.h"
 #include "cache/cache.h"
 #include "engine/plan/eval.h"
+#include "engine/plan/group.h"
 #include "engine/plan/plan.h"
 #include "engine/plan/record.h"
 #include "engine/plan/versions.h"
@@ -181,6 +182,9 @@ cutoff(void *payload, size_t node, struct error *err)
 	if (rc <= 0)
 		return rc;
 	if (!rec.ok || rec.artifact_missing)
+		return 0;
+	/* Its version group builds: reusing it would split the versions. */
+	if (plan_group_builds(s->plan, node))
 		return 0;
 	if (s->check_versions) {
 		struct buf now;

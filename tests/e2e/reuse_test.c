@@ -475,3 +475,122 @@ Test(e2e_reuse, reuse_versions_exact_and_reuse_any_pick_the_version_now)
 	t_rmtree(dir);
 	free(dir);
 }
+
+/* Recipe 21: a metapackage that pins its bindings by exact version. */
+static const char group_yml[] =
+	"version: 1\n"
+	"toolkits: {ctk12: {version: \"12.9.1\"}}\n"
+	"roots:\n"
+	"  bindings-12: {path: b12, toolkit: ctk12, tags: \"v12.9.*\", "
+	"fallback-version: 12.9.10.dev0, fallback-pretend: true}\n"
+	"sources:\n"
+	"  metapackage: {paths: [meta/**]}\n"
+	"artifacts:\n"
+	"  bindings-wheel:\n"
+	"    each: {root: roots}\n"
+	"    inputs: [root.sources]\n"
+	"    command: [sh, -c, \"mkdir -p dist/b && echo $$RIPPLE_VERSION > "
+	"dist/b/w\"]\n"
+	"    outputs: [\"dist/b/w\"]\n"
+	"    version: \"${root.version}\"\n"
+	"%s"
+	"  python-meta:\n"
+	"    each: {root: roots}\n"
+	"    inputs: [metapackage]\n"
+	"    command: [sh, -c, \"mkdir -p dist/m && echo "
+	"cuda-bindings==$$RIPPLE_VERSION > dist/m/w\"]\n"
+	"    outputs: [\"dist/m/w\"]\n"
+	"    version: \"${root.version}\"\n"
+	"%s";
+
+#define BW "artifact:bindings-wheel[root=bindings-12]"
+#define PM "artifact:python-meta[root=bindings-12]"
+
+static char *
+group_repo(int grouped)
+{
+	const char *g = grouped ? "    version-group: \"bindings-${root}\"\n" : "";
+	char rules[2048];
+	char *dir;
+
+	snprintf(rules, sizeof(rules), group_yml, g, g);
+	dir = new_repo(rules);
+	t_write(dir, "b12/cuda/driver.pyx", "x\n");
+	t_write(dir, "meta/pyproject.toml", "[project]\n");
+	cr_assert_eq(t_git_commit(dir, "c"), 0);
+	return dir;
+}
+
+/*
+ * Item 4 (recipe 21): the metapackage is rebuilt; the bindings wheel of
+ * its version group rebuilds with it (reason version-group, a follower of
+ * the metapackage's root cause), so both carry the head's version.
+ */
+Test(e2e_reuse, a_version_group_rebuilds_together)
+{
+	char *dir = group_repo(1);
+	const char *base[] = { "run", "--run-id", "base", NULL };
+	const char *pr[] = { "run", "--run-id", "pr", "--base", "main", NULL };
+	const char *args[] = { "--base", "main", NULL };
+	char *m, *b, want[256];
+	json_t *p;
+
+	ripple_ok(dir, base);
+	sh_ok(dir, "git checkout -qb pr && echo '# edit' >> meta/pyproject.toml"
+		   " && git commit -qam pr");
+	p = plan_json(dir, args);
+	expect_decision(p, PM, "build", "input-content-changed");
+	expect_decision(p, BW, "build", "version-group");
+	cr_expect_str_eq(field(node_of(p, BW), "cascade_of"), PM);
+	cr_expect_str_eq(field(node_of(p, BW), "root_cause"), PM);
+	cr_expect_eq(json_integer_value(json_object_get(p, "root_causes")), 1);
+	json_decref(p);
+	ripple_ok(dir, pr);
+	m = file_text(dir, "dist/m/w");
+	b = file_text(dir, "dist/b/w");
+	snprintf(want, sizeof(want), "cuda-bindings==%s", b);
+	cr_expect_str_eq(m, want, "metapackage pins the wheel built with it");
+	free(m);
+	free(b);
+	t_rmtree(dir);
+	free(dir);
+}
+
+/*
+ * Item 4: members reused at versions that disagree (records of different
+ * runs) rebuild together, each a root cause; a group changes no key.
+ */
+Test(e2e_reuse, a_version_group_reused_at_two_versions_rebuilds)
+{
+	char *dir = group_repo(1), *plain = group_repo(0);
+	const char *r1[] = { "record", "--run", "mixed", "--ref", "main",
+			     "--node", BW, "--status", "ok", "--version",
+			     "12.9.10.dev0+gaaaaaaaaa", NULL };
+	const char *r2[] = { "record", "--run", "mixed", "--node", PM,
+			     "--status", "ok", "--version",
+			     "12.9.10.dev0+gbbbbbbbbb", NULL };
+	const char *fin[] = { "record", "--run", "mixed", "--finish", "ok",
+			      NULL };
+	const char *args[] = { "--base", "main", NULL };
+	const char *keys[] = { "keys", NULL };
+	struct run_result k1, k2;
+	json_t *p;
+
+	ripple_ok(dir, r1);
+	ripple_ok(dir, r2);
+	ripple_ok(dir, fin);
+	p = plan_json(dir, args);
+	expect_decision(p, BW, "build", "version-group");
+	expect_decision(p, PM, "build", "version-group");
+	cr_expect_eq(json_integer_value(json_object_get(p, "root_causes")), 2);
+	json_decref(p);
+	k1 = ripple_expect(dir, 0, keys);
+	k2 = ripple_expect(plain, 0, keys);
+	cr_expect_str_eq(k1.out, k2.out, "version-group is not in keys");
+	t_result_release(&k1);
+	t_result_release(&k2);
+	t_rmtree(dir);
+	t_rmtree(plain);
+	free(dir);
+	free(plain);
+}
