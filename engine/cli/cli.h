@@ -90,6 +90,21 @@ int cli_planner(const struct cli_ctx *ctx, struct graph_repo *repo,
  */
 int cli_date_epoch(const struct cli_ctx *ctx, long long *out);
 
+/*
+ * Check the pin of every toolkit a node the plan builds or tests uses,
+ * where its home (`home:`, else /usr/local/cuda-M.m) exists: the versions
+ * NVRTC, nvJitLink and cudart report (and version.json's) must agree with
+ * it (cuda_toolkit_pin_check). A disagreement is printed, naming both, and
+ * its exit code returned; a home whose libraries cannot be loaded gets a
+ * note on stderr and no check. With `out`, *out (allocated in `a`) gets
+ * each probed toolkit's name and identity ("cudart=13.0 nvjitlink=13.0
+ * nvrtc=13.0 pin=13.0.2"), *n of them. Returns 0 or an exit code.
+ */
+struct arena;
+struct rules_kv;
+int cli_toolkits_check(const struct cli_ctx *ctx, const struct planner *pl,
+		       struct arena *a, struct rules_kv **out, size_t *n);
+
 /* Write b to `path` ("-" or NULL: stdout), appending when asked. */
 int cli_write_out(const struct cli_ctx *ctx, const char *path, int append,
 		  const struct buf *b);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/arena.h"
 #include "base/buf.h"
 #include "base/error.h"
 #include "cache/cache.h"
@@ -194,7 +195,17 @@ run_planner(const struct cli_ctx *ctx, struct plan_args *a,
 		return rc;
 	if (a->po.worktree && cli_date_epoch(ctx, &a->po.date_epoch) < 0)
 		return CLI_USAGE;
-	return cli_planner(ctx, *repo, *cache, &a->po, pl);
+	rc = cli_planner(ctx, *repo, *cache, &a->po, pl);
+	if (!rc) {
+		struct arena ar;
+
+		/* A toolkit that is not what its pin says is an error here
+		 * as in `ripple run`, before anything relies on the plan. */
+		arena_init(&ar);
+		rc = cli_toolkits_check(ctx, *pl, &ar, NULL, NULL);
+		arena_release(&ar);
+	}
+	return rc;
 }
 
 static int

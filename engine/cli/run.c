@@ -18,6 +18,7 @@
 
 #include <jansson.h>
 
+#include "base/arena.h"
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/mem.h"
@@ -438,6 +439,8 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	cs.versions = pl->versions;
 	cs.n_versions = pl->n_versions;
 	cs.check_versions = pl->check_versions;
+	cs.toolkit_ids = a->toolkit_ids;
+	cs.n_toolkit_ids = a->n_toolkit_ids;
 	run_store_cache(&cs, &store);
 	exec_runner_posix(&ex);
 	memset(&sa, 0, sizeof(sa));
@@ -531,6 +534,7 @@ cli_run(int argc, char **argv, const struct cli_ctx *ctx)
 	rc = parse(argc, argv, ctx, &a);
 	if (rc)
 		return rc < 0 ? CLI_OK : rc;
+	arena_init(&a.arena);
 	a.po.targets = (const char *const *)argv + optind;
 	a.po.n_targets = (size_t)(argc - optind);
 	error_init(&err);
@@ -557,6 +561,9 @@ cli_run(int argc, char **argv, const struct cli_ctx *ctx)
 		goto done;
 	}
 	rc = cli_planner(ctx, repo, cache, &a.po, &pl);
+	if (!rc)
+		rc = cli_toolkits_check(ctx, pl, &a.arena, &a.toolkit_ids,
+					&a.n_toolkit_ids);
 	if (rc)
 		goto done;
 	if (a.dry_run) {
@@ -597,5 +604,6 @@ done:
 	planner_free(pl);
 	cache_close(cache);
 	graph_repo_close(repo);
+	arena_release(&a.arena);
 	return rc;
 }

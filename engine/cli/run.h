@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 
+#include "base/arena.h"
 #include "engine/plan/planner.h"
 
 struct cache;
@@ -16,6 +17,7 @@ struct eval;
 struct graph;
 struct graph_repo;
 struct plan;
+struct rules_kv;
 struct run_gpu;
 
 struct run_args {
@@ -24,6 +26,10 @@ struct run_args {
 	long jobs;
 	long timeout_s;
 	int keep_going, dry_run, json;
+	struct rules_kv *toolkit_ids;	/* probed toolkit name -> identity
+					   (cli_toolkits_check), in arena */
+	size_t n_toolkit_ids;
+	struct arena arena;
 };
 
 /*

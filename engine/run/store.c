@@ -253,6 +253,33 @@ done:
 	return rc;
 }
 
+/*
+ * "toolkit-identity=NAME PAIRS" for a node built with a toolkit probed
+ * here (its pin checked before the run started), so the record says what
+ * the build ran against; nothing when the home was not here.
+ */
+static int
+toolkit_meta(const struct run_cache_store *s, const struct graph_node *n,
+	     struct strv *meta, struct error *err)
+{
+	struct buf line;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < s->n_toolkit_ids; i++) {
+		if (strcmp(s->toolkit_ids[i].key, n->toolkit->name))
+			continue;
+		buf_init(&line, 0);
+		rc = buf_addf(&line, err, "toolkit-identity=%s %s",
+			      n->toolkit->name, s->toolkit_ids[i].value);
+		if (!rc)
+			rc = strv_push(meta, line.data, err);
+		buf_release(&line);
+		break;
+	}
+	return rc;
+}
+
 static int
 record_finished(struct run_cache_store *s, size_t node, struct run_node *rn,
 		struct error *err)
@@ -291,6 +318,8 @@ record_finished(struct run_cache_store *s, size_t node, struct run_node *rn,
 		snprintf(line, sizeof(line), "gpus=%s", rn->gpus);
 		rc = strv_push(&meta, line, err);
 	}
+	if (!rc && n->toolkit)
+		rc = toolkit_meta(s, n, &meta, err);
 	if (!rc && rn->message[0] && rn->state != RUN_STATE_OK) {
 		snprintf(line, sizeof(line), "message=%s", rn->message);
 		rc = strv_push(&meta, line, err);

@@ -32,6 +32,9 @@ struct run_cache_store {
 	int check_versions;		/* cut off only to a record of the
 					   version the node has now (the
 					   plan's check, planner.h) */
+	const struct rules_kv *toolkit_ids;	/* toolkit name -> probed
+						   identity, for records */
+	size_t n_toolkit_ids;
 };
 
 /* Fill *out with callbacks over *s (which must outlive the run). */

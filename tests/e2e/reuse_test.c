@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error.h"
+#include "engine/cuda/load.h"
+#include "engine/cuda/probe.h"
 #include "tests/support/support.h"
 
 static void
@@ -593,4 +596,113 @@ Test(e2e_reuse, a_version_group_reused_at_two_versions_rebuilds)
 	t_rmtree(plain);
 	free(dir);
 	free(plain);
+}
+
+/* The machine's toolkit home ($CUDA_HOME, else /usr/local/cuda). */
+static const char *
+cuda_home(void)
+{
+	const char *h = getenv("CUDA_HOME");
+
+	return h && h[0] ? h : "/usr/local/cuda";
+}
+
+/*
+ * The pin that agrees with the toolkit at cuda_home() into pin (version.json's
+ * "cuda" when it has one, else NVRTC's MAJOR.MINOR.0), or skip the test.
+ */
+static void
+pin_or_skip(char *pin, size_t n)
+{
+	struct cuda_toolkit_info info;
+	struct cuda_libs *libs = NULL;
+	struct error err;
+	size_t k;
+
+	error_init(&err);
+	memset(&info, 0, sizeof(info));
+	if (!cuda_libs_supported())
+		cr_skip_test("built without CUDA headers: no toolkit to probe");
+	if (cuda_libs_open(cuda_home(), &libs, &err) ||
+	    cuda_toolkit_probe(libs, "tk", NULL, &info, &err)) {
+		cuda_libs_close(libs);
+		cr_skip_test("no CUDA toolkit at %s: %s", cuda_home(), err.msg);
+	}
+	snprintf(pin, n, "%d.%d.0", info.nvrtc_major, info.nvrtc_minor);
+	for (k = 0; k < info.n_components; k++)
+		if (!strcmp(info.components[k].name, "cuda"))
+			snprintf(pin, n, "%s", info.components[k].value);
+	cuda_toolkit_info_release(&info);
+	cuda_libs_close(libs);
+}
+
+static char *
+toolkit_repo(const char *pin, const char *home)
+{
+	char rules[2048];
+	char *dir;
+
+	snprintf(rules, sizeof(rules),
+		 "version: 1\n"
+		 "toolkits:\n"
+		 "  tk: {version: \"%s\", home: \"%s\"}\n"
+		 "artifacts:\n"
+		 "  a: {toolkit: tk, command: [\"true\"]}\n", pin, home);
+	dir = new_repo(rules);
+	cr_assert_eq(t_git_commit(dir, "c"), 0);
+	return dir;
+}
+
+/*
+ * Item 6: a toolkit whose home exists is probed; a pin its libraries
+ * disagree with is an error in plan and run before anything runs, naming
+ * both; with the right pin, the record carries the probed identity.
+ */
+Test(e2e_reuse, a_toolkit_that_is_not_its_pin_is_an_error)
+{
+	char pin[64], *dir, *bad;
+	const char *plan[] = { "plan", NULL };
+	const char *run[] = { "run", "--run-id", "r1", NULL };
+	const char *export[] = { "cache", "export", "--run", "r1", NULL };
+	struct run_result r;
+
+	pin_or_skip(pin, sizeof(pin));
+	bad = toolkit_repo("1.0.0", cuda_home());
+	r = ripple_expect(bad, 2, plan);
+	cr_expect(strstr(r.err, "toolkit 'tk' is pinned to 1.0.0 but ") &&
+		  strstr(r.err, cuda_home()), "%s", r.err);
+	t_result_release(&r);
+	r = ripple_expect(bad, 2, run);
+	cr_expect(strstr(r.err, "pinned to 1.0.0") != NULL, "%s", r.err);
+	cr_expect(strstr(r.err, "[1/1]") == NULL, "nothing ran: %s", r.err);
+	t_result_release(&r);
+	dir = toolkit_repo(pin, cuda_home());
+	ripple_ok(dir, plan);
+	ripple_ok(dir, run);
+	r = ripple_expect(dir, 0, export);
+	cr_expect(strstr(r.out, "\"toolkit-identity\": \"tk ") &&
+		  strstr(r.out, " nvrtc="), "%s", r.out);
+	t_result_release(&r);
+	t_rmtree(bad);
+	t_rmtree(dir);
+	free(bad);
+	free(dir);
+}
+
+/* Item 6: where the home does not exist nothing is probed or required. */
+Test(e2e_reuse, a_toolkit_without_a_home_here_is_not_probed)
+{
+	char *dir = toolkit_repo("1.0.0", "/nonexistent/cuda-1.0");
+	const char *plan[] = { "plan", NULL };
+	const char *run[] = { "run", "--run-id", "r1", NULL };
+	const char *export[] = { "cache", "export", "--run", "r1", NULL };
+	struct run_result r;
+
+	ripple_ok(dir, plan);
+	ripple_ok(dir, run);
+	r = ripple_expect(dir, 0, export);
+	cr_expect(strstr(r.out, "toolkit-identity") == NULL, "%s", r.out);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
 }
