@@ -2,7 +2,8 @@
  * District engine/cli/: every command; the only code that prints, picks
  * exit codes or exits. main.c dispatches; output.c prints errors (the
  * lowest file); common.c opens repositories and planners for several
- * commands. May use every other district; nothing uses it.
+ * commands; toolkit_check.c checks a plan's toolkits against their pins
+ * (plan, why, run). May use every other district; nothing uses it.
  *
  * The ripple command line: one file per command (engine/cli/<name>.c), each
  * exporting a `cli_<name>` entry point listed in the table in main.c.

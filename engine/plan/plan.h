@@ -1,7 +1,9 @@
 /*
  * District engine/plan/: evaluation of the rules at a commit (eval.c),
- * decisions (plan.c, planner.c), the baseline run and history (history.c,
- * record.c, filediff.c), explanations (explain.c, rundiff.c) and the
+ * decisions (plan.c, planner.c; version groups group.c; versions
+ * versions.c), the baseline run and history (history.c, record.c,
+ * filediff.c), the working tree's changes to claimed inputs (dirty.c),
+ * explanations (explain.c, rundiff.c) and the
  * renderings of a plan (report.c text, GitHub outputs and Mermaid;
  * report_json.c JSON). Renderings live here, not in cli/, because they are
  * pure functions of a plan into a buffer that release/ and cli/ both use;
