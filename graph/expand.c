@@ -204,6 +204,9 @@ expand_fields(struct builder *b, struct graph_node *node,
 		rc = template_expand(a, rule->cwd, &env, &node->cwd, err);
 	if (!rc)
 		rc = check_inside("cwd", rule->cwd, node->cwd, err);
+	if (!rc)
+		rc = template_expand(a, rule->version_group, &env,
+				     &node->version_group, err);
 	node->version = rule->version;
 	if (rc)
 		return graph_error_at(err, b->rules, rule->pos, node->id,

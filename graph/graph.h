@@ -71,6 +71,9 @@ struct graph_node {
 	struct rules_kv *meta;		/* the rule's meta:, sorted by key,
 					   ${root.version} kept as version */
 	size_t n_meta;
+	const char *version_group;	/* artifacts: the rule's version-group
+					   expanded (nodes with equal names
+					   rebuild together), or NULL */
 	struct graph_input *inputs;	/* sorted by name */
 	size_t n_inputs;
 	size_t *deps;			/* upstream node indices, sorted by id */

@@ -8,8 +8,10 @@
  *   rule     FIELD                each expanded rule field (command, env,
  *                                 cwd, outputs, shell, builtin, timeout,
  *                                 gpu, meta; releases: tag, notes, ...)
- *   toolkit  NAME                 the toolkit's identity text (pin plus
- *                                 what a probe read)
+ *   toolkit  NAME                 the toolkit's pin text, "NAME VERSION"
+ *                                 (the CLI probes the toolkit and refuses
+ *                                 a pin it disagrees with; the probe is
+ *                                 not hashed: docs/keys.md)
  *   input    NAME                 a source input's key
  *   upstream ID                   an upstream node's key, or its output
  *                                 digest once known (early cutoff)

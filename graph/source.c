@@ -138,6 +138,26 @@ add_warning(struct graph_source_state *st, struct graph_source_warning **v,
 	return 0;
 }
 
+/* Note a path the resolution of f looks up (f->link_hops). */
+static int
+add_hop(struct graph_source_state *st, struct graph_source_file *f,
+	const char *path, struct error *err)
+{
+	const char **v = arena_alloc(&st->arena,
+				     (f->n_link_hops + 1) * sizeof(*v));
+
+	if (!v)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	if (f->n_link_hops)
+		memcpy(v, f->link_hops, f->n_link_hops * sizeof(*v));
+	v[f->n_link_hops] = arena_strdup(&st->arena, path);
+	if (!v[f->n_link_hops])
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	f->link_hops = v;
+	f->n_link_hops++;
+	return 0;
+}
+
 /* Resolve one symlink file in place; a warning reason or NULL. */
 static int
 resolve(struct graph_source_state *st, struct graph_source_file *f,
@@ -152,6 +172,8 @@ resolve(struct graph_source_state *st, struct graph_source_file *f,
 	char *owned = NULL;
 
 	*reason = NULL;
+	f->link_hops = NULL;
+	f->n_link_hops = 0;
 	for (hops = 0;; hops++) {
 		if (hops == MAX_HOPS) {
 			f->link_state = GRAPH_LINK_DANGLING;
@@ -163,6 +185,9 @@ resolve(struct graph_source_state *st, struct graph_source_file *f,
 			*reason = "escapes the repository";
 			goto done;
 		}
+		rc = add_hop(st, f, next.data, err);
+		if (rc)
+			goto done;
 		rc = view->lookup(view->ctx, next.data, &mode, oid, err);
 		if (rc < 0)
 			goto done;

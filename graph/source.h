@@ -41,6 +41,12 @@ struct graph_source_file {
 	const char *link_resolved;	/* INSIDE: repository-relative target */
 	unsigned target_mode;		/* INSIDE: the final target's mode (040000: a directory) */
 	char target_id[GRAPH_OID_HEX];	/* INSIDE: blob/commit id (40 hex), or a directory's digest (32 hex) */
+	/* Every repository path resolution looked up, in order: each hop of
+	 * a chain of links, the last being link_resolved (INSIDE) or what
+	 * dangles. The key depends on all of them (retargeting any hop moves
+	 * the link), so the memo counts every one. */
+	const char **link_hops;
+	size_t n_link_hops;
 };
 
 /* A symlink that escapes the repository or dangles: reported, not fatal. */
@@ -104,8 +110,9 @@ int graph_source_memo_id(struct graph_repo *repo,
 
 /*
  * 1 when `st`'s key depends only on what lies under the set's prefixes:
- * no symlink in it resolves (or dangles) outside them. 0 otherwise, and
- * on out-of-memory.
+ * every path a symlink's resolution looked up (each hop of a chain of
+ * links, not only the final target; see graph_source_file.link_hops)
+ * lies under them. 0 otherwise, and on out-of-memory.
  */
 int graph_source_state_memoizable(const struct pattern_set *set,
 				  const struct graph_source_state *st);

@@ -3,7 +3,8 @@
  * include patterns' fixed prefixes, and git names each prefix's content by
  * one object id (a subtree's id hashes everything below it). So the ids at
  * the prefixes, with the patterns, determine the key, unless a symlink
- * inside reaches outside them: such states are not memoized.
+ * inside reaches outside them at any hop of its resolution (a link to a
+ * link outside that points back in): such states are not memoized.
  */
 #include "graph/source.h"
 
@@ -32,7 +33,7 @@ graph_source_memo_id(struct graph_repo *repo, const struct graph_oid *commit,
 	if (!rc)
 		rc = graph_repo_commit_tree(repo, commit, &tree, err);
 	if (!rc)
-		rc = digest_begin(&st, "ripple-source-memo-v1", err);
+		rc = digest_begin(&st, "ripple-source-memo-v2", err);
 	if (rc)
 		goto done;
 	digest_add(&st, pattern_set_digest(set), 16);
@@ -76,18 +77,22 @@ graph_source_state_memoizable(const struct pattern_set *set,
 
 	if (pattern_set_prefixes(set, &prefixes, NULL))
 		return 0;
+	/* Every path a resolution looked up must lie under a prefix: what
+	 * it found there (a link's text, a blob, nothing) is then named by
+	 * the prefix's object id. */
 	for (i = 0; ok && i < st->n_files; i++) {
 		const struct graph_source_file *f = &st->files[i];
+		size_t h;
 
-		if (f->kind != GRAPH_FILE_SYMLINK ||
-		    f->link_state == GRAPH_LINK_ESCAPES ||
-		    f->link_state == GRAPH_LINK_NONE)
+		if (f->kind != GRAPH_FILE_SYMLINK)
 			continue;
-		ok = 0;
-		for (k = 0; f->link_resolved && k < prefixes.n; k++)
-			if (under(f->link_resolved, prefixes.v[k]) ||
-			    !strcmp(f->link_resolved, prefixes.v[k]))
-				ok = 1;
+		for (h = 0; ok && h < f->n_link_hops; h++) {
+			ok = 0;
+			for (k = 0; k < prefixes.n; k++)
+				if (under(f->link_hops[h], prefixes.v[k]) ||
+				    !strcmp(f->link_hops[h], prefixes.v[k]))
+					ok = 1;
+		}
 	}
 	strv_release(&prefixes);
 	return ok;

@@ -150,10 +150,12 @@ static void
 load_policy(struct rules_load *L, const struct rules_ynode *v)
 {
 	static const char *const keys[] = {
-		"unclaimed-paths", "ignore", "reuse", "max-nodes", NULL,
+		"unclaimed-paths", "ignore", "reuse", "max-nodes",
+		"reuse-versions", NULL,
 	};
 	static const char *const unclaimed[] = { "rebuild-all", "ignore" };
 	static const char *const reuse[] = { "baseline", "any", "none" };
+	static const char *const versions[] = { "tag", "exact" };
 	struct rules_policy *p = &L->r->policy;
 	const struct rules_ynode *f;
 	const char *s;
@@ -188,6 +190,16 @@ load_policy(struct rules_load *L, const struct rules_ynode *v)
 	if (f)
 		rules_load_uint(L, f, "max-nodes", 1, RULES_MAX_NODES_LIMIT,
 				&p->max_nodes);
+	f = rules_ynode_get(v, "reuse-versions");
+	if (f && !rules_load_string(L, f, "reuse-versions", &s)) {
+		for (i = 0; i < 2 && strcmp(s, versions[i]); i++)
+			;
+		if (i == 2)
+			rules_load_unknown(L, f, "reuse-versions policy", s,
+					   versions, 2);
+		else
+			p->reuse_versions = (enum rules_reuse_versions)i;
+	}
 }
 
 /* A section's map (NULL when absent or null); reports other shapes. */

@@ -321,7 +321,7 @@ load_node(struct rules_load *L, const struct rules_ynode *k,
 	static const char *const keys[] = {
 		"each", "inputs", "needs", "toolkit", "command", "shell",
 		"builtin", "env", "cwd", "outputs", "timeout", "gpu", "version",
-		"meta", NULL,
+		"meta", "version-group", NULL,
 	};
 	const struct rules_ynode *f, *in, *needs, *cmd;
 	struct rules_tvars tv;
@@ -409,6 +409,14 @@ load_node(struct rules_load *L, const struct rules_ynode *k,
 	f = rules_ynode_get(v, "version");
 	if (f && !rules_load_string(L, f, "version", &node->version))
 		rules_syntax_template(L, f, node->version, &tv);
+	f = rules_ynode_get(v, "version-group");
+	if (f && node->kind == RULES_NODE_TEST)
+		rules_load_error(L, f, "give the group's artifacts the key; "
+				 "tests follow their artifacts",
+				 "%s: 'version-group' is for artifacts", what);
+	else if (f && !rules_load_string(L, f, "version-group",
+					 &node->version_group))
+		rules_syntax_template(L, f, node->version_group, &tv);
 	f = rules_ynode_get(v, "outputs");
 	if (f && !rules_load_strings(L, f, "outputs", 0, &node->outputs,
 				     &node->n_outputs))

@@ -199,6 +199,9 @@ struct rules_node {
 	unsigned long long timeout_ms;	/* 0: the executor's default */
 	struct rules_gpu gpu;
 	const char *version;	/* template of the output's version, or NULL */
+	const char *version_group;	/* artifacts, template: nodes whose
+					   expanded names are equal rebuild
+					   together (docs/rules.md), or NULL */
 	struct rules_kv *meta;	/* sorted by key; value templates */
 	size_t n_meta;
 	struct rules_pos pos;
@@ -302,6 +305,11 @@ enum rules_reuse {
  */
 #define RULES_MAX_NODES_DEFAULT 100000ULL
 #define RULES_MAX_NODES_LIMIT 100000000ULL	/* the largest max-nodes */
+/* When a versioned artifact's recorded version must equal its version now. */
+enum rules_reuse_versions {
+	RULES_REUSE_VERSIONS_TAG = 0,	/* in runs and plans with --tag */
+	RULES_REUSE_VERSIONS_EXACT,	/* always */
+};
 
 struct rules_policy {
 	enum rules_unclaimed unclaimed_paths;
@@ -309,6 +317,7 @@ struct rules_policy {
 	size_t n_ignore;
 	enum rules_reuse reuse;
 	unsigned long long max_nodes;	/* nodes allowed in all (see above) */
+	enum rules_reuse_versions reuse_versions;
 	struct rules_pos pos;
 };
 

@@ -2,7 +2,8 @@
  * District engine/cli/: every command; the only code that prints, picks
  * exit codes or exits. main.c dispatches; output.c prints errors (the
  * lowest file); common.c opens repositories and planners for several
- * commands. May use every other district; nothing uses it.
+ * commands; toolkit_check.c checks a plan's toolkits against their pins
+ * (plan, why, run). May use every other district; nothing uses it.
  *
  * The ripple command line: one file per command (engine/cli/<name>.c), each
  * exporting a `cli_<name>` entry point listed in the table in main.c.
@@ -81,6 +82,29 @@ struct planner_options;
 int cli_planner(const struct cli_ctx *ctx, struct graph_repo *repo,
 		struct cache *cache, const struct planner_options *po,
 		struct planner **out);
+
+/*
+ * The time a dirty working-tree version is stamped with (.dYYYYMMDD):
+ * SOURCE_DATE_EPOCH when set (the reproducible-builds convention), else
+ * now, in seconds since the epoch. A malformed SOURCE_DATE_EPOCH is
+ * printed as an error and gives -1.
+ */
+int cli_date_epoch(const struct cli_ctx *ctx, long long *out);
+
+/*
+ * Check the pin of every toolkit a node the plan builds or tests uses,
+ * where its home (`home:`, else /usr/local/cuda-M.m) exists: the versions
+ * NVRTC, nvJitLink and cudart report (and version.json's) must agree with
+ * it (cuda_toolkit_pin_check). A disagreement is printed, naming both, and
+ * its exit code returned; a home whose libraries cannot be loaded gets a
+ * note on stderr and no check. With `out`, *out (allocated in `a`) gets
+ * each probed toolkit's name and identity ("cudart=13.0 nvjitlink=13.0
+ * nvrtc=13.0 pin=13.0.2"), *n of them. Returns 0 or an exit code.
+ */
+struct arena;
+struct rules_kv;
+int cli_toolkits_check(const struct cli_ctx *ctx, const struct planner *pl,
+		       struct arena *a, struct rules_kv **out, size_t *n);
 
 /* Write b to `path` ("-" or NULL: stdout), appending when asked. */
 int cli_write_out(const struct cli_ctx *ctx, const char *path, int append,

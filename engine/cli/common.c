@@ -4,9 +4,12 @@
  */
 #include "engine/cli/cli.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/buf.h"
 #include "base/error.h"
@@ -53,6 +56,33 @@ cli_open_eval(const struct cli_ctx *ctx, const char *rev, int worktree,
 		return cli_exit_for(rc);
 	}
 	error_list_release(&errors);
+	return 0;
+}
+
+int
+cli_date_epoch(const struct cli_ctx *ctx, long long *out)
+{
+	const char *s = getenv("SOURCE_DATE_EPOCH");
+	char *end;
+	long long v;
+
+	if (!s || !s[0]) {
+		*out = (long long)time(NULL);
+		return 0;
+	}
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || *end || v < 0) {
+		struct error e;
+
+		error_init(&e);
+		error_set(&e, ERROR_INVALID,
+			  "SOURCE_DATE_EPOCH '%s' is not a number of seconds",
+			  s);
+		cli_print_error(ctx, &e);
+		return -1;
+	}
+	*out = v;
 	return 0;
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/arena.h"
 #include "base/buf.h"
 #include "base/error.h"
 #include "cache/cache.h"
@@ -23,7 +24,7 @@
 enum {
 	OPT_HEAD = 256, OPT_BASE, OPT_BASELINE, OPT_REUSE, OPT_ASSUME,
 	OPT_RULES, OPT_CACHE, OPT_JSON, OPT_GHO, OPT_GHS, OPT_WORKTREE,
-	OPT_VERBOSE,
+	OPT_VERBOSE, OPT_TAG,
 };
 
 static const struct option plan_opts[] = {
@@ -39,6 +40,7 @@ static const struct option plan_opts[] = {
 	{ "github-output", required_argument, NULL, OPT_GHO },
 	{ "github-step-summary", required_argument, NULL, OPT_GHS },
 	{ "verbose", no_argument, NULL, OPT_VERBOSE },
+	{ "tag", required_argument, NULL, OPT_TAG },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -53,8 +55,8 @@ struct plan_args {
 static const char plan_help[] =
 	"usage: ripple plan [TARGET...] [--head REV | --worktree] [--base REV]\n"
 	"                   [--baseline-run ID|auto] [--reuse baseline|any|none]\n"
-	"                   [--assume-base-built] [--rules FILE] [--cache PATH]\n"
-	"                   [--json] [--github-output FILE]\n"
+	"                   [--assume-base-built] [--tag TAG] [--rules FILE]\n"
+	"                   [--cache PATH] [--json] [--github-output FILE]\n"
 	"                   [--github-step-summary FILE] [--verbose]\n"
 	"\n"
 	"Decide, for every node in the targets' closure, build, test, reuse or\n"
@@ -71,6 +73,9 @@ static const char plan_help[] =
 	"                        record with the same key in any run), none\n"
 	"  --assume-base-built   no recorded run: compare keys with the base\n"
 	"                        commit's, as if it had been built\n"
+	"  --tag TAG             plan as `ripple run --tag TAG` does: an artifact\n"
+	"                        with `version:` is reused only from a record of\n"
+	"                        the version it has now\n"
 	"  --rules FILE          rules file instead of the head's ripple.yml\n"
 	"  --cache PATH          the run cache (default $RIPPLE_CACHE, else\n"
 	"                        .ripple/cache.db at the repository root)\n"
@@ -84,8 +89,8 @@ static const char plan_help[] =
 static const char why_help[] =
 	"usage: ripple why NODE [--head REV | --worktree] [--base REV]\n"
 	"                  [--baseline-run ID|auto] [--reuse baseline|any|none]\n"
-	"                  [--assume-base-built] [--rules FILE] [--cache PATH]\n"
-	"                  [--json]\n"
+	"                  [--assume-base-built] [--tag TAG] [--rules FILE]\n"
+	"                  [--cache PATH] [--json]\n"
 	"\n"
 	"Explain one node's decision: the input that changed (file and both blob\n"
 	"ids), the rule field (old and new text), the toolkit, or, for a\n"
@@ -114,6 +119,7 @@ parse(int argc, char **argv, const struct cli_ctx *ctx, const char *cmd,
 		case OPT_GHO: a->gh_output = optarg; break;
 		case OPT_GHS: a->gh_summary = optarg; break;
 		case OPT_VERBOSE: a->verbose = 1; break;
+		case OPT_TAG: a->po.tag = optarg; break;
 		case OPT_REUSE:
 			if (!strcmp(optarg, "baseline"))
 				a->po.reuse = PLAN_REUSE_SCOPE_BASELINE;
@@ -158,7 +164,19 @@ run_planner(const struct cli_ctx *ctx, struct plan_args *a,
 	rc = cli_cache_open_read(ctx, a->cache_opt, cache);
 	if (rc)
 		return rc;
-	return cli_planner(ctx, *repo, *cache, &a->po, pl);
+	if (a->po.worktree && cli_date_epoch(ctx, &a->po.date_epoch) < 0)
+		return CLI_USAGE;
+	rc = cli_planner(ctx, *repo, *cache, &a->po, pl);
+	if (!rc) {
+		struct arena ar;
+
+		/* A toolkit that is not what its pin says is an error here
+		 * as in `ripple run`, before anything relies on the plan. */
+		arena_init(&ar);
+		rc = cli_toolkits_check(ctx, *pl, &ar, NULL, NULL);
+		arena_release(&ar);
+	}
+	return rc;
 }
 
 static int

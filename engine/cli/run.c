@@ -18,6 +18,7 @@
 
 #include <jansson.h>
 
+#include "base/arena.h"
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/mem.h"
@@ -80,7 +81,11 @@ static const char run_help[] =
 	"e.g. linux-64). Runners of one CI run share --run-id: a run id that\n"
 	"exists at the same commit is joined, and a failure anywhere keeps the\n"
 	"run failed. Actions run in the working tree, so --head must name the\n"
-	"checked-out commit.\n"
+	"checked-out commit, and uncommitted changes of the inputs of nodes to\n"
+	"build are refused (commit, stash, or run them with --worktree).\n"
+	"--tag TAG: a release run; artifacts with `version:` are reused only at\n"
+	"the version they have at the tag. Toolkits whose home exists here are\n"
+	"probed and must match their pins.\n"
 	"\n"
 	"Exit: 0 everything here ok (remote nodes are listed); 1 a node failed,\n"
 	"timed out or was blocked; 4 nothing failed but GPU tests were\n"
@@ -397,9 +402,7 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	struct run_result res;
 	struct exec_runner ex;
 	struct progress pr;
-	struct rules_kv versions[64];
 	struct run_gpu *gpus = NULL;
-	struct arena ar;
 	struct sigaction sa, old_int, old_term;
 	const char *env[16];
 	char logdir[4096], outdir[4096], self[4096];
@@ -407,13 +410,12 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	struct error err;
 	json_t *doc;
 	ssize_t sl;
-	size_t nv = 0, ngpu = 0;
+	size_t ngpu = 0;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	int rc, finish_rc;
 	enum cache_run_status final;
 
 	error_init(&err);
-	arena_init(&ar);
 	memset(&res, 0, sizeof(res));
 	/* Made inside the repository only: a committed `.ripple` link to
 	 * elsewhere is refused (the run id is a plain name, checked). */
@@ -428,8 +430,6 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	snprintf(outdir, sizeof(outdir), "%s/.ripple/out/%s", root, run_id);
 	sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	self[sl > 0 ? sl : 0] = '\0';
-	if (pl->head->rules->n_roots <= 64)
-		cli_run_root_versions(repo, pl->head, a, versions, &nv, &ar);
 	memset(&o, 0, sizeof(o));
 	cli_run_probe_gpus(pl->head->graph, pl->plan, &gpus, &ngpu, &o.cuda_home);
 	o.jobs = a->jobs > 0 ? (size_t)a->jobs : cores > 0 ? (size_t)cores : 1;
@@ -447,8 +447,8 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	o.n_gpus = ngpu;
 	o.base_env = env;
 	o.n_base_env = exec_env_allowed(environ, env);
-	o.versions = versions;
-	o.n_versions = nv;
+	o.versions = pl->versions;
+	o.n_versions = pl->n_versions;
 	o.stop = &stop_flag;
 	pr.ctx = ctx;
 	pr.g = pl->head->graph;
@@ -464,8 +464,11 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	cs.hist = history_plan(pl->hist);
 	cs.run_id = run_id;
 	cs.root = root;
-	cs.versions = versions;
-	cs.n_versions = nv;
+	cs.versions = pl->versions;
+	cs.n_versions = pl->n_versions;
+	cs.check_versions = pl->check_versions;
+	cs.toolkit_ids = a->toolkit_ids;
+	cs.n_toolkit_ids = a->n_toolkit_ids;
 	run_store_cache(&cs, &store);
 	exec_runner_posix(&ex);
 	memset(&sa, 0, sizeof(sa));
@@ -545,7 +548,6 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 done:
 	run_result_release(&res);
 	mem_free(gpus);
-	arena_release(&ar);
 	return rc;
 }
 
@@ -568,6 +570,7 @@ cli_run(int argc, char **argv, const struct cli_ctx *ctx)
 	 * from the baseline: an ok record of an equal key is the thing. */
 	if (a.job && a.po.reuse < 0)
 		a.po.reuse = PLAN_REUSE_SCOPE_ANY;
+	arena_init(&a.arena);
 	a.po.targets = (const char *const *)argv + optind;
 	a.po.n_targets = (size_t)(argc - optind);
 	error_init(&err);
@@ -592,7 +595,16 @@ cli_run(int argc, char **argv, const struct cli_ctx *ctx)
 		goto done;
 	}
 	a.po.memo_write = 1;
+	a.po.want_versions = 1;
+	a.po.tag = a.tag;
+	if (a.po.worktree && cli_date_epoch(ctx, &a.po.date_epoch) < 0) {
+		rc = CLI_USAGE;
+		goto done;
+	}
 	rc = cli_planner(ctx, repo, cache, &a.po, &pl);
+	if (!rc)
+		rc = cli_toolkits_check(ctx, pl, &a.arena, &a.toolkit_ids,
+					&a.n_toolkit_ids);
 	if (rc)
 		goto done;
 	if (a.dry_run) {
@@ -619,6 +631,8 @@ cli_run(int argc, char **argv, const struct cli_ctx *ctx)
 	if (!rc)
 		rc = cli_run_check_checkout(ctx, repo, pl->head);
 	if (!rc)
+		rc = cli_run_check_clean(ctx, pl);
+	if (!rc)
 		rc = cli_run_check_tag(ctx, repo, &a, pl->head);
 	if (!rc)
 		rc = cli_run_create_run(ctx, cache, run_id, &a, pl->head);
@@ -632,5 +646,6 @@ done:
 	planner_free(pl);
 	cache_close(cache);
 	graph_repo_close(repo);
+	arena_release(&a.arena);
 	return rc;
 }

@@ -7,9 +7,9 @@
 
 #include <stddef.h>
 
+#include "base/arena.h"
 #include "engine/plan/planner.h"
 
-struct arena;
 struct cache;
 struct cli_ctx;
 struct error;
@@ -31,16 +31,11 @@ struct run_args {
 	long jobs;
 	long timeout_s;
 	int keep_going, dry_run, json;
+	struct rules_kv *toolkit_ids;	/* probed toolkit name -> identity
+					   (cli_toolkits_check), in arena */
+	size_t n_toolkit_ids;
+	struct arena arena;
 };
-
-/*
- * Every root's version at the head into out[] (name -> version, texts in
- * ar; room for the rules' roots), *n of them; roots whose version cannot
- * be computed are left out (their nodes get no RIPPLE_VERSION).
- */
-void cli_run_root_versions(struct graph_repo *repo, const struct eval *ev,
-			   const struct run_args *a, struct rules_kv *out,
-			   size_t *n, struct arena *ar);
 
 /*
  * The GPUs cudart sees (*out, *n; mem_free it) when some node to build or
@@ -71,6 +66,13 @@ int cli_run_select(const struct cli_ctx *ctx, struct run_args *a,
 /* The working tree must hold the planned commit. */
 int cli_run_check_checkout(const struct cli_ctx *ctx, struct graph_repo *repo,
 			   const struct eval *head);
+
+/*
+ * A run of a commit (not --worktree) must not build from uncommitted
+ * edits of the inputs of the nodes it builds or tests: they would be
+ * recorded under the commit's keys. Refuses naming the files.
+ */
+int cli_run_check_clean(const struct cli_ctx *ctx, const struct planner *pl);
 
 /* --tag must name the commit being run (a release looks the run up so). */
 int cli_run_check_tag(const struct cli_ctx *ctx, struct graph_repo *repo,

@@ -1,7 +1,7 @@
 /*
  * What `ripple run` checks and gathers before it executes: the run made or
- * joined, --platform, --only and the checked-out commit checked, the
- * roots' versions and the GPUs found. Printing stays in engine/cli/run.c.
+ * joined, --platform, --only, the checked-out commit and its claimed
+ * inputs checked, and the GPUs found. Printing stays in engine/cli/run.c.
  */
 #include "engine/cli/cli.h"
 #include "engine/cli/run.h"
@@ -11,13 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/arena.h"
+#include "base/buf.h"
 #include "base/error.h"
 #include "base/mem.h"
 #include "base/spell.h"
 #include "cache/cache.h"
 #include "engine/cuda/load.h"
 #include "engine/cuda/probe.h"
+#include "engine/plan/dirty.h"
 #include "engine/plan/eval.h"
 #include "engine/plan/jobs.h"
 #include "engine/plan/plan.h"
@@ -25,39 +26,8 @@
 #include "engine/run/run.h"
 #include "graph/graph.h"
 #include "graph/repo.h"
-#include "graph/version.h"
 #include "rules/rules.h"
 #include "base/banned.h"
-
-/* Versions of every root at the head (RIPPLE_VERSION, record versions). */
-void
-cli_run_root_versions(struct graph_repo *repo, const struct eval *ev,
-		      const struct run_args *a, struct rules_kv *out, size_t *n,
-		      struct arena *ar)
-{
-	const struct rules *r = ev->rules;
-	size_t i;
-
-	*n = 0;
-	for (i = 0; i < r->n_roots; i++) {
-		const struct rules_root *root = &r->roots[i];
-		struct version_params p;
-		struct version_result res;
-		struct error err;
-
-		version_params_from_root(root, &p);
-		p.worktree = a->po.worktree;
-		p.date_epoch = (long long)cache_clock_ms() / 1000;
-		error_init(&err);
-		memset(&res, 0, sizeof(res));
-		if (version_compute_root_at(repo, ev->commit_hex, &p, &res, &err))
-			continue;
-		out[*n].key = root->name;
-		out[*n].value = arena_strdup(ar, res.version);
-		(*n)++;
-		version_result_release(&res);
-	}
-}
 
 /* GPUs through cudart when some node to run needs one. */
 void
@@ -305,6 +275,60 @@ cli_run_check_checkout(const struct cli_ctx *ctx, struct graph_repo *repo,
 		   "or use `ripple plan --head` to only plan it",
 		   head->commit_hex);
 	return cli_fail(ctx, &err);
+}
+
+/*
+ * Actions run in the working tree but a run of a commit records the
+ * commit's keys: an uncommitted edit of an input it builds from would be
+ * built and recorded as the commit, and a later plan would reuse it.
+ */
+int
+cli_run_check_clean(const struct cli_ctx *ctx, const struct planner *pl)
+{
+	const struct plan *p = pl->plan;
+	struct strv paths = STRV_INIT;
+	unsigned char *mask = NULL;
+	struct buf list;
+	struct error err;
+	size_t i;
+	int rc;
+
+	if (pl->head->worktree)
+		return 0;
+	error_init(&err);
+	buf_init(&list, 0);
+	mask = mem_calloc(p->n + 1, 1);
+	if (!mask) {
+		error_set(&err, ERROR_NOMEM, "out of memory");
+		return cli_fail(ctx, &err);
+	}
+	for (i = 0; i < p->n; i++)
+		mask[i] = p->in_closure[i] &&
+			  (p->items[i].decision == PLAN_BUILD ||
+			   p->items[i].decision == PLAN_TEST);
+	rc = plan_dirty_inputs(pl->head, mask, &paths, &err);
+	if (rc) {
+		rc = cli_fail(ctx, &err);
+		goto done;
+	}
+	if (!paths.n)
+		goto done;
+	for (i = 0; i < paths.n && i < 10; i++)
+		buf_addf(&list, NULL, "%s%s", i ? ", " : "", paths.v[i]);
+	if (paths.n > 10)
+		buf_addf(&list, NULL, " and %zu more", paths.n - 10);
+	error_set(&err, ERROR_CONFLICT, "cannot run commit %.12s: the working "
+		  "tree changes %zu claimed input file%s of nodes to build: %s",
+		  pl->head->commit_hex, paths.n, paths.n == 1 ? "" : "s",
+		  list.data ? list.data : "");
+	error_hint(&err, "commit or stash the changes (git stash), or run "
+		   "the working tree as it is with --worktree");
+	rc = cli_fail(ctx, &err);
+done:
+	buf_release(&list);
+	strv_release(&paths);
+	mem_free(mask);
+	return rc;
 }
 
 int

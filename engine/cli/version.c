@@ -156,34 +156,6 @@ unknown_root(const struct cli_ctx *ctx, const struct rules *r,
 	return CLI_USAGE;
 }
 
-/* SOURCE_DATE_EPOCH when set (reproducible builds spec), else now. */
-static int
-date_epoch(const struct cli_ctx *ctx, long long *out)
-{
-	const char *s = getenv("SOURCE_DATE_EPOCH");
-	char *end;
-	long long v;
-
-	if (!s || !s[0]) {
-		*out = (long long)time(NULL);
-		return 0;
-	}
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno || *end || v < 0) {
-		struct error e;
-
-		error_init(&e);
-		error_set(&e, ERROR_INVALID,
-			  "SOURCE_DATE_EPOCH '%s' is not a number of seconds",
-			  s);
-		cli_print_error(ctx, &e);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
 static int
 print_json(const char *root, const struct version_result *res)
 {
@@ -292,7 +264,7 @@ cli_version(int argc, char **argv, const struct cli_ctx *ctx)
 	}
 	version_params_from_root(root, &p);
 	p.worktree = worktree;
-	if (worktree && date_epoch(ctx, &p.date_epoch) < 0) {
+	if (worktree && cli_date_epoch(ctx, &p.date_epoch) < 0) {
 		out = CLI_USAGE;
 		goto done;
 	}

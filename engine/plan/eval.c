@@ -161,6 +161,18 @@ eval_input_state(struct eval *ev, const struct graph_input *in,
 	return 0;
 }
 
+int
+eval_input_patterns(struct eval *ev, const struct graph_input *in,
+		    const struct pattern_set **out, struct error *err)
+{
+	struct eval_input *x;
+	int rc = ensure_input(ev, in, &x, err);
+
+	if (!rc)
+		*out = x->set;
+	return rc;
+}
+
 static int
 memo_key(struct eval *ev, const struct graph_input *in, char *memo,
 	 struct digest *out, struct error *err)

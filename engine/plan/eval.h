@@ -76,6 +76,14 @@ int eval_input_state(struct eval *ev, const struct graph_input *in,
 		     const struct graph_source_state **out, struct error *err);
 
 /*
+ * The compiled patterns of `in` (its excludes and policy.ignore left
+ * out), owned by the evaluation. Errors: pattern errors, ERROR_NOMEM.
+ */
+struct pattern_set;
+int eval_input_patterns(struct eval *ev, const struct graph_input *in,
+			const struct pattern_set **out, struct error *err);
+
+/*
  * 1 when any input of any node, or policy.ignore, claims `path`; sets
  * *ignored when policy.ignore claims it. Returns a negative error code on
  * failure (pattern compilation).

@@ -28,6 +28,8 @@ struct history {
 	char *run;
 	struct eval *base, *head;
 	struct graph_keys *base_keys;
+	struct cache_record_list any;	/* records of any_key (reuse any) */
+	char any_key[CACHE_KEY_SIZE];	/* "" before the first lookup */
 	struct arena arena;	/* records and components handed out */
 };
 
@@ -95,6 +97,10 @@ fill_record(struct history *h, const struct cache_record *rec,
 	out->ok = rec->status == CACHE_RECORD_STATUS_OK;
 	out->output_digest = rec->output_digest
 		? arena_strdup(&h->arena, rec->output_digest) : NULL;
+	out->version = rec->version ? arena_strdup(&h->arena, rec->version)
+				    : NULL;
+	if (rec->version && !out->version)
+		return error_set(err, ERROR_NOMEM, "out of memory");
 	{
 		const char *gone = artifact_missing(rec);
 
@@ -153,22 +159,29 @@ run_record(void *payload, const char *id, struct plan_record *out,
 	return rc ? rc : 1;
 }
 
+/* The planner asks for the nth record of one key in turn: the list of
+ * that key is read once and kept until another key is asked for. */
 static int
-any_record(void *payload, const char *key, struct plan_record *out,
-	   struct error *err)
+any_record(void *payload, const char *key, size_t nth,
+	   struct plan_record *out, struct error *err)
 {
 	struct history *h = payload;
-	struct cache_record_list list = { NULL, 0 };
 	int rc;
 
-	rc = cache_record_find(h->cache, key, NULL, &list, err);
-	if (rc)
-		return rc;
-	rc = 0;
-	if (list.n)
-		rc = fill_record(h, &list.items[0], out, err) ? -1 : 1;
-	cache_record_list_release(&list);
-	return rc < 0 ? err->code : rc;
+	if (strcmp(h->any_key, key)) {
+		cache_record_list_release(&h->any);
+		h->any.items = NULL;
+		h->any.n = 0;
+		h->any_key[0] = '\0';
+		rc = cache_record_find(h->cache, key, NULL, &h->any, err);
+		if (rc)
+			return rc;
+		snprintf(h->any_key, sizeof(h->any_key), "%s", key);
+	}
+	if (nth >= h->any.n)
+		return 0;
+	rc = fill_record(h, &h->any.items[nth], out, err);
+	return rc ? rc : 1;
 }
 
 static int
@@ -330,6 +343,7 @@ history_free(struct history *h)
 	if (!h)
 		return;
 	graph_keys_free(h->base_keys);
+	cache_record_list_release(&h->any);
 	arena_release(&h->arena);
 	mem_free(h);
 }

@@ -8,9 +8,12 @@
 
 #include <string.h>
 
+#include "base/buf.h"
 #include "base/error.h"
 #include "base/mem.h"
 #include "engine/plan/explain.h"
+#include "engine/plan/group.h"
+#include "engine/plan/versions.h"
 #include "graph/graph.h"
 #include "graph/key.h"
 #include "base/banned.h"
@@ -39,6 +42,8 @@ static const char *const reason_names[] = {
 	[PLAN_REASON_KEY_CHANGED] = "key-changed",
 	[PLAN_REASON_NOT_SELECTED] = "not-selected",
 	[PLAN_REASON_NOT_REPRODUCIBLE] = "output-not-reproducible",
+	[PLAN_REASON_VERSION_DIFFERS] = "version-differs",
+	[PLAN_REASON_VERSION_GROUP] = "version-group",
 };
 
 static const char *const file_status_names[] = {
@@ -69,6 +74,7 @@ struct ctx {
 	const struct graph *g;
 	const struct graph_key_sources *src;
 	struct plan *p;
+	const long *forced;	/* version groups: -1, a member, or -2 */
 };
 
 static int
@@ -113,7 +119,10 @@ set_reuse(struct plan *p, struct plan_item *it, const struct plan_record *r,
 	it->reused_run = arena_strdup(&p->arena, r->run_id);
 	it->output_digest = r->output_digest
 		? arena_strdup(&p->arena, r->output_digest) : NULL;
-	if (!it->reused_run || (r->output_digest && !it->output_digest))
+	it->reused_version = r->version
+		? arena_strdup(&p->arena, r->version) : NULL;
+	if (!it->reused_run || (r->output_digest && !it->output_digest) ||
+	    (r->version && !it->reused_version))
 		return error_set(err, ERROR_NOMEM, "out of memory");
 	return 0;
 }
@@ -179,6 +188,61 @@ artifact_gone(struct plan *p, struct plan_item *it,
 	return 0;
 }
 
+/*
+ * With version checks on, 1 when record r of node i carries the version
+ * the node has now; else 0 (and, with `it`, the reason version-differs
+ * and both versions in the changes). Negative on out of memory.
+ */
+static int
+version_ok(struct ctx *c, size_t i, const struct plan_options *o,
+	   const struct plan_record *r, struct plan_item *it,
+	   struct error *err)
+{
+	struct plan *p = c->p;
+	struct plan_change *ch;
+	struct buf now;
+	int rc;
+
+	if (!o->check_versions)
+		return 1;
+	buf_init(&now, 0);
+	rc = plan_version_matches(&c->g->nodes[i], o->versions, o->n_versions,
+				  r->version, &now, err);
+	if (rc != 0 || !it)
+		goto done;
+	ch = arena_alloc(&p->arena, sizeof(*ch));
+	if (!ch) {
+		rc = error_set(err, ERROR_NOMEM, "out of memory");
+		goto done;
+	}
+	ch->kind = PLAN_CHANGE_VERSION;
+	ch->name = "version";
+	ch->old_value = r->version ? arena_strdup(&p->arena, r->version)
+				   : NULL;
+	ch->new_value = now.len ? arena_strdup(&p->arena, now.data) : NULL;
+	if ((r->version && !ch->old_value) || (now.len && !ch->new_value)) {
+		rc = error_set(err, ERROR_NOMEM, "out of memory");
+		goto done;
+	}
+	it->reason = PLAN_REASON_VERSION_DIFFERS;
+	it->changes = ch;
+	it->n_changes = 1;
+done:
+	buf_release(&now);
+	return rc;
+}
+
+/* Node i rebuilds with its version group (plan_groups_force). */
+static int
+group_forced(struct ctx *c, size_t i)
+{
+	struct plan_item *it = &c->p->items[i];
+
+	it->reason = PLAN_REASON_VERSION_GROUP;
+	it->cause = c->forced[i] >= 0 ? c->forced[i] : -1;
+	return 0;
+}
+
 static int
 decide(struct ctx *c, size_t i, const struct plan_history *h,
        const struct plan_options *o, struct error *err)
@@ -197,14 +261,30 @@ decide(struct ctx *c, size_t i, const struct plan_history *h,
 		it->reason = PLAN_REASON_FORCED;
 		return 0;
 	}
-	if (o->reuse == PLAN_REUSE_SCOPE_ANY && h->record_by_key) {
-		memset(&rec, 0, sizeof(rec));
-		rc = h->record_by_key(h->payload, k->key.hex, &rec, err);
-		if (rc < 0)
-			return rc;
-		if (rc == 1 && rec.ok && !rec.artifact_missing &&
-		    building_upstream(c, i) < 0)
-			return set_reuse(p, it, &rec, err);
+	if (c->forced && c->forced[i] != -1)
+		return group_forced(c, i);
+	if (o->reuse == PLAN_REUSE_SCOPE_ANY && h->record_by_key &&
+	    building_upstream(c, i) < 0) {
+		size_t nth;
+
+		/* Newest first, past records whose artifact is gone or
+		 * that carry another version than the node's now. */
+		for (nth = 0;; nth++) {
+			memset(&rec, 0, sizeof(rec));
+			rc = h->record_by_key(h->payload, k->key.hex, nth,
+					      &rec, err);
+			if (rc < 0)
+				return rc;
+			if (rc == 0)
+				break;
+			if (!rec.ok || rec.artifact_missing)
+				continue;
+			rc = version_ok(c, i, o, &rec, NULL, err);
+			if (rc < 0)
+				return rc;
+			if (rc)
+				return set_reuse(p, it, &rec, err);
+		}
 	}
 	if (!h->has_baseline || !h->baseline_record) {
 		it->reason = PLAN_REASON_NO_BASELINE;
@@ -219,13 +299,16 @@ decide(struct ctx *c, size_t i, const struct plan_history *h,
 		return 0;
 	}
 	if (!strcmp(rec.key, k->key.hex)) {
-		if (!rec.ok)
+		if (!rec.ok) {
 			it->reason = PLAN_REASON_BASELINE_FAILED;
-		else if (rec.artifact_missing)
+			return 0;
+		}
+		if (rec.artifact_missing)
 			return artifact_gone(p, it, &rec, err);
-		else
-			return reuse_or_cascade(c, i, &rec, err);
-		return 0;
+		rc = version_ok(c, i, o, &rec, it, err);
+		if (rc != 1)
+			return rc < 0 ? rc : 0;
+		return reuse_or_cascade(c, i, &rec, err);
 	}
 	if (!rec.components && h->record_components) {
 		rc = h->record_components(h->payload, &rec, err);
@@ -233,6 +316,13 @@ decide(struct ctx *c, size_t i, const struct plan_history *h,
 			return rc;
 	}
 	return explain_difference(c->g, p, i, &rec, h, err);
+}
+
+int
+plan_item_follows(const struct plan_item *it)
+{
+	return it->reason == PLAN_REASON_UPSTREAM_REBUILT ||
+	       (it->reason == PLAN_REASON_VERSION_GROUP && it->cause >= 0);
 }
 
 static void
@@ -246,7 +336,7 @@ chain_root(struct plan *p, size_t i)
 	while (at >= 0 && guard++ < p->n) {
 		const struct plan_item *up = &p->items[at];
 
-		if (up->reason != PLAN_REASON_UPSTREAM_REBUILT) {
+		if (!plan_item_follows(up)) {
 			it->root_cause = at;
 			return;
 		}
@@ -254,16 +344,17 @@ chain_root(struct plan *p, size_t i)
 	}
 }
 
-int
-plan_compute(const struct graph *g, const unsigned char *selected,
+/* One pass over the closure with the group members `forced` so far. */
+static int
+compute_pass(const struct graph *g, const unsigned char *selected,
 	     const unsigned char *closure,
 	     const struct graph_key_sources *src,
 	     const struct plan_history *hist,
-	     const struct plan_options *opts, struct plan **out,
-	     struct error *err)
+	     const struct plan_options *opts, const long *forced,
+	     int *groups, struct plan **out, struct error *err)
 {
 	struct plan *p = mem_calloc(1, sizeof(*p));
-	struct ctx c = { g, src, p };
+	struct ctx c = { g, src, p, forced };
 	struct graph_key_sources fwd = { fwd_source, fwd_toolkit,
 					 reused_digest, &c };
 	size_t i;
@@ -280,34 +371,89 @@ plan_compute(const struct graph *g, const unsigned char *selected,
 		rc = error_set(err, ERROR_NOMEM, "out of memory");
 		goto done;
 	}
-	rc = graph_keys_new(g, &p->keys, err);
+	for (i = 0; i < p->n; i++)
+		p->in_closure[i] = closure ? closure[i] : 1;
+	rc = plan_groups_link(g, p, err);
+	if (rc >= 0) {
+		*groups = rc;
+		rc = graph_keys_new(g, &p->keys, err);
+	}
 	for (i = 0; !rc && i < p->n; i++) {
 		struct plan_item *it = &p->items[i];
 
 		it->node = i;
 		it->cause = it->root_cause = -1;
 		it->selected = selected ? selected[i] : 1;
-		p->in_closure[i] = closure ? closure[i] : 1;
 		if (!p->in_closure[i]) {
 			it->decision = PLAN_SKIP;
 			it->reason = PLAN_REASON_NOT_SELECTED;
-			p->counts[PLAN_SKIP]++;
 			continue;
 		}
 		rc = graph_keys_node(g, p->keys, i, &fwd, err);
 		if (!rc)
 			rc = decide(&c, i, hist, opts, err);
-		if (rc) {
+		if (rc)
 			error_node(err, g->nodes[i].id);
-			break;
-		}
-		if (it->reason == PLAN_REASON_UPSTREAM_REBUILT)
+	}
+	/* After every decision: a group's cause may come later in order. */
+	for (i = 0; !rc && i < p->n; i++) {
+		const struct plan_item *it = &p->items[i];
+
+		if (p->in_closure[i] && plan_item_follows(it))
 			chain_root(p, i);
-		else if (it->decision != PLAN_REUSE)
+		else if (p->in_closure[i] && it->decision != PLAN_REUSE)
 			p->root_causes++;
 		p->counts[it->decision]++;
 	}
 done:
+	if (rc) {
+		plan_free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
+/*
+ * Passes until version groups are settled: each pass forces the reused
+ * members of groups that must rebuild, and the next recomputes their
+ * users. Forcing only grows, so at most one pass per node.
+ */
+int
+plan_compute(const struct graph *g, const unsigned char *selected,
+	     const unsigned char *closure,
+	     const struct graph_key_sources *src,
+	     const struct plan_history *hist,
+	     const struct plan_options *opts, struct plan **out,
+	     struct error *err)
+{
+	struct plan *p = NULL;
+	long *forced = NULL;
+	size_t i;
+	int rc, groups = 0;
+
+	*out = NULL;
+	rc = compute_pass(g, selected, closure, src, hist, opts, NULL,
+			  &groups, &p, err);
+	if (rc || !groups)
+		goto done;
+	forced = mem_calloc(g->n_nodes + 1, sizeof(*forced));
+	if (!forced) {
+		rc = error_set(err, ERROR_NOMEM, "out of memory");
+		goto done;
+	}
+	for (i = 0; i < g->n_nodes; i++)
+		forced[i] = -1;
+	while (plan_groups_force(g, p, forced)) {
+		plan_free(p);
+		p = NULL;
+		rc = compute_pass(g, selected, closure, src, hist, opts,
+				  forced, &groups, &p, err);
+		if (rc)
+			goto done;
+	}
+done:
+	mem_free(forced);
 	if (rc) {
 		plan_free(p);
 		return rc;

@@ -1,7 +1,9 @@
 /*
  * District engine/plan/: evaluation of the rules at a commit (eval.c),
- * decisions (plan.c, planner.c), the baseline run and history (history.c,
- * record.c, filediff.c), explanations (explain.c, rundiff.c) and the
+ * decisions (plan.c, planner.c; version groups group.c; versions
+ * versions.c), the baseline run and history (history.c, record.c,
+ * filediff.c), the working tree's changes to claimed inputs (dirty.c),
+ * explanations (explain.c, rundiff.c) and the
  * renderings of a plan (report.c text, GitHub outputs and Mermaid;
  * report_json.c JSON). Renderings live here, not in cli/, because they are
  * pure functions of a plan into a buffer that release/ and cli/ both use;
@@ -62,6 +64,9 @@ enum plan_reason {
 	PLAN_REASON_KEY_CHANGED,	/* differs; components not stored */
 	PLAN_REASON_NOT_SELECTED,	/* skip: outside the targets */
 	PLAN_REASON_NOT_REPRODUCIBLE,	/* diff: one key, two outputs */
+	PLAN_REASON_VERSION_DIFFERS,	/* key equal, recorded version is
+					   not the version it has now */
+	PLAN_REASON_VERSION_GROUP,	/* rebuilt with its version group */
 };
 
 enum plan_change_kind {
@@ -71,6 +76,7 @@ enum plan_change_kind {
 	PLAN_CHANGE_INPUT,	/* input key changed, files unknown */
 	PLAN_CHANGE_UPSTREAM,	/* upstream id with old and new key */
 	PLAN_CHANGE_OTHER,	/* schema or id */
+	PLAN_CHANGE_VERSION,	/* recorded version and the version now */
 };
 
 enum plan_file_status {
@@ -98,6 +104,7 @@ struct plan_record {
 	const char *output_digest;	/* 32 hex, or NULL */
 	int artifact_missing;		/* 1: an absolute locator is gone */
 	const char *missing_artifact;	/* that locator, or NULL */
+	const char *version;		/* the version recorded, or NULL */
 	const struct graph_component *components;	/* NULL: unknown */
 	size_t n_components;
 };
@@ -118,8 +125,13 @@ struct plan_history {
 	 */
 	int (*baseline_record)(void *payload, const char *id,
 			       struct plan_record *out, struct error *err);
-	/* A successful record with this key in any run (reuse any). */
-	int (*record_by_key)(void *payload, const char *key,
+	/*
+	 * The nth (0: the newest) successful record with this key in any
+	 * run (reuse any), newest run first: 1 and *out filled, 0 when there
+	 * are no more, negative on error. The planner walks back past
+	 * records it cannot use (an artifact gone, another version).
+	 */
+	int (*record_by_key)(void *payload, const char *key, size_t nth,
 			     struct plan_record *out, struct error *err);
 	/*
 	 * Fill rec->components and n_components of a record handed out
@@ -147,10 +159,21 @@ enum plan_reuse {
 	PLAN_REUSE_SCOPE_NONE,
 };
 
+struct rules_kv;
+
 struct plan_options {
 	enum plan_reuse reuse;
 	const char *forced_reason;	/* non-NULL: everything builds, e.g.
 					   "unclaimed path 'pytest.ini'" */
+	/*
+	 * 1: a node with `version:` is reused only from a record of the
+	 * version it has now (a tag run; policy reuse-versions: exact);
+	 * else reason version-differs. versions: root name -> version at
+	 * the head (engine/plan/versions.h), n_versions of them.
+	 */
+	int check_versions;
+	const struct rules_kv *versions;
+	size_t n_versions;
 };
 
 struct plan_item {
@@ -160,7 +183,14 @@ struct plan_item {
 	struct digest key;		/* the key decided on */
 	const char *reused_run;		/* REUSE: the record's run */
 	const char *output_digest;	/* REUSE: the record's digest */
-	long cause;			/* UPSTREAM_REBUILT: upstream index */
+	const char *reused_version;	/* REUSE: the record's version */
+	long cause;			/* UPSTREAM_REBUILT: upstream index;
+					   VERSION_GROUP: the member it
+					   rebuilds with (-1: the members'
+					   recorded versions disagree) */
+	long group_next;		/* the next member of its version
+					   group on its root (a ring in id
+					   order), or -1 */
 	long root_cause;		/* first root cause up the chain */
 	struct plan_change *changes;	/* what differs, sorted */
 	size_t n_changes;
@@ -200,6 +230,13 @@ const char *plan_decision_name(enum plan_decision d);
 
 /* Stable kebab-case names: "new-node", "input-content-changed", ... */
 const char *plan_reason_name(enum plan_reason r);
+
+/*
+ * 1 when the item is no root cause of its own but follows another node's
+ * rebuild through `cause`: a cascade (upstream-rebuilt), or a member
+ * rebuilt with its version group. `why` and the counts follow the chain.
+ */
+int plan_item_follows(const struct plan_item *it);
 
 /* "modified", "added", "removed", "retargeted", "mode". */
 const char *plan_file_status_name(enum plan_file_status s);

@@ -13,10 +13,45 @@
 #include "cache/cache.h"
 #include "engine/plan/eval.h"
 #include "engine/plan/history.h"
+#include "engine/plan/versions.h"
 #include "graph/graph.h"
 #include "rules/rules.h"
 #include "base/banned.h"
 
+/*
+ * How many nodes of the closure run `id` holds a successful record of
+ * (*covered), and how many the closure has (*total).
+ */
+static int
+coverage(struct planner *p, const char *id, long *covered, long *total,
+	 struct error *err)
+{
+	struct cache_record_list recs = { NULL, 0 };
+	const struct graph *g = p->head->graph;
+	size_t i;
+	int rc;
+
+	*covered = *total = 0;
+	for (i = 0; i < g->n_nodes; i++)
+		*total += p->closure[i] != 0;
+	rc = cache_record_list(p->cache, id, &recs, err);
+	for (i = 0; !rc && i < recs.n; i++) {
+		const struct graph_node *n = graph_find(g, recs.items[i].node_id);
+
+		if (n && p->closure[n->index] &&
+		    recs.items[i].status == CACHE_RECORD_STATUS_OK)
+			(*covered)++;
+	}
+	cache_record_list_release(&recs);
+	return rc;
+}
+
+/*
+ * The baseline: --baseline-run, else of the successful runs recorded at
+ * the merge base the one that covers the most of the targets' closure
+ * (ties: the newest). A run that recorded one node must not hide the run
+ * that recorded them all.
+ */
 static int
 find_baseline(struct planner *p, const struct planner_options *o,
 	      struct error *err)
@@ -24,6 +59,8 @@ find_baseline(struct planner *p, const struct planner_options *o,
 	struct cache_run_filter f = CACHE_RUN_FILTER_INIT;
 	struct cache_run_list runs = { NULL, 0 };
 	struct cache_run run;
+	long covered, total, best_covered = -1;
+	size_t i, best = 0;
 	int rc;
 
 	if (o->baseline_run && strcmp(o->baseline_run, "auto")) {
@@ -37,12 +74,19 @@ find_baseline(struct planner *p, const struct planner_options *o,
 			error_hint(err, "`ripple runs` lists the recorded runs");
 			return rc;
 		}
-		snprintf(p->run_id, sizeof(p->run_id), "%s", run.id);
-		snprintf(p->label, sizeof(p->label), "run %s (commit %.9s, %s)",
-			 run.id, run.commit ? run.commit : "?",
-			 cache_run_status_name(run.status));
+		rc = coverage(p, run.id, &covered, &total, err);
+		if (!rc) {
+			snprintf(p->run_id, sizeof(p->run_id), "%s", run.id);
+			snprintf(p->label, sizeof(p->label),
+				 "run %s (commit %.9s, %s) covers %ld of %ld "
+				 "nodes", run.id, run.commit ? run.commit : "?",
+				 cache_run_status_name(run.status), covered,
+				 total);
+			p->meta.baseline_covered = covered;
+			p->meta.baseline_nodes = total;
+		}
 		cache_run_release(&run);
-		return 0;
+		return rc;
 	}
 	if (!p->base_hex[0]) {
 		snprintf(p->label, sizeof(p->label),
@@ -58,21 +102,30 @@ find_baseline(struct planner *p, const struct planner_options *o,
 	f.commit = p->base_hex;
 	f.status = CACHE_RUN_STATUS_OK;
 	rc = cache_run_list(p->cache, &f, &runs, err);
-	if (rc)
-		return rc;
-	if (runs.n) {
-		const struct cache_run *r = &runs.items[runs.n - 1];
+	/* Oldest first: ">=" lets the newest of equals win. */
+	for (i = 0; !rc && i < runs.n; i++) {
+		rc = coverage(p, runs.items[i].id, &covered, &total, err);
+		if (!rc && covered >= best_covered) {
+			best_covered = covered;
+			best = i;
+		}
+	}
+	if (!rc && runs.n) {
+		const struct cache_run *r = &runs.items[best];
 
 		snprintf(p->run_id, sizeof(p->run_id), "%s", r->id);
 		snprintf(p->label, sizeof(p->label),
-			 "run %s (merge base %.9s)", r->id, p->base_hex);
-	} else {
+			 "run %s (merge base %.9s) covers %ld of %ld nodes",
+			 r->id, p->base_hex, best_covered, total);
+		p->meta.baseline_covered = best_covered;
+		p->meta.baseline_nodes = total;
+	} else if (!rc) {
 		snprintf(p->label, sizeof(p->label),
 			 "none (no successful run recorded for merge base "
 			 "%.9s)", p->base_hex);
 	}
 	cache_run_list_release(&runs);
-	return 0;
+	return rc;
 }
 
 static int
@@ -125,21 +178,47 @@ classify(struct planner *p, const struct planner_options *o,
 	return 0;
 }
 
+/*
+ * The roots' versions at the head, when a check or the run needs them:
+ * versioned artifacts are compared by version in runs and plans with a
+ * tag, and wherever policy reuse-versions is exact.
+ */
+static int
+root_versions(struct planner *p, const struct planner_options *o,
+	      struct error *err)
+{
+	const struct rules *r = p->head->rules;
+
+	p->check_versions = o->tag != NULL ||
+		r->policy.reuse_versions == RULES_REUSE_VERSIONS_EXACT;
+	if ((!p->check_versions && !o->want_versions) || !r->n_roots)
+		return 0;
+	p->versions = arena_alloc(&p->arena, r->n_roots * sizeof(*p->versions));
+	if (!p->versions)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	return plan_root_versions(p->repo, r, p->head->commit_hex,
+				  o->worktree, o->date_epoch, &p->arena,
+				  p->versions, &p->n_versions, err);
+}
+
 int
 planner_run(struct graph_repo *repo, struct cache *cache,
 	    const struct planner_options *o, struct error_list *errors,
 	    struct planner **out, struct error *err)
 {
 	struct planner *p = mem_calloc(1, sizeof(*p));
-	struct plan_options po = { PLAN_REUSE_SCOPE_BASELINE, NULL };
+	struct plan_options po;
 	size_t n;
 	int rc, reading = 0;
 
 	*out = NULL;
 	if (!p)
 		return error_set(err, ERROR_NOMEM, "out of memory");
+	memset(&po, 0, sizeof(po));
+	arena_init(&p->arena);
 	p->repo = repo;
 	p->cache = cache;
+	p->meta.baseline_covered = p->meta.baseline_nodes = -1;
 	/* One snapshot for every lookup, unless the plan writes memo keys. */
 	if (cache && !o->memo_write && !cache_read_begin(cache, NULL))
 		reading = 1;
@@ -160,6 +239,9 @@ planner_run(struct graph_repo *repo, struct cache *cache,
 	}
 	rc = graph_select(p->head->graph, o->targets, o->n_targets,
 			  p->selected, p->closure, err);
+	if (rc)
+		goto done;
+	rc = root_versions(p, o, err);
 	if (rc)
 		goto done;
 	if (o->base) {
@@ -201,6 +283,9 @@ planner_run(struct graph_repo *repo, struct cache *cache,
 	po.reuse = o->reuse >= 0 ? (enum plan_reuse)o->reuse
 				 : (enum plan_reuse)p->head->rules->policy.reuse;
 	po.forced_reason = p->forced[0] ? p->forced : NULL;
+	po.check_versions = p->check_versions;
+	po.versions = p->versions;
+	po.n_versions = p->n_versions;
 	rc = plan_compute(p->head->graph, p->selected, p->closure,
 			  &p->head->sources, history_plan(p->hist), &po,
 			  &p->plan, err);
@@ -243,5 +328,6 @@ planner_free(struct planner *p)
 	strv_release(&p->changed);
 	strv_release(&p->unclaimed);
 	strv_release(&p->ignored);
+	arena_release(&p->arena);
 	mem_free(p);
 }

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 
+#include "base/arena.h"
 #include "base/strv.h"
 #include "engine/plan/plan.h"
 #include "engine/plan/report.h"
@@ -35,6 +36,15 @@ struct planner_options {
 	const char *rules_file;		/* NULL: ripple.yml of the head */
 	int memo_write;			/* 1: remember computed source keys
 					   in the cache (it is writable) */
+	const char *tag;		/* the tag a release run is at (run
+					   --tag, plan --tag), or NULL: then
+					   versioned artifacts are reused
+					   only at the version they have now */
+	int want_versions;		/* 1: compute the roots' versions even
+					   when no check needs them (a run
+					   stamps them) */
+	long long date_epoch;		/* seconds since the epoch for dirty
+					   working-tree versions (.dYYYYMMDD) */
 };
 
 struct planner {
@@ -51,6 +61,12 @@ struct planner {
 	char run_id[128];		/* the baseline run, or "" */
 	char label[256];		/* the baseline for people */
 	char forced[512];		/* the forced reason, or "" */
+	struct rules_kv *versions;	/* root name -> version at the head
+					   (engine/plan/versions.h), when
+					   computed; strings in arena */
+	size_t n_versions;
+	int check_versions;		/* versions were compared */
+	struct arena arena;
 };
 
 /*

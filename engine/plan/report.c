@@ -55,6 +55,16 @@ report_item_reason(const struct graph *g, const struct plan *p, size_t i,
 		buf_addch(out, ')', err);
 		return err && err->code ? err->code : 0;
 	}
+	if (it->reason == PLAN_REASON_VERSION_GROUP) {
+		buf_addf(out, err, ": %s ", g->nodes[i].version_group);
+		if (it->cause >= 0)
+			buf_addf(out, err, "(rebuilds with %s)",
+				 g->nodes[it->cause].id);
+		else
+			buf_addstr(out, "(the members' recorded versions "
+				   "differ)", err);
+		return err && err->code ? err->code : 0;
+	}
 	for (k = 0; k < it->n_changes && shown < 3; k++) {
 		const struct plan_change *c = &it->changes[k];
 
@@ -79,6 +89,10 @@ report_item_reason(const struct graph *g, const struct plan *p, size_t i,
 				 short_id(c->old_value),
 				 short_id(c->new_value));
 			break;
+		case PLAN_CHANGE_VERSION:
+			buf_addf(out, err, "%s -> %s", short_id(c->old_value),
+				 short_id(c->new_value));
+			break;
 		default:
 			buf_addf(out, err, "%s", c->name);
 			break;
@@ -96,7 +110,7 @@ group_of(const struct plan_item *it)
 		return 3;
 	if (it->decision == PLAN_REUSE)
 		return 2;
-	if (it->reason == PLAN_REASON_UPSTREAM_REBUILT)
+	if (plan_item_follows(it))
 		return 1;
 	return 0;
 }
@@ -233,6 +247,7 @@ report_change_text(struct buf *out, const struct plan_change *c)
 			 short_id(c->old_value), short_id(c->new_value));
 		break;
 	case PLAN_CHANGE_OTHER:
+	case PLAN_CHANGE_VERSION:
 		buf_addf(out, NULL, "    %-9s %s -> %s\n", c->name,
 			 short_id(c->old_value), short_id(c->new_value));
 		break;
@@ -273,14 +288,14 @@ report_why_text(const struct graph *g, const struct plan *p, size_t i,
 		 m->baseline_label ? m->baseline_label : "nothing (no baseline)");
 	if (m->forced_reason)
 		buf_addf(out, err, "  forced    %s\n", m->forced_reason);
-	if (it->reason != PLAN_REASON_UPSTREAM_REBUILT)
+	if (!plan_item_follows(it))
 		return err && err->code ? err->code : 0;
 	buf_addstr(out, "\nchain to the root cause:\n", err);
 	for (at = it->cause; at >= 0 && guard++ < p->n;
 	     at = p->items[at].cause) {
 		buf_addch(out, '\n', err);
 		item_text(g, p, (size_t)at, out);
-		if (p->items[at].reason != PLAN_REASON_UPSTREAM_REBUILT)
+		if (!plan_item_follows(&p->items[at]))
 			break;
 	}
 	return err && err->code ? err->code : 0;

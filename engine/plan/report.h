@@ -28,6 +28,10 @@ struct plan_meta {
 	const char *base;		/* commit id */
 	const char *baseline_run;	/* run id */
 	const char *baseline_label;	/* for people */
+	long baseline_covered;		/* closure nodes the baseline run
+					   holds a successful record of, or
+					   -1 (no baseline run) */
+	long baseline_nodes;		/* nodes in the closure, or -1 */
 	const char *forced_reason;
 	const char *mode;		/* "baseline", "assume-base-built" */
 	const char *const *unclaimed;	/* changed paths no source claims */

@@ -374,7 +374,7 @@ report_plan_summary(const struct graph *g, const struct plan *p,
 
 		n_closure += p->in_closure[i];
 		if (!p->in_closure[i] || it->decision == PLAN_REUSE ||
-		    it->reason == PLAN_REASON_UPSTREAM_REBUILT)
+		    plan_item_follows(it))
 			continue;
 		buf_addf(out, err, "- `%s`: ", g->nodes[i].id);
 		report_item_reason(g, p, i, out, err);

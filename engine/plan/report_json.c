@@ -64,6 +64,7 @@ report_change_json(const struct plan_change *c)
 		[PLAN_CHANGE_INPUT] = "input",
 		[PLAN_CHANGE_UPSTREAM] = "upstream",
 		[PLAN_CHANGE_OTHER] = "other",
+		[PLAN_CHANGE_VERSION] = "version",
 	};
 	json_t *o = json_object();
 
@@ -76,6 +77,22 @@ report_change_json(const struct plan_change *c)
 		json_object_set_new(o, "status", json_string(
 			plan_file_status_name(c->status)));
 	}
+	return o;
+}
+
+/* {"covered": N, "nodes": M} for a baseline run, else null. */
+static json_t *
+coverage_json(const struct plan_meta *m)
+{
+	json_t *o;
+
+	if (!m->baseline_run || m->baseline_nodes < 0)
+		return json_null();
+	o = json_object();
+	json_object_set_new(o, "covered",
+			    json_integer((json_int_t)m->baseline_covered));
+	json_object_set_new(o, "nodes",
+			    json_integer((json_int_t)m->baseline_nodes));
 	return o;
 }
 
@@ -152,6 +169,7 @@ report_plan_json(const struct graph *g, const struct plan *p,
 	json_object_set_new(doc, "base", str_or_null(m->base));
 	json_object_set_new(doc, "mode", str_or_null(m->mode));
 	json_object_set_new(doc, "baseline_run", str_or_null(m->baseline_run));
+	json_object_set_new(doc, "baseline_coverage", coverage_json(m));
 	json_object_set_new(doc, "forced", str_or_null(m->forced_reason));
 	json_object_set_new(doc, "changed_paths",
 			    strings(m->changed, m->n_changed));
@@ -181,16 +199,16 @@ report_why_json(const struct graph *g, const struct plan *p, size_t i,
 	json_object_set_new(doc, "schema", json_string("ripple-why-v1"));
 	json_object_set_new(doc, "node", item_json(g, p, i));
 	json_object_set_new(doc, "baseline_run", str_or_null(m->baseline_run));
+	json_object_set_new(doc, "baseline_coverage", coverage_json(m));
 	json_object_set_new(doc, "compared_with",
 			    str_or_null(m->baseline_label));
 	json_object_set_new(doc, "forced", str_or_null(m->forced_reason));
-	if (p->items[i].reason == PLAN_REASON_UPSTREAM_REBUILT)
+	if (plan_item_follows(&p->items[i]))
 		for (at = p->items[i].cause; at >= 0 && guard++ < p->n;
 		     at = p->items[at].cause) {
 			json_array_append_new(chain, item_json(g, p,
 							       (size_t)at));
-			if (p->items[at].reason !=
-			    PLAN_REASON_UPSTREAM_REBUILT)
+			if (!plan_item_follows(&p->items[at]))
 				break;
 		}
 	json_object_set_new(doc, "chain", chain);

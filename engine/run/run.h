@@ -24,7 +24,6 @@
 
 #include "engine/run/exec.h"
 
-struct buf;
 struct error;
 struct graph_node;
 struct graph;
@@ -188,19 +187,5 @@ const char *run_host_platform(void);
  * whole name). out holds RUN_FILE_NAME_SIZE bytes.
  */
 void run_file_name(const char *id, char out[RUN_FILE_NAME_SIZE]);
-
-/*
- * The version of node n's root in `versions` (root name -> version, n_v
- * of them), or NULL when the node has no root or its root no version.
- */
-const char *run_root_version(const struct rules_kv *versions, size_t n_v,
-			     const struct graph_node *n);
-
-/*
- * Append `text` to b with every `${root.version}` replaced by `ver` (""
- * when NULL). Returns 0 or ERROR_NOMEM.
- */
-int run_fill_version(struct buf *b, const char *text, const char *ver,
-		     struct error *err);
 
 #endif

@@ -18,39 +18,10 @@
 #include "engine/run/exec.h"
 #include "engine/plan/plan.h"
 #include "graph/digest.h"
+#include "engine/plan/versions.h"
 #include "graph/graph.h"
 #include "rules/rules.h"
 #include "base/banned.h"
-
-const char *
-run_root_version(const struct rules_kv *versions, size_t n_v,
-		 const struct graph_node *n)
-{
-	size_t i;
-
-	if (!n->root)
-		return NULL;
-	for (i = 0; i < n_v; i++)
-		if (!strcmp(versions[i].key, n->root->name))
-			return versions[i].value;
-	return NULL;
-}
-
-int
-run_fill_version(struct buf *b, const char *text, const char *ver,
-		 struct error *err)
-{
-	const char *at;
-	int rc = 0;
-
-	while (!rc && (at = strstr(text, "${root.version}"))) {
-		rc = buf_add(b, text, (size_t)(at - text), err);
-		if (!rc)
-			rc = buf_addstr(b, ver ? ver : "", err);
-		text = at + strlen("${root.version}");
-	}
-	return rc ? rc : buf_addstr(b, text, err);
-}
 
 /* The root's version when the rule's `version:` records it, else NULL. */
 static const char *
@@ -58,7 +29,7 @@ version_of(const struct sched *s, const struct graph_node *n)
 {
 	if (!n->version || !strstr(n->version, "${root.version}"))
 		return NULL;
-	return run_root_version(s->o->versions, s->o->n_versions, n);
+	return plan_root_version(s->o->versions, s->o->n_versions, n);
 }
 
 /*
@@ -82,7 +53,7 @@ with_version(struct arena *a, const char *text, const char *ver,
 		return NULL;
 	}
 	buf_init(&b, 0);
-	if (!run_fill_version(&b, text, ver, NULL))
+	if (!plan_fill_version(&b, text, ver, NULL))
 		out = arena_strndup(a, b.data, b.len);
 	buf_release(&b);
 	if (!out)
@@ -189,7 +160,7 @@ run_start(struct sched *s, size_t i, unsigned long long mask, struct error *err)
 	const char **env, **argv = NULL;
 	char safe[RUN_FILE_NAME_SIZE], gpus[64] = "";
 	const char *ver = version_of(s, n), *outdir = NULL;
-	const char *rver = run_root_version(s->o->versions,
+	const char *rver = plan_root_version(s->o->versions,
 					    s->o->n_versions, n);
 	size_t k, ne = 0, argc = 0;
 	int64_t timeout;

@@ -16,9 +16,11 @@
 #include "base/mem.h"
 #include "cache/cache.h"
 #include "engine/plan/eval.h"
+#include "engine/plan/group.h"
 #include "engine/plan/plan.h"
 #include "engine/plan/record.h"
 #include "engine/run/outputs.h"
+#include "engine/plan/versions.h"
 #include "engine/run/run.h"
 #include "engine/run/wheel.h"
 #include "graph/graph.h"
@@ -83,18 +85,6 @@ prepare(void *payload, size_t node, struct error *err)
 	return rc;
 }
 
-/* The node's version template with ${root.version} substituted. */
-static int
-node_version(const struct run_cache_store *s, const struct graph_node *n,
-	     struct buf *b, struct error *err)
-{
-	if (!n->version)
-		return 0;
-	return run_fill_version(b, n->version,
-				run_root_version(s->versions, s->n_versions,
-						 n), err);
-}
-
 static int
 cutoff(void *payload, size_t node, struct error *err)
 {
@@ -112,6 +102,19 @@ cutoff(void *payload, size_t node, struct error *err)
 		return rc;
 	if (!rec.ok || rec.artifact_missing)
 		return 0;
+	/* Its version group builds: reusing it would split the versions. */
+	if (plan_group_builds(s->plan, node))
+		return 0;
+	if (s->check_versions) {
+		struct buf now;
+
+		buf_init(&now, 0);
+		rc = plan_version_matches(n, s->versions, s->n_versions,
+					  rec.version, &now, err);
+		buf_release(&now);
+		if (rc <= 0)
+			return rc;
+	}
 	rc = record_node_key(s->cache, s->ev, s->run_id, node, &keys, err);
 	if (!rc)
 		rc = !strcmp(keys->keys[node].key.hex, rec.key);
@@ -180,7 +183,7 @@ node_meta(const struct run_cache_store *s, const struct graph_node *n,
 	  const struct strv *arts, struct run_node *rn, struct strv *meta,
 	  struct error *err)
 {
-	const char *ver = run_root_version(s->versions, s->n_versions, n);
+	const char *ver = plan_root_version(s->versions, s->n_versions, n);
 	struct buf b;
 	char path[4096];
 	size_t i, len;
@@ -191,7 +194,7 @@ node_meta(const struct run_cache_store *s, const struct graph_node *n,
 		buf_reset(&b);
 		rc = buf_addf(&b, err, "%s=", n->meta[i].key);
 		if (!rc)
-			rc = run_fill_version(&b, n->meta[i].value, ver, err);
+			rc = plan_fill_version(&b, n->meta[i].value, ver, err);
 		if (!rc)
 			rc = strv_push(meta, b.data, err);
 	}
@@ -217,6 +220,33 @@ node_meta(const struct run_cache_store *s, const struct graph_node *n,
 		} else {
 			rc = 0;
 		}
+	}
+	return rc;
+}
+
+/*
+ * "toolkit-identity=NAME PAIRS" for a node built with a toolkit probed
+ * here (its pin checked before the run started), so the record says what
+ * the build ran against; nothing when the home was not here.
+ */
+static int
+toolkit_meta(const struct run_cache_store *s, const struct graph_node *n,
+	     struct strv *meta, struct error *err)
+{
+	struct buf line;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < s->n_toolkit_ids; i++) {
+		if (strcmp(s->toolkit_ids[i].key, n->toolkit->name))
+			continue;
+		buf_init(&line, 0);
+		rc = buf_addf(&line, err, "toolkit-identity=%s %s",
+			      n->toolkit->name, s->toolkit_ids[i].value);
+		if (!rc)
+			rc = strv_push(meta, line.data, err);
+		buf_release(&line);
+		break;
 	}
 	return rc;
 }
@@ -255,13 +285,16 @@ record_finished(struct run_cache_store *s, size_t node, struct run_node *rn,
 		}
 	}
 	if (rn->state == RUN_STATE_OK)
-		rc = node_version(s, n, &ver, err);
+		rc = plan_node_version(n, s->versions, s->n_versions, &ver,
+				       err);
 	if (!rc && rn->state == RUN_STATE_OK)
 		rc = node_meta(s, n, &arts, rn, &meta, err);
 	if (!rc && rn->gpus[0]) {
 		snprintf(line, sizeof(line), "gpus=%s", rn->gpus);
 		rc = strv_push(&meta, line, err);
 	}
+	if (!rc && n->toolkit)
+		rc = toolkit_meta(s, n, &meta, err);
 	if (!rc && rn->message[0] && rn->state != RUN_STATE_OK) {
 		snprintf(line, sizeof(line), "message=%s", rn->message);
 		rc = strv_push(&meta, line, err);

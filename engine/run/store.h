@@ -32,6 +32,12 @@ struct run_cache_store {
 	/* internal: per node, identities (outputs.h) of the files its
 	   outputs matched before its action that were kept; owned */
 	struct strv *before;
+	int check_versions;		/* cut off only to a record of the
+					   version the node has now (the
+					   plan's check, planner.h) */
+	const struct rules_kv *toolkit_ids;	/* toolkit name -> probed
+						   identity, for records */
+	size_t n_toolkit_ids;
 };
 
 /*

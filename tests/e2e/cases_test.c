@@ -61,40 +61,45 @@ struct demo_case {
 static const struct demo_case cases[] = {
 	/* A. planner: path classification and impact */
 	{ .id = "1", .change = "echo '# probe' >> cuda_pathfinder/cuda/pathfinder/_loader.py",
-	  .build = "bindings-test-ext=4 bindings-wheel=36 core-variant=36 core-wheel=18 docs=1 pathfinder-wheel=1",
+	  .build = "bindings-test-ext=4 bindings-wheel=36 core-variant=36 core-wheel=18 docs=1 pathfinder-wheel=1 python-meta=2",
 	  .test = "bindings-gpu=3 core-tests=2 pathfinder-tests=2 pathfinder-tests-win=2",
 	  .why = "artifact:core-variant[cuda=13,platform=linux-64,python=3.12]|artifact:pathfinder-wheel",
-	  .diff = "upstream also rebuilds the sdists and the metapackage and reruns "
-		  "every test; ripple keeps the sdists and metapackages (no "
-		  "pathfinder input) and the published-floor row" },
+	  .diff = "upstream also rebuilds the sdists and reruns every test; ripple "
+		  "keeps the sdists (no pathfinder input) and the published-floor "
+		  "row, and rebuilds the metapackages only because they pin the "
+		  "rebuilt bindings (version group)" },
 	{ .id = "2", .change = "echo '# probe' >> cuda_bindings/cuda/bindings/driver.pyx",
-	  .build = "bindings-sdist=1 bindings-test-ext=2 bindings-wheel=18 core-variant=18 core-wheel=18",
+	  .build = "bindings-sdist=1 bindings-test-ext=2 bindings-wheel=18 core-variant=18 core-wheel=18 python-meta=1",
 	  .test = "bindings-gpu=2 core-tests=1", .axes = "root=bindings-13 cuda=13",
 	  .why = "artifact:core-variant[cuda=13,platform=linux-64,python=3.12]|root=bindings-13",
-	  .diff = "upstream rebuilds both core variants and the metapackage; ripple "
-		  "rebuilds only core-variant[cuda=13] (then the merged core-wheel) "
-		  "and keeps the metapackage, whose inputs did not change" },
+	  .diff = "upstream rebuilds both core variants; ripple rebuilds only "
+		  "core-variant[cuda=13] (then the merged core-wheel), and this "
+		  "root's metapackage with the bindings it pins (version group)" },
 	{ .id = "3", .change = "echo '# probe' >> cuda_bindings_12/cuda/bindings/driver.pyx",
-	  .build = "bindings-sdist=1 bindings-test-ext=2 bindings-wheel=18 core-variant=18 core-wheel=18",
+	  .build = "bindings-sdist=1 bindings-test-ext=2 bindings-wheel=18 core-variant=18 core-wheel=18 python-meta=1",
 	  .test = "bindings-gpu=1 core-tests=1", .axes = "root=bindings-12 cuda=12",
 	  .why = "artifact:core-wheel[platform=linux-64,python=3.12]|core-variant[cuda=12,platform=linux-64,python=3.12]",
 	  .diff = "upstream rebuilds both core variants; ripple rebuilds only "
 		  "core-variant[cuda=12], and core-wheel because it merges it" },
 	{ .id = "4", .change = "echo '# probe' >> cuda_bindings/cuda/bindings/driver.pyx; "
 		  "echo '# probe' >> cuda_bindings_12/cuda/bindings/driver.pyx",
-	  .build = "bindings-sdist=2 bindings-test-ext=4 bindings-wheel=36 core-variant=36 core-wheel=18",
+	  .build = "bindings-sdist=2 bindings-test-ext=4 bindings-wheel=36 core-variant=36 core-wheel=18 python-meta=2",
 	  .test = "bindings-gpu=3 core-tests=2",
-	  .diff = "upstream also rebuilds and tests the metapackage; ripple keeps it" },
+	  .diff = "upstream also tests the metapackage; the demo has no "
+		  "metapackage tests (both metapackages rebuild with the bindings "
+		  "they pin, a version group)" },
 	{ .id = "5", .change = "echo '# probe' >> cuda_core/cuda/core/_device.py",
 	  .build = "core-variant=36 core-wheel=18", .test = "core-tests=2",
 	  .why = "artifact:core-variant[cuda=12,platform=win-64,python=3.14t]|cuda_core/cuda/core/_device.py",
 	  .diff = "upstream also tests the metapackage of both roots; it does not "
 		  "depend on cuda_core" },
 	{ .id = "7", .change = "echo '# probe' >> cuda_python/pyproject.toml",
-	  .build = "python-meta=2", .test = "",
-	  .why = "artifact:python-meta[root=bindings-13]|cuda_python/pyproject.toml",
-	  .diff = "upstream rebuilds the bindings of both roots; ripple only the "
-		  "two metapackages (the bindings do not depend on it)" },
+	  .build = "bindings-test-ext=4 bindings-wheel=36 core-variant=36 core-wheel=18 python-meta=2",
+	  .test = "bindings-gpu=3 core-tests=2",
+	  .why = "artifact:bindings-wheel[platform=linux-64,python=3.12,root=bindings-13]|version-group",
+	  .diff = "as upstream, the bindings of both roots rebuild with the "
+		  "metapackages that pin them (a version group: recipe 21), and "
+		  "what uses the bindings follows them as cascades" },
 	{ .id = "8", .change = "echo '# probe' >> cuda_pathfinder/tests/test_loader.py",
 	  .build = "", .test = "pathfinder-tests=2 pathfinder-tests-win=2",
 	  .diff = "upstream enables the tests of every CUDA major; ripple runs only "
@@ -377,8 +382,10 @@ check_plan(const struct demo_case *c, const char *dir, const char *ripple)
 	cr_assert_not_null(plan, "case %s: bad JSON: %s", c->id, jerr.text);
 	b = decided(plan, "artifact", "build", c->axes, &disagree);
 	t = decided(plan, "test", "test", c->axes, &disagree);
-	cr_expect_str_eq(b, c->build, "case %s (%s): B", c->id, c->change);
-	cr_expect_str_eq(t, c->test, "case %s (%s): T", c->id, c->change);
+	cr_expect_str_eq(b, c->build, "case %s (%s): B is %s", c->id,
+			 c->change, b);
+	cr_expect_str_eq(t, c->test, "case %s (%s): T is %s", c->id,
+			 c->change, t);
 	cr_expect_eq(disagree, 0, "case %s: %d nodes outside %s", c->id,
 		     disagree, c->axes);
 	forced = json_object_get(plan, "forced");

@@ -431,6 +431,39 @@ Test(graph_source, nested_prefixes_claim_each_file_once)
 					 pass);
 		graph_source_state_release(&st);
 	}
+ * Issue 13 item 1: a link a/l1 -> ../x/l2 whose hop x/l2 -> ../a/f lies
+ * outside the set's prefix "a". Retargeting x/l2 changes what a/l1
+ * resolves to without touching a/, so the memo (keyed by a/'s tree id)
+ * must not remember such a state; a chain that stays inside may be.
+ */
+Test(graph_source, memo_counts_every_symlink_hop)
+{
+	char *dir = t_git_init();
+	struct graph_source_state st;
+	struct pattern_set *s = set_of("a/**");
+	char k1[33], k2[33];
+
+	t_write(dir, "a/f", "f\n");
+	t_write(dir, "a/g", "g\n");
+	sh_ok(dir, "mkdir -p x && ln -s ../a/f x/l2 && ln -s ../x/l2 a/l1 "
+		   "&& ln -s f a/in2 && ln -s in2 a/in1");
+	cr_assert_eq(t_git_commit(dir, "links"), 0);
+	state_at(dir, "HEAD", "a/**", &st);
+	cr_expect_eq(graph_source_state_memoizable(s, &st), 0,
+		     "a hop outside the prefix");
+	graph_source_state_release(&st);
+	key_at(dir, "HEAD", "a/**", k1);
+	sh_ok(dir, "ln -sfn ../a/g x/l2");
+	cr_assert_eq(t_git_commit(dir, "retarget the outside hop"), 0);
+	key_at(dir, "HEAD", "a/**", k2);
+	cr_expect_str_neq(k1, k2, "the key follows the outside hop");
+	sh_ok(dir, "git rm -q a/l1");
+	cr_assert_eq(t_git_commit(dir, "inside chain only"), 0);
+	state_at(dir, "HEAD", "a/**", &st);
+	cr_expect_eq(graph_source_state_memoizable(s, &st), 1,
+		     "a chain inside the prefix");
+	graph_source_state_release(&st);
+	pattern_set_free(s);
 	t_rmtree(dir);
 	free(dir);
 }

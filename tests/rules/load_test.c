@@ -143,7 +143,17 @@ Test(rules_load, defaults_and_positions)
 	cr_expect_eq(w->gpu.min_memory_mb, 512);
 	cr_expect_eq(r->n_targets, 0);
 	cr_expect_eq(r->policy.reuse, RULES_REUSE_BASELINE);
+	cr_expect_eq(r->policy.reuse_versions, RULES_REUSE_VERSIONS_TAG);
 	cr_expect_null(rules_find_root(r, "c"));
+	rules_free(r);
+}
+
+Test(rules_load, policy_reuse_versions)
+{
+	struct rules *r = load_ok("version: 1\n"
+				  "policy: {reuse-versions: exact}\n");
+
+	cr_expect_eq(r->policy.reuse_versions, RULES_REUSE_VERSIONS_EXACT);
 	rules_free(r);
 }
 

@@ -138,7 +138,7 @@ one_pass(const struct rules *rules, struct error *err)
 	struct world w = { NULL, NULL, "old" };
 	struct graph_key_sources src = { fake_source, NULL, NULL, &w };
 	struct plan_history h;
-	struct plan_options o = { PLAN_REUSE_SCOPE_BASELINE, NULL };
+	struct plan_options o = { .reuse = PLAN_REUSE_SCOPE_BASELINE };
 	struct graph *g = NULL;
 	struct graph_keys *base = NULL;
 	struct plan *p = NULL;
@@ -232,7 +232,7 @@ Test(engine_plan_nomem, reuse_strings_allocation_failure_is_reported)
 	struct world w = { NULL, NULL, "same" };
 	struct graph_key_sources src = { fake_source, NULL, NULL, &w };
 	struct plan_history h;
-	struct plan_options o = { PLAN_REUSE_SCOPE_BASELINE, NULL };
+	struct plan_options o = { .reuse = PLAN_REUSE_SCOPE_BASELINE };
 	struct error err;
 	long n;
 	int rc;
@@ -326,7 +326,7 @@ Test(engine_plan_nomem, one_failed_allocation_fails_or_changes_nothing)
 {
 	struct fixture f;
 	struct graph_key_sources src = { fake_source, NULL, NULL, &f.w };
-	struct plan_options o = { PLAN_REUSE_SCOPE_BASELINE, NULL };
+	struct plan_options o = { .reuse = PLAN_REUSE_SCOPE_BASELINE };
 	struct plan *want = NULL;
 	struct error err;
 	size_t i, j;

@@ -33,6 +33,9 @@ struct world {
 	const char *salt_b12;		/* changes b12's input key */
 	const char *failed_id;		/* recorded as failed */
 	const char *missing_id;		/* not recorded */
+	const char *version;		/* every record's version... */
+	const char *odd_id;		/* ...but this node's record's: */
+	const char *odd_version;
 };
 
 static int
@@ -65,13 +68,15 @@ fake_record(void *payload, const char *id, struct plan_record *out,
 	out->run_id = "run-1";
 	out->key = k->key.hex;
 	out->ok = !(w->failed_id && !strcmp(id, w->failed_id));
+	out->version = w->odd_id && !strcmp(id, w->odd_id) ? w->odd_version
+							   : w->version;
 	out->components = k->components;
 	out->n_components = k->n_components;
 	return 1;
 }
 
 static void
-setup_world(struct world *w)
+setup_world_from(struct world *w, const char *text)
 {
 	struct error_list errors;
 	struct graph_key_sources src = { fake_source, NULL, NULL, w };
@@ -79,14 +84,19 @@ setup_world(struct world *w)
 
 	memset(w, 0, sizeof(*w));
 	error_list_init(&errors, 10);
-	cr_assert_eq(rules_load_buffer("t.yml", rules_text,
-				       strlen(rules_text), &w->rules, &errors),
-		     0);
+	cr_assert_eq(rules_load_buffer("t.yml", text, strlen(text), &w->rules,
+				       &errors), 0);
 	error_list_release(&errors);
 	error_init(&err);
 	cr_assert_eq(graph_build(w->rules, &w->graph, &err), 0);
 	cr_assert_eq(graph_keys_compute(w->graph, NULL, &src, &w->base,
 					&err), 0);
+}
+
+static void
+setup_world(struct world *w)
+{
+	setup_world_from(w, rules_text);
 }
 
 static void
@@ -98,12 +108,31 @@ teardown_world(struct world *w)
 }
 
 static struct plan *
+plan_with(struct world *w, const struct plan_options *o)
+{
+	struct graph_key_sources src = { fake_source, NULL, NULL, w };
+	struct plan_history h;
+	struct plan *p = NULL;
+	struct error err;
+
+	memset(&h, 0, sizeof(h));
+	h.baseline_record = fake_record;
+	h.payload = w;
+	h.has_baseline = 1;
+	h.baseline_label = "run-1";
+	error_init(&err);
+	cr_assert_eq(plan_compute(w->graph, NULL, NULL, &src, &h, o, &p,
+				  &err), 0, "%s", err.msg);
+	return p;
+}
+
+static struct plan *
 plan(struct world *w, int has_baseline, enum plan_reuse reuse,
      const char *forced)
 {
 	struct graph_key_sources src = { fake_source, NULL, NULL, w };
 	struct plan_history h;
-	struct plan_options o = { reuse, forced };
+	struct plan_options o = { .reuse = reuse, .forced_reason = forced };
 	struct plan *p = NULL;
 	struct error err;
 
@@ -227,6 +256,109 @@ Test(engine_plan, forced_and_reuse_none_build_everything)
 	teardown_world(&w);
 }
 
+/* A wheel and a metapackage that pins it, one version group per root. */
+static const char group_text[] =
+	"version: 1\n"
+	"roots:\n"
+	"  b12: {path: b12}\n"
+	"  b13: {path: b13}\n"
+	"artifacts:\n"
+	"  wheel:\n"
+	"    each: {root: roots}\n"
+	"    inputs: [root.sources]\n"
+	"    command: [build]\n"
+	"    version: '${root.version}'\n"
+	"    version-group: 'b-${root}'\n"
+	"  meta:\n"
+	"    each: {root: roots}\n"
+	"    command: [meta]\n"
+	"    version: '${root.version}'\n"
+	"    version-group: 'b-${root}'\n"
+	"  user:\n"
+	"    each: {root: roots}\n"
+	"    needs: [wheel]\n"
+	"    command: [use]\n";
+
+Test(engine_plan, versions_are_compared_only_when_asked)
+{
+	struct rules_kv now[] = { { "b12", "1.0", { 0, 0 } },
+				  { "b13", "1.0.dev2+g123", { 0, 0 } } };
+	struct plan_options o = { .reuse = PLAN_REUSE_SCOPE_BASELINE };
+	const struct plan_item *it;
+	struct world w;
+	struct plan *p;
+
+	setup_world_from(&w, group_text);
+	w.version = "1.0.dev2+g123";
+	p = plan_with(&w, &o);
+	cr_expect_eq(p->counts[PLAN_REUSE], 6, "no check: all reused");
+	plan_free(p);
+	o.check_versions = 1;
+	o.versions = now;
+	o.n_versions = 2;
+	p = plan_with(&w, &o);
+	it = item(&w, p, "artifact:wheel[root=b12]");
+	cr_expect_eq(it->reason, PLAN_REASON_VERSION_DIFFERS);
+	cr_assert_eq(it->n_changes, 1);
+	cr_expect_eq(it->changes[0].kind, PLAN_CHANGE_VERSION);
+	cr_expect_str_eq(it->changes[0].old_value, "1.0.dev2+g123");
+	cr_expect_str_eq(it->changes[0].new_value, "1.0");
+	cr_expect_eq(item(&w, p, "artifact:wheel[root=b13]")->decision,
+		     PLAN_REUSE);
+	/* Unversioned users follow the rebuilt wheel as cascades. */
+	cr_expect_eq(item(&w, p, "artifact:user[root=b12]")->reason,
+		     PLAN_REASON_UPSTREAM_REBUILT);
+	cr_expect_eq(p->root_causes, 2);
+	plan_free(p);
+	teardown_world(&w);
+}
+
+Test(engine_plan, a_version_group_rebuilds_together_per_root)
+{
+	struct plan_options o = { .reuse = PLAN_REUSE_SCOPE_BASELINE };
+	const struct plan_item *meta, *user;
+	struct world w;
+	struct plan *p;
+
+	setup_world_from(&w, group_text);
+	w.salt_b12 = "edited";
+	p = plan_with(&w, &o);
+	meta = item(&w, p, "artifact:meta[root=b12]");
+	user = item(&w, p, "artifact:user[root=b12]");
+	cr_expect_eq(meta->decision, PLAN_BUILD);
+	cr_expect_eq(meta->reason, PLAN_REASON_VERSION_GROUP);
+	cr_expect_eq(meta->cause, (long)graph_find(w.graph,
+		     "artifact:wheel[root=b12]")->index);
+	cr_expect_eq(meta->root_cause, meta->cause);
+	cr_expect_eq(user->reason, PLAN_REASON_UPSTREAM_REBUILT);
+	cr_expect_eq(p->root_causes, 1, "the group member is no root cause");
+	cr_expect_eq(item(&w, p, "artifact:meta[root=b13]")->decision,
+		     PLAN_REUSE, "another root's group");
+	cr_expect_eq(item(&w, p, "artifact:wheel[root=b13]")->decision,
+		     PLAN_REUSE);
+	plan_free(p);
+	/* Reused at versions that disagree: the whole group rebuilds. */
+	w.salt_b12 = NULL;
+	w.version = "1.0.dev1+g1";
+	p = plan_with(&w, &o);
+	cr_expect_eq(p->counts[PLAN_REUSE], 6, "versions agree");
+	plan_free(p);
+	w.odd_id = "artifact:meta[root=b12]";
+	w.odd_version = "1.0.dev9+g9";
+	p = plan_with(&w, &o);
+	meta = item(&w, p, "artifact:meta[root=b12]");
+	cr_expect_eq(meta->reason, PLAN_REASON_VERSION_GROUP);
+	cr_expect_eq(meta->cause, -1);
+	cr_expect_eq(item(&w, p, "artifact:wheel[root=b12]")->reason,
+		     PLAN_REASON_VERSION_GROUP);
+	cr_expect_eq(item(&w, p, "artifact:user[root=b12]")->reason,
+		     PLAN_REASON_UPSTREAM_REBUILT);
+	cr_expect_eq(p->root_causes, 2);
+	cr_expect_eq(p->counts[PLAN_REUSE], 3);
+	plan_free(p);
+	teardown_world(&w);
+}
+
 Test(engine_plan, reason_names_are_stable)
 {
 	cr_expect_str_eq(plan_reason_name(PLAN_REASON_INPUT_CHANGED),
@@ -235,5 +367,9 @@ Test(engine_plan, reason_names_are_stable)
 			 "no-baseline-run");
 	cr_expect_str_eq(plan_reason_name(PLAN_REASON_ARTIFACT_MISSING),
 			 "key-equal-artifact-missing");
+	cr_expect_str_eq(plan_reason_name(PLAN_REASON_VERSION_DIFFERS),
+			 "version-differs");
+	cr_expect_str_eq(plan_reason_name(PLAN_REASON_VERSION_GROUP),
+			 "version-group");
 	cr_expect_str_eq(plan_decision_name(PLAN_REUSE), "reuse");
 }

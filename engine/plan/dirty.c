@@ -1,0 +1,100 @@
+/*
+ * Claimed inputs the working tree changed: each input's state at the
+ * commit against its state in the working tree, compared file by file.
+ * A clean tree (git status empty) is answered without reading any state.
+ */
+#include "engine/plan/dirty.h"
+
+#include <string.h>
+
+#include "base/arena.h"
+#include "base/error.h"
+#include "base/mem.h"
+#include "base/strv.h"
+#include "engine/plan/eval.h"
+#include "engine/plan/filediff.h"
+#include "engine/plan/plan.h"
+#include "graph/graph.h"
+#include "graph/source.h"
+#include "base/banned.h"
+
+/* Append the files of one input that differ between st and wst. */
+static int
+input_changes(const struct graph_input *in,
+	      const struct graph_source_state *st,
+	      const struct graph_source_state *wst, struct strv *paths,
+	      struct error *err)
+{
+	struct filediff_entry *o = NULL, *n = NULL;
+	struct plan_file_diff *d = NULL;
+	size_t no = 0, nn = 0, nd = 0, i;
+	struct arena a;
+	int rc;
+
+	arena_init(&a);
+	rc = filediff_from_state(&a, st, &o, &no, err);
+	if (!rc)
+		rc = filediff_from_state(&a, wst, &n, &nn, err);
+	if (!rc)
+		rc = filediff_compare(&a, o, no, n, nn, &d, &nd, err);
+	for (i = 0; !rc && i < nd; i++)
+		rc = strv_push(paths, d[i].path, err);
+	if (!rc && !nd) {
+		char *what = arena_printf(&a, "input %s", in->name);
+
+		rc = what ? strv_push(paths, what, err)
+			  : error_set(err, ERROR_NOMEM, "out of memory");
+	}
+	arena_release(&a);
+	return rc;
+}
+
+int
+plan_dirty_inputs(struct eval *ev, const unsigned char *mask,
+		  struct strv *paths, struct error *err)
+{
+	const struct graph *g = ev->graph;
+	struct graph_change_list ch = { NULL, 0 };
+	struct graph_worktree *wt = NULL;
+	struct strv seen = STRV_INIT;
+	size_t i, k;
+	int rc;
+
+	rc = graph_repo_diff_worktree_paths(ev->repo, &ev->commit, &ch, err);
+	if (rc || !ch.n)
+		goto done;
+	rc = graph_worktree_read(ev->repo, &wt, err);
+	for (i = 0; !rc && i < g->n_nodes; i++) {
+		if (!mask[i])
+			continue;
+		for (k = 0; !rc && k < g->nodes[i].n_inputs; k++) {
+			const struct graph_input *in = &g->nodes[i].inputs[k];
+			const struct graph_source_state *st;
+			const struct pattern_set *set;
+			struct graph_source_state wst;
+
+			if (strv_find(&seen, in->name) >= 0)
+				continue;
+			rc = strv_push(&seen, in->name, err);
+			if (!rc)
+				rc = eval_input_state(ev, in, &st, err);
+			if (!rc)
+				rc = eval_input_patterns(ev, in, &set, err);
+			if (rc)
+				break;
+			memset(&wst, 0, sizeof(wst));
+			arena_init(&wst.arena);
+			rc = graph_source_compute_worktree(wt, set, &wst, err);
+			if (!rc && memcmp(st->key, wst.key, sizeof(st->key)))
+				rc = input_changes(in, st, &wst, paths, err);
+			graph_source_state_release(&wst);
+		}
+	}
+	if (!rc)
+		strv_sort_unique(paths);
+done:
+	strv_release(&seen);
+	graph_worktree_free(wt);
+	graph_change_list_release(&ch);
+	return rc;
+}
