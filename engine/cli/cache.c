@@ -11,8 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <git2.h>
-
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/mem.h"
@@ -39,12 +37,9 @@ cli_cache_path(const struct cli_ctx *ctx, const char *opt, char *out,
 	       size_t n)
 {
 	const char *env = getenv("RIPPLE_CACHE");
-	const char *dir = ctx->dir ? ctx->dir : ".";
-	git_buf gitdir = { NULL, 0, 0 };
-	git_repository *repo = NULL;
-	const char *root = NULL;
+	char root[4096];
 	struct error err;
-	int len;
+	int len, rc;
 
 	error_init(&err);
 	if ((opt && opt[0]) || (env && env[0])) {
@@ -57,18 +52,13 @@ cli_cache_path(const struct cli_ctx *ctx, const char *opt, char *out,
 		cli_print_error(ctx, &err);
 		return ERROR_INVALID;
 	}
-	if (git_repository_discover(&gitdir, dir, 0, NULL) == 0 &&
-	    git_repository_open(&repo, gitdir.ptr) == 0)
-		root = git_repository_workdir(repo);
-	if (!root)
-		root = dir;
-	len = snprintf(out, n, "%s%s.ripple/cache.db", root,
-		       root[strlen(root) - 1] == '/' ? "" : "/");
-	git_repository_free(repo);
-	git_buf_dispose(&gitdir);
+	rc = cli_repo_root(ctx, root, sizeof(root));
+	if (rc < 0)
+		return rc;
+	len = snprintf(out, n, "%s/.ripple/cache.db", root);
 	if (len < 0 || (size_t)len >= n) {
 		error_set(&err, ERROR_INVALID, "cache path under '%s' is too "
-			  "long", dir);
+			  "long", root);
 		cli_print_error(ctx, &err);
 		return ERROR_INVALID;
 	}
@@ -137,14 +127,14 @@ cmd_export(int argc, char **argv, const struct cli_ctx *ctx)
 	FILE *f;
 	int ch, rc;
 
-	while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+	while ((ch = cli_getopt(ctx, "cache export", argc, argv, "ho:",
+					opts)) != -1) {
 		switch (ch) {
 		case 'r': run = optarg; break;
 		case 'c': cpath = optarg; break;
 		case 'o': outname = optarg; break;
 		case 'h': usage(stdout); return CLI_OK;
-		default: return cli_usage_error(ctx, "cache export",
-						"bad option");
+		default: return CLI_USAGE;
 		}
 	}
 	if (!run)
@@ -224,13 +214,13 @@ cmd_import(int argc, char **argv, const struct cli_ctx *ctx)
 	char path[4096];
 	int ch, rc, flags = 0, i;
 
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((ch = cli_getopt(ctx, "cache import", argc, argv, "h",
+					opts)) != -1) {
 		switch (ch) {
 		case 'c': cpath = optarg; break;
 		case 'R': flags |= CACHE_IMPORT_REPLACE; break;
 		case 'h': usage(stdout); return CLI_OK;
-		default: return cli_usage_error(ctx, "cache import",
-						"bad option");
+		default: return CLI_USAGE;
 		}
 	}
 	if (optind >= argc)
@@ -280,12 +270,12 @@ cmd_check(int argc, char **argv, const struct cli_ctx *ctx)
 	char path[4096];
 	int ch, rc;
 
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((ch = cli_getopt(ctx, "cache check", argc, argv, "h",
+					opts)) != -1) {
 		switch (ch) {
 		case 'c': cpath = optarg; break;
 		case 'h': usage(stdout); return CLI_OK;
-		default: return cli_usage_error(ctx, "cache check",
-						"bad option");
+		default: return CLI_USAGE;
 		}
 	}
 	if (optind < argc)

@@ -12,7 +12,6 @@
 
 #include "base/error.h"
 #include "base/mem.h"
-#include "graph/repo.h"
 #include "graph/graph.h"
 #include "rules/drift.h"
 #include "rules/rules.h"
@@ -28,14 +27,15 @@ help(FILE *f)
 		"\n"
 		"Load and validate the rules file, then evaluate its drift "
 		"checks\n(`checks:`) against the working tree of the git "
-		"repository that\nholds the rules file (its folder when it is "
-		"in none): print a summary\nof what the rules declare, or every "
-		"error and disagreement found as\nFILE:LINE:COL: error: "
-		"MESSAGE.\n"
+		"repository that\nholds the current directory (-C DIR; the "
+		"directory itself when it is\nin none): print a summary of "
+		"what the rules declare, or every error\nand disagreement "
+		"found as FILE:LINE:COL: error: MESSAGE.\n"
 		"\n"
 		"options:\n"
-		"  --rules FILE  the rules file (default: ripple.yml in the -C "
-		"directory)\n"
+		"  --rules FILE  the rules file (default: ripple.yml at the "
+		"repository's\n"
+		"                root)\n"
 		"  --no-drift    validate only; do not evaluate the checks\n"
 		"  -h, --help    show this help\n"
 		"\n"
@@ -170,35 +170,23 @@ check_graph(const struct cli_ctx *ctx, const struct rules *r)
 
 /*
  * Evaluate the drift checks against the working tree of the repository
- * holding `path`'s folder (that folder when it is in no repository).
+ * being checked: the one holding the current directory (-C DIR), as every
+ * command finds it, or the current directory when it is in none; never
+ * the rules file's own folder (--rules may name a file elsewhere).
  * Returns 0, or the exit code after printing every problem.
  */
 static int
-run_drift(const struct cli_ctx *ctx, const struct rules *r, const char *path,
+run_drift(const struct cli_ctx *ctx, const struct rules *r,
 	  struct error_list *errors, size_t *n_ok)
 {
-	struct graph_repo *repo = NULL;
-	struct error err;
-	char dir[4096];
-	const char *slash = strrchr(path, '/'), *root;
+	char root[4096];
 	size_t i;
 	int rc, code = CLI_USAGE;
 
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == path)
-		snprintf(dir, sizeof(dir), "/");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
-	error_init(&err);
-	rc = graph_repo_open(dir, &repo, &err);
-	if (rc && rc != ERROR_NOT_FOUND) {
-		cli_print_error(ctx, &err);
+	rc = cli_repo_root(ctx, root, sizeof(root));
+	if (rc < 0)
 		return cli_exit_for(rc);
-	}
-	root = repo ? graph_repo_root(repo) : dir;
 	rc = rules_drift_evaluate(r, root, n_ok, errors);
-	graph_repo_close(repo);
 	if (!rc)
 		return 0;
 	print_errors(ctx, r->file, errors);
@@ -226,7 +214,7 @@ cli_check(int argc, char **argv, const struct cli_ctx *ctx)
 	size_t n_ok = 0;
 	int c, rc, first = 1, drift = 1;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(ctx, "check", argc, argv, "h", opts)) != -1) {
 		switch (c) {
 		case 'r':
 			file = optarg;
@@ -238,18 +226,15 @@ cli_check(int argc, char **argv, const struct cli_ctx *ctx)
 			help(stdout);
 			return CLI_OK;
 		default:
-			return cli_usage_error(ctx, "check", "unknown option");
+			return CLI_USAGE;
 		}
 	}
 	if (optind < argc)
 		return cli_usage_error(ctx, "check", "unexpected argument '%s'",
 				       argv[optind]);
-	if (!file)
-		file = "ripple.yml";
-	if (file[0] == '/' || !strcmp(ctx->dir, "."))
-		snprintf(path, sizeof(path), "%s", file);
-	else
-		snprintf(path, sizeof(path), "%s/%s", ctx->dir, file);
+	rc = cli_rules_path(ctx, file, path, sizeof(path), &file);
+	if (rc)
+		return cli_exit_for(rc);
 	error_list_init(&errors, CHECK_ERROR_LIMIT);
 	rc = rules_load_file(path, file, &r, &errors);
 	if (rc) {
@@ -271,7 +256,7 @@ cli_check(int argc, char **argv, const struct cli_ctx *ctx)
 		return rc;
 	}
 	if (drift && r->n_checks) {
-		rc = run_drift(ctx, r, path, &errors, &n_ok);
+		rc = run_drift(ctx, r, &errors, &n_ok);
 		if (rc) {
 			rules_free(r);
 			error_list_release(&errors);

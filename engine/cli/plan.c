@@ -101,7 +101,7 @@ parse(int argc, char **argv, const struct cli_ctx *ctx, const char *cmd,
 
 	memset(a, 0, sizeof(*a));
 	a->po.reuse = -1;
-	while ((c = getopt_long(argc, argv, "h", plan_opts, NULL)) != -1) {
+	while ((c = cli_getopt(ctx, cmd, argc, argv, "h", plan_opts)) != -1) {
 		switch (c) {
 		case OPT_HEAD: a->po.head = optarg; break;
 		case OPT_WORKTREE: a->po.worktree = 1; break;
@@ -131,7 +131,6 @@ parse(int argc, char **argv, const struct cli_ctx *ctx, const char *cmd,
 			fputs(help, stdout);
 			return -1;
 		default:
-			fputs(help, stderr);
 			return CLI_USAGE;
 		}
 	}

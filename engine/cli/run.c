@@ -123,7 +123,7 @@ parse(int argc, char **argv, const struct cli_ctx *ctx, struct run_args *a)
 
 	memset(a, 0, sizeof(*a));
 	a->po.reuse = -1;
-	while ((c = getopt_long(argc, argv, "hj:", opts, NULL)) != -1) {
+	while ((c = cli_getopt(ctx, "run", argc, argv, "hj:", opts)) != -1) {
 		switch (c) {
 		case OPT_HEAD: a->po.head = optarg; break;
 		case OPT_WORKTREE: a->po.worktree = 1; break;
@@ -172,7 +172,6 @@ parse(int argc, char **argv, const struct cli_ctx *ctx, struct run_args *a)
 			fputs(run_help, stdout);
 			return -1;
 		default:
-			fputs(run_help, stderr);
 			return CLI_USAGE;
 		}
 	}
