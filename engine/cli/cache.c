@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/buf.h"
 #include "base/error.h"
@@ -61,6 +62,35 @@ cli_cache_path(const struct cli_ctx *ctx, const char *opt, char *out,
 			  "long", root);
 		cli_print_error(ctx, &err);
 		return ERROR_INVALID;
+	}
+	return 0;
+}
+
+int
+cli_cache_open_existing(const struct cli_ctx *ctx, const char *opt,
+			struct cache **out)
+{
+	char path[4096];
+	struct error err;
+	struct stat st;
+	int rc;
+
+	*out = NULL;
+	rc = cli_cache_path(ctx, opt, path, sizeof(path));
+	if (rc)
+		return cli_exit_for(rc);
+	if (stat(path, &st))
+		return 0;
+	error_init(&err);
+	rc = cache_open(path, CACHE_OPEN_READONLY, out, &err);
+	if (rc == ERROR_UNSUPPORTED && err.msg[0] &&
+	    !strstr(err.msg, "newer")) {
+		error_init(&err);
+		rc = cache_open(path, 0, out, &err);
+	}
+	if (rc) {
+		cli_print_error(ctx, &err);
+		return cli_exit_for(rc);
 	}
 	return 0;
 }

@@ -174,6 +174,16 @@ int cli_toolkits(int argc, char **argv, const struct cli_ctx *ctx);
 int cli_cache_path(const struct cli_ctx *ctx, const char *opt, char *out,
 		   size_t n);
 
+/*
+ * Open the cache a command reads (cli_cache_path) when it exists, read-only
+ * where the file allows (an older schema is upgraded in place first); *out
+ * is NULL, and nothing is created, when there is none. Returns 0, or the
+ * exit code after printing the error.
+ */
+struct cache;
+int cli_cache_open_existing(const struct cli_ctx *ctx, const char *opt,
+			    struct cache **out);
+
 /* `ripple cache export|import|check` (engine/cli/cache.c). */
 int cli_cache(int argc, char **argv, const struct cli_ctx *ctx);
 

@@ -9,7 +9,6 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "base/buf.h"
 #include "base/error.h"
@@ -140,35 +139,6 @@ parse(int argc, char **argv, const struct cli_ctx *ctx, const char *cmd,
 	return 0;
 }
 
-/* Open the cache read-only when it exists; NULL (no history) when not. */
-static int
-open_cache(const struct cli_ctx *ctx, const char *opt, struct cache **out)
-{
-	char path[4096];
-	struct error err;
-	struct stat st;
-	int rc;
-
-	*out = NULL;
-	rc = cli_cache_path(ctx, opt, path, sizeof(path));
-	if (rc)
-		return cli_exit_for(rc);
-	if (stat(path, &st))
-		return 0;
-	error_init(&err);
-	rc = cache_open(path, CACHE_OPEN_READONLY, out, &err);
-	if (rc == ERROR_UNSUPPORTED && err.msg[0] &&
-	    !strstr(err.msg, "newer")) {
-		error_init(&err);
-		rc = cache_open(path, 0, out, &err);
-	}
-	if (rc) {
-		cli_print_error(ctx, &err);
-		return cli_exit_for(rc);
-	}
-	return 0;
-}
-
 static int
 run_planner(const struct cli_ctx *ctx, struct plan_args *a,
 	    struct graph_repo **repo, struct cache **cache,
@@ -183,7 +153,7 @@ run_planner(const struct cli_ctx *ctx, struct plan_args *a,
 		cli_print_error(ctx, &err);
 		return cli_exit_for(rc);
 	}
-	rc = open_cache(ctx, a->cache_opt, cache);
+	rc = cli_cache_open_existing(ctx, a->cache_opt, cache);
 	if (rc)
 		return rc;
 	return cli_planner(ctx, *repo, *cache, &a->po, pl);
