@@ -56,6 +56,9 @@ struct cli_command {
  */
 void cli_print_error(const struct cli_ctx *ctx, const struct error *err);
 
+/* A warning in cli_print_error's form, `warning:` for `error:`. */
+void cli_print_warning(const struct cli_ctx *ctx, const struct error *w);
+
 /*
  * Print `ripple CMD: warning: MESSAGE` (kind "warning") or `ripple CMD:
  * note: MESSAGE` (kind "note") to stderr, in the error's form.

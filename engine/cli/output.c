@@ -42,8 +42,9 @@ print_kind(const struct cli_ctx *ctx, const char *kind)
 	fprintf(stderr, "%s%s:%s ", on, kind, color ? "\033[0m" : "");
 }
 
-void
-cli_print_error(const struct cli_ctx *ctx, const struct error *err)
+static void
+print_diag(const struct cli_ctx *ctx, const char *kind,
+	   const struct error *err)
 {
 	if (err->file[0] && err->line)
 		fprintf(stderr, "%s:%u:%u: ", err->file, err->line, err->col);
@@ -51,12 +52,24 @@ cli_print_error(const struct cli_ctx *ctx, const struct error *err)
 		fprintf(stderr, "%s: ", err->file);
 	else
 		print_prefix(ctx, NULL);
-	print_kind(ctx, "error");
+	print_kind(ctx, kind);
 	fprintf(stderr, "%s\n", err->msg);
 	if (err->node[0])
 		fprintf(stderr, "  node: %s\n", err->node);
 	if (err->hint[0])
 		fprintf(stderr, "  hint: %s\n", err->hint);
+}
+
+void
+cli_print_error(const struct cli_ctx *ctx, const struct error *err)
+{
+	print_diag(ctx, "error", err);
+}
+
+void
+cli_print_warning(const struct cli_ctx *ctx, const struct error *w)
+{
+	print_diag(ctx, "warning", w);
 }
 
 void
