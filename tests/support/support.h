@@ -44,6 +44,16 @@ struct run_result t_ripple(const char *dir, const char *const *argv);
 void t_result_release(struct run_result *r);
 
 /*
+ * With $RIPPLE_JSON_DIR set (ninja check sets it), keep `out` when it is a
+ * JSON document, as DIR/out-XXXXXX.json beside DIR/out-XXXXXX.cmd holding
+ * `cmdline` (a shell command line), for tests/schemas/validate.py to check
+ * against docs/schemas/. t_ripple and t_sh call it for every command;
+ * call it for output captured otherwise. Does nothing without the
+ * variable.
+ */
+void t_keep_json(const char *cmdline, const char *out);
+
+/*
  * Make an empty git repository in a new temporary directory with a fixed
  * identity and fixed dates (GIT_AUTHOR_DATE/GIT_COMMITTER_DATE advance by
  * one day per commit made with t_git_commit). Returns the malloc'd path.
