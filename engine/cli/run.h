@@ -82,6 +82,7 @@ struct cli_run_progress {
 	const struct graph *g;
 	FILE *report;		/* stdout, or stderr under --json */
 	int smart;		/* rewrite one status line in place */
+	size_t width;		/* the terminal's columns (80 unknown) */
 	int line_open;		/* the status line is on the terminal */
 };
 

@@ -11,6 +11,8 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "engine/run/run.h"
 #include "graph/graph.h"
@@ -25,6 +27,13 @@ cli_run_progress_init(struct cli_run_progress *pr, const struct cli_ctx *ctx,
 	pr->g = g;
 	pr->report = report;
 	pr->smart = ctx->smart_err;
+	pr->width = 80;
+	if (pr->smart) {
+		struct winsize ws;
+
+		if (!ioctl(2, TIOCGWINSZ, &ws) && ws.ws_col > 20)
+			pr->width = ws.ws_col;
+	}
 }
 
 /* Take the status line off the terminal before other output. */
@@ -58,12 +67,27 @@ print_log(FILE *to, const char *path)
 	fclose(f);
 }
 
-/* The status line: `[done/total] NODE`, cut to the terminal's habit. */
+/*
+ * The status line: `[done/total] NODE`, one terminal line wide (a line
+ * that wraps cannot be rewritten): a long id loses its middle, as ninja
+ * elides a long description.
+ */
 static void
 status_line(struct cli_run_progress *pr, const struct run_event *ev)
 {
-	fprintf(stderr, "\r\033[K[%zu/%zu] %.200s", ev->done, ev->total,
-		pr->g->nodes[ev->node].id);
+	const char *id = pr->g->nodes[ev->node].id;
+	char head[64];
+	size_t len = strlen(id), room;
+	int n = snprintf(head, sizeof(head), "[%zu/%zu] ", ev->done,
+			 ev->total);
+
+	room = pr->width > (size_t)n + 1 ? pr->width - (size_t)n - 1 : 0;
+	fprintf(stderr, "\r\033[K%s", head);
+	if (len <= room)
+		fputs(id, stderr);
+	else if (room > 3)
+		fprintf(stderr, "%.*s...%s", (int)((room - 3) / 2), id,
+			id + len - (room - 3 - (room - 3) / 2));
 	fflush(stderr);
 	pr->line_open = 1;
 }

@@ -165,3 +165,40 @@ Test(e2e_run_output, a_dry_run_writes_no_cache)
 	t_rmtree(dir);
 	free(dir);
 }
+
+/* A status line never wraps (it could not be rewritten): long ids elide. */
+Test(e2e_run_output, a_long_node_id_is_elided_on_the_status_line)
+{
+	char *dir = t_git_init();
+	const char *bin = getenv("RIPPLE_BIN");
+	char *abs = realpath(bin && bin[0] ? bin : "build/ripple", NULL);
+	char cmd[8192], inner[4096], name[121];
+	struct run_result r;
+	const char *at;
+
+	cr_assert(abs);
+	r = t_sh(dir, "command -v script >/dev/null");
+	if (r.status) {
+		t_result_release(&r);
+		cr_skip_test("script(1) is not installed");
+	}
+	t_result_release(&r);
+	memset(name, 'x', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	snprintf(cmd, sizeof(cmd), "version: 1\nartifacts:\n  %s: "
+		 "{command: \"true\"}\n", name);
+	t_write(dir, "ripple.yml", cmd);
+	cr_assert_eq(t_git_commit(dir, "long"), 0);
+	snprintf(inner, sizeof(inner), "stty cols 60 2>/dev/null; "
+		 "TERM=xterm %s run 2>&1", abs);
+	snprintf(cmd, sizeof(cmd), "script -qec '%s' /dev/null", inner);
+	r = t_sh(dir, cmd);
+	at = strstr(r.out, "\r\033[K[0/1] artifact:xxx");
+	cr_assert(at != NULL, "%s", r.out);
+	cr_expect(strstr(at, "...xxx") != NULL, "%s", r.out);
+	cr_expect(strcspn(at + 4, "\r\n") <= 59, "%s", r.out);
+	t_result_release(&r);
+	free(abs);
+	t_rmtree(dir);
+	free(dir);
+}
