@@ -275,8 +275,9 @@ summary(FILE *f, const struct run_result *res, const char *run_id,
 /*
  * --dry-run: plan as the run would, refuse what it would refuse in its
  * arguments (--platform, --only, --tag; not the checkout, since nothing
- * runs), and print the plan. Reads the cache if there is one and writes
- * nothing: no cache file is created and no source-key memo is stored.
+ * runs), and print the plan. Reads the cache if there is one (as `plan`
+ * does) and records nothing: no cache file is created, no run is made and
+ * no source-key memo is stored.
  */
 static int
 dry_run(const struct cli_ctx *ctx, struct run_args *a,
