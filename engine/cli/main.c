@@ -1,7 +1,7 @@
 /*
  * main(): global options (-C DIR, --color, --help, --version), libgit2
- * start-up, and dispatch to one command. Commands live in engine/cli/<name>.c; what they
- * share for printing is in output.c.
+ * start-up, and dispatch to one command. Commands live in
+ * engine/cli/<name>.c; what they share for printing is in output.c.
  */
 #include "engine/cli/cli.h"
 

@@ -29,7 +29,7 @@ struct history {
 	const char *rules_file;	/* the planner's --rules, or NULL */
 	struct eval *base, *head;
 	struct eval *run_eval;	/* the baseline run's commit, owned */
-	const struct graph *run_graph;	/* its graph (or head's), or NULL */
+	const struct graph *run_graph;	/* its graph (or head's), NULL */
 	int run_graph_tried;
 	struct graph_keys *base_keys;
 	struct arena arena;	/* records and components handed out */

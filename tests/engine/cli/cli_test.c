@@ -113,7 +113,8 @@ Test(engine_cli, dash_C_takes_a_relative_rules_file_from_DIR)
 		{ "-C", "repo", "check", "--rules", "alt.yml", NULL },
 		{ "-C", "repo", "version", "a", "--rules", "alt.yml", NULL },
 		{ "-C", "repo", "toolkits", "--rules", "alt.yml", NULL },
-		{ "-C", "repo", "run", "--dry-run", "--rules", "alt.yml", NULL },
+		{ "-C", "repo", "run", "--dry-run", "--rules", "alt.yml",
+		  NULL },
 	};
 	char *top = t_tmpdir(), *dir = make_repo(), *link = join(top, "repo");
 	struct run_result r;
