@@ -113,6 +113,35 @@ done:
 	return err.code;
 }
 
+int
+cli_cache_open_existing(const struct cli_ctx *ctx, const char *opt,
+			struct cache **out)
+{
+	char path[4096];
+	struct error err;
+	struct stat st;
+	int rc;
+
+	*out = NULL;
+	rc = cli_cache_path(ctx, opt, path, sizeof(path));
+	if (rc)
+		return cli_exit_for(rc);
+	if (stat(path, &st))
+		return 0;
+	error_init(&err);
+	rc = cache_open(path, CACHE_OPEN_READONLY, out, &err);
+	if (rc == ERROR_UNSUPPORTED && err.msg[0] &&
+	    !strstr(err.msg, "newer")) {
+		error_init(&err);
+		rc = cache_open(path, 0, out, &err);
+	}
+	if (rc) {
+		cli_print_error(ctx, &err);
+		return cli_exit_for(rc);
+	}
+	return 0;
+}
+
 static void
 usage(FILE *f)
 {
@@ -175,14 +204,14 @@ cmd_export(int argc, char **argv, const struct cli_ctx *ctx)
 	FILE *f;
 	int ch, rc;
 
-	while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+	while ((ch = cli_getopt(ctx, "cache export", argc, argv, "ho:",
+					opts)) != -1) {
 		switch (ch) {
 		case 'r': run = optarg; break;
 		case 'c': cpath = optarg; break;
 		case 'o': outname = optarg; break;
 		case 'h': usage(stdout); return CLI_OK;
-		default: return cli_usage_error(ctx, "cache export",
-						"bad option");
+		default: return CLI_USAGE;
 		}
 	}
 	if (!run)
@@ -262,13 +291,13 @@ cmd_import(int argc, char **argv, const struct cli_ctx *ctx)
 	char path[4096];
 	int ch, rc, flags = 0, i;
 
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((ch = cli_getopt(ctx, "cache import", argc, argv, "h",
+					opts)) != -1) {
 		switch (ch) {
 		case 'c': cpath = optarg; break;
 		case 'R': flags |= CACHE_IMPORT_REPLACE; break;
 		case 'h': usage(stdout); return CLI_OK;
-		default: return cli_usage_error(ctx, "cache import",
-						"bad option");
+		default: return CLI_USAGE;
 		}
 	}
 	if (optind >= argc)
@@ -318,12 +347,12 @@ cmd_check(int argc, char **argv, const struct cli_ctx *ctx)
 	char path[4096];
 	int ch, rc;
 
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((ch = cli_getopt(ctx, "cache check", argc, argv, "h",
+					opts)) != -1) {
 		switch (ch) {
 		case 'c': cpath = optarg; break;
 		case 'h': usage(stdout); return CLI_OK;
-		default: return cli_usage_error(ctx, "cache check",
-						"bad option");
+		default: return CLI_USAGE;
 		}
 	}
 	if (optind < argc)

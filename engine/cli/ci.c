@@ -123,7 +123,7 @@ open_planner(const struct cli_ctx *ctx, struct ci_args *a,
 	rc = graph_repo_open(ctx->dir, repo, &err);
 	if (rc)
 		return cli_fail(ctx, &err);
-	rc = cli_cache_open_read(ctx, a->cache_opt, cache);
+	rc = cli_cache_open_existing(ctx, a->cache_opt, cache);
 	if (rc)
 		return rc;
 	return cli_planner(ctx, *repo, *cache, &a->po, pl);

@@ -25,11 +25,21 @@ enum cli_exit {
 	CLI_ERROR = 3,
 };
 
+/*
+ * What main() hands every command. -C DIR is applied by main() with
+ * chdir(2), as git does, so every relative path a user gives (--rules,
+ * --cache, -o, ...) is taken from DIR; `dir` is then ".".
+ */
 struct cli_ctx {
-	const char *dir;	/* -C DIR, or "." */
-	const char *prog;	/* argv[0]'s base name, for messages */
-	int color_out;		/* stdout is a TTY and NO_COLOR is unset */
+	const char *dir;	/* "." (main has changed into -C DIR) */
+	const char *prog;	/* "ripple", for messages */
+	const char *cmd;	/* the command's name, e.g. "plan"; NULL
+				   before one is chosen */
+	int color_out;		/* ANSI colour on stdout (--color, TERM,
+				   NO_COLOR, a TTY) */
 	int color_err;		/* the same for stderr */
+	int smart_err;		/* stderr is a TTY that is not TERM=dumb:
+				   status lines may be rewritten in place */
 };
 
 struct cli_command {
@@ -39,11 +49,23 @@ struct cli_command {
 };
 
 /*
- * Print *err to stderr as `FILE:LINE:COL: error: MESSAGE` (or
- * `ripple: error: MESSAGE` when it names no file), then `  node: ID` and
- * `  hint: HINT` lines where set.
+ * Print *err to stderr as `FILE:LINE:COL: error: MESSAGE` (`FILE: error:`
+ * without a line) or, when it names no file, `ripple CMD: error: MESSAGE`
+ * (`ripple: error:` before a command is chosen), then `  node: ID` and
+ * `  hint: HINT` lines where set. These two forms are every error ripple
+ * prints (README "Errors").
  */
 void cli_print_error(const struct cli_ctx *ctx, const struct error *err);
+
+/* A warning in cli_print_error's form, `warning:` for `error:`. */
+void cli_print_warning(const struct cli_ctx *ctx, const struct error *w);
+
+/*
+ * Print `ripple CMD: warning: MESSAGE` (kind "warning") or `ripple CMD:
+ * note: MESSAGE` (kind "note") to stderr, in the error's form.
+ */
+void cli_say(const struct cli_ctx *ctx, const char *kind, const char *fmt,
+	     ...) __attribute__((format(printf, 3, 4)));
 
 /*
  * The exit code for an error code: invalid input, something not found and
@@ -54,13 +76,52 @@ int cli_exit_for(int code);
 /* Print *err (cli_print_error) and return its exit code (cli_exit_for). */
 int cli_fail(const struct cli_ctx *ctx, const struct error *err);
 
-/* Print "ripple CMD: MESSAGE" and a pointer to --help; returns CLI_USAGE. */
+/*
+ * Print "ripple CMD: error: MESSAGE" and "Try 'ripple CMD --help'."; returns
+ * CLI_USAGE.
+ */
 int cli_usage_error(const struct cli_ctx *ctx, const char *cmd,
 		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+struct option;
+
+/*
+ * getopt_long(3) for a command: the same arguments and results, except
+ * that an unknown option, a missing value or a value given to a flag is
+ * reported here as a usage error of `cmd` (one line naming the option, a
+ * "did you mean" hint, and "Try 'ripple CMD --help'.") and returns '?':
+ * the caller returns CLI_USAGE. main() sets opterr to 0 so getopt itself
+ * prints nothing.
+ */
+int cli_getopt(const struct cli_ctx *ctx, const char *cmd, int argc,
+	       char **argv, const char *shortopts,
+	       const struct option *longopts);
 
 struct buf;
 struct eval;
 struct graph_repo;
+
+/*
+ * The working tree root of the git repository that holds the current
+ * directory (main has changed into -C DIR), into out (n bytes; absolute,
+ * no trailing "/"). Every command finds its repository this way, as git
+ * does: libgit2's discovery, up through the parents, not across file
+ * systems (graph_repo_open). Returns 1 when found; 0 when the directory
+ * is in no repository or a bare one (out is then "."); or, after printing
+ * the error, a negative ERROR_* (an unreadable repository, a long path).
+ */
+int cli_repo_root(const struct cli_ctx *ctx, char *out, size_t n);
+
+/*
+ * The rules file a command reads from disk, into out (n bytes): `opt`
+ * (--rules, relative to the current directory) when given, else
+ * ripple.yml at the root of the repository holding the current directory
+ * (cli_repo_root), else ./ripple.yml outside any repository. *display is
+ * set to the name to print in messages (opt, or "ripple.yml"). Returns 0,
+ * or a negative ERROR_* after printing the error.
+ */
+int cli_rules_path(const struct cli_ctx *ctx, const char *opt, char *out,
+		   size_t n, const char **display);
 
 /*
  * Open the repository (when *repo is NULL) from ctx->dir and evaluate it at
@@ -143,13 +204,14 @@ int cli_cache_path(const struct cli_ctx *ctx, const char *opt, char *out,
 		   size_t n);
 
 /*
- * Open the cache named by `opt` (cli_cache_path) read-only when the file
- * exists (read-write when only that can open it); *out NULL when there is
- * no file (no history). Prints errors; 0 or the exit code.
+ * Open the cache a command reads (cli_cache_path) when it exists, read-only
+ * where the file allows (an older schema is upgraded in place first); *out
+ * is NULL, and nothing is created, when there is none. Returns 0, or the
+ * exit code after printing the error.
  */
 struct cache;
-int cli_cache_open_read(const struct cli_ctx *ctx, const char *opt,
-			struct cache **out);
+int cli_cache_open_existing(const struct cli_ctx *ctx, const char *opt,
+			    struct cache **out);
 
 /* `ripple cache export|import|check` (engine/cli/cache.c). */
 int cli_cache(int argc, char **argv, const struct cli_ctx *ctx);

@@ -21,6 +21,62 @@
 #include "base/banned.h"
 
 int
+cli_repo_root(const struct cli_ctx *ctx, char *out, size_t n)
+{
+	struct graph_repo *repo = NULL;
+	struct error err;
+	int rc, len;
+
+	error_init(&err);
+	rc = graph_repo_open(".", &repo, &err);
+	if (rc == ERROR_NOT_FOUND || rc == ERROR_UNSUPPORTED) {
+		/* In no repository, or a bare one: no working tree. */
+		snprintf(out, n, ".");
+		return 0;
+	}
+	if (rc) {
+		cli_print_error(ctx, &err);
+		return rc;
+	}
+	len = snprintf(out, n, "%s", graph_repo_root(repo));
+	graph_repo_close(repo);
+	if (len < 0 || (size_t)len >= n) {
+		error_set(&err, ERROR_INVALID, "repository path is too long");
+		cli_print_error(ctx, &err);
+		return ERROR_INVALID;
+	}
+	return 1;
+}
+
+int
+cli_rules_path(const struct cli_ctx *ctx, const char *opt, char *out,
+	       size_t n, const char **display)
+{
+	struct error err;
+	char root[4096];
+	int rc, len;
+
+	if (opt) {
+		*display = opt;
+		len = snprintf(out, n, "%s", opt);
+	} else {
+		*display = "ripple.yml";
+		rc = cli_repo_root(ctx, root, sizeof(root));
+		if (rc < 0)
+			return rc;
+		len = snprintf(out, n, "%s/ripple.yml", root);
+	}
+	if (len < 0 || (size_t)len >= n) {
+		error_init(&err);
+		error_set(&err, ERROR_INVALID, "rules path '%s' is too long",
+			  opt ? opt : "ripple.yml");
+		cli_print_error(ctx, &err);
+		return ERROR_INVALID;
+	}
+	return 0;
+}
+
+int
 cli_open_eval(const struct cli_ctx *ctx, const char *rev, int worktree,
 	      const char *rules_file, struct graph_repo **repo,
 	      struct eval **ev)
@@ -47,8 +103,8 @@ cli_open_eval(const struct cli_ctx *ctx, const char *rev, int worktree,
 			for (i = 0; i < errors.n; i++)
 				cli_print_error(ctx, &errors.items[i]);
 			if (errors.dropped)
-				fprintf(stderr, "ripple: %zu more errors not "
-					"shown\n", errors.dropped);
+				cli_say(ctx, "note", "%zu more errors not "
+					"shown", errors.dropped);
 		} else {
 			cli_print_error(ctx, &err);
 		}
@@ -123,7 +179,6 @@ note_uncommitted_rules(const struct cli_ctx *ctx, struct graph_repo *repo,
 	struct buf committed, disk;
 	struct error err;
 
-	(void)ctx;
 	error_init(&err);
 	buf_init(&committed, 0);
 	buf_init(&disk, 0);
@@ -133,10 +188,9 @@ note_uncommitted_rules(const struct cli_ctx *ctx, struct graph_repo *repo,
 				  &committed, &err) &&
 	    (committed.len != disk.len ||
 	     memcmp(committed.data, disk.data, disk.len)))
-		fprintf(stderr, "ripple: note: ripple.yml has uncommitted "
-			"changes; this uses the rules of commit %.9s "
-			"(--worktree reads the working tree's)\n",
-			head->commit_hex);
+		cli_say(ctx, "note", "ripple.yml has uncommitted changes; "
+			"this uses the rules of commit %.9s (--worktree reads "
+			"the working tree's)", head->commit_hex);
 	buf_release(&committed);
 	buf_release(&disk);
 }
@@ -166,33 +220,4 @@ cli_planner(const struct cli_ctx *ctx, struct graph_repo *repo,
 	if (!rc && !po->worktree && !po->rules_file)
 		note_uncommitted_rules(ctx, repo, (*out)->head);
 	return rc;
-}
-
-/* Open the cache read-only when it exists; NULL (no history) when not. */
-int
-cli_cache_open_read(const struct cli_ctx *ctx, const char *opt, struct cache **out)
-{
-	char path[4096];
-	struct error err;
-	struct stat st;
-	int rc;
-
-	*out = NULL;
-	rc = cli_cache_path(ctx, opt, path, sizeof(path));
-	if (rc)
-		return cli_exit_for(rc);
-	if (stat(path, &st))
-		return 0;
-	error_init(&err);
-	rc = cache_open(path, CACHE_OPEN_READONLY, out, &err);
-	if (rc == ERROR_UNSUPPORTED && err.msg[0] &&
-	    !strstr(err.msg, "newer")) {
-		error_init(&err);
-		rc = cache_open(path, 0, out, &err);
-	}
-	if (rc) {
-		cli_print_error(ctx, &err);
-		return cli_exit_for(rc);
-	}
-	return 0;
 }

@@ -51,7 +51,8 @@ cli_devices(int argc, char **argv, const struct cli_ctx *ctx)
 
 	if (!home || !home[0])
 		home = "/usr/local/cuda";
-	while ((c = getopt_long(argc, argv, "hjH:", opts, NULL)) != -1) {
+	while ((c = cli_getopt(ctx, "devices", argc, argv, "hjH:",
+					opts)) != -1) {
 		switch (c) {
 		case 'h':
 			usage(stdout);
@@ -63,7 +64,7 @@ cli_devices(int argc, char **argv, const struct cli_ctx *ctx)
 			home = optarg;
 			break;
 		default:
-			return cli_usage_error(ctx, "devices", "unknown option");
+			return CLI_USAGE;
 		}
 	}
 	if (optind < argc)

@@ -165,12 +165,12 @@ cli_diff(int argc, char **argv, const struct cli_ctx *ctx)
 	struct buf b;
 	int json = 0, ch, rc;
 
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((ch = cli_getopt(ctx, "diff", argc, argv, "h", opts)) != -1) {
 		switch (ch) {
 		case 'j': json = 1; break;
 		case 'c': cache_opt = optarg; break;
 		case 'h': fputs(diff_help, stdout); return CLI_OK;
-		default: fputs(diff_help, stderr); return CLI_USAGE;
+		default: return CLI_USAGE;
 		}
 	}
 	if (argc - optind < 2)

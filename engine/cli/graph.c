@@ -225,14 +225,14 @@ cli_graph(int argc, char **argv, const struct cli_ctx *ctx)
 	struct buf b;
 	int c, worktree = 0, rc;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(ctx, "graph", argc, argv, "h", opts)) != -1) {
 		switch (c) {
 		case 'r': rev = optarg; break;
 		case 'w': worktree = 1; break;
 		case 'R': rules_file = optarg; break;
 		case 'f': format = optarg; break;
 		case 'h': graph_usage(stdout); return CLI_OK;
-		default: graph_usage(stderr); return CLI_USAGE;
+		default: return CLI_USAGE;
 		}
 	}
 	if (strcmp(format, "text") && strcmp(format, "json") &&
@@ -368,7 +368,7 @@ cli_keys(int argc, char **argv, const struct cli_ctx *ctx)
 	int c, worktree = 0, comps = 0, as_json = 0, rc, n_globs, hits = 0;
 	size_t i, k;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(ctx, "keys", argc, argv, "h", opts)) != -1) {
 		switch (c) {
 		case 'r': rev = optarg; break;
 		case 'w': worktree = 1; break;
@@ -376,7 +376,7 @@ cli_keys(int argc, char **argv, const struct cli_ctx *ctx)
 		case 'c': comps = 1; break;
 		case 'j': as_json = 1; break;
 		case 'h': keys_usage(stdout); return CLI_OK;
-		default: keys_usage(stderr); return CLI_USAGE;
+		default: return CLI_USAGE;
 		}
 	}
 	if (rev && worktree)

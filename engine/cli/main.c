@@ -1,7 +1,7 @@
 /*
- * main(): global options (-C DIR, --help, --version), libgit2 start-up, and
- * dispatch to one command. Commands live in engine/cli/<name>.c; what they
- * share for printing is in output.c.
+ * main(): global options (-C DIR, --color, --help, --version), libgit2
+ * start-up, and dispatch to one command. Commands live in
+ * engine/cli/<name>.c; what they share for printing is in output.c.
  */
 #include "engine/cli/cli.h"
 
@@ -75,8 +75,14 @@ usage(FILE *f)
 	fprintf(f,
 		"\n"
 		"options:\n"
-		"  -C DIR       run as if started in DIR\n"
-		"  -h, --help   show this help; `ripple COMMAND --help` for a "
+		"  -C DIR        run as if started in DIR (relative paths "
+		"are taken\n"
+		"                from DIR; the repository is the one holding "
+		"DIR)\n"
+		"  --color=WHEN  auto (default: a terminal, not TERM=dumb or "
+		"NO_COLOR),\n"
+		"                always or never\n"
+		"  -h, --help    show this help; `ripple COMMAND --help` for a "
 		"command\n"
 		"  -V, --version\n"
 		"\n"
@@ -85,12 +91,45 @@ usage(FILE *f)
 		"only GPU work was deferred\n");
 }
 
+/* A terminal that understands escapes: a TTY, and TERM is not "dumb". */
 static int
-want_color(int fd)
+smart_terminal(int fd)
+{
+	const char *term = getenv("TERM");
+
+	return isatty(fd) && !(term && !strcmp(term, "dumb"));
+}
+
+/*
+ * Colour on fd for --color=WHEN (NULL: auto). auto follows ninja and the
+ * NO_COLOR convention: a smart terminal, and NO_COLOR unset or empty.
+ */
+static int
+want_color(const char *when, int fd)
 {
 	const char *nc = getenv("NO_COLOR");
 
-	return isatty(fd) && !(nc && nc[0]);
+	if (when && !strcmp(when, "always"))
+		return 1;
+	if (when && !strcmp(when, "never"))
+		return 0;
+	return smart_terminal(fd) && !(nc && nc[0]);
+}
+
+/* Apply -C DIR as git does: change into it. Returns 0 or CLI_USAGE. */
+static int
+enter_dir(const char *dir)
+{
+	struct stat st;
+
+	errno = 0;
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode) || chdir(dir)) {
+		fprintf(stderr, "ripple: error: cannot use -C '%s': %s\n", dir,
+			errno ? strerror(errno) : "not a directory");
+		fprintf(stderr, "  hint: -C names the directory to run in\n");
+		return CLI_USAGE;
+	}
+	return 0;
 }
 
 int
@@ -99,28 +138,31 @@ main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "color", optional_argument, NULL, 'c' },
+		{ "colour", optional_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct cli_ctx ctx = { ".", "ripple", 0, 0 };
-	const char *names[64];
+	struct cli_ctx ctx = { ".", "ripple", NULL, 0, 0, 0 };
+	const char *names[64], *color = NULL;
 	size_t i, n = command_count();
-	struct stat st;
 	int c, rc;
 
-	ctx.color_out = want_color(1);
-	ctx.color_err = want_color(2);
-	while ((c = getopt_long(argc, argv, "+C:hV", opts, NULL)) != -1) {
+	opterr = 0;	/* cli_getopt reports bad options in one form */
+	while ((c = cli_getopt(&ctx, NULL, argc, argv, "+C:hV", opts)) !=
+	       -1) {
 		switch (c) {
 		case 'C':
-			ctx.dir = optarg;
-			errno = 0;
-			if (stat(optarg, &st) || !S_ISDIR(st.st_mode)) {
-				fprintf(stderr, "ripple: error: cannot use -C "
-					"'%s': %s\n", optarg,
-					errno ? strerror(errno)
-					      : "not a directory");
-				fprintf(stderr, "  hint: -C names the "
-					"directory to run in\n");
+			/* Several -C apply in turn, as git's do. */
+			if (enter_dir(optarg))
+				return CLI_USAGE;
+			break;
+		case 'c':
+			color = optarg ? optarg : "always";
+			if (strcmp(color, "auto") && strcmp(color, "always") &&
+			    strcmp(color, "never")) {
+				fprintf(stderr, "ripple: error: --color takes "
+					"auto, always or never, not '%s'\n"
+					"Try 'ripple --help'.\n", color);
 				return CLI_USAGE;
 			}
 			break;
@@ -131,10 +173,12 @@ main(int argc, char **argv)
 			printf("ripple %s\n", RIPPLE_VERSION);
 			return CLI_OK;
 		default:
-			usage(stderr);
 			return CLI_USAGE;
 		}
 	}
+	ctx.color_out = want_color(color, 1);
+	ctx.color_err = want_color(color, 2);
+	ctx.smart_err = smart_terminal(2);
 	if (optind >= argc) {
 		usage(stderr);
 		return CLI_USAGE;
@@ -152,6 +196,7 @@ main(int argc, char **argv)
 			continue;
 		int first = optind;
 
+		ctx.cmd = commands[i].name;
 		git_libgit2_init();
 		/*
 		 * git does not re-hash objects it reads; neither do we. This
@@ -169,7 +214,7 @@ main(int argc, char **argv)
 	}
 	for (i = 0; i < n && i < 64; i++)
 		names[i] = commands[i].name;
-	fprintf(stderr, "ripple: '%s' is not a ripple command\n",
+	fprintf(stderr, "ripple: error: '%s' is not a ripple command\n",
 		argv[optind]);
 	{
 		const char *s = spell_suggest(argv[optind], names, i);

@@ -9,7 +9,6 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "base/arena.h"
 #include "base/buf.h"
@@ -106,7 +105,7 @@ parse(int argc, char **argv, const struct cli_ctx *ctx, const char *cmd,
 
 	memset(a, 0, sizeof(*a));
 	a->po.reuse = -1;
-	while ((c = getopt_long(argc, argv, "h", plan_opts, NULL)) != -1) {
+	while ((c = cli_getopt(ctx, cmd, argc, argv, "h", plan_opts)) != -1) {
 		switch (c) {
 		case OPT_HEAD: a->po.head = optarg; break;
 		case OPT_WORKTREE: a->po.worktree = 1; break;
@@ -137,7 +136,6 @@ parse(int argc, char **argv, const struct cli_ctx *ctx, const char *cmd,
 			fputs(help, stdout);
 			return -1;
 		default:
-			fputs(help, stderr);
 			return CLI_USAGE;
 		}
 	}
@@ -161,7 +159,7 @@ run_planner(const struct cli_ctx *ctx, struct plan_args *a,
 		cli_print_error(ctx, &err);
 		return cli_exit_for(rc);
 	}
-	rc = cli_cache_open_read(ctx, a->cache_opt, cache);
+	rc = cli_cache_open_existing(ctx, a->cache_opt, cache);
 	if (rc)
 		return rc;
 	if (a->po.worktree && cli_date_epoch(ctx, &a->po.date_epoch) < 0)

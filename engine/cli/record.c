@@ -138,7 +138,7 @@ cli_record(int argc, char **argv, const struct cli_ctx *ctx)
 	int ch, rc = 0;
 
 	error_init(&err);
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((ch = cli_getopt(ctx, "record", argc, argv, "h", opts)) != -1) {
 		switch (ch) {
 		case OPT_RUN: run = optarg; break;
 		case OPT_NODE: strv_push(&nodes, optarg, NULL); break;
@@ -158,7 +158,6 @@ cli_record(int argc, char **argv, const struct cli_ctx *ctx)
 			rc = CLI_OK;
 			goto done;
 		default:
-			fputs(record_help, stderr);
 			rc = CLI_USAGE;
 			goto done;
 		}

@@ -169,7 +169,7 @@ cli_release(int argc, char **argv, const struct cli_ctx *ctx)
 	int ch, rc, json = 0, dry = 0, code = CLI_ERROR;
 
 	memset(&o, 0, sizeof(o));
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((ch = cli_getopt(ctx, "release", argc, argv, "h", opts)) != -1) {
 		switch (ch) {
 		case 'd': dry = 1; break;
 		case 'r': o.run = optarg; break;
@@ -180,7 +180,7 @@ cli_release(int argc, char **argv, const struct cli_ctx *ctx)
 		case 'a': o.artifacts_dir = optarg; break;
 		case 's': spath = optarg; break;
 		case 'h': usage(stdout); return CLI_OK;
-		default: return cli_usage_error(ctx, "release", "bad option");
+		default: return CLI_USAGE;
 		}
 	}
 	if (optind >= argc)
@@ -245,8 +245,8 @@ cli_release(int argc, char **argv, const struct cli_ctx *ctx)
 			goto done;
 		}
 	} else if (mpath) {
-		fprintf(stderr, "ripple release: manifest not written: '%s' "
-			"is not releasable\n", o.tag);
+		cli_say(ctx, "note", "manifest not written: '%s' is not "
+			"releasable", o.tag);
 	}
 	if (spath && rep->ok) {
 		rc = write_sums(ctx, rep, spath);

@@ -1,8 +1,9 @@
 /*
  * `ripple run`: plan with the one planner, create the run, carry the plan
- * out (engine/run/run.c) with progress on stderr, print each failed node's log
- * once, a summary, optionally JSON, and finish the run ok, failed or
- * interrupted.
+ * out (engine/run/run.c) with progress on stderr and the report on stdout
+ * (run_progress.c: each failed node's log once, deferrals), a summary,
+ * optionally JSON (then the report goes to stderr), and finish the run ok,
+ * failed or interrupted.
  */
 #include "engine/cli/cli.h"
 #include "engine/cli/run.h"
@@ -98,14 +99,6 @@ enum {
 };
 
 
-struct progress {
-	const struct cli_ctx *ctx;
-	const struct graph *g;
-	int tty;
-	int line_open;
-	size_t started;
-};
-
 static int
 parse(int argc, char **argv, const struct cli_ctx *ctx, struct run_args *a)
 {
@@ -136,7 +129,7 @@ parse(int argc, char **argv, const struct cli_ctx *ctx, struct run_args *a)
 
 	memset(a, 0, sizeof(*a));
 	a->po.reuse = -1;
-	while ((c = getopt_long(argc, argv, "hj:", opts, NULL)) != -1) {
+	while ((c = cli_getopt(ctx, "run", argc, argv, "hj:", opts)) != -1) {
 		switch (c) {
 		case OPT_HEAD: a->po.head = optarg; break;
 		case OPT_WORKTREE: a->po.worktree = 1; break;
@@ -191,7 +184,6 @@ parse(int argc, char **argv, const struct cli_ctx *ctx, struct run_args *a)
 			fputs(run_help, stdout);
 			return -1;
 		default:
-			fputs(run_help, stderr);
 			return CLI_USAGE;
 		}
 	}
@@ -200,72 +192,6 @@ parse(int argc, char **argv, const struct cli_ctx *ctx, struct run_args *a)
 				       "exclude each other");
 	return 0;
 }
-
-static void
-print_log(const char *path)
-{
-	char chunk[8192];
-	FILE *f;
-	size_t n;
-
-	if (!path || !(f = fopen(path, "rb")))
-		return;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		fwrite(chunk, 1, n, stderr);
-	fclose(f);
-}
-
-static void
-on_progress(void *payload, const struct run_event *ev)
-{
-	struct progress *pr = payload;
-	const struct graph_node *n = &pr->g->nodes[ev->node];
-	const struct run_node *rn = ev->rn;
-	int bad;
-
-	if (ev->kind == RUN_EVENT_START) {
-		pr->started++;
-		if (pr->tty)
-			fprintf(stderr, "\r\033[K[%zu/%zu] %s %s", pr->started,
-				ev->total, n->kind == GRAPH_NODE_TEST
-					? "test" : "build", n->id);
-		else
-			fprintf(stderr, "[%zu/%zu] %s %s%s%s\n", pr->started,
-				ev->total, n->kind == GRAPH_NODE_TEST
-					? "test" : "build", n->id,
-				rn->gpus[0] ? " gpus=" : "", rn->gpus);
-		pr->line_open = pr->tty;
-		fflush(stderr);
-		return;
-	}
-	bad = rn->state == RUN_STATE_FAILED || rn->state == RUN_STATE_TIMEOUT;
-	if (!bad && rn->state != RUN_STATE_CUTOFF &&
-	    rn->state != RUN_STATE_DEFERRED)
-		return;
-	if (pr->line_open) {
-		fputs("\r\033[K", stderr);
-		pr->line_open = 0;
-	}
-	if (rn->state == RUN_STATE_CUTOFF) {
-		fprintf(stderr, "[%zu/%zu] reuse %s (cut off at %s)\n",
-			ev->done, ev->total, n->id,
-			rn->cause >= 0 ? pr->g->nodes[rn->cause].id : "?");
-		return;
-	}
-	if (rn->state == RUN_STATE_DEFERRED) {
-		fprintf(stderr, "deferred: %s: %s\n", n->id, rn->message);
-		return;
-	}
-	fprintf(stderr, "FAILED: %s: %s\n", n->id, rn->message);
-	if (rn->log_path) {
-		fprintf(stderr, "--- log %s ---\n", rn->log_path);
-		print_log(rn->log_path);
-		fprintf(stderr, "--- end of log ---\n");
-	}
-	fflush(stderr);
-}
-
-
 
 static json_t *
 result_json(const struct planner *pl, const struct run_result *res,
@@ -324,9 +250,10 @@ result_json(const struct planner *pl, const struct run_result *res,
 }
 
 static void
-summary(const struct run_result *res, const char *run_id, const char *status)
+summary(FILE *f, const struct run_result *res, const char *run_id,
+	const char *status)
 {
-	fprintf(stderr,
+	fprintf(f,
 		"run %s %s: %zu built, %zu reused (%zu cut off), %zu tested, "
 		"%zu failed, %zu timed out, %zu interrupted, %zu blocked, "
 		"%zu deferred, "
@@ -340,31 +267,53 @@ summary(const struct run_result *res, const char *run_id, const char *status)
 		res->counts[RUN_STATE_DEFERRED], res->counts[RUN_STATE_REMOTE],
 		res->counts[RUN_STATE_SKIPPED], (double)res->elapsed_ms / 1000);
 	if (res->counts[RUN_STATE_DEFERRED])
-		fprintf(stderr, "%zu deferred: no matching GPU here\n",
+		fprintf(f, "%zu deferred: no matching GPU here\n",
 			res->counts[RUN_STATE_DEFERRED]);
+	fflush(f);
 }
 
+/*
+ * --dry-run: plan as the run would, refuse what it would refuse in its
+ * arguments (--platform, --only, --tag; not the checkout, since nothing
+ * runs), and print the plan. Reads the cache if there is one (as `plan`
+ * does) and records nothing: no cache file is created, no run is made and
+ * no source-key memo is stored.
+ */
 static int
-dry_run(const struct cli_ctx *ctx, const struct run_args *a,
-	struct planner *pl)
+dry_run(const struct cli_ctx *ctx, struct run_args *a,
+	struct graph_repo *repo)
 {
+	struct cache *cache = NULL;
+	struct planner *pl = NULL;
 	struct error err;
 	struct buf b;
 	int rc;
 
 	error_init(&err);
 	buf_init(&b, 0);
+	rc = cli_cache_open_existing(ctx, a->cache_opt, &cache);
+	if (rc)
+		goto done;
+	a->po.memo_write = 0;
+	rc = cli_planner(ctx, repo, cache, &a->po, &pl);
+	if (!rc)
+		rc = cli_run_check_platform(ctx, a, pl->head);
+	if (!rc)
+		rc = cli_run_select(ctx, a, pl);
+	if (!rc)
+		rc = cli_run_check_tag(ctx, repo, a, pl->head);
+	if (rc)
+		goto done;
 	pl->meta.color = ctx->color_out;
 	rc = (a->json ? report_plan_json : report_plan_text)(
 		pl->head->graph, pl->plan, &pl->meta, &b, &err);
 	rc = rc ? cli_fail(ctx, &err) : cli_write_out(ctx, NULL, 0, &b);
+done:
 	buf_release(&b);
+	planner_free(pl);
+	cache_close(cache);
 	return rc;
 }
-
-
-
-
 
 /*
  * A job's node that should have run here but was skipped or left to
@@ -394,14 +343,14 @@ job_incomplete(const struct planner *pl, const struct run_args *a,
 static int
 execute(const struct cli_ctx *ctx, const struct run_args *a,
 	struct graph_repo *repo, struct cache *cache, struct planner *pl,
-	const char *run_id)
+	const char *run_id, FILE *report)
 {
 	struct run_cache_store cs;
 	struct run_store store;
 	struct run_options o;
 	struct run_result res;
 	struct exec_runner ex;
-	struct progress pr;
+	struct cli_run_progress pr;
 	struct run_gpu *gpus = NULL;
 	struct sigaction sa, old_int, old_term;
 	const char *env[16];
@@ -450,12 +399,8 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	o.versions = pl->versions;
 	o.n_versions = pl->n_versions;
 	o.stop = &stop_flag;
-	pr.ctx = ctx;
-	pr.g = pl->head->graph;
-	pr.tty = isatty(2);
-	pr.line_open = 0;
-	pr.started = 0;
-	o.progress = on_progress;
+	cli_run_progress_init(&pr, ctx, pl->head->graph, report);
+	o.progress = cli_run_progress_event;
 	o.progress_payload = &pr;
 	memset(&cs, 0, sizeof(cs));
 	cs.cache = cache;
@@ -487,8 +432,7 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	run_store_cache_release(&cs);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
-	if (pr.line_open)
-		fputs("\r\033[K", stderr);
+	cli_run_progress_end(&pr);
 	if (rc) {
 		cli_print_error(ctx, &err);
 		rc = cli_exit_for(rc);
@@ -532,7 +476,7 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 		if (!rc)
 			rc = cli_exit_for(finish_rc);
 	}
-	summary(&res, run_id, status);
+	summary(report, &res, run_id, status);
 	if (a->json) {
 		char *text;
 
@@ -561,6 +505,7 @@ cli_run(int argc, char **argv, const struct cli_ctx *ctx)
 	struct error err;
 	char path[4096], id[CACHE_RUN_ID_SIZE];
 	const char *run_id;
+	FILE *report;
 	int rc;
 
 	rc = parse(argc, argv, ctx, &a);
@@ -571,6 +516,8 @@ cli_run(int argc, char **argv, const struct cli_ctx *ctx)
 	if (a.job && a.po.reuse < 0)
 		a.po.reuse = PLAN_REUSE_SCOPE_ANY;
 	arena_init(&a.arena);
+	/* The report is stdout's, unless JSON is. */
+	report = a.json ? stderr : stdout;
 	a.po.targets = (const char *const *)argv + optind;
 	a.po.n_targets = (size_t)(argc - optind);
 	error_init(&err);
@@ -582,6 +529,10 @@ cli_run(int argc, char **argv, const struct cli_ctx *ctx)
 					      "run in it)", &err);
 	if (rc) {
 		rc = cli_fail(ctx, &err);
+		goto done;
+	}
+	if (a.dry_run) {
+		rc = dry_run(ctx, &a, repo);
 		goto done;
 	}
 	rc = cli_cache_path(ctx, a.cache_opt, path, sizeof(path));
@@ -607,10 +558,6 @@ cli_run(int argc, char **argv, const struct cli_ctx *ctx)
 					&a.n_toolkit_ids);
 	if (rc)
 		goto done;
-	if (a.dry_run) {
-		rc = dry_run(ctx, &a, pl);
-		goto done;
-	}
 	run_id = a.run_id;
 	if (!run_id) {
 		uint64_t entropy = 0;
@@ -635,12 +582,14 @@ cli_run(int argc, char **argv, const struct cli_ctx *ctx)
 	if (!rc)
 		rc = cli_run_check_tag(ctx, repo, &a, pl->head);
 	if (!rc)
-		rc = cli_run_create_run(ctx, cache, run_id, &a, pl->head);
+		rc = cli_run_create_run(ctx, cache, run_id, &a, pl->head,
+					report);
 	if (rc)
 		goto done;
-	fprintf(stderr, "run %s: baseline %s\n", run_id,
+	fprintf(report, "run %s: baseline %s\n", run_id,
 		pl->label[0] ? pl->label : "none");
-	rc = execute(ctx, &a, repo, cache, pl, run_id);
+	fflush(report);
+	rc = execute(ctx, &a, repo, cache, pl, run_id, report);
 done:
 	mem_free(a.select);
 	planner_free(pl);

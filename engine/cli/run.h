@@ -6,6 +6,7 @@
 #define RIPPLE_ENGINE_CLI_RUN_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "base/arena.h"
 #include "engine/plan/planner.h"
@@ -18,6 +19,7 @@ struct graph;
 struct graph_repo;
 struct plan;
 struct rules_kv;
+struct run_event;
 struct run_gpu;
 
 struct run_args {
@@ -45,10 +47,13 @@ struct run_args {
 void cli_run_probe_gpus(const struct graph *g, const struct plan *p,
 			struct run_gpu **out, size_t *n, const char **home);
 
-/* Make run `id` at the head, or join it at the same commit; 0 or exit code. */
+/*
+ * Make run `id` at the head, or join it at the same commit (saying so on
+ * `report`); 0 or exit code.
+ */
 int cli_run_create_run(const struct cli_ctx *ctx, struct cache *c,
 		       const char *id, const struct run_args *a,
-		       const struct eval *ev);
+		       const struct eval *ev, FILE *report);
 
 /* --platform must be a value of the rules' platform axis. */
 int cli_run_check_platform(const struct cli_ctx *ctx,
@@ -77,5 +82,31 @@ int cli_run_check_clean(const struct cli_ctx *ctx, const struct planner *pl);
 /* --tag must name the commit being run (a release looks the run up so). */
 int cli_run_check_tag(const struct cli_ctx *ctx, struct graph_repo *repo,
 		      const struct run_args *a, const struct eval *head);
+
+/*
+ * The run's progress observer (engine/cli/run_progress.c): a status line
+ * on stderr when it is a smart terminal (ctx->smart_err), else a line on
+ * stderr as each node ends; failures (with their log) and deferrals on
+ * `report`.
+ */
+struct cli_run_progress {
+	const struct cli_ctx *ctx;
+	const struct graph *g;
+	FILE *report;		/* stdout, or stderr under --json */
+	int smart;		/* rewrite one status line in place */
+	size_t width;		/* the terminal's columns (80 unknown) */
+	int line_open;		/* the status line is on the terminal */
+};
+
+/* Start an observer for g's run; nothing to free. */
+void cli_run_progress_init(struct cli_run_progress *pr,
+			   const struct cli_ctx *ctx, const struct graph *g,
+			   FILE *report);
+
+/* The observer (run_options.progress, payload a cli_run_progress). */
+void cli_run_progress_event(void *payload, const struct run_event *ev);
+
+/* Clear the status line when the run is over. */
+void cli_run_progress_end(struct cli_run_progress *pr);
 
 #endif

@@ -78,7 +78,8 @@ cli_run_probe_gpus(const struct graph *g, const struct plan *p,
  */
 int
 cli_run_create_run(const struct cli_ctx *ctx, struct cache *c, const char *id,
-		   const struct run_args *a, const struct eval *ev)
+		   const struct run_args *a, const struct eval *ev,
+		   FILE *report)
 {
 	struct cache_run run, have;
 	struct error err;
@@ -99,8 +100,9 @@ cli_run_create_run(const struct cli_ctx *ctx, struct cache *c, const char *id,
 				   "commit; pick another --run-id");
 			rc = cli_fail(ctx, &err);
 		} else {
-			fprintf(stderr, "run %s: joining the run recorded at "
-				"%.12s\n", id, have.commit);
+			fprintf(report, "run %s: joining the run recorded "
+				"at %.12s\n", id, have.commit);
+			fflush(report);
 		}
 		cache_run_release(&have);
 		return rc;

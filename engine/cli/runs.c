@@ -147,7 +147,7 @@ cli_runs(int argc, char **argv, const struct cli_ctx *ctx)
 	char path[4096];
 	int ch, rc, json = 0;
 
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((ch = cli_getopt(ctx, "runs", argc, argv, "h", opts)) != -1) {
 		switch (ch) {
 		case 'c': cpath = optarg; break;
 		case 'j': json = 1; break;
@@ -155,7 +155,7 @@ cli_runs(int argc, char **argv, const struct cli_ctx *ctx)
 		case 'r': filter.ref = optarg; break;
 		case 't': filter.tag = optarg; break;
 		case 'h': usage(stdout); return CLI_OK;
-		default: return cli_usage_error(ctx, "runs", "bad option");
+		default: return CLI_USAGE;
 		}
 	}
 	if (optind < argc)

@@ -193,7 +193,8 @@ cli_cuda_smoke(int argc, char **argv, const struct cli_ctx *ctx)
 	memset(&r, 0, sizeof(r));
 	if (!home || !home[0])
 		home = "/usr/local/cuda";
-	while ((c = getopt_long(argc, argv, "hjH:a:c:C:Nd:n:L", opts, NULL)) !=
+	while ((c = cli_getopt(ctx, "cuda-smoke", argc, argv,
+				"hjH:a:c:C:Nd:n:L", opts)) !=
 	       -1) {
 		switch (c) {
 		case 'h':
@@ -243,8 +244,7 @@ cli_cuda_smoke(int argc, char **argv, const struct cli_ctx *ctx)
 			o.no_launch = 1;
 			break;
 		default:
-			return cli_usage_error(ctx, "cuda-smoke",
-					       "unknown option");
+			return CLI_USAGE;
 		}
 	}
 	if (optind < argc)

@@ -51,7 +51,9 @@ usage(FILE *f)
 		"  --home DIR    probe the toolkit installed in DIR (repeatable);\n"
 		"                without it, the toolkits declared in the rules\n"
 		"                file, else $CUDA_HOME or /usr/local/cuda\n"
-		"  --rules FILE  the rules file (default: ripple.yml)\n"
+		"  --rules FILE  the rules file (default: ripple.yml at the\n"
+		"                root of the repository holding the current\n"
+		"                directory)\n"
 		"  --json        JSON on stdout (sorted keys)\n"
 		"\n"
 		"exit: 0 listed (a missing toolkit is listed, not an error),\n"
@@ -92,19 +94,22 @@ declared(const struct cli_ctx *ctx, const char *rules_path,
 	struct error_list errs;
 	struct rules *r = NULL;
 	struct stat st;
+	struct error err;
 	char path[CUDA_PATH_MAX];
+	const char *display;
 	size_t i;
 	int n = 0;
 
-	if (rules_path)
-		snprintf(path, sizeof(path), "%s", rules_path);
-	else
-		snprintf(path, sizeof(path), "%s/ripple.yml", ctx->dir);
+	if (cli_rules_path(ctx, rules_path, path, sizeof(path), &display))
+		return -CLI_USAGE;
 	if (stat(path, &st) != 0) {
 		if (rules_path) {
-			fprintf(stderr, "ripple: error: cannot read '%s'\n",
-				path);
-			return -CLI_USAGE;
+			error_init(&err);
+			error_set(&err, ERROR_NOT_FOUND, "cannot read '%s'",
+				  path);
+			error_hint(&err, "--rules names the rules file, "
+				   "relative to the current directory");
+			return -cli_fail(ctx, &err);
 		}
 		return 0;
 	}
@@ -250,7 +255,8 @@ cli_toolkits(int argc, char **argv, const struct cli_ctx *ctx)
 	const char *rules_path = NULL;
 	int c, n = 0, json = 0, i, conflict = 0;
 
-	while ((c = getopt_long(argc, argv, "hjH:r:", opts, NULL)) != -1) {
+	while ((c = cli_getopt(ctx, "toolkits", argc, argv, "hjH:r:",
+					opts)) != -1) {
 		switch (c) {
 		case 'h':
 			usage(stdout);
@@ -270,8 +276,7 @@ cli_toolkits(int argc, char **argv, const struct cli_ctx *ctx)
 			rules_path = optarg;
 			break;
 		default:
-			return cli_usage_error(ctx, "toolkits",
-					       "unknown option");
+			return CLI_USAGE;
 		}
 	}
 	if (optind < argc)

@@ -203,7 +203,7 @@ cli_version(int argc, char **argv, const struct cli_ctx *ctx)
 	struct error err;
 	int c, json = 0, worktree = 0, rc, out = CLI_OK;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(ctx, "version", argc, argv, "h", opts)) != -1) {
 		switch (c) {
 		case 'r':
 			rev = optarg;
@@ -221,7 +221,7 @@ cli_version(int argc, char **argv, const struct cli_ctx *ctx)
 			help(stdout);
 			return CLI_OK;
 		default:
-			return cli_usage_error(ctx, "version", "unknown option");
+			return CLI_USAGE;
 		}
 	}
 	if (optind >= argc)

@@ -26,7 +26,11 @@ struct history {
 	struct plan_history ph;
 	struct cache *cache;
 	char *run;
+	const char *rules_file;	/* the planner's --rules, or NULL */
 	struct eval *base, *head;
+	struct eval *run_eval;	/* the baseline run's commit, owned */
+	const struct graph *run_graph;	/* its graph (or head's), NULL */
+	int run_graph_tried;
 	struct graph_keys *base_keys;
 	struct cache_record_list any;	/* records of any_key (reuse any) */
 	char any_key[CACHE_KEY_SIZE];	/* "" before the first lookup */
@@ -218,9 +222,68 @@ run_input_diff(void *payload, struct arena *a, const char *name,
 	return rc ? rc : 1;
 }
 
+/*
+ * The graph at the baseline run's commit, evaluated once: the head's own
+ * when the run is at the head's commit. Left NULL when it cannot be told
+ * (no commit recorded, rules that do not load there): the caller then
+ * keeps `new-node`, as before. Only running out of memory is an error.
+ */
+static int
+load_run_graph(struct history *h, struct error *err)
+{
+	struct error_list errors;
+	struct cache_run run;
+	struct error e2;
+	int rc;
+
+	h->run_graph_tried = 1;
+	memset(&run, 0, sizeof(run));
+	error_init(&e2);
+	rc = cache_run_get(h->cache, h->run, &run, &e2);
+	if (rc || !run.commit) {
+		cache_run_release(&run);
+		if (rc != ERROR_NOMEM)
+			return 0;
+		*err = e2;
+		return rc;
+	}
+	if (!h->head->worktree && !strcmp(run.commit, h->head->commit_hex)) {
+		h->run_graph = h->head->graph;
+		cache_run_release(&run);
+		return 0;
+	}
+	error_list_init(&errors, 1);
+	rc = eval_open(h->head->repo, run.commit, 0, h->rules_file, NULL,
+		       &errors, &h->run_eval, &e2);
+	error_list_release(&errors);
+	cache_run_release(&run);
+	if (rc == ERROR_NOMEM) {
+		*err = e2;
+		return rc;
+	}
+	if (!rc)
+		h->run_graph = h->run_eval->graph;
+	return 0;
+}
+
+static int
+run_declared(void *payload, const char *id, struct error *err)
+{
+	struct history *h = payload;
+	int rc;
+
+	if (!h->run_graph_tried) {
+		rc = load_run_graph(h, err);
+		if (rc)
+			return rc;
+	}
+	return h->run_graph && graph_find(h->run_graph, id) ? 1 : 0;
+}
+
 int
 history_from_run(struct cache *c, const char *run_id, const char *label,
-		 struct eval *head, struct history **out, struct error *err)
+		 const char *rules_file, struct eval *head,
+		 struct history **out, struct error *err)
 {
 	struct history *h = mem_calloc(1, sizeof(*h));
 
@@ -238,7 +301,9 @@ history_from_run(struct cache *c, const char *run_id, const char *label,
 	}
 	if (c && run_id) {
 		h->run = arena_strdup(&h->arena, run_id);
+		h->rules_file = rules_file;
 		h->ph.baseline_record = run_record;
+		h->ph.baseline_declared = run_declared;
 		h->ph.has_baseline = 1;
 		h->ph.baseline_label = arena_strdup(&h->arena,
 						    label ? label : run_id);
@@ -344,6 +409,7 @@ history_free(struct history *h)
 		return;
 	graph_keys_free(h->base_keys);
 	cache_record_list_release(&h->any);
+	eval_free(h->run_eval);
 	arena_release(&h->arena);
 	mem_free(h);
 }

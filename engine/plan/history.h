@@ -21,12 +21,16 @@ struct plan_history;
 /*
  * History over run `run_id` of cache `c` (either may be NULL: then there is
  * no baseline, but `c` still serves reuse of any run). `head` is the
- * evaluation being planned (for the new side of file diffs). Free with
- * history_free. Errors: ERROR_NOMEM.
+ * evaluation being planned (for the new side of file diffs, and its
+ * repository for the run's commit). `rules_file` (borrowed; NULL: each
+ * commit's ripple.yml) is the planner's --rules, used to tell whether the
+ * run's commit declared a GPU node it did not record (baseline_declared).
+ * Free with history_free. Errors: ERROR_NOMEM.
  */
 int history_from_run(struct cache *c, const char *run_id,
-		     const char *label, struct eval *head,
-		     struct history **out, struct error *err);
+		     const char *label, const char *rules_file,
+		     struct eval *head, struct history **out,
+		     struct error *err);
 
 /*
  * History that treats every node of `base` as built with base's keys

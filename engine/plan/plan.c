@@ -16,6 +16,7 @@
 #include "engine/plan/versions.h"
 #include "graph/graph.h"
 #include "graph/key.h"
+#include "rules/rules.h"
 #include "base/banned.h"
 
 static const char *const decision_names[] = {
@@ -44,6 +45,7 @@ static const char *const reason_names[] = {
 	[PLAN_REASON_NOT_REPRODUCIBLE] = "output-not-reproducible",
 	[PLAN_REASON_VERSION_DIFFERS] = "version-differs",
 	[PLAN_REASON_VERSION_GROUP] = "version-group",
+	[PLAN_REASON_BASELINE_DEFERRED] = "baseline-deferred",
 };
 
 static const char *const file_status_names[] = {
@@ -243,6 +245,37 @@ group_forced(struct ctx *c, size_t i)
 	return 0;
 }
 
+/*
+ * A node a runner may defer rather than run: one that needs a GPU, or a
+ * built-in action (cuda-smoke) that exits 4 without one (engine/run).
+ */
+static int
+deferrable(const struct graph_node *n)
+{
+	return n->rule && (n->rule->gpu.count || n->rule->builtin);
+}
+
+/*
+ * No baseline record: a node added since (`new-node`, a root cause), or a
+ * GPU node the baseline's commit declared but its runners deferred
+ * (`baseline-deferred`: it runs, but nothing in the change caused it).
+ */
+static int
+unrecorded(const struct graph_node *node, const struct plan_history *h,
+	   struct plan_item *it, struct error *err)
+{
+	int rc = 0;
+
+	it->reason = PLAN_REASON_NEW_NODE;
+	if (deferrable(node) && h->baseline_declared)
+		rc = h->baseline_declared(h->payload, node->id, err);
+	if (rc < 0)
+		return rc;
+	if (rc == 1)
+		it->reason = PLAN_REASON_BASELINE_DEFERRED;
+	return 0;
+}
+
 static int
 decide(struct ctx *c, size_t i, const struct plan_history *h,
        const struct plan_options *o, struct error *err)
@@ -294,10 +327,8 @@ decide(struct ctx *c, size_t i, const struct plan_history *h,
 	rc = h->baseline_record(h->payload, node->id, &rec, err);
 	if (rc < 0)
 		return rc;
-	if (rc == 0) {
-		it->reason = PLAN_REASON_NEW_NODE;
-		return 0;
-	}
+	if (rc == 0)
+		return unrecorded(node, h, it, err);
 	if (!strcmp(rec.key, k->key.hex)) {
 		if (!rec.ok) {
 			it->reason = PLAN_REASON_BASELINE_FAILED;
@@ -401,7 +432,8 @@ compute_pass(const struct graph *g, const unsigned char *selected,
 
 		if (p->in_closure[i] && plan_item_follows(it))
 			chain_root(p, i);
-		else if (p->in_closure[i] && it->decision != PLAN_REUSE)
+		else if (p->in_closure[i] && it->decision != PLAN_REUSE &&
+			 it->reason != PLAN_REASON_BASELINE_DEFERRED)
 			p->root_causes++;
 		p->counts[it->decision]++;
 	}

@@ -67,6 +67,9 @@ enum plan_reason {
 	PLAN_REASON_VERSION_DIFFERS,	/* key equal, recorded version is
 					   not the version it has now */
 	PLAN_REASON_VERSION_GROUP,	/* rebuilt with its version group */
+	PLAN_REASON_BASELINE_DEFERRED,	/* a GPU node the baseline run's
+					   commit declared but the run did
+					   not record: deferred there */
 };
 
 enum plan_change_kind {
@@ -148,6 +151,15 @@ struct plan_history {
 			  const char *old_key, const char *new_key,
 			  struct plan_file_diff **out, size_t *n,
 			  struct error *err);
+	/*
+	 * 1 when the baseline run's commit declares node `id` (its rules
+	 * expand to that id), 0 when not or when that cannot be told;
+	 * negative on error (out of memory). Asked only for a GPU node the
+	 * baseline has no record of: a runner without a matching GPU
+	 * defers such nodes and records nothing. NULL: never.
+	 */
+	int (*baseline_declared)(void *payload, const char *id,
+				 struct error *err);
 	void *payload;
 	int has_baseline;
 	const char *baseline_label;	/* "run 42 (commit abc1234)" */

@@ -276,7 +276,8 @@ planner_run(struct graph_repo *repo, struct cache *cache,
 		if (!rc)
 			rc = history_from_run(cache, p->run_id[0] ? p->run_id
 								: NULL,
-					      p->label, p->head, &p->hist, err);
+					      p->label, o->rules_file, p->head,
+					      &p->hist, err);
 	}
 	if (rc)
 		goto done;

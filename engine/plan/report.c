@@ -103,12 +103,15 @@ report_item_reason(const struct graph *g, const struct plan *p, size_t i,
 	return err && err->code ? err->code : 0;
 }
 
+/* The text's groups: root causes, cascades, baseline-deferred, ... */
 static int
 group_of(const struct plan_item *it)
 {
 	if (it->decision == PLAN_SKIP)
-		return 3;
+		return 4;
 	if (it->decision == PLAN_REUSE)
+		return 3;
+	if (it->reason == PLAN_REASON_BASELINE_DEFERRED)
 		return 2;
 	if (plan_item_follows(it))
 		return 1;
@@ -157,8 +160,10 @@ int
 report_plan_text(const struct graph *g, const struct plan *p,
 		 const struct plan_meta *m, struct buf *out, struct error *err)
 {
-	static const char *const titles[] = { "root causes", "cascades",
-					       "reused", "skipped" };
+	static const char *const titles[] = {
+		"root causes", "cascades",
+		"deferred in the baseline run (GPU; not caused by the change)",
+		"reused", "skipped" };
 	const char *on = "", *off = m->color ? "\033[0m" : "";
 	size_t i, width = 0;
 	int grp;
@@ -179,16 +184,16 @@ report_plan_text(const struct graph *g, const struct plan *p,
 	if (m->n_ignored)
 		buf_addf(out, err, "ignored   %zu changed path%s (policy)\n",
 			 m->n_ignored, m->n_ignored == 1 ? "" : "s");
-	for (grp = 0; grp < 4; grp++) {
+	for (grp = 0; grp < 5; grp++) {
 		size_t shown = 0, hidden = 0;
 
 		for (i = 0; i < p->n; i++) {
 			const struct plan_item *it = &p->items[i];
 
 			if (group_of(it) != grp ||
-			    (grp == 3 && !p->in_closure[i] && !m->verbose))
+			    (grp == 4 && !p->in_closure[i] && !m->verbose))
 				continue;
-			if (grp >= 2 && !m->verbose) {
+			if (grp >= 3 && !m->verbose) {
 				hidden++;
 				continue;
 			}

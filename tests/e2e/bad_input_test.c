@@ -97,9 +97,9 @@ Test(e2e_bad_input, output_glob_matching_a_directory_says_so)
 	cr_assert_eq(t_git_commit(dir, "one"), 0);
 	r = t_ripple(dir, run);
 	cr_expect_eq(r.status, 1, "%s", r.err);
-	cr_expect(strstr(r.err, "'out/dir' is a directory") != NULL, "%s",
-		  r.err);
-	cr_expect(strstr(r.err, "out/dir/**") != NULL, "%s", r.err);
+	cr_expect(strstr(r.out, "'out/dir' is a directory") != NULL, "%s",
+		  r.out);
+	cr_expect(strstr(r.out, "out/dir/**") != NULL, "%s", r.out);
 	t_result_release(&r);
 	t_rmtree(dir);
 	free(dir);

@@ -230,7 +230,7 @@ Test(e2e_graph, unknown_target_suggests_a_name)
 	struct run_result r = t_ripple(dir, argv);
 
 	cr_expect_eq(r.status, 2);
-	cr_expect_str_eq(r.err, "ripple: error: target 'whel' selects no "
+	cr_expect_str_eq(r.err, "ripple graph: error: target 'whel' selects no "
 				"node\n  hint: did you mean 'wheel'?\n");
 	t_result_release(&r);
 	t_rmtree(dir);
@@ -251,8 +251,8 @@ Test(e2e_graph, plans_say_when_the_rules_have_uncommitted_changes)
 	t_result_release(&r);
 	r = t_ripple(dir, plan);
 	cr_expect_eq(r.status, 0, "%s", r.err);
-	cr_expect(strstr(r.err, "ripple: note: ripple.yml has uncommitted "
-			 "changes") != NULL, "%s", r.err);
+	cr_expect(strstr(r.err, "ripple plan: note: ripple.yml has "
+			 "uncommitted changes") != NULL, "%s", r.err);
 	t_result_release(&r);
 	t_rmtree(dir);
 	free(dir);

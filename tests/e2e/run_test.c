@@ -352,12 +352,12 @@ Test(e2e_run, runners_of_two_platforms_join_one_run)
 
 	r = ripple(dir, linux_run);
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	cr_expect(strstr(r.err, "1 remote") != NULL, "%s", r.err);
+	cr_expect(strstr(r.out, "1 remote") != NULL, "%s", r.out);
 	t_result_release(&r);
 	r = ripple(dir, win_run);
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	cr_expect(strstr(r.err, "joining the run") != NULL, "%s", r.err);
-	cr_expect(strstr(r.err, "1 built") != NULL, "%s", r.err);
+	cr_expect(strstr(r.out, "joining the run") != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, "1 built") != NULL, "%s", r.out);
 	t_result_release(&r);
 	r = ripple(dir, runs);
 	cr_assert_eq(r.status, 0);
@@ -560,8 +560,8 @@ Test(e2e_run, root_version_in_a_command_is_filled_in_at_run_time)
 	t_result_release(&r);
 	r = ripple(dir, run);
 	cr_expect_eq(r.status, 1, "b has no version: %s", r.err);
-	cr_expect(strstr(r.err, "'${root.version}' is used but root 'b' has "
-			 "no version here") != NULL, "%s", r.err);
+	cr_expect(strstr(r.out, "'${root.version}' is used but root 'b' has "
+			 "no version here") != NULL, "%s", r.out);
 	t_result_release(&r);
 	snprintf(path, sizeof(path), "%s/out/a-1.2.0.whl", dir);
 	text = t_read(path);

@@ -181,12 +181,60 @@ run_argv(const char *dir, char *const *argv)
 	return r;
 }
 
+/* Write `text` to the new file STEM SUFFIX; 0 or -1. */
+static int
+keep_file(const char *stem, const char *suffix, const char *text)
+{
+	char path[4096];
+	int fd, len = snprintf(path, sizeof(path), "%s%s", stem, suffix);
+	size_t n = strlen(text);
+	ssize_t w;
+
+	if (len < 0 || (size_t)len >= sizeof(path))
+		return -1;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	if (fd < 0)
+		return -1;
+	while (n && (w = write(fd, text, n)) > 0) {
+		text += w;
+		n -= (size_t)w;
+	}
+	close(fd);
+	return n ? -1 : 0;
+}
+
+void
+t_keep_json(const char *cmdline, const char *out)
+{
+	const char *dir = getenv("RIPPLE_JSON_DIR"), *s = out;
+	char stem[4096];
+	int fd;
+
+	if (!dir || !dir[0] || !out)
+		return;
+	while (*s == ' ' || *s == '\n' || *s == '\t')
+		s++;
+	if (*s != '{' && *s != '[')
+		return;
+	/* A unique stem: the empty file .../out-XXXXXX holds the name. */
+	snprintf(stem, sizeof(stem), "%s/out-XXXXXX", dir);
+	fd = mkstemp(stem);
+	if (fd < 0)
+		return;
+	close(fd);
+	if (keep_file(stem, ".json", out) || keep_file(stem, ".cmd", cmdline))
+		fprintf(stderr, "t_keep_json: cannot keep an output in %s\n",
+			dir);
+}
+
 struct run_result
 t_sh(const char *dir, const char *cmd)
 {
 	char *argv[] = { (char *)"/bin/sh", (char *)"-c", (char *)cmd, NULL };
+	struct run_result r = run_argv(dir, argv);
 
-	return run_argv(dir, argv);
+	t_keep_json(cmd, r.out);
+	return r;
 }
 
 static char *
@@ -219,6 +267,38 @@ t_fake_cuda_home(const char *version)
 		 version);
 	free(absbin);
 	return home;
+/* argv as one shell command line ('...' quoting), for t_keep_json. */
+static void
+keep_ripple_json(char *const *argv, const char *out)
+{
+	size_t n = 1, i;
+	const char *c;
+	char *line, *p;
+
+	if (!getenv("RIPPLE_JSON_DIR"))
+		return;
+	for (i = 0; argv[i]; i++)
+		n += strlen(argv[i]) * 4 + 3;
+	line = p = malloc(n);
+	if (!line)
+		abort();
+	for (i = 0; argv[i]; i++) {
+		if (i)
+			*p++ = ' ';
+		*p++ = '\'';
+		for (c = argv[i]; *c; c++) {
+			if (*c == '\'') {
+				memcpy(p, "'\\''", 4);
+				p += 4;
+			} else {
+				*p++ = *c;
+			}
+		}
+		*p++ = '\'';
+	}
+	*p = '\0';
+	t_keep_json(line, out);
+	free(line);
 }
 
 struct run_result
@@ -236,6 +316,7 @@ t_ripple(const char *dir, const char *const *argv)
 		full[i + 1] = (char *)argv[i];
 	full[i + 1] = NULL;
 	r = run_argv(dir, full);
+	keep_ripple_json(full, r.out);
 	free(absbin);
 	return r;
 }

@@ -50,6 +50,14 @@ void t_result_release(struct run_result *r);
  * tests/engine/cuda/fake_cuda.c says what the fakes do. malloc'd.
  */
 char *t_fake_cuda_home(const char *version);
+ * With $RIPPLE_JSON_DIR set (ninja check sets it), keep `out` when it is a
+ * JSON document, as DIR/out-XXXXXX.json beside DIR/out-XXXXXX.cmd holding
+ * `cmdline` (a shell command line), for tests/schemas/validate.py to check
+ * against docs/schemas/. t_ripple and t_sh call it for every command;
+ * call it for output captured otherwise. Does nothing without the
+ * variable.
+ */
+void t_keep_json(const char *cmdline, const char *out);
 
 /*
  * Make an empty git repository in a new temporary directory with a fixed

@@ -249,6 +249,8 @@ Test(engine_release, clean_release_of_each_line)
 	t_result_release(&r);
 	m = t_read(mpath);
 	cr_assert_not_null(m, "manifest not written");
+	/* The manifest file is JSON too: ninja check validates it. */
+	t_keep_json("ripple release v12.9.9 --dry-run --manifest -", m);
 	doc = json_loads(m, 0, &jerr);
 	cr_assert_not_null(doc, "%s", jerr.text);
 	cr_expect_str_eq(json_string_value(json_object_get(doc, "commit")),
