@@ -147,6 +147,21 @@ int cache_run_create(struct cache *c, const struct cache_run *run,
 		     struct error *err);
 
 /*
+ * Make run *run, or join it: runners of one CI run share its id, and a run
+ * that exists at the same commit takes their records too. The insert (a
+ * no-op when the id exists) and the check of the commit are one
+ * transaction, so any number of runners may join at once and each gets in.
+ * A joined run keeps its stored fields. *joined (may be NULL) is set to 1
+ * when the run existed, 0 when this call made it. run->commit NULL joins
+ * a run at any commit.
+ * Errors: ERROR_INVALID (empty id), ERROR_CONFLICT (the run exists at
+ * another commit; the message names both), SQLite errors (ERROR_IO for a
+ * writer busy past the timeout).
+ */
+int cache_run_join(struct cache *c, const struct cache_run *run, int *joined,
+		   struct error *err);
+
+/*
  * Read run `id` into *out (release with cache_run_release; *out is zeroed
  * first). Errors: ERROR_NOT_FOUND naming the id.
  */
@@ -308,6 +323,17 @@ int cache_record_status_parse(const char *name,
  */
 int cache_record_put(struct cache *c, const struct cache_record *rec,
 		     const struct cache_manifest *manifest, struct error *err);
+
+/*
+ * cache_record_put that first makes or joins run *run (as cache_run_join;
+ * run->id must be rec->run) in the same transaction: a record that cannot
+ * be written leaves no new run behind. run NULL is cache_record_put.
+ * Errors: those of cache_run_join and cache_record_put.
+ */
+int cache_record_put_in(struct cache *c, const struct cache_run *run,
+			const struct cache_record *rec,
+			const struct cache_manifest *manifest,
+			struct error *err);
 
 /*
  * Read the record of `node_id` in `run` into *out (release with

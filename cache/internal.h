@@ -17,6 +17,7 @@ struct error;
 /* Every statement the cache runs more than once; SQL in sql.c. */
 enum cache_stmt {
 	CACHE_STMT_RUN_INSERT,
+	CACHE_STMT_RUN_JOIN,
 	CACHE_STMT_RUN_GET,
 	CACHE_STMT_RUN_FINISH,
 	CACHE_STMT_RUN_LIST,
@@ -101,6 +102,14 @@ int cache_record_write(struct cache *c, const struct cache_record *rec,
 		       struct error *err);
 int cache_manifest_write(struct cache *c, const struct cache_manifest *m,
 			 int *added, struct error *err);
+
+/*
+ * cache_run_join without its transaction, for a caller that holds one
+ * (record.c: a record and the run it makes are one transaction).
+ */
+struct cache_run;
+int cache_run_join_in_txn(struct cache *c, const struct cache_run *run,
+			  int *joined, struct error *err);
 
 /* Read the current row of a record statement into *rec (record.c). */
 int cache_record_read_row(struct cache *c, sqlite3_stmt *st,

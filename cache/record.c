@@ -320,8 +320,9 @@ done:
 }
 
 int
-cache_record_put(struct cache *c, const struct cache_record *rec,
-		 const struct cache_manifest *manifest, struct error *err)
+cache_record_put_in(struct cache *c, const struct cache_run *run,
+		    const struct cache_record *rec,
+		    const struct cache_manifest *manifest, struct error *err)
 {
 	int rc;
 
@@ -331,10 +332,16 @@ cache_record_put(struct cache *c, const struct cache_record *rec,
 		error_node(err, rec->node_id);
 		return ERROR_INVALID;
 	}
+	if (run && (!rec->run || strcmp(run->id ? run->id : "", rec->run)))
+		return error_set(err, ERROR_INVALID, "record of run '%s' put "
+				 "into run '%s'", rec->run ? rec->run : "",
+				 run->id ? run->id : "");
 	rc = cache_txn_begin(c, err);
 	if (rc)
 		return rc;
-	if (manifest)
+	if (run)
+		rc = cache_run_join_in_txn(c, run, NULL, err);
+	if (!rc && manifest)
 		rc = cache_manifest_write(c, manifest, NULL, err);
 	if (!rc)
 		rc = cache_record_write(c, rec, err);
@@ -343,6 +350,13 @@ cache_record_put(struct cache *c, const struct cache_record *rec,
 		return rc;
 	}
 	return cache_txn_commit(c, err);
+}
+
+int
+cache_record_put(struct cache *c, const struct cache_record *rec,
+		 const struct cache_manifest *manifest, struct error *err)
+{
+	return cache_record_put_in(c, NULL, rec, manifest, err);
 }
 
 int

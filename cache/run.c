@@ -76,6 +76,26 @@ cache_run_list_release(struct cache_run_list *list)
 	list->n = 0;
 }
 
+/* Bind *run's fields to a RUN_INSERT or RUN_JOIN statement. */
+static int
+bind_run(struct cache *c, sqlite3_stmt *st, const struct cache_run *run,
+	 struct error *err)
+{
+	int rc;
+
+	if ((rc = cache_bind_text(c, st, 1, run->id, err)) ||
+	    (rc = cache_bind_text(c, st, 2, run->commit, err)) ||
+	    (rc = cache_bind_text(c, st, 3, run->ref, err)) ||
+	    (rc = cache_bind_text(c, st, 4, run->tag, err)) ||
+	    (rc = cache_bind_text(c, st, 5,
+				  cache_run_status_name(run->status), err)) ||
+	    (rc = cache_bind_text(c, st, 6, run->rules_digest, err)) ||
+	    (rc = cache_bind_int(c, st, 7, run->started_ms, err)) ||
+	    (rc = cache_bind_int(c, st, 8, run->ended_ms, err)))
+		return rc;
+	return 0;
+}
+
 int
 cache_run_create(struct cache *c, const struct cache_run *run,
 		 struct error *err)
@@ -88,15 +108,8 @@ cache_run_create(struct cache *c, const struct cache_run *run,
 	st = cache_stmt_get(c, CACHE_STMT_RUN_INSERT, err);
 	if (!st)
 		return err ? err->code : ERROR_INTERNAL;
-	if ((rc = cache_bind_text(c, st, 1, run->id, err)) ||
-	    (rc = cache_bind_text(c, st, 2, run->commit, err)) ||
-	    (rc = cache_bind_text(c, st, 3, run->ref, err)) ||
-	    (rc = cache_bind_text(c, st, 4, run->tag, err)) ||
-	    (rc = cache_bind_text(c, st, 5,
-				  cache_run_status_name(run->status), err)) ||
-	    (rc = cache_bind_text(c, st, 6, run->rules_digest, err)) ||
-	    (rc = cache_bind_int(c, st, 7, run->started_ms, err)) ||
-	    (rc = cache_bind_int(c, st, 8, run->ended_ms, err)))
+	rc = bind_run(c, st, run, err);
+	if (rc)
 		return rc;
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_DONE) {
@@ -108,6 +121,61 @@ cache_run_create(struct cache *c, const struct cache_run *run,
 		return error_set(err, ERROR_CONFLICT, "run '%s' exists already",
 				 run->id);
 	return cache_sqlite_error(c, rc, err);
+}
+
+int
+cache_run_join_in_txn(struct cache *c, const struct cache_run *run,
+		      int *joined, struct error *err)
+{
+	struct cache_run have;
+	sqlite3_stmt *st;
+	int rc, added;
+
+	if (!run->id || !run->id[0])
+		return error_set(err, ERROR_INVALID, "empty run id");
+	st = cache_stmt_get(c, CACHE_STMT_RUN_JOIN, err);
+	if (!st)
+		return err ? err->code : ERROR_INTERNAL;
+	rc = bind_run(c, st, run, err);
+	if (rc)
+		return rc;
+	rc = cache_stmt_step(c, st, err);
+	if (rc < 0)
+		return rc;
+	added = sqlite3_changes(c->db) > 0;
+	if (joined)
+		*joined = !added;
+	if (added)
+		return 0;
+	rc = cache_run_get(c, run->id, &have, err);
+	if (rc)
+		return rc;
+	if (run->commit && (!have.commit || strcmp(have.commit, run->commit))) {
+		error_set(err, ERROR_CONFLICT, "run '%s' is at commit %.12s, "
+			  "not %.12s", run->id, have.commit ? have.commit : "?",
+			  run->commit);
+		error_hint(err, "runners join a run only at its commit; pick "
+			   "another run id");
+		rc = ERROR_CONFLICT;
+	}
+	cache_run_release(&have);
+	return rc;
+}
+
+int
+cache_run_join(struct cache *c, const struct cache_run *run, int *joined,
+	       struct error *err)
+{
+	int rc = cache_txn_begin(c, err);
+
+	if (rc)
+		return rc;
+	rc = cache_run_join_in_txn(c, run, joined, err);
+	if (rc) {
+		cache_txn_rollback(c);
+		return rc;
+	}
+	return cache_txn_commit(c, err);
 }
 
 /* Read the current row of a RUN_COLS statement. */

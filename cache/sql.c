@@ -25,6 +25,11 @@ static const char *const stmt_sql[CACHE_STMT_COUNT] = {
 		"INSERT INTO runs (id, \"commit\", ref, tag, status, "
 		"rules_digest, started_ms, ended_ms) "
 		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	[CACHE_STMT_RUN_JOIN] =
+		"INSERT INTO runs (id, \"commit\", ref, tag, status, "
+		"rules_digest, started_ms, ended_ms) "
+		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) "
+		"ON CONFLICT (id) DO NOTHING",
 	[CACHE_STMT_RUN_GET] =
 		"SELECT " RUN_COLS " FROM runs WHERE id = ?1",
 	[CACHE_STMT_RUN_FINISH] =

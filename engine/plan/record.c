@@ -267,7 +267,7 @@ record_node(struct cache *c, struct eval *ev, const char *run, size_t index,
 	rec.version = (char *)o->version;
 	rec.duration_ms = o->duration_ms;
 	rec.recorded_ms = cache_clock_ms();
-	rc = cache_record_put(c, &rec, &m, err);
+	rc = cache_record_put_in(c, o->run, &rec, &m, err);
 	rec.run = rec.node_id = rec.output_digest = rec.version = NULL;
 done:
 	rec.run = rec.node_id = rec.output_digest = rec.version = NULL;
