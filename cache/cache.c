@@ -2,8 +2,8 @@
  * The cache handle: opening (folders, WAL, busy timeout, foreign keys,
  * schema), closing and the integrity check. The statement table, its one
  * step/reset/error helper and transactions live in sql.c (below schema.c,
- * which this file calls); the tables' users in run.c, record.c, kernel.c
- * and transfer.c.
+ * which this file calls); the tables' users in run.c, record.c, kernel.c,
+ * export.c and import.c.
  */
 #include "cache/cache.h"
 #include "cache/internal.h"

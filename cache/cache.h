@@ -35,7 +35,7 @@ struct error;
 struct cache;
 
 /* The schema version this build writes (PRAGMA user_version). */
-#define CACHE_SCHEMA_VERSION 3
+#define CACHE_SCHEMA_VERSION 4
 
 /* A content key: 32 lowercase hex digits (XXH3-128), plus the NUL. */
 #define CACHE_KEY_LEN 32
@@ -285,15 +285,31 @@ struct cache_record {
 	char *output_digest;		/* digest of the outputs, or NULL */
 	struct strv artifacts;		/* artifact locators, caller's order */
 	char *version;			/* the version built, or NULL */
-	struct strv metadata;		/* "K=V", sorted by K, keys unique */
+	struct strv metadata;		/* "K=V", sorted by K, keys unique;
+					   '%' and '=' in K are written
+					   %25 and %3D (cache_metadata_entry)
+					   so the first '=' ends K */
 	int64_t duration_ms;		/* wall time of the node, ms */
 	int64_t recorded_ms;		/* when it was recorded, ms */
+	long conflicts;			/* read only: imported copies of
+					   this node and key with another
+					   status or output digest
+					   (cache_import); never written */
 };
 
 struct cache_record_list {
 	struct cache_record *items;	/* n records, owned */
 	size_t n;
 };
+
+/*
+ * The metadata entry "K=V" for key `key` and value `value` into *out
+ * (mem_alloc'd): '%' and '=' in the key become %25 and %3D, so a key may
+ * hold '=' and the first '=' of an entry still ends its key. The value is
+ * copied as is. Errors: ERROR_INVALID (empty key), ERROR_NOMEM.
+ */
+int cache_metadata_entry(const char *key, const char *value, char **out,
+			 struct error *err);
 
 /* Zero a record; its vectors own their strings. Allocates nothing. */
 void cache_record_init(struct cache_record *rec);
@@ -315,7 +331,8 @@ int cache_record_status_parse(const char *name,
 /*
  * Record a node's outcome, and its key's manifest when `manifest` is not
  * NULL (stored once per key, as cache_manifest_put), in one transaction
- * (BEGIN IMMEDIATE). Recording (run, node_id) again replaces the record.
+ * (BEGIN IMMEDIATE). Recording (run, node_id) again replaces the record
+ * and forgets the imported copies that conflicted with it.
  * metadata entries are "K=V" (sorted by K when stored).
  * Errors: ERROR_NOT_FOUND (no such run), ERROR_INVALID (bad key, a manifest
  * for another key, metadata without '=' or with a repeated key, empty node
@@ -353,6 +370,15 @@ int cache_record_list(struct cache *c, const char *run,
  */
 int cache_record_find(struct cache *c, const char *key, const char *run,
 		      struct cache_record_list *out, struct error *err);
+
+/*
+ * The imported copies that conflict with the record of `node_id` in `run`
+ * (NULL: every node of the run), sorted by node id, key, status and output
+ * digest; their `conflicts` field is 0. An empty list is not an error.
+ */
+int cache_record_conflicts(struct cache *c, const char *run,
+			   const char *node_id, struct cache_record_list *out,
+			   struct error *err);
 
 /* ---- kernels: compiled GPU code by content key ---- */
 
@@ -392,16 +418,29 @@ struct cache_import_stats {
 	size_t runs_added;		/* runs that were not in the cache */
 	size_t records_added;		/* (run, node) pairs that were new */
 	size_t records_replaced;	/* overwritten (REPLACE only) */
-	size_t records_unchanged;	/* already there with the same key */
+	size_t records_unchanged;	/* already there with the same key,
+					   status and output digest */
+	size_t records_conflicting;	/* the same key with another status
+					   or output digest: kept as
+					   conflicts */
 	size_t manifests_added;		/* keys whose manifest was new */
+	struct cache_record_list conflicts;	/* those imported records,
+					   in document order; owned */
 };
+
+/* Free stats->conflicts and zero the stats. Accepts NULL. */
+void cache_import_stats_release(struct cache_import_stats *stats);
 
 /*
  * The JSON document for run `id`: {"format": "ripple-cache-export",
  * "version": 1, "run": {...}, "records": [... by node id ...],
+ * "conflicts": [... records, only when the run has some ...],
  * "manifests": {KEY: [{"kind","name","digest","detail"}...]}}, keys
  * sorted, 2-space indent, ending in a newline; the same cache contents
- * always give the same bytes. Absent strings are null. *out is mem_alloc'd
+ * always give the same bytes. Absent strings are null. The manifests are
+ * those of the records' keys and those their components name by digest
+ * (the inputs' file lists, so `why` on the importing side names files).
+ * Metadata keys are written as stored ('=' and '%' included). *out is mem_alloc'd
  * (free with mem_free), *len its length without the NUL (len may be NULL).
  * Errors: ERROR_NOT_FOUND (no such run), ERROR_NOMEM.
  */
@@ -414,11 +453,17 @@ int cache_run_export(struct cache *c, const char *id, char **out,
  * run with the same commit keeps its fields, gains a missing ref, tag or
  * rules digest, and takes the worse status (failed > interrupted > running
  * > ok), the earlier start and the later end. A record already present with
- * the same key is left as it is (importing a file twice changes nothing);
- * with a different key it is ERROR_CONFLICT naming the node and both keys,
- * unless CACHE_IMPORT_REPLACE, which makes imported run fields and records
- * win. A run with another commit is ERROR_CONFLICT unless REPLACE.
- * stats may be NULL. Errors: ERROR_INVALID (not an export document, with
+ * the same key, status and output digest is left as it is (importing a
+ * file twice changes nothing). One with the same key but another status or
+ * output digest is a conflict: the stored record stays, the imported one
+ * is kept beside it (cache_record_conflicts, the record's `conflicts`) and
+ * listed in stats->conflicts, and the planner reuses neither. A document's
+ * own "conflicts" are kept the same way. With a different key it is
+ * ERROR_CONFLICT naming the node and both keys, unless
+ * CACHE_IMPORT_REPLACE, which makes imported run fields and records win
+ * (and forgets the replaced record's conflicts). A run with another commit
+ * is ERROR_CONFLICT unless REPLACE. stats may be NULL; release it with
+ * cache_import_stats_release. Errors: ERROR_INVALID (not an export document, with
  * the line and column of a JSON error), ERROR_CONFLICT, ERROR_UNSUPPORTED
  * (a newer export format version).
  */

@@ -27,6 +27,9 @@ enum cache_stmt {
 	CACHE_STMT_RECORD_LIST,
 	CACHE_STMT_RECORD_FIND_RUN,
 	CACHE_STMT_RECORD_FIND_ANY,
+	CACHE_STMT_CONFLICT_PUT,
+	CACHE_STMT_CONFLICT_LIST,
+	CACHE_STMT_CONFLICT_CLEAR,
 	CACHE_STMT_MANIFEST_PUT,
 	CACHE_STMT_MANIFEST_GET,
 	CACHE_STMT_KERNEL_PUT,
@@ -110,6 +113,22 @@ int cache_manifest_write(struct cache *c, const struct cache_manifest *m,
 struct cache_run;
 int cache_run_join_in_txn(struct cache *c, const struct cache_run *run,
 			  int *joined, struct error *err);
+
+/*
+ * Keep an imported record that conflicts with the stored one of its node
+ * (record.c); *added (may be NULL) is 0 when that copy was kept before.
+ * cache_conflict_clear forgets the copies of one node of a run.
+ */
+int cache_conflict_write(struct cache *c, const struct cache_record *rec,
+			 int *added, struct error *err);
+int cache_conflict_clear(struct cache *c, const char *run,
+			 const char *node_id, struct error *err);
+
+/*
+ * The key of a metadata entry "K=V" with %25 and %3D turned back into '%'
+ * and '=', into *out (mem_alloc'd; record.c). Errors: ERROR_NOMEM.
+ */
+int cache_metadata_key(const char *entry, char **out, struct error *err);
 
 /* Read the current row of a record statement into *rec (record.c). */
 int cache_record_read_row(struct cache *c, sqlite3_stmt *st,

@@ -18,7 +18,12 @@
 	"started_ms, ended_ms, " \
 	"(SELECT count(*) FROM records WHERE records.run = runs.id)"
 #define RECORD_COLS "r.run, r.node_id, r.key, r.status, r.output_digest, " \
-	"r.artifacts, r.version, r.metadata, r.duration_ms, r.recorded_ms"
+	"r.artifacts, r.version, r.metadata, r.duration_ms, r.recorded_ms, " \
+	"(SELECT count(*) FROM record_conflicts k " \
+	"WHERE k.run = r.run AND k.node_id = r.node_id)"
+#define CONFLICT_COLS "r.run, r.node_id, r.key, r.status, " \
+	"r.output_digest, r.artifacts, r.version, r.metadata, r.duration_ms, " \
+	"r.recorded_ms, 0"
 
 static const char *const stmt_sql[CACHE_STMT_COUNT] = {
 	[CACHE_STMT_RUN_INSERT] =
@@ -63,6 +68,18 @@ static const char *const stmt_sql[CACHE_STMT_COUNT] = {
 		"JOIN runs u ON u.id = r.run "
 		"WHERE r.key = ?1 AND r.status = 'ok' "
 		"ORDER BY u.started_ms DESC, u.id DESC, r.node_id",
+	[CACHE_STMT_CONFLICT_PUT] =
+		"INSERT OR IGNORE INTO record_conflicts (run, node_id, key, "
+		"status, output_digest, artifacts, version, metadata, "
+		"duration_ms, recorded_ms) "
+		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+	[CACHE_STMT_CONFLICT_LIST] =
+		"SELECT " CONFLICT_COLS " FROM record_conflicts r "
+		"WHERE r.run = ?1 AND (?2 IS NULL OR r.node_id = ?2) "
+		"ORDER BY r.node_id, r.key, r.status, "
+		"coalesce(r.output_digest, '')",
+	[CACHE_STMT_CONFLICT_CLEAR] =
+		"DELETE FROM record_conflicts WHERE run = ?1 AND node_id = ?2",
 	[CACHE_STMT_MANIFEST_PUT] =
 		"INSERT OR IGNORE INTO manifests (key, components) "
 		"VALUES (?1, ?2)",

@@ -39,6 +39,7 @@ static const char *const reason_names[] = {
 	[PLAN_REASON_KEY_CHANGED] = "key-changed",
 	[PLAN_REASON_NOT_SELECTED] = "not-selected",
 	[PLAN_REASON_NOT_REPRODUCIBLE] = "output-not-reproducible",
+	[PLAN_REASON_RECORD_CONFLICT] = "key-equal-record-conflict",
 };
 
 static const char *const file_status_names[] = {
@@ -179,6 +180,31 @@ artifact_gone(struct plan *p, struct plan_item *it,
 	return 0;
 }
 
+/* Key equal, but an import disagrees on the outcome: name both sides. */
+static int
+record_conflict(struct plan *p, struct plan_item *it,
+		const struct plan_record *rec, struct error *err)
+{
+	struct plan_change *c = arena_alloc(&p->arena, sizeof(*c));
+
+	it->reason = PLAN_REASON_RECORD_CONFLICT;
+	if (!c)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	memset(c, 0, sizeof(*c));
+	c->kind = PLAN_CHANGE_OTHER;
+	c->name = "conflict";
+	c->old_value = rec->conflict_have
+		? arena_strdup(&p->arena, rec->conflict_have) : NULL;
+	c->new_value = rec->conflict_import
+		? arena_strdup(&p->arena, rec->conflict_import) : NULL;
+	if ((rec->conflict_have && !c->old_value) ||
+	    (rec->conflict_import && !c->new_value))
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	it->changes = c;
+	it->n_changes = 1;
+	return 0;
+}
+
 static int
 decide(struct ctx *c, size_t i, const struct plan_history *h,
        const struct plan_options *o, struct error *err)
@@ -203,7 +229,7 @@ decide(struct ctx *c, size_t i, const struct plan_history *h,
 		if (rc < 0)
 			return rc;
 		if (rc == 1 && rec.ok && !rec.artifact_missing &&
-		    building_upstream(c, i) < 0)
+		    !rec.conflict && building_upstream(c, i) < 0)
 			return set_reuse(p, it, &rec, err);
 	}
 	if (!h->has_baseline || !h->baseline_record) {
@@ -223,6 +249,8 @@ decide(struct ctx *c, size_t i, const struct plan_history *h,
 			it->reason = PLAN_REASON_BASELINE_FAILED;
 		else if (rec.artifact_missing)
 			return artifact_gone(p, it, &rec, err);
+		else if (rec.conflict)
+			return record_conflict(p, it, &rec, err);
 		else
 			return reuse_or_cascade(c, i, &rec, err);
 		return 0;

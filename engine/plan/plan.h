@@ -62,6 +62,7 @@ enum plan_reason {
 	PLAN_REASON_KEY_CHANGED,	/* differs; components not stored */
 	PLAN_REASON_NOT_SELECTED,	/* skip: outside the targets */
 	PLAN_REASON_NOT_REPRODUCIBLE,	/* diff: one key, two outputs */
+	PLAN_REASON_RECORD_CONFLICT,	/* key equal, an import disagrees */
 };
 
 enum plan_change_kind {
@@ -98,6 +99,12 @@ struct plan_record {
 	const char *output_digest;	/* 32 hex, or NULL */
 	int artifact_missing;		/* 1: an absolute locator is gone */
 	const char *missing_artifact;	/* that locator, or NULL */
+	int conflict;			/* 1: an imported record of this node
+					   and key has another status or
+					   output digest: reuse neither */
+	const char *conflict_have;	/* "STATUS, output DIGEST|none" of
+					   this record, when conflict */
+	const char *conflict_import;	/* the same for the import's copy */
 	const struct graph_component *components;	/* NULL: unknown */
 	size_t n_components;
 };

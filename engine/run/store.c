@@ -191,7 +191,7 @@ cutoff(void *payload, size_t node, struct error *err)
 	rc = s->hist->baseline_record(s->hist->payload, n->id, &rec, err);
 	if (rc <= 0)
 		return rc;
-	if (!rec.ok || rec.artifact_missing)
+	if (!rec.ok || rec.artifact_missing || rec.conflict)
 		return 0;
 	rc = record_node_key(s->cache, s->ev, s->run_id, node, &keys, err);
 	if (!rc)
