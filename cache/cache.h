@@ -66,7 +66,7 @@ enum cache_open_flags {
 int cache_open(const char *path, int flags, struct cache **out,
 	       struct error *err);
 
-/* Finish statements and close the file. Accepts NULL. */
+/* Finish statements, let go of an owned run, close the file. Accepts NULL. */
 void cache_close(struct cache *c);
 
 /* The schema version of the open file (CACHE_SCHEMA_VERSION once open). */
@@ -162,14 +162,39 @@ int cache_run_join(struct cache *c, const struct cache_run *run, int *joined,
 		   struct error *err);
 
 /*
+ * Own run `id` through this handle, as a process running it: a lock on a
+ * file of this process's own in PATH.owners/<id>/ (an open-file-
+ * description lock), held until cache_run_finish of that run or
+ * cache_close. The kernel drops it when the process dies however it dies,
+ * so an owner file nobody holds is a runner that died unfinished. A run
+ * marked running with such files and no live owner has lost its runners:
+ * a read-write cache_open marks it interrupted (ended at that time), and
+ * cache_run_get and cache_run_list show it interrupted; with live owners
+ * left, the last to finish makes it interrupted. Runs nobody owns (`ripple
+ * record` runs) have no owner files and stay as they are. Call before
+ * cache_run_join, so a new run is never without its owner. One run per
+ * handle. Errors: ERROR_INVALID (a read-only handle, or one that owns a
+ * run already), ERROR_IO naming the folder.
+ */
+int cache_run_own(struct cache *c, const char *id, struct error *err);
+
+/*
  * Read run `id` into *out (release with cache_run_release; *out is zeroed
- * first). Errors: ERROR_NOT_FOUND naming the id.
+ * first). A run marked running whose owners are gone (cache_run_own) reads
+ * as interrupted. Errors: ERROR_NOT_FOUND naming the id.
  */
 int cache_run_get(struct cache *c, const char *id, struct cache_run *out,
 		  struct error *err);
 
 /*
- * Set a run's final status and end time (ms). Errors: ERROR_NOT_FOUND.
+ * Set a run's final status and end time (ms). For a run this handle owns
+ * (cache_run_own), in one transaction with the owners' locks: when other
+ * processes still run it, its status changes only to a worse one (failed
+ * or interrupted; otherwise it stays running for them), and the last
+ * owner to finish sets the worst of the stored status, the given one and
+ * interrupted if an owner died unfinished (failed > interrupted > ok);
+ * either way this handle owns it no more.
+ * Errors: ERROR_NOT_FOUND.
  */
 int cache_run_finish(struct cache *c, const char *id,
 		     enum cache_run_status status, int64_t ended_ms,

@@ -169,22 +169,6 @@ done:
 	return rc;
 }
 
-static int
-status_rank(enum cache_run_status s)
-{
-	switch (s) {
-	case CACHE_RUN_STATUS_OK:
-		return 0;
-	case CACHE_RUN_STATUS_RUNNING:
-		return 1;
-	case CACHE_RUN_STATUS_INTERRUPTED:
-		return 2;
-	case CACHE_RUN_STATUS_FAILED:
-		return 3;
-	}
-	return 3;
-}
-
 /* Fill *dst from src when *dst is unset. */
 static int
 fill(char **dst, const char *src, struct error *err)
@@ -252,7 +236,8 @@ merge_run(struct cache *c, const struct cache_run *in, int flags,
 	    (rc = fill(&have.tag, in->tag, err)) ||
 	    (rc = fill(&have.rules_digest, in->rules_digest, err)))
 		goto done;
-	if (status_rank(in->status) > status_rank(have.status))
+	if (cache_run_status_rank(in->status) >
+	    cache_run_status_rank(have.status))
 		have.status = in->status;
 	if (in->started_ms < have.started_ms)
 		have.started_ms = in->started_ms;

@@ -204,7 +204,10 @@ read_run(struct cache *c, sqlite3_stmt *st, struct cache_run *run,
 	run->started_ms = sqlite3_column_int64(st, 6);
 	run->ended_ms = sqlite3_column_int64(st, 7);
 	run->records = (long)sqlite3_column_int64(st, 8);
-	(void)c;
+	/* its runners are gone, even if nobody marked it so yet */
+	if (run->status == CACHE_RUN_STATUS_RUNNING &&
+	    cache_owner_gone(c, run->id))
+		run->status = CACHE_RUN_STATUS_INTERRUPTED;
 	return 0;
 fail:
 	cache_run_release(run);
@@ -237,9 +240,24 @@ cache_run_get(struct cache *c, const char *id, struct cache_run *out,
 }
 
 int
-cache_run_finish(struct cache *c, const char *id,
-		 enum cache_run_status status, int64_t ended_ms,
-		 struct error *err)
+cache_run_status_rank(int status)
+{
+	switch ((enum cache_run_status)status) {
+	case CACHE_RUN_STATUS_OK:
+		return 0;
+	case CACHE_RUN_STATUS_RUNNING:
+		return 1;
+	case CACHE_RUN_STATUS_INTERRUPTED:
+		return 2;
+	case CACHE_RUN_STATUS_FAILED:
+		return 3;
+	}
+	return 3;
+}
+
+static int
+set_status(struct cache *c, const char *id, enum cache_run_status status,
+	   int64_t ended_ms, struct error *err)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -259,6 +277,71 @@ cache_run_finish(struct cache *c, const char *id,
 		return error_set(err, ERROR_NOT_FOUND, "no run '%s' in the cache",
 				 id);
 	return 0;
+}
+
+/*
+ * Finishing a run this handle owns, in one transaction with the other
+ * owners' files looked at: the last live owner sets the worst status
+ * (interrupted when an owner died unfinished); one that leaves others
+ * running removes its file before the commit, so the next to finish sees
+ * itself last.
+ */
+static int
+finish_owned(struct cache *c, const char *id, enum cache_run_status status,
+	     int64_t ended_ms, struct error *err)
+{
+	struct cache_owners o;
+	struct cache_run have;
+	int rc, last;
+
+	memset(&o, 0, sizeof(o));
+	rc = cache_txn_begin(c, err);
+	if (rc)
+		return rc;
+	rc = cache_owners_scan(c, id, 1, &o, err);
+	if (!rc)
+		rc = cache_run_get(c, id, &have, err);
+	if (rc)
+		goto fail;
+	last = o.alive == 0;
+	if (o.n_dead && cache_run_status_rank(status) <
+			cache_run_status_rank(CACHE_RUN_STATUS_INTERRUPTED))
+		status = CACHE_RUN_STATUS_INTERRUPTED;
+	if (cache_run_status_rank(have.status) >
+	    cache_run_status_rank(status) &&
+	    have.status != CACHE_RUN_STATUS_RUNNING)
+		status = have.status;
+	if (last)
+		rc = set_status(c, id, status, ended_ms, err);
+	else if (cache_run_status_rank(status) >
+		 cache_run_status_rank(have.status))
+		rc = set_status(c, id, status, have.ended_ms, err);
+	cache_run_release(&have);
+	if (rc)
+		goto fail;
+	if (!last) {
+		cache_owners_release(&o, 0);
+		cache_owner_drop(c, 1);
+	}
+	rc = cache_txn_commit(c, err);
+	cache_owner_drop(c, !rc);
+	cache_owners_release(&o, !rc);
+	return rc;
+fail:
+	cache_txn_rollback(c);
+	cache_owners_release(&o, 0);
+	cache_owner_drop(c, 0);
+	return rc;
+}
+
+int
+cache_run_finish(struct cache *c, const char *id,
+		 enum cache_run_status status, int64_t ended_ms,
+		 struct error *err)
+{
+	if (cache_owner_holds(c, id))
+		return finish_owned(c, id, status, ended_ms, err);
+	return set_status(c, id, status, ended_ms, err);
 }
 
 int
@@ -302,6 +385,12 @@ cache_run_list(struct cache *c, const struct cache_run_filter *filter,
 		rc = read_run(c, st, &out->items[out->n], err);
 		if (rc)
 			goto fail;
+		if (filter->status >= 0 &&
+		    out->items[out->n].status != (enum cache_run_status)
+						  filter->status) {
+			cache_run_release(&out->items[out->n]);
+			continue;
+		}
 		out->n++;
 	}
 	if (rc < 0)

@@ -48,6 +48,11 @@ static const char *const stmt_sql[CACHE_STMT_COUNT] = {
 		"UPDATE runs SET \"commit\" = ?2, ref = ?3, tag = ?4, "
 		"status = ?5, rules_digest = ?6, started_ms = ?7, "
 		"ended_ms = ?8 WHERE id = ?1",
+	[CACHE_STMT_RUN_RUNNING] =
+		"SELECT id FROM runs WHERE status = 'running' ORDER BY id",
+	[CACHE_STMT_RUN_INTERRUPT] =
+		"UPDATE runs SET status = 'interrupted', ended_ms = ?2 "
+		"WHERE id = ?1 AND status = 'running'",
 	[CACHE_STMT_RECORD_PUT] =
 		"INSERT OR REPLACE INTO records (run, node_id, key, status, "
 		"output_digest, artifacts, version, metadata, duration_ms, "

@@ -121,6 +121,15 @@ cli_run_create_run(const struct cli_ctx *ctx, struct cache *c, const char *id,
 	run.tag = (char *)a->tag;
 	run.status = CACHE_RUN_STATUS_RUNNING;
 	run.started_ms = cache_clock_ms();
+	/*
+	 * Own it first: a run is never marked running without a live owner,
+	 * so one whose runner dies (even by SIGKILL) reads as interrupted.
+	 */
+	if (cache_run_own(c, id, &err)) {
+		fprintf(stderr, "ripple: warning: %s: a runner killed now "
+			"would leave run %s marked running\n", err.msg, id);
+		error_init(&err);
+	}
 	if (cache_run_join(c, &run, &joined, &err))
 		return cli_fail(ctx, &err);
 	if (joined)

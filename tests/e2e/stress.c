@@ -148,6 +148,8 @@ ts_procs_under(const char *dir, int grace_ms, pid_t *pids, int n)
 	struct timespec pause = { 0, 20 * 1000 * 1000 };
 	int waited;
 
+	if (grace_ms <= 0)
+		return scan(dir, pids, n, 0);
 	for (waited = 0; waited < grace_ms; waited += 20) {
 		if (!scan(dir, pids, n, 0))
 			return 0;

@@ -28,7 +28,8 @@ int ts_wait(pid_t pid);
 /*
  * Processes (other than this one) whose working folder is `dir` or below
  * it, waiting up to `grace_ms` for them to go. Returns how many are left;
- * their pids go into pids (up to n), command lines to stderr.
+ * their pids go into pids (up to n), and with grace_ms > 0 their command
+ * lines to stderr (grace_ms 0: count once, quietly).
  */
 int ts_procs_under(const char *dir, int grace_ms, pid_t *pids, int n);
 
