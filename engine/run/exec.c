@@ -113,6 +113,15 @@ guard(const struct launch *l)
 	int st, e, sig;
 
 	prctl(PR_SET_NAME, "ripple-guard");
+	/*
+	 * Keep no descriptor of ripple's but the status pipe: not the cache,
+	 * not the run's owner lock (which must go when ripple goes), and
+	 * nothing leaks into the action. Best effort: close_range is Linux
+	 * 5.9; older kernels keep them until the action's exec (CLOEXEC).
+	 */
+	if (l->errfd > 3)
+		close_range(3, (unsigned)l->errfd - 1, 0);
+	close_range((unsigned)l->errfd + 1, ~0U, 0);
 	setpgid(0, 0);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_ripple_gone;
@@ -219,6 +228,19 @@ launch(struct launch *l, pid_t *out)
 
 	if (pipe2(fds, O_CLOEXEC))
 		return errno;
+	if (fds[1] <= 2) {
+		/* ripple started without stdin or stdout: keep the pipe off
+		   the descriptors the action's stdio takes */
+		int hi = fcntl(fds[1], F_DUPFD_CLOEXEC, 3);
+
+		close(fds[1]);
+		if (hi < 0) {
+			e = errno;
+			close(fds[0]);
+			return e;
+		}
+		fds[1] = hi;
+	}
 	l->errfd = fds[1];
 	l->ripple = getpid();
 	pid = fork();

@@ -185,6 +185,30 @@ Test(e2e_stress, a_sigkilled_run_leaves_no_process_and_is_interrupted)
 	free(dir);
 }
 
+/* A background job an action leaves behind dies when the action ends. */
+Test(e2e_stress, what_an_action_leaves_running_is_killed)
+{
+	char *dir = t_git_init();
+	const char *run[] = { "run", "--run-id", "r1", NULL };
+	struct run_result r;
+	pid_t left[16];
+	int n;
+
+	t_write(dir, ".gitignore", ".ripple/\n");
+	t_write(dir, "ripple.yml", "version: 1\nartifacts:\n  a: {command: "
+		"\"sleep 30 >/dev/null 2>&1 & echo started\"}\n");
+	cr_assert_eq(t_git_commit(dir, "initial"), 0);
+	r = t_ripple(dir, run);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	t_result_release(&r);
+	cr_expect_eq(ts_procs_under(dir, 3000, left, 16), 0,
+		     "the action's background job outlived it");
+	for (n = ts_procs_under(dir, 0, left, 16); n > 0; n--)
+		kill(left[n - 1], SIGKILL);
+	t_rmtree(dir);
+	free(dir);
+}
+
 /* Outputs of an ok record: present, and their digest is the recorded one. */
 static int
 outputs_match(const char *dir, const struct cache_record *rec)
