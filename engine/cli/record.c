@@ -28,11 +28,13 @@ static const char record_help[] =
 	"                     [--cache PATH] [--rules FILE]\n"
 	"       ripple record --run ID --finish ok|failed|interrupted [--cache PATH]\n"
 	"\n"
-	"Record the outcome of nodes run outside ripple into run ID (made on\n"
-	"first use, at --rev, default HEAD, with --ref and --tag). The output\n"
-	"digest is the XXH3-128 of the artifact files. A glob records every node\n"
-	"it matches with the same outcome; --node may repeat. --finish sets the\n"
-	"run's final status: plans look for successful runs at the merge base.\n";
+	"Record the outcome of nodes run outside ripple into run ID (made with\n"
+	"its first record, at --rev, default HEAD, with --ref and --tag; a\n"
+	"call that fails leaves no run; jobs may record into one ID at once).\n"
+	"The output digest is the XXH3-128 of the artifact files. A glob\n"
+	"records every node it matches with the same outcome; --node may\n"
+	"repeat. --finish sets the run's final status: plans look for\n"
+	"successful runs at the merge base.\n";
 
 enum {
 	OPT_RUN = 256, OPT_NODE, OPT_STATUS, OPT_ARTIFACT, OPT_META,
