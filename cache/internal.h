@@ -10,6 +10,7 @@
 #define CACHE_CORRUPT_HINT "move it aside; ripple makes a new one"
 
 #include <sqlite3.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct error;
