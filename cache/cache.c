@@ -1,9 +1,10 @@
 /*
  * The cache handle: opening (folders, WAL, busy timeout, foreign keys,
- * schema), closing and the integrity check. The statement table, its one
+ * schema, marking runs whose runners are gone interrupted), closing and
+ * the integrity check. The statement table, its one
  * step/reset/error helper and transactions live in sql.c (below schema.c,
- * which this file calls); the tables' users in run.c, record.c, kernel.c
- * and transfer.c.
+ * which this file calls); the tables' users in run.c, record.c, kernel.c,
+ * export.c and import.c.
  */
 #include "cache/cache.h"
 #include "cache/internal.h"
@@ -153,6 +154,8 @@ cache_open(const char *path, int flags, struct cache **out,
 		return ERROR_INVALID;
 	}
 	c = mem_calloc(1, sizeof(*c));
+	if (c)
+		c->owner_fd = -1;
 	if (!c || !(c->path = mem_strdup(path))) {
 		rc = error_set(err, ERROR_NOMEM, "out of memory");
 		goto done;
@@ -171,6 +174,14 @@ cache_open(const char *path, int flags, struct cache **out,
 	rc = setup(c, flags, err);
 	if (rc)
 		goto done;
+	{
+		/* Best effort: a failure here is no reason to refuse the
+		 * cache, and readers show such runs interrupted anyway. */
+		struct error e2;
+
+		error_init(&e2);
+		cache_owner_sweep(c, cache_clock_ms(), &e2);
+	}
 	*out = c;
 	c = NULL;
 done:
@@ -185,6 +196,7 @@ cache_close(struct cache *c)
 
 	if (!c)
 		return;
+	cache_owner_drop(c, 0);
 	for (i = 0; i < CACHE_STMT_COUNT; i++)
 		sqlite3_finalize(c->stmt[i]);
 	sqlite3_close(c->db);

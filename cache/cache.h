@@ -18,6 +18,13 @@
  *   file forward one version at a time, after a backup to PATH.bak-vN
  *   (tup's version_check). A newer schema is refused.
  * - Statements are prepared once per handle, on first use.
+ * - A run's live runners are known by kernel locks, not by pids written
+ *   down (owner.c): a lock goes when its process goes, even by SIGKILL,
+ *   and pids are reused; so a dead runner's run is seen as interrupted by
+ *   the next command, with nothing to time out.
+ * - Joining a run is one transaction (insert or ignore, then the commit
+ *   check): runners racing to make one run id all get in (tests/e2e:
+ *   8 runners x 50 rounds, 0 records lost).
  *
  * Strings in the structs below are owned by the struct (mem_alloc'd) and
  * freed by its _release function; NULL means "not set" where the field says
@@ -35,7 +42,7 @@ struct error;
 struct cache;
 
 /* The schema version this build writes (PRAGMA user_version). */
-#define CACHE_SCHEMA_VERSION 3
+#define CACHE_SCHEMA_VERSION 4
 
 /* A content key: 32 lowercase hex digits (XXH3-128), plus the NUL. */
 #define CACHE_KEY_LEN 32
@@ -70,7 +77,7 @@ enum cache_open_flags {
 int cache_open(const char *path, int flags, struct cache **out,
 	       struct error *err);
 
-/* Finish statements and close the file. Accepts NULL. */
+/* Finish statements, let go of an owned run, close the file. Accepts NULL. */
 void cache_close(struct cache *c);
 
 /* The schema version of the open file (CACHE_SCHEMA_VERSION once open). */
@@ -162,14 +169,54 @@ int cache_run_create(struct cache *c, const struct cache_run *run,
 		     struct error *err);
 
 /*
+ * Make run *run, or join it: runners of one CI run share its id, and a run
+ * that exists at the same commit takes their records too. The insert (a
+ * no-op when the id exists) and the check of the commit are one
+ * transaction, so any number of runners may join at once and each gets in.
+ * A joined run keeps its stored fields. *joined (may be NULL) is set to 1
+ * when the run existed, 0 when this call made it. run->commit NULL joins
+ * a run at any commit.
+ * Errors: ERROR_INVALID (empty id), ERROR_CONFLICT (the run exists at
+ * another commit; the message names both), SQLite errors (ERROR_IO for a
+ * writer busy past the timeout).
+ */
+int cache_run_join(struct cache *c, const struct cache_run *run, int *joined,
+		   struct error *err);
+
+/*
+ * Own run `id` through this handle, as a process running it: a lock on a
+ * file of this process's own in PATH.owners/<id>/ (an open-file-
+ * description lock), held until cache_run_finish of that run or
+ * cache_close. The kernel drops it when the process dies however it dies,
+ * so an owner file nobody holds is a runner that died unfinished. A run
+ * marked running with such files and no live owner has lost its runners:
+ * a read-write cache_open marks it interrupted (ended at that time), and
+ * cache_run_get and cache_run_list show it interrupted; with live owners
+ * left, the last to finish makes it interrupted. Runs nobody owns (`ripple
+ * record` runs) have no owner files and stay as they are. Call before
+ * cache_run_join, so a new run is never without its owner. One run per
+ * handle. Errors: ERROR_INVALID (a read-only handle, or one that owns a
+ * run already), ERROR_IO naming the folder.
+ */
+int cache_run_own(struct cache *c, const char *id, struct error *err);
+
+/*
  * Read run `id` into *out (release with cache_run_release; *out is zeroed
- * first). Errors: ERROR_NOT_FOUND naming the id.
+ * first). A run marked running whose owners are gone (cache_run_own) reads
+ * as interrupted. Errors: ERROR_NOT_FOUND naming the id.
  */
 int cache_run_get(struct cache *c, const char *id, struct cache_run *out,
 		  struct error *err);
 
 /*
- * Set a run's final status and end time (ms). Errors: ERROR_NOT_FOUND.
+ * Set a run's final status and end time (ms). For a run this handle owns
+ * (cache_run_own), in one transaction with the owners' locks: when other
+ * processes still run it, its status changes only to a worse one (failed
+ * or interrupted; otherwise it stays running for them), and the last
+ * owner to finish sets the worst of the stored status, the given one and
+ * interrupted if an owner died unfinished (failed > interrupted > ok);
+ * either way this handle owns it no more.
+ * Errors: ERROR_NOT_FOUND.
  */
 int cache_run_finish(struct cache *c, const char *id,
 		     enum cache_run_status status, int64_t ended_ms,
@@ -285,15 +332,31 @@ struct cache_record {
 	char *output_digest;		/* digest of the outputs, or NULL */
 	struct strv artifacts;		/* artifact locators, caller's order */
 	char *version;			/* the version built, or NULL */
-	struct strv metadata;		/* "K=V", sorted by K, keys unique */
+	struct strv metadata;		/* "K=V", sorted by K, keys unique;
+					   '%' and '=' in K are written
+					   %25 and %3D (cache_metadata_entry)
+					   so the first '=' ends K */
 	int64_t duration_ms;		/* wall time of the node, ms */
 	int64_t recorded_ms;		/* when it was recorded, ms */
+	long conflicts;			/* read only: imported copies of
+					   this node and key with another
+					   status or output digest
+					   (cache_import); never written */
 };
 
 struct cache_record_list {
 	struct cache_record *items;	/* n records, owned */
 	size_t n;
 };
+
+/*
+ * The metadata entry "K=V" for key `key` and value `value` into *out
+ * (mem_alloc'd): '%' and '=' in the key become %25 and %3D, so a key may
+ * hold '=' and the first '=' of an entry still ends its key. The value is
+ * copied as is. Errors: ERROR_INVALID (empty key), ERROR_NOMEM.
+ */
+int cache_metadata_entry(const char *key, const char *value, char **out,
+			 struct error *err);
 
 /* Zero a record; its vectors own their strings. Allocates nothing. */
 void cache_record_init(struct cache_record *rec);
@@ -315,7 +378,8 @@ int cache_record_status_parse(const char *name,
 /*
  * Record a node's outcome, and its key's manifest when `manifest` is not
  * NULL (stored once per key, as cache_manifest_put), in one transaction
- * (BEGIN IMMEDIATE). Recording (run, node_id) again replaces the record.
+ * (BEGIN IMMEDIATE). Recording (run, node_id) again replaces the record
+ * and forgets the imported copies that conflicted with it.
  * metadata entries are "K=V" (sorted by K when stored).
  * Errors: ERROR_NOT_FOUND (no such run), ERROR_INVALID (bad key, a manifest
  * for another key, metadata without '=' or with a repeated key, empty node
@@ -323,6 +387,17 @@ int cache_record_status_parse(const char *name,
  */
 int cache_record_put(struct cache *c, const struct cache_record *rec,
 		     const struct cache_manifest *manifest, struct error *err);
+
+/*
+ * cache_record_put that first makes or joins run *run (as cache_run_join;
+ * run->id must be rec->run) in the same transaction: a record that cannot
+ * be written leaves no new run behind. run NULL is cache_record_put.
+ * Errors: those of cache_run_join and cache_record_put.
+ */
+int cache_record_put_in(struct cache *c, const struct cache_run *run,
+			const struct cache_record *rec,
+			const struct cache_manifest *manifest,
+			struct error *err);
 
 /*
  * Read the record of `node_id` in `run` into *out (release with
@@ -352,6 +427,15 @@ int cache_record_find(struct cache *c, const char *key, const char *run,
  */
 int cache_record_node_artifacts(struct cache *c, const char *node_id,
 				struct strv *out, struct error *err);
+
+/*
+ * The imported copies that conflict with the record of `node_id` in `run`
+ * (NULL: every node of the run), sorted by node id, key, status and output
+ * digest; their `conflicts` field is 0. An empty list is not an error.
+ */
+int cache_record_conflicts(struct cache *c, const char *run,
+			   const char *node_id, struct cache_record_list *out,
+			   struct error *err);
 
 /* ---- kernels: compiled GPU code by content key ---- */
 
@@ -391,16 +475,29 @@ struct cache_import_stats {
 	size_t runs_added;		/* runs that were not in the cache */
 	size_t records_added;		/* (run, node) pairs that were new */
 	size_t records_replaced;	/* overwritten (REPLACE only) */
-	size_t records_unchanged;	/* already there with the same key */
+	size_t records_unchanged;	/* already there with the same key,
+					   status and output digest */
+	size_t records_conflicting;	/* the same key with another status
+					   or output digest: kept as
+					   conflicts */
 	size_t manifests_added;		/* keys whose manifest was new */
+	struct cache_record_list conflicts;	/* those imported records,
+					   in document order; owned */
 };
+
+/* Free stats->conflicts and zero the stats. Accepts NULL. */
+void cache_import_stats_release(struct cache_import_stats *stats);
 
 /*
  * The JSON document for run `id`: {"format": "ripple-cache-export",
  * "version": 1, "run": {...}, "records": [... by node id ...],
+ * "conflicts": [... records, only when the run has some ...],
  * "manifests": {KEY: [{"kind","name","digest","detail"}...]}}, keys
  * sorted, 2-space indent, ending in a newline; the same cache contents
- * always give the same bytes. Absent strings are null. *out is mem_alloc'd
+ * always give the same bytes. Absent strings are null. The manifests are
+ * those of the records' keys and those their components name by digest
+ * (the inputs' file lists, so `why` on the importing side names files).
+ * Metadata keys are written as stored ('=' and '%' included). *out is mem_alloc'd
  * (free with mem_free), *len its length without the NUL (len may be NULL).
  * Errors: ERROR_NOT_FOUND (no such run), ERROR_NOMEM.
  */
@@ -413,11 +510,17 @@ int cache_run_export(struct cache *c, const char *id, char **out,
  * run with the same commit keeps its fields, gains a missing ref, tag or
  * rules digest, and takes the worse status (failed > interrupted > running
  * > ok), the earlier start and the later end. A record already present with
- * the same key is left as it is (importing a file twice changes nothing);
- * with a different key it is ERROR_CONFLICT naming the node and both keys,
- * unless CACHE_IMPORT_REPLACE, which makes imported run fields and records
- * win. A run with another commit is ERROR_CONFLICT unless REPLACE.
- * stats may be NULL. Errors: ERROR_INVALID (not an export document, with
+ * the same key, status and output digest is left as it is (importing a
+ * file twice changes nothing). One with the same key but another status or
+ * output digest is a conflict: the stored record stays, the imported one
+ * is kept beside it (cache_record_conflicts, the record's `conflicts`) and
+ * listed in stats->conflicts, and the planner reuses neither. A document's
+ * own "conflicts" are kept the same way. With a different key it is
+ * ERROR_CONFLICT naming the node and both keys, unless
+ * CACHE_IMPORT_REPLACE, which makes imported run fields and records win
+ * (and forgets the replaced record's conflicts). A run with another commit
+ * is ERROR_CONFLICT unless REPLACE. stats may be NULL; release it with
+ * cache_import_stats_release. Errors: ERROR_INVALID (not an export document, with
  * the line and column of a JSON error), ERROR_CONFLICT, ERROR_UNSUPPORTED
  * (a newer export format version).
  */

@@ -10,6 +10,7 @@
 #define CACHE_CORRUPT_HINT "move it aside; ripple makes a new one"
 
 #include <sqlite3.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct error;
@@ -17,16 +18,22 @@ struct error;
 /* Every statement the cache runs more than once; SQL in sql.c. */
 enum cache_stmt {
 	CACHE_STMT_RUN_INSERT,
+	CACHE_STMT_RUN_JOIN,
 	CACHE_STMT_RUN_GET,
 	CACHE_STMT_RUN_FINISH,
 	CACHE_STMT_RUN_LIST,
 	CACHE_STMT_RUN_UPDATE,
+	CACHE_STMT_RUN_RUNNING,
+	CACHE_STMT_RUN_INTERRUPT,
 	CACHE_STMT_RECORD_PUT,
 	CACHE_STMT_RECORD_GET,
 	CACHE_STMT_RECORD_LIST,
 	CACHE_STMT_RECORD_FIND_RUN,
 	CACHE_STMT_RECORD_FIND_ANY,
 	CACHE_STMT_RECORD_NODE_ARTIFACTS,
+	CACHE_STMT_CONFLICT_PUT,
+	CACHE_STMT_CONFLICT_LIST,
+	CACHE_STMT_CONFLICT_CLEAR,
 	CACHE_STMT_MANIFEST_PUT,
 	CACHE_STMT_MANIFEST_GET,
 	CACHE_STMT_KERNEL_PUT,
@@ -42,6 +49,11 @@ struct cache {
 	int readonly;
 	int version;			/* schema version of the file */
 	sqlite3_stmt *stmt[CACHE_STMT_COUNT];	/* prepared on first use */
+	int owner_fd;			/* this handle's owner file of the run
+					   it runs (cache_run_own), locked;
+					   or -1 */
+	char *owner_id;			/* that run's id, owned, or NULL */
+	char *owner_path;		/* that file, owned, or NULL */
 };
 
 /*
@@ -102,6 +114,66 @@ int cache_record_write(struct cache *c, const struct cache_record *rec,
 		       struct error *err);
 int cache_manifest_write(struct cache *c, const struct cache_manifest *m,
 			 int *added, struct error *err);
+
+/*
+ * How bad a run status is, for merging runners' outcomes (run.c):
+ * failed 3 > interrupted 2 > running 1 > ok 0.
+ */
+int cache_run_status_rank(int status);
+
+/*
+ * cache_run_join without its transaction, for a caller that holds one
+ * (record.c: a record and the run it makes are one transaction).
+ */
+struct cache_run;
+int cache_run_join_in_txn(struct cache *c, const struct cache_run *run,
+			  int *joined, struct error *err);
+
+/*
+ * Keep an imported record that conflicts with the stored one of its node
+ * (record.c); *added (may be NULL) is 0 when that copy was kept before.
+ * cache_conflict_clear forgets the copies of one node of a run.
+ */
+int cache_conflict_write(struct cache *c, const struct cache_record *rec,
+			 int *added, struct error *err);
+int cache_conflict_clear(struct cache *c, const char *run,
+			 const char *node_id, struct error *err);
+
+/*
+ * The key of a metadata entry "K=V" with %25 and %3D turned back into '%'
+ * and '=', into *out (mem_alloc'd; record.c). Errors: ERROR_NOMEM.
+ */
+int cache_metadata_key(const char *entry, char **out, struct error *err);
+
+/*
+ * Run owners (owner.c). cache_owner_holds: this handle owns run `id`.
+ * cache_owner_drop: let this handle's owner lock go (remove: delete its
+ * file first, for an owner that finished). cache_owners_scan: the other
+ * owners of run `id`: how many are alive, and the files of the dead ones
+ * (with lock set, each write-locked by us so nobody else acts on them;
+ * without, only counted); release with cache_owners_release (remove:
+ * delete the dead files and the run's folder when it is empty).
+ * cache_owner_gone: the run has owner files and no live owner.
+ * cache_owner_sweep: mark every run marked running whose owners are all
+ * gone interrupted at now_ms, and remove their files.
+ */
+struct cache_owners {
+	char *dir;			/* PATH.owners/<run id>, owned */
+	size_t alive;			/* owners other than this handle */
+	struct cache_dead_owner {
+		char *path;		/* owned */
+		int fd;			/* locked when scanned with lock */
+	} *dead;
+	size_t n_dead;
+};
+
+int cache_owner_holds(const struct cache *c, const char *id);
+void cache_owner_drop(struct cache *c, int remove);
+int cache_owners_scan(struct cache *c, const char *id, int lock,
+		      struct cache_owners *o, struct error *err);
+void cache_owners_release(struct cache_owners *o, int remove);
+int cache_owner_gone(struct cache *c, const char *id);
+int cache_owner_sweep(struct cache *c, int64_t now_ms, struct error *err);
 
 /* Read the current row of a record statement into *rec (record.c). */
 int cache_record_read_row(struct cache *c, sqlite3_stmt *st,

@@ -102,6 +102,64 @@ encode_artifacts(const struct strv *sv, char **out, struct error *err)
 	return cache_json_dump(arr, out, err);
 }
 
+int
+cache_metadata_entry(const char *key, const char *value, char **out,
+		     struct error *err)
+{
+	size_t n = 0, i, vn = value ? strlen(value) : 0;
+	char *p;
+
+	*out = NULL;
+	if (!key || !key[0])
+		return error_set(err, ERROR_INVALID, "empty metadata key");
+	for (i = 0; key[i]; i++)
+		n += key[i] == '%' || key[i] == '=' ? 3 : 1;
+	p = mem_alloc(n + vn + 2);
+	if (!p)
+		return OOM(err);
+	*out = p;
+	for (i = 0; key[i]; i++) {
+		if (key[i] == '%' || key[i] == '=') {
+			memcpy(p, key[i] == '%' ? "%25" : "%3D", 3);
+			p += 3;
+		} else {
+			*p++ = key[i];
+		}
+	}
+	*p++ = '=';
+	memcpy(p, value ? value : "", vn);
+	p[vn] = '\0';
+	return 0;
+}
+
+int
+cache_metadata_key(const char *entry, char **out, struct error *err)
+{
+	const char *eq = strchr(entry, '=');
+	size_t n = eq ? (size_t)(eq - entry) : strlen(entry), i;
+	char *p = mem_alloc(n + 1);
+
+	*out = p;
+	if (!p)
+		return OOM(err);
+	for (i = 0; i < n; i++) {
+		if (entry[i] == '%' && i + 3 <= n &&
+		    !strncmp(entry + i, "%25", 3)) {
+			*p++ = '%';
+			i += 2;
+		} else if (entry[i] == '%' && i + 3 <= n &&
+			   (!strncmp(entry + i, "%3D", 3) ||
+			    !strncmp(entry + i, "%3d", 3))) {
+			*p++ = '=';
+			i += 2;
+		} else {
+			*p++ = entry[i];
+		}
+	}
+	*p = '\0';
+	return 0;
+}
+
 /* "K=V" entries into a JSON object; keys must be non-empty and unique. */
 static int
 encode_metadata(const struct strv *sv, char **out, struct error *err)
@@ -120,13 +178,10 @@ encode_metadata(const struct strv *sv, char **out, struct error *err)
 					 "metadata '%s' is not KEY=VALUE",
 					 sv->v[i]);
 		}
-		k = mem_alloc((size_t)(eq - sv->v[i]) + 1);
-		if (!k) {
+		if (cache_metadata_key(sv->v[i], &k, err)) {
 			json_decref(obj);
-			return OOM(err);
+			return ERROR_NOMEM;
 		}
-		memcpy(k, sv->v[i], (size_t)(eq - sv->v[i]));
-		k[eq - sv->v[i]] = '\0';
 		if (!utf8_is_valid(k)) {
 			char *esc = utf8_escape(k);
 
@@ -215,14 +270,16 @@ decode_metadata(struct cache *c, const char *text, struct strv *sv,
 	for (i = 0; i < n; i++) {
 		const char *val = json_string_value(json_object_get(obj,
 								   keys[i]));
-		size_t len = strlen(keys[i]) + strlen(val) + 2;
-		char *kv = mem_alloc(len);
+		char *kv;
 
-		if (!kv) {
-			rc = OOM(err);
+		rc = cache_metadata_entry(keys[i], val, &kv, err);
+		if (rc) {
+			if (rc == ERROR_INVALID)
+				rc = error_at(err, ERROR_CORRUPT, c->path, 0, 0,
+					      "stored metadata has an empty "
+					      "key");
 			goto done;
 		}
-		snprintf(kv, len, "%s=%s", keys[i], val);
 		rc = strv_push_ref(sv, kv, err);
 		if (rc) {
 			mem_free(kv);
@@ -269,6 +326,7 @@ cache_record_read_row(struct cache *c, sqlite3_stmt *st,
 		goto fail;
 	rec->duration_ms = sqlite3_column_int64(st, 8);
 	rec->recorded_ms = sqlite3_column_int64(st, 9);
+	rec->conflicts = (long)sqlite3_column_int64(st, 10);
 	return 0;
 fail:
 	error_node(err, rec->node_id);
@@ -276,9 +334,10 @@ fail:
 	return rc;
 }
 
-int
-cache_record_write(struct cache *c, const struct cache_record *rec,
-		   struct error *err)
+/* Bind and step one record row into RECORD_PUT or CONFLICT_PUT. */
+static int
+write_row(struct cache *c, enum cache_stmt id, const struct cache_record *rec,
+	  struct error *err)
 {
 	sqlite3_stmt *st;
 	char *arts = NULL, *meta = NULL;
@@ -293,7 +352,7 @@ cache_record_write(struct cache *c, const struct cache_record *rec,
 	if ((rc = encode_artifacts(&rec->artifacts, &arts, err)) ||
 	    (rc = encode_metadata(&rec->metadata, &meta, err)))
 		goto done;
-	st = cache_stmt_get(c, CACHE_STMT_RECORD_PUT, err);
+	st = cache_stmt_get(c, id, err);
 	if (!st) {
 		rc = err ? err->code : ERROR_INTERNAL;
 		goto done;
@@ -331,8 +390,43 @@ done:
 }
 
 int
-cache_record_put(struct cache *c, const struct cache_record *rec,
-		 const struct cache_manifest *manifest, struct error *err)
+cache_record_write(struct cache *c, const struct cache_record *rec,
+		   struct error *err)
+{
+	return write_row(c, CACHE_STMT_RECORD_PUT, rec, err);
+}
+
+int
+cache_conflict_write(struct cache *c, const struct cache_record *rec,
+		     int *added, struct error *err)
+{
+	int rc = write_row(c, CACHE_STMT_CONFLICT_PUT, rec, err);
+
+	if (added)
+		*added = !rc && sqlite3_changes(c->db) > 0;
+	return rc;
+}
+
+int
+cache_conflict_clear(struct cache *c, const char *run, const char *node_id,
+		     struct error *err)
+{
+	sqlite3_stmt *st = cache_stmt_get(c, CACHE_STMT_CONFLICT_CLEAR, err);
+	int rc;
+
+	if (!st)
+		return err ? err->code : ERROR_INTERNAL;
+	if ((rc = cache_bind_text(c, st, 1, run, err)) ||
+	    (rc = cache_bind_text(c, st, 2, node_id, err)))
+		return rc;
+	rc = cache_stmt_step(c, st, err);
+	return rc < 0 ? rc : 0;
+}
+
+int
+cache_record_put_in(struct cache *c, const struct cache_run *run,
+		    const struct cache_record *rec,
+		    const struct cache_manifest *manifest, struct error *err)
 {
 	int rc;
 
@@ -342,18 +436,34 @@ cache_record_put(struct cache *c, const struct cache_record *rec,
 		error_node(err, rec->node_id);
 		return ERROR_INVALID;
 	}
+	if (run && (!rec->run || strcmp(run->id ? run->id : "", rec->run)))
+		return error_set(err, ERROR_INVALID, "record of run '%s' put "
+				 "into run '%s'", rec->run ? rec->run : "",
+				 run->id ? run->id : "");
 	rc = cache_txn_begin(c, err);
 	if (rc)
 		return rc;
-	if (manifest)
+	if (run)
+		rc = cache_run_join_in_txn(c, run, NULL, err);
+	if (!rc && manifest)
 		rc = cache_manifest_write(c, manifest, NULL, err);
 	if (!rc)
 		rc = cache_record_write(c, rec, err);
+	/* a new outcome replaces the record an import disagreed with */
+	if (!rc)
+		rc = cache_conflict_clear(c, rec->run, rec->node_id, err);
 	if (rc) {
 		cache_txn_rollback(c);
 		return rc;
 	}
 	return cache_txn_commit(c, err);
+}
+
+int
+cache_record_put(struct cache *c, const struct cache_record *rec,
+		 const struct cache_manifest *manifest, struct error *err)
+{
+	return cache_record_put_in(c, NULL, rec, manifest, err);
 }
 
 int
@@ -478,4 +588,22 @@ cache_record_node_artifacts(struct cache *c, const char *node_id,
 	if (!rc)
 		strv_sort_unique(out);
 	return rc;
+}
+
+int
+cache_record_conflicts(struct cache *c, const char *run, const char *node_id,
+		       struct cache_record_list *out, struct error *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	out->items = NULL;
+	out->n = 0;
+	st = cache_stmt_get(c, CACHE_STMT_CONFLICT_LIST, err);
+	if (!st)
+		return err ? err->code : ERROR_INTERNAL;
+	if ((rc = cache_bind_text(c, st, 1, run, err)) ||
+	    (rc = cache_bind_text(c, st, 2, node_id, err)))
+		return rc;
+	return collect(c, st, out, err);
 }

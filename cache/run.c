@@ -126,6 +126,26 @@ cache_run_id_check(const char *id, struct error *err)
 	return ERROR_INVALID;
 }
 
+/* Bind *run's fields to a RUN_INSERT or RUN_JOIN statement. */
+static int
+bind_run(struct cache *c, sqlite3_stmt *st, const struct cache_run *run,
+	 struct error *err)
+{
+	int rc;
+
+	if ((rc = cache_bind_text(c, st, 1, run->id, err)) ||
+	    (rc = cache_bind_text(c, st, 2, run->commit, err)) ||
+	    (rc = cache_bind_text(c, st, 3, run->ref, err)) ||
+	    (rc = cache_bind_text(c, st, 4, run->tag, err)) ||
+	    (rc = cache_bind_text(c, st, 5,
+				  cache_run_status_name(run->status), err)) ||
+	    (rc = cache_bind_text(c, st, 6, run->rules_digest, err)) ||
+	    (rc = cache_bind_int(c, st, 7, run->started_ms, err)) ||
+	    (rc = cache_bind_int(c, st, 8, run->ended_ms, err)))
+		return rc;
+	return 0;
+}
+
 int
 cache_run_create(struct cache *c, const struct cache_run *run,
 		 struct error *err)
@@ -139,15 +159,8 @@ cache_run_create(struct cache *c, const struct cache_run *run,
 	st = cache_stmt_get(c, CACHE_STMT_RUN_INSERT, err);
 	if (!st)
 		return err ? err->code : ERROR_INTERNAL;
-	if ((rc = cache_bind_text(c, st, 1, run->id, err)) ||
-	    (rc = cache_bind_text(c, st, 2, run->commit, err)) ||
-	    (rc = cache_bind_text(c, st, 3, run->ref, err)) ||
-	    (rc = cache_bind_text(c, st, 4, run->tag, err)) ||
-	    (rc = cache_bind_text(c, st, 5,
-				  cache_run_status_name(run->status), err)) ||
-	    (rc = cache_bind_text(c, st, 6, run->rules_digest, err)) ||
-	    (rc = cache_bind_int(c, st, 7, run->started_ms, err)) ||
-	    (rc = cache_bind_int(c, st, 8, run->ended_ms, err)))
+	rc = bind_run(c, st, run, err);
+	if (rc)
 		return rc;
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_DONE) {
@@ -159,6 +172,61 @@ cache_run_create(struct cache *c, const struct cache_run *run,
 		return error_set(err, ERROR_CONFLICT, "run '%s' exists already",
 				 run->id);
 	return cache_sqlite_error(c, rc, err);
+}
+
+int
+cache_run_join_in_txn(struct cache *c, const struct cache_run *run,
+		      int *joined, struct error *err)
+{
+	struct cache_run have;
+	sqlite3_stmt *st;
+	int rc, added;
+
+	if (!run->id || !run->id[0])
+		return error_set(err, ERROR_INVALID, "empty run id");
+	st = cache_stmt_get(c, CACHE_STMT_RUN_JOIN, err);
+	if (!st)
+		return err ? err->code : ERROR_INTERNAL;
+	rc = bind_run(c, st, run, err);
+	if (rc)
+		return rc;
+	rc = cache_stmt_step(c, st, err);
+	if (rc < 0)
+		return rc;
+	added = sqlite3_changes(c->db) > 0;
+	if (joined)
+		*joined = !added;
+	if (added)
+		return 0;
+	rc = cache_run_get(c, run->id, &have, err);
+	if (rc)
+		return rc;
+	if (run->commit && (!have.commit || strcmp(have.commit, run->commit))) {
+		error_set(err, ERROR_CONFLICT, "run '%s' is at commit %.12s, "
+			  "not %.12s", run->id, have.commit ? have.commit : "?",
+			  run->commit);
+		error_hint(err, "runners join a run only at its commit; pick "
+			   "another run id");
+		rc = ERROR_CONFLICT;
+	}
+	cache_run_release(&have);
+	return rc;
+}
+
+int
+cache_run_join(struct cache *c, const struct cache_run *run, int *joined,
+	       struct error *err)
+{
+	int rc = cache_txn_begin(c, err);
+
+	if (rc)
+		return rc;
+	rc = cache_run_join_in_txn(c, run, joined, err);
+	if (rc) {
+		cache_txn_rollback(c);
+		return rc;
+	}
+	return cache_txn_commit(c, err);
 }
 
 /* Read the current row of a RUN_COLS statement. */
@@ -187,7 +255,10 @@ read_run(struct cache *c, sqlite3_stmt *st, struct cache_run *run,
 	run->started_ms = sqlite3_column_int64(st, 6);
 	run->ended_ms = sqlite3_column_int64(st, 7);
 	run->records = (long)sqlite3_column_int64(st, 8);
-	(void)c;
+	/* its runners are gone, even if nobody marked it so yet */
+	if (run->status == CACHE_RUN_STATUS_RUNNING &&
+	    cache_owner_gone(c, run->id))
+		run->status = CACHE_RUN_STATUS_INTERRUPTED;
 	return 0;
 fail:
 	cache_run_release(run);
@@ -220,9 +291,24 @@ cache_run_get(struct cache *c, const char *id, struct cache_run *out,
 }
 
 int
-cache_run_finish(struct cache *c, const char *id,
-		 enum cache_run_status status, int64_t ended_ms,
-		 struct error *err)
+cache_run_status_rank(int status)
+{
+	switch ((enum cache_run_status)status) {
+	case CACHE_RUN_STATUS_OK:
+		return 0;
+	case CACHE_RUN_STATUS_RUNNING:
+		return 1;
+	case CACHE_RUN_STATUS_INTERRUPTED:
+		return 2;
+	case CACHE_RUN_STATUS_FAILED:
+		return 3;
+	}
+	return 3;
+}
+
+static int
+set_status(struct cache *c, const char *id, enum cache_run_status status,
+	   int64_t ended_ms, struct error *err)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -242,6 +328,71 @@ cache_run_finish(struct cache *c, const char *id,
 		return error_set(err, ERROR_NOT_FOUND, "no run '%s' in the cache",
 				 id);
 	return 0;
+}
+
+/*
+ * Finishing a run this handle owns, in one transaction with the other
+ * owners' files looked at: the last live owner sets the worst status
+ * (interrupted when an owner died unfinished); one that leaves others
+ * running removes its file before the commit, so the next to finish sees
+ * itself last.
+ */
+static int
+finish_owned(struct cache *c, const char *id, enum cache_run_status status,
+	     int64_t ended_ms, struct error *err)
+{
+	struct cache_owners o;
+	struct cache_run have;
+	int rc, last;
+
+	memset(&o, 0, sizeof(o));
+	rc = cache_txn_begin(c, err);
+	if (rc)
+		return rc;
+	rc = cache_owners_scan(c, id, 1, &o, err);
+	if (!rc)
+		rc = cache_run_get(c, id, &have, err);
+	if (rc)
+		goto fail;
+	last = o.alive == 0;
+	if (o.n_dead && cache_run_status_rank(status) <
+			cache_run_status_rank(CACHE_RUN_STATUS_INTERRUPTED))
+		status = CACHE_RUN_STATUS_INTERRUPTED;
+	if (cache_run_status_rank(have.status) >
+	    cache_run_status_rank(status) &&
+	    have.status != CACHE_RUN_STATUS_RUNNING)
+		status = have.status;
+	if (last)
+		rc = set_status(c, id, status, ended_ms, err);
+	else if (cache_run_status_rank(status) >
+		 cache_run_status_rank(have.status))
+		rc = set_status(c, id, status, have.ended_ms, err);
+	cache_run_release(&have);
+	if (rc)
+		goto fail;
+	if (!last) {
+		cache_owners_release(&o, 0);
+		cache_owner_drop(c, 1);
+	}
+	rc = cache_txn_commit(c, err);
+	cache_owner_drop(c, !rc);
+	cache_owners_release(&o, !rc);
+	return rc;
+fail:
+	cache_txn_rollback(c);
+	cache_owners_release(&o, 0);
+	cache_owner_drop(c, 0);
+	return rc;
+}
+
+int
+cache_run_finish(struct cache *c, const char *id,
+		 enum cache_run_status status, int64_t ended_ms,
+		 struct error *err)
+{
+	if (cache_owner_holds(c, id))
+		return finish_owned(c, id, status, ended_ms, err);
+	return set_status(c, id, status, ended_ms, err);
 }
 
 int
@@ -285,6 +436,12 @@ cache_run_list(struct cache *c, const struct cache_run_filter *filter,
 		rc = read_run(c, st, &out->items[out->n], err);
 		if (rc)
 			goto fail;
+		if (filter->status >= 0 &&
+		    out->items[out->n].status != (enum cache_run_status)
+						  filter->status) {
+			cache_run_release(&out->items[out->n]);
+			continue;
+		}
 		out->n++;
 	}
 	if (rc < 0)

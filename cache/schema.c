@@ -62,6 +62,22 @@ static const struct upgrade upgrades[] = {
 	  "CREATE TABLE source_keys ("
 	  " memo TEXT PRIMARY KEY NOT NULL CHECK (length(memo) = 32),"
 	  " key TEXT NOT NULL CHECK (length(key) = 32));" },
+	{ 3, "keep imported records that disagree with the stored record of "
+	     "their node and key (another status or output digest)",
+	  "CREATE TABLE record_conflicts ("
+	  " run TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,"
+	  " node_id TEXT NOT NULL,"
+	  " key TEXT NOT NULL CHECK (length(key) = 32),"
+	  " status TEXT NOT NULL CHECK (status IN"
+	  "  ('ok', 'failed', 'interrupted', 'timeout')),"
+	  " output_digest TEXT,"
+	  " artifacts TEXT NOT NULL DEFAULT '[]',"
+	  " version TEXT,"
+	  " metadata TEXT NOT NULL DEFAULT '{}',"
+	  " duration_ms INTEGER NOT NULL DEFAULT 0,"
+	  " recorded_ms INTEGER NOT NULL);"
+	  "CREATE UNIQUE INDEX record_conflicts_one ON record_conflicts"
+	  " (run, node_id, key, status, coalesce(output_digest, ''));" },
 };
 
 int

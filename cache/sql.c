@@ -18,13 +18,23 @@
 	"started_ms, ended_ms, " \
 	"(SELECT count(*) FROM records WHERE records.run = runs.id)"
 #define RECORD_COLS "r.run, r.node_id, r.key, r.status, r.output_digest, " \
-	"r.artifacts, r.version, r.metadata, r.duration_ms, r.recorded_ms"
+	"r.artifacts, r.version, r.metadata, r.duration_ms, r.recorded_ms, " \
+	"(SELECT count(*) FROM record_conflicts k " \
+	"WHERE k.run = r.run AND k.node_id = r.node_id)"
+#define CONFLICT_COLS "r.run, r.node_id, r.key, r.status, " \
+	"r.output_digest, r.artifacts, r.version, r.metadata, r.duration_ms, " \
+	"r.recorded_ms, 0"
 
 static const char *const stmt_sql[CACHE_STMT_COUNT] = {
 	[CACHE_STMT_RUN_INSERT] =
 		"INSERT INTO runs (id, \"commit\", ref, tag, status, "
 		"rules_digest, started_ms, ended_ms) "
 		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	[CACHE_STMT_RUN_JOIN] =
+		"INSERT INTO runs (id, \"commit\", ref, tag, status, "
+		"rules_digest, started_ms, ended_ms) "
+		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) "
+		"ON CONFLICT (id) DO NOTHING",
 	[CACHE_STMT_RUN_GET] =
 		"SELECT " RUN_COLS " FROM runs WHERE id = ?1",
 	[CACHE_STMT_RUN_FINISH] =
@@ -38,6 +48,11 @@ static const char *const stmt_sql[CACHE_STMT_COUNT] = {
 		"UPDATE runs SET \"commit\" = ?2, ref = ?3, tag = ?4, "
 		"status = ?5, rules_digest = ?6, started_ms = ?7, "
 		"ended_ms = ?8 WHERE id = ?1",
+	[CACHE_STMT_RUN_RUNNING] =
+		"SELECT id FROM runs WHERE status = 'running' ORDER BY id",
+	[CACHE_STMT_RUN_INTERRUPT] =
+		"UPDATE runs SET status = 'interrupted', ended_ms = ?2 "
+		"WHERE id = ?1 AND status = 'running'",
 	[CACHE_STMT_RECORD_PUT] =
 		"INSERT OR REPLACE INTO records (run, node_id, key, status, "
 		"output_digest, artifacts, version, metadata, duration_ms, "
@@ -60,6 +75,18 @@ static const char *const stmt_sql[CACHE_STMT_COUNT] = {
 		"ORDER BY u.started_ms DESC, u.id DESC, r.node_id",
 	[CACHE_STMT_RECORD_NODE_ARTIFACTS] =
 		"SELECT r.artifacts FROM records r WHERE r.node_id = ?1",
+	[CACHE_STMT_CONFLICT_PUT] =
+		"INSERT OR IGNORE INTO record_conflicts (run, node_id, key, "
+		"status, output_digest, artifacts, version, metadata, "
+		"duration_ms, recorded_ms) "
+		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+	[CACHE_STMT_CONFLICT_LIST] =
+		"SELECT " CONFLICT_COLS " FROM record_conflicts r "
+		"WHERE r.run = ?1 AND (?2 IS NULL OR r.node_id = ?2) "
+		"ORDER BY r.node_id, r.key, r.status, "
+		"coalesce(r.output_digest, '')",
+	[CACHE_STMT_CONFLICT_CLEAR] =
+		"DELETE FROM record_conflicts WHERE run = ?1 AND node_id = ?2",
 	[CACHE_STMT_MANIFEST_PUT] =
 		"INSERT OR IGNORE INTO manifests (key, components) "
 		"VALUES (?1, ?2)",

@@ -428,35 +428,39 @@ int
 graph_repo_tags(struct graph_repo *repo, struct graph_tag_list *out,
 		struct error *err)
 {
-	git_strarray names = { NULL, 0 };
+	struct strv names = STRV_INIT;
 	git_object *obj = NULL, *peeled = NULL;
 	char ref[1024];
 	size_t i;
-	int rc = 0, grc;
+	int rc;
 
 	out->items = NULL;
 	out->n = 0;
-	grc = git_tag_list(&names, repo->git);
-	if (grc < 0)
-		return graph_repo_git_error(repo, grc, err, "listing tags");
-	if (names.count) {
-		out->items = mem_calloc(names.count, sizeof(*out->items));
+	strv_init(&out->skipped, 1);
+	rc = graph_git_tags(repo->git, &names, &out->skipped, err);
+	if (rc)
+		goto done;
+	if (names.n) {
+		out->items = mem_calloc(names.n, sizeof(*out->items));
 		if (!out->items) {
 			rc = error_set(err, ERROR_NOMEM, "out of memory");
 			goto done;
 		}
 	}
-	for (i = 0; i < names.count; i++) {
-		snprintf(ref, sizeof(ref), "refs/tags/%s", names.strings[i]);
-		grc = git_revparse_single(&obj, repo->git, ref);
-		if (grc < 0) {
-			rc = graph_repo_git_error(repo, grc, err, "reading tag");
-			goto done;
+	for (i = 0; i < names.n; i++) {
+		snprintf(ref, sizeof(ref), "refs/tags/%s", names.v[i]);
+		if (git_revparse_single(&obj, repo->git, ref) < 0) {
+			/* git: "ignoring broken ref" (e.g. a zero id) */
+			git_error_clear();
+			rc = strv_push(&out->skipped, ref, err);
+			if (rc)
+				goto done;
+			continue;
 		}
 		if (git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT) == 0) {
 			struct graph_tag *t = &out->items[out->n];
 
-			t->name = mem_strdup(names.strings[i]);
+			t->name = mem_strdup(names.v[i]);
 			if (!t->name) {
 				rc = error_set(err, ERROR_NOMEM, "out of memory");
 				goto done;
@@ -472,10 +476,11 @@ graph_repo_tags(struct graph_repo *repo, struct graph_tag_list *out,
 	}
 	if (out->n)
 		qsort(out->items, out->n, sizeof(*out->items), cmp_tag);
+	strv_sort(&out->skipped);
 done:
 	git_object_free(peeled);
 	git_object_free(obj);
-	git_strarray_dispose(&names);
+	strv_release(&names);
 	if (rc)
 		graph_tag_list_release(out);
 	return rc;
@@ -493,4 +498,5 @@ graph_tag_list_release(struct graph_tag_list *list)
 	mem_free(list->items);
 	list->items = NULL;
 	list->n = 0;
+	strv_release(&list->skipped);
 }

@@ -9,6 +9,8 @@
 
 #include <stddef.h>
 
+#include "base/strv.h"
+
 struct buf;
 struct error;
 struct graph_repo;
@@ -111,11 +113,17 @@ struct graph_tag {
 struct graph_tag_list {
 	struct graph_tag *items;	/* owned; sorted by name (bytes) */
 	size_t n;
+	struct strv skipped;		/* broken refs left out: full names
+					   ("refs/tags/x"), sorted */
 };
 
 /*
  * Every tag that points (after peeling) at a commit; tags of trees or blobs
- * are skipped. *out is overwritten; free with graph_tag_list_release.
+ * are left out. A broken ref under refs/tags/ (an invalid name, a symbolic
+ * ref to nothing, an object that cannot be read) is left out and named in
+ * out->skipped, which callers show as git does ("warning: ignoring broken
+ * ref refs/tags/x"): one bad ref never hides the others. *out is
+ * overwritten; free with graph_tag_list_release.
  */
 int graph_repo_tags(struct graph_repo *repo, struct graph_tag_list *out,
 		    struct error *err);

@@ -30,4 +30,18 @@ int graph_repo_commit_tree(struct graph_repo *repo,
 			   const struct graph_oid *commit, git_tree **out,
 			   struct error *err);
 
+/*
+ * The tags of `git`: the names under refs/tags/ (without that prefix) of
+ * the refs that resolve to an object, sorted by bytes and unique, appended
+ * to *names (an owned vector). A ref git skips with "warning: ignoring
+ * broken ref" (an invalid name, a symbolic ref to nothing, the all-zero
+ * id) is left out and its full name appended to *skipped (may be NULL), so one bad ref never
+ * hides the others; libgit2 itself drops loose refs whose text does not
+ * parse. Errors: ERROR_INTERNAL (the refs cannot be listed at all, e.g. a
+ * damaged packed-refs file), ERROR_NOMEM.
+ */
+struct strv;
+int graph_git_tags(git_repository *git, struct strv *names,
+		   struct strv *skipped, struct error *err);
+
 #endif

@@ -53,6 +53,7 @@ version_result_release(struct version_result *r)
 	mem_free(r->version);
 	r->tag = NULL;
 	r->version = NULL;
+	strv_release(&r->skipped);
 }
 
 int
@@ -60,6 +61,7 @@ version_guess_next(const struct pep440 *v, struct pep440 *next,
 		   struct error *err)
 {
 	char text[PEP440_TEXT_MAX];
+	unsigned long long *bump;
 
 	*next = *v;
 	next->local[0] = '\0';
@@ -80,11 +82,20 @@ version_guess_next(const struct pep440 *v, struct pep440 *next,
 	}
 	/* setuptools-scm _bump_regex: the last number of the text + 1. */
 	if (v->has_post)
-		next->post++;
+		bump = &next->post;
 	else if (v->pre_kind != PEP440_PRE_NONE)
-		next->pre++;
+		bump = &next->pre;
 	else
-		next->release[v->n_release - 1]++;
+		bump = &next->release[v->n_release - 1];
+	if (*bump == ULLONG_MAX) {
+		pep440_format(v, text, sizeof(text), NULL);
+		error_set(err, ERROR_INVALID, "tag version '%s' has no next "
+			  "version: its last number is the largest ripple "
+			  "counts to (2^64 - 1)", text);
+		error_hint(err, "tag a version with a smaller last number");
+		return ERROR_INVALID;
+	}
+	(*bump)++;
 	return 0;
 }
 
@@ -254,21 +265,21 @@ worktree_dirty(git_repository *repo, const git_oid *commit, int *dirty,
 /* Fill cands with the family's tags whose commits exist. */
 static int
 collect(git_repository *repo, const struct version_params *p,
-	const git_strarray *names, struct cand *cands, size_t *n_cands,
+	const struct strv *names, struct cand *cands, size_t *n_cands,
 	const char *rev, struct error *err)
 {
 	char refname[1024];
 	size_t i, n = 0;
 
-	for (i = 0; i < names->count; i++) {
+	for (i = 0; i < names->n; i++) {
 		git_reference *ref = NULL;
 		git_object *obj = NULL;
 		int g;
 
-		if (!version_tag_claims(p, names->strings[i], &cands[n].v))
+		if (!version_tag_claims(p, names->v[i], &cands[n].v))
 			continue;
 		snprintf(refname, sizeof(refname), "refs/tags/%s",
-			 names->strings[i]);
+			 names->v[i]);
 		if (git_reference_lookup(&ref, repo, refname) < 0)
 			return git_fail(err, "cannot read a tag");
 		g = git_reference_peel(&obj, ref, GIT_OBJECT_COMMIT);
@@ -279,7 +290,7 @@ collect(git_repository *repo, const struct version_params *p,
 			continue;
 		git_oid_cpy(&cands[n].oid, git_object_id(obj));
 		git_object_free(obj);
-		cands[n].name = names->strings[i];
+		cands[n].name = names->v[i];
 		cands[n].v.local[0] = '\0';	/* setuptools-scm strips it */
 		n++;
 	}
@@ -350,7 +361,7 @@ version_compute(git_repository *repo, const char *rev,
 		struct error *err)
 {
 	const char *revname = rev ? rev : "HEAD";
-	git_strarray names;
+	struct strv names = STRV_INIT;
 	git_object *obj = NULL, *commit = NULL;
 	struct cand *cands = NULL, *best = NULL;
 	struct pep440 fallback;
@@ -361,7 +372,7 @@ version_compute(git_repository *repo, const char *rev,
 	int rc, g;
 
 	memset(out, 0, sizeof(*out));
-	memset(&names, 0, sizeof(names));
+	strv_init(&out->skipped, 1);
 	memset(&fallback, 0, sizeof(fallback));
 	rc = check_params(p, &fallback, &node_length, err);
 	if (rc < 0)
@@ -391,11 +402,10 @@ version_compute(git_repository *repo, const char *rev,
 			goto done;
 	}
 
-	if (git_tag_list(&names, repo) < 0) {
-		rc = git_fail(err, "cannot list tags");
+	rc = graph_git_tags(repo, &names, &out->skipped, err);
+	if (rc < 0)
 		goto done;
-	}
-	cands = mem_calloc(names.count ? names.count : 1, sizeof(*cands));
+	cands = mem_calloc(names.n ? names.n : 1, sizeof(*cands));
 	if (!cands) {
 		rc = error_set(err, ERROR_NOMEM, "out of memory");
 		goto done;
@@ -461,7 +471,7 @@ version_compute(git_repository *repo, const char *rev,
 	}
 done:
 	mem_free(cands);
-	git_strarray_dispose(&names);
+	strv_release(&names);
 	if (rc < 0)
 		version_result_release(out);
 	return rc;

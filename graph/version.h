@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 
+#include "base/strv.h"
 #include "graph/pep440.h"
 
 struct error;
@@ -104,6 +105,9 @@ struct version_result {
 	char commit[41];	/* REV's full commit id */
 	int dirty;		/* tracked changes in the worktree */
 	enum version_source source;
+	struct strv skipped;	/* broken refs under refs/tags/ left out,
+				   full names, sorted (git: "warning:
+				   ignoring broken ref"); owned */
 };
 
 /*
@@ -135,6 +139,12 @@ struct version_result {
  *   every commit reachable from REV (setuptools-scm >= 9: fallback
  *   0.5.2.dev0 and three commits give 0.5.2.dev3+g<node>); with
  *   fallback_pretend, FALLBACK+g<node>; with neither, ERROR_NOT_FOUND.
+ *
+ * Tags are every ref under refs/tags/ that resolves; a broken one (an
+ * invalid name, a symbolic ref to nothing) is left out and named in
+ * out->skipped, as git warns and goes on: one bad ref never hides the
+ * others. A next version whose number would pass 2^64 - 1 is ERROR_INVALID
+ * naming the tag.
  *
  * A shallow repository whose walk needs missing history gives
  * ERROR_INVALID (never a guess). Bad parameters give ERROR_INVALID; libgit2
@@ -190,7 +200,8 @@ const char *version_source_name(enum version_source s);
 /*
  * The next version of setuptools-scm's guess_next_version applied to
  * tag *v (local part ignored), before ".devN" is appended. Returns 0 and
- * fills *next, or ERROR_INVALID for a ".devN" tag with N > 0.
+ * fills *next, or ERROR_INVALID for a ".devN" tag with N > 0 or a number
+ * that cannot be bumped (it is 2^64 - 1 already).
  */
 int version_guess_next(const struct pep440 *v, struct pep440 *next,
 		       struct error *err);

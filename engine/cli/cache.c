@@ -150,15 +150,20 @@ usage(FILE *f)
 		"       ripple cache import FILE... [--cache PATH] [--replace]\n"
 		"       ripple cache check [--cache PATH]\n"
 		"\n"
-		"export  write run ID, its records and their key manifests as "
-		"JSON\n"
-		"        (stdout, or FILE with -o)\n"
+		"export  write run ID, its records (and their conflicts), "
+		"their key\n"
+		"        manifests and their inputs' file lists as JSON "
+		"(stdout, or\n"
+		"        FILE with -o)\n"
 		"import  merge exported runs into the cache (FILE '-' is "
 		"stdin);\n"
 		"        importing a file twice changes nothing; a record of "
 		"another\n"
 		"        key for the same run and node is an error unless "
-		"--replace\n"
+		"--replace;\n"
+		"        one of the same key with another status or output "
+		"digest is a\n"
+		"        conflict: kept, reported, and neither is reused\n"
 		"check   run SQLite's integrity check on the cache; exit 1 if "
 		"damaged\n"
 		"\n"
@@ -274,6 +279,40 @@ read_file(const struct cli_ctx *ctx, const char *name, struct buf *b,
 	return rc;
 }
 
+/*
+ * Each imported record that disagrees with the stored one of its node and
+ * key: both outcomes, on stderr. Neither is reused until the run is
+ * recorded again or imported with --replace.
+ */
+static void
+print_conflicts(struct cache *c, const char *file,
+		const struct cache_import_stats *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->conflicts.n; i++) {
+		const struct cache_record *in = &st->conflicts.items[i];
+		struct cache_record have;
+		struct error err;
+
+		error_init(&err);
+		if (cache_record_get(c, in->run, in->node_id, &have, &err))
+			continue;
+		fprintf(stderr, "%s: warning: conflict: node '%s' of run '%s' "
+			"(key %.9s) is %s, output %s in the cache and %s, "
+			"output %s in the import\n", file, in->node_id,
+			in->run, in->key, cache_record_status_name(have.status),
+			have.output_digest ? have.output_digest : "none",
+			cache_record_status_name(in->status),
+			in->output_digest ? in->output_digest : "none");
+		cache_record_release(&have);
+	}
+	if (st->conflicts.n)
+		fprintf(stderr, "  hint: both are kept and neither is reused "
+			"(`ripple why` shows it); --replace takes the "
+			"import's\n");
+}
+
 static int
 cmd_import(int argc, char **argv, const struct cli_ctx *ctx)
 {
@@ -291,6 +330,7 @@ cmd_import(int argc, char **argv, const struct cli_ctx *ctx)
 	char path[4096];
 	int ch, rc, flags = 0, i;
 
+	memset(&st, 0, sizeof(st));
 	while ((ch = cli_getopt(ctx, "cache import", argc, argv, "h",
 					opts)) != -1) {
 		switch (ch) {
@@ -322,9 +362,12 @@ cmd_import(int argc, char **argv, const struct cli_ctx *ctx)
 			goto done;
 		}
 		printf("%s: %zu records added, %zu replaced, %zu unchanged, "
-		       "%zu manifests added\n", argv[i], st.records_added,
-		       st.records_replaced, st.records_unchanged,
+		       "%zu conflicting, %zu manifests added\n", argv[i],
+		       st.records_added, st.records_replaced,
+		       st.records_unchanged, st.records_conflicting,
 		       st.manifests_added);
+		print_conflicts(c, argv[i], &st);
+		cache_import_stats_release(&st);
 	}
 	rc = CLI_OK;
 done:

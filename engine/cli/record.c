@@ -28,11 +28,13 @@ static const char record_help[] =
 	"                     [--cache PATH] [--rules FILE]\n"
 	"       ripple record --run ID --finish ok|failed|interrupted [--cache PATH]\n"
 	"\n"
-	"Record the outcome of nodes run outside ripple into run ID (made on\n"
-	"first use, at --rev, default HEAD, with --ref and --tag). The output\n"
-	"digest is the XXH3-128 of the artifact files. A glob records every node\n"
-	"it matches with the same outcome; --node may repeat. --finish sets the\n"
-	"run's final status: plans look for successful runs at the merge base.\n";
+	"Record the outcome of nodes run outside ripple into run ID (made with\n"
+	"its first record, at --rev, default HEAD, with --ref and --tag; a\n"
+	"call that fails leaves no run; jobs may record into one ID at once).\n"
+	"The output digest is the XXH3-128 of the artifact files. A glob\n"
+	"records every node it matches with the same outcome; --node may\n"
+	"repeat. --finish sets the run's final status: plans look for\n"
+	"successful runs at the merge base.\n";
 
 enum {
 	OPT_RUN = 256, OPT_NODE, OPT_STATUS, OPT_ARTIFACT, OPT_META,
@@ -47,58 +49,45 @@ fail(const struct cli_ctx *ctx, const struct error *err)
 	return cli_exit_for(err->code);
 }
 
+/*
+ * The commit of run `id`: the stored run's, which --rev must agree with,
+ * or --rev's (default HEAD) for a run not made yet. The run itself is made
+ * (or joined, if another process makes it meanwhile) with the first record,
+ * in that record's transaction: a call that records nothing leaves no run.
+ */
 static int
-ensure_run(const struct cli_ctx *ctx, struct cache *c, struct graph_repo *repo,
-	   const char *id, const char *rev, const char *ref, const char *tag,
-	   char *commit, size_t n)
+run_commit(const struct cli_ctx *ctx, struct cache *c, struct graph_repo *repo,
+	   const char *id, const char *rev, char *commit, size_t n)
 {
 	struct cache_run run;
 	struct graph_oid oid;
+	char hex[GRAPH_OID_HEX];
 	struct error err;
 	int rc;
 
 	error_init(&err);
-	memset(&run, 0, sizeof(run));
 	rc = cache_run_get(c, id, &run, &err);
-	if (rc == 0) {
+	if (rc && rc != ERROR_NOT_FOUND)
+		return fail(ctx, &err);
+	if (rc == 0)
 		snprintf(commit, n, "%s", run.commit ? run.commit : "");
-		cache_run_release(&run);
-		if (rev) {
-			rc = graph_repo_resolve(repo, rev, &oid, &err);
-			if (rc)
-				return fail(ctx, &err);
-			{
-				char hex[GRAPH_OID_HEX];
-
-				graph_oid_hex(&oid, hex);
-				if (strcmp(hex, commit)) {
-					error_set(&err, ERROR_CONFLICT,
-						  "run '%s' is at commit %.9s, "
-						  "not %.9s", id, commit, hex);
-					error_hint(&err, "record into a new "
-						   "run for another commit");
-					return fail(ctx, &err);
-				}
-			}
-		}
+	cache_run_release(&run);
+	if (rc == 0 && !rev)
+		return 0;
+	error_init(&err);
+	if (graph_repo_resolve(repo, rev ? rev : "HEAD", &oid, &err))
+		return fail(ctx, &err);
+	graph_oid_hex(&oid, hex);
+	if (rc == ERROR_NOT_FOUND) {
+		snprintf(commit, n, "%s", hex);
 		return 0;
 	}
-	if (rc != ERROR_NOT_FOUND)
+	if (strcmp(hex, commit)) {
+		error_set(&err, ERROR_CONFLICT, "run '%s' is at commit %.9s, "
+			  "not %.9s", id, commit, hex);
+		error_hint(&err, "record into a new run for another commit");
 		return fail(ctx, &err);
-	error_init(&err);
-	rc = graph_repo_resolve(repo, rev ? rev : "HEAD", &oid, &err);
-	if (rc)
-		return fail(ctx, &err);
-	graph_oid_hex(&oid, commit);
-	run.id = (char *)id;
-	run.commit = commit;
-	run.ref = (char *)ref;
-	run.tag = (char *)tag;
-	run.status = CACHE_RUN_STATUS_RUNNING;
-	run.started_ms = cache_clock_ms();
-	rc = cache_run_create(c, &run, &err);
-	if (rc)
-		return fail(ctx, &err);
+	}
 	return 0;
 }
 
@@ -131,6 +120,7 @@ cli_record(int argc, char **argv, const struct cli_ctx *ctx)
 	struct cache *c = NULL;
 	struct eval *ev = NULL;
 	struct record_outcome o;
+	struct cache_run made;
 	char path[4096], commit[GRAPH_OID_HEX] = "";
 	struct error err;
 	long duration = 0;
@@ -196,8 +186,7 @@ cli_record(int argc, char **argv, const struct cli_ctx *ctx)
 		rc = fail(ctx, &err);
 		goto done;
 	}
-	rc = ensure_run(ctx, c, repo, run, rev, ref, tag, commit,
-			sizeof(commit));
+	rc = run_commit(ctx, c, repo, run, rev, commit, sizeof(commit));
 	if (rc)
 		goto done;
 	rc = cli_open_eval(ctx, commit, 0, rules, &repo, &ev);
@@ -212,6 +201,14 @@ cli_record(int argc, char **argv, const struct cli_ctx *ctx)
 	o.n_meta = meta.n;
 	o.version = version;
 	o.duration_ms = duration;
+	memset(&made, 0, sizeof(made));
+	made.id = (char *)run;
+	made.commit = commit;
+	made.ref = (char *)ref;
+	made.tag = (char *)tag;
+	made.status = CACHE_RUN_STATUS_RUNNING;
+	made.started_ms = cache_clock_ms();
+	o.run = &made;
 	for (i = 0; i < ev->graph->n_nodes; i++) {
 		const struct graph_node *n = &ev->graph->nodes[i];
 		size_t k;

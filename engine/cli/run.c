@@ -394,6 +394,8 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	o.host_platform = a->platform ? a->platform : run_host_platform();
 	o.gpus = gpus;
 	o.n_gpus = ngpu;
+	/* cudart's ordinals count the runner's own restriction, if any. */
+	o.visible_devices = getenv("CUDA_VISIBLE_DEVICES");
 	o.base_env = env;
 	o.n_base_env = exec_env_allowed(environ, env);
 	o.versions = pl->versions;

@@ -81,41 +81,34 @@ cli_run_create_run(const struct cli_ctx *ctx, struct cache *c, const char *id,
 		   const struct run_args *a, const struct eval *ev,
 		   FILE *report)
 {
-	struct cache_run run, have;
+	struct cache_run run;
 	struct error err;
-	int rc;
+	int joined = 0;
 
 	error_init(&err);
 	memset(&run, 0, sizeof(run));
-	memset(&have, 0, sizeof(have));
-	if (!cache_run_get(c, id, &have, &err)) {
-		rc = 0;
-		if (!have.commit || strcmp(have.commit, ev->commit_hex)) {
-			error_init(&err);
-			error_set(&err, ERROR_CONFLICT, "run '%s' is at commit "
-				  "%.12s, not %.12s", id,
-				  have.commit ? have.commit : "?",
-				  ev->commit_hex);
-			error_hint(&err, "runners join a run only at its "
-				   "commit; pick another --run-id");
-			rc = cli_fail(ctx, &err);
-		} else {
-			fprintf(report, "run %s: joining the run recorded "
-				"at %.12s\n", id, have.commit);
-			fflush(report);
-		}
-		cache_run_release(&have);
-		return rc;
-	}
-	error_init(&err);
 	run.id = (char *)id;
 	run.commit = (char *)ev->commit_hex;
 	run.ref = (char *)a->ref;
 	run.tag = (char *)a->tag;
 	run.status = CACHE_RUN_STATUS_RUNNING;
 	run.started_ms = cache_clock_ms();
-	if (cache_run_create(c, &run, &err))
+	/*
+	 * Own it first: a run is never marked running without a live owner,
+	 * so one whose runner dies (even by SIGKILL) reads as interrupted.
+	 */
+	if (cache_run_own(c, id, &err)) {
+		fprintf(stderr, "ripple: warning: %s: a runner killed now "
+			"would leave run %s marked running\n", err.msg, id);
+		error_init(&err);
+	}
+	if (cache_run_join(c, &run, &joined, &err))
 		return cli_fail(ctx, &err);
+	if (joined) {
+		fprintf(report, "run %s: joining the run recorded at %.12s\n",
+			id, ev->commit_hex);
+		fflush(report);
+	}
 	return 0;
 }
 

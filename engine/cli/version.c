@@ -202,6 +202,7 @@ cli_version(int argc, char **argv, const struct cli_ctx *ctx)
 	struct graph_repo *repo = NULL;
 	struct error err;
 	int c, json = 0, worktree = 0, rc, out = CLI_OK;
+	size_t i;
 
 	while ((c = cli_getopt(ctx, "version", argc, argv, "h", opts)) != -1) {
 		switch (c) {
@@ -270,6 +271,9 @@ cli_version(int argc, char **argv, const struct cli_ctx *ctx)
 	}
 	error_init(&err);
 	rc = version_compute_root_at(repo, rev, &p, &res, &err);
+	for (i = 0; !rc && i < res.skipped.n; i++)
+		fprintf(stderr, "warning: ignoring broken ref %s\n",
+			res.skipped.v[i]);
 	if (rc) {
 		error_node(&err, name);
 		cli_print_error(ctx, &err);

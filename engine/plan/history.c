@@ -88,6 +88,37 @@ artifact_missing(const struct cache_record *rec)
 	return NULL;
 }
 
+/* "STATUS, output DIGEST" (or "none"), in the arena. */
+static const char *
+outcome_text(struct arena *a, const struct cache_record *rec)
+{
+	return arena_printf(a, "%s, output %s",
+			    cache_record_status_name(rec->status),
+			    rec->output_digest ? rec->output_digest : "none");
+}
+
+/* The first stored conflict of rec into out's conflict fields. */
+static int
+fill_conflict(struct history *h, const struct cache_record *rec,
+	      struct plan_record *out, struct error *err)
+{
+	struct cache_record_list list = { NULL, 0 };
+	int rc;
+
+	out->conflict = 1;
+	rc = cache_record_conflicts(h->cache, rec->run, rec->node_id, &list,
+				    err);
+	if (rc)
+		return rc;
+	out->conflict_have = outcome_text(&h->arena, rec);
+	out->conflict_import = list.n ? outcome_text(&h->arena,
+						     &list.items[0]) : NULL;
+	if (!out->conflict_have || (list.n && !out->conflict_import))
+		rc = error_set(err, ERROR_NOMEM, "out of memory");
+	cache_record_list_release(&list);
+	return rc;
+}
+
 /* A record without its key components: run_components adds them when
  * the planner needs an explanation (most keys are equal, and decoding
  * every stored manifest was a sixth of a plan's time). */
@@ -116,7 +147,7 @@ fill_record(struct history *h, const struct cache_record *rec,
 	    (rec->output_digest && !out->output_digest) ||
 	    (out->artifact_missing && !out->missing_artifact))
 		return error_set(err, ERROR_NOMEM, "out of memory");
-	return 0;
+	return rec->conflicts > 0 ? fill_conflict(h, rec, out, err) : 0;
 }
 
 static int

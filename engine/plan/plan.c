@@ -46,6 +46,7 @@ static const char *const reason_names[] = {
 	[PLAN_REASON_VERSION_DIFFERS] = "version-differs",
 	[PLAN_REASON_VERSION_GROUP] = "version-group",
 	[PLAN_REASON_BASELINE_DEFERRED] = "baseline-deferred",
+	[PLAN_REASON_RECORD_CONFLICT] = "key-equal-record-conflict",
 };
 
 static const char *const file_status_names[] = {
@@ -276,6 +277,31 @@ unrecorded(const struct graph_node *node, const struct plan_history *h,
 	return 0;
 }
 
+/* Key equal, but an import disagrees on the outcome: name both sides. */
+static int
+record_conflict(struct plan *p, struct plan_item *it,
+		const struct plan_record *rec, struct error *err)
+{
+	struct plan_change *c = arena_alloc(&p->arena, sizeof(*c));
+
+	it->reason = PLAN_REASON_RECORD_CONFLICT;
+	if (!c)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	memset(c, 0, sizeof(*c));
+	c->kind = PLAN_CHANGE_OTHER;
+	c->name = "conflict";
+	c->old_value = rec->conflict_have
+		? arena_strdup(&p->arena, rec->conflict_have) : NULL;
+	c->new_value = rec->conflict_import
+		? arena_strdup(&p->arena, rec->conflict_import) : NULL;
+	if ((rec->conflict_have && !c->old_value) ||
+	    (rec->conflict_import && !c->new_value))
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	it->changes = c;
+	it->n_changes = 1;
+	return 0;
+}
+
 static int
 decide(struct ctx *c, size_t i, const struct plan_history *h,
        const struct plan_options *o, struct error *err)
@@ -310,7 +336,7 @@ decide(struct ctx *c, size_t i, const struct plan_history *h,
 				return rc;
 			if (rc == 0)
 				break;
-			if (!rec.ok || rec.artifact_missing)
+			if (!rec.ok || rec.artifact_missing || rec.conflict)
 				continue;
 			rc = version_ok(c, i, o, &rec, NULL, err);
 			if (rc < 0)
@@ -336,6 +362,8 @@ decide(struct ctx *c, size_t i, const struct plan_history *h,
 		}
 		if (rec.artifact_missing)
 			return artifact_gone(p, it, &rec, err);
+		if (rec.conflict)
+			return record_conflict(p, it, &rec, err);
 		rc = version_ok(c, i, o, &rec, it, err);
 		if (rc != 1)
 			return rc < 0 ? rc : 0;

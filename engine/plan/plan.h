@@ -70,6 +70,7 @@ enum plan_reason {
 	PLAN_REASON_BASELINE_DEFERRED,	/* a GPU node the baseline run's
 					   commit declared but the run did
 					   not record: deferred there */
+	PLAN_REASON_RECORD_CONFLICT,	/* key equal, an import disagrees */
 };
 
 enum plan_change_kind {
@@ -108,6 +109,12 @@ struct plan_record {
 	int artifact_missing;		/* 1: an absolute locator is gone */
 	const char *missing_artifact;	/* that locator, or NULL */
 	const char *version;		/* the version recorded, or NULL */
+	int conflict;			/* 1: an imported record of this node
+					   and key has another status or
+					   output digest: reuse neither */
+	const char *conflict_have;	/* "STATUS, output DIGEST|none" of
+					   this record, when conflict */
+	const char *conflict_import;	/* the same for the import's copy */
 	const struct graph_component *components;	/* NULL: unknown */
 	size_t n_components;
 };

@@ -242,6 +242,34 @@ key_manifest(const struct graph_node_key *k, struct cache_manifest *m,
 	return rc;
 }
 
+/*
+ * "K=V" as people write it (the first '=' ends K) into the cache's entry
+ * form, where '%' and '=' in K are escaped (cache_metadata_entry).
+ */
+static int
+add_meta(struct strv *sv, const char *kv, struct error *err)
+{
+	const char *eq = strchr(kv, '=');
+	char *key, *entry = NULL;
+	int rc;
+
+	if (!eq || eq == kv)
+		return error_set(err, ERROR_INVALID, "metadata '%s' is not "
+				 "KEY=VALUE", kv);
+	key = mem_alloc((size_t)(eq - kv) + 1);
+	if (!key)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	memcpy(key, kv, (size_t)(eq - kv));
+	key[eq - kv] = '\0';
+	rc = cache_metadata_entry(key, eq + 1, &entry, err);
+	mem_free(key);
+	if (!rc)
+		rc = strv_push_ref(sv, entry, err);
+	if (rc)
+		mem_free(entry);
+	return rc;
+}
+
 int
 record_node(struct cache *c, struct eval *ev, const char *run, size_t index,
 	    const struct record_outcome *o, struct error *err)
@@ -290,13 +318,13 @@ record_node(struct cache *c, struct eval *ev, const char *run, size_t index,
 	for (i = 0; !rc && i < o->n_artifacts; i++)
 		rc = strv_push(&rec.artifacts, o->artifacts[i], err);
 	for (i = 0; !rc && i < o->n_meta; i++)
-		rc = strv_push(&rec.metadata, o->meta[i], err);
+		rc = add_meta(&rec.metadata, o->meta[i], err);
 	if (rc)
 		goto done;
 	rec.version = (char *)o->version;
 	rec.duration_ms = o->duration_ms;
 	rec.recorded_ms = cache_clock_ms();
-	rc = cache_record_put(c, &rec, &m, err);
+	rc = cache_record_put_in(c, o->run, &rec, &m, err);
 	rec.run = rec.node_id = rec.output_digest = rec.version = NULL;
 done:
 	rec.run = rec.node_id = rec.output_digest = rec.version = NULL;

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 struct cache;
+struct cache_run;
 struct digest;
 struct error;
 struct eval;
@@ -29,6 +30,9 @@ struct record_outcome {
 	int64_t duration_ms;
 	const char *output_digest;	/* precomputed (32 hex), or NULL:
 					   computed from the artifacts */
+	const struct cache_run *run;	/* or NULL: the run to make or join
+					   in the record's transaction
+					   (cache_record_put_in) */
 };
 
 /*
@@ -50,8 +54,10 @@ int record_node_key(struct cache *c, struct eval *ev, const char *run,
 		    struct error *err);
 
 /*
- * Record node `index` of `ev` in run `run` with outcome *o. Errors:
- * ERROR_NOT_FOUND (no such run), ERROR_INVALID (bad status or meta), cache
+ * Record node `index` of `ev` in run `run` with outcome *o; with o->run
+ * set, the run is made or joined in the same transaction. Errors:
+ * ERROR_NOT_FOUND (no such run and no o->run), ERROR_CONFLICT (o->run
+ * exists at another commit), ERROR_INVALID (bad status or meta), cache
  * and eval errors. The node id is attached to errors.
  */
 int record_node(struct cache *c, struct eval *ev, const char *run,

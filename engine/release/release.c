@@ -244,12 +244,13 @@ check_spelling(struct release_ctx *x)
 static int
 check_commit(struct release_ctx *x, struct error *err)
 {
-	struct graph_tag_list tags = { NULL, 0 };
+	struct graph_tag_list tags;
 	char rev[1024];
 	struct error e;
 	size_t i;
 	int annotated = 0, rc;
 
+	memset(&tags, 0, sizeof(tags));
 	error_init(&e);
 	snprintf(rev, sizeof(rev), "refs/tags/%s", x->opt->tag);
 	rc = graph_repo_resolve(x->repo, rev, &x->commit, &e);

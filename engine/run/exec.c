@@ -1,7 +1,13 @@
 /*
- * The real process runner: posix_spawn into a new process group with the
- * log file on stdout and stderr, waitpid polling with a short sleep (so a
- * signal flag set by the CLI is seen promptly), kill by process group.
+ * The real process runner. Each action starts under a guard: ripple forks
+ * a guard process that leads a new process group, and the guard forks the
+ * action into that group. Both watch their parent (PR_SET_PDEATHSIG): if
+ * ripple dies, even by SIGKILL, the guard kills the whole group, and an
+ * action whose guard is gone dies too, so no build process outlives
+ * ripple. When the action exits, the guard kills what it left behind in
+ * the group (as Bazel's process-wrapper does) and exits with the action's
+ * status. waitpid polls with a short sleep (so a signal flag set by the CLI
+ * is seen promptly); kill signals the whole group.
  */
 #define _GNU_SOURCE 1
 #include "engine/run/exec.h"
@@ -9,8 +15,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -19,15 +28,254 @@
 #include "base/mem.h"
 #include "base/banned.h"
 
+/*
+ * Everything the guard and the action need, made before fork: after it,
+ * only async-signal-safe calls (ripple may hold threads of cudart).
+ */
+struct launch {
+	const char *path;		/* the executable, resolved */
+	char *const *argv;
+	char *const *envp;
+	const char *cwd;		/* or NULL */
+	const char *log_path;		/* or NULL: stdout and stderr kept */
+	pid_t ripple;			/* the guard's parent */
+	int errfd;			/* CLOEXEC pipe: errno of a failed
+					   start, nothing on exec */
+};
+
+/* The guard's parent is gone: kill its process group, guard included. */
+static void
+on_ripple_gone(int sig)
+{
+	(void)sig;
+	kill(0, SIGKILL);
+}
+
+static void
+report_errno(int fd, int e)
+{
+	ssize_t w;
+
+	do
+		w = write(fd, &e, sizeof(e));
+	while (w < 0 && errno == EINTR);
+}
+
+/* In the action's process, after the guard's fork: never returns. */
+_Noreturn static void
+action(const struct launch *l, pid_t guard)
+{
+	struct sigaction dfl;
+	sigset_t none;
+	int sig, fd;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != guard)
+		_exit(127);
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	for (sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			sigaction(sig, &dfl, NULL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	fd = open("/dev/null", O_RDONLY);
+	if (fd < 0 || dup2(fd, 0) < 0)
+		goto fail;
+	if (fd > 2)
+		close(fd);
+	if (l->cwd && chdir(l->cwd))
+		goto fail;
+	if (l->log_path) {
+		fd = open(l->log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+			goto fail;
+		if (fd > 2)
+			close(fd);
+	}
+	execve(l->path, l->argv, l->envp);
+fail:
+	report_errno(l->errfd, errno);
+	_exit(127);
+}
+
+/*
+ * The guard, in ripple's child: lead a new group, start the action in it,
+ * wait, clean the group up, exit as the action did. Never returns.
+ */
+_Noreturn static void
+guard(const struct launch *l)
+{
+	struct sigaction sa;
+	struct rlimit nocore = { 0, 0 };
+	sigset_t none;
+	pid_t self = getpid(), cmd;
+	int st, e, sig;
+
+	prctl(PR_SET_NAME, "ripple-guard");
+	/*
+	 * Keep no descriptor of ripple's but the status pipe: not the cache,
+	 * not the run's owner lock (which must go when ripple goes), and
+	 * nothing leaks into the action. Best effort: close_range is Linux
+	 * 5.9; older kernels keep them until the action's exec (CLOEXEC).
+	 */
+	if (l->errfd > 3)
+		close_range(3, (unsigned)l->errfd - 1, 0);
+	close_range((unsigned)l->errfd + 1, ~0U, 0);
+	setpgid(0, 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_ripple_gone;
+	sigaction(SIGHUP, &sa, NULL);
+	/* a group-wide SIGTERM (timeout, Ctrl-C) is for the action */
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGPIPE, &sa, NULL);
+	sa.sa_handler = SIG_DFL;
+	sigaction(SIGCHLD, &sa, NULL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	prctl(PR_SET_PDEATHSIG, SIGHUP);
+	if (getppid() != l->ripple)	/* ripple died before prctl */
+		kill(0, SIGKILL);
+	cmd = fork();
+	if (cmd < 0) {
+		report_errno(l->errfd, errno);
+		_exit(127);
+	}
+	if (cmd == 0)
+		action(l, self);
+	close(l->errfd);
+	while (waitpid(cmd, &st, 0) < 0)
+		if (errno != EINTR)
+			_exit(127);
+	/*
+	 * Leftovers (an action's background jobs) would outlive the node and
+	 * could change its outputs after they are hashed: leave the group,
+	 * then kill it. Parent death no longer matters here.
+	 */
+	prctl(PR_SET_PDEATHSIG, 0);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGHUP, &sa, NULL);
+	if (setpgid(0, getpgid(l->ripple)) == 0)
+		kill(-self, SIGKILL);
+	if (WIFEXITED(st))
+		_exit(WEXITSTATUS(st));
+	sig = WTERMSIG(st);
+	setrlimit(RLIMIT_CORE, &nocore);
+	sa.sa_handler = SIG_DFL;
+	sigaction(sig, &sa, NULL);
+	kill(self, sig);
+	e = 128 + sig;
+	_exit(e);
+}
+
+/*
+ * Find argv0 as execvp would, in the PATH of the action's environment
+ * (else /bin:/usr/bin), relative entries against cwd. Writes the path
+ * into out; returns 0 or an errno (ENOENT, EACCES, ENAMETOOLONG).
+ */
+static int
+find_program(const char *argv0, const struct exec_spec *s, char *out,
+	     size_t n)
+{
+	const char *path = "/bin:/usr/bin", *p, *end;
+	size_t i;
+	int seen_eacces = 0;
+
+	if (strchr(argv0, '/')) {
+		if ((size_t)snprintf(out, n, "%s", argv0) >= n)
+			return ENAMETOOLONG;
+		return 0;
+	}
+	for (i = 0; i < s->n_env; i++)
+		if (!strncmp(s->env[i], "PATH=", 5))
+			path = s->env[i] + 5;
+	for (p = path;; p = end + 1) {
+		struct stat st;
+		size_t len;
+		int w;
+
+		end = strchr(p, ':');
+		len = end ? (size_t)(end - p) : strlen(p);
+		if (len == 0)
+			w = snprintf(out, n, "%s/%s", s->cwd ? s->cwd : ".",
+				     argv0);
+		else if (p[0] != '/' && s->cwd)
+			w = snprintf(out, n, "%s/%.*s/%s", s->cwd, (int)len, p,
+				     argv0);
+		else
+			w = snprintf(out, n, "%.*s/%s", (int)len, p, argv0);
+		if (w > 0 && (size_t)w < n && !stat(out, &st) &&
+		    S_ISREG(st.st_mode)) {
+			if (!access(out, X_OK))
+				return 0;
+			seen_eacces = 1;
+		}
+		if (!end)
+			break;
+	}
+	return seen_eacces ? EACCES : ENOENT;
+}
+
+/* Start *l under a guard: 0 and the guard's pid, or an errno. */
+static int
+launch(struct launch *l, pid_t *out)
+{
+	int fds[2], e = 0;
+	ssize_t got;
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC))
+		return errno;
+	if (fds[1] <= 2) {
+		/* ripple started without stdin or stdout: keep the pipe off
+		   the descriptors the action's stdio takes */
+		int hi = fcntl(fds[1], F_DUPFD_CLOEXEC, 3);
+
+		close(fds[1]);
+		if (hi < 0) {
+			e = errno;
+			close(fds[0]);
+			return e;
+		}
+		fds[1] = hi;
+	}
+	l->errfd = fds[1];
+	l->ripple = getpid();
+	pid = fork();
+	if (pid < 0) {
+		e = errno;
+		close(fds[0]);
+		close(fds[1]);
+		return e;
+	}
+	if (pid == 0)
+		guard(l);
+	setpgid(pid, pid);	/* also here: kill(-pid) works at once */
+	close(fds[1]);
+	do
+		got = read(fds[0], &e, sizeof(e));
+	while (got < 0 && errno == EINTR);
+	close(fds[0]);
+	if (got == (ssize_t)sizeof(e) && e) {
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		return e;
+	}
+	*out = pid;
+	return 0;
+}
+
 static int
 posix_spawn_one(void *payload, const struct exec_spec *s, long *handle,
 		struct error *err)
 {
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
+	struct launch l;
 	const char **argv, **envp;
+	char path[4096];
 	size_t i, n = 0;
-	pid_t pid;
+	pid_t pid = 0;
 	int rc;
 
 	(void)payload;
@@ -50,39 +298,17 @@ posix_spawn_one(void *payload, const struct exec_spec *s, long *handle,
 	}
 	for (i = 0; i < s->n_env; i++)
 		envp[i] = s->env[i];
-	posix_spawn_file_actions_init(&fa);
-	posix_spawnattr_init(&at);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP |
-				 POSIX_SPAWN_SETSIGMASK |
-				 POSIX_SPAWN_SETSIGDEF);
-	posix_spawnattr_setpgroup(&at, 0);
-	{
-		sigset_t none, def;
-
-		sigemptyset(&none);
-		posix_spawnattr_setsigmask(&at, &none);
-		sigemptyset(&def);
-		sigaddset(&def, SIGINT);
-		sigaddset(&def, SIGTERM);
-		sigaddset(&def, SIGPIPE);
-		sigaddset(&def, SIGCHLD);
-		posix_spawnattr_setsigdefault(&at, &def);
+	/* argv[0] without a slash is looked up in the action's PATH. */
+	rc = find_program(argv[0], s, path, sizeof(path));
+	if (!rc) {
+		memset(&l, 0, sizeof(l));
+		l.path = path;
+		l.argv = (char *const *)argv;
+		l.envp = (char *const *)envp;
+		l.cwd = s->cwd;
+		l.log_path = s->log_path;
+		rc = launch(&l, &pid);
 	}
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	if (s->cwd)
-		posix_spawn_file_actions_addchdir_np(&fa, s->cwd);
-	if (s->log_path) {
-		posix_spawn_file_actions_addopen(&fa, 1, s->log_path,
-						 O_WRONLY | O_CREAT | O_TRUNC,
-						 0644);
-		posix_spawn_file_actions_adddup2(&fa, 1, 2);
-	}
-	/* argv[0] without a slash is looked up in the child's PATH. */
-	rc = (strchr(argv[0], '/') ? posix_spawn : posix_spawnp)(
-		&pid, argv[0], &fa, &at, (char *const *)argv,
-		(char *const *)envp);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
 	mem_free(argv);
 	mem_free(envp);
 	if (rc) {

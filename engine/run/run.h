@@ -58,7 +58,7 @@ struct run_node {
 	int64_t duration_ms;	/* wall time of the action */
 	int exit_code;		/* -1 when killed or never run */
 	int signal;		/* signal that ended it, 0 if none */
-	char gpus[64];		/* CUDA_VISIBLE_DEVICES given, or "" */
+	char gpus[256];		/* CUDA_VISIBLE_DEVICES given, or "" */
 	char message[512];	/* why it failed, was deferred or skipped */
 	char *log_path;		/* the action's log (owned), or NULL */
 	/* internal */
@@ -70,7 +70,8 @@ struct run_node {
 
 /* A GPU the pool hands out. */
 struct run_gpu {
-	int index;		/* CUDA ordinal (CUDA_VISIBLE_DEVICES value) */
+	int index;		/* CUDA ordinal in this process's view (an
+				   index into visible_devices when set) */
 	int cc_major, cc_minor;
 	unsigned long long memory_mib;
 };
@@ -131,6 +132,11 @@ struct run_options {
 	const char *host_platform;	/* run_host_platform() or a test's */
 	const struct run_gpu *gpus;	/* the pool */
 	size_t n_gpus;
+	const char *visible_devices;	/* the runner's own
+					   CUDA_VISIBLE_DEVICES, or NULL when
+					   unset: the pool's ordinals index
+					   this list, and a node gets the
+					   entries of its devices */
 	const char *const *base_env;	/* allow-listed "K=V" */
 	size_t n_base_env;
 	const struct rules_kv *versions;	/* root name -> version */

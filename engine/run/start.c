@@ -82,6 +82,77 @@ cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/*
+ * Entry `ordinal` of a CUDA_VISIBLE_DEVICES list (comma-separated indices,
+ * UUIDs or MIG ids; blanks around entries dropped) into out. cudart numbers
+ * the devices it shows in list order, so ordinal k of this process is the
+ * list's entry k; a child given the bare ordinal would read it against all
+ * devices and could get another physical GPU. Returns 0, or -1 when the
+ * list has no such entry or it does not fit in n bytes.
+ */
+static int
+visible_entry(const char *list, int ordinal, char *out, size_t n)
+{
+	const char *p = list, *end;
+	int k;
+
+	for (k = 0; k < ordinal && p; k++) {
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
+	if (!p || ordinal < 0)
+		return -1;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	end = p + strcspn(p, ",");
+	while (end > p && (end[-1] == ' ' || end[-1] == '\t'))
+		end--;
+	if (end == p || (size_t)(end - p) >= n)
+		return -1;
+	memcpy(out, p, (size_t)(end - p));
+	out[end - p] = '\0';
+	return 0;
+}
+
+/*
+ * CUDA_VISIBLE_DEVICES for the devices in `mask`: their ordinals, mapped
+ * through the runner's own list when it has one. Returns 0, or -1 with
+ * the reason in msg.
+ */
+static int
+visible_for(const struct run_options *o, unsigned long long mask,
+	    char *out, size_t n, char *msg, size_t mn)
+{
+	size_t k, len = 0;
+
+	out[0] = '\0';
+	for (k = 0; k < o->n_gpus && k < 64; k++) {
+		char one[128];
+		int w;
+
+		if (!(mask & (1ULL << k)))
+			continue;
+		snprintf(one, sizeof(one), "%d", o->gpus[k].index);
+		if (o->visible_devices &&
+		    visible_entry(o->visible_devices, o->gpus[k].index, one,
+				  sizeof(one))) {
+			snprintf(msg, mn, "device %d has no entry in the "
+				 "runner's CUDA_VISIBLE_DEVICES '%s'",
+				 o->gpus[k].index, o->visible_devices);
+			return -1;
+		}
+		w = snprintf(out + len, n - len, "%s%s", len ? "," : "", one);
+		if (w < 0 || (size_t)w >= n - len) {
+			snprintf(msg, mn, "the devices' CUDA_VISIBLE_DEVICES "
+				 "is longer than %zu bytes", n - 1);
+			return -1;
+		}
+		len += (size_t)w;
+	}
+	return 0;
+}
+
 static int
 name_safe(unsigned char c, size_t at)
 {
@@ -158,13 +229,13 @@ run_start(struct sched *s, size_t i, unsigned long long mask, struct error *err)
 	struct exec_spec spec;
 	struct arena a;
 	const char **env, **argv = NULL;
-	char safe[RUN_FILE_NAME_SIZE], gpus[64] = "";
+	char safe[RUN_FILE_NAME_SIZE], gpus[256] = "", why[512] = "";
 	const char *ver = version_of(s, n), *outdir = NULL;
 	const char *rver = plan_root_version(s->o->versions,
 					    s->o->n_versions, n);
 	size_t k, ne = 0, argc = 0;
 	int64_t timeout;
-	int rc, need_version = 0;
+	int rc, need_version = 0, bad_gpus = 0;
 
 	arena_init(&a);
 	run_file_name(n->id, safe);
@@ -194,14 +265,8 @@ run_start(struct sched *s, size_t i, unsigned long long mask, struct error *err)
 		env[ne++] = arena_printf(&a, "RIPPLE_OUT_DIR=%s", outdir);
 	}
 	if (mask) {
-		size_t len = 0;
-
-		for (k = 0; k < s->o->n_gpus && k < 64; k++)
-			if (mask & (1ULL << k))
-				len += (size_t)snprintf(gpus + len,
-							sizeof(gpus) - len,
-							"%s%d", len ? "," : "",
-							s->o->gpus[k].index);
+		bad_gpus = visible_for(s->o, mask, gpus, sizeof(gpus), why,
+				       sizeof(why));
 		env[ne++] = arena_printf(&a, "CUDA_VISIBLE_DEVICES=%s", gpus);
 	}
 	for (k = 0; k < ne; k++)
@@ -262,6 +327,14 @@ run_start(struct sched *s, size_t i, unsigned long long mask, struct error *err)
 			 "version here: tag a release of its family, or "
 			 "declare its fallback-version",
 			 n->root ? n->root->name : "?");
+		rn->exit_code = -1;
+		rn->state = RUN_STATE_RUNNING;
+		rc = RUN_START_FAILED;
+		goto done;
+	}
+	if (bad_gpus) {
+		/* Never a device the runner was not given: the node fails. */
+		snprintf(rn->message, sizeof(rn->message), "%s", why);
 		rn->exit_code = -1;
 		rn->state = RUN_STATE_RUNNING;
 		rc = RUN_START_FAILED;

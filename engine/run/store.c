@@ -100,7 +100,7 @@ cutoff(void *payload, size_t node, struct error *err)
 	rc = s->hist->baseline_record(s->hist->payload, n->id, &rec, err);
 	if (rc <= 0)
 		return rc;
-	if (!rec.ok || rec.artifact_missing)
+	if (!rec.ok || rec.artifact_missing || rec.conflict)
 		return 0;
 	/* Its version group builds: reusing it would split the versions. */
 	if (plan_group_builds(s->plan, node))

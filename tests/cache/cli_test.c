@@ -107,12 +107,12 @@ Test(cache_cli, export_import_round_trip_and_idempotent)
 	r = t_ripple(dir, imp);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_expect_str_eq(r.out, "run-1.json: 2 records added, 0 replaced, "
-			 "0 unchanged, 0 manifests added\n");
+			 "0 unchanged, 0 conflicting, 0 manifests added\n");
 	t_result_release(&r);
 	r = t_ripple(dir, imp);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_expect_str_eq(r.out, "run-1.json: 0 records added, 0 replaced, "
-			 "2 unchanged, 0 manifests added\n");
+			 "2 unchanged, 0 conflicting, 0 manifests added\n");
 	t_result_release(&r);
 	r = t_ripple(dir, exp2);
 	cr_assert_eq(r.status, 0, "%s", r.err);
@@ -171,7 +171,7 @@ Test(cache_cli, check_reports_ok_and_corrupt_files)
 
 	r = t_ripple(dir, ok);
 	cr_expect_eq(r.status, 0, "%s", r.err);
-	cr_expect(strstr(r.out, "ok (schema version 3)") != NULL, "%s",
+	cr_expect(strstr(r.out, "ok (schema version 4)") != NULL, "%s",
 		  r.out);
 	t_result_release(&r);
 	t_write(dir, "junk.db", "this is not a database, not at all, no. "

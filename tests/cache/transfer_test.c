@@ -290,3 +290,118 @@ Test(cache_transfer, export_of_missing_run_is_not_found)
 	free(dir);
 	free(path);
 }
+
+/*
+ * The same node and key with another output digest or status: the stored
+ * record stays, the import's copy is kept beside it (once, however often
+ * it is imported), counted on the record, exported and imported again.
+ */
+Test(cache_transfer, same_key_other_outcome_is_kept_as_a_conflict)
+{
+	char *dir = t_tmpdir(), path[512];
+	struct cache *a = filled(dir, "a.db", "r", 1);
+	struct cache *b = filled(dir, "b.db", "r", 1), *c;
+	struct cache_import_stats st;
+	struct cache_record rec, got;
+	struct cache_record_list list;
+	struct error err;
+	char *tb, *ta;
+
+	/* b's n1: same key, another digest; b's n2: same key, failed */
+	tc_record(&rec, "r", "n1", 2);
+	mem_free(rec.output_digest);
+	rec.output_digest = mem_strdup("other-digest");
+	error_init(&err);
+	cr_assert_eq(cache_record_put(b, &rec, NULL, &err), 0, "%s", err.msg);
+	cache_record_release(&rec);
+	tc_record(&rec, "r", "n2", 1);
+	rec.status = CACHE_RECORD_STATUS_FAILED;
+	cr_assert_eq(cache_record_put(b, &rec, NULL, &err), 0, "%s", err.msg);
+	cache_record_release(&rec);
+	tb = export(b, "r");
+	memset(&st, 0, sizeof(st));
+	cr_assert_eq(cache_import(a, tb, strlen(tb), 0, &st, &err), 0, "%s",
+		     err.msg);
+	cr_expect_eq(st.records_unchanged, 0);
+	cr_expect_eq(st.records_conflicting, 2);
+	cr_assert_eq(st.conflicts.n, 2);
+	cr_expect_str_eq(st.conflicts.items[0].node_id, "n1");
+	cr_expect_str_eq(st.conflicts.items[0].output_digest, "other-digest");
+	cr_expect_eq(st.conflicts.items[1].status, CACHE_RECORD_STATUS_FAILED);
+	cache_import_stats_release(&st);
+	cr_assert_eq(cache_import(a, tb, strlen(tb), 0, &st, &err), 0, "%s",
+		     err.msg);
+	cr_expect_eq(st.records_conflicting, 2);
+	cache_import_stats_release(&st);
+	snprintf(path, sizeof(path), "%s/a.db", dir);
+	cr_expect_eq(tc_sql_int(path, "SELECT count(*) FROM record_conflicts"),
+		     2, "a second import keeps no second copy");
+	cr_assert_eq(cache_record_get(a, "r", "n1", &got, &err), 0);
+	cr_expect_str_eq(got.output_digest, "out-2", "the stored one stays");
+	cr_expect_eq(got.conflicts, 1);
+	cache_record_release(&got);
+	cr_assert_eq(cache_record_conflicts(a, "r", "n1", &list, &err), 0);
+	cr_assert_eq(list.n, 1);
+	cr_expect_str_eq(list.items[0].output_digest, "other-digest");
+	cache_record_list_release(&list);
+	/* the conflicts travel with the run */
+	ta = export(a, "r");
+	cr_expect(strstr(ta, "\"conflicts\": [") != NULL, "%s", ta);
+	snprintf(path, sizeof(path), "%s/c.db", dir);
+	c = tc_open(path);
+	cr_assert_eq(cache_import(c, ta, strlen(ta), 0, NULL, &err), 0, "%s",
+		     err.msg);
+	cr_assert_eq(cache_record_get(c, "r", "n2", &got, &err), 0);
+	cr_expect_eq(got.status, CACHE_RECORD_STATUS_OK);
+	cr_expect_eq(got.conflicts, 1);
+	cache_record_release(&got);
+	/* --replace takes the import's record and forgets the conflict */
+	cr_assert_eq(cache_import(a, tb, strlen(tb), CACHE_IMPORT_REPLACE, &st,
+				  &err), 0, "%s", err.msg);
+	cr_expect_eq(st.records_replaced, 2);
+	cr_assert_eq(cache_record_get(a, "r", "n1", &got, &err), 0);
+	cr_expect_str_eq(got.output_digest, "other-digest");
+	cr_expect_eq(got.conflicts, 0);
+	cache_record_release(&got);
+	mem_free(ta);
+	mem_free(tb);
+	cache_close(c);
+	cache_close(b);
+	cache_close(a);
+	t_rmtree(dir);
+	free(dir);
+}
+
+/* Keys with '=' and '%' are kept whole through the store and a transfer. */
+Test(cache_transfer, metadata_keys_with_equals_round_trip)
+{
+	char *dir = t_tmpdir(), path[512], *entry = NULL, *text, *again;
+	struct cache *a = filled(dir, "a.db", "r", 1), *b;
+	struct cache_record rec, got;
+	struct error err;
+
+	error_init(&err);
+	tc_record(&rec, "r", "n3", 3);
+	cr_assert_eq(cache_metadata_entry("a=b%", "c=d", &entry, &err), 0);
+	cr_expect_str_eq(entry, "a%3Db%25=c=d");
+	cr_assert_eq(strv_push_ref(&rec.metadata, entry, &err), 0);
+	cr_assert_eq(cache_record_put(a, &rec, NULL, &err), 0, "%s", err.msg);
+	cache_record_release(&rec);
+	cr_assert_eq(cache_record_get(a, "r", "n3", &got, &err), 0);
+	cr_expect_str_eq(got.metadata.v[0], "a%3Db%25=c=d");
+	cache_record_release(&got);
+	text = export(a, "r");
+	cr_expect(strstr(text, "\"a=b%\": \"c=d\"") != NULL, "%s", text);
+	snprintf(path, sizeof(path), "%s/b.db", dir);
+	b = tc_open(path);
+	cr_assert_eq(cache_import(b, text, strlen(text), 0, NULL, &err), 0,
+		     "%s", err.msg);
+	again = export(b, "r");
+	cr_expect_str_eq(text, again);
+	mem_free(text);
+	mem_free(again);
+	cache_close(b);
+	cache_close(a);
+	t_rmtree(dir);
+	free(dir);
+}

@@ -184,6 +184,33 @@ Test(graph_repo, tags_are_sorted_peeled_and_flagged)
 	free(dir);
 }
 
+Test(graph_repo, broken_tag_refs_are_skipped_and_named)
+{
+	char *dir = history();
+	struct graph_repo *repo;
+	struct graph_tag_list tags;
+	struct error err;
+
+	sh_ok(dir, "echo 'ref: refs/heads/nope' > .git/refs/tags/dangling && "
+		   "git rev-parse HEAD > .git/refs/tags/x.lock && "
+		   "echo 0000000000000000000000000000000000000000 > "
+		   ".git/refs/tags/zero");
+	repo = open_ok(dir);
+	error_init(&err);
+	cr_assert_eq(graph_repo_tags(repo, &tags, &err), 0, "%s", err.msg);
+	cr_assert_eq(tags.n, 2);
+	cr_expect_str_eq(tags.items[0].name, "v1.0");
+	cr_expect_str_eq(tags.items[1].name, "v1.1");
+	/* a ".lock" file is a ref being written: git and libgit2 pass it */
+	cr_assert_eq(tags.skipped.n, 2);
+	cr_expect_str_eq(tags.skipped.v[0], "refs/tags/dangling");
+	cr_expect_str_eq(tags.skipped.v[1], "refs/tags/zero");
+	graph_tag_list_release(&tags);
+	graph_repo_close(repo);
+	t_rmtree(dir);
+	free(dir);
+}
+
 Test(graph_repo, reads_a_blob_at_a_tag)
 {
 	char *dir = history();

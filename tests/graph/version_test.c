@@ -376,6 +376,72 @@ Test(graph_version, guess_next_follows_setuptools_scm)
 	cr_expect_eq(version_guess_next(&v, &next, NULL), ERROR_INVALID);
 }
 
+/* A release number at 2^64 - 1 has no next number: never wrap to 0. */
+Test(graph_version, guess_next_refuses_a_number_that_would_wrap)
+{
+	static const char *const tags[] = {
+		"1.18446744073709551615", "1.0rc18446744073709551615",
+		"1.0.post18446744073709551615",
+	};
+	struct pep440 v, next;
+	struct error err;
+	size_t i;
+
+	for (i = 0; i < sizeof(tags) / sizeof(tags[0]); i++) {
+		error_init(&err);
+		cr_assert_eq(pep440_parse(tags[i], &v, NULL), 0, "%s", tags[i]);
+		cr_expect_eq(version_guess_next(&v, &next, &err),
+			     ERROR_INVALID, "%s", tags[i]);
+		cr_expect(strstr(err.msg, "has no next version") != NULL,
+			  "%s: %s", tags[i], err.msg);
+	}
+	cr_assert_eq(pep440_parse("1.18446744073709551614", &v, NULL), 0);
+	cr_expect_eq(version_guess_next(&v, &next, NULL), 0);
+	cr_expect_eq(next.release[1], 18446744073709551615ULL);
+}
+
+/*
+ * git warns "ignoring broken ref" and goes on; libgit2's tag list gave
+ * an empty list (no error) for one dangling or badly named ref.
+ */
+Test(graph_version, a_broken_tag_ref_hides_no_other_tag)
+{
+	char *dir = t_tmpdir();
+	const char *pv[] = { "v12.9.*" };
+	struct version_params p;
+	struct version_result res;
+	struct run_result r;
+	struct error err;
+	git_repository *repo = NULL;
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd), "%sgit init -q -b main; c a; t v12.9.9; "
+		 "echo 'ref: refs/heads/nope' > .git/refs/tags/zz; "
+		 "git rev-parse HEAD > .git/refs/tags/a..b; "
+		 "echo 0000000000000000000000000000000000000000 "
+		 "> .git/refs/tags/v12.9.99", PRELUDE);
+	r = t_sh(dir, cmd);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	t_result_release(&r);
+	cr_assert_eq(git_repository_open(&repo, dir), 0);
+	memset(&p, 0, sizeof(p));
+	p.patterns = pv;
+	p.n_patterns = 1;
+	p.prefix = "v";
+	error_init(&err);
+	cr_assert_eq(version_compute(repo, NULL, &p, &res, &err), 0, "%s",
+		     err.msg);
+	cr_expect_str_eq(res.version, "12.9.9");
+	cr_assert_eq(res.skipped.n, 3);
+	cr_expect_str_eq(res.skipped.v[0], "refs/tags/a..b");
+	cr_expect_str_eq(res.skipped.v[1], "refs/tags/v12.9.99");
+	cr_expect_str_eq(res.skipped.v[2], "refs/tags/zz");
+	version_result_release(&res);
+	git_repository_free(repo);
+	t_rmtree(dir);
+	free(dir);
+}
+
 Test(graph_version, family_claims_and_release_check)
 {
 	const char *pats[] = { "v12.9.[1-9]*" };

@@ -56,6 +56,58 @@ Test(engine_version, prints_the_next_dev_version)
 	free(dir);
 }
 
+/* One broken ref under refs/tags hid every tag: 12.9.9.dev0+g... */
+Test(engine_version, a_broken_tag_ref_is_skipped_with_a_warning)
+{
+	char *dir = t_git_init();
+	const char *argv[] = { "version", "b", NULL };
+	struct run_result r;
+
+	t_write(dir, "ripple.yml", "version: 1\nroots:\n  b: {path: b, tags: "
+		"\"v12.9.*\", fallback-version: 12.9.10.dev0}\n");
+	t_write(dir, "b/a.txt", "a\n");
+	cr_assert_eq(t_git_commit(dir, "one"), 0);
+	r = t_sh(dir, "git tag v12.9.9 && "
+		      "echo 'ref: refs/heads/nope' > .git/refs/tags/dangling");
+	cr_assert_eq(r.status, 0);
+	t_result_release(&r);
+	r = t_ripple(dir, argv);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect_str_eq(r.out, "12.9.9\n");
+	cr_expect_str_eq(r.err, "warning: ignoring broken ref "
+				"refs/tags/dangling\n");
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
+
+/* v1.18446744073709551615 plus a commit gave "1.0.dev1": it wrapped. */
+Test(engine_version, a_release_number_at_2_64_is_refused)
+{
+	char *dir = t_git_init();
+	const char *argv[] = { "version", "b", NULL };
+	struct run_result r;
+
+	t_write(dir, "ripple.yml", "version: 1\nroots:\n  b: {path: b, tags: "
+		"\"v*\"}\n");
+	t_write(dir, "b/a.txt", "a\n");
+	cr_assert_eq(t_git_commit(dir, "one"), 0);
+	r = t_sh(dir, "git tag v1.18446744073709551615");
+	cr_assert_eq(r.status, 0);
+	t_result_release(&r);
+	t_write(dir, "b/a.txt", "b\n");
+	cr_assert_eq(t_git_commit(dir, "two"), 0);
+	r = t_ripple(dir, argv);
+	cr_expect_eq(r.status, 2, "%s", r.out);
+	cr_expect_str_eq(r.out, "");
+	cr_expect(strstr(r.err, "tag 'v1.18446744073709551615': tag version "
+		  "'1.18446744073709551615' has no next version") != NULL,
+		  "%s", r.err);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
+
 Test(engine_version, exact_tag_with_rev)
 {
 	char *dir = make_repo();

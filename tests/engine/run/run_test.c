@@ -39,6 +39,7 @@ struct fake {
 	size_t max_running, max_gpu_users;
 	int gpu_users[8];
 	int signals_sent;
+	char visible[MAXP][128];	/* CUDA_VISIBLE_DEVICES by start */
 };
 
 static const struct behaviour *
@@ -66,8 +67,11 @@ fake_spawn(void *payload, const struct exec_spec *s, long *handle,
 	for (i = 0; i < s->n_env; i++) {
 		if (!strncmp(s->env[i], "RIPPLE_NODE=", 12))
 			id = s->env[i] + 12;
-		if (!strncmp(s->env[i], "CUDA_VISIBLE_DEVICES=", 21))
+		if (!strncmp(s->env[i], "CUDA_VISIBLE_DEVICES=", 21)) {
 			gpu = atoi(s->env[i] + 21);
+			snprintf(f->visible[f->n_started], 128, "%s",
+				 s->env[i] + 21);
+		}
 	}
 	cr_assert(id);
 	b = lookup(f, id);
@@ -384,6 +388,50 @@ Test(engine_run, gpu_pool_is_never_oversubscribed_and_waiters_hold_no_cpu)
 			g2_pos = i;
 	}
 	cr_expect_lt(cpu_pos, g2_pos);
+	teardown_fixture(&x);
+}
+
+/*
+ * A runner restricted to some GPUs (CUDA_VISIBLE_DEVICES set for it) sees
+ * them as ordinals 0.. in cudart; a child given the bare ordinal would
+ * count from the machine's first GPU. It gets the runner's own entries.
+ */
+Test(engine_run, gpu_ordinals_map_through_the_runners_visible_devices)
+{
+	static const char y[] =
+		"version: 1\n"
+		"tests:\n"
+		"  one: {command: [one], gpu: {count: 1}}\n"
+		"  two: {needs: [one], command: [two], gpu: {count: 2}}\n";
+	static const struct run_gpu gpus[] = { { 0, 9, 0, 80000 },
+					       { 1, 9, 0, 80000 } };
+	struct fixture x;
+
+	setup_fixture(&x, y, NULL, 0);
+	x.o.gpus = gpus;
+	x.o.n_gpus = 2;
+	x.o.visible_devices = "2, GPU-5a1c7e2f";
+	execute(&x);
+	cr_assert_eq(x.f.n_started, 2);
+	cr_expect_str_eq(x.f.order[0], "test:one");
+	cr_expect_str_eq(x.f.visible[0], "2");
+	cr_expect_str_eq(x.f.visible[1], "2,GPU-5a1c7e2f");
+	teardown_fixture(&x);
+	/* without a restriction, the ordinals are the machine's */
+	setup_fixture(&x, y, NULL, 0);
+	x.o.gpus = gpus;
+	x.o.n_gpus = 2;
+	execute(&x);
+	cr_expect_str_eq(x.f.visible[1], "0,1");
+	teardown_fixture(&x);
+	/* a list too short for the pool fails the node, never guesses */
+	setup_fixture(&x, y, NULL, 0);
+	x.o.gpus = gpus;
+	x.o.n_gpus = 2;
+	x.o.visible_devices = "7";
+	execute(&x);
+	cr_expect_eq(state(&x, "test:one"), RUN_STATE_OK);
+	cr_expect_eq(state(&x, "test:two"), RUN_STATE_FAILED);
 	teardown_fixture(&x);
 }
 

@@ -1,7 +1,8 @@
 /*
- * Moving runs between machines: export of one run (its records and their
- * manifests) to a stable JSON document, and import of such documents,
- * merging them into the cache in one transaction each.
+ * Moving runs between machines, the receiving side: merging an exported
+ * document (export.c) into the cache in one transaction: runs joined,
+ * records added, records that disagree with the stored one of their node
+ * and key kept as conflicts, manifests added.
  */
 #include "cache/cache.h"
 #include "cache/internal.h"
@@ -18,160 +19,6 @@
 #define FORMAT_NAME "ripple-cache-export"
 #define FORMAT_VERSION 1
 #define OOM(err) error_set(err, ERROR_NOMEM, "out of memory")
-
-/*
- * A JSON string or null for a string that may be absent; bytes that are
- * not UTF-8 (a tag is any bytes git allows) are written as \xHH
- * (cache_json_text), so an export never fails on them. Such a text does
- * not come back byte for byte on import.
- */
-static json_t *
-str_or_null(const char *s)
-{
-	return s ? cache_json_text(s) : json_null();
-}
-
-static json_t *
-run_to_json(const struct cache_run *run)
-{
-	return json_pack("{s:o, s:o, s:o, s:o, s:s, s:o, s:I, s:I}",
-			 "id", str_or_null(run->id),
-			 "commit", str_or_null(run->commit),
-			 "ref", str_or_null(run->ref),
-			 "tag", str_or_null(run->tag),
-			 "status", cache_run_status_name(run->status),
-			 "rules_digest", str_or_null(run->rules_digest),
-			 "started_ms", (json_int_t)run->started_ms,
-			 "ended_ms", (json_int_t)run->ended_ms);
-}
-
-static json_t *
-record_to_json(const struct cache_record *rec)
-{
-	json_t *arts = json_array(), *meta = json_object();
-	size_t i;
-
-	for (i = 0; arts && i < rec->artifacts.n; i++)
-		json_array_append_new(arts,
-				      cache_json_text(rec->artifacts.v[i]));
-	for (i = 0; meta && i < rec->metadata.n; i++) {
-		const char *kv = rec->metadata.v[i];
-		const char *eq = strchr(kv, '=');
-
-		if (eq)
-			json_object_setn_new(meta, kv, (size_t)(eq - kv),
-					     cache_json_text(eq + 1));
-	}
-	if (!arts || !meta) {
-		json_decref(arts);
-		json_decref(meta);
-		return NULL;
-	}
-	return json_pack("{s:o, s:s, s:s, s:o, s:o, s:o, s:o, s:I, s:I}",
-			 "node_id", str_or_null(rec->node_id), "key", rec->key,
-			 "status", cache_record_status_name(rec->status),
-			 "output_digest", str_or_null(rec->output_digest),
-			 "artifacts", arts,
-			 "version", str_or_null(rec->version),
-			 "metadata", meta,
-			 "duration_ms", (json_int_t)rec->duration_ms,
-			 "recorded_ms", (json_int_t)rec->recorded_ms);
-}
-
-/* Add the manifest of `key`, if stored and not added yet, to `manifests`. */
-static int
-add_manifest(struct cache *c, const char *key, json_t *manifests,
-	     struct error *err)
-{
-	struct cache_manifest m;
-	struct error probe;
-	char *text = NULL;
-	json_t *j;
-	int rc;
-
-	if (json_object_get(manifests, key))
-		return 0;
-	error_init(&probe);
-	rc = cache_manifest_get(c, key, &m, &probe);
-	if (rc == ERROR_NOT_FOUND)
-		return 0;
-	if (rc) {
-		if (err && !err->code)
-			*err = probe;
-		return rc;
-	}
-	rc = cache_components_encode(&m, &text, err);
-	cache_manifest_release(&m);
-	if (rc)
-		return rc;
-	j = json_loads(text, 0, NULL);
-	mem_free(text);
-	if (!j || json_object_set_new(manifests, key, j))
-		return OOM(err);
-	return 0;
-}
-
-int
-cache_run_export(struct cache *c, const char *id, char **out, size_t *len,
-		 struct error *err)
-{
-	struct cache_run run;
-	struct cache_record_list recs = { NULL, 0 };
-	json_t *doc = NULL, *arr, *manifests;
-	char *s = NULL;
-	size_t i, n;
-	int rc;
-
-	*out = NULL;
-	rc = cache_run_get(c, id, &run, err);
-	if (rc)
-		return rc;
-	rc = cache_record_list(c, id, &recs, err);
-	if (rc)
-		goto done;
-	arr = json_array();
-	manifests = json_object();
-	doc = json_pack("{s:s, s:i, s:o, s:o, s:o}", "format", FORMAT_NAME,
-			"version", FORMAT_VERSION, "run", run_to_json(&run),
-			"records", arr, "manifests", manifests);
-	if (!doc) {
-		rc = OOM(err);
-		goto done;
-	}
-	for (i = 0; i < recs.n; i++) {
-		if (json_array_append_new(arr, record_to_json(&recs.items[i]))) {
-			rc = OOM(err);
-			goto done;
-		}
-		rc = add_manifest(c, recs.items[i].key, manifests, err);
-		if (rc)
-			goto done;
-	}
-	s = json_dumps(doc, JSON_INDENT(2) | JSON_SORT_KEYS);
-	if (!s) {
-		rc = OOM(err);
-		goto done;
-	}
-	n = strlen(s);
-	*out = mem_alloc(n + 2);
-	if (!*out) {
-		rc = OOM(err);
-		goto done;
-	}
-	memcpy(*out, s, n);
-	(*out)[n] = '\n';
-	(*out)[n + 1] = '\0';
-	if (len)
-		*len = n + 1;
-done:
-	free(s);
-	json_decref(doc);
-	cache_record_list_release(&recs);
-	cache_run_release(&run);
-	return rc;
-}
-
-/* ---- import ---- */
 
 /* An optional string member: absent or null gives NULL. */
 static int
@@ -322,8 +169,6 @@ parse_record(json_t *j, const char *run, struct cache_record *rec,
 		goto done;
 	}
 	json_object_foreach(meta, k, v) {
-		size_t n = strlen(k) + 2 + (json_is_string(v)
-			? strlen(json_string_value(v)) : 0);
 		char *kv;
 
 		if (!json_is_string(v) || !k[0]) {
@@ -331,12 +176,9 @@ parse_record(json_t *j, const char *run, struct cache_record *rec,
 				       "not a string", k);
 			goto done;
 		}
-		kv = mem_alloc(n);
-		if (!kv) {
-			rc = OOM(err);
+		rc = cache_metadata_entry(k, json_string_value(v), &kv, err);
+		if (rc)
 			goto done;
-		}
-		snprintf(kv, n, "%s=%s", k, json_string_value(v));
 		if ((rc = strv_push_ref(&rec->metadata, kv, err))) {
 			mem_free(kv);
 			goto done;
@@ -348,22 +190,6 @@ done:
 	mem_free(status);
 	mem_free(key);
 	return rc;
-}
-
-static int
-status_rank(enum cache_run_status s)
-{
-	switch (s) {
-	case CACHE_RUN_STATUS_OK:
-		return 0;
-	case CACHE_RUN_STATUS_RUNNING:
-		return 1;
-	case CACHE_RUN_STATUS_INTERRUPTED:
-		return 2;
-	case CACHE_RUN_STATUS_FAILED:
-		return 3;
-	}
-	return 3;
 }
 
 /* Fill *dst from src when *dst is unset. */
@@ -433,7 +259,8 @@ merge_run(struct cache *c, const struct cache_run *in, int flags,
 	    (rc = fill(&have.tag, in->tag, err)) ||
 	    (rc = fill(&have.rules_digest, in->rules_digest, err)))
 		goto done;
-	if (status_rank(in->status) > status_rank(have.status))
+	if (cache_run_status_rank(in->status) >
+	    cache_run_status_rank(have.status))
 		have.status = in->status;
 	if (in->started_ms < have.started_ms)
 		have.started_ms = in->started_ms;
@@ -445,9 +272,64 @@ done:
 	return rc;
 }
 
+/* Same outcome: status and output digest (both absent counts as equal). */
+static int
+same_outcome(const struct cache_record *a, const struct cache_record *b)
+{
+	if (a->status != b->status)
+		return 0;
+	if (!a->output_digest || !b->output_digest)
+		return !a->output_digest && !b->output_digest;
+	return !strcmp(a->output_digest, b->output_digest);
+}
+
+/* Keep `in` as a conflict of the stored record and list it in stats. */
+static int
+keep_conflict(struct cache *c, const struct cache_record *in,
+	      struct cache_import_stats *stats, struct error *err)
+{
+	struct cache_record_list *l = &stats->conflicts;
+	struct cache_record *p;
+	int rc = cache_conflict_write(c, in, NULL, err);
+	size_t i;
+
+	if (rc)
+		return rc;
+	stats->records_conflicting++;
+	p = mem_realloc(l->items, (l->n + 1) * sizeof(*p));
+	if (!p)
+		return OOM(err);
+	l->items = p;
+	p = &l->items[l->n];
+	cache_record_init(p);
+	l->n++;
+	memcpy(p->key, in->key, CACHE_KEY_SIZE);
+	p->status = in->status;
+	p->duration_ms = in->duration_ms;
+	p->recorded_ms = in->recorded_ms;
+	if (!(p->run = mem_strdup(in->run)) ||
+	    !(p->node_id = mem_strdup(in->node_id)) ||
+	    (in->output_digest &&
+	     !(p->output_digest = mem_strdup(in->output_digest))) ||
+	    (in->version && !(p->version = mem_strdup(in->version))))
+		return OOM(err);
+	for (i = 0; !rc && i < in->artifacts.n; i++)
+		rc = strv_push(&p->artifacts, in->artifacts.v[i], err);
+	for (i = 0; !rc && i < in->metadata.n; i++)
+		rc = strv_push(&p->metadata, in->metadata.v[i], err);
+	return rc;
+}
+
+/*
+ * One imported record against the stored one of its node: new, the same,
+ * another key (ERROR_CONFLICT unless REPLACE), or the same key with another
+ * status or output digest: a conflict, kept beside the stored record (the
+ * planner reuses neither) unless REPLACE. `kept`: the document's own
+ * conflicts list, whose entries never replace anything.
+ */
 static int
 merge_record(struct cache *c, const struct cache_record *in, int flags,
-	     struct cache_import_stats *stats, struct error *err)
+	     int kept, struct cache_import_stats *stats, struct error *err)
 {
 	struct cache_record have;
 	struct error probe;
@@ -455,6 +337,8 @@ merge_record(struct cache *c, const struct cache_record *in, int flags,
 
 	error_init(&probe);
 	rc = cache_record_get(c, in->run, in->node_id, &have, &probe);
+	if (rc == ERROR_NOT_FOUND && kept)
+		return 0;	/* a conflict of nothing stored */
 	if (rc == ERROR_NOT_FOUND) {
 		stats->records_added++;
 		return cache_record_write(c, in, err);
@@ -464,13 +348,20 @@ merge_record(struct cache *c, const struct cache_record *in, int flags,
 			*err = probe;
 		return rc;
 	}
-	if (!strcmp(have.key, in->key)) {
-		stats->records_unchanged++;
-		rc = flags & CACHE_IMPORT_REPLACE
+	if (!strcmp(have.key, in->key) && same_outcome(&have, in)) {
+		if (!kept)
+			stats->records_unchanged++;
+		rc = flags & CACHE_IMPORT_REPLACE && !kept
 			? cache_record_write(c, in, err) : 0;
+	} else if (kept || (!strcmp(have.key, in->key) &&
+			    !(flags & CACHE_IMPORT_REPLACE))) {
+		rc = keep_conflict(c, in, stats, err);
 	} else if (flags & CACHE_IMPORT_REPLACE) {
 		stats->records_replaced++;
 		rc = cache_record_write(c, in, err);
+		if (!rc)
+			rc = cache_conflict_clear(c, in->run, in->node_id,
+						  err);
 	} else {
 		rc = error_set(err, ERROR_CONFLICT, "node '%s' of run '%s' has "
 			       "key '%s' in the cache and key '%s' in the "
@@ -527,7 +418,7 @@ import_doc(struct cache *c, json_t *doc, int flags,
 {
 	struct cache_run run;
 	struct cache_record rec;
-	json_t *records, *fmt, *ver, *v;
+	json_t *records, *conflicts, *fmt, *ver, *v;
 	size_t i;
 	int rc;
 
@@ -544,6 +435,7 @@ import_doc(struct cache *c, json_t *doc, int flags,
 				 "(%d)", (long long)json_integer_value(ver),
 				 FORMAT_VERSION);
 	records = json_object_get(doc, "records");
+	conflicts = json_object_get(doc, "conflicts");
 	if (!json_is_array(records))
 		return error_set(err, ERROR_INVALID, "'records' is not an "
 				 "array");
@@ -556,7 +448,20 @@ import_doc(struct cache *c, json_t *doc, int flags,
 	json_array_foreach(records, i, v) {
 		rc = parse_record(v, run.id, &rec, err);
 		if (!rc)
-			rc = merge_record(c, &rec, flags, stats, err);
+			rc = merge_record(c, &rec, flags, 0, stats, err);
+		cache_record_release(&rec);
+		if (rc)
+			goto done;
+	}
+	if (conflicts && !json_is_array(conflicts)) {
+		rc = error_set(err, ERROR_INVALID, "'conflicts' is not an "
+			       "array");
+		goto done;
+	}
+	json_array_foreach(conflicts, i, v) {
+		rc = parse_record(v, run.id, &rec, err);
+		if (!rc)
+			rc = merge_record(c, &rec, flags, 1, stats, err);
 		cache_record_release(&rec);
 		if (rc)
 			goto done;
@@ -601,6 +506,17 @@ cache_import(struct cache *c, const char *text, size_t len, int flags,
 done:
 	json_decref(doc);
 	if (rc)
-		memset(stats, 0, sizeof(*stats));
+		cache_import_stats_release(stats);
+	if (stats == &local)
+		cache_import_stats_release(stats);
 	return rc;
+}
+
+void
+cache_import_stats_release(struct cache_import_stats *stats)
+{
+	if (!stats)
+		return;
+	cache_record_list_release(&stats->conflicts);
+	memset(stats, 0, sizeof(*stats));
 }
