@@ -230,6 +230,7 @@ p13=$(pin_of "$h13")
 say "pins: ctk12 $p12, ctk13 $p13"
 sed -e "s/ctk12: {version: \"12\.9\.1\"/ctk12: {version: \"$p12\"/" \
     -e "s/ctk13: {version: \"13\.0\.2\"/ctk13: {version: \"$p13\"/" \
+    -e '/^    tags: "v12\.9\.\*"$/a\    tags-follow-toolkit: false' \
     ripple.yml > ripple.yml.new && mv ripple.yml.new ripple.yml
 sed -e "s/^  12: 12\.9\.1/  12: $p12/" -e "s/^  13: 13\.0\.2/  13: $p13/" \
     ci/versions.yml > versions.new && mv versions.new ci/versions.yml
