@@ -267,6 +267,8 @@ t_fake_cuda_home(const char *version)
 		 version);
 	free(absbin);
 	return home;
+}
+
 /* argv as one shell command line ('...' quoting), for t_keep_json. */
 static void
 keep_ripple_json(char *const *argv, const char *out)

@@ -50,6 +50,8 @@ void t_result_release(struct run_result *r);
  * tests/engine/cuda/fake_cuda.c says what the fakes do. malloc'd.
  */
 char *t_fake_cuda_home(const char *version);
+
+/*
  * With $RIPPLE_JSON_DIR set (ninja check sets it), keep `out` when it is a
  * JSON document, as DIR/out-XXXXXX.json beside DIR/out-XXXXXX.cmd holding
  * `cmdline` (a shell command line), for tests/schemas/validate.py to check
