@@ -621,8 +621,6 @@ pin_or_skip(char *pin, size_t n)
 
 	error_init(&err);
 	memset(&info, 0, sizeof(info));
-	if (!cuda_libs_supported())
-		cr_skip_test("built without CUDA headers: no toolkit to probe");
 	if (cuda_libs_open(cuda_home(), &libs, &err) ||
 	    cuda_toolkit_probe(libs, "tk", NULL, &info, &err)) {
 		cuda_libs_close(libs);

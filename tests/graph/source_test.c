@@ -431,6 +431,11 @@ Test(graph_source, nested_prefixes_claim_each_file_once)
 					 pass);
 		graph_source_state_release(&st);
 	}
+	t_rmtree(dir);
+	free(dir);
+}
+
+/*
  * Issue 13 item 1: a link a/l1 -> ../x/l2 whose hop x/l2 -> ../a/f lies
  * outside the set's prefix "a". Retargeting x/l2 changes what a/l1
  * resolves to without touching a/, so the memo (keyed by a/'s tree id)
