@@ -106,6 +106,7 @@ version_guess_next(const struct pep440 *v, struct pep440 *next,
 		   struct error *err)
 {
 	char text[PEP440_TEXT_MAX];
+	unsigned long long *bump;
 
 	*next = *v;
 	next->local[0] = '\0';
@@ -126,11 +127,21 @@ version_guess_next(const struct pep440 *v, struct pep440 *next,
 	}
 	/* setuptools-scm _bump_regex: the last number of the text + 1. */
 	if (v->has_post)
-		next->post++;
+		bump = &next->post;
 	else if (v->pre_kind != PEP440_PRE_NONE)
-		next->pre++;
+		bump = &next->pre;
 	else
-		next->release[v->n_release - 1]++;
+		bump = &next->release[v->n_release - 1];
+	if (*bump == ULLONG_MAX) {
+		/* + 1 would wrap to 0: a next version older than the tag. */
+		pep440_format(next, text, sizeof(text), NULL);
+		error_set(err, ERROR_INVALID, "tag version '%s' has no next "
+			  "version: %llu is the largest number ripple counts "
+			  "to", text, *bump);
+		error_hint(err, "tag a version with smaller numbers");
+		return ERROR_INVALID;
+	}
+	++*bump;
 	return 0;
 }
 

@@ -145,7 +145,8 @@ const char *version_source_name(enum version_source s);
 /*
  * The next version of setuptools-scm's guess_next_version applied to
  * tag *v (local part ignored), before ".devN" is appended. Returns 0 and
- * fills *next, or ERROR_INVALID for a ".devN" tag with N > 0.
+ * fills *next, or ERROR_INVALID for a ".devN" tag with N > 0 or a number
+ * to bump that is already ULLONG_MAX (it would wrap to 0).
  */
 int version_guess_next(const struct pep440 *v, struct pep440 *next,
 		       struct error *err);

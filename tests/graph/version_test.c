@@ -369,6 +369,35 @@ Test(graph_version, guess_next_follows_setuptools_scm)
 	cr_expect_eq(version_guess_next(&v, &next, NULL), ERROR_INVALID);
 }
 
+/*
+ * A number at 2^64 - 1 has no successor: bumping it wrapped to 0 and
+ * guessed "0.dev1" after tag 18446744073709551615 (cases/failures/
+ * pep440-guess-next-overflow; found again by tests/fuzz/pep440_fuzz).
+ */
+Test(graph_version, guess_next_refuses_to_wrap)
+{
+	static const char *const tags[] = {
+		"18446744073709551615", "1.18446744073709551615",
+		"1.0rc18446744073709551615", "1.0.post18446744073709551615",
+	};
+	struct pep440 v, next;
+	struct error err;
+	size_t i;
+
+	for (i = 0; i < sizeof(tags) / sizeof(tags[0]); i++) {
+		cr_assert_eq(pep440_parse(tags[i], &v, NULL), 0, "%s", tags[i]);
+		error_init(&err);
+		cr_expect_eq(version_guess_next(&v, &next, &err), ERROR_INVALID,
+			     "%s", tags[i]);
+		cr_expect(strstr(err.msg, "has no next version") != NULL,
+			  "%s: %s", tags[i], err.msg);
+	}
+	/* One less still has a next version. */
+	cr_assert_eq(pep440_parse("1.0.post18446744073709551614", &v, NULL), 0);
+	cr_expect_eq(version_guess_next(&v, &next, NULL), 0);
+	cr_expect_eq(next.post, 18446744073709551615ULL);
+}
+
 Test(graph_version, family_claims_and_release_check)
 {
 	const char *pats[] = { "v12.9.[1-9]*" };
