@@ -6,6 +6,7 @@
  */
 #include "rules/yaml.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,7 @@
 
 #include "base/error.h"
 #include "base/mem.h"
+#include "base/strmap.h"
 #include "rules/load.h"
 #include "base/banned.h"
 
@@ -23,19 +25,13 @@ struct frame {
 	const char *anchor;		/* arena, or NULL */
 };
 
-struct anchor {
-	const char *name;
-	struct rules_ynode *node;
-};
-
 struct builder {
 	struct rules_load *L;
 	const char *text;
 	size_t len;
 	struct frame stack[RULES_YAML_MAX_DEPTH + 1];
 	size_t depth;
-	struct anchor *anchors;
-	size_t n_anchors, cap_anchors;
+	struct strmap anchors;		/* name -> node; a later one wins */
 	struct rules_ynode *root;
 	int docs;
 };
@@ -81,30 +77,15 @@ push_item(struct rules_load *L, struct frame *f, struct rules_ynode *n)
 static int
 add_anchor(struct builder *b, const char *name, struct rules_ynode *n)
 {
-	if (b->n_anchors == b->cap_anchors) {
-		size_t cap = b->cap_anchors ? b->cap_anchors * 2 : 8;
-		struct anchor *v = mem_realloc(b->anchors, cap * sizeof(*v));
-
-		if (!v)
-			return rules_load_nomem(b->L);
-		b->anchors = v;
-		b->cap_anchors = cap;
-	}
-	b->anchors[b->n_anchors].name = name;
-	b->anchors[b->n_anchors].node = n;
-	b->n_anchors++;
+	if (strmap_put(&b->anchors, name, n, NULL))
+		return rules_load_nomem(b->L);
 	return 0;
 }
 
 static struct rules_ynode *
 find_anchor(const struct builder *b, const char *name)
 {
-	size_t i;
-
-	for (i = b->n_anchors; i > 0; i--)
-		if (!strcmp(b->anchors[i - 1].name, name))
-			return b->anchors[i - 1].node;
-	return NULL;
+	return strmap_get(&b->anchors, name);
 }
 
 /*
@@ -184,22 +165,14 @@ is_merge_key(const struct rules_ynode *k)
 	return k->kind == RULES_YNODE_SCALAR && k->plain && !strcmp(k->str, "<<");
 }
 
-static int
-has_key(struct rules_ynode **items, size_t n_pairs, const char *key)
-{
-	size_t i;
-
-	for (i = 0; i < n_pairs; i++)
-		if (items[2 * i]->kind == RULES_YNODE_SCALAR &&
-		    !strcmp(items[2 * i]->str, key))
-			return 1;
-	return 0;
-}
-
-/* Append the pairs of map src not yet present in f (merge keys). */
+/*
+ * Append the pairs of map src not yet present in f (merge keys); `keys`
+ * holds f's keys (a map, not a scan per key: merging two maps of 30,000
+ * keys took 7 s).
+ */
 static int
 merge_from(struct builder *b, struct frame *f, const struct rules_ynode *src,
-	   const struct rules_ynode *at)
+	   const struct rules_ynode *at, struct strmap *keys)
 {
 	size_t i;
 
@@ -212,21 +185,33 @@ merge_from(struct builder *b, struct frame *f, const struct rules_ynode *src,
 	for (i = 0; i < src->n; i++) {
 		struct rules_ynode *k = src->items[2 * i];
 
-		if (k->kind == RULES_YNODE_SCALAR &&
-		    has_key(f->items, f->n / 2, k->str))
+		if (k->kind == RULES_YNODE_SCALAR && strmap_get(keys, k->str))
 			continue;
 		if (push_item(b->L, f, k) || push_item(b->L, f, src->items[2 * i + 1]))
 			return -1;
+		if (k->kind == RULES_YNODE_SCALAR &&
+		    strmap_put(keys, k->str, k, NULL))
+			return rules_load_nomem(b->L);
 	}
 	return 0;
 }
 
 /* Close a map: apply merges, drop and report duplicate keys. */
 static int
+cmp_ptr(const void *pa, const void *pb)
+{
+	uintptr_t a = (uintptr_t)*(void *const *)pa;
+	uintptr_t b = (uintptr_t)*(void *const *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+static int
 finish_map(struct builder *b, struct frame *f)
 {
 	struct rules_ynode **keys = NULL, **merges = NULL;
-	size_t i, j, n_pairs = f->n / 2, n_merges = 0;
+	struct strmap have = STRMAP_INIT;
+	size_t i, j, first, n_pairs = f->n / 2, n_merges = 0;
 	int rc = 0;
 
 	/* Take merge pairs out, keep explicit pairs in order. */
@@ -266,25 +251,23 @@ finish_map(struct builder *b, struct frame *f)
 			keys[i] = f->items[2 * i];
 		qsort(keys, n_pairs, sizeof(*keys), cmp_key);
 		dups = keys + n_pairs;	/* the second half */
-		for (i = 1; i < n_pairs; i++) {
-			if (strcmp(keys[i]->str, keys[i - 1]->str))
+		for (i = 1, first = 0; i < n_pairs; i++) {
+			if (strcmp(keys[i]->str, keys[i - 1]->str)) {
+				first = i;
 				continue;
-			for (j = i; j > 0 && !strcmp(keys[j - 1]->str, keys[i]->str); j--)
-				;
+			}
 			rules_load_error(b->L, keys[i], NULL,
 					 "duplicate key '%s' (first at line %u)",
-					 keys[i]->str, keys[j]->line);
+					 keys[i]->str, keys[first]->line);
 			dups[n_dups++] = keys[i];
 		}
 		if (n_dups) {
+			/* Sorted by address: one search per pair, not a scan
+			 * (a map repeating one key 30,000 times took 2.5 s). */
+			qsort(dups, n_dups, sizeof(*dups), cmp_ptr);
 			for (i = j = 0; i < n_pairs; i++) {
-				size_t d;
-				int drop = 0;
-
-				for (d = 0; d < n_dups; d++)
-					if (dups[d] == f->items[2 * i])
-						drop = 1;
-				if (drop)
+				if (bsearch(&f->items[2 * i], dups, n_dups,
+					    sizeof(*dups), cmp_ptr))
 					continue;
 				f->items[2 * j] = f->items[2 * i];
 				f->items[2 * j + 1] = f->items[2 * i + 1];
@@ -293,21 +276,29 @@ finish_map(struct builder *b, struct frame *f)
 			f->n = 2 * j;
 		}
 	}
+	for (i = 0; n_merges && i < f->n / 2; i++)
+		if (strmap_put(&have, f->items[2 * i]->str, f->items[2 * i],
+			       NULL)) {
+			rc = rules_load_nomem(b->L);
+			goto done;
+		}
 	for (i = 0; i < n_merges; i++) {
 		const struct rules_ynode *m = merges[i];
 
 		if (m->kind == RULES_YNODE_SEQ) {
 			for (j = 0; j < m->n; j++)
-				if (merge_from(b, f, m->items[j], m->items[j])) {
+				if (merge_from(b, f, m->items[j], m->items[j],
+					       &have)) {
 					rc = ERROR_NOMEM;
 					goto done;
 				}
-		} else if (merge_from(b, f, m, m)) {
+		} else if (merge_from(b, f, m, m, &have)) {
 			rc = ERROR_NOMEM;
 			goto done;
 		}
 	}
 done:
+	strmap_release(&have);
 	mem_free(keys);
 	mem_free(merges);
 	return rc;
@@ -560,7 +551,7 @@ rules_yaml_parse(struct rules_load *L, const char *text, size_t len,
 	yaml_parser_delete(&parser);
 	for (i = 0; i < b.depth; i++)
 		mem_free(b.stack[i].items);
-	mem_free(b.anchors);
+	strmap_release(&b.anchors);
 	if (rc)
 		return rc;
 	*out = b.root;

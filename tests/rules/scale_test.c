@@ -223,3 +223,70 @@ Test(rules_scale, max_nodes_bounds_the_matrix_before_expansion)
 	buf_release(&ys);
 	buf_release(&xs);
 }
+
+/* Large YAML: duplicate keys, many anchors, big merges (item 12). */
+Test(rules_scale, duplicate_keys_are_reported_among_many)
+{
+	struct buf b = BUF_INIT;
+	struct error_list errs;
+	struct rules *r;
+	size_t i;
+
+	buf_addstr(&b, "version: 1\nartifacts:\n  a:\n    command: [x]\n"
+		   "    env:\n", NULL);
+	for (i = 0; i < 3000; i++)	/* line 6 + i */
+		buf_addf(&b, NULL, "      K%zu: v\n", i % 1000);
+	error_list_init(&errs, 5000);
+	r = NULL;
+	cr_assert_eq(rules_load_buffer("t.yml", b.data, b.len, &r, &errs),
+		     ERROR_INVALID);
+	cr_assert_eq(errs.n, 2000);
+	/* Sorted by position: K0 again at line 1006, first at line 6. */
+	cr_expect_eq(errs.items[0].line, 1006);
+	cr_expect_str_eq(errs.items[0].msg, "duplicate key 'K0' (first at line 6)");
+	cr_expect_eq(errs.items[1999].line, 3005);
+	cr_expect_str_eq(errs.items[1999].msg,
+			 "duplicate key 'K999' (first at line 1005)");
+	error_list_release(&errs);
+	buf_release(&b);
+}
+
+Test(rules_scale, many_anchors_and_big_merges_resolve)
+{
+	struct buf b = BUF_INIT;
+	struct error_list errs;
+	struct rules *r;
+	const struct rules_node *a;
+	size_t i;
+
+	/* 2000 anchored values, the last redefining the first's name; a
+	 * map of 2000 env entries merged under 2000 explicit ones. */
+	buf_addstr(&b, "version: 1\nartifacts:\n  z:\n    command:\n", NULL);
+	for (i = 0; i < 2000; i++)
+		buf_addf(&b, NULL, "      - &v%zu val%zu\n", i, i);
+	buf_addstr(&b, "      - &v0 last\n    env: &env\n", NULL);
+	for (i = 0; i < 2000; i++)
+		buf_addf(&b, NULL, "      M%zu: *v%zu\n", i, i);
+	buf_addstr(&b, "  a:\n    command: [x]\n    env:\n      <<: *env\n",
+		   NULL);
+	for (i = 1000; i < 3000; i++)
+		buf_addf(&b, NULL, "      M%zu: explicit\n", i);
+	cr_assert_eq(load(&b, &r, &errs), 0, "%s",
+		     errs.n ? errs.items[0].msg : "");
+	a = rules_find_artifact(r, "a");
+	cr_assert_not_null(a);
+	cr_assert_eq(a->n_env, 3000);
+	/* Sorted by key: M0 (merged, the redefined anchor), ..., M1000
+	 * (explicit wins over the merge). */
+	cr_expect_str_eq(a->env[0].key, "M0");
+	cr_expect_str_eq(a->env[0].value, "last");
+	cr_expect_str_eq(a->env[1].key, "M1");
+	cr_expect_str_eq(a->env[1].value, "val1");
+	cr_expect_str_eq(a->env[2].key, "M10");
+	for (i = 0; i < a->n_env; i++)
+		if (!strcmp(a->env[i].key, "M1500"))
+			cr_expect_str_eq(a->env[i].value, "explicit");
+	rules_free(r);
+	error_list_release(&errs);
+	buf_release(&b);
+}
