@@ -10,12 +10,12 @@
 #   bench/scale_bench.sh [N] [SHAPE...]      (RIPPLE=path/to/ripple)
 # Shapes: axis-values axis-experimental axis-used matrix-needs
 # source-patterns source-excludes sources artifacts map-keys
-# yaml-duplicate-keys yaml-anchors yaml-merge
+# yaml-duplicate-keys yaml-anchors yaml-merge roots unknown-names
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 n=${1:-100000}
 [ $# -gt 0 ] && shift
-shapes=${*:-axis-values axis-experimental axis-used matrix-needs source-patterns source-excludes sources artifacts map-keys yaml-duplicate-keys yaml-anchors yaml-merge}
+shapes=${*:-axis-values axis-experimental axis-used matrix-needs source-patterns source-excludes sources artifacts map-keys yaml-duplicate-keys yaml-anchors yaml-merge roots unknown-names}
 ripple=${RIPPLE:-$here/build/ripple}
 [ -x "$ripple" ] || { echo "no ripple binary at $ripple (run ninja)" >&2; exit 2; }
 ripple=$(cd "$(dirname "$ripple")" && pwd)/$(basename "$ripple")
@@ -62,6 +62,11 @@ gen() {
 				printf "      - p%d/**\n", i
 		}
 	}
+	if (shape == "roots") {
+		print "roots:"
+		for (i = 0; i < n; i++)
+			printf "  r%d: {path: p%d}\n", i, i
+	}
 	if (shape == "sources") {
 		print "sources:"
 		for (i = 0; i < n; i++)
@@ -85,6 +90,11 @@ gen() {
 			printf "  a%d: {needs: [a%d], command: [\"true\"]}\n", i, i + 1, i
 	if (shape == "artifacts")
 		printf "  a%d: {command: [\"true\"]}\n", n
+	if (shape == "unknown-names")	# an error each
+		for (i = 0; i < n; i++)
+			printf "  a%d: {needs: [b%d], command: [\"true\"]}\n", i, i
+	if (shape == "roots")
+		print "  a: {command: [\"true\"]}"
 	if (shape == "map-keys") {
 		print "  b:\n    command: [\"true\"]\n    env:"
 		for (i = 0; i < n; i++)
@@ -129,7 +139,7 @@ for s in $shapes; do
 	git -C "$tmp/repo" add ripple.yml
 	git -C "$tmp/repo" commit -q -m "$s"
 	expect_fail=
-	[ "$s" = yaml-duplicate-keys ] && expect_fail=1
+	case $s in yaml-duplicate-keys|unknown-names) expect_fail=1 ;; esac
 	c=$(cd "$tmp/repo" && ms "$ripple" check --no-drift)
 	p=$(cd "$tmp/repo" && ms "$ripple" plan)
 	printf '%-18s %8s %10s %10s\n' "$s" "$n" "$c" "$p"
