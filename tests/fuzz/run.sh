@@ -11,9 +11,9 @@
 #
 # Targets: rules pep440 cache_import pattern (default: all). Each runs
 # with its seeds (tests/fuzz/corpus/TARGET, read only) and a working corpus
-# that grows across runs (build/fuzz/corpus/TARGET); findings go to
-# build/fuzz/artifacts/TARGET-TIME/. FUZZ_PARALLEL=1 runs the targets at
-# once. Without clang and libFuzzer (see ./configure) it says so and exits 0.
+# that grows across runs (build/fuzz/corpus/TARGET); logs and findings go
+# to build/fuzz/runs/TIME-PID/. FUZZ_PARALLEL=1 runs the targets at once.
+# Without clang and libFuzzer (see ./configure) it says so and exits 0.
 set -eu
 secs=${1:?usage: tests/fuzz/run.sh SECONDS [TARGET...]}
 shift
@@ -25,7 +25,8 @@ if [ -z "$fuzz_cc" ]; then
 	exit 0
 fi
 ninja -f fuzz.ninja fuzz >/dev/null || { echo "fuzz: build failed" >&2; exit 1; }
-now=$(date +%Y%m%d-%H%M%S)
+run=build/fuzz/runs/$(date +%Y%m%d-%H%M%S)-$$
+mkdir -p "$run"
 
 # cpu_of LINE: "0m1.5s 0m0.25s" (the children line of `times`) in seconds
 cpu_of() {
@@ -34,13 +35,13 @@ cpu_of() {
 		printf "%.1f\n", t }'
 }
 
-# one TARGET: fuzz it, then write its figures to build/fuzz/TARGET.result
+# one TARGET: fuzz it, then write its figures to $run/TARGET.result
 one() {
 	t=$1
 	bin=build/fuzz/${t}_fuzz
 	work=build/fuzz/corpus/$t
-	art=build/fuzz/artifacts/$t-$now
-	log=build/fuzz/$t.log
+	art=$run/$t
+	log=$run/$t.log
 	mkdir -p "$work" "$art"
 	dict=
 	[ -f "tests/fuzz/$t.dict" ] && dict=-dict=tests/fuzz/$t.dict
@@ -84,12 +85,11 @@ one() {
 	done
 	rmdir "$art" 2>/dev/null || true
 	echo "$t ${cpu:-0} ${execs:-0} $crashes $timeouts $ooms $slow" \
-	    >"build/fuzz/$t.result"
+	    >"$run/$t.result"
 }
 
 for t in $targets; do
 	[ -x "build/fuzz/${t}_fuzz" ] || { echo "fuzz: no target '$t'" >&2; exit 2; }
-	rm -f "build/fuzz/$t.result"
 	if [ "${FUZZ_PARALLEL:-0}" = 1 ]; then
 		one "$t" &
 	else
@@ -101,12 +101,12 @@ bad=0
 printf '%-13s %8s %10s %8s %9s %5s  %s\n' target cpu_s execs crashes \
     timeouts ooms "(slow only under load)"
 for t in $targets; do
-	read -r name cpu execs crashes timeouts ooms slow <"build/fuzz/$t.result"
+	read -r name cpu execs crashes timeouts ooms slow <"$run/$t.result"
 	printf '%-13s %8s %10s %8s %9s %5s  %s\n' "$name" "$cpu" "$execs" \
 	    "$crashes" "$timeouts" "$ooms" "$slow"
 	[ "$crashes" = 0 ] && [ "$timeouts" = 0 ] && [ "$ooms" = 0 ] || bad=1
 done
 if [ "$bad" = 1 ]; then
-	echo "fuzz: findings in build/fuzz/artifacts/ (logs: build/fuzz/*.log)"
+	echo "fuzz: findings in $run/TARGET/ (logs: $run/TARGET.log)"
 	exit 1
 fi
