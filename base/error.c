@@ -166,6 +166,12 @@ error_list_add(struct error_list *list, const struct error *e)
 	return 0;
 }
 
+int
+error_list_full(const struct error_list *list)
+{
+	return list->n >= list->limit;
+}
+
 static int
 cmp_error(const void *a, const void *b)
 {

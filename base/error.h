@@ -93,6 +93,13 @@ void error_list_release(struct error_list *list);
  */
 int error_list_add(struct error_list *list, const struct error *e);
 
+/*
+ * 1 when the list holds its limit, so a further error is only counted:
+ * callers can skip the work of a message nobody will read (a spelling
+ * hint scans every candidate name).
+ */
+int error_list_full(const struct error_list *list);
+
 /* Sort by file, line, col, then message: a total order for stable output. */
 void error_list_sort(struct error_list *list);
 

@@ -18,6 +18,8 @@ spell_distance(const char *a, const char *b, unsigned max_distance)
 		la = SPELL_MAX;
 	if (lb > SPELL_MAX)
 		lb = SPELL_MAX;
+	if ((la > lb ? la - lb : lb - la) > max_distance)
+		return max_distance + 1;	/* at least one edit a byte */
 	for (j = 0; j <= lb; j++)
 		prev[j] = (unsigned)j;
 	for (i = 1; i <= la; i++) {

@@ -8,8 +8,10 @@
 
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
 #include "base/spell.h"
 #include "base/banned.h"
 
@@ -62,35 +64,96 @@ check_where(struct rules_load *L, const struct rules_node *node)
 	}
 }
 
-/* 1 when a is b or a directory above b (or the reverse). */
+/* 1 when directory a is b or above it. */
 static int
-paths_overlap(const char *a, const char *b)
+at_or_above(const char *a, const char *b)
 {
-	size_t la = strlen(a), lb = strlen(b);
+	size_t la = strlen(a);
 
-	if (!strcmp(a, ".") || !strcmp(b, "."))
-		return 1;
-	if (la > lb)
-		return paths_overlap(b, a);
 	return !strncmp(a, b, la) && (b[la] == '\0' || b[la] == '/');
 }
 
 static void
+report_overlap(struct rules_load *L, size_t i, size_t j)
+{
+	const struct rules_root *a = &L->r->roots[i < j ? i : j];
+	const struct rules_root *b = &L->r->roots[i < j ? j : i];
+
+	at(L, b->pos, "each path belongs to at most one root",
+	   "root '%s' overlaps root '%s' (path '%s')", b->name, a->name,
+	   a->path);
+}
+
+struct root_at {
+	const char *path;
+	size_t pos;	/* in r->roots */
+};
+
+/* Paths as git orders trees (each as if ending in '/'), so everything
+ * under a directory directly follows it; ties by position. */
+static int
+cmp_root(const void *pa, const void *pb)
+{
+	const struct root_at *x = pa, *y = pb;
+	const unsigned char *a = (const unsigned char *)x->path;
+	const unsigned char *b = (const unsigned char *)y->path;
+	unsigned ca, cb;
+
+	for (;; a++, b++) {
+		ca = *a ? *a : '/';
+		cb = *b ? *b : '/';
+		if (ca != cb)
+			return ca < cb ? -1 : 1;
+		if (!*a || !*b)
+			break;
+	}
+	if (*a || *b)
+		return !*a ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/*
+ * Roots whose paths are equal or nested, each pair once. Sorted so that a
+ * root's ancestors are the stack of roots above it: no pairwise scan
+ * (100,000 roots compared 5 x 10^9 pairs). "." overlaps every root.
+ */
+static void
 check_roots(struct rules_load *L)
 {
-	size_t i, j;
+	const struct rules *r = L->r;
+	struct root_at *v, *stack;
+	size_t n = 0, depth = 0, i, k;
 
-	for (i = 0; i < L->r->n_roots; i++)
-		for (j = 0; j < i; j++) {
-			const struct rules_root *a = &L->r->roots[j];
-			const struct rules_root *b = &L->r->roots[i];
-
-			if (!a->path || !b->path || !paths_overlap(a->path, b->path))
-				continue;
-			at(L, b->pos, "each path belongs to at most one root",
-			   "root '%s' overlaps root '%s' (path '%s')", b->name,
-			   a->name, a->path);
+	v = mem_alloc((r->n_roots + 1) * sizeof(*v));
+	stack = mem_alloc((r->n_roots + 1) * sizeof(*stack));
+	if (!v || !stack) {
+		rules_load_nomem(L);
+		goto done;
+	}
+	for (i = 0; i < r->n_roots; i++) {
+		if (!r->roots[i].path)
+			continue;
+		if (strcmp(r->roots[i].path, ".")) {
+			v[n].path = r->roots[i].path;
+			v[n++].pos = i;
+			continue;
 		}
+		for (k = 0; k < r->n_roots; k++)
+			if (k != i && r->roots[k].path &&
+			    (strcmp(r->roots[k].path, ".") || k < i))
+				report_overlap(L, i, k);
+	}
+	qsort(v, n, sizeof(*v), cmp_root);
+	for (i = 0; i < n; i++) {
+		while (depth && !at_or_above(stack[depth - 1].path, v[i].path))
+			depth--;
+		for (k = 0; k < depth; k++)
+			report_overlap(L, stack[k].pos, v[i].pos);
+		stack[depth++] = v[i];
+	}
+done:
+	mem_free(stack);
+	mem_free(v);
 }
 
 static void

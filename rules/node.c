@@ -52,6 +52,12 @@ dep_kind(struct rules_load *L, const struct rules_ynode *n, const char *name,
 		*kind = RULES_DEP_TEST;
 		return 0;
 	}
+	if (error_list_full(&L->errors)) {
+		/* Counted only: no candidates to gather (thousands of
+		 * unknown names among thousands of rules were quadratic). */
+		rules_load_unknown(L, n, "source or rule", name, NULL, 0);
+		return -1;
+	}
 	c = rules_load_alloc(L, (L->r->n_sources + L->n_art_names +
 				 L->n_test_names + 2) * sizeof(*c));
 	if (!c)

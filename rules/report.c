@@ -58,7 +58,8 @@ rules_load_unknown(struct rules_load *L, const struct rules_ynode *n,
 		   const char *what, const char *word,
 		   const char *const *cands, size_t n_cands)
 {
-	const char *s = spell_suggest(word, cands, n_cands);
+	const char *s = error_list_full(&L->errors) ? NULL :
+		spell_suggest(word, cands, n_cands);
 	char hint[ERROR_HINT_MAX];
 
 	if (s)

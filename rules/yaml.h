@@ -1,7 +1,8 @@
 /*
  * Internal to rules/: a YAML document read with libyaml's event API into a
- * small tree of nodes with positions. Aliases are resolved by copying the
- * anchored node (within a node budget), `<<` merge keys are applied, and
+ * small tree of nodes with positions. An alias shares the anchored node's
+ * children (the tree is read-only once built), counting every node it
+ * stands for against a node budget; `<<` merge keys are applied, and
  * duplicate mapping keys are reported. Building is iterative with a depth
  * limit, so no input can exhaust the C stack.
  */

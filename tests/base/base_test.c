@@ -1,5 +1,6 @@
 /* Suites for base/: errors, buffers, arenas, string vectors, spelling. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "base/arena.h"
@@ -7,6 +8,7 @@
 #include "base/error.h"
 #include "base/mem.h"
 #include "base/spell.h"
+#include "base/strmap.h"
 #include "base/strv.h"
 #include "base/utf8.h"
 
@@ -226,4 +228,35 @@ Test(base_utf8, invalid_bytes_are_escaped_and_valid_text_kept)
 	mem_free(e);
 	cr_expect(utf8_is_valid("caf\xc3\xa9 \xf0\x9f\x98\x80"));
 	cr_expect(!utf8_is_valid("\xf4\x90\x80\x80"));
+}
+
+Test(base_strmap, put_replaces_get_finds_and_growth_keeps_all)
+{
+	static char names[5000][8];
+	struct strmap m = STRMAP_INIT;
+	int one = 1, two = 2;
+	size_t i;
+
+	cr_expect_null(strmap_get(&m, "a"));
+	cr_assert_eq(strmap_put(&m, "a", &one, NULL), 0);
+	cr_expect_eq(strmap_get(&m, "a"), &one);
+	cr_assert_eq(strmap_put(&m, "a", &two, NULL), 0);
+	cr_expect_eq(strmap_get(&m, "a"), &two);
+	cr_expect_eq(m.n, 1);
+	cr_expect_null(strmap_get(&m, ""));
+	for (i = 0; i < 5000; i++) {
+		snprintf(names[i], sizeof(names[i]), "k%zu", i);
+		cr_assert_eq(strmap_put(&m, names[i], names[i], NULL), 0);
+	}
+	cr_expect_eq(m.n, 5001);
+	for (i = 0; i < 5000; i++)
+		cr_expect_eq(strmap_get(&m, names[i]), names[i]);
+	cr_expect_null(strmap_get(&m, "k5000"));
+	strmap_release(&m);
+	cr_expect_null(strmap_get(&m, "a"));
+	mem_fault_once(0);
+	cr_expect_eq(strmap_put(&m, "a", &one, NULL), ERROR_NOMEM);
+	mem_fault_after(-1);
+	cr_expect_null(strmap_get(&m, "a"));
+	strmap_release(&m);
 }

@@ -82,6 +82,7 @@ Test(e2e_transfer, a_conflicting_import_is_kept_reported_and_explained)
 	struct run_result r;
 
 	t_write(dir, "dist/a.whl", "one\n");
+	t_write(dir, ".ripple/.keep", "");
 	record_into(dir, ".ripple/cache.db", "ok");
 	t_write(dir, "dist/a.whl", "two\n");
 	record_into(dir, "other.db", "ok");

@@ -223,3 +223,172 @@ Test(rules_scale, max_nodes_bounds_the_matrix_before_expansion)
 	buf_release(&ys);
 	buf_release(&xs);
 }
+
+/* Large YAML: duplicate keys, many anchors, big merges (item 12). */
+Test(rules_scale, duplicate_keys_are_reported_among_many)
+{
+	struct buf b = BUF_INIT;
+	struct error_list errs;
+	struct rules *r;
+	size_t i;
+
+	buf_addstr(&b, "version: 1\nartifacts:\n  a:\n    command: [x]\n"
+		   "    env:\n", NULL);
+	for (i = 0; i < 3000; i++)	/* line 6 + i */
+		buf_addf(&b, NULL, "      K%zu: v\n", i % 1000);
+	error_list_init(&errs, 5000);
+	r = NULL;
+	cr_assert_eq(rules_load_buffer("t.yml", b.data, b.len, &r, &errs),
+		     ERROR_INVALID);
+	cr_assert_eq(errs.n, 2000);
+	/* Sorted by position: K0 again at line 1006, first at line 6. */
+	cr_expect_eq(errs.items[0].line, 1006);
+	cr_expect_str_eq(errs.items[0].msg, "duplicate key 'K0' (first at line 6)");
+	cr_expect_eq(errs.items[1999].line, 3005);
+	cr_expect_str_eq(errs.items[1999].msg,
+			 "duplicate key 'K999' (first at line 1005)");
+	error_list_release(&errs);
+	buf_release(&b);
+}
+
+Test(rules_scale, many_anchors_and_big_merges_resolve)
+{
+	struct buf b = BUF_INIT;
+	struct error_list errs;
+	struct rules *r;
+	const struct rules_node *a;
+	size_t i;
+
+	/* 2000 anchored values, the last redefining the first's name; a
+	 * map of 2000 env entries merged under 2000 explicit ones. */
+	buf_addstr(&b, "version: 1\nartifacts:\n  z:\n    command:\n", NULL);
+	for (i = 0; i < 2000; i++)
+		buf_addf(&b, NULL, "      - &v%zu val%zu\n", i, i);
+	buf_addstr(&b, "      - &v0 last\n    env: &env\n", NULL);
+	for (i = 0; i < 2000; i++)
+		buf_addf(&b, NULL, "      M%zu: *v%zu\n", i, i);
+	buf_addstr(&b, "  a:\n    command: [x]\n    env:\n      <<: *env\n",
+		   NULL);
+	for (i = 1000; i < 3000; i++)
+		buf_addf(&b, NULL, "      M%zu: explicit\n", i);
+	cr_assert_eq(load(&b, &r, &errs), 0, "%s",
+		     errs.n ? errs.items[0].msg : "");
+	a = rules_find_artifact(r, "a");
+	cr_assert_not_null(a);
+	cr_assert_eq(a->n_env, 3000);
+	/* Sorted by key: M0 (merged, the redefined anchor), ..., M1000
+	 * (explicit wins over the merge). */
+	cr_expect_str_eq(a->env[0].key, "M0");
+	cr_expect_str_eq(a->env[0].value, "last");
+	cr_expect_str_eq(a->env[1].key, "M1");
+	cr_expect_str_eq(a->env[1].value, "val1");
+	cr_expect_str_eq(a->env[2].key, "M10");
+	for (i = 0; i < a->n_env; i++)
+		if (!strcmp(a->env[i].key, "M1500"))
+			cr_expect_str_eq(a->env[i].value, "explicit");
+	rules_free(r);
+	error_list_release(&errs);
+	buf_release(&b);
+}
+
+/* The brute force that check_roots replaced: a is b or above it. */
+static int
+overlap(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+
+	if (!strcmp(a, ".") || !strcmp(b, "."))
+		return 1;
+	if (la > lb)
+		return overlap(b, a);
+	return !strncmp(a, b, la) && (b[la] == '\0' || b[la] == '/');
+}
+
+static int
+cmp_err(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* Overlapping roots are found by sorting now: the same pairs, once each. */
+Test(rules_scale, overlapping_roots_are_the_pairs_of_the_brute_force)
+{
+	static const char *const paths[] = {
+		"a", "a/b", "a-b", "a.b", "a/b/c", "a/bc", "b", ".", "a/b-c",
+		"ab", "a/b/c/d",
+	};
+	const char *pick[300];
+	char **got, **want;
+	size_t n = 300, i, j, n_want = 0;
+	struct buf b = BUF_INIT;
+	struct error_list errs;
+	struct rules *r = NULL;
+	unsigned seed = 7;
+
+	buf_addstr(&b, "version: 1\nroots:\n", NULL);
+	for (i = 0; i < n; i++) {
+		seed = seed * 1103515245u + 12345u;
+		/* "." rarely: it overlaps everything */
+		pick[i] = paths[(seed >> 16) % (i % 97 == 5 ? 11 : 10)];
+		buf_addf(&b, NULL, "  r%zu: {path: '%s'}\n", i, pick[i]);
+	}
+	error_list_init(&errs, 100000);
+	cr_assert_eq(rules_load_buffer("t.yml", b.data, b.len, &r, &errs),
+		     ERROR_INVALID);
+	want = calloc(n * n, sizeof(*want));
+	got = calloc(errs.n + 1, sizeof(*got));
+	cr_assert(want && got);
+	for (i = 0; i < n; i++)
+		for (j = 0; j < i; j++)
+			if (overlap(pick[j], pick[i])) {
+				char msg[256];
+
+				snprintf(msg, sizeof(msg), "%u: root 'r%zu' "
+					 "overlaps root 'r%zu' (path '%s')",
+					 (unsigned)(3 + i), i, j, pick[j]);
+				want[n_want++] = strdup(msg);
+			}
+	for (i = 0; i < errs.n; i++) {
+		char msg[1024];
+
+		snprintf(msg, sizeof(msg), "%u: %s", errs.items[i].line,
+			 errs.items[i].msg);
+		got[i] = strdup(msg);
+	}
+	cr_assert_gt(n_want, 1000);
+	cr_assert_eq(errs.n, n_want, "%zu errors, want %zu", errs.n, n_want);
+	qsort(want, n_want, sizeof(*want), cmp_err);
+	qsort(got, errs.n, sizeof(*got), cmp_err);
+	for (i = 0; i < n_want; i++) {
+		cr_expect_str_eq(got[i], want[i]);
+		free(got[i]);
+		free(want[i]);
+	}
+	free(got);
+	free(want);
+	error_list_release(&errs);
+	buf_release(&b);
+}
+
+/* Past the error list's limit unknown names are counted, not spelled. */
+Test(rules_scale, unknown_names_past_the_limit_are_counted)
+{
+	struct buf b = BUF_INIT;
+	struct error_list errs;
+	struct rules *r = NULL;
+	size_t i;
+
+	buf_addstr(&b, "version: 1\nartifacts:\n", NULL);
+	for (i = 0; i < 3000; i++)
+		buf_addf(&b, NULL, "  a%zu: {inputs: [a%zux], command: [x]}\n",
+			 i, i);
+	error_list_init(&errs, 10);
+	cr_assert_eq(rules_load_buffer("t.yml", b.data, b.len, &r, &errs),
+		     ERROR_INVALID);
+	cr_expect_eq(errs.n, 10);
+	cr_expect_eq(errs.dropped, 2990);
+	cr_expect_str_eq(errs.items[0].msg, "unknown source or rule 'a0x'");
+	cr_expect_str_eq(errs.items[0].hint, "did you mean 'a0'?");
+	error_list_release(&errs);
+	buf_release(&b);
+}
