@@ -4,7 +4,9 @@
 # every shared library it loads, except glibc's own (the loader, libc, libm,
 # libdl, libpthread, librt, libresolv: the target's newer glibc serves), into
 # one folder. bench/gpu-two-majors.sh --bundle DIR then puts on
-# LD_LIBRARY_PATH only those the target does not have itself.
+# LD_LIBRARY_PATH only those the target does not have itself. The git
+# program goes along too (OUTDIR/bin/git), for make-demo-repo on a machine
+# without git; the script uses it only where git is missing.
 #
 #   bench/gpu-bundle.sh [RIPPLE] [OUTDIR]    (default build/ripple, gpu/bundle)
 #
@@ -26,15 +28,18 @@ if ldd "$bin" | grep -q 'not found'; then
 fi
 
 rm -rf "$out"
-mkdir -p "$out/lib"
+mkdir -p "$out/lib" "$out/bin"
 cp "$bin" "$out/ripple"
+git=$(command -v git || true)
+[ -n "$git" ] && cp "$git" "$out/bin/git"
 {
 	echo "# ripple bundle made by bench/gpu-bundle.sh"
 	echo "# built on: $(. /etc/os-release && echo "$PRETTY_NAME"), $(uname -m)"
-	echo "# binary: $bin"
+	echo "# binary: $bin; git: ${git:-none}"
 	echo "# soname  copied from"
 } > "$out/MANIFEST"
-ldd "$bin" | awk '$2 == "=>" && $3 ~ /^\// { print $1, $3 }' |
+{ ldd "$bin"; [ -n "$git" ] && ldd "$git"; } |
+	awk '$2 == "=>" && $3 ~ /^\// { print $1, $3 }' | sort -u |
 while read -r soname path; do
 	case $soname in
 	ld-linux*|libc.so.*|libm.so.*|libdl.so.*|libpthread.so.*|librt.so.*|\

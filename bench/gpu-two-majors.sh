@@ -115,7 +115,12 @@ if command -v nvidia-smi >/dev/null 2>&1; then
 else
 	say "(no nvidia-smi)"
 fi
-for t in dpkg git; do
+if ! command -v git >/dev/null 2>&1 && [ -n "$bundle" ] &&
+    [ -x "$bundle/bin/git" ]; then
+	PATH=$bundle/bin:$PATH
+	say "git: none here; using the bundle's ($bundle/bin/git)"
+fi
+for t in dpkg git ldd; do
 	command -v $t >/dev/null 2>&1 || die "needs $t on PATH"
 done
 [ -x "$ripple" ] || die "no ripple binary at $ripple"
