@@ -138,6 +138,14 @@ Test(e2e_ci, run_job_runs_exactly_its_nodes_and_the_gate_follows)
 	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.out, "gate: ok: all 4 nodes") != NULL, "%s", r.out);
 	t_result_release(&r);
+	{
+		const char *gj[] = { "gate", "linux", "--json", NULL };
+		json_t *doc = pt_json(dir, gj);
+
+		cr_expect(json_is_true(json_object_get(doc, "complete")));
+		cr_expect_eq(json_integer_value(json_object_get(doc, "ok")), 4);
+		json_decref(doc);
+	}
 	t_rmtree(dir);
 	free(dir);
 }

@@ -34,7 +34,7 @@ JSON_FLAG = {
     "keys": "keys.json", "runs": "runs.json", "toolkits": "toolkits.json",
     "devices": "devices.json", "cuda-smoke": "cuda-smoke.json",
     "check": "check.json", "version": "version.json",
-    "release": "release.json",
+    "release": "release.json", "jobs": "jobs.json", "gate": "gate.json",
 }
 GLOBAL_WITH_ARG = {"-C"}
 # Printed only where a CUDA toolkit is installed: not exercised elsewhere.
