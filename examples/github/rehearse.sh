@@ -101,10 +101,8 @@ export RIPPLE_REMOTE_CACHE=http://127.0.0.1:$port
 origin=$work/origin
 
 # --- one runner: a fresh clone at REV with its own empty local cache ------
-n_clone=0
 runner() {	# runner REV: make a fresh clone, print its path
-	n_clone=$((n_clone + 1))
-	d=$work/runner-$n_clone
+	d=$(mktemp -d "$work/runner.XXXXXX")/clone
 	git clone -q --no-local "$origin" "$d"
 	git -C "$d" checkout -q --detach "$1"
 	echo "$d"
