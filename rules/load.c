@@ -326,7 +326,7 @@ static void
 load_policy(struct rules_load *L, const struct rules_ynode *v)
 {
 	static const char *const keys[] = {
-		"unclaimed-paths", "ignore", "reuse", NULL,
+		"unclaimed-paths", "ignore", "reuse", "trusted-refs", NULL,
 	};
 	static const char *const unclaimed[] = { "rebuild-all", "ignore" };
 	static const char *const reuse[] = { "baseline", "any", "none" };
@@ -360,6 +360,10 @@ load_policy(struct rules_load *L, const struct rules_ynode *v)
 		else
 			p->reuse = (enum rules_reuse)i;
 	}
+	f = rules_ynode_get(v, "trusted-refs");
+	if (f)
+		load_globs(L, f, "trusted-refs", &p->trusted_refs,
+			   &p->n_trusted_refs);
 }
 
 /* A section's map (NULL when absent or null); reports other shapes. */

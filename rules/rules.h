@@ -264,6 +264,10 @@ struct rules_policy {
 	const char **ignore;	/* patterns that never count as changes */
 	size_t n_ignore;
 	enum rules_reuse reuse;
+	const char **trusted_refs;	/* fnmatch globs over the ref that
+					   wrote a remote record, or NULL:
+					   every writer is trusted */
+	size_t n_trusted_refs;
 	struct rules_pos pos;
 };
 

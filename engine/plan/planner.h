@@ -21,6 +21,7 @@ struct error;
 struct error_list;
 struct eval;
 struct history;
+struct plan_remote;
 
 struct planner_options {
 	const char *const *targets;	/* as graph_select takes them */
@@ -35,6 +36,16 @@ struct planner_options {
 	const char *rules_file;		/* NULL: ripple.yml of the head */
 	int memo_write;			/* 1: remember computed source keys
 					   in the cache (it is writable) */
+	struct plan_remote *remote;	/* a remote cache (borrowed), or
+					   NULL: records by key are looked
+					   up there after the local cache,
+					   and with --base but no local run
+					   at the merge base, the base's keys
+					   there are the baseline */
+	const char *ref;		/* the ref being planned (trusted
+					   as the writer of remote records
+					   besides policy trusted-refs), or
+					   NULL */
 };
 
 struct planner {

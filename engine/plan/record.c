@@ -21,24 +21,20 @@
 #include "base/banned.h"
 
 static int
-add_file(struct digest_state *st, const char *root, const char *path,
+add_file(struct digest_state *st, const char *name, const char *path,
 	 struct error *err)
 {
-	char full[4096], chunk[65536];
+	char chunk[65536];
 	FILE *f;
 	size_t n;
 	struct buf b;
 	int rc = 0;
 
-	if (path[0] == '/')
-		snprintf(full, sizeof(full), "%s", path);
-	else
-		snprintf(full, sizeof(full), "%s/%s", root, path);
-	f = fopen(full, "rb");
+	f = fopen(path, "rb");
 	if (!f)
 		return error_set(err, errno == ENOENT ? ERROR_NOT_FOUND
 						      : ERROR_IO,
-				 "cannot read artifact '%s': %s", path,
+				 "cannot read artifact '%s': %s", name,
 				 strerror(errno));
 	buf_init(&b, 0);
 	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
@@ -48,45 +44,86 @@ add_file(struct digest_state *st, const char *root, const char *path,
 	}
 	if (!rc && ferror(f))
 		rc = error_set(err, ERROR_IO, "cannot read artifact '%s'",
-			       path);
+			       name);
 	fclose(f);
 	if (!rc) {
-		const char *slash = strrchr(path, '/');
+		const char *slash = strrchr(name, '/');
 
-		digest_add_str(st, slash ? slash + 1 : path);
+		digest_add_str(st, slash ? slash + 1 : name);
 		digest_add(st, b.data, b.len);
 	}
 	buf_release(&b);
 	return rc;
 }
 
+/* Index pairs sorted by name (byte order); names are unique. */
+struct named {
+	const char *name, *file;
+};
+
 static int
-cmp_str(const void *a, const void *b)
+cmp_named(const void *a, const void *b)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
+	return strcmp(((const struct named *)a)->name,
+		      ((const struct named *)b)->name);
+}
+
+int
+record_output_digest_files(const char *const *names,
+			   const char *const *files, size_t n,
+			   struct digest *out, struct error *err)
+{
+	struct named *v = mem_calloc(n + 1, sizeof(*v));
+	struct digest_state st = { NULL };
+	size_t i;
+	int rc;
+
+	if (!v)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	for (i = 0; i < n; i++) {
+		v[i].name = names[i];
+		v[i].file = files[i];
+	}
+	qsort(v, n, sizeof(*v), cmp_named);
+	rc = digest_begin(&st, "ripple-output-v1", err);
+	for (i = 0; !rc && i < n; i++)
+		rc = add_file(&st, v[i].name, v[i].file, err);
+	if (rc)
+		digest_abort(&st);
+	else
+		digest_end(&st, out);
+	mem_free(v);
+	return rc;
 }
 
 int
 record_output_digest(const char *root, const char *const *paths, size_t n,
 		     struct digest *out, struct error *err)
 {
-	const char **sorted = mem_calloc(n + 1, sizeof(*sorted));
-	struct digest_state st = { NULL };
+	char **files = mem_calloc(n + 1, sizeof(*files));
 	size_t i;
-	int rc;
+	int rc = 0;
 
-	if (!sorted)
+	if (!files)
 		return error_set(err, ERROR_NOMEM, "out of memory");
-	memcpy(sorted, paths, n * sizeof(*sorted));
-	qsort(sorted, n, sizeof(*sorted), cmp_str);
-	rc = digest_begin(&st, "ripple-output-v1", err);
-	for (i = 0; !rc && i < n; i++)
-		rc = add_file(&st, root, sorted[i], err);
-	if (rc)
-		digest_abort(&st);
-	else
-		digest_end(&st, out);
-	mem_free(sorted);
+	for (i = 0; !rc && i < n; i++) {
+		size_t len = strlen(root) + strlen(paths[i]) + 2;
+
+		files[i] = mem_alloc(len);
+		if (!files[i])
+			rc = error_set(err, ERROR_NOMEM, "out of memory");
+		else if (paths[i][0] == '/')
+			snprintf(files[i], len, "%s", paths[i]);
+		else
+			snprintf(files[i], len, "%s/%s", root, paths[i]);
+	}
+	if (!rc)
+		rc = record_output_digest_files(paths,
+						(const char *const *)files, n,
+						out, err);
+	for (i = 0; i < n; i++)
+		mem_free(files[i]);
+	mem_free(files);
 	return rc;
 }
 
