@@ -29,6 +29,10 @@ struct cli_ctx {
 	const char *prog;	/* argv[0]'s base name, for messages */
 	int color_out;		/* stdout is a TTY and NO_COLOR is unset */
 	int color_err;		/* the same for stderr */
+	const char *remote_url;	/* --remote-cache / RIPPLE_REMOTE_CACHE,
+				   or NULL (no remote cache) */
+	int remote_read_only;	/* --remote-read-only: never write */
+	int remote_required;	/* --remote-required: faults are errors */
 };
 
 struct cli_command {
@@ -43,6 +47,9 @@ struct cli_command {
  * `  hint: HINT` lines where set.
  */
 void cli_print_error(const struct cli_ctx *ctx, const struct error *err);
+
+/* Print *err as `ripple: warning: MESSAGE` with node and hint lines. */
+void cli_print_warning(const struct cli_ctx *ctx, const struct error *err);
 
 /*
  * The exit code for an error code: invalid input, something not found and
@@ -151,6 +158,47 @@ int cli_record(int argc, char **argv, const struct cli_ctx *ctx);
 
 /* `ripple version ROOT`: a root's version from tags (engine/cli/version.c). */
 int cli_version(int argc, char **argv, const struct cli_ctx *ctx);
+
+/*
+ * The remote cache of a command (engine/cli/remote.c): the client and the
+ * plans' index over it, faults printed as warnings. Both NULL when no URL
+ * is set.
+ */
+struct remote;
+struct plan_remote;
+struct graph_repo;
+struct cli_remote {
+	struct remote *client;
+	struct plan_remote *index;
+};
+
+/*
+ * Open ctx->remote_url (credentials from RIPPLE_REMOTE_HEADER and
+ * RIPPLE_REMOTE_NETRC) into *out; nothing when no URL is set. Prints
+ * errors; 0 or the exit code (2 for a bad URL).
+ */
+int cli_remote_open(const struct cli_ctx *ctx, struct cli_remote *out);
+
+/* Close both. Accepts a zeroed one. */
+void cli_remote_close(struct cli_remote *r);
+
+/*
+ * The ref a command works for, into out (n bytes; "" when none): `ref`
+ * (--ref) when given, else refs/tags/TAG for `tag`, else the checked-out
+ * branch.
+ */
+void cli_remote_ref(struct graph_repo *repo, const char *ref, const char *tag,
+		    char *out, size_t n);
+
+/*
+ * One line on stderr: what the remote cache served and took (lookups,
+ * hits, untrusted records, faults, files and bytes fetched, nodes
+ * published). Nothing without a remote cache.
+ */
+void cli_remote_summary(const struct cli_remote *r);
+
+/* `ripple fetch NODE... [--to DIR]` (engine/cli/fetch.c). */
+int cli_fetch(int argc, char **argv, const struct cli_ctx *ctx);
 
 /* `ripple run`: carry out the plan and record it (engine/cli/run.c). */
 int cli_run(int argc, char **argv, const struct cli_ctx *ctx);

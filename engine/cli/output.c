@@ -32,6 +32,20 @@ cli_print_error(const struct cli_ctx *ctx, const struct error *err)
 		fprintf(stderr, "  hint: %s\n", err->hint);
 }
 
+void
+cli_print_warning(const struct cli_ctx *ctx, const struct error *err)
+{
+	const char *mag = ctx && ctx->color_err ? "\033[1;35m" : "";
+	const char *off = ctx && ctx->color_err ? "\033[0m" : "";
+
+	fprintf(stderr, "ripple: %swarning:%s %s\n", mag, off, err->msg);
+	if (err->node[0])
+		fprintf(stderr, "  node: %s\n", err->node);
+	if (err->hint[0])
+		fprintf(stderr, "  hint: %s\n", err->hint);
+	fflush(stderr);
+}
+
 int
 cli_exit_for(int code)
 {

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 
+#include "engine/cli/cli.h"
 #include "engine/plan/planner.h"
 
 struct arena;
@@ -31,7 +32,31 @@ struct run_args {
 	long jobs;
 	long timeout_s;
 	int keep_going, dry_run, json;
+	struct cli_remote rem;	/* the remote cache, or zeroed */
+	char ref_buf[1024];	/* --ref, refs/tags/TAG, or the branch */
+	char runner[256];	/* this runner's name (provenance) */
 };
+
+struct json_t;
+struct run_result;
+
+/* The --json document of a finished run (engine/cli/run_report.c). */
+struct json_t *cli_run_json(const struct planner *pl,
+			    const struct run_result *res, const char *run_id,
+			    const char *status);
+
+/* The summary line on stderr (engine/cli/run_report.c). */
+void cli_run_summary(const struct run_result *res, const char *run_id,
+		     const char *status);
+
+/*
+ * The remote cache of a run (when one is set): opened into a->rem, the
+ * run's ref (--ref, else refs/tags/TAG for --tag, else the checked-out
+ * branch) into a->ref, and this runner's name ($RIPPLE_RUNNER, else
+ * $RUNNER_NAME, else the host name) into a->runner. 0 or an exit code.
+ */
+int cli_run_remote(const struct cli_ctx *ctx, struct graph_repo *repo,
+		   struct run_args *a);
 
 /*
  * Every root's version at the head into out[] (name -> version, texts in

@@ -27,6 +27,7 @@ struct history {
 	struct plan_history ph;
 	struct cache *cache;
 	struct plan_remote *remote;	/* borrowed, or NULL */
+	const char *ns;			/* its entries' namespace, or NULL */
 	char *run;
 	struct eval *base, *head;
 	struct graph_keys *base_keys;
@@ -193,7 +194,7 @@ any_record(void *payload, const char *key, struct plan_record *out,
 		if (rc)
 			return rc < 0 ? err->code : rc;
 	}
-	hit = h->remote ? plan_remote_find(h->remote, NULL, key) : NULL;
+	hit = h->remote ? plan_remote_find(h->remote, h->ns, key) : NULL;
 	if (!hit)
 		return 0;
 	return fill_remote(h, hit, out, err) ? err->code : 1;
@@ -227,7 +228,7 @@ any_prefetch(void *payload, const char *const *ids, const char *const *keys,
 		cache_record_list_release(&list);
 	}
 	if (!rc)
-		rc = plan_remote_lookup(h->remote, NULL, want_id, want_key, m,
+		rc = plan_remote_lookup(h->remote, h->ns, want_id, want_key, m,
 					err);
 done:
 	mem_free(want_id);
@@ -466,6 +467,15 @@ done:
 		*out = NULL;
 	}
 	return rc;
+}
+
+int
+history_remote_only(struct history *h, const char *ns, struct error *err)
+{
+	h->cache = NULL;
+	h->ph.input_diff = NULL;
+	h->ns = ns ? arena_strdup(&h->arena, ns) : NULL;
+	return ns && !h->ns ? error_set(err, ERROR_NOMEM, "out of memory") : 0;
 }
 
 const struct plan_history *

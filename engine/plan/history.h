@@ -55,6 +55,15 @@ int history_from_remote_base(struct cache *c, struct plan_remote *remote,
 int history_from_eval(struct eval *base, struct eval *head,
 		      struct history **out, struct error *err);
 
+/*
+ * Make a history of history_from_run serve records of the remote cache
+ * only (no local cache), from namespace `ns` ("tag/TAG/": the records a
+ * run of a tag published; NULL: the plain entries). For `release`, which
+ * asks what a tag's own CI recorded. Errors: ERROR_NOMEM.
+ */
+int history_remote_only(struct history *h, const char *ns,
+			struct error *err);
+
 /* The callbacks and flags for plan_compute; owned by h. */
 const struct plan_history *history_plan(struct history *h);
 

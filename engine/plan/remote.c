@@ -278,6 +278,7 @@ check_hit(struct plan_remote *pr, struct plan_remote_hit *h, const char *id,
 				h->rec.run.ref ? h->rec.run.ref : "none");
 	h->node_id = rec->node_id;
 	h->key = rec->key;
+	h->url = remote_url(pr->r);
 	return h->label ? 1 : OOM(e);
 }
 

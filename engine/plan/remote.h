@@ -31,6 +31,7 @@ struct plan_remote_hit {
 	const char *key;		/* its 32-hex key */
 	const char *label;		/* "remote cache URL (run R, commit C,
 					   ref F)" for reasons and metadata */
+	const char *url;		/* the server (remote_url) */
 	struct remote_action action;	/* the outputs by SHA-256 */
 	struct remote_record rec;	/* record, components, provenance */
 };

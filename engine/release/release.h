@@ -24,6 +24,7 @@
 struct cache;
 struct error;
 struct graph_repo;
+struct plan_remote;
 
 /* The checks, in report order. */
 enum release_check_id {
@@ -118,6 +119,13 @@ struct release_options {
 	 */
 	int use_current_rules;
 	const char *cache_path;	/* for messages; may be NULL */
+	/*
+	 * A remote cache (borrowed), or NULL. When no run in `cache`
+	 * qualifies, check 3 asks it instead: the records the tag's own run
+	 * published, at the tag's commit, with every output blob present
+	 * (docs/remote-cache.md). So a fresh clone decides alone.
+	 */
+	struct plan_remote *remote;
 };
 
 /*

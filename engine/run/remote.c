@@ -262,19 +262,70 @@ done:
 	return rc;
 }
 
-/* Upload files and record under node id `id` (plain, or namespaced). */
+/*
+ * An AC entry under id for outputs already in the CAS (those of the AC
+ * entry `from`), naming a new record blob: a tag's run adopting a record
+ * another run published.
+ */
 static int
-put(struct plan_remote *pr, const char *id, const struct cache_record *rec,
-    const struct remote_upload_file *files, size_t n, const char *blob,
-    size_t len, const char *runner, struct error *err)
+put_adopted(struct plan_remote *pr, const char *id, const char *key,
+	    const struct plan_remote_hit *from, const char *blob, size_t len,
+	    const char *runner, struct error *err)
 {
-	return remote_node_put(plan_remote_client(pr), id, rec->key, files, n,
-			       blob, len, 0, runner, err);
+	struct remote *r = plan_remote_client(pr);
+	struct remote_action a;
+	unsigned char *bytes = NULL;
+	char ac[REMOTE_HASH_SIZE];
+	size_t n = 0;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	a.outputs = from->action.outputs;
+	a.n = from->action.n;
+	a.worker = (char *)runner;
+	rc = remote_ac_key(id, key, ac, err);
+	if (!rc)
+		rc = remote_cas_put_buf(r, blob, len, &a.record, err);
+	if (!rc)
+		rc = remote_action_encode(&a, &bytes, &n, err);
+	if (!rc)
+		rc = remote_ac_put(r, ac, bytes, n, err);
+	mem_free(bytes);
+	return rc;
+}
+
+/* The files of rec's repository-relative artifacts, for an upload. */
+static int
+upload_files(const char *root, const struct cache_record *rec,
+	     struct remote_upload_file *files, char **paths, size_t *n,
+	     struct error *err)
+{
+	size_t i;
+
+	for (i = 0; i < rec->artifacts.n; i++) {
+		const char *a = rec->artifacts.v[i];
+		size_t plen = strlen(root) + strlen(a) + 2;
+		struct stat st;
+
+		if (a[0] == '/')
+			continue;	/* a locator outside: not ours */
+		paths[*n] = mem_alloc(plen);
+		if (!paths[*n])
+			return OOM(err);
+		snprintf(paths[*n], plen, "%s/%s", root, a);
+		files[*n].path = paths[*n];
+		files[*n].name = a;
+		files[*n].executable = !stat(paths[*n], &st) &&
+				       (st.st_mode & 0111);
+		(*n)++;
+	}
+	return 0;
 }
 
 int
 run_remote_publish(struct plan_remote *pr, struct cache *c, const char *root,
 		   const char *run_id, const char *node_id, const char *runner,
+		   int reused, const struct plan_remote_hit *from,
 		   struct error *err)
 {
 	struct remote_upload_file *files = NULL;
@@ -282,7 +333,7 @@ run_remote_publish(struct plan_remote *pr, struct cache *c, const char *root,
 	struct cache_manifest m;
 	struct cache_run run;
 	char **paths = NULL, *blob = NULL, *tagged = NULL;
-	size_t len = 0, n = 0, i;
+	size_t len = 0, n = 0, i, tlen;
 	int rc, have_m;
 
 	if (remote_read_only(plan_remote_client(pr)) || !plan_remote_up(pr))
@@ -293,50 +344,31 @@ run_remote_publish(struct plan_remote *pr, struct cache *c, const char *root,
 	rc = cache_record_get(c, run_id, node_id, &rec, err);
 	if (!rc)
 		rc = cache_run_get(c, run_id, &run, err);
-	if (rc || rec.status != CACHE_RECORD_STATUS_OK)
+	if (rc || rec.status != CACHE_RECORD_STATUS_OK || (reused && !run.tag))
 		goto done;
 	have_m = !cache_manifest_get(c, rec.key, &m, NULL);
 	files = mem_calloc(rec.artifacts.n + 1, sizeof(*files));
 	paths = mem_calloc(rec.artifacts.n + 1, sizeof(*paths));
-	if (!files || !paths) {
+	tlen = (run.tag ? strlen(run.tag) : 0) + strlen(node_id) + 8;
+	tagged = mem_alloc(tlen);
+	if (!files || !paths || !tagged) {
 		rc = OOM(err);
 		goto done;
 	}
-	for (i = 0; i < rec.artifacts.n; i++) {
-		const char *a = rec.artifacts.v[i];
-		size_t plen = strlen(root) + strlen(a) + 2;
-		struct stat st;
-
-		if (a[0] == '/')
-			continue;	/* a locator outside: not ours */
-		paths[n] = mem_alloc(plen);
-		if (!paths[n]) {
-			rc = OOM(err);
-			goto done;
-		}
-		snprintf(paths[n], plen, "%s/%s", root, a);
-		files[n].path = paths[n];
-		files[n].name = a;
-		files[n].executable = !stat(paths[n], &st) &&
-				      (st.st_mode & 0111);
-		n++;
-	}
+	snprintf(tagged, tlen, "tag/%s/%s", run.tag ? run.tag : "", node_id);
 	rc = remote_record_encode(&rec, have_m ? &m : NULL, &run, runner,
 				  &blob, &len, err);
-	if (!rc)
-		rc = put(pr, node_id, &rec, files, n, blob, len, runner, err);
-	if (!rc && run.tag) {
-		size_t tlen = strlen(run.tag) + strlen(node_id) + 8;
-
-		tagged = mem_alloc(tlen);
-		if (!tagged)
-			rc = OOM(err);
-		else
-			snprintf(tagged, tlen, "tag/%s/%s", run.tag, node_id);
-		if (!rc)
-			rc = put(pr, tagged, &rec, files, n, blob, len, runner,
+	if (!rc && from && reused)
+		rc = put_adopted(pr, tagged, rec.key, from, blob, len, runner,
 				 err);
-	}
+	else if (!rc)
+		rc = upload_files(root, &rec, files, paths, &n, err);
+	if (!rc && !from && !reused)
+		rc = remote_node_put(plan_remote_client(pr), node_id, rec.key,
+				     files, n, blob, len, 0, runner, err);
+	if (!rc && !from && run.tag)
+		rc = remote_node_put(plan_remote_client(pr), tagged, rec.key,
+				     files, n, blob, len, 0, runner, err);
 	if (!rc)
 		plan_remote_stats(pr)->uploaded++;
 done:

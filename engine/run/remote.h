@@ -15,6 +15,7 @@ struct cache;
 struct cache_record;
 struct error;
 struct plan_remote;
+struct plan_remote_hit;
 
 /*
  * Make the bytes of `rec` (node `rec->node_id`'s record, reused here) be
@@ -40,14 +41,17 @@ int run_remote_fetch(struct plan_remote *pr, const char *root,
  * repository-relative artifacts (under root) to the CAS, the record blob
  * (with its key's components and the run's provenance, written by
  * `runner`, may be NULL), then the AC entry; for a run of a tag also under
- * namespace "tag/TAG/" (plan_remote_lookup). A record that is not ok, a
- * read-only client or a server that is down: nothing is sent. Errors:
- * those of the cache and the client (the caller reports a client's as a
- * fault).
+ * namespace "tag/TAG/" (plan_remote_lookup), so that `release` finds what
+ * exactly that tag's run recorded. A node the run reused (`reused`) is
+ * published only under the tag's namespace, from its files here or, when
+ * it came from the remote cache (`from`), naming the blobs already there.
+ * A record that is not ok, a read-only client or a server that is down:
+ * nothing is sent. Errors: those of the cache and the client (the caller
+ * reports a client's as a fault).
  */
 int run_remote_publish(struct plan_remote *pr, struct cache *c,
 		       const char *root, const char *run_id,
-		       const char *node_id, const char *runner,
-		       struct error *err);
+		       const char *node_id, const char *runner, int reused,
+		       const struct plan_remote_hit *from, struct error *err);
 
 #endif

@@ -299,16 +299,24 @@ record_from(struct run_cache_store *s, size_t node,
 	return rc;
 }
 
-/* Publish an ok node; a failure is a fault of the remote cache. */
+/*
+ * Publish an ok node (one it built; or, for a tag's run, one it reused,
+ * from the remote cache when `from`); a failure is a fault of the remote
+ * cache.
+ */
 static int
-publish(struct run_cache_store *s, size_t node, struct error *err)
+publish(struct run_cache_store *s, size_t node, int reused,
+	const struct plan_remote_hit *from, struct error *err)
 {
 	struct error e;
 	int rc;
 
+	if (!s->remote)
+		return 0;
 	error_init(&e);
 	rc = run_remote_publish(s->remote, s->cache, s->root, s->run_id,
-				s->ev->graph->nodes[node].id, s->runner, &e);
+				s->ev->graph->nodes[node].id, s->runner,
+				reused, from, &e);
 	if (!rc)
 		return 0;
 	if (rc == ERROR_NOMEM) {
@@ -397,9 +405,11 @@ record(void *payload, size_t node, struct run_node *rn, struct error *err)
 		if (!s->reused)
 			return error_set(err, ERROR_NOMEM, "out of memory");
 	}
-	if (rn->state == RUN_STATE_REUSED)
-		return record_from(s, node, it->remote, it->reused_run, NULL,
-				   err);
+	if (rn->state == RUN_STATE_REUSED) {
+		rc = record_from(s, node, it->remote, it->reused_run, NULL,
+				 err);
+		return rc ? rc : publish(s, node, 1, it->remote, err);
+	}
 	if (rn->state == RUN_STATE_CUTOFF) {
 		struct plan_record rec;
 		const struct graph *g = s->ev->graph;
@@ -412,13 +422,14 @@ record(void *payload, size_t node, struct run_node *rn, struct error *err)
 		if (rc == 0)
 			return error_set(err, ERROR_INTERNAL, "baseline record "
 					 "of '%s' vanished", g->nodes[node].id);
-		return record_from(s, node, rec.remote, rec.run_id,
-				   rn->cause >= 0 ? g->nodes[rn->cause].id
-						  : "?", err);
+		rc = record_from(s, node, rec.remote, rec.run_id,
+				 rn->cause >= 0 ? g->nodes[rn->cause].id
+						: "?", err);
+		return rc ? rc : publish(s, node, 1, rec.remote, err);
 	}
 	rc = record_finished(s, node, rn, err);
-	if (!rc && s->remote && rn->state == RUN_STATE_OK)
-		rc = publish(s, node, err);
+	if (!rc && rn->state == RUN_STATE_OK)
+		rc = publish(s, node, 0, NULL, err);
 	return rc;
 }
 
