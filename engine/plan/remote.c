@@ -129,10 +129,10 @@ plan_remote_fault(struct plan_remote *pr, const struct error *e,
 	pr->stats.faults++;
 	if (pr->o.required) {
 		*err = *e;
-		if (!err->hint[0])
-			error_hint(err, "the remote cache is required "
-				   "(--remote-required); without it a fault "
-				   "is a warning and the node is rebuilt");
+		err->hint[0] = '\0';
+		error_hint(err, "the remote cache is required "
+			   "(--remote-required); without it a fault is a "
+			   "warning and the node is rebuilt");
 		return e->code ? e->code : ERROR_IO;
 	}
 	if (pr->o.warn)
