@@ -329,3 +329,123 @@ Test(e2e_remote, four_clones_share_only_the_remote_cache)
 	free(pf_hash);
 	free(wheel_hash);
 }
+
+static const char small_rules[] =
+	"version: 1\n"
+	"sources:\n"
+	"  src: {paths: [src/**]}\n"
+	"artifacts:\n"
+	"  lib:\n"
+	"    inputs: [src]\n"
+	"    command: [sh, -c, 'mkdir -p dist/lib && cat src/a.c > "
+	"dist/lib/lib.txt']\n"
+	"    outputs: [dist/lib/lib.txt]\n"
+	"  wheel:\n"
+	"    needs: [lib]\n"
+	"    command: [sh, -c, 'mkdir -p dist/w && cat dist/lib/lib.txt > "
+	"dist/w/w.whl && echo w >> dist/w/w.whl']\n"
+	"    outputs: [dist/w/w.whl]\n"
+	"tests:\n"
+	"  unit:\n"
+	"    needs: [wheel]\n"
+	"    command: [sh, -c, 'grep -q w dist/w/w.whl']\n"
+	"policy:\n"
+	"  trusted-refs: [refs/heads/main, 'refs/tags/*']\n";
+
+/* A small origin with main, and clones of it named in `names`. */
+static void
+small_origin(const char *const *names, size_t n)
+{
+	char cmd[512];
+	size_t i;
+
+	free(sh(tmp, "git init -q -b main origin"));
+	t_write(tmp, "origin/ripple.yml", small_rules);
+	t_write(tmp, "origin/.gitignore", ".ripple/\ndist/\nwheelhouse/\n");
+	t_write(tmp, "origin/src/a.c", "int a;\n");
+	free(sh(tmp, "cd origin && git add -A && git -c user.name=t -c "
+		"user.email=t@example.com commit -qm init"));
+	for (i = 0; i < n; i++) {
+		snprintf(cmd, sizeof(cmd), "git clone -q origin %s", names[i]);
+		free(sh(tmp, cmd));
+	}
+}
+
+/*
+ * trusted-refs: main does not reuse what a pull request's run published
+ * (same keys, same server), and the branch reuses main's.
+ */
+Test(e2e_remote, main_never_reuses_a_pull_requests_records)
+{
+	const char *names[] = { "pr", "main", "pr2" };
+	const char *run[] = { "run", NULL };
+	const char *any[] = { "run", "--reuse", "any", NULL };
+	const char *plan[] = { "plan", "--reuse", "any", "--verbose", NULL };
+	char why[512];
+	struct run_result r;
+
+	if (t_nginx_start(&ng, why, sizeof(why)))
+		cr_skip_test("%s", why);
+	ng_up = 1;
+	small_origin(names, 3);
+	free(sh(tmp, "cd pr && git checkout -q -b pr/evil"));
+	free(sh(tmp, "cd pr2 && git checkout -q -b pr/evil"));
+	r = rip("pr", run, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "published 3 nodes") != NULL, "%s", r.err);
+	t_result_release(&r);
+	r = rip("main", any, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "2 built, 0 reused") != NULL, "%s", r.err);
+	cr_expect(strstr(r.err, "1 not trusted") != NULL, "%s", r.err);
+	t_result_release(&r);
+	r = rip("pr2", plan, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "0 build, 0 test, 3 reuse") != NULL, "%s",
+		  r.out);
+	cr_expect(strstr(r.out, "ref refs/heads/main)") != NULL, "%s", r.out);
+	t_result_release(&r);
+}
+
+/* --remote-read-only reads and never writes; fetch puts files in place. */
+Test(e2e_remote, read_only_runs_publish_nothing_and_fetch_fills_paths)
+{
+	const char *names[] = { "a", "b" };
+	const char *run[] = { "run", NULL };
+	const char *any[] = { "run", "--reuse", "any", NULL };
+	const char *fetch[] = { "fetch", "wheel", NULL };
+	const char *evil[] = { "fetch", "wheel", "--to", "", NULL };
+	char why[512], *x, *y;
+	struct run_result r;
+
+	if (t_nginx_start(&ng, why, sizeof(why)))
+		cr_skip_test("%s", why);
+	ng_up = 1;
+	small_origin(names, 2);
+	r = rip("a", run, "--remote-read-only");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "published 0 nodes (read-only)") != NULL,
+		  "%s", r.err);
+	t_result_release(&r);
+	cr_expect_eq(t_nginx_count(&ng, "\"PUT ", 0), 0, "no PUT at all");
+	r = rip("a", any, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	t_result_release(&r);
+	cr_expect_eq(t_nginx_count(&ng, "\"PUT ", 0), 0, "reused locally");
+	free(sh(tmp, "cd a && rm -rf .ripple dist"));
+	r = rip("a", run, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	t_result_release(&r);
+	r = rip("b", fetch, NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "fetched 1 files") != NULL, "%s", r.err);
+	t_result_release(&r);
+	x = sh(tmp, "sha256sum < a/dist/w/w.whl");
+	y = sh(tmp, "sha256sum < b/dist/w/w.whl");
+	cr_expect_str_eq(x, y);
+	free(x);
+	free(y);
+	r = rip("b", evil, NULL);
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	t_result_release(&r);
+}
