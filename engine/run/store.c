@@ -311,8 +311,8 @@ publish(struct run_cache_store *s, size_t node, int reused,
 	struct error e;
 	int rc;
 
-	if (!s->remote)
-		return 0;
+	if (!s->remote || (reused && !s->tag))
+		return 0;	/* only a tag's run publishes what it reused */
 	error_init(&e);
 	rc = run_remote_publish(s->remote, s->cache, s->root, s->run_id,
 				s->ev->graph->nodes[node].id, s->runner,

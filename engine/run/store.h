@@ -32,6 +32,7 @@ struct run_cache_store {
 	size_t n_versions;
 	struct plan_remote *remote;	/* or NULL: no remote cache */
 	const char *runner;		/* provenance of published records */
+	const char *tag;		/* the run's --tag, or NULL */
 	unsigned char *reused;		/* internal: n_nodes bytes, owned */
 };
 
