@@ -68,6 +68,13 @@ int release_problem(struct release_ctx *x, enum release_check_id id,
 		    const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/*
+ * Check 3 from the remote cache (engine/release/remote.c), when no local
+ * run qualifies and opt->remote is set: the tag's published records. Needs
+ * x->ev and x->node. Errors: ERROR_NOMEM, remote faults when required.
+ */
+int release_check_remote(struct release_ctx *x, struct error *err);
+
 /* Check 3 (engine/release/ci_run.c). Errors: cache errors, ERROR_NOMEM. */
 int release_check_run(struct release_ctx *x, struct error *err);
 
