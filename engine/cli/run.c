@@ -462,6 +462,11 @@ cli_run(int argc, char **argv, const struct cli_ctx *ctx)
 		rc = cli_fail(ctx, &err);
 		goto done;
 	}
+	/* The remote cache serves a dry run's plan too. */
+	rc = cli_run_remote(ctx, repo, &a);
+	if (rc)
+		goto done;
+	a.po.remote = a.rem.index;
 	if (a.dry_run) {
 		rc = dry_run(ctx, &a, repo);
 		goto done;
@@ -483,10 +488,6 @@ cli_run(int argc, char **argv, const struct cli_ctx *ctx)
 		rc = CLI_USAGE;
 		goto done;
 	}
-	rc = cli_run_remote(ctx, repo, &a);
-	if (rc)
-		goto done;
-	a.po.remote = a.rem.index;
 	rc = cli_planner(ctx, repo, cache, &a.po, &pl);
 	if (!rc)
 		rc = cli_toolkits_check(ctx, pl, &a.arena, &a.toolkit_ids,

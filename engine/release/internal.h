@@ -34,6 +34,8 @@ struct release_ctx {
 	int have_commit;
 	struct cache_record_list recs;		/* the run's records */
 	int have_run;
+	int from_remote;			/* the run's records came from the
+						   remote cache (check 3) */
 	struct strv problems[RELEASE_CHECK_COUNT];	/* arena strings */
 };
 
@@ -87,7 +89,8 @@ int release_check_metadata(struct release_ctx *x, struct error *err);
  * is read (relative ones under opt->artifacts_dir, else the repository's
  * root), its SHA-256 kept in the row, and the files' output digest
  * compared with the recorded one; a missing file or other bytes make the
- * row failed, naming the file. URLs are not read. Errors: ERROR_NOMEM.
+ * row failed, naming the file. URLs are not read, nor records from the
+ * remote cache without opt->artifacts_dir. Errors: ERROR_NOMEM.
  */
 int release_verify_bytes(struct release_ctx *x, struct release_artifact *rows,
 			 size_t n, struct error *err);

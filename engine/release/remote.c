@@ -226,6 +226,7 @@ release_check_remote(struct release_ctx *x, struct error *err)
 	} else {
 		x->r->run = arena_strdup(x->a, run);
 		x->have_run = 1;
+		x->from_remote = 1;
 		release_set(x, RELEASE_CHECK_RUN, RELEASE_STATUS_OK,
 			    "remote cache %s: %zu records of tag %s at %.12s "
 			    "(run %s), every output blob present", url,
