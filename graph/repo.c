@@ -209,6 +209,27 @@ graph_repo_need_worktree(const struct graph_repo *repo, const char *what,
 }
 
 int
+graph_repo_head_ref(struct graph_repo *repo, char *out, size_t n)
+{
+	git_reference *head = NULL;
+	const char *name;
+	int found = 0;
+
+	if (n)
+		out[0] = '\0';
+	if (git_repository_head_detached(repo->git) == 1 ||
+	    git_repository_head(&head, repo->git) < 0)
+		return 0;
+	name = git_reference_name(head);
+	if (name && !strncmp(name, "refs/heads/", 11) && strlen(name) < n) {
+		memcpy(out, name, strlen(name) + 1);
+		found = 1;
+	}
+	git_reference_free(head);
+	return found;
+}
+
+int
 graph_repo_is_shallow(struct graph_repo *repo)
 {
 	return git_repository_is_shallow(repo->git) == 1;

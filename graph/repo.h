@@ -79,6 +79,13 @@ int graph_repo_merge_base(struct graph_repo *repo, const char *a,
 			  const char *b, struct graph_oid *out,
 			  struct error *err);
 
+/*
+ * The branch checked out: its full ref name ("refs/heads/main") into out
+ * (n bytes) and 1; 0 when HEAD is detached or unborn (out is ""). A name
+ * longer than n - 1 bytes counts as none.
+ */
+int graph_repo_head_ref(struct graph_repo *repo, char *out, size_t n);
+
 /* 1 when the repository is a shallow clone, else 0. */
 int graph_repo_is_shallow(struct graph_repo *repo);
 

@@ -151,7 +151,7 @@ load_policy(struct rules_load *L, const struct rules_ynode *v)
 {
 	static const char *const keys[] = {
 		"unclaimed-paths", "ignore", "reuse", "max-nodes",
-		"reuse-versions", NULL,
+		"reuse-versions", "trusted-refs", NULL,
 	};
 	static const char *const unclaimed[] = { "rebuild-all", "ignore" };
 	static const char *const reuse[] = { "baseline", "any", "none" };
@@ -200,6 +200,10 @@ load_policy(struct rules_load *L, const struct rules_ynode *v)
 		else
 			p->reuse_versions = (enum rules_reuse_versions)i;
 	}
+	f = rules_ynode_get(v, "trusted-refs");
+	if (f)
+		rules_load_globs(L, f, "trusted-refs", &p->trusted_refs,
+			   &p->n_trusted_refs);
 }
 
 /* A section's map (NULL when absent or null); reports other shapes. */

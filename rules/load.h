@@ -108,6 +108,13 @@ int rules_load_name(struct rules_load *L, const struct rules_ynode *n,
 int rules_syntax_pattern(struct rules_load *L, const struct rules_ynode *n,
 			 const char *pat);
 
+/*
+ * A string or a list of strings at n (field names it), each checked as a
+ * glob (rules_syntax_glob); into *out (arena), *n_out. Reported at n.
+ */
+void rules_load_globs(struct rules_load *L, const struct rules_ynode *n,
+		      const char *field, const char ***out, size_t *n_out);
+
 /* A glob over names or tags: non-empty, every `[` closed. */
 int rules_syntax_glob(struct rules_load *L, const struct rules_ynode *n,
 		      const char *pat);

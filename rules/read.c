@@ -231,3 +231,16 @@ rules_load_patterns(struct rules_load *L, const struct rules_ynode *n,
 		rules_syntax_pattern(L, n->items[i], p);
 	}
 }
+
+void
+rules_load_globs(struct rules_load *L, const struct rules_ynode *n,
+		 const char *field, const char ***out, size_t *n_out)
+{
+	size_t i;
+
+	if (rules_load_strings(L, n, field, 1, out, n_out))
+		return;
+	for (i = 0; i < *n_out; i++)
+		rules_syntax_glob(L, n->kind == RULES_YNODE_SEQ ? n->items[i] : n,
+				  (*out)[i]);
+}

@@ -53,19 +53,6 @@ bad:
 	return NULL;
 }
 
-static void
-load_globs(struct rules_load *L, const struct rules_ynode *n,
-	   const char *field, const char ***out, size_t *n_out)
-{
-	size_t i;
-
-	if (rules_load_strings(L, n, field, 1, out, n_out))
-		return;
-	for (i = 0; i < *n_out; i++)
-		rules_syntax_glob(L, n->kind == RULES_YNODE_SEQ ? n->items[i] : n,
-				  (*out)[i]);
-}
-
 static const char *const root_default_exclude[] = { "tests/**", "docs/**" };
 static const char *const root_default_tests[] = { "tests/**" };
 
@@ -182,10 +169,10 @@ rules_load_root(struct rules_load *L, const struct rules_ynode *k,
 	}
 	f = rules_ynode_get(v, "tags");
 	if (f)
-		load_globs(L, f, "tags", &root->tags, &root->n_tags);
+		rules_load_globs(L, f, "tags", &root->tags, &root->n_tags);
 	f = rules_ynode_get(v, "exclude-tags");
 	if (f)
-		load_globs(L, f, "exclude-tags", &root->exclude_tags,
+		rules_load_globs(L, f, "exclude-tags", &root->exclude_tags,
 			   &root->n_exclude_tags);
 	f = rules_ynode_get(v, "tag-prefix");
 	if (f)

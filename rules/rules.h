@@ -318,6 +318,10 @@ struct rules_policy {
 	enum rules_reuse reuse;
 	unsigned long long max_nodes;	/* nodes allowed in all (see above) */
 	enum rules_reuse_versions reuse_versions;
+	const char **trusted_refs;	/* fnmatch globs over the ref that
+					   wrote a remote record, or NULL:
+					   every writer is trusted */
+	size_t n_trusted_refs;
 	struct rules_pos pos;
 };
 

@@ -36,6 +36,8 @@ struct ci_args {
 	struct planner_options po;
 	const char *cache_opt;
 	int json;
+	struct cli_remote rem;	/* the remote cache, or zeroed */
+	char ref[1024];		/* the checked-out branch (remote trust) */
 };
 
 static const char jobs_help[] =
@@ -124,8 +126,13 @@ open_planner(const struct cli_ctx *ctx, struct ci_args *a,
 	if (rc)
 		return cli_fail(ctx, &err);
 	rc = cli_cache_open_existing(ctx, a->cache_opt, cache);
+	if (!rc)
+		rc = cli_remote_open(ctx, &a->rem);
 	if (rc)
 		return rc;
+	a->po.remote = a->rem.index;
+	cli_remote_ref(*repo, NULL, NULL, a->ref, sizeof(a->ref));
+	a->po.ref = a->ref[0] ? a->ref : NULL;
 	return cli_planner(ctx, *repo, *cache, &a->po, pl);
 }
 
@@ -254,6 +261,7 @@ cli_jobs(int argc, char **argv, const struct cli_ctx *ctx)
 done:
 	plan_jobs_free(j);
 	planner_free(pl);
+	cli_remote_close(&a.rem);
 	cache_close(cache);
 	graph_repo_close(repo);
 	return rc;
@@ -339,6 +347,7 @@ cli_gate(int argc, char **argv, const struct cli_ctx *ctx)
 done:
 	json_decref(missing);
 	planner_free(pl);
+	cli_remote_close(&a.rem);
 	cache_close(cache);
 	graph_repo_close(repo);
 	return rc;

@@ -40,6 +40,10 @@ struct cli_ctx {
 	int color_err;		/* the same for stderr */
 	int smart_err;		/* stderr is a TTY that is not TERM=dumb:
 				   status lines may be rewritten in place */
+	const char *remote_url;	/* --remote-cache / RIPPLE_REMOTE_CACHE,
+				   or NULL (no remote cache) */
+	int remote_read_only;	/* --remote-read-only: never write */
+	int remote_required;	/* --remote-required: faults are errors */
 };
 
 struct cli_command {
@@ -242,6 +246,47 @@ int cli_version(int argc, char **argv, const struct cli_ctx *ctx);
 
 /* `ripple roots`: the roots and their facts (engine/cli/roots.c). */
 int cli_roots(int argc, char **argv, const struct cli_ctx *ctx);
+
+/*
+ * The remote cache of a command (engine/cli/remote.c): the client and the
+ * plans' index over it, faults printed as warnings. Both NULL when no URL
+ * is set.
+ */
+struct remote;
+struct plan_remote;
+struct graph_repo;
+struct cli_remote {
+	struct remote *client;
+	struct plan_remote *index;
+};
+
+/*
+ * Open ctx->remote_url (credentials from RIPPLE_REMOTE_HEADER and
+ * RIPPLE_REMOTE_NETRC) into *out; nothing when no URL is set. Prints
+ * errors; 0 or the exit code (2 for a bad URL).
+ */
+int cli_remote_open(const struct cli_ctx *ctx, struct cli_remote *out);
+
+/* Close both. Accepts a zeroed one. */
+void cli_remote_close(struct cli_remote *r);
+
+/*
+ * The ref a command works for, into out (n bytes; "" when none): `ref`
+ * (--ref) when given, else refs/tags/TAG for `tag`, else the checked-out
+ * branch.
+ */
+void cli_remote_ref(struct graph_repo *repo, const char *ref, const char *tag,
+		    char *out, size_t n);
+
+/*
+ * One line on stderr: what the remote cache served and took (lookups,
+ * hits, untrusted records, faults, files and bytes fetched, nodes
+ * published). Nothing without a remote cache.
+ */
+void cli_remote_summary(const struct cli_remote *r);
+
+/* `ripple fetch NODE... [--to DIR]` (engine/cli/fetch.c). */
+int cli_fetch(int argc, char **argv, const struct cli_ctx *ctx);
 
 /* `ripple run`: carry out the plan and record it (engine/cli/run.c). */
 int cli_run(int argc, char **argv, const struct cli_ctx *ctx);

@@ -1,7 +1,8 @@
 /*
- * main(): global options (-C DIR, --color, --help, --version), libgit2
- * start-up, and dispatch to one command. Commands live in
- * engine/cli/<name>.c; what they share for printing is in output.c.
+ * main(): global options (-C DIR, --color, --help, --version, the remote
+ * cache's), libgit2 and (when a remote cache is used) libcurl start-up,
+ * and dispatch to one command. Commands live in engine/cli/<name>.c; what
+ * they share for printing is in output.c.
  */
 #include "engine/cli/cli.h"
 
@@ -17,6 +18,7 @@
 
 #include "base/error.h"
 #include "base/spell.h"
+#include "cache/remote.h"
 #include "base/banned.h"
 
 #define RIPPLE_VERSION "0.1.0"
@@ -28,6 +30,8 @@ static const struct cli_command commands[] = {
 	  "compile, link, launch and check a CUDA kernel" },
 	{ "devices", cli_devices, "list GPUs and the CUDA driver version" },
 	{ "diff", cli_diff, "compare two recorded runs node by node" },
+	{ "fetch", cli_fetch,
+	  "download reused nodes' outputs from the remote cache" },
 	{ "gate", cli_gate,
 	  "is this commit's CI complete and green (a status check)" },
 	{ "graph", cli_graph, "show the nodes and edges of a target" },
@@ -82,6 +86,17 @@ usage(FILE *f)
 		"  --color=WHEN  auto (default: a terminal, not TERM=dumb or "
 		"NO_COLOR),\n"
 		"                always or never\n"
+		"  --remote-cache URL   share records and outputs through a "
+		"Bazel HTTP\n"
+		"                cache (default $RIPPLE_REMOTE_CACHE; "
+		"docs/remote-cache.md)\n"
+		"  --remote-read-only   never write to it "
+		"($RIPPLE_REMOTE_READ_ONLY=1)\n"
+		"  --remote-required    a cache fault is an error, not a "
+		"warning\n"
+		"                ($RIPPLE_REMOTE_REQUIRED=1); the remote "
+		"options may follow\n"
+		"                the command too\n"
 		"  -h, --help    show this help; `ripple COMMAND --help` for a "
 		"command\n"
 		"  -V, --version\n"
@@ -89,6 +104,54 @@ usage(FILE *f)
 		"exit codes: 0 ok, 1 failed or not releasable, 2 usage or "
 		"invalid rules,\n3 internal or i/o error, 4 (run, cuda-smoke) "
 		"only GPU work was deferred\n");
+}
+
+enum { OPT_REMOTE = 256, OPT_REMOTE_RO, OPT_REMOTE_REQ };
+
+static int
+env_on(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && v[0] && strcmp(v, "0");
+}
+
+/*
+ * Take the remote cache's options out of a command's arguments (before a
+ * "--"), so that `ripple run --remote-cache URL` works like `ripple
+ * --remote-cache URL run`. Returns 0, or -1 for --remote-cache without a
+ * value. *argc shrinks.
+ */
+static int
+take_remote_options(int *argc, char **argv, struct cli_ctx *ctx)
+{
+	int i, k = 1;
+
+	for (i = 1; i < *argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--")) {
+			while (i < *argc)
+				argv[k++] = argv[i++];
+			break;
+		}
+		if (!strcmp(a, "--remote-cache")) {
+			if (i + 1 >= *argc)
+				return -1;
+			ctx->remote_url = argv[++i];
+		} else if (!strncmp(a, "--remote-cache=", 15)) {
+			ctx->remote_url = a + 15;
+		} else if (!strcmp(a, "--remote-read-only")) {
+			ctx->remote_read_only = 1;
+		} else if (!strcmp(a, "--remote-required")) {
+			ctx->remote_required = 1;
+		} else {
+			argv[k++] = argv[i];
+		}
+	}
+	argv[k] = NULL;
+	*argc = k;
+	return 0;
 }
 
 /* A terminal that understands escapes: a TTY, and TERM is not "dumb". */
@@ -140,13 +203,19 @@ main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ "color", optional_argument, NULL, 'c' },
 		{ "colour", optional_argument, NULL, 'c' },
+		{ "remote-cache", required_argument, NULL, OPT_REMOTE },
+		{ "remote-read-only", no_argument, NULL, OPT_REMOTE_RO },
+		{ "remote-required", no_argument, NULL, OPT_REMOTE_REQ },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct cli_ctx ctx = { ".", "ripple", NULL, 0, 0, 0 };
+	struct cli_ctx ctx = { ".", "ripple", NULL, 0, 0, 0, NULL, 0, 0 };
 	const char *names[64], *color = NULL;
 	size_t i, n = command_count();
 	int c, rc;
 
+	ctx.remote_url = getenv("RIPPLE_REMOTE_CACHE");
+	ctx.remote_read_only = env_on("RIPPLE_REMOTE_READ_ONLY");
+	ctx.remote_required = env_on("RIPPLE_REMOTE_REQUIRED");
 	opterr = 0;	/* cli_getopt reports bad options in one form */
 	while ((c = cli_getopt(&ctx, NULL, argc, argv, "+C:hV", opts)) !=
 	       -1) {
@@ -166,6 +235,9 @@ main(int argc, char **argv)
 				return CLI_USAGE;
 			}
 			break;
+		case OPT_REMOTE: ctx.remote_url = optarg; break;
+		case OPT_REMOTE_RO: ctx.remote_read_only = 1; break;
+		case OPT_REMOTE_REQ: ctx.remote_required = 1; break;
 		case 'h':
 			usage(stdout);
 			return CLI_OK;
@@ -194,9 +266,19 @@ main(int argc, char **argv)
 	for (i = 0; i < n; i++) {
 		if (strcmp(commands[i].name, argv[optind]))
 			continue;
-		int first = optind;
+		int first = optind, cargc = argc - optind;
+		struct error err;
 
 		ctx.cmd = commands[i].name;
+		if (take_remote_options(&cargc, argv + first, &ctx)) {
+			fprintf(stderr, "ripple: error: --remote-cache needs a URL\n");
+			return CLI_USAGE;
+		}
+		error_init(&err);
+		/* libcurl's set-up only when a command will use it. */
+		if (ctx.remote_url && ctx.remote_url[0] &&
+		    remote_global_init(&err))
+			return cli_fail(&ctx, &err);
 		git_libgit2_init();
 		/*
 		 * git does not re-hash objects it reads; neither do we. This
@@ -208,8 +290,10 @@ main(int argc, char **argv)
 		git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
 		/* Commands parse their own options: argv[0] is their name. */
 		optind = 0;
-		rc = commands[i].run(argc - first, argv + first, &ctx);
+		rc = commands[i].run(cargc, argv + first, &ctx);
 		git_libgit2_shutdown();
+		if (ctx.remote_url && ctx.remote_url[0])
+			remote_global_cleanup();
 		return rc;
 	}
 	for (i = 0; i < n && i < 64; i++)

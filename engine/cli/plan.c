@@ -49,6 +49,7 @@ struct plan_args {
 	const char *cache_opt;
 	const char *gh_output, *gh_summary;
 	int json, verbose;
+	char ref[1024];		/* the checked-out branch (remote trust) */
 };
 
 static const char plan_help[] =
@@ -148,7 +149,7 @@ parse(int argc, char **argv, const struct cli_ctx *ctx, const char *cmd,
 static int
 run_planner(const struct cli_ctx *ctx, struct plan_args *a,
 	    struct graph_repo **repo, struct cache **cache,
-	    struct planner **pl)
+	    struct cli_remote *rem, struct planner **pl)
 {
 	struct error err;
 	int rc;
@@ -160,10 +161,15 @@ run_planner(const struct cli_ctx *ctx, struct plan_args *a,
 		return cli_exit_for(rc);
 	}
 	rc = cli_cache_open_existing(ctx, a->cache_opt, cache);
+	if (!rc)
+		rc = cli_remote_open(ctx, rem);
 	if (rc)
 		return rc;
 	if (a->po.worktree && cli_date_epoch(ctx, &a->po.date_epoch) < 0)
 		return CLI_USAGE;
+	a->po.remote = rem->index;
+	cli_remote_ref(*repo, NULL, NULL, a->ref, sizeof(a->ref));
+	a->po.ref = a->ref[0] ? a->ref : NULL;
 	rc = cli_planner(ctx, *repo, *cache, &a->po, pl);
 	if (!rc) {
 		struct arena ar;
@@ -206,6 +212,7 @@ cli_plan(int argc, char **argv, const struct cli_ctx *ctx)
 	struct graph_repo *repo = NULL;
 	struct cache *cache = NULL;
 	struct planner *pl = NULL;
+	struct cli_remote rem = { NULL, NULL };
 	struct plan_args a;
 	int rc;
 
@@ -214,7 +221,7 @@ cli_plan(int argc, char **argv, const struct cli_ctx *ctx)
 		return rc < 0 ? CLI_OK : rc;
 	a.po.targets = (const char *const *)argv + optind;
 	a.po.n_targets = (size_t)(argc - optind);
-	rc = run_planner(ctx, &a, &repo, &cache, &pl);
+	rc = run_planner(ctx, &a, &repo, &cache, &rem, &pl);
 	if (rc)
 		goto done;
 	pl->meta.color = ctx->color_out;
@@ -227,6 +234,7 @@ cli_plan(int argc, char **argv, const struct cli_ctx *ctx)
 		rc = emit(ctx, a.gh_summary, 1, report_plan_summary, pl);
 done:
 	planner_free(pl);
+	cli_remote_close(&rem);
 	cache_close(cache);
 	graph_repo_close(repo);
 	return rc;
@@ -282,6 +290,7 @@ cli_why(int argc, char **argv, const struct cli_ctx *ctx)
 	struct graph_repo *repo = NULL;
 	struct cache *cache = NULL;
 	struct planner *pl = NULL;
+	struct cli_remote rem = { NULL, NULL };
 	struct plan_args a;
 	struct error err;
 	struct buf b;
@@ -297,7 +306,7 @@ cli_why(int argc, char **argv, const struct cli_ctx *ctx)
 	a.po.n_targets = 0;	/* plan every node: causes may lie upstream */
 	error_init(&err);
 	buf_init(&b, 0);
-	rc = run_planner(ctx, &a, &repo, &cache, &pl);
+	rc = run_planner(ctx, &a, &repo, &cache, &rem, &pl);
 	if (rc)
 		goto done;
 	at = find_node(ctx, pl->head->graph, argv[optind]);
@@ -318,6 +327,7 @@ cli_why(int argc, char **argv, const struct cli_ctx *ctx)
 done:
 	buf_release(&b);
 	planner_free(pl);
+	cli_remote_close(&rem);
 	cache_close(cache);
 	graph_repo_close(repo);
 	return rc;

@@ -163,6 +163,7 @@ cli_release(int argc, char **argv, const struct cli_ctx *ctx)
 	struct release_report *rep = NULL;
 	struct graph_repo *repo = NULL;
 	struct cache *c = NULL;
+	struct cli_remote rem = { NULL, NULL };
 	const char *cpath = NULL, *mpath = NULL, *spath = NULL;
 	char path[4096], *text = NULL;
 	struct error err;
@@ -209,8 +210,15 @@ cli_release(int argc, char **argv, const struct cli_ctx *ctx)
 			rc = 0;
 		}
 	}
-	if (!rc)
+	if (!rc) {
+		rc = cli_remote_open(ctx, &rem);
+		if (rc) {
+			code = rc;
+			goto done;
+		}
+		o.remote = rem.index;
 		rc = release_check(repo, c, &o, &rep, &err);
+	}
 	if (!rc && (json || (mpath && rep->ok)))
 		rc = release_report_json(rep, !json, &text, &err);
 	if (rc) {
@@ -262,6 +270,7 @@ cli_release(int argc, char **argv, const struct cli_ctx *ctx)
 done:
 	mem_free(text);
 	release_report_free(rep);
+	cli_remote_close(&rem);
 	cache_close(c);
 	graph_repo_close(repo);
 	return code;

@@ -87,6 +87,9 @@ static const char run_help[] =
 	"--tag TAG: a release run; artifacts with `version:` are reused only at\n"
 	"the version they have at the tag. Toolkits whose home exists here are\n"
 	"probed and must match their pins.\n"
+	"With --remote-cache URL (docs/remote-cache.md) records are looked up\n"
+	"there too, the outputs of reused nodes that a node here needs are\n"
+	"fetched, and every ok result is published.\n"
 	"\n"
 	"Exit: 0 everything here ok (remote nodes are listed); 1 a node failed,\n"
 	"timed out or was blocked; 4 nothing failed but GPU tests were\n"
@@ -193,85 +196,6 @@ parse(int argc, char **argv, const struct cli_ctx *ctx, struct run_args *a)
 	return 0;
 }
 
-static json_t *
-result_json(const struct planner *pl, const struct run_result *res,
-	    const char *run_id, const char *status)
-{
-	const struct graph *g = pl->head->graph;
-	json_t *doc = json_object(), *nodes = json_array();
-	json_t *counts = json_object();
-	size_t i;
-
-	for (i = 0; i < g->n_nodes; i++) {
-		const struct plan_item *it = &pl->plan->items[i];
-		const struct run_node *rn = &res->nodes[i];
-		json_t *o;
-
-		if (!pl->plan->in_closure[i])
-			continue;
-		o = json_object();
-		json_object_set_new(o, "id", json_string(g->nodes[i].id));
-		json_object_set_new(o, "decision", json_string(
-			plan_decision_name(it->decision)));
-		json_object_set_new(o, "reason", json_string(
-			plan_reason_name(it->reason)));
-		json_object_set_new(o, "status",
-				    json_string(run_state_name(rn->state)));
-		json_object_set_new(o, "cause", rn->cause >= 0
-			? json_string(g->nodes[rn->cause].id) : json_null());
-		json_object_set_new(o, "message", rn->message[0]
-			? report_json_text(rn->message) : json_null());
-		json_object_set_new(o, "duration_ms",
-				    json_integer(rn->duration_ms));
-		json_object_set_new(o, "exit_code", rn->exit_code >= 0
-			? json_integer(rn->exit_code) : json_null());
-		json_object_set_new(o, "log", rn->log_path
-			? report_json_text(rn->log_path) : json_null());
-		json_object_set_new(o, "gpus", rn->gpus[0]
-			? json_string(rn->gpus) : json_null());
-		json_array_append_new(nodes, o);
-	}
-	for (i = RUN_STATE_REUSED; i < RUN_STATE_COUNT; i++)
-		json_object_set_new(counts, run_state_name((enum run_state)i),
-				    json_integer((json_int_t)res->counts[i]));
-	json_object_set_new(counts, "built", json_integer((json_int_t)res->built));
-	json_object_set_new(counts, "tested",
-			    json_integer((json_int_t)res->tested));
-	json_object_set_new(doc, "schema", json_string("ripple-run-v1"));
-	json_object_set_new(doc, "run", json_string(run_id));
-	json_object_set_new(doc, "status", json_string(status));
-	json_object_set_new(doc, "head", json_string(pl->head->commit_hex));
-	json_object_set_new(doc, "baseline_run", pl->run_id[0]
-		? json_string(pl->run_id) : json_null());
-	json_object_set_new(doc, "counts", counts);
-	json_object_set_new(doc, "elapsed_ms", json_integer(res->elapsed_ms));
-	json_object_set_new(doc, "nodes", nodes);
-	return doc;
-}
-
-static void
-summary(FILE *f, const struct run_result *res, const char *run_id,
-	const char *status)
-{
-	fprintf(f,
-		"run %s %s: %zu built, %zu reused (%zu cut off), %zu tested, "
-		"%zu failed, %zu timed out, %zu interrupted, %zu blocked, "
-		"%zu deferred, "
-		"%zu remote, %zu skipped in %.1fs\n",
-		run_id, status, res->built,
-		res->counts[RUN_STATE_REUSED] + res->counts[RUN_STATE_CUTOFF],
-		res->counts[RUN_STATE_CUTOFF], res->tested,
-		res->counts[RUN_STATE_FAILED], res->counts[RUN_STATE_TIMEOUT],
-		res->counts[RUN_STATE_INTERRUPTED],
-		res->counts[RUN_STATE_BLOCKED],
-		res->counts[RUN_STATE_DEFERRED], res->counts[RUN_STATE_REMOTE],
-		res->counts[RUN_STATE_SKIPPED], (double)res->elapsed_ms / 1000);
-	if (res->counts[RUN_STATE_DEFERRED])
-		fprintf(f, "%zu deferred: no matching GPU here\n",
-			res->counts[RUN_STATE_DEFERRED]);
-	fflush(f);
-}
-
 /*
  * --dry-run: plan as the run would, refuse what it would refuse in its
  * arguments (--platform, --only, --tag; not the checkout, since nothing
@@ -366,6 +290,7 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 
 	error_init(&err);
 	memset(&res, 0, sizeof(res));
+	memset(&cs, 0, sizeof(cs));
 	/* Made inside the repository only: a committed `.ripple` link to
 	 * elsewhere is refused (the run id is a plain name, checked). */
 	snprintf(logdir, sizeof(logdir), ".ripple/logs/%s", run_id);
@@ -404,7 +329,6 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	cli_run_progress_init(&pr, ctx, pl->head->graph, report);
 	o.progress = cli_run_progress_event;
 	o.progress_payload = &pr;
-	memset(&cs, 0, sizeof(cs));
 	cs.cache = cache;
 	cs.ev = pl->head;
 	cs.plan = pl->plan;
@@ -416,6 +340,9 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	cs.check_versions = pl->check_versions;
 	cs.toolkit_ids = a->toolkit_ids;
 	cs.n_toolkit_ids = a->n_toolkit_ids;
+	cs.remote = a->rem.index;
+	cs.runner = a->runner[0] ? a->runner : NULL;
+	cs.tag = a->tag;
 	run_store_cache(&cs, &store);
 	exec_runner_posix(&ex);
 	memset(&sa, 0, sizeof(sa));
@@ -478,11 +405,12 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 		if (!rc)
 			rc = cli_exit_for(finish_rc);
 	}
-	summary(report, &res, run_id, status);
+	cli_run_summary(report, &res, run_id, status);
+	cli_remote_summary(&a->rem);
 	if (a->json) {
 		char *text;
 
-		doc = result_json(pl, &res, run_id, status);
+		doc = cli_run_json(pl, &res, run_id, status);
 		text = json_dumps(doc, JSON_SORT_KEYS | JSON_INDENT(2));
 		if (text) {
 			fputs(text, stdout);
@@ -492,6 +420,7 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 		json_decref(doc);
 	}
 done:
+	run_store_cache_release(&cs);
 	run_result_release(&res);
 	mem_free(gpus);
 	return rc;
@@ -533,6 +462,11 @@ cli_run(int argc, char **argv, const struct cli_ctx *ctx)
 		rc = cli_fail(ctx, &err);
 		goto done;
 	}
+	/* The remote cache serves a dry run's plan too. */
+	rc = cli_run_remote(ctx, repo, &a);
+	if (rc)
+		goto done;
+	a.po.remote = a.rem.index;
 	if (a.dry_run) {
 		rc = dry_run(ctx, &a, repo);
 		goto done;
@@ -595,6 +529,7 @@ cli_run(int argc, char **argv, const struct cli_ctx *ctx)
 done:
 	mem_free(a.select);
 	planner_free(pl);
+	cli_remote_close(&a.rem);
 	cache_close(cache);
 	graph_repo_close(repo);
 	arena_release(&a.arena);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "base/arena.h"
+#include "engine/cli/cli.h"
 #include "engine/plan/planner.h"
 
 struct cache;
@@ -37,7 +38,34 @@ struct run_args {
 					   (cli_toolkits_check), in arena */
 	size_t n_toolkit_ids;
 	struct arena arena;
+	struct cli_remote rem;	/* the remote cache, or zeroed */
+	char ref_buf[1024];	/* --ref, refs/tags/TAG, or the branch */
+	char runner[256];	/* this runner's name (provenance) */
 };
+
+struct json_t;
+struct run_result;
+
+/* The --json document of a finished run (engine/cli/run_report.c). */
+struct json_t *cli_run_json(const struct planner *pl,
+			    const struct run_result *res, const char *run_id,
+			    const char *status);
+
+/*
+ * The summary line, and the deferred count when some were, on f (the
+ * report's stream: stdout, or stderr with --json; engine/cli/run_report.c).
+ */
+void cli_run_summary(FILE *f, const struct run_result *res,
+		     const char *run_id, const char *status);
+
+/*
+ * The remote cache of a run (when one is set): opened into a->rem, the
+ * run's ref (--ref, else refs/tags/TAG for --tag, else the checked-out
+ * branch) into a->ref, and this runner's name ($RIPPLE_RUNNER, else
+ * $RUNNER_NAME, else the host name) into a->runner. 0 or an exit code.
+ */
+int cli_run_remote(const struct cli_ctx *ctx, struct graph_repo *repo,
+		   struct run_args *a);
 
 /*
  * The GPUs cudart sees (*out, *n; mem_free it) when some node to build or

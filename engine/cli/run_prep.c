@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/buf.h"
 #include "base/error.h"
@@ -354,4 +355,22 @@ cli_run_check_tag(const struct cli_ctx *ctx, struct graph_repo *repo,
 	error_hint(&err, "check out the tag (git checkout %s) to record its "
 		   "CI run", a->tag);
 	return cli_fail(ctx, &err);
+}
+
+int
+cli_run_remote(const struct cli_ctx *ctx, struct graph_repo *repo,
+	       struct run_args *a)
+{
+	const char *name = getenv("RIPPLE_RUNNER");
+
+	if (!name || !name[0])
+		name = getenv("RUNNER_NAME");
+	if (name && name[0])
+		snprintf(a->runner, sizeof(a->runner), "%s", name);
+	else if (gethostname(a->runner, sizeof(a->runner) - 1))
+		a->runner[0] = '\0';
+	cli_remote_ref(repo, a->ref, a->tag, a->ref_buf, sizeof(a->ref_buf));
+	a->ref = a->ref_buf[0] ? a->ref_buf : NULL;
+	a->po.ref = a->ref;
+	return cli_remote_open(ctx, &a->rem);
 }

@@ -16,6 +16,7 @@
 #include "engine/plan/filediff.h"
 #include "engine/plan/plan.h"
 #include "engine/plan/record.h"
+#include "engine/plan/remote.h"
 #include "graph/graph.h"
 #include "graph/key.h"
 #include "graph/repo.h"
@@ -25,6 +26,8 @@
 struct history {
 	struct plan_history ph;
 	struct cache *cache;
+	struct plan_remote *remote;	/* borrowed, or NULL */
+	const char *ns;			/* its entries' namespace, or NULL */
 	char *run;
 	const char *rules_file;	/* the planner's --rules, or NULL */
 	struct eval *base, *head;
@@ -34,6 +37,7 @@ struct history {
 	struct graph_keys *base_keys;
 	struct cache_record_list any;	/* records of any_key (reuse any) */
 	char any_key[CACHE_KEY_SIZE];	/* "" before the first lookup */
+	struct plan *base_plan;	/* remote baseline: the base's reuse */
 	struct arena arena;	/* records and components handed out */
 };
 
@@ -150,6 +154,17 @@ fill_record(struct history *h, const struct cache_record *rec,
 	return rec->conflicts > 0 ? fill_conflict(h, rec, out, err) : 0;
 }
 
+/* A record the remote cache holds (checked by engine/plan/remote.c). */
+static int
+fill_remote(struct history *h, const struct plan_remote_hit *hit,
+	    struct plan_record *out, struct error *err)
+{
+	int rc = fill_record(h, &hit->rec.rec, out, err);
+
+	out->remote = hit;
+	return rc;
+}
+
 static int
 run_components(void *payload, struct plan_record *rec, struct error *err)
 {
@@ -158,6 +173,12 @@ run_components(void *payload, struct plan_record *rec, struct error *err)
 	struct error e2;
 	int rc = 0;
 
+	if (rec->remote)
+		return history_components(&h->arena, &rec->remote->rec.manifest,
+					  &rec->components, &rec->n_components)
+			? error_set(err, ERROR_NOMEM, "out of memory") : 0;
+	if (!h->cache)
+		return 0;
 	memset(&m, 0, sizeof(m));
 	error_init(&e2);
 	if (!cache_manifest_get(h->cache, rec->key, &m, &e2) &&
@@ -194,16 +215,20 @@ run_record(void *payload, const char *id, struct plan_record *out,
 	return rc ? rc : 1;
 }
 
-/* The planner asks for the nth record of one key in turn: the list of
- * that key is read once and kept until another key is asked for. */
+/*
+ * The planner asks for the nth record of one key in turn: the local ones
+ * first, newest first (the list of that key is read once and kept until
+ * another key is asked for), then the one the remote cache holds.
+ */
 static int
 any_record(void *payload, const char *key, size_t nth,
 	   struct plan_record *out, struct error *err)
 {
 	struct history *h = payload;
+	const struct plan_remote_hit *hit;
 	int rc;
 
-	if (strcmp(h->any_key, key)) {
+	if (h->cache && strcmp(h->any_key, key)) {
 		cache_record_list_release(&h->any);
 		h->any.items = NULL;
 		h->any.n = 0;
@@ -213,10 +238,52 @@ any_record(void *payload, const char *key, size_t nth,
 			return rc;
 		snprintf(h->any_key, sizeof(h->any_key), "%s", key);
 	}
-	if (nth >= h->any.n)
+	if (h->cache && nth < h->any.n) {
+		rc = fill_record(h, &h->any.items[nth], out, err);
+		return rc ? rc : 1;
+	}
+	if (nth != (h->cache ? h->any.n : 0))
 		return 0;
-	rc = fill_record(h, &h->any.items[nth], out, err);
-	return rc ? rc : 1;
+	hit = h->remote ? plan_remote_find(h->remote, h->ns, key) : NULL;
+	if (!hit)
+		return 0;
+	return fill_remote(h, hit, out, err) ? err->code : 1;
+}
+
+/* One level's keys without a local record, in one remote batch. */
+static int
+any_prefetch(void *payload, const char *const *ids, const char *const *keys,
+	     size_t n, struct error *err)
+{
+	struct history *h = payload;
+	const char **want_id = mem_calloc(n + 1, sizeof(*want_id));
+	const char **want_key = mem_calloc(n + 1, sizeof(*want_key));
+	size_t i, m = 0;
+	int rc = 0;
+
+	if (!want_id || !want_key) {
+		rc = error_set(err, ERROR_NOMEM, "out of memory");
+		goto done;
+	}
+	for (i = 0; !rc && i < n; i++) {
+		struct cache_record_list list = { NULL, 0 };
+
+		if (h->cache)
+			rc = cache_record_find(h->cache, keys[i], NULL, &list,
+					       err);
+		if (!rc && !list.n) {
+			want_id[m] = ids[i];
+			want_key[m++] = keys[i];
+		}
+		cache_record_list_release(&list);
+	}
+	if (!rc)
+		rc = plan_remote_lookup(h->remote, h->ns, want_id, want_key, m,
+					err);
+done:
+	mem_free(want_id);
+	mem_free(want_key);
+	return rc;
 }
 
 static int
@@ -312,9 +379,9 @@ run_declared(void *payload, const char *id, struct error *err)
 }
 
 int
-history_from_run(struct cache *c, const char *run_id, const char *label,
-		 const char *rules_file, struct eval *head,
-		 struct history **out, struct error *err)
+history_from_run(struct cache *c, struct plan_remote *remote,
+		 const char *run_id, const char *label, const char *rules_file,
+		 struct eval *head, struct history **out, struct error *err)
 {
 	struct history *h = mem_calloc(1, sizeof(*h));
 
@@ -323,13 +390,17 @@ history_from_run(struct cache *c, const char *run_id, const char *label,
 		return error_set(err, ERROR_NOMEM, "out of memory");
 	arena_init(&h->arena);
 	h->cache = c;
+	h->remote = remote;
 	h->head = head;
 	h->ph.payload = h;
-	if (c) {
+	if (c || remote) {
 		h->ph.record_by_key = any_record;
 		h->ph.record_components = run_components;
-		h->ph.input_diff = run_input_diff;
 	}
+	if (c)
+		h->ph.input_diff = run_input_diff;
+	if (remote)
+		h->ph.prefetch = any_prefetch;
 	if (c && run_id) {
 		h->run = arena_strdup(&h->arena, run_id);
 		h->rules_file = rules_file;
@@ -427,6 +498,96 @@ history_from_eval(struct eval *base, struct eval *head, struct history **out,
 	return 0;
 }
 
+static int
+remote_base_record(void *payload, const char *id, struct plan_record *out,
+		   struct error *err)
+{
+	struct history *h = payload;
+	const struct graph_node *n = graph_find(h->base->graph, id);
+	const struct graph_node_key *k;
+	const struct plan_item *it;
+
+	(void)err;
+	if (!n || h->base_plan->items[n->index].decision != PLAN_REUSE)
+		return 0;
+	it = &h->base_plan->items[n->index];
+	k = &h->base_plan->keys->keys[n->index];
+	memset(out, 0, sizeof(*out));
+	out->run_id = it->reused_run;
+	out->key = k->key.hex;
+	out->ok = 1;
+	out->output_digest = it->output_digest;
+	out->components = k->components;
+	out->n_components = k->n_components;
+	out->remote = it->remote;
+	return 1;
+}
+
+int
+history_from_remote_base(struct cache *c, struct plan_remote *remote,
+			 struct eval *base, struct eval *head,
+			 const char *const *targets, size_t n_targets,
+			 size_t *found, struct history **out,
+			 struct error *err)
+{
+	struct plan_options po = { PLAN_REUSE_SCOPE_ANY, NULL, 0, NULL, 0 };
+	size_t nn = base->graph->n_nodes, i;
+	unsigned char *sel = NULL, *clo = NULL;
+	struct history *h;
+	struct error e2;
+	int rc;
+
+	*found = 0;
+	rc = history_from_run(c, remote, NULL, NULL, NULL, head, out, err);
+	if (rc)
+		return rc;
+	h = *out;
+	h->base = base;
+	sel = mem_calloc(nn + 1, 1);
+	clo = mem_calloc(nn + 1, 1);
+	if (!sel || !clo) {
+		rc = error_set(err, ERROR_NOMEM, "out of memory");
+		goto done;
+	}
+	error_init(&e2);
+	/* A target the base does not have yet: look up the whole base. */
+	if (graph_select(base->graph, targets, n_targets, sel, clo, &e2))
+		memset(clo, 1, nn);
+	rc = plan_compute(base->graph, NULL, clo, &base->sources, &h->ph, &po,
+			  &h->base_plan, err);
+	if (rc)
+		goto done;
+	for (i = 0; i < nn; i++)
+		*found += h->base_plan->items[i].decision == PLAN_REUSE;
+	h->ph.baseline_record = remote_base_record;
+	h->ph.input_diff = base_input_diff;
+	h->ph.has_baseline = 1;
+	h->ph.baseline_label = arena_printf(&h->arena, "records of merge base "
+					    "%.9s's keys in %s",
+					    base->commit_hex,
+					    plan_remote_url(remote));
+	if (!h->ph.baseline_label)
+		rc = error_set(err, ERROR_NOMEM, "out of memory");
+done:
+	mem_free(sel);
+	mem_free(clo);
+	if (rc) {
+		h->base = NULL;
+		history_free(h);
+		*out = NULL;
+	}
+	return rc;
+}
+
+int
+history_remote_only(struct history *h, const char *ns, struct error *err)
+{
+	h->cache = NULL;
+	h->ph.input_diff = NULL;
+	h->ns = ns ? arena_strdup(&h->arena, ns) : NULL;
+	return ns && !h->ns ? error_set(err, ERROR_NOMEM, "out of memory") : 0;
+}
+
 const struct plan_history *
 history_plan(struct history *h)
 {
@@ -441,6 +602,7 @@ history_free(struct history *h)
 	graph_keys_free(h->base_keys);
 	cache_record_list_release(&h->any);
 	eval_free(h->run_eval);
+	plan_free(h->base_plan);
 	arena_release(&h->arena);
 	mem_free(h);
 }

@@ -17,20 +17,40 @@ struct error;
 struct eval;
 struct history;
 struct plan_history;
+struct plan_remote;
 
 /*
  * History over run `run_id` of cache `c` (either may be NULL: then there is
- * no baseline, but `c` still serves reuse of any run). `head` is the
- * evaluation being planned (for the new side of file diffs, and its
- * repository for the run's commit). `rules_file` (borrowed; NULL: each
- * commit's ripple.yml) is the planner's --rules, used to tell whether the
- * run's commit declared a GPU node it did not record (baseline_declared).
- * Free with history_free. Errors: ERROR_NOMEM.
+ * no baseline, but `c` still serves reuse of any run). `remote` (may be
+ * NULL; borrowed) serves reuse of any record too, after the local cache:
+ * keys without a local record are looked up in it a level at a time (the
+ * prefetch callback). `head` is the evaluation being planned (for the new
+ * side of file diffs, and its repository for the run's commit).
+ * `rules_file` (borrowed; NULL: each commit's ripple.yml) is the planner's
+ * --rules, used to tell whether the run's commit declared a GPU node it
+ * did not record (baseline_declared). Free with history_free. Errors:
+ * ERROR_NOMEM.
  */
-int history_from_run(struct cache *c, const char *run_id,
-		     const char *label, const char *rules_file,
-		     struct eval *head, struct history **out,
-		     struct error *err);
+int history_from_run(struct cache *c, struct plan_remote *remote,
+		     const char *run_id, const char *label,
+		     const char *rules_file, struct eval *head,
+		     struct history **out, struct error *err);
+
+/*
+ * History whose baseline is the records of the base commit's keys: the
+ * base (targets selected as in the head; the whole base when one is
+ * missing there) is planned with reuse of any record, local (c, may be
+ * NULL) or remote, and a base node it reuses is the baseline record of the
+ * head node with its id; one it would build has no baseline record (new
+ * node). For `plan --base` on a runner whose own cache has no run at the
+ * merge base. *found: base nodes with a record. `base` is borrowed.
+ * Errors: those of planning the base.
+ */
+int history_from_remote_base(struct cache *c, struct plan_remote *remote,
+			     struct eval *base, struct eval *head,
+			     const char *const *targets, size_t n_targets,
+			     size_t *found, struct history **out,
+			     struct error *err);
 
 /*
  * History that treats every node of `base` as built with base's keys
@@ -39,6 +59,15 @@ int history_from_run(struct cache *c, const char *run_id,
  */
 int history_from_eval(struct eval *base, struct eval *head,
 		      struct history **out, struct error *err);
+
+/*
+ * Make a history of history_from_run serve records of the remote cache
+ * only (no local cache), from namespace `ns` ("tag/TAG/": the records a
+ * run of a tag published; NULL: the plain entries). For `release`, which
+ * asks what a tag's own CI recorded. Errors: ERROR_NOMEM.
+ */
+int history_remote_only(struct history *h, const char *ns,
+			struct error *err);
 
 /* The callbacks and flags for plan_compute; owned by h. */
 const struct plan_history *history_plan(struct history *h);

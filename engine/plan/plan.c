@@ -120,6 +120,7 @@ set_reuse(struct plan *p, struct plan_item *it, const struct plan_record *r,
 	it->decision = PLAN_REUSE;
 	it->reason = PLAN_REASON_REUSED;
 	it->reused_run = arena_strdup(&p->arena, r->run_id);
+	it->remote = r->remote;
 	it->output_digest = r->output_digest
 		? arena_strdup(&p->arena, r->output_digest) : NULL;
 	it->reused_version = r->version
@@ -403,6 +404,111 @@ chain_root(struct plan *p, size_t i)
 	}
 }
 
+/*
+ * The closure's nodes ordered by topological level (0: no upstream in the
+ * closure; else one more than the deepest upstream), by index within a
+ * level, into order[]; level starts into starts[] (n_levels + 1 of them).
+ */
+static int
+levels(const struct graph *g, const unsigned char *in, size_t **order,
+       size_t **starts, size_t *n_levels, struct error *err)
+{
+	size_t n = g->n_nodes, i, k, top = 0, at;
+	size_t *lev = mem_calloc(n + 1, sizeof(*lev));
+	size_t *count = NULL;
+
+	*order = mem_calloc(n + 1, sizeof(**order));
+	if (!lev || !*order)
+		goto oom;
+	for (i = 0; i < n; i++) {
+		const struct graph_node *node = &g->nodes[i];
+
+		if (!in[i])
+			continue;
+		for (k = 0; k < node->n_deps; k++)
+			if (in[node->deps[k]] && lev[node->deps[k]] + 1 > lev[i])
+				lev[i] = lev[node->deps[k]] + 1;
+		if (lev[i] > top)
+			top = lev[i];
+	}
+	count = mem_calloc(top + 2, sizeof(*count));
+	*starts = mem_calloc(top + 2, sizeof(**starts));
+	if (!count || !*starts)
+		goto oom;
+	for (i = 0; i < n; i++)
+		if (in[i])
+			count[lev[i] + 1]++;
+	for (i = 1; i <= top + 1; i++)
+		count[i] += count[i - 1];
+	memcpy(*starts, count, (top + 2) * sizeof(*count));
+	for (i = 0; i < n; i++)
+		if (in[i]) {
+			at = count[lev[i]]++;
+			(*order)[at] = i;
+		}
+	*n_levels = top + 1;
+	mem_free(count);
+	mem_free(lev);
+	return 0;
+oom:
+	mem_free(count);
+	mem_free(lev);
+	return error_set(err, ERROR_NOMEM, "out of memory");
+}
+
+/* Hand one level's ids and keys to the history's prefetch. */
+static int
+prefetch(const struct graph *g, const struct plan *p,
+	 const struct plan_history *h, const size_t *idx, size_t n,
+	 struct error *err)
+{
+	const char **ids = mem_calloc(n + 1, sizeof(*ids));
+	const char **keys = mem_calloc(n + 1, sizeof(*keys));
+	size_t i;
+	int rc;
+
+	if (!ids || !keys) {
+		mem_free(ids);
+		mem_free(keys);
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	}
+	for (i = 0; i < n; i++) {
+		ids[i] = g->nodes[idx[i]].id;
+		keys[i] = p->keys->keys[idx[i]].key.hex;
+	}
+	rc = h->prefetch(h->payload, ids, keys, n, err);
+	mem_free(ids);
+	mem_free(keys);
+	return rc;
+}
+
+/* Keys of one level's nodes, a prefetch, then each node's decision
+ * (counted by compute_pass once all are decided). */
+static int
+decide_level(struct ctx *c, struct graph_key_sources *fwd,
+	     const struct plan_history *hist, const struct plan_options *o,
+	     const size_t *idx, size_t n, struct error *err)
+{
+	struct plan *p = c->p;
+	size_t k;
+	int rc = 0;
+
+	for (k = 0; !rc && k < n; k++) {
+		rc = graph_keys_node(c->g, p->keys, idx[k], fwd, err);
+		if (rc)
+			error_node(err, c->g->nodes[idx[k]].id);
+	}
+	if (!rc && hist->prefetch && o->reuse == PLAN_REUSE_SCOPE_ANY &&
+	    !o->forced_reason)
+		rc = prefetch(c->g, p, hist, idx, n, err);
+	for (k = 0; !rc && k < n; k++) {
+		rc = decide(c, idx[k], hist, o, err);
+		if (rc)
+			error_node(err, c->g->nodes[idx[k]].id);
+	}
+	return rc;
+}
+
 /* One pass over the closure with the group members `forced` so far. */
 static int
 compute_pass(const struct graph *g, const unsigned char *selected,
@@ -416,7 +522,7 @@ compute_pass(const struct graph *g, const unsigned char *selected,
 	struct ctx c = { g, src, p, forced };
 	struct graph_key_sources fwd = { fwd_source, fwd_toolkit,
 					 reused_digest, &c };
-	size_t i;
+	size_t *order = NULL, *starts = NULL, n_levels = 0, i;
 	int rc = 0;
 
 	*out = NULL;
@@ -446,14 +552,13 @@ compute_pass(const struct graph *g, const unsigned char *selected,
 		if (!p->in_closure[i]) {
 			it->decision = PLAN_SKIP;
 			it->reason = PLAN_REASON_NOT_SELECTED;
-			continue;
 		}
-		rc = graph_keys_node(g, p->keys, i, &fwd, err);
-		if (!rc)
-			rc = decide(&c, i, hist, opts, err);
-		if (rc)
-			error_node(err, g->nodes[i].id);
 	}
+	if (!rc)
+		rc = levels(g, p->in_closure, &order, &starts, &n_levels, err);
+	for (i = 0; !rc && i < n_levels; i++)
+		rc = decide_level(&c, &fwd, hist, opts, order + starts[i],
+				  starts[i + 1] - starts[i], err);
 	/* After every decision: a group's cause may come later in order. */
 	for (i = 0; !rc && i < p->n; i++) {
 		const struct plan_item *it = &p->items[i];
@@ -466,6 +571,8 @@ compute_pass(const struct graph *g, const unsigned char *selected,
 		p->counts[it->decision]++;
 	}
 done:
+	mem_free(order);
+	mem_free(starts);
 	if (rc) {
 		plan_free(p);
 		return rc;

@@ -35,6 +35,7 @@ struct graph;
 struct graph_keys;
 struct graph_component;
 struct graph_key_sources;
+struct plan_remote_hit;
 
 enum plan_decision {
 	PLAN_BUILD,
@@ -117,6 +118,9 @@ struct plan_record {
 	const char *conflict_import;	/* the same for the import's copy */
 	const struct graph_component *components;	/* NULL: unknown */
 	size_t n_components;
+	const struct plan_remote_hit *remote;	/* found in the remote
+						   cache (engine/plan/
+						   remote.h), or NULL */
 };
 
 /* A file difference inside one input, for explanations. */
@@ -167,6 +171,15 @@ struct plan_history {
 	 */
 	int (*baseline_declared)(void *payload, const char *id,
 				 struct error *err);
+	/*
+	 * Called (may be NULL) before the nodes of one topological level
+	 * are decided, with their n ids and keys, when records by key will
+	 * be asked for: a chance to look them all up in one batch (a
+	 * remote cache). Keys depend on upstream decisions, so there is no
+	 * earlier moment to know them. Returns 0 or an error.
+	 */
+	int (*prefetch)(void *payload, const char *const *ids,
+			const char *const *keys, size_t n, struct error *err);
 	void *payload;
 	int has_baseline;
 	const char *baseline_label;	/* "run 42 (commit abc1234)" */
@@ -201,6 +214,8 @@ struct plan_item {
 	enum plan_reason reason;
 	struct digest key;		/* the key decided on */
 	const char *reused_run;		/* REUSE: the record's run */
+	const struct plan_remote_hit *remote;	/* REUSE: from the remote
+						   cache, or NULL (local) */
 	const char *output_digest;	/* REUSE: the record's digest */
 	const char *reused_version;	/* REUSE: the record's version */
 	long cause;			/* UPSTREAM_REBUILT: upstream index;

@@ -14,6 +14,7 @@
 #include "engine/plan/eval.h"
 #include "engine/plan/history.h"
 #include "engine/plan/versions.h"
+#include "engine/plan/remote.h"
 #include "graph/graph.h"
 #include "rules/rules.h"
 #include "base/banned.h"
@@ -201,6 +202,46 @@ root_versions(struct planner *p, const struct planner_options *o,
 				  p->versions, &p->n_versions, err);
 }
 
+/*
+ * No local run at the merge base, but a remote cache: the records of the
+ * base's keys there are the baseline. A base whose rules do not load
+ * leaves the plan without one (as a missing run would).
+ */
+static int
+remote_baseline(struct planner *p, const struct planner_options *o,
+		struct error *err)
+{
+	struct error_list base_errors;
+	struct error e2;
+	size_t found = 0;
+	int rc;
+
+	error_list_init(&base_errors, 1);
+	error_init(&e2);
+	rc = eval_open(p->repo, p->base_hex, 0, o->rules_file, NULL,
+		       &base_errors, &p->base, &e2);
+	error_list_release(&base_errors);
+	if (rc == ERROR_NOMEM)
+		return error_set(err, rc, "out of memory");
+	if (rc) {
+		snprintf(p->label, sizeof(p->label), "none (the rules of "
+			 "merge base %.9s do not load: %.160s)", p->base_hex,
+			 e2.msg);
+		return history_from_run(p->cache, o->remote, NULL, p->label,
+					o->rules_file, p->head, &p->hist,
+					err);
+	}
+	eval_set_memo(p->base, p->cache, 0);
+	rc = history_from_remote_base(p->cache, o->remote, p->base, p->head,
+				      o->targets, o->n_targets, &found,
+				      &p->hist, err);
+	if (!rc)
+		snprintf(p->label, sizeof(p->label), "records of merge base "
+			 "%.9s's keys in remote cache %s (%zu found)",
+			 p->base_hex, plan_remote_url(o->remote), found);
+	return rc;
+}
+
 int
 planner_run(struct graph_repo *repo, struct cache *cache,
 	    const struct planner_options *o, struct error_list *errors,
@@ -230,6 +271,14 @@ planner_run(struct graph_repo *repo, struct cache *cache,
 	if (rc)
 		goto done;
 	eval_set_memo(p->head, cache, o->memo_write);
+	if (o->remote) {
+		const struct rules_policy *pol = &p->head->rules->policy;
+
+		rc = plan_remote_trust(o->remote, pol->trusted_refs,
+				       pol->n_trusted_refs, o->ref, err);
+		if (rc)
+			goto done;
+	}
 	n = p->head->graph->n_nodes;
 	p->selected = mem_calloc(n + 1, 1);
 	p->closure = mem_calloc(n + 1, 1);
@@ -273,9 +322,12 @@ planner_run(struct graph_repo *repo, struct cache *cache,
 				 p->base_hex);
 	} else {
 		rc = find_baseline(p, o, err);
-		if (!rc)
-			rc = history_from_run(cache, p->run_id[0] ? p->run_id
-								: NULL,
+		if (!rc && !p->run_id[0] && p->base_hex[0] && o->remote &&
+		    (!o->baseline_run || !strcmp(o->baseline_run, "auto")))
+			rc = remote_baseline(p, o, err);
+		else if (!rc)
+			rc = history_from_run(cache, o->remote,
+					      p->run_id[0] ? p->run_id : NULL,
 					      p->label, o->rules_file, p->head,
 					      &p->hist, err);
 	}

@@ -22,6 +22,7 @@ struct error;
 struct error_list;
 struct eval;
 struct history;
+struct plan_remote;
 
 struct planner_options {
 	const char *const *targets;	/* as graph_select takes them */
@@ -45,6 +46,16 @@ struct planner_options {
 					   stamps them) */
 	long long date_epoch;		/* seconds since the epoch for dirty
 					   working-tree versions (.dYYYYMMDD) */
+	struct plan_remote *remote;	/* a remote cache (borrowed), or
+					   NULL: records by key are looked
+					   up there after the local cache,
+					   and with --base but no local run
+					   at the merge base, the base's keys
+					   there are the baseline */
+	const char *ref;		/* the ref being planned (trusted
+					   as the writer of remote records
+					   besides policy trusted-refs), or
+					   NULL */
 };
 
 struct planner {

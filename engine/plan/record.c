@@ -24,18 +24,19 @@
 #include "base/banned.h"
 
 /*
- * Hash one artifact by streaming it (never read whole into memory): its
- * base name, then its bytes framed as digest_add frames them (the size
- * from fstat, then the contents). Only a regular file is hashed: a FIFO,
- * a device (/dev/zero) or a folder is refused; a file whose size changes
- * while it is read is an error, not a digest of half of it.
+ * Hash one artifact by streaming it (never read whole into memory): the
+ * base name of `name` (its locator), then the bytes of `file` (where they
+ * are read) framed as digest_add frames them (the size from fstat, then
+ * the contents). Only a regular file is hashed: a FIFO, a device
+ * (/dev/zero) or a folder is refused; a file whose size changes while it
+ * is read is an error, not a digest of half of it.
  */
 static int
-add_file(struct digest_state *st, const char *root, const char *path,
+add_file(struct digest_state *st, const char *name, const char *file,
 	 struct error *err)
 {
-	char full[4096], chunk[65536];
-	const char *slash = strrchr(path, '/');
+	char chunk[65536];
+	const char *slash = strrchr(name, '/');
 	unsigned long long size, total = 0;
 	struct error probe;
 	struct stat sb;
@@ -43,26 +44,22 @@ add_file(struct digest_state *st, const char *root, const char *path,
 	int fd, rc = 0;
 
 	error_init(&probe);
-	if (path[0] == '/' || !root)
-		snprintf(full, sizeof(full), "%s", path);
-	else
-		snprintf(full, sizeof(full), "%s/%s", root, path);
-	fd = file_open_regular(full, path, &probe);
+	fd = file_open_regular(file, name, &probe);
 	if (fd == ERROR_INVALID) {
 		if (err && !err->code)
 			*err = probe;
 		return fd;
 	}
 	if (fd < 0)
-		return error_set(err, fd, "cannot read artifact '%s': %s", path,
+		return error_set(err, fd, "cannot read artifact '%s': %s", name,
 				 strerror(errno));
 	if (fstat(fd, &sb)) {
 		rc = error_set(err, ERROR_IO, "cannot read artifact '%s': %s",
-			       path, strerror(errno));
+			       name, strerror(errno));
 		goto done;
 	}
 	size = (unsigned long long)sb.st_size;
-	digest_add_str(st, slash ? slash + 1 : path);
+	digest_add_str(st, slash ? slash + 1 : name);
 	digest_add_u64(st, size);
 	for (;;) {
 		n = read(fd, chunk, sizeof(chunk));
@@ -70,7 +67,7 @@ add_file(struct digest_state *st, const char *root, const char *path,
 			continue;
 		if (n < 0) {
 			rc = error_set(err, ERROR_IO, "cannot read artifact "
-				       "'%s': %s", path, strerror(errno));
+				       "'%s': %s", name, strerror(errno));
 			goto done;
 		}
 		if (n == 0)
@@ -82,40 +79,81 @@ add_file(struct digest_state *st, const char *root, const char *path,
 	}
 	if (total != size)
 		rc = error_set(err, ERROR_IO, "artifact '%s' changed while it "
-			       "was hashed (%llu bytes, then %llu)", path, size,
+			       "was hashed (%llu bytes, then %llu)", name, size,
 			       total);
 done:
 	close(fd);
 	return rc;
 }
 
+/* Index pairs sorted by name (byte order); names are unique. */
+struct named {
+	const char *name, *file;
+};
+
 static int
-cmp_str(const void *a, const void *b)
+cmp_named(const void *a, const void *b)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
+	return strcmp(((const struct named *)a)->name,
+		      ((const struct named *)b)->name);
+}
+
+int
+record_output_digest_files(const char *const *names,
+			   const char *const *files, size_t n,
+			   struct digest *out, struct error *err)
+{
+	struct named *v = mem_calloc(n + 1, sizeof(*v));
+	struct digest_state st = { NULL };
+	size_t i;
+	int rc;
+
+	if (!v)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	for (i = 0; i < n; i++) {
+		v[i].name = names[i];
+		v[i].file = files[i];
+	}
+	qsort(v, n, sizeof(*v), cmp_named);
+	rc = digest_begin(&st, "ripple-output-v1", err);
+	for (i = 0; !rc && i < n; i++)
+		rc = add_file(&st, v[i].name, v[i].file, err);
+	if (rc)
+		digest_abort(&st);
+	else
+		digest_end(&st, out);
+	mem_free(v);
+	return rc;
 }
 
 int
 record_output_digest(const char *root, const char *const *paths, size_t n,
 		     struct digest *out, struct error *err)
 {
-	const char **sorted = mem_calloc(n + 1, sizeof(*sorted));
-	struct digest_state st = { NULL };
+	char **files = mem_calloc(n + 1, sizeof(*files));
 	size_t i;
-	int rc;
+	int rc = 0;
 
-	if (!sorted)
+	if (!files)
 		return error_set(err, ERROR_NOMEM, "out of memory");
-	memcpy(sorted, paths, n * sizeof(*sorted));
-	qsort(sorted, n, sizeof(*sorted), cmp_str);
-	rc = digest_begin(&st, "ripple-output-v1", err);
-	for (i = 0; !rc && i < n; i++)
-		rc = add_file(&st, root, sorted[i], err);
-	if (rc)
-		digest_abort(&st);
-	else
-		digest_end(&st, out);
-	mem_free(sorted);
+	for (i = 0; !rc && i < n; i++) {
+		size_t len = (root ? strlen(root) : 0) + strlen(paths[i]) + 2;
+
+		files[i] = mem_alloc(len);
+		if (!files[i])
+			rc = error_set(err, ERROR_NOMEM, "out of memory");
+		else if (paths[i][0] == '/' || !root)
+			snprintf(files[i], len, "%s", paths[i]);
+		else
+			snprintf(files[i], len, "%s/%s", root, paths[i]);
+	}
+	if (!rc)
+		rc = record_output_digest_files(paths,
+						(const char *const *)files, n,
+						out, err);
+	for (i = 0; i < n; i++)
+		mem_free(files[i]);
+	mem_free(files);
 	return rc;
 }
 

@@ -45,6 +45,15 @@ int record_output_digest(const char *root, const char *const *paths,
 			 size_t n, struct digest *out, struct error *err);
 
 /*
+ * record_output_digest of n artifacts named names[i] (as recorded: they
+ * decide the order and the hashed base names) whose bytes are in files[i]
+ * (paths opened as given), e.g. copies fetched into another folder.
+ */
+int record_output_digest_files(const char *const *names,
+			       const char *const *files, size_t n,
+			       struct digest *out, struct error *err);
+
+/*
  * Compute node `index`'s key in `ev` as recorded in `run` (upstream output
  * digests from that run's records) into *keys (allocated when NULL; the
  * caller frees it with graph_keys_free). Errors: cache and eval errors.

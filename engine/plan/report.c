@@ -12,6 +12,7 @@
 #include "base/error.h"
 #include "base/mem.h"
 #include "engine/plan/plan.h"
+#include "engine/plan/remote.h"
 #include "graph/graph.h"
 #include "base/banned.h"
 
@@ -42,6 +43,10 @@ report_item_reason(const struct graph *g, const struct plan *p, size_t i,
 	size_t k, shown = 0;
 
 	buf_addstr(out, plan_reason_name(it->reason), err);
+	if (it->reason == PLAN_REASON_REUSED && it->remote) {
+		buf_addf(out, err, " from %s", it->remote->label);
+		return err && err->code ? err->code : 0;
+	}
 	if (it->reason == PLAN_REASON_REUSED && it->reused_run) {
 		buf_addf(out, err, " from run %s", it->reused_run);
 		return err && err->code ? err->code : 0;

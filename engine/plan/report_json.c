@@ -14,6 +14,7 @@
 #include "base/mem.h"
 #include "base/utf8.h"
 #include "engine/plan/plan.h"
+#include "engine/plan/remote.h"
 #include "graph/graph.h"
 #include "base/banned.h"
 
@@ -126,6 +127,8 @@ item_json(const struct graph *g, const struct plan *p, size_t i)
 	json_object_set_new(o, "root_cause", it->root_cause >= 0
 		? json_string(g->nodes[it->root_cause].id) : json_null());
 	json_object_set_new(o, "reused_from_run", str_or_null(it->reused_run));
+	json_object_set_new(o, "reused_from_remote", it->remote
+		? json_string(it->remote->url) : json_null());
 	json_object_set_new(o, "output_digest", str_or_null(it->output_digest));
 	json_object_set_new(o, "selected", json_boolean(it->selected));
 	json_object_set_new(o, "changes", ch);

@@ -70,6 +70,8 @@ release_check_run(struct release_ctx *x, struct error *err)
 			    "the tag does not resolve");
 		return 0;
 	}
+	if (!x->cache && x->opt->remote && x->node && !x->opt->run)
+		return release_check_remote(x, err);
 	if (!x->cache) {
 		release_set(x, RELEASE_CHECK_RUN, RELEASE_STATUS_FAIL,
 			    "no cache at %s: no run is recorded",
@@ -148,6 +150,8 @@ release_check_run(struct release_ctx *x, struct error *err)
 				    m->commit ? m->commit : "-", m->status))
 			return error_set(err, ERROR_NOMEM, "out of memory");
 	}
+	if (!n_ok && x->opt->remote && x->node)
+		return release_check_remote(x, err);
 	if (!n_ok) {
 		release_set(x, RELEASE_CHECK_RUN, RELEASE_STATUS_FAIL,
 			    "no successful run for tag '%s' at commit %.12s%s",

@@ -34,6 +34,8 @@ struct release_ctx {
 	int have_commit;
 	struct cache_record_list recs;		/* the run's records */
 	int have_run;
+	int from_remote;			/* the run's records came from the
+						   remote cache (check 3) */
 	struct strv problems[RELEASE_CHECK_COUNT];	/* arena strings */
 };
 
@@ -68,6 +70,13 @@ int release_problem(struct release_ctx *x, enum release_check_id id,
 		    const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/*
+ * Check 3 from the remote cache (engine/release/remote.c), when no local
+ * run qualifies and opt->remote is set: the tag's published records. Needs
+ * x->ev and x->node. Errors: ERROR_NOMEM, remote faults when required.
+ */
+int release_check_remote(struct release_ctx *x, struct error *err);
+
 /* Check 3 (engine/release/ci_run.c). Errors: cache errors, ERROR_NOMEM. */
 int release_check_run(struct release_ctx *x, struct error *err);
 
@@ -80,7 +89,8 @@ int release_check_metadata(struct release_ctx *x, struct error *err);
  * is read (relative ones under opt->artifacts_dir, else the repository's
  * root), its SHA-256 kept in the row, and the files' output digest
  * compared with the recorded one; a missing file or other bytes make the
- * row failed, naming the file. URLs are not read. Errors: ERROR_NOMEM.
+ * row failed, naming the file. URLs are not read, nor records from the
+ * remote cache without opt->artifacts_dir. Errors: ERROR_NOMEM.
  */
 int release_verify_bytes(struct release_ctx *x, struct release_artifact *rows,
 			 size_t n, struct error *err);

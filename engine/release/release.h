@@ -25,6 +25,7 @@
 struct cache;
 struct error;
 struct graph_repo;
+struct plan_remote;
 
 /* The checks, in report order. */
 enum release_check_id {
@@ -132,6 +133,13 @@ struct release_options {
 	 * repository's root. Absolute locators are read where they are.
 	 */
 	const char *artifacts_dir;
+	/*
+	 * A remote cache (borrowed), or NULL. When no run in `cache`
+	 * qualifies, check 3 asks it instead: the records the tag's own run
+	 * published, at the tag's commit, with every output blob present
+	 * (docs/remote-cache.md). So a fresh clone decides alone.
+	 */
+	struct plan_remote *remote;
 };
 
 /*

@@ -21,6 +21,8 @@
 #include "engine/plan/record.h"
 #include "engine/run/outputs.h"
 #include "engine/plan/versions.h"
+#include "engine/plan/remote.h"
+#include "engine/run/remote.h"
 #include "engine/run/run.h"
 #include "engine/run/wheel.h"
 #include "graph/graph.h"
@@ -28,13 +30,32 @@
 #include "rules/rules.h"
 #include "base/banned.h"
 
+/* The bytes of reused upstream `dep`, as this run recorded it. */
+static int
+fetch_dep(struct run_cache_store *s, size_t dep, struct error *err)
+{
+	struct cache_record rec;
+	int rc;
+
+	if (!s->reused[dep])
+		return 0;
+	cache_record_init(&rec);
+	rc = cache_record_get(s->cache, s->run_id,
+			      s->ev->graph->nodes[dep].id, &rec, err);
+	if (!rc)
+		rc = run_remote_fetch(s->remote, s->root, &rec, NULL, err);
+	cache_record_release(&rec);
+	return rc;
+}
+
 /*
  * Before the action: remove the node's stale outputs. A file its outputs
  * match is removed only when an earlier record of this node lists it (so
  * another node's files, or the user's, are never touched); the others are
  * kept and their identities remembered, so that what the action leaves
  * untouched is not recorded as its output. Every match is resolved inside
- * the repository before anything is removed.
+ * the repository before anything is removed. Then, with a remote cache,
+ * fetch the outputs of reused upstream nodes (a node without outputs too).
  */
 static int
 prepare(void *payload, size_t node, struct error *err)
@@ -44,10 +65,10 @@ prepare(void *payload, size_t node, struct error *err)
 	struct strv now = STRV_INIT, listed = STRV_INIT, *before;
 	char path[4096], line[4400];
 	size_t i;
-	int rc;
+	int rc = 0;
 
 	if (!n->n_outputs)
-		return 0;
+		goto deps;
 	if (!s->before) {
 		s->before = mem_calloc(s->ev->graph->n_nodes + 1,
 				       sizeof(*s->before));
@@ -82,6 +103,9 @@ prepare(void *payload, size_t node, struct error *err)
 	}
 	strv_release(&now);
 	strv_release(&listed);
+deps:
+	for (i = 0; !rc && s->remote && s->reused && i < n->n_deps; i++)
+		rc = fetch_dep(s, n->deps[i], err);
 	return rc;
 }
 
@@ -122,30 +146,33 @@ cutoff(void *payload, size_t node, struct error *err)
 	return rc;
 }
 
-/* Copy the baseline's record of the node into this run. */
+/*
+ * Record the node as reused from `src` (a record of its key: the
+ * baseline's, another run's, or the remote cache's, then `remote` names
+ * it) into this run.
+ */
 static int
-record_reused(struct run_cache_store *s, size_t node, const char *from_run,
-	      const char *cut_at, struct run_node *rn, struct error *err)
+record_reused(struct run_cache_store *s, size_t node,
+	      const struct cache_record *src, const char *remote,
+	      const char *cut_at, struct error *err)
 {
-	const struct graph_node *n = &s->ev->graph->nodes[node];
 	struct record_outcome o;
-	struct cache_record rec;
 	struct strv meta = STRV_INIT;
 	char line[4200];
 	size_t i;
-	int rc;
+	int rc = 0;
 
-	cache_record_init(&rec);
-	rc = cache_record_get(s->cache, from_run, n->id, &rec, err);
-	if (rc)
-		goto done;
-	for (i = 0; !rc && i < rec.metadata.n; i++)
-		if (strncmp(rec.metadata.v[i], "reused-from=", 12) &&
-		    strncmp(rec.metadata.v[i], "cutoff-at=", 10))
-			rc = strv_push(&meta, rec.metadata.v[i], err);
-	snprintf(line, sizeof(line), "reused-from=%s", from_run);
+	for (i = 0; !rc && i < src->metadata.n; i++)
+		if (strncmp(src->metadata.v[i], "reused-from", 11) &&
+		    strncmp(src->metadata.v[i], "cutoff-at=", 10))
+			rc = strv_push(&meta, src->metadata.v[i], err);
+	snprintf(line, sizeof(line), "reused-from=%s", src->run);
 	if (!rc)
 		rc = strv_push(&meta, line, err);
+	if (!rc && remote) {
+		snprintf(line, sizeof(line), "reused-from-remote=%s", remote);
+		rc = strv_push(&meta, line, err);
+	}
 	if (!rc && cut_at) {
 		snprintf(line, sizeof(line), "cutoff-at=%s", cut_at);
 		rc = strv_push(&meta, line, err);
@@ -154,20 +181,41 @@ record_reused(struct run_cache_store *s, size_t node, const char *from_run,
 		goto done;
 	memset(&o, 0, sizeof(o));
 	o.status = "ok";
-	o.artifacts = (const char *const *)rec.artifacts.v;
-	o.n_artifacts = rec.artifacts.n;
+	o.artifacts = (const char *const *)src->artifacts.v;
+	o.n_artifacts = src->artifacts.n;
 	o.meta = (const char *const *)meta.v;
 	o.n_meta = meta.n;
-	o.version = rec.version;
+	o.version = src->version;
 	o.duration_ms = 0;
-	o.output_digest = rec.output_digest;
+	o.output_digest = src->output_digest;
 	/* An unchanged record without outputs has no digest to copy. */
 	if (!o.output_digest)
 		o.n_artifacts = 0;
 	rc = record_node(s->cache, s->ev, s->run_id, node, &o, err);
+	if (!rc && s->reused)
+		s->reused[node] = 1;
 done:
-	(void)rn;
 	strv_release(&meta);
+	return rc;
+}
+
+/* Reused from plan record r: the remote one, or run r->run_id's. */
+static int
+record_from(struct run_cache_store *s, size_t node,
+	    const struct plan_remote_hit *hit, const char *run,
+	    const char *cut_at, struct error *err)
+{
+	struct cache_record rec;
+	int rc;
+
+	if (hit)
+		return record_reused(s, node, &hit->rec.rec, hit->label,
+				     cut_at, err);
+	cache_record_init(&rec);
+	rc = cache_record_get(s->cache, run, s->ev->graph->nodes[node].id,
+			      &rec, err);
+	if (!rc)
+		rc = record_reused(s, node, &rec, NULL, cut_at, err);
 	cache_record_release(&rec);
 	return rc;
 }
@@ -251,6 +299,38 @@ toolkit_meta(const struct run_cache_store *s, const struct graph_node *n,
 	return rc;
 }
 
+/*
+ * Publish an ok node (one it built; or, for a tag's run, one it reused,
+ * from the remote cache when `from`); a failure is a fault of the remote
+ * cache.
+ */
+static int
+publish(struct run_cache_store *s, size_t node, int reused,
+	const struct plan_remote_hit *from, struct error *err)
+{
+	struct error e;
+	int rc;
+
+	if (!s->remote || (reused && !s->tag))
+		return 0;	/* only a tag's run publishes what it reused */
+	error_init(&e);
+	rc = run_remote_publish(s->remote, s->cache, s->root, s->run_id,
+				s->ev->graph->nodes[node].id, s->runner,
+				reused, from, &e);
+	if (!rc)
+		return 0;
+	if (rc == ERROR_NOMEM) {
+		*err = e;
+		return rc;
+	}
+	error_node(&e, s->ev->graph->nodes[node].id);
+	error_hint(&e, "the node is recorded here but not published%s",
+		   rc == ERROR_IO ? "; publishing stops for this run" : "");
+	if (rc == ERROR_IO)
+		plan_remote_set_down(s->remote);
+	return plan_remote_fault(s->remote, &e, err);
+}
+
 static int
 record_finished(struct run_cache_store *s, size_t node, struct run_node *rn,
 		struct error *err)
@@ -325,13 +405,21 @@ record(void *payload, size_t node, struct run_node *rn, struct error *err)
 {
 	struct run_cache_store *s = payload;
 	const struct plan_item *it = &s->plan->items[node];
+	int rc;
 
-	if (rn->state == RUN_STATE_REUSED)
-		return record_reused(s, node, it->reused_run, NULL, rn, err);
+	if (s->remote && !s->reused) {
+		s->reused = mem_calloc(s->plan->n + 1, 1);
+		if (!s->reused)
+			return error_set(err, ERROR_NOMEM, "out of memory");
+	}
+	if (rn->state == RUN_STATE_REUSED) {
+		rc = record_from(s, node, it->remote, it->reused_run, NULL,
+				 err);
+		return rc ? rc : publish(s, node, 1, it->remote, err);
+	}
 	if (rn->state == RUN_STATE_CUTOFF) {
 		struct plan_record rec;
 		const struct graph *g = s->ev->graph;
-		int rc;
 
 		memset(&rec, 0, sizeof(rec));
 		rc = s->hist->baseline_record(s->hist->payload,
@@ -341,11 +429,15 @@ record(void *payload, size_t node, struct run_node *rn, struct error *err)
 		if (rc == 0)
 			return error_set(err, ERROR_INTERNAL, "baseline record "
 					 "of '%s' vanished", g->nodes[node].id);
-		return record_reused(s, node, rec.run_id,
-				     rn->cause >= 0 ? g->nodes[rn->cause].id
-						    : "?", rn, err);
+		rc = record_from(s, node, rec.remote, rec.run_id,
+				 rn->cause >= 0 ? g->nodes[rn->cause].id
+						: "?", err);
+		return rc ? rc : publish(s, node, 1, rec.remote, err);
 	}
-	return record_finished(s, node, rn, err);
+	rc = record_finished(s, node, rn, err);
+	if (!rc && rn->state == RUN_STATE_OK)
+		rc = publish(s, node, 0, NULL, err);
+	return rc;
 }
 
 void
@@ -353,7 +445,11 @@ run_store_cache_release(struct run_cache_store *s)
 {
 	size_t i;
 
-	if (!s || !s->before)
+	if (!s)
+		return;
+	mem_free(s->reused);
+	s->reused = NULL;
+	if (!s->before)
 		return;
 	for (i = 0; i < s->ev->graph->n_nodes; i++)
 		strv_release(&s->before[i]);

@@ -17,6 +17,7 @@ struct error;
 struct eval;
 struct plan;
 struct plan_history;
+struct plan_remote;
 struct rules_kv;
 struct run_store;
 
@@ -38,16 +39,26 @@ struct run_cache_store {
 	const struct rules_kv *toolkit_ids;	/* toolkit name -> probed
 						   identity, for records */
 	size_t n_toolkit_ids;
+	struct plan_remote *remote;	/* or NULL: no remote cache */
+	const char *runner;		/* provenance of published records */
+	const char *tag;		/* the run's --tag, or NULL */
+	unsigned char *reused;		/* internal: n_nodes bytes, owned */
 };
 
 /*
  * Fill *out with callbacks over *s (which must outlive the run; zero its
  * internal fields first). Free what the run left with
- * run_store_cache_release.
+ * run_store_cache_release. With s->remote: before a node starts, the
+ * outputs of its reused dependencies are fetched unless already there
+ * (engine/run/remote.h; a failure is the node's: "cannot get the bytes");
+ * a reuse from the remote cache is recorded from the remote record; and
+ * every node recorded ok is published (a failure is a fault of the index:
+ * a warning, unless the remote cache is required: then it stops the run).
  */
 void run_store_cache(struct run_cache_store *s, struct run_store *out);
 
-/* Free the store's internal state (not *s itself). Accepts NULL. */
+/* Free the store's internal state (not *s itself); again is harmless.
+ * Accepts NULL. */
 void run_store_cache_release(struct run_cache_store *s);
 
 #endif

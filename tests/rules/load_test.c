@@ -172,6 +172,22 @@ Test(rules_load, leading_slash_anchors_a_pattern)
 	rules_free(r);
 }
 
+Test(rules_load, policy_trusted_refs_are_globs_over_refs)
+{
+	struct rules *r = load_ok("version: 1\n"
+				  "policy:\n"
+				  "  trusted-refs: [refs/heads/main, "
+				  "'refs/tags/*']\n");
+
+	cr_assert_eq(r->policy.n_trusted_refs, 2);
+	cr_expect_str_eq(r->policy.trusted_refs[0], "refs/heads/main");
+	cr_expect_str_eq(r->policy.trusted_refs[1], "refs/tags/*");
+	rules_free(r);
+	r = load_ok("version: 1\n");
+	cr_expect_eq(r->policy.n_trusted_refs, 0, "default: every writer");
+	rules_free(r);
+}
+
 Test(rules_load, aliases_and_merge_keys)
 {
 	const struct rules_node *w;

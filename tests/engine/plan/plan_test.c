@@ -373,3 +373,90 @@ Test(engine_plan, reason_names_are_stable)
 			 "version-group");
 	cr_expect_str_eq(plan_decision_name(PLAN_REUSE), "reuse");
 }
+
+/* A remote cache stand-in: records only for keys prefetched before. */
+struct batches {
+	struct world *w;
+	char seen[8][33];	/* keys prefetched so far */
+	size_t n_seen;
+	size_t sizes[4];	/* ids per prefetch call */
+	size_t calls;
+	int early;		/* a record asked before its prefetch */
+};
+
+static int
+fake_prefetch(void *payload, const char *const *ids, const char *const *keys,
+	      size_t n, struct error *err)
+{
+	struct batches *b = payload;
+	size_t i;
+
+	(void)ids;
+	(void)err;
+	cr_assert_lt(b->calls, 4);
+	b->sizes[b->calls++] = n;
+	for (i = 0; i < n && b->n_seen < 8; i++)
+		snprintf(b->seen[b->n_seen++], 33, "%s", keys[i]);
+	return 0;
+}
+
+static int
+fake_by_key(void *payload, const char *key, size_t nth,
+	    struct plan_record *out, struct error *err)
+{
+	struct batches *b = payload;
+	size_t i;
+
+	(void)err;
+	if (nth)
+		return 0;	/* one record per key */
+	for (i = 0; i < b->n_seen; i++)
+		if (!strcmp(b->seen[i], key))
+			break;
+	if (i == b->n_seen) {
+		b->early = 1;
+		return 0;
+	}
+	memset(out, 0, sizeof(*out));
+	out->run_id = "remote-run";
+	out->key = b->seen[i];
+	out->ok = 1;
+	return 1;
+}
+
+/*
+ * Keys depend on upstream decisions, so a remote cache is asked once per
+ * topological level, with every node of that level, before any of them is
+ * decided.
+ */
+Test(engine_plan, records_by_key_are_prefetched_a_level_at_a_time)
+{
+	struct graph_key_sources src = { fake_source, NULL, NULL, NULL };
+	struct plan_options o = { PLAN_REUSE_SCOPE_ANY, NULL, 0, NULL, 0 };
+	struct plan_history h;
+	struct batches b;
+	struct world w;
+	struct plan *p = NULL;
+	struct error err;
+
+	setup_world(&w);
+	src.payload = &w;
+	memset(&b, 0, sizeof(b));
+	b.w = &w;
+	memset(&h, 0, sizeof(h));
+	h.record_by_key = fake_by_key;
+	h.prefetch = fake_prefetch;
+	h.payload = &b;
+	error_init(&err);
+	cr_assert_eq(plan_compute(w.graph, NULL, NULL, &src, &h, &o, &p,
+				  &err), 0, "%s", err.msg);
+	cr_expect_eq(b.calls, 2, "two levels: wheels, then tests");
+	cr_expect_eq(b.sizes[0], 2);
+	cr_expect_eq(b.sizes[1], 2);
+	cr_expect_eq(b.early, 0, "no record asked before its batch");
+	cr_expect_eq(p->counts[PLAN_REUSE], 4);
+	cr_expect_str_eq(item(&w, p, "test:t[root=b13]")->reused_run,
+			 "remote-run");
+	plan_free(p);
+	teardown_world(&w);
+}

@@ -1,0 +1,434 @@
+/*
+ * The plans' index over the remote cache: batched lookups by node key,
+ * each hit checked (node, key, status, outputs, trust) before it is kept;
+ * faults reported to an observer and turned into misses; a server that
+ * answered nothing counts as down. Downloads and uploads are engine/run's.
+ */
+#include "engine/plan/remote.h"
+
+#include <fnmatch.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/arena.h"
+#include "base/error.h"
+#include "base/mem.h"
+#include "base/banned.h"
+
+#define OOM(err) error_set(err, ERROR_NOMEM, "out of memory")
+
+/* One key asked: hit (1), miss or untrusted (0), fault (-1). */
+struct entry {
+	char *name;			/* ns + key; NULL: free slot */
+	int state;
+	struct plan_remote_hit *hit;
+};
+
+struct plan_remote {
+	struct remote *r;
+	struct plan_remote_options o;
+	struct plan_remote_stats stats;
+	struct entry *tab;		/* open addressing, cap a power of 2 */
+	size_t cap, used;
+	const char **globs;		/* trusted refs (arena) */
+	size_t n_globs;
+	const char *own_ref;
+	int down;
+	struct arena arena;		/* names, labels, trust */
+};
+
+int
+plan_remote_new(struct remote *r, const struct plan_remote_options *o,
+		struct plan_remote **out, struct error *err)
+{
+	struct plan_remote *pr = mem_calloc(1, sizeof(*pr));
+
+	*out = NULL;
+	if (!pr)
+		return OOM(err);
+	arena_init(&pr->arena);
+	pr->r = r;
+	if (o)
+		pr->o = *o;
+	*out = pr;
+	return 0;
+}
+
+void
+plan_remote_free(struct plan_remote *pr)
+{
+	size_t i;
+
+	if (!pr)
+		return;
+	for (i = 0; i < pr->cap; i++) {
+		struct plan_remote_hit *h = pr->tab[i].hit;
+
+		if (!h)
+			continue;
+		remote_action_release(&h->action);
+		remote_record_release(&h->rec);
+		mem_free(h);
+	}
+	mem_free(pr->tab);
+	arena_release(&pr->arena);
+	mem_free(pr);
+}
+
+struct remote *
+plan_remote_client(const struct plan_remote *pr)
+{
+	return pr->r;
+}
+
+const char *
+plan_remote_url(const struct plan_remote *pr)
+{
+	return remote_url(pr->r);
+}
+
+int
+plan_remote_up(const struct plan_remote *pr)
+{
+	return !pr->down;
+}
+
+void
+plan_remote_set_down(struct plan_remote *pr)
+{
+	pr->down = 1;
+}
+
+struct plan_remote_stats *
+plan_remote_stats(struct plan_remote *pr)
+{
+	return &pr->stats;
+}
+
+int
+plan_remote_trust(struct plan_remote *pr, const char *const *globs, size_t n,
+		  const char *own_ref, struct error *err)
+{
+	size_t i;
+
+	pr->globs = arena_alloc(&pr->arena, (n + 1) * sizeof(*pr->globs));
+	pr->own_ref = own_ref ? arena_strdup(&pr->arena, own_ref) : NULL;
+	if (!pr->globs || (own_ref && !pr->own_ref))
+		return OOM(err);
+	for (i = 0; i < n; i++)
+		if (!(pr->globs[i] = arena_strdup(&pr->arena, globs[i])))
+			return OOM(err);
+	pr->n_globs = n;
+	return 0;
+}
+
+int
+plan_remote_fault(struct plan_remote *pr, const struct error *e,
+		  struct error *err)
+{
+	pr->stats.faults++;
+	if (pr->o.required) {
+		*err = *e;
+		err->hint[0] = '\0';
+		error_hint(err, "the remote cache is required "
+			   "(--remote-required); without it a fault is a "
+			   "warning and the node is rebuilt");
+		return e->code ? e->code : ERROR_IO;
+	}
+	if (pr->o.warn)
+		pr->o.warn(pr->o.payload, e);
+	return 0;
+}
+
+/* FNV-1a over the name: the table's hash. */
+static size_t
+hash(const char *s)
+{
+	size_t h = 2166136261u;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
+}
+
+static struct entry *
+slot(const struct plan_remote *pr, const char *name)
+{
+	size_t i = hash(name) & (pr->cap - 1);
+
+	while (pr->tab[i].name && strcmp(pr->tab[i].name, name))
+		i = (i + 1) & (pr->cap - 1);
+	return &pr->tab[i];
+}
+
+static int
+grow(struct plan_remote *pr, size_t want, struct error *err)
+{
+	struct entry *old = pr->tab;
+	size_t cap = pr->cap ? pr->cap : 64, i, n = pr->cap;
+
+	while (cap < 2 * want)
+		cap *= 2;
+	if (cap == pr->cap)
+		return 0;
+	pr->tab = mem_calloc(cap, sizeof(*pr->tab));
+	if (!pr->tab) {
+		pr->tab = old;
+		return OOM(err);
+	}
+	pr->cap = cap;
+	for (i = 0; i < n; i++)
+		if (old[i].name)
+			*slot(pr, old[i].name) = old[i];
+	mem_free(old);
+	return 0;
+}
+
+static const char *
+entry_name(struct plan_remote *pr, const char *ns, const char *key)
+{
+	return arena_printf(&pr->arena, "%s%s", ns ? ns : "", key);
+}
+
+const struct plan_remote_hit *
+plan_remote_find(const struct plan_remote *pr, const char *ns,
+		 const char *key)
+{
+	char name[512];
+	const struct entry *e;
+
+	if (!pr->cap)
+		return NULL;
+	if ((size_t)snprintf(name, sizeof(name), "%s%s", ns ? ns : "", key) >=
+	    sizeof(name))
+		return NULL;
+	e = slot(pr, name);
+	return e->name && e->state == 1 ? e->hit : NULL;
+}
+
+static int
+trusted(const struct plan_remote *pr, const char *ref)
+{
+	size_t i;
+
+	if (!pr->n_globs)
+		return 1;
+	if (!ref)
+		return 0;
+	if (pr->own_ref && !strcmp(pr->own_ref, ref))
+		return 1;
+	for (i = 0; i < pr->n_globs; i++)
+		if (!fnmatch(pr->globs[i], ref, 0))
+			return 1;
+	return 0;
+}
+
+/* Every relative artifact of the record is an output, and the reverse. */
+static int
+outputs_match(const struct plan_remote_hit *h)
+{
+	const struct strv *a = &h->rec.rec.artifacts;
+	size_t i, k, rel = 0;
+
+	for (i = 0; i < a->n; i++) {
+		if (a->v[i][0] == '/')
+			continue;
+		rel++;
+		for (k = 0; k < h->action.n; k++)
+			if (!strcmp(h->action.outputs[k].path, a->v[i]))
+				break;
+		if (k == h->action.n)
+			return 0;
+	}
+	return rel == h->action.n;
+}
+
+/*
+ * Check a found record: 1 a hit, 0 a miss (not ok, untrusted), or a fault
+ * described in *e.
+ */
+static int
+check_hit(struct plan_remote *pr, struct plan_remote_hit *h, const char *id,
+	  const char *key, struct error *e)
+{
+	const struct cache_record *rec = &h->rec.rec;
+	const char *od = rec->output_digest;
+
+	if (!rec->node_id || strcmp(rec->node_id, id) ||
+	    strcmp(rec->key, key))
+		return error_set(e, ERROR_CORRUPT, "remote cache %s: the "
+				 "record found for %s key %s is of %s key %s",
+				 remote_url(pr->r), id, key,
+				 rec->node_id ? rec->node_id : "?", rec->key);
+	if (rec->status != CACHE_RECORD_STATUS_OK || h->action.exit_code)
+		return 0;
+	if ((od && (strlen(od) != CACHE_KEY_LEN || !cache_key_valid(od))) ||
+	    (!od && h->action.n) || !outputs_match(h))
+		return error_set(e, ERROR_CORRUPT, "remote cache %s: the "
+				 "record of %s key %s does not match its AC "
+				 "entry's outputs", remote_url(pr->r), id, key);
+	if (!trusted(pr, h->rec.run.ref)) {
+		pr->stats.untrusted++;
+		return 0;
+	}
+	h->label = arena_printf(&pr->arena, "remote cache %s (run %s, "
+				"commit %.9s, ref %s)", remote_url(pr->r),
+				h->rec.run.id ? h->rec.run.id : "?",
+				h->rec.run.commit ? h->rec.run.commit : "?",
+				h->rec.run.ref ? h->rec.run.ref : "none");
+	h->node_id = rec->node_id;
+	h->key = rec->key;
+	h->url = remote_url(pr->r);
+	return h->label ? 1 : OOM(e);
+}
+
+/* Take item l's result into entry e: a checked hit, a miss or a fault. */
+static int
+settle(struct plan_remote *pr, struct entry *e, struct remote_lookup *l,
+       const char *id, struct error *err)
+{
+	struct plan_remote_hit *h;
+	struct error fe;
+	int rc;
+
+	e->state = -1;
+	error_init(&fe);
+	if (l->found < 0) {
+		fe = l->err;
+		goto fault;
+	}
+	if (l->found == 0) {
+		e->state = 0;
+		return 0;
+	}
+	h = mem_calloc(1, sizeof(*h));
+	if (!h)
+		return OOM(err);
+	h->action = l->action;
+	memset(&l->action, 0, sizeof(l->action));
+	rc = remote_record_decode(l->record, l->record_len, &h->rec, &fe);
+	if (rc == ERROR_NOMEM) {
+		remote_action_release(&h->action);
+		remote_record_release(&h->rec);
+		mem_free(h);
+		return OOM(err);
+	}
+	if (rc)
+		error_prefix(&fe, "remote cache %s: %s", remote_url(pr->r),
+			     id);
+	else
+		rc = check_hit(pr, h, id, l->key, &fe);
+	if (rc == 1) {
+		e->state = 1;
+		e->hit = h;
+		pr->stats.hits++;
+		return 0;
+	}
+	remote_action_release(&h->action);
+	remote_record_release(&h->rec);
+	mem_free(h);
+	if (rc == ERROR_NOMEM)
+		return OOM(err);
+	if (rc == 0) {
+		e->state = 0;
+		return 0;
+	}
+fault:
+	error_node(&fe, id);
+	if (!fe.hint[0])
+		error_hint(&fe, "the node is not reused from the remote cache");
+	return plan_remote_fault(pr, &fe, err);
+}
+
+/* Every request failed to reach the server: one warning, then down. */
+static int
+all_unreachable(const struct remote_lookup *l, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (l[i].found >= 0 || l[i].err.code != ERROR_IO)
+			return 0;
+	return n > 0;
+}
+
+static int
+went_down(struct plan_remote *pr, const struct remote_lookup *l,
+	  struct error *err)
+{
+	struct error e = l[0].err;
+
+	pr->down = 1;
+	e.node[0] = '\0';
+	e.hint[0] = '\0';
+	error_hint(&e, "planning without the remote cache: every node it "
+		   "would have served is built here");
+	return plan_remote_fault(pr, &e, err);
+}
+
+int
+plan_remote_lookup(struct plan_remote *pr, const char *ns,
+		   const char *const *ids, const char *const *keys, size_t n,
+		   struct error *err)
+{
+	struct remote_lookup *items = NULL;
+	struct entry **at = NULL;
+	size_t i, m = 0;
+	int rc;
+
+	if (pr->down || !n)
+		return 0;
+	rc = grow(pr, pr->used + n, err);
+	if (rc)
+		return rc;
+	items = mem_calloc(n, sizeof(*items));
+	at = mem_calloc(n, sizeof(*at));
+	if (!items || !at) {
+		rc = OOM(err);
+		goto done;
+	}
+	for (i = 0; i < n; i++) {
+		const char *name = entry_name(pr, ns, keys[i]);
+		struct entry *e;
+
+		if (!name) {
+			rc = OOM(err);
+			goto done;
+		}
+		e = slot(pr, name);
+		if (e->name)
+			continue;	/* asked before (or twice here) */
+		e->name = (char *)name;
+		e->state = 0;
+		pr->used++;
+		at[m] = e;
+		items[m].node_id = ns ? arena_printf(&pr->arena, "%s%s", ns,
+						     ids[i])
+				      : ids[i];
+		items[m].key = keys[i];
+		if (!items[m].node_id) {
+			rc = OOM(err);
+			goto done;
+		}
+		m++;
+	}
+	if (!m)
+		goto done;
+	pr->stats.asked += m;
+	rc = remote_node_lookup(pr->r, items, m, err);
+	if (rc)
+		goto done;
+	if (all_unreachable(items, m)) {
+		rc = went_down(pr, items, err);
+		goto done;
+	}
+	for (i = 0; !rc && i < m; i++)
+		rc = settle(pr, at[i], &items[i], items[i].node_id +
+			    (ns ? strlen(ns) : 0), err);
+done:
+	for (i = 0; items && i < m; i++)
+		remote_lookup_release(&items[i]);
+	mem_free(items);
+	mem_free(at);
+	return rc;
+}

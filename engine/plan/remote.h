@@ -1,0 +1,117 @@
+/*
+ * The remote cache as plans see it: a client (cache/remote.h) and the
+ * records it found, by node key. Lookups come in batches (a plan asks once
+ * per topological level, since keys depend on upstream output digests);
+ * every hit is checked before a plan may reuse it: the record blob names
+ * the node and key asked for, its status is ok, each artifact it lists is
+ * an output of the AC entry (so its bytes can be fetched), and its writer's
+ * ref is trusted (policy trusted-refs, or the ref being planned).
+ *
+ * Faults (server down, 5xx, corrupt or tampered entries) are never wrong
+ * answers: the node is a miss and the warn observer hears the error, which
+ * names the server; with `required` the first fault is the error instead.
+ * After a batch in which every request failed to reach the server, the
+ * server counts as down for the rest of the command (one warning, no more
+ * timeouts). Hits live until plan_remote_free; a plan and a run borrow them.
+ */
+#ifndef RIPPLE_ENGINE_PLAN_REMOTE_H
+#define RIPPLE_ENGINE_PLAN_REMOTE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cache/remote.h"
+
+struct error;
+struct plan_remote;
+
+/* One record found in the remote cache, checked. Owned by the index. */
+struct plan_remote_hit {
+	const char *node_id;		/* the node's canonical id */
+	const char *key;		/* its 32-hex key */
+	const char *label;		/* "remote cache URL (run R, commit C,
+					   ref F)" for reasons and metadata */
+	const char *url;		/* the server (remote_url) */
+	struct remote_action action;	/* the outputs by SHA-256 */
+	struct remote_record rec;	/* record, components, provenance */
+};
+
+struct plan_remote_options {
+	int required;		/* 1: a fault is an error, not a warning */
+	/* Told each fault when not required (may be NULL). */
+	void (*warn)(void *payload, const struct error *e);
+	void *payload;
+};
+
+/* What the index did, for summaries and tests. */
+struct plan_remote_stats {
+	size_t asked;		/* node keys looked up remotely */
+	size_t hits;		/* checked records that may be reused */
+	size_t untrusted;	/* records whose writer's ref is not trusted */
+	size_t faults;		/* requests or records that failed */
+	size_t fetched_files;	/* output files downloaded (engine/run) */
+	int64_t fetched_bytes;
+	size_t uploaded;	/* nodes published (engine/run) */
+};
+
+/*
+ * A new index over client `r` (borrowed: it must outlive the index).
+ * o: may be NULL (not required, silent). Errors: ERROR_NOMEM.
+ */
+int plan_remote_new(struct remote *r, const struct plan_remote_options *o,
+		    struct plan_remote **out, struct error *err);
+
+/* Free the index and every hit. Accepts NULL. */
+void plan_remote_free(struct plan_remote *pr);
+
+/* The client, and the server's URL as messages name it. */
+struct remote *plan_remote_client(const struct plan_remote *pr);
+const char *plan_remote_url(const struct plan_remote *pr);
+
+/* Whether the server answered so far (0 once it counts as down). */
+int plan_remote_up(const struct plan_remote *pr);
+
+/*
+ * Count the server as down from now on (a publish that failed after its
+ * retries): later lookups and publishes send nothing.
+ */
+void plan_remote_set_down(struct plan_remote *pr);
+
+/* The counters; the caller may add to the fetch and upload ones. */
+struct plan_remote_stats *plan_remote_stats(struct plan_remote *pr);
+
+/*
+ * Which writers' records may be reused: refs matching one of the n
+ * fnmatch(3) globs (policy trusted-refs; n 0: every writer), plus
+ * `own_ref` (the ref being planned or run; may be NULL), so a branch
+ * reuses its own records and main never reuses a pull request's. Applies
+ * to lookups made after the call. Errors: ERROR_NOMEM.
+ */
+int plan_remote_trust(struct plan_remote *pr, const char *const *globs,
+		      size_t n, const char *own_ref, struct error *err);
+
+/*
+ * Look up n nodes (ids[i] with keys[i], 32 hex) not asked before, in one
+ * batch (AC entries, then record blobs). `ns` (or NULL) names a separate
+ * set of entries: "tag/TAG/" for the records a run of tag TAG wrote
+ * (engine/run publishes them; docs/remote-cache.md). Faults go to the
+ * observer (or are the error when required). Returns 0 or an error
+ * (ERROR_NOMEM; a fault when required).
+ */
+int plan_remote_lookup(struct plan_remote *pr, const char *ns,
+		       const char *const *ids, const char *const *keys,
+		       size_t n, struct error *err);
+
+/* The checked hit for `key` in `ns` (NULL: the plain entries), or NULL. */
+const struct plan_remote_hit *plan_remote_find(const struct plan_remote *pr,
+					       const char *ns,
+					       const char *key);
+
+/*
+ * Report a fault with the remote cache: 0 after telling the observer, or
+ * (required) *e copied into err and its code returned. Counts it.
+ */
+int plan_remote_fault(struct plan_remote *pr, const struct error *e,
+		      struct error *err);
+
+#endif

@@ -1,0 +1,57 @@
+/*
+ * A run's side of the remote cache: the bytes of a reused node, fetched
+ * (SHA-256 and size verified as they stream, then the record's output
+ * digest checked) when a node that runs here needs them or `ripple fetch`
+ * asks; and a finished node published (outputs, record blob, AC entry).
+ * Nothing else is downloaded. Which records may be reused is
+ * engine/plan/remote.h's business; this file moves bytes.
+ */
+#ifndef RIPPLE_ENGINE_RUN_REMOTE_H
+#define RIPPLE_ENGINE_RUN_REMOTE_H
+
+#include <stddef.h>
+
+struct cache;
+struct cache_record;
+struct error;
+struct plan_remote;
+struct plan_remote_hit;
+
+/*
+ * Make the bytes of `rec` (node `rec->node_id`'s record, reused here) be
+ * there. Without `to_dir`: each repository-relative artifact at its path
+ * under `root`; files already there whose output digest equals the
+ * record's are left alone. With `to_dir` (an existing folder): each
+ * output as TO_DIR/BASENAME (two outputs with one base name are an
+ * error). The digests come from the record's AC entry (looked up by key
+ * when the plan did not). Paths are checked: relative, no "..", and a
+ * destination folder that resolves outside root (a symlink) is refused.
+ * Counts the files and bytes fetched in the index's stats.
+ * Errors: ERROR_NOT_FOUND (the remote cache has no entry or blob: "cannot
+ * get the bytes of NODE"), ERROR_CORRUPT (a digest mismatch, or files that
+ * do not make the record's output digest), ERROR_INVALID (a bad path),
+ * ERROR_IO, ERROR_NOMEM. The node id is attached.
+ */
+int run_remote_fetch(struct plan_remote *pr, const char *root,
+		     const struct cache_record *rec, const char *to_dir,
+		     struct error *err);
+
+/*
+ * Publish node `node_id`'s ok record in run `run_id` of cache `c`: its
+ * repository-relative artifacts (under root) to the CAS, the record blob
+ * (with its key's components and the run's provenance, written by
+ * `runner`, may be NULL), then the AC entry; for a run of a tag also under
+ * namespace "tag/TAG/" (plan_remote_lookup), so that `release` finds what
+ * exactly that tag's run recorded. A node the run reused (`reused`) is
+ * published only under the tag's namespace, from its files here or, when
+ * it came from the remote cache (`from`), naming the blobs already there.
+ * A record that is not ok, a read-only client or a server that is down:
+ * nothing is sent. Errors: those of the cache and the client (the caller
+ * reports a client's as a fault).
+ */
+int run_remote_publish(struct plan_remote *pr, struct cache *c,
+		       const char *root, const char *run_id,
+		       const char *node_id, const char *runner, int reused,
+		       const struct plan_remote_hit *from, struct error *err);
+
+#endif

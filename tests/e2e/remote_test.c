@@ -1,0 +1,457 @@
+/*
+ * Suite e2e_remote: many machines sharing only a remote cache, on the
+ * cuda-bindings demo repository (examples/cuda-bindings/make-demo-repo)
+ * and a real nginx with WebDAV (tests/support/nginx.h). Four clones, each
+ * with its own local cache: runners A and B record CI at main for two
+ * platforms; clone C, a pull request, plans and runs against the remote
+ * cache and downloads exactly the wheel its own tests need; clone D, with
+ * an empty cache, decides from the remote cache alone that main's CI is
+ * complete and that a tag is releasable. Then a tampered blob and a
+ * stopped server: no wrong reuse, messages that name the server.
+ *
+ * To keep the suite near 30 s the demo's python axis is cut to 3.12 and
+ * 3.13 (the rules are otherwise the example's), and CI is a subset: the
+ * CUDA 13 wheels for Python 3.12 on both Linux platforms and the
+ * pathfinder tests. Skips, saying why, when nginx is not installed.
+ */
+#include <criterion/criterion.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "tests/support/nginx.h"
+#include "tests/support/support.h"
+
+#define T_WHEEL "artifact:bindings-wheel?platform=linux-*,python=3.12," \
+		"root=bindings-13?"
+#define T_TESTS "test:pathfinder-tests?platform=linux-64*"
+#define PF_WHEEL "dist/pathfinder/cuda_pathfinder-0.0.0-py3-none-any.whl"
+#define TAG "v13.0.1"
+#define RELEASE "release:bindings[root=bindings-13]"
+
+static struct t_nginx ng;
+static int ng_up;
+static char *tmp;
+
+static void
+setup(void)
+{
+	tmp = t_tmpdir();
+}
+
+static void
+teardown(void)
+{
+	if (ng_up)
+		t_nginx_free(&ng);
+	ng_up = 0;
+	t_rmtree(tmp);
+	free(tmp);
+}
+
+TestSuite(e2e_remote, .init = setup, .fini = teardown, .timeout = 300);
+
+/* Output of a shell command in dir, trailing newlines cut; must succeed. */
+static char *
+sh(const char *dir, const char *cmd)
+{
+	struct run_result r = t_sh(dir, cmd);
+	size_t n;
+
+	cr_assert_eq(r.status, 0, "'%s' failed: %s", cmd, r.err);
+	n = strlen(r.out);
+	while (n && r.out[n - 1] == '\n')
+		r.out[--n] = '\0';
+	free(r.err);
+	return r.out;
+}
+
+/* The demo with a smaller python axis, and four clones of it. */
+static void
+make_clones(void)
+{
+	char *src = realpath(t_srcdir(), NULL), cmd[3 * PATH_MAX];
+	const char *c[] = { "A", "B", "C", "D" };
+	size_t i;
+
+	cr_assert_not_null(src);
+	snprintf(cmd, sizeof(cmd),
+		 "sed -e 's/^    values: \\[\"3.10\".*$/    values: "
+		 "[\"3.12\", \"3.13\"]/' -e '/^    experimental:/d' "
+		 "'%s/examples/cuda-bindings/ripple.yml' > rules.yml && "
+		 "RIPPLE_DEMO_RULES=$PWD/rules.yml "
+		 "'%s/examples/cuda-bindings/make-demo-repo' origin "
+		 ">/dev/null", src, src);
+	free(sh(tmp, cmd));
+	free(src);
+	for (i = 0; i < 4; i++) {
+		snprintf(cmd, sizeof(cmd), "git clone -q origin %s", c[i]);
+		free(sh(tmp, cmd));
+	}
+}
+
+/* ripple ARGV... --remote-cache URL [EXTRA] in TMP/CLONE. */
+static struct run_result
+rip(const char *clone, const char *const *argv, const char *extra)
+{
+	const char *v[32];
+	char dir[PATH_MAX];
+	size_t n = 0;
+
+	while (argv[n] && n < 28) {
+		v[n] = argv[n];
+		n++;
+	}
+	v[n++] = "--remote-cache";
+	v[n++] = ng.url;
+	if (extra)
+		v[n++] = extra;
+	v[n] = NULL;
+	snprintf(dir, sizeof(dir), "%s/%s", tmp, clone);
+	return t_ripple(dir, v);
+}
+
+static char *
+path(const char *clone, const char *rel)
+{
+	char *p = malloc(PATH_MAX);
+
+	cr_assert_not_null(p);
+	snprintf(p, PATH_MAX, "%s/%s/%s", tmp, clone, rel);
+	return p;
+}
+
+/* GETs of one CAS blob in the access log. */
+static int
+gets_of(const char *hash, int want)
+{
+	char needle[128];
+
+	snprintf(needle, sizeof(needle), "\"GET /cas/%s ", hash);
+	return t_nginx_count(&ng, needle, want);
+}
+
+/* Runners A and B: CI at main, one platform each. */
+static void
+record_main(void)
+{
+	const char *a[] = { "run", T_WHEEL, T_TESTS, "--platform", "linux-64",
+			    NULL };
+	const char *b[] = { "run", T_WHEEL, T_TESTS, "--platform",
+			    "linux-aarch64", "--reuse", "any", NULL };
+	struct run_result r;
+
+	r = rip("A", a, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "published 5 nodes") != NULL, "%s", r.err);
+	t_result_release(&r);
+	/*
+	 * B builds only its own wheel; it needs pathfinder's (one file).
+	 * The linux-64 bindings wheel is in its version group, so it is
+	 * planned to rebuild with it (main's version groups) and left to
+	 * a linux-64 runner: "1 remote".
+	 */
+	r = rip("B", b, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "1 built, 4 reused") != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, "1 remote") != NULL, "%s", r.out);
+	cr_expect(strstr(r.err, "fetched 1 files") != NULL, "%s", r.err);
+	t_result_release(&r);
+}
+
+/*
+ * Clone C, a pull request that edits the Linux driver installer: its tests
+ * rerun, everything else is reused from the remote cache, and the one
+ * wheel they need (pathfinder's) is the only output downloaded.
+ */
+static void
+pull_request(const char *pf_hash, const char *wheel_hash)
+{
+	const char *plan[] = { "plan", T_WHEEL, T_TESTS, "--base",
+			       "origin/main", NULL };
+	const char *run[] = { "run", T_WHEEL, T_TESTS, "--base",
+			      "origin/main", "--platform", "linux-64", NULL };
+	char *sum;
+	struct run_result r;
+
+	free(sh(tmp, "cd C && git checkout -q pr/linux-infra"));
+	r = rip("C", plan, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "records of merge base") != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, "0 build, 3 test, 3 reuse") != NULL, "%s",
+		  r.out);
+	t_result_release(&r);
+	r = rip("C", run, NULL);
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "3 reused (0 cut off), 3 tested") != NULL,
+		  "%s", r.out);
+	cr_expect(strstr(r.err, "fetched 1 files, 259 bytes") != NULL, "%s",
+		  r.err);
+	t_result_release(&r);
+	/* Exactly the pathfinder wheel came down, once, bytes intact. */
+	cr_expect_eq(gets_of(pf_hash, 2), 2, "A's B and C's fetch");
+	cr_expect_eq(gets_of(wheel_hash, 0), 0, "no bindings wheel fetched");
+	sum = sh(tmp, "sha256sum < C/" PF_WHEEL " | cut -c1-64");
+	cr_expect_str_eq(sum, pf_hash);
+	free(sum);
+}
+
+/* Clone D, empty cache: main's CI is complete, per the remote cache. */
+static void
+gate_from_remote(void)
+{
+	const char *gate[] = { "gate", T_WHEEL, T_TESTS, NULL };
+	struct run_result r;
+	struct stat st;
+	char *db = path("D", ".ripple/cache.db");
+
+	r = rip("D", gate, NULL);
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "gate: ok: all 6 nodes") != NULL, "%s", r.out);
+	t_result_release(&r);
+	cr_expect_neq(stat(db, &st), 0, "the gate wrote no local cache");
+	free(db);
+}
+
+/*
+ * The tag's CI (three platform runners in clone A), then clone D: is the
+ * tag releasable? Records of exactly that tag's run, at its commit, every
+ * output blob in the CAS.
+ */
+static void
+release_from_remote(void)
+{
+	const char *pf[] = { "linux-64", "linux-aarch64", "win-64" };
+	const char *rel[] = { "release", TAG, "--dry-run", NULL };
+	struct run_result r;
+	size_t i;
+
+	free(sh(tmp, "cd A && git checkout -q " TAG " && rm -rf dist"));
+	for (i = 0; i < 3; i++) {
+		const char *run[] = { "run", RELEASE, "--tag", TAG, "--reuse",
+				      "any", "--platform", pf[i], NULL };
+
+		r = rip("A", run, NULL);
+		cr_assert_eq(r.status, 0, "%s", r.err);
+		t_result_release(&r);
+	}
+	r = rip("D", rel, NULL);
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "ok    run           remote cache") != NULL,
+		  "%s", r.out);
+	cr_expect(strstr(r.out, "every output blob present") != NULL, "%s",
+		  r.out);
+	t_result_release(&r);
+}
+
+/* A tampered pathfinder wheel: no test runs on it; fetch refuses it. */
+static void
+tampered(const char *pf_hash)
+{
+	const char *run[] = { "run", T_WHEEL, T_TESTS, "--base",
+			      "origin/main", "--platform", "linux-64", NULL };
+	const char *fetch[] = { "fetch", "artifact:pathfinder-wheel", "--to",
+				"wheelhouse", NULL };
+	char blob[PATH_MAX], *saved, *evil;
+	struct run_result r;
+	struct stat st;
+
+	snprintf(blob, sizeof(blob), "%s/cas/%s", ng.root, pf_hash);
+	saved = t_read(blob);
+	cr_assert_not_null(saved);
+	/* Same size, one byte changed: only the digest can tell. */
+	evil = strdup(saved);
+	cr_assert_not_null(evil);
+	evil[0] ^= 1;
+	t_write(ng.root, blob + strlen(ng.root) + 1, evil);
+	free(evil);
+	free(sh(tmp, "cd C && rm -rf dist .ripple"));
+	r = rip("C", run, NULL);
+	cr_expect_eq(r.status, 1, "%s", r.err);
+	cr_expect(strstr(r.out, "cannot get the bytes of "
+			 "artifact:pathfinder-wheel") != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, "digest mismatch") != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, ng.url) != NULL, "names the server: %s",
+		  r.out);
+	cr_expect(strstr(r.out, "1 tested, 1 failed") != NULL, "%s", r.out);
+	t_result_release(&r);
+	{
+		char *w = path("C", PF_WHEEL);
+
+		cr_expect_neq(stat(w, &st), 0, "no tampered file left");
+		free(w);
+	}
+	r = rip("D", fetch, NULL);
+	cr_expect_eq(r.status, 1, "%s", r.err);
+	cr_expect(strstr(r.err, "digest mismatch") != NULL, "%s", r.err);
+	t_result_release(&r);
+	t_write(ng.root, blob + strlen(ng.root) + 1, saved);
+	free(saved);
+	r = rip("D", fetch, NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "fetched 1 files") != NULL, "%s", r.err);
+	t_result_release(&r);
+}
+
+/* The server stopped: warnings that name it, or errors when required. */
+static void
+stopped(void)
+{
+	const char *gate[] = { "gate", T_WHEEL, T_TESTS, NULL };
+	struct run_result r;
+
+	t_nginx_stop(&ng);
+	r = rip("D", gate, NULL);
+	cr_expect_eq(r.status, 1, "not complete without records: %s", r.out);
+	cr_expect(strstr(r.err, "warning: remote cache") != NULL, "%s", r.err);
+	cr_expect(strstr(r.err, ng.url) != NULL, "%s", r.err);
+	cr_expect(strstr(r.out, "gate: FAIL") != NULL, "%s", r.out);
+	t_result_release(&r);
+	r = rip("D", gate, "--remote-required");
+	cr_expect_eq(r.status, 3, "%s", r.err);
+	cr_expect(strstr(r.err, "error: remote cache") != NULL, "%s", r.err);
+	t_result_release(&r);
+}
+
+Test(e2e_remote, four_clones_share_only_the_remote_cache)
+{
+	char why[512], *pf_hash, *wheel_hash;
+
+	if (t_nginx_start(&ng, why, sizeof(why)))
+		cr_skip_test("%s", why);
+	ng_up = 1;
+	make_clones();
+	record_main();
+	pf_hash = sh(tmp, "sha256sum < A/" PF_WHEEL " | cut -c1-64");
+	wheel_hash = sh(tmp, "sha256sum A/dist/bindings-13/3.12/linux-64/* "
+			"| cut -c1-64");
+	pull_request(pf_hash, wheel_hash);
+	gate_from_remote();
+	release_from_remote();
+	tampered(pf_hash);
+	stopped();
+	free(pf_hash);
+	free(wheel_hash);
+}
+
+static const char small_rules[] =
+	"version: 1\n"
+	"sources:\n"
+	"  src: {paths: [src/**]}\n"
+	"artifacts:\n"
+	"  lib:\n"
+	"    inputs: [src]\n"
+	"    command: [sh, -c, 'mkdir -p dist/lib && cat src/a.c > "
+	"dist/lib/lib.txt']\n"
+	"    outputs: [dist/lib/lib.txt]\n"
+	"  wheel:\n"
+	"    needs: [lib]\n"
+	"    command: [sh, -c, 'mkdir -p dist/w && cat dist/lib/lib.txt > "
+	"dist/w/w.whl && echo w >> dist/w/w.whl']\n"
+	"    outputs: [dist/w/w.whl]\n"
+	"tests:\n"
+	"  unit:\n"
+	"    needs: [wheel]\n"
+	"    command: [sh, -c, 'grep -q w dist/w/w.whl']\n"
+	"policy:\n"
+	"  trusted-refs: [refs/heads/main, 'refs/tags/*']\n";
+
+/* A small origin with main, and clones of it named in `names`. */
+static void
+small_origin(const char *const *names, size_t n)
+{
+	char cmd[512];
+	size_t i;
+
+	free(sh(tmp, "git init -q -b main origin"));
+	t_write(tmp, "origin/ripple.yml", small_rules);
+	t_write(tmp, "origin/.gitignore", ".ripple/\ndist/\nwheelhouse/\n");
+	t_write(tmp, "origin/src/a.c", "int a;\n");
+	free(sh(tmp, "cd origin && git add -A && git -c user.name=t -c "
+		"user.email=t@example.com commit -qm init"));
+	for (i = 0; i < n; i++) {
+		snprintf(cmd, sizeof(cmd), "git clone -q origin %s", names[i]);
+		free(sh(tmp, cmd));
+	}
+}
+
+/*
+ * trusted-refs: main does not reuse what a pull request's run published
+ * (same keys, same server), and the branch reuses main's.
+ */
+Test(e2e_remote, main_never_reuses_a_pull_requests_records)
+{
+	const char *names[] = { "pr", "main", "pr2" };
+	const char *run[] = { "run", NULL };
+	const char *any[] = { "run", "--reuse", "any", NULL };
+	const char *plan[] = { "plan", "--reuse", "any", "--verbose", NULL };
+	char why[512];
+	struct run_result r;
+
+	if (t_nginx_start(&ng, why, sizeof(why)))
+		cr_skip_test("%s", why);
+	ng_up = 1;
+	small_origin(names, 3);
+	free(sh(tmp, "cd pr && git checkout -q -b pr/evil"));
+	free(sh(tmp, "cd pr2 && git checkout -q -b pr/evil"));
+	r = rip("pr", run, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "published 3 nodes") != NULL, "%s", r.err);
+	t_result_release(&r);
+	r = rip("main", any, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "2 built, 0 reused") != NULL, "%s", r.out);
+	cr_expect(strstr(r.err, "1 not trusted") != NULL, "%s", r.err);
+	t_result_release(&r);
+	r = rip("pr2", plan, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "0 build, 0 test, 3 reuse") != NULL, "%s",
+		  r.out);
+	cr_expect(strstr(r.out, "ref refs/heads/main)") != NULL, "%s", r.out);
+	t_result_release(&r);
+}
+
+/* --remote-read-only reads and never writes; fetch puts files in place. */
+Test(e2e_remote, read_only_runs_publish_nothing_and_fetch_fills_paths)
+{
+	const char *names[] = { "a", "b" };
+	const char *run[] = { "run", NULL };
+	const char *any[] = { "run", "--reuse", "any", NULL };
+	const char *fetch[] = { "fetch", "wheel", NULL };
+	const char *evil[] = { "fetch", "wheel", "--to", "", NULL };
+	char why[512], *x, *y;
+	struct run_result r;
+
+	if (t_nginx_start(&ng, why, sizeof(why)))
+		cr_skip_test("%s", why);
+	ng_up = 1;
+	small_origin(names, 2);
+	r = rip("a", run, "--remote-read-only");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "published 0 nodes (read-only)") != NULL,
+		  "%s", r.err);
+	t_result_release(&r);
+	cr_expect_eq(t_nginx_count(&ng, "\"PUT ", 0), 0, "no PUT at all");
+	r = rip("a", any, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	t_result_release(&r);
+	cr_expect_eq(t_nginx_count(&ng, "\"PUT ", 0), 0, "reused locally");
+	free(sh(tmp, "cd a && rm -rf .ripple dist"));
+	r = rip("a", run, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	t_result_release(&r);
+	r = rip("b", fetch, NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "fetched 1 files") != NULL, "%s", r.err);
+	t_result_release(&r);
+	x = sh(tmp, "sha256sum < a/dist/w/w.whl");
+	y = sh(tmp, "sha256sum < b/dist/w/w.whl");
+	cr_expect_str_eq(x, y);
+	free(x);
+	free(y);
+	r = rip("b", evil, NULL);
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	t_result_release(&r);
+}
