@@ -54,8 +54,7 @@ fetch_dep(struct run_cache_store *s, size_t dep, struct error *err)
  * another node's files, or the user's, are never touched); the others are
  * kept and their identities remembered, so that what the action leaves
  * untouched is not recorded as its output. Every match is resolved inside
- * the repository before anything is removed. Then, with a remote cache,
- * fetch the outputs of reused upstream nodes (a node without outputs too).
+ * the repository before anything is removed.
  */
 static int
 prepare(void *payload, size_t node, struct error *err)
@@ -68,7 +67,7 @@ prepare(void *payload, size_t node, struct error *err)
 	int rc = 0;
 
 	if (!n->n_outputs)
-		goto deps;
+		return 0;
 	if (!s->before) {
 		s->before = mem_calloc(s->ev->graph->n_nodes + 1,
 				       sizeof(*s->before));
@@ -103,9 +102,30 @@ prepare(void *payload, size_t node, struct error *err)
 	}
 	strv_release(&now);
 	strv_release(&listed);
-deps:
-	for (i = 0; !rc && s->remote && s->reused && i < n->n_deps; i++)
+	return rc;
+}
+
+/*
+ * Before the action: the outputs of its reused dependencies, from the
+ * remote cache (a node without outputs too). A dependency whose bytes
+ * cannot be had for any reason but memory is a cache gap: the scheduler
+ * rebuilds it (or fails the node under --strict-cache).
+ */
+static int
+fetch(void *payload, size_t node, size_t *gap, struct error *err)
+{
+	struct run_cache_store *s = payload;
+	const struct graph_node *n = &s->ev->graph->nodes[node];
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; !rc && s->remote && s->reused && i < n->n_deps; i++) {
 		rc = fetch_dep(s, n->deps[i], err);
+		if (rc && rc != ERROR_NOMEM) {
+			*gap = n->deps[i];
+			return RUN_FETCH_GAP;
+		}
+	}
 	return rc;
 }
 
@@ -162,9 +182,12 @@ record_reused(struct run_cache_store *s, size_t node,
 	size_t i;
 	int rc = 0;
 
+	/* A gap rebuild is news of the run that made it, and of no other. */
 	for (i = 0; !rc && i < src->metadata.n; i++)
 		if (strncmp(src->metadata.v[i], "reused-from", 11) &&
-		    strncmp(src->metadata.v[i], "cutoff-at=", 10))
+		    strncmp(src->metadata.v[i], "cutoff-at=", 10) &&
+		    (strncmp(src->metadata.v[i], "cache-gap=", 10) ||
+		     (src->run && !strcmp(src->run, s->run_id))))
 			rc = strv_push(&meta, src->metadata.v[i], err);
 	snprintf(line, sizeof(line), "reused-from=%s", src->run);
 	if (!rc)
@@ -375,6 +398,14 @@ record_finished(struct run_cache_store *s, size_t node, struct run_node *rn,
 	}
 	if (!rc && n->toolkit)
 		rc = toolkit_meta(s, n, &meta, err);
+	if (!rc && rn->gap) {
+		const char *why = rn->message;
+
+		if (!strncmp(why, RUN_GAP_PREFIX, strlen(RUN_GAP_PREFIX)))
+			why += strlen(RUN_GAP_PREFIX);
+		snprintf(line, sizeof(line), "cache-gap=%s", why);
+		rc = strv_push(&meta, line, err);
+	}
 	if (!rc && rn->message[0] && rn->state != RUN_STATE_OK) {
 		snprintf(line, sizeof(line), "message=%s", rn->message);
 		rc = strv_push(&meta, line, err);
@@ -434,6 +465,8 @@ record(void *payload, size_t node, struct run_node *rn, struct error *err)
 						: "?", err);
 		return rc ? rc : publish(s, node, 1, rec.remote, err);
 	}
+	if (s->reused)
+		s->reused[node] = 0;	/* rebuilt here: its files are */
 	rc = record_finished(s, node, rn, err);
 	if (!rc && rn->state == RUN_STATE_OK)
 		rc = publish(s, node, 0, NULL, err);
@@ -461,6 +494,7 @@ void
 run_store_cache(struct run_cache_store *s, struct run_store *out)
 {
 	out->prepare = prepare;
+	out->fetch = fetch;
 	out->cutoff = cutoff;
 	out->record = record;
 	out->payload = s;
