@@ -106,6 +106,27 @@ prepare(void *payload, size_t node, struct error *err)
 }
 
 /*
+ * The server failed a fetch after its retries (err): one warning, and it
+ * counts as down for the rest of the run (later fetches and publishes send
+ * nothing); the gap is rebuilt. Required: the fault stops the run.
+ */
+static int
+went_down(struct run_cache_store *s, struct error *err)
+{
+	struct error e = *err;
+	int rc;
+
+	plan_remote_set_down(s->remote);
+	e.node[0] = '\0';
+	e.hint[0] = '\0';
+	error_hint(&e, "running without the remote cache: what a node here "
+		   "needs from it is built here (slower), nothing is "
+		   "published");
+	rc = plan_remote_fault(s->remote, &e, err);
+	return rc ? rc : RUN_FETCH_GAP;
+}
+
+/*
  * Before the action: the outputs of its reused dependencies, from the
  * remote cache (a node without outputs too). A dependency whose bytes
  * cannot be had for any reason but memory is a cache gap: the scheduler
@@ -121,10 +142,12 @@ fetch(void *payload, size_t node, size_t *gap, struct error *err)
 
 	for (i = 0; !rc && s->remote && s->reused && i < n->n_deps; i++) {
 		rc = fetch_dep(s, n->deps[i], err);
-		if (rc && rc != ERROR_NOMEM) {
-			*gap = n->deps[i];
-			return RUN_FETCH_GAP;
-		}
+		if (!rc || rc == ERROR_NOMEM)
+			continue;
+		*gap = n->deps[i];
+		if (rc == ERROR_IO && plan_remote_up(s->remote))
+			return went_down(s, err);
+		return RUN_FETCH_GAP;
 	}
 	return rc;
 }
@@ -322,6 +345,23 @@ toolkit_meta(const struct run_cache_store *s, const struct graph_node *n,
 	return rc;
 }
 
+/* A failed publish of node `node`: a fault of the remote cache. */
+static int
+publish_fault(struct run_cache_store *s, size_t node, int rc,
+	      struct error *e, struct error *err)
+{
+	if (rc == ERROR_NOMEM) {
+		*err = *e;
+		return rc;
+	}
+	error_node(e, s->ev->graph->nodes[node].id);
+	error_hint(e, "the node is recorded here but not published%s",
+		   rc == ERROR_IO ? "; publishing stops for this run" : "");
+	if (rc == ERROR_IO)
+		plan_remote_set_down(s->remote);
+	return plan_remote_fault(s->remote, e, err);
+}
+
 /*
  * Publish an ok node (one it built; or, for a tag's run, one it reused,
  * from the remote cache when `from`); a failure is a fault of the remote
@@ -340,18 +380,32 @@ publish(struct run_cache_store *s, size_t node, int reused,
 	rc = run_remote_publish(s->remote, s->cache, s->root, s->run_id,
 				s->ev->graph->nodes[node].id, s->runner,
 				reused, from, &e);
-	if (!rc)
+	return rc ? publish_fault(s, node, rc, &e, err) : 0;
+}
+
+/*
+ * Local and remote agree on a reused node: one from the remote cache is
+ * marked as held there; one from a local record (run `run`) that never
+ * reached the server (its upload died) is published now.
+ */
+static int
+agree(struct run_cache_store *s, size_t node,
+      const struct plan_remote_hit *hit, const char *run, struct error *err)
+{
+	const char *id = s->ev->graph->nodes[node].id;
+	struct error e;
+	int rc;
+
+	if (!s->remote)
 		return 0;
-	if (rc == ERROR_NOMEM) {
-		*err = e;
-		return rc;
-	}
-	error_node(&e, s->ev->graph->nodes[node].id);
-	error_hint(&e, "the node is recorded here but not published%s",
-		   rc == ERROR_IO ? "; publishing stops for this run" : "");
-	if (rc == ERROR_IO)
-		plan_remote_set_down(s->remote);
-	return plan_remote_fault(s->remote, &e, err);
+	error_init(&e);
+	if (hit)
+		rc = cache_published_mark(s->cache, id, hit->key,
+					  plan_remote_url(s->remote), &e);
+	else
+		rc = run_remote_publish_pending(s->remote, s->cache, s->root,
+						run, id, s->runner, &e);
+	return rc ? publish_fault(s, node, rc, &e, err) : 0;
 }
 
 static int
@@ -446,6 +500,8 @@ record(void *payload, size_t node, struct run_node *rn, struct error *err)
 	if (rn->state == RUN_STATE_REUSED) {
 		rc = record_from(s, node, it->remote, it->reused_run, NULL,
 				 err);
+		if (!rc)
+			rc = agree(s, node, it->remote, it->reused_run, err);
 		return rc ? rc : publish(s, node, 1, it->remote, err);
 	}
 	if (rn->state == RUN_STATE_CUTOFF) {
@@ -463,6 +519,8 @@ record(void *payload, size_t node, struct run_node *rn, struct error *err)
 		rc = record_from(s, node, rec.remote, rec.run_id,
 				 rn->cause >= 0 ? g->nodes[rn->cause].id
 						: "?", err);
+		if (!rc)
+			rc = agree(s, node, rec.remote, rec.run_id, err);
 		return rc ? rc : publish(s, node, 1, rec.remote, err);
 	}
 	if (s->reused)
