@@ -712,6 +712,11 @@ Test(cache_remote, hostile_action_result_paths_are_refused)
 		{ "a\\..\\b", 6, "backslash" },
 		{ ".ripple/other", 13, "reserved" },
 		{ "dir/", 4, "ends in '/'" },
+		{ "dist/a\nb", 8, "control character" },
+		{ "dist/\033[2Jx", 10, "control character" },
+		{ "dist/\177", 6, "control character" },
+		{ ".git/hooks/post-checkout", 24, "'.git'" },
+		{ "sub/.GiT/config", 15, "'.git'" },
 	};
 	unsigned char bytes[16384];
 	struct remote_action a;
