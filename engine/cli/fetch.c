@@ -164,7 +164,9 @@ fetch_one(const struct cli_ctx *ctx, const struct fetch_args *a,
 		cache_record_release(&local);
 		return CLI_USAGE;
 	}
-	rc = run_remote_fetch(pr, graph_repo_root(pl->repo), rec, a->to, &err);
+	rc = run_remote_fetch(pr, graph_repo_root(pl->repo), rec,
+			      (const char *const *)n->outputs, n->n_outputs,
+			      a->to, &err);
 	if (rc) {
 		cli_print_error(ctx, &err);
 		rc = rc == ERROR_NOMEM ? CLI_ERROR : 1;
