@@ -39,8 +39,14 @@ static const char fetch_help[] =
 	"  --to DIR       write DIR/FILE-NAME (made when missing) instead of\n"
 	"                 the repository paths the records list\n"
 	"\n"
+	"Every file is checked before any is put in place, all or none; an\n"
+	"entry listing a path its node does not declare as an output is\n"
+	"refused, and a link, FIFO or device at a destination is never\n"
+	"written through (docs/security.md).\n"
+	"\n"
 	"Exit 0 everything fetched; 1 a node has no ok record of its key or\n"
-	"its bytes cannot be had; 2 usage; 3 internal or I/O errors.\n";
+	"its bytes cannot be had; 2 usage; 3 internal or I/O errors; 130\n"
+	"stopped by SIGINT or SIGTERM.\n";
 
 enum { OPT_TO = 256, OPT_HEAD, OPT_RULES, OPT_CACHE };
 
@@ -194,6 +200,8 @@ cli_fetch(int argc, char **argv, const struct cli_ctx *ctx)
 	rc = parse(argc, argv, ctx, &a);
 	if (rc)
 		return rc < 0 ? CLI_OK : rc;
+	/* A stop ends transfers at once; their temp files go with them. */
+	cli_stop_catch(1, NULL);
 	error_init(&err);
 	rc = graph_repo_open(ctx->dir, &repo, &err);
 	if (rc) {
@@ -218,6 +226,8 @@ cli_fetch(int argc, char **argv, const struct cli_ctx *ctx)
 	if (rc)
 		goto done;
 	for (i = 0; i < pl->head->graph->n_nodes; i++) {
+		if (cli_stopped())
+			break;
 		if (!pl->selected[i] ||
 		    pl->head->graph->nodes[i].kind != GRAPH_NODE_ARTIFACT)
 			continue;
@@ -230,6 +240,10 @@ cli_fetch(int argc, char **argv, const struct cli_ctx *ctx)
 	rc = failed ? CLI_FAIL : CLI_OK;
 	cli_remote_summary(&rem);
 done:
+	if (cli_stopped()) {
+		cli_say(ctx, "note", "interrupted: nothing more is fetched");
+		rc = CLI_INTERRUPTED;
+	}
 	strv_release(&seen);
 	planner_free(pl);
 	cli_remote_close(&rem);
