@@ -81,6 +81,9 @@ prepare(void *payload, size_t node, struct error *err)
 	}
 	before = &s->before[node];
 	strv_release(before);
+	/* A killed fetch's temp files must not pass for outputs. */
+	run_outputs_sweep(s->root, (const char *const *)n->outputs,
+			  n->n_outputs);
 	rc = run_outputs_collect(s->root, (const char *const *)n->outputs,
 				 n->n_outputs, NULL, 1, &now, err);
 	if (!rc)
