@@ -200,8 +200,6 @@ cli_fetch(int argc, char **argv, const struct cli_ctx *ctx)
 	rc = parse(argc, argv, ctx, &a);
 	if (rc)
 		return rc < 0 ? CLI_OK : rc;
-	/* A stop ends transfers at once; their temp files go with them. */
-	cli_stop_catch(1, NULL);
 	error_init(&err);
 	rc = graph_repo_open(ctx->dir, &repo, &err);
 	if (rc) {
@@ -225,6 +223,10 @@ cli_fetch(int argc, char **argv, const struct cli_ctx *ctx)
 	rc = cli_planner(ctx, repo, cache, &a.po, &pl);
 	if (rc)
 		goto done;
+	/* Until now a signal kills at once (nothing was written); from here
+	 * a stop ends transfers at once and removes their temp files, and
+	 * a second signal kills. */
+	cli_stop_catch(1, NULL);
 	for (i = 0; i < pl->head->graph->n_nodes; i++) {
 		if (cli_stopped())
 			break;
