@@ -8,7 +8,8 @@
 # From nginx's access log, the job's requests and the bytes it downloaded
 # (AC entries, record blobs, output blobs), against the goals: at most
 # 2 x (the job's nodes + their direct needs) requests, and at most 10 x
-# the bytes of the outputs it fetched.
+# the bytes of the outputs it fetched. Then the gate of main on a fresh
+# clone: its requests against the nodes of the target (goal: one each).
 #   bench/remote_job.sh [DIR]   (RIPPLE=path/to/ripple, JOB=..., PR=...)
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -106,3 +107,10 @@ reads=$((requests - $(count PUT '')))
 echo "  requests: $requests: $reads to look up and fetch ($(count GET '^/ac/') GET ac, $(count GET '^/cas/') GET cas, $(count HEAD '') HEAD; goal <= 2 x ($nodes + $needs) = $limit), $(count PUT '') PUT publishing what it ran (record blob and AC entry per node, plus outputs)"
 echo "  downloaded: $down bytes ($ac_bytes of AC entries with their records inline, $cas_bytes of CAS blobs) for $fetched bytes of outputs fetched: $(awk -v a="$down" -v b="$fetched" 'BEGIN { if (b) printf "%.1f", a / b; else print "n/a" }')x (goal <= 10x)"
 echo "  $(tail -1 "$dir/job.log")"
+
+git clone -q "$dir/origin" "$dir/gate"
+before=$(wc -l < "$dir/ng/access.log")
+(cd "$dir/gate" && "$ripple" gate ci --remote-cache "$url" --json \
+	> "$dir/gate.json" 2>"$dir/gate.log") || true
+gate_requests=$(( $(wc -l < "$dir/ng/access.log") - before ))
+echo "gate ci of main on a fresh clone: $(jq '.nodes' "$dir/gate.json") nodes judged, $(jq '.nodes | length' "$dir/graph.json") nodes in the target; $gate_requests requests (goal: at most one per node)"
