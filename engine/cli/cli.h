@@ -48,6 +48,10 @@ struct cli_ctx {
 	int remote_required;	/* --remote-required: faults are errors */
 	const char *remote_timeout;	/* --remote-timeout SECONDS, or NULL */
 	const char *remote_low_speed;	/* --remote-low-speed BYTES:SECONDS */
+	unsigned long long max_nodes;	/* --max-nodes, or 0: the ceiling
+					   GRAPH_MAX_NODES_DEFAULT */
+	unsigned long long max_edges;	/* --max-edges, or 0: the ceiling
+					   GRAPH_MAX_EDGES_DEFAULT */
 };
 
 struct cli_command {
@@ -107,7 +111,14 @@ int cli_getopt(const struct cli_ctx *ctx, const char *cmd, int argc,
 
 struct buf;
 struct eval;
+struct graph_limits;
 struct graph_repo;
+
+/*
+ * The graph's ceilings a command runs under (--max-nodes, --max-edges;
+ * 0 in a field: the default), into *out.
+ */
+void cli_graph_limits(const struct cli_ctx *ctx, struct graph_limits *out);
 
 /*
  * The working tree root of the git repository that holds the current

@@ -81,6 +81,8 @@ static const char run_help[] =
 	"With --remote-cache URL (docs/remote-cache.md) records are looked up\n"
 	"there too, the outputs of reused nodes that a node here needs are\n"
 	"fetched, and every ok result is published.\n"
+	"--max-nodes N and --max-edges N raise the graph's ceilings (100000\n"
+	"nodes, 1000000 edges); the rules' policy can only lower them.\n"
 	"\n"
 	"Exit: 0 everything here ok (remote nodes are listed); 1 a node failed,\n"
 	"timed out or was blocked; 4 nothing failed but GPU tests were\n"

@@ -380,8 +380,8 @@ load_run_graph(struct history *h, struct error *err)
 		return 0;
 	}
 	error_list_init(&errors, 1);
-	rc = eval_open(h->head->repo, run.commit, 0, h->rules_file, NULL,
-		       &errors, &h->run_eval, &e2);
+	rc = eval_open(h->head->repo, run.commit, 0, h->rules_file,
+		       &h->head->limits, &errors, &h->run_eval, &e2);
 	error_list_release(&errors);
 	cache_run_release(&run);
 	if (rc == ERROR_NOMEM) {
