@@ -36,9 +36,11 @@ remote_global_cleanup(void)
 void
 remote_options_from_env(struct remote_options *opts)
 {
-	const char *h = getenv("RIPPLE_REMOTE_HEADER");
+	const char *h = getenv("RIPPLE_REMOTE_CACHE_HEADER");
 	const char *n = getenv("RIPPLE_REMOTE_NETRC");
 
+	if (!h || !h[0])
+		h = getenv("RIPPLE_REMOTE_HEADER");	/* the older name */
 	if (h && h[0])
 		opts->headers = h;
 	if (n && n[0] && strcmp(n, "0")) {
@@ -164,8 +166,9 @@ url_check(const char *url, char **out, struct error *err)
 	if (has_part(u, CURLUPART_USER) || has_part(u, CURLUPART_PASSWORD)) {
 		rc = error_set(err, ERROR_INVALID, "remote cache URL carries "
 			       "a user name or password");
-		error_hint(err, "give credentials in RIPPLE_REMOTE_HEADER or "
-			   "netrc, not in the URL");
+		error_hint(err, "give credentials in "
+			   "RIPPLE_REMOTE_CACHE_HEADER or netrc, not in the "
+			   "URL");
 		goto done;
 	}
 	if (curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
@@ -219,6 +222,7 @@ remote_open(const char *url, const struct remote_options *opts,
 		return OOM(err);
 	r->opts = *opts;
 	r->opts.headers = NULL;
+	remote_ac_space(NULL, r->ac_space);
 	rc = url_check(url, &r->url, err);
 	if (rc)
 		goto done;

@@ -55,7 +55,7 @@ cli_remote_open(const struct cli_ctx *ctx, struct cli_remote *out)
 	if (rc) {
 		error_hint(&err, "--remote-cache (or RIPPLE_REMOTE_CACHE) takes "
 			   "http[s]://HOST[:PORT][/PREFIX]; credentials come "
-			   "from RIPPLE_REMOTE_HEADER or RIPPLE_REMOTE_NETRC");
+			   "from RIPPLE_REMOTE_CACHE_HEADER or RIPPLE_REMOTE_NETRC");
 		return cli_fail(ctx, &err);
 	}
 	memset(&po, 0, sizeof(po));
@@ -83,11 +83,24 @@ void
 cli_remote_ref(struct graph_repo *repo, const char *ref, const char *tag,
 	       char *out, size_t n)
 {
+	const char *env = getenv("RIPPLE_REF");
+
 	if (ref && ref[0])
 		snprintf(out, n, "%s", ref);
+	else if (env && env[0])
+		snprintf(out, n, "%s", env);
 	else if (tag && tag[0])
 		snprintf(out, n, "refs/tags/%s", tag);
-	else if (!graph_repo_head_ref(repo, out, n))
+	else if (!cli_github_ref(out, n) &&
+		 !graph_repo_head_ref(repo, out, n))
+		out[0] = '\0';
+}
+
+void
+cli_remote_default_branch(struct graph_repo *repo, char *out, size_t n)
+{
+	if (!cli_github_default_branch(out, n) &&
+	    !graph_repo_default_branch(repo, out, n))
 		out[0] = '\0';
 }
 

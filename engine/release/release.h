@@ -140,6 +140,14 @@ struct release_options {
 	 * (docs/remote-cache.md). So a fresh clone decides alone.
 	 */
 	struct plan_remote *remote;
+	/*
+	 * The reader's ref (--ref), whose own trust domain is read before
+	 * the trusted one, or NULL: the trusted domain only.
+	 * default_branch: as planner_options' (trusted with tags when the
+	 * tagged rules set no trusted-refs), or NULL.
+	 */
+	const char *ref;
+	const char *default_branch;
 };
 
 /*
