@@ -144,3 +144,85 @@ Test(cache_remote_domain, writes_go_to_the_handles_domain)
 	remote_global_cleanup();
 	t_nginx_free(&ng);
 }
+
+/* One AC entry put through a client with `header` into `domain`. */
+static int
+put_entry(const char *url, const char *header, const char *domain,
+	  struct error *err)
+{
+	struct remote_options o = REMOTE_OPTIONS_INIT;
+	struct remote *r = NULL;
+	struct remote_action a;
+	unsigned char *bytes = NULL;
+	char ac[REMOTE_HASH_SIZE];
+	size_t n = 0;
+	int rc;
+
+	o.headers = header;
+	cr_assert_eq(remote_open(url, &o, &r, err), 0, "%s", err->msg);
+	cr_assert_eq(remote_set_domain(r, domain, err), 0);
+	memset(&a, 0, sizeof(a));
+	rc = remote_cas_put_buf(r, header ? header : "none", 4, &a.record,
+				err);
+	if (!rc)
+		rc = remote_action_encode(&a, &bytes, &n, err);
+	if (!rc)
+		rc = remote_ac_key("artifact:x", "00112233445566778899aabbccdd"
+				   "eeff", ac, err);
+	if (!rc)
+		rc = remote_ac_put(r, ac, bytes, n, err);
+	mem_free(bytes);
+	remote_close(r);
+	return rc;
+}
+
+/*
+ * examples/nginx/ripple-cache.conf: anyone reads; the trusted domain
+ * takes writes with main's credential only; the CAS and other domains
+ * with a pull request's too; no credential writes nothing. The server
+ * refuses (401), ripple reports ERROR_UNSUPPORTED (a refused write).
+ */
+Test(cache_remote_domain, the_documented_nginx_config_enforces_domains)
+{
+	struct t_nginx ng;
+	struct remote *r = NULL;
+	struct remote_action a;
+	char why[512], d[REMOTE_DOMAIN_SIZE], ac[REMOTE_HASH_SIZE];
+	struct error err;
+
+	if (t_nginx_start_domains(&ng, why, sizeof(why)))
+		cr_skip_test("%s", why);
+	error_init(&err);
+	cr_assert_eq(remote_global_init(&err), 0);
+	id("refs/pull/9/merge", d);
+	cr_expect_eq(put_entry(ng.url, NULL, NULL, &err), ERROR_UNSUPPORTED,
+		     "no credential: %s", err.msg);
+	cr_expect(strstr(err.msg, "HTTP 401") != NULL, "%s", err.msg);
+	cr_expect(strstr(err.msg, "bWFp") == NULL, "no secret in messages");
+	error_init(&err);
+	cr_expect_eq(put_entry(ng.url, NULL, d, &err), ERROR_UNSUPPORTED);
+	error_init(&err);
+	cr_expect_eq(put_entry(ng.url, T_NGINX_PR_HEADER, NULL, &err),
+		     ERROR_UNSUPPORTED, "a PR may not write the trusted");
+	cr_expect(strstr(err.msg, "PUT ac/") != NULL, "%s", err.msg);
+	cr_expect(strstr(err.msg, T_NGINX_PR_SECRET) == NULL, "%s", err.msg);
+	error_init(&err);
+	cr_expect_eq(put_entry(ng.url, T_NGINX_PR_HEADER, d, &err), 0, "%s",
+		     err.msg);
+	cr_expect_eq(put_entry(ng.url, T_NGINX_MAIN_HEADER, NULL, &err), 0,
+		     "%s", err.msg);
+	cr_expect_eq(t_nginx_count(&ng, "\"PUT /ac/", 2), 2, "PR, main");
+	cr_expect_eq(t_nginx_count(&ng, "\" 401 ", 3), 3, "three refusals");
+	/* Reads need nothing. */
+	cr_assert_eq(remote_open(ng.url, NULL, &r, &err), 0);
+	cr_assert_eq(remote_ac_key("artifact:x", "00112233445566778899aabbcc"
+				   "ddeeff", ac, &err), 0);
+	cr_expect_eq(remote_ac_get(r, ac, &a, &err), 1, "%s", err.msg);
+	remote_action_release(&a);
+	cr_assert_eq(remote_set_domain(r, d, &err), 0);
+	cr_expect_eq(remote_ac_get(r, ac, &a, &err), 1, "%s", err.msg);
+	remote_action_release(&a);
+	remote_close(r);
+	remote_global_cleanup();
+	t_nginx_free(&ng);
+}
