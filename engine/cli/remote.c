@@ -121,5 +121,8 @@ cli_remote_summary(const struct cli_remote *r)
 	fprintf(stderr, "; fetched %zu files, %lld bytes", st->fetched_files,
 		(long long)st->fetched_bytes);
 	fprintf(stderr, "; published %zu nodes%s\n", st->uploaded,
-		remote_read_only(r->client) ? " (read-only)" : "");
+		remote_read_only(r->client) ? " (read-only)"
+		: plan_remote_writes_refused(r->index)
+		? " (read-only: the server refused a write)"
+		: !plan_remote_own_ref(r->index) ? " (read-only: no ref)" : "");
 }
