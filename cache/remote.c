@@ -7,6 +7,7 @@
 #include "cache/remote_int.h"
 
 #include <curl/curl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -201,6 +202,15 @@ done:
 	curl_free(scheme);
 	curl_url_cleanup(u);
 	return rc;
+}
+
+void
+remote_ac_space(const char *domain, char *out)
+{
+	if (domain)
+		snprintf(out, REMOTE_SPACE_SIZE, "d/%s/ac", domain);
+	else
+		snprintf(out, REMOTE_SPACE_SIZE, "ac");
 }
 
 int

@@ -71,15 +71,6 @@ remote_domain_valid(const char *s)
 	return 1;
 }
 
-void
-remote_ac_space(const char *domain, char *out)
-{
-	if (domain)
-		snprintf(out, REMOTE_SPACE_SIZE, "d/%s/ac", domain);
-	else
-		snprintf(out, REMOTE_SPACE_SIZE, "ac");
-}
-
 int
 remote_set_domain(struct remote *r, const char *domain, struct error *err)
 {
