@@ -245,10 +245,12 @@ int remote_cas_has(struct remote *r, const struct remote_digest *d,
 
 /*
  * Upload n files to the CAS: hash each (or take digests[i] when digests is
- * not NULL), ask which the server has (one parallel HEAD batch), then PUT
- * the others in parallel. Each file is hashed again while it is sent; one
- * that changed in between is an ERROR_CONFLICT naming it. out (may be
- * NULL) receives the n digests. Errors: ERROR_UNSUPPORTED (read-only),
+ * not NULL), then PUT them all in parallel, also those the server may
+ * already hold (a blob present with the right size can be garbage PUT at
+ * a predictable digest: the upload replaces it; only the empty blob is
+ * never sent). Each file is hashed again while it is sent; one that
+ * changed in between is an ERROR_CONFLICT naming it. out (may be NULL)
+ * receives the n digests. Errors: ERROR_UNSUPPORTED (read-only),
  * ERROR_NOT_FOUND / ERROR_IO (a file), ERROR_IO (the server).
  */
 int remote_cas_put_files(struct remote *r, const char *const *paths,
@@ -256,8 +258,8 @@ int remote_cas_put_files(struct remote *r, const char *const *paths,
 			 struct remote_digest *out, struct error *err);
 
 /*
- * Upload n bytes at p to the CAS (skipped when HEAD finds them); *out (may
- * be NULL) receives their digest. Errors as remote_cas_put_files.
+ * Upload n bytes at p to the CAS (always, as remote_cas_put_files); *out
+ * (may be NULL) receives their digest. Errors as remote_cas_put_files.
  */
 int remote_cas_put_buf(struct remote *r, const void *p, size_t n,
 		       struct remote_digest *out, struct error *err);
