@@ -626,3 +626,27 @@ Test(e2e_remote_trust, a_killed_fetchs_temp_files_are_gone_after_the_next)
 	free(h);
 	free(abs);
 }
+
+/*
+ * A pull request that changes a node's outputs is planned against the
+ * merge base's records in the remote cache: those are checked against
+ * the base's rules, not the head's, so an honest entry is no fault.
+ */
+Test(e2e_remote_trust, a_changed_output_is_no_fault_against_the_base)
+{
+	const char *plan[] = { "plan", "--base", "main", NULL };
+	struct run_result r;
+
+	start();
+	free(sh("cd b && git checkout -q -b pr && sed -i "
+		"-e 's|, dist/py.typed\\]|]|' -e 's| \\&\\& : > dist/py.typed||' "
+		"ripple.yml && grep -q 'outputs: \\[dist/w.bin\\]' ripple.yml "
+		"&& git -c user.name=t -c user.email=t@example.com commit -qam "
+		"'no py.typed'"));
+	r = rip_b(ng.url, plan);
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.err, "warning") == NULL, "%s", r.err);
+	cr_expect(strstr(r.out, "records of merge base") != NULL, "%s",
+		  r.out);
+	t_result_release(&r);
+}
