@@ -446,6 +446,16 @@ Test(e2e_remote_trust, a_wrong_output_digest_places_no_file_of_the_set)
 	cr_expect_str_eq(after, before);
 	free(before);
 	free(after);
+	/* Without dist/: the folder made for the set goes with it. */
+	free(sh("rm -r b/dist"));
+	before = sh("cd b && " TREE " | LC_ALL=C sort");
+	r = rip_b(ng.url, fetch);
+	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+	t_result_release(&r);
+	after = sh("cd b && " TREE " | LC_ALL=C sort");
+	cr_expect_str_eq(after, before);
+	free(before);
+	free(after);
 	entry_release(&e);
 }
 
