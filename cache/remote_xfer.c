@@ -294,11 +294,16 @@ finish(struct remote *r, struct xfer *x, CURLcode cc)
 		return 0;
 	}
 	if (code != 200) {
+		/* A refused write: this client may not write there. */
+		int refused = (code == 401 || code == 403) &&
+			      x->method == XFER_PUT;
+
 		snprintf(what, sizeof(what), "HTTP %ld", code);
-		remote_xfer_fail(r, x, ERROR_IO, what);
+		remote_xfer_fail(r, x, refused ? ERROR_UNSUPPORTED : ERROR_IO,
+				 what);
 		if (code == 401 || code == 403)
-			error_hint(&x->err, "check RIPPLE_REMOTE_HEADER or "
-				   "netrc");
+			error_hint(&x->err, "check the credential in "
+				   "RIPPLE_REMOTE_CACHE_HEADER (or netrc)");
 		return 0;
 	}
 	if (x->method == XFER_HEAD) {
