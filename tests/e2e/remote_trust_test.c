@@ -348,6 +348,7 @@ Test(e2e_remote_trust, an_entry_listing_a_git_hook_writes_nothing_there)
 	entry_craft(&e, ".git/hooks/post-checkout",
 		    "#!/bin/sh\necho pwned > ../pwned\n", 0);
 	r = rip_b(ng.url, fetch);
+	cr_log_info("fetch of the hook entry: %s", r.err);
 	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.err, ".git/hooks/post-checkout") != NULL, "%s",
 		  r.err);
@@ -381,6 +382,7 @@ Test(e2e_remote_trust, an_entry_listing_a_source_file_makes_its_node_rebuild)
 	entry_load(&e);
 	entry_craft(&e, "src/a.c", "int evil;\n", 0);
 	r = rip_b(ng.url, plan);
+	cr_log_info("plan with the source entry: %s", r.err);
 	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.err, "lists 'src/a.c', not one of the node's "
 			 "outputs") != NULL, "%s", r.err);
