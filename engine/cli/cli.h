@@ -14,6 +14,7 @@
 #ifndef RIPPLE_ENGINE_CLI_CLI_H
 #define RIPPLE_ENGINE_CLI_CLI_H
 
+#include <signal.h>
 #include <stdio.h>
 
 struct error;
@@ -23,6 +24,7 @@ enum cli_exit {
 	CLI_FAIL = 1,
 	CLI_USAGE = 2,
 	CLI_ERROR = 3,
+	CLI_INTERRUPTED = 130,	/* SIGINT or SIGTERM (128 + 2) */
 };
 
 /*
@@ -44,6 +46,12 @@ struct cli_ctx {
 				   or NULL (no remote cache) */
 	int remote_read_only;	/* --remote-read-only: never write */
 	int remote_required;	/* --remote-required: faults are errors */
+	const char *remote_timeout;	/* --remote-timeout SECONDS, or NULL */
+	const char *remote_low_speed;	/* --remote-low-speed BYTES:SECONDS */
+	unsigned long long max_nodes;	/* --max-nodes, or 0: the ceiling
+					   GRAPH_MAX_NODES_DEFAULT */
+	unsigned long long max_edges;	/* --max-edges, or 0: the ceiling
+					   GRAPH_MAX_EDGES_DEFAULT */
 };
 
 struct cli_command {
@@ -103,7 +111,14 @@ int cli_getopt(const struct cli_ctx *ctx, const char *cmd, int argc,
 
 struct buf;
 struct eval;
+struct graph_limits;
 struct graph_repo;
+
+/*
+ * The graph's ceilings a command runs under (--max-nodes, --max-edges;
+ * 0 in a field: the default), into *out.
+ */
+void cli_graph_limits(const struct cli_ctx *ctx, struct graph_limits *out);
 
 /*
  * The working tree root of the git repository that holds the current
@@ -309,6 +324,28 @@ int cli_github_default_branch(char *out, size_t n);
  * published). Nothing without a remote cache.
  */
 void cli_remote_summary(const struct cli_remote *r);
+
+/* Signal dispositions replaced by cli_stop_catch. */
+struct cli_stop_saved {
+	struct sigaction sigint, sigterm;
+};
+
+/*
+ * Catch SIGINT and SIGTERM (engine/cli/stop.c): they set the stop flag
+ * instead of killing. once: the next signal kills (SA_RESETHAND). saved
+ * (may be NULL) receives the dispositions replaced.
+ */
+void cli_stop_catch(int once, struct cli_stop_saved *saved);
+
+/* Put back what cli_stop_catch replaced. */
+void cli_stop_restore(const struct cli_stop_saved *saved);
+
+/*
+ * The stop flag, for run_options.stop and remote_options.cancel (set only
+ * while caught), and whether it is set.
+ */
+const volatile sig_atomic_t *cli_stop_flag(void);
+int cli_stopped(void);
 
 /* `ripple fetch NODE... [--to DIR]` (engine/cli/fetch.c). */
 int cli_fetch(int argc, char **argv, const struct cli_ctx *ctx);

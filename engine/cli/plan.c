@@ -89,6 +89,9 @@ static const char plan_help[] =
 	"  --github-output FILE  append GitHub Actions outputs (matrices)\n"
 	"  --github-step-summary FILE  append a Markdown summary\n"
 	"  --verbose             list reused and skipped nodes too\n"
+	"  --max-nodes N, --max-edges N  raise the graph's ceilings (100000\n"
+	"                        nodes, 1000000 edges; the rules' policy can\n"
+	"                        only lower them; docs/rules.md)\n"
 	"\n"
 	"Exit 0; 2 for bad rules or arguments; 3 for internal or I/O errors.\n";
 

@@ -16,6 +16,7 @@
 #include "base/mem.h"
 #include "cache/cache.h"
 #include "engine/release/release.h"
+#include "graph/graph.h"
 #include "graph/repo.h"
 #include "base/banned.h"
 
@@ -167,6 +168,7 @@ cli_release(int argc, char **argv, const struct cli_ctx *ctx)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct release_options o;
+	struct graph_limits limits;
 	struct release_report *rep = NULL;
 	struct graph_repo *repo = NULL;
 	struct cache *c = NULL;
@@ -177,6 +179,8 @@ cli_release(int argc, char **argv, const struct cli_ctx *ctx)
 	int ch, rc, json = 0, dry = 0, code = CLI_ERROR;
 
 	memset(&o, 0, sizeof(o));
+	cli_graph_limits(ctx, &limits);
+	o.limits = &limits;
 	while ((ch = cli_getopt(ctx, "release", argc, argv, "h", opts)) != -1) {
 		switch (ch) {
 		case 'd': dry = 1; break;

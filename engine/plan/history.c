@@ -32,6 +32,7 @@ struct history {
 	struct record_source *src[2];	/* records by key, in order */
 	size_t n_src;
 	struct record_source *local;	/* src's local cache, or NULL */
+	char *ns;		/* the remote source's namespace, or NULL */
 	char *run;
 	const char *rules_file;	/* the planner's --rules, or NULL */
 	struct eval *base, *head;
@@ -83,7 +84,40 @@ run_record(void *payload, const char *id, struct plan_record *out,
 }
 
 /*
- * The planner asks for the nth record of one key in turn (0: the newest):
+ * 1 when remote hit `hit` lists only outputs its node declares at the
+ * head; else it is dropped and reported as a fault: 0 (a miss, the node
+ * rebuilds) or, with --remote-required, the error.
+ */
+static int
+writes_only_outputs(struct history *h, const struct plan_remote_hit *hit,
+		    const char *key, struct error *err)
+{
+	const struct graph *g = h->head ? h->head->graph : h->run_graph;
+	const struct graph_node *n = g ? graph_find(g, hit->node_id) : NULL;
+	struct error e;
+
+	/*
+	 * A history made without rules (no head: a library caller's) has
+	 * nothing to check against; whoever places the hit's bytes checks
+	 * them again (engine/run/remote.c, fetch).
+	 */
+	if (!g)
+		return 1;
+	error_init(&e);
+	if (n && !plan_remote_outputs_check(hit, (const char *const *)
+					    n->outputs, n->n_outputs, &e))
+		return 1;
+	if (!n)
+		error_set(&e, ERROR_CORRUPT, "remote cache %s: the entry of %s "
+			  "key %s names a node the rules do not have",
+			  hit->url, hit->node_id, key);
+	error_node(&e, hit->node_id);
+	plan_remote_drop(h->remote, h->ns, key);
+	return plan_remote_fault(h->remote, &e, err);
+}
+
+/*
+* The planner asks for the nth record of one key in turn (0: the newest):
  * those of the first source (the local cache, newest first), then the
  * next (the remote cache's one).
  */
@@ -104,7 +138,10 @@ any_record(void *payload, const char *key, size_t nth,
 		if (nth < base + n) {
 			rc = s->ops->get(s, &h->arena, key, nth - base, out,
 					 err);
-			return rc ? rc : 1;
+			if (rc)
+				return rc;
+			return out->remote ? writes_only_outputs(h, out->remote,
+								 key, err) : 1;
 		}
 		base += n;
 	}
@@ -218,8 +255,8 @@ load_run_graph(struct history *h, struct error *err)
 		return 0;
 	}
 	error_list_init(&errors, 1);
-	rc = eval_open(h->head->repo, run.commit, 0, h->rules_file, NULL,
-		       &errors, &h->run_eval, &e2);
+	rc = eval_open(h->head->repo, run.commit, 0, h->rules_file,
+		       &h->head->limits, &errors, &h->run_eval, &e2);
 	error_list_release(&errors);
 	cache_run_release(&run);
 	if (rc == ERROR_NOMEM) {
@@ -466,8 +503,11 @@ history_remote_only(struct history *h, const char *ns, struct error *err)
 	h->ph.input_diff = NULL;
 	if (!h->remote)
 		return 0;
-	if (record_source_remote(h->remote, ns, &h->src[0], err))
-		return ERROR_NOMEM;
+	mem_free(h->ns);
+	h->ns = NULL;
+	if ((ns && !(h->ns = mem_strdup(ns))) ||
+	    record_source_remote(h->remote, ns, &h->src[0], err))
+		return error_set(err, ERROR_NOMEM, "out of memory");
 	h->n_src = 1;
 	return 0;
 }
@@ -489,5 +529,6 @@ history_free(struct history *h)
 	eval_free(h->run_eval);
 	plan_free(h->base_plan);
 	arena_release(&h->arena);
+	mem_free(h->ns);
 	mem_free(h);
 }

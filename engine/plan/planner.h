@@ -21,6 +21,7 @@ struct cache;
 struct error;
 struct error_list;
 struct eval;
+struct graph_limits;
 struct history;
 struct plan_remote;
 
@@ -52,6 +53,9 @@ struct planner_options {
 					   and with --base but no local run
 					   at the merge base, the base's keys
 					   there are the baseline */
+	const struct graph_limits *limits;	/* the graph's ceilings
+						   (borrowed), or NULL: the
+						   defaults (graph/graph.h) */
 	const char *ref;		/* the ref being planned: its trust
 					   domain in the remote cache
 					   (plan_remote_trust), or NULL */
