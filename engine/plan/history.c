@@ -46,34 +46,6 @@ struct history {
 	struct arena arena;	/* records and components handed out */
 };
 
-int
-history_components(struct arena *a, const struct cache_manifest *m,
-		   const struct graph_component **out, size_t *n)
-{
-	struct graph_component *v = arena_alloc(a, (m->n + 1) * sizeof(*v));
-	size_t i, k = 0;
-
-	if (!v)
-		return ERROR_NOMEM;
-	for (i = 0; i < m->n; i++) {
-		enum graph_comp_kind kind;
-
-		if (graph_comp_kind_parse(m->items[i].kind, &kind))
-			continue;
-		v[k].kind = kind;
-		v[k].name = arena_strdup(a, m->items[i].name);
-		v[k].detail = arena_strdup(a, m->items[i].detail);
-		if (!v[k].name || !v[k].detail)
-			return ERROR_NOMEM;
-		snprintf(v[k].digest, sizeof(v[k].digest), "%s",
-			 m->items[i].digest);
-		k++;
-	}
-	*out = v;
-	*n = k;
-	return 0;
-}
-
 /* Components of a record, from the source that handed it out. */
 static int
 run_components(void *payload, struct plan_record *rec, struct error *err)
