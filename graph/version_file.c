@@ -116,7 +116,10 @@ with_tags(struct graph_repo *repo, const char *rev,
 	}
 	if (rc < 0)
 		return rc;
-	if (!out->tag || !version_tag_claims(p, out->tag, &tagv))
+	rc = out->tag ? version_tag_claims(p, out->tag, &tagv, err) : 0;
+	if (rc < 0)
+		return rc;
+	if (!rc)
 		memset(&tagv, 0, sizeof(tagv));
 	if (out->distance || out->dirty || pep440_compare(&tagv, file)) {
 		v.pre_kind = PEP440_PRE_A;

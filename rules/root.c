@@ -209,6 +209,8 @@ rules_load_root(struct rules_load *L, const struct rules_ynode *k,
 			rules_load_unknown(L, f, "tag-spelling", s, spellings, 2);
 	}
 	f = rules_ynode_get(v, "tag-regex");
+	if (f)
+		root->tag_regex_pos = rules_load_pos(f);
 	if (f && !rules_load_string(L, f, "tag-regex", &root->tag_regex) &&
 	    !root->tag_regex[0])
 		rules_load_error(L, f, "write setuptools-scm's tag_regex, e.g. "

@@ -264,6 +264,7 @@ cli_version(int argc, char **argv, const struct cli_ctx *ctx)
 		goto done;
 	}
 	version_params_from_root(root, &p);
+	p.regex_file = r->file;
 	p.worktree = worktree;
 	if (worktree && cli_date_epoch(ctx, &p.date_epoch) < 0) {
 		out = CLI_USAGE;

@@ -77,12 +77,14 @@ family_params(const struct graph_node *n, struct version_params *p,
 	p->prefix = prefix;
 }
 
+/* 1 claimed, 0 not, or a negative error (a tag-regex past its limits). */
 static int
-claims(const struct version_params *p, const char *narrow, const char *tag)
+claims(const struct version_params *p, const char *narrow, const char *tag,
+       struct error *err)
 {
 	if (narrow && fnmatch(narrow, tag, 0) && strcmp(narrow, tag))
 		return 0;
-	return version_tag_claims(p, tag, NULL);
+	return version_tag_claims(p, tag, NULL, err);
 }
 
 static const char *
@@ -126,13 +128,28 @@ check_family(struct release_ctx *x)
 		const struct graph_node *n = &g->nodes[g->by_id[i]];
 		struct version_params p;
 		const char *narrow;
+		struct error e;
 		int c;
 
 		if (n->kind != GRAPH_NODE_RELEASE)
 			continue;
 		n_rel++;
 		family_params(n, &p, &narrow, prefix, sizeof(prefix));
-		c = claims(&p, narrow, x->opt->tag);
+		p.regex_file = g->rules->file;
+		error_init(&e);
+		c = claims(&p, narrow, x->opt->tag, &e);
+		if (c == ERROR_NOMEM)
+			return c;
+		if (c < 0) {
+			release_set(x, RELEASE_CHECK_TAG_FAMILY,
+				    RELEASE_STATUS_FAIL, "%s: %s", n->id,
+				    e.msg);
+			if (e.hint[0] &&
+			    release_problem(x, RELEASE_CHECK_TAG_FAMILY,
+					    "hint: %s", e.hint))
+				return ERROR_NOMEM;
+			return 0;
+		}
 		if (!c && release_problem(x, RELEASE_CHECK_TAG_FAMILY,
 					  "not %s %s", n->id,
 					  family_text(x->a, &p, narrow)))
@@ -191,6 +208,7 @@ check_spelling(struct release_ctx *x)
 	memset(&p, 0, sizeof(p));
 	for (i = 0; i < x->n_nodes && !rc; i++) {
 		family_params(x->nodes[i], &p, &narrow, prefix, sizeof(prefix));
+		p.regex_file = x->ev->graph->rules->file;
 		rc = version_tag_check_release(&p, x->opt->tag, &v, &e);
 		if (!rc && i && pep440_compare(&v, &x->ver)) {
 			pep440_format(&v, text, sizeof(text), NULL);

@@ -187,3 +187,45 @@ Test(e2e_bounds, max_edges_flag_raises_and_policy_lowers_the_edge_ceiling)
 	free(low);
 	free(rules);
 }
+
+/*
+ * A tag-regex that backtracks without end, `(a+)+` against a long tag:
+ * PCRE2's limit used to be read as "no match" (the tag silently not the
+ * family's, 60 ms a tag); now it is an error naming the regex, the tag
+ * and where the regex is written, for `version` and for every plan.
+ */
+Test(e2e_bounds, a_catastrophic_tag_regex_is_a_limit_error_naming_it)
+{
+	static const char rules[] =
+		"version: 1\n"
+		"roots:\n"
+		"  r:\n"
+		"    path: .\n"
+		"    tags: 'a*'\n"
+		"    tag-regex: '^(?P<version>(a+)+)$'\n"
+		"policy: {reuse-versions: exact}\n";	/* plans need versions */
+	char *dir = make_repo(rules);
+	const char *version[] = { "version", "r", NULL };
+	const char *plan[] = { "plan", NULL };
+	const char *want = ":6:16: error: tag-regex "
+		"'^(?P<version>(a+)+)$' failed on tag "
+		"'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab': match limit "
+		"exceeded\n";
+	struct run_result r;
+
+	r = t_sh(dir, "git tag aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	t_result_release(&r);
+	r = t_ripple(dir, version);
+	cr_expect_eq(r.status, 2, "version: %d %s", r.status, r.err);
+	expect_has(r.err, want);
+	expect_has(r.err, "hint: the regex backtracks without end on this "
+		   "tag; remove nested repetition such as (a+)+");
+	t_result_release(&r);
+	r = t_ripple(dir, plan);
+	cr_expect_eq(r.status, 2, "plan: %d %s", r.status, r.err);
+	expect_has(r.err, want);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
