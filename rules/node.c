@@ -403,7 +403,8 @@ load_node(struct rules_load *L, const struct rules_ynode *k,
 	if (f)
 		load_kvs(L, f, "meta", 0, &tv, &node->meta, &node->n_meta);
 	f = rules_ynode_get(v, "cwd");
-	if (f && !rules_load_string(L, f, "cwd", &node->cwd)) {
+	if (f && !rules_load_string(L, f, "cwd", &node->cwd) &&
+	    !rules_syntax_path_chars(L, f, "cwd", node->cwd)) {
 		if (path_leaves(node->cwd))
 			rules_load_error(L, f, "cwd is relative to the "
 					 "repository root, inside it",

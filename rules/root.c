@@ -21,6 +21,8 @@ root_path(struct rules_load *L, const struct rules_ynode *n, const char *s)
 	size_t len = strlen(s);
 	const char *p;
 
+	if (rules_syntax_path_chars(L, n, "path", s))
+		return NULL;
 	while (len > 1 && s[len - 1] == '/')
 		len--;
 	if (!len || s[0] == '/')
