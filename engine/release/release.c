@@ -263,14 +263,17 @@ static int
 check_commit(struct release_ctx *x, struct error *err)
 {
 	struct graph_tag_list tags;
-	char rev[1024];
+	const char *rev;
 	struct error e;
 	size_t i;
 	int annotated = 0, rc;
 
 	memset(&tags, 0, sizeof(tags));
 	error_init(&e);
-	snprintf(rev, sizeof(rev), "refs/tags/%s", x->opt->tag);
+	/* The whole name: a cut one could be another tag. */
+	rev = arena_printf(x->a, "refs/tags/%s", x->opt->tag);
+	if (!rev)
+		return error_nomem(err);
 	rc = graph_repo_resolve(x->repo, rev, &x->commit, &e);
 	if (rc == ERROR_NOMEM)
 		return error_set(err, rc, "out of memory");
@@ -314,13 +317,15 @@ static int
 check_rules(struct release_ctx *x, const char *current)
 {
 	struct error_list errors;
-	char rev[1024];
+	const char *rev;
 	struct error e;
 	int rc;
 
+	rev = arena_printf(x->a, "refs/tags/%s", x->opt->tag);
+	if (!rev)
+		return ERROR_NOMEM;
 	error_list_init(&errors, 50);
 	error_init(&e);
-	snprintf(rev, sizeof(rev), "refs/tags/%s", x->opt->tag);
 	if (x->have_commit) {
 		rc = eval_open(x->repo, rev, 0, NULL, x->opt->limits, &errors,
 			       &x->ev, &e);

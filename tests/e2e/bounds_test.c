@@ -229,3 +229,45 @@ Test(e2e_bounds, a_catastrophic_tag_regex_is_a_limit_error_naming_it)
 	t_rmtree(dir);
 	free(dir);
 }
+
+/*
+ * Issue 22 item 6: `release` built "refs/tags/TAG" in a char[1024], so a
+ * tag name of 1,200 characters was cut to another tag's name (one that
+ * exists: its first 1,013 characters) and that tag's commit was checked
+ * as if it were the named one ("ok tag-commit"). The whole name is used
+ * now, and a tag that does not exist does not resolve.
+ */
+Test(e2e_bounds, a_long_tag_name_is_never_cut_to_another_tag)
+{
+	static const char rules[] =
+		"version: 1\n"
+		"roots:\n"
+		"  r: {path: ., tags: 'v*'}\n";
+	char *dir = make_repo(rules);
+	char tag[1300], shorter[1100], cmd[1400];
+	const char *argv[] = { "release", "--dry-run", tag, NULL };
+	struct run_result r;
+	size_t i, len = 0;
+
+	len += (size_t)snprintf(tag, sizeof(tag), "v2.0.0");
+	for (i = 0; i < 6; i++) {
+		tag[len++] = '/';
+		memset(tag + len, 'a', 200);
+		len += 200;
+	}
+	tag[len] = '\0';
+	/* What "refs/tags/%s" in 1,024 bytes kept of it. */
+	memcpy(shorter, tag, 1013);
+	shorter[1013] = '\0';
+	snprintf(cmd, sizeof(cmd), "git tag '%s'", shorter);
+	r = t_sh(dir, cmd);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	t_result_release(&r);
+	r = t_ripple(dir, argv);
+	cr_expect(strstr(r.out, "FAIL  tag-commit") != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, "does not resolve") != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, "ok    tag-commit") == NULL, "%s", r.out);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
