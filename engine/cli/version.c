@@ -157,13 +157,13 @@ unknown_root(const struct cli_ctx *ctx, const struct rules *r,
 }
 
 static int
-print_json(const char *root, const struct version_result *res)
+print_json(const struct cli_ctx *ctx, const char *root,
+	   const struct version_result *res)
 {
 	json_t *o = json_object();
-	char *text;
 
 	if (!o)
-		return CLI_ERROR;
+		return cli_print_json(ctx, NULL, 0);
 	json_object_set_new(o, "root", json_string(root));
 	json_object_set_new(o, "version", json_string(res->version));
 	json_object_set_new(o, "tag",
@@ -174,13 +174,7 @@ print_json(const char *root, const struct version_result *res)
 	json_object_set_new(o, "dirty", json_boolean(res->dirty));
 	json_object_set_new(o, "source",
 			    json_string(version_source_name(res->source)));
-	text = json_dumps(o, JSON_SORT_KEYS | JSON_INDENT(2));
-	json_decref(o);
-	if (!text)
-		return CLI_ERROR;
-	printf("%s\n", text);
-	free(text);
-	return CLI_OK;
+	return cli_print_json(ctx, o, JSON_INDENT(2));
 }
 
 int
@@ -282,7 +276,7 @@ cli_version(int argc, char **argv, const struct cli_ctx *ctx)
 		goto done;
 	}
 	if (json)
-		out = print_json(name, &res);
+		out = print_json(ctx, name, &res);
 	else
 		printf("%s\n", res.version);
 	version_result_release(&res);

@@ -271,3 +271,34 @@ Test(e2e_bounds, a_long_tag_name_is_never_cut_to_another_tag)
 	t_rmtree(dir);
 	free(dir);
 }
+
+/*
+ * Issue 22 item 6: a --json document that never arrives (here: stdout is
+ * /dev/full) used to end with exit 0 and nothing said; now the command
+ * fails (3) and says why, for text output too.
+ */
+Test(e2e_bounds, output_that_cannot_be_written_is_an_error)
+{
+	char *rules = matrix_rules(2, 2, 0, "");
+	char *dir = make_repo(rules);
+	static const char *const cmds[] = {
+		"check --json", "keys --json", "graph --format json", "check",
+		"plan --json", "roots --json",
+	};
+	struct run_result r;
+	char args[128];
+	size_t i;
+
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		snprintf(args, sizeof(args), "%s > /dev/full", cmds[i]);
+		r = ripple_sh(dir, 1024 * 1024, args);
+		cr_expect_eq(r.status, 3, "%s: %d %s", cmds[i], r.status,
+			     r.err);
+		expect_has(r.err, "error: cannot write the output: No space "
+			   "left on device");
+		t_result_release(&r);
+	}
+	t_rmtree(dir);
+	free(dir);
+	free(rules);
+}
