@@ -169,6 +169,15 @@ load_kvs(struct rules_load *L, const struct rules_ynode *v, const char *field,
 
 		kv->key = k->str;
 		kv->pos = rules_load_pos(k);
+		if (!k->len) {
+			/* A recorded run keeps meta as KEY=VALUE: an empty
+			 * key would fail every run, long after check. */
+			rules_load_error(L, k, env ? "name the variable: env: "
+					 "{NAME: VALUE}" : "name the entry: "
+					 "meta: {KEY: VALUE}",
+					 "empty %s key", field);
+			continue;
+		}
 		for (j = 0; env && j < k->len; j++) {
 			char c = k->str[j];
 
