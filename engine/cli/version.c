@@ -58,12 +58,21 @@ load_rules(const struct cli_ctx *ctx, const char *file, struct rules **r)
 	struct error_list errors;
 	char path[4096];
 	size_t i;
-	int rc;
+	int rc, n;
 
 	if (file[0] == '/' || !strcmp(ctx->dir, "."))
-		snprintf(path, sizeof(path), "%s", file);
+		n = snprintf(path, sizeof(path), "%s", file);
 	else
-		snprintf(path, sizeof(path), "%s/%s", ctx->dir, file);
+		n = snprintf(path, sizeof(path), "%s/%s", ctx->dir, file);
+	if (n < 0 || (size_t)n >= sizeof(path)) {
+		struct error e;
+
+		error_init(&e);
+		error_set(&e, ERROR_INVALID, "rules path '%s' is too long",
+			  file);
+		cli_print_error(ctx, &e);
+		return ERROR_INVALID;
+	}
 	error_list_init(&errors, 20);
 	rc = rules_load_file(path, file, r, &errors);
 	if (rc) {
@@ -237,11 +246,13 @@ cli_version(int argc, char **argv, const struct cli_ctx *ctx)
 	} else if (rev && !worktree) {
 		rc = load_rules_at(ctx, repo, rev, &r);
 	} else {
-		char path[4096];
+		struct buf path = BUF_INIT;
 
-		snprintf(path, sizeof(path), "%s/ripple.yml",
-			 graph_repo_root(repo));
-		rc = load_rules(ctx, path, &r);
+		rc = buf_addf(&path, NULL, "%s/ripple.yml",
+			      graph_repo_root(repo));
+		if (!rc)
+			rc = load_rules(ctx, path.data, &r);
+		buf_release(&path);
 	}
 	if (rc) {
 		out = cli_exit_for(rc);

@@ -477,7 +477,7 @@ release_check(struct graph_repo *repo, struct cache *cache,
 		RELEASE_CHECK_TESTS,
 	};
 	struct release_ctx x;
-	char current[4096];
+	const char *current;
 	size_t i;
 	int rc;
 
@@ -496,9 +496,11 @@ release_check(struct graph_repo *repo, struct cache *cache,
 	for (i = 0; i < RELEASE_CHECK_COUNT; i++)
 		strv_init(&x.problems[i], 0);
 	x.r->tag = arena_strdup(x.a, opt->tag);
-	snprintf(current, sizeof(current), "%s/ripple.yml",
-		 graph_repo_root(repo));
-
+	current = arena_printf(x.a, "%s/ripple.yml", graph_repo_root(repo));
+	if (!current) {
+		rc = error_nomem(err);
+		goto done;
+	}
 	rc = check_commit(&x, err);
 	if (!rc)
 		rc = check_rules(&x, current);

@@ -302,3 +302,51 @@ Test(e2e_bounds, output_that_cannot_be_written_is_an_error)
 	free(dir);
 	free(rules);
 }
+
+/*
+ * Issue 22 item 6: a same-content check joined "ROOT/PATH" in a
+ * char[1024]; a longer path was cut to another file's name, and when
+ * those other files were alike the check agreed although the named
+ * files differ. The whole path is refused as too long now.
+ */
+Test(e2e_bounds, a_same_content_path_is_never_cut_to_another_file)
+{
+	char rel[1100], cut[1100], text[1400], name[1200];
+	char *dir = t_git_init();
+	const char *check[] = { "check", NULL };
+	struct run_result r;
+	size_t len = 0, i;
+
+	for (i = 0; i < 4; i++) {
+		memset(rel + len, 'd', 200);
+		len += 200;
+		rel[len++] = '/';
+	}
+	memset(rel + len, 'f', 250);
+	len += 250;
+	rel[len] = '\0';
+	/* What "pa/%s" in 1,024 bytes kept of it, without "pa/". */
+	memcpy(cut, rel, 1020);
+	cut[1020] = '\0';
+	snprintf(name, sizeof(name), "pa/%s", rel);
+	t_write(dir, name, "A\n");
+	snprintf(name, sizeof(name), "pb/%s", rel);
+	t_write(dir, name, "B\n");
+	snprintf(name, sizeof(name), "pa/%s", cut);
+	t_write(dir, name, "same\n");
+	snprintf(name, sizeof(name), "pb/%s", cut);
+	t_write(dir, name, "same\n");
+	snprintf(text, sizeof(text), "version: 1\nroots:\n  a: {path: pa}\n"
+		 "  b: {path: pb}\nchecks:\n  long:\n    same-content: [%s]\n"
+		 "    roots: [a, b]\n", rel);
+	t_write(dir, "ripple.yml", text);
+	cr_assert_eq(t_git_commit(dir, "init"), 0);
+	r = t_ripple(dir, check);
+	cr_expect_eq(r.status, 2, "check: %d %s %s", r.status, r.out, r.err);
+	expect_has(r.err, "ripple.yml:6:3: error: check 'long': path under "
+		   "root 'a' is too long (1054 bytes): 'dddd");
+	cr_expect(strstr(r.out, "agree") == NULL, "%s", r.out);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
