@@ -98,6 +98,14 @@ usage(FILE *f)
 		"                ($RIPPLE_REMOTE_REQUIRED=1); the remote "
 		"options may follow\n"
 		"                the command too\n"
+		"  --remote-timeout SECONDS   cut off a request lasting "
+		"longer (default\n"
+		"                600; 0 none; $RIPPLE_REMOTE_TIMEOUT)\n"
+		"  --remote-low-speed BYTES:SECONDS   cut off a request "
+		"slower than\n"
+		"                BYTES/s for SECONDS (default 1024:30; 0:0 "
+		"none;\n"
+		"                $RIPPLE_REMOTE_LOW_SPEED)\n"
 		"  --max-nodes N raise the ceiling on the graph's nodes "
 		"(default 100000;\n"
 		"                the rules' policy max-nodes can only lower "
@@ -116,9 +124,28 @@ usage(FILE *f)
 }
 
 enum {
-	OPT_REMOTE = 256, OPT_REMOTE_RO, OPT_REMOTE_REQ, OPT_MAX_NODES,
-	OPT_MAX_EDGES,
+	OPT_REMOTE = 256, OPT_REMOTE_RO, OPT_REMOTE_REQ, OPT_REMOTE_TIMEOUT,
+	OPT_REMOTE_LOW_SPEED, OPT_MAX_NODES, OPT_MAX_EDGES,
 };
+
+/* A remote option with a value: "--NAME V" or "--NAME=V" at argv[*i]. */
+static int
+valued(int argc, char **argv, int *i, const char *name, const char **out)
+{
+	const char *a = argv[*i];
+	size_t n = strlen(name);
+
+	if (strncmp(a, name, n))
+		return 0;
+	if (a[n] == '=') {
+		*out = a + n + 1;
+		return 1;
+	}
+	if (a[n] || *i + 1 >= argc)
+		return a[n] ? 0 : -1;
+	*out = argv[++*i];
+	return 1;
+}
 
 /*
  * The value of --max-nodes or --max-edges: decimal digits within
@@ -167,7 +194,7 @@ take_global_options(int *argc, char **argv, struct cli_ctx *ctx)
 		{ "--max-nodes", RULES_MAX_NODES_LIMIT, &ctx->max_nodes },
 		{ "--max-edges", RULES_MAX_EDGES_LIMIT, &ctx->max_edges },
 	};
-	int i, k = 1;
+	int i, k = 1, v;
 	size_t c, n;
 
 	for (i = 1; i < *argc; i++) {
@@ -205,6 +232,15 @@ take_global_options(int *argc, char **argv, struct cli_ctx *ctx)
 			ctx->remote_url = argv[++i];
 		} else if (!strncmp(a, "--remote-cache=", 15)) {
 			ctx->remote_url = a + 15;
+		} else if ((v = valued(*argc, argv, &i, "--remote-timeout",
+				       &ctx->remote_timeout)) ||
+			   (v = valued(*argc, argv, &i, "--remote-low-speed",
+				       &ctx->remote_low_speed))) {
+			if (v < 0) {
+				fprintf(stderr, "ripple: error: %s needs a "
+					"value\n", a);
+				return CLI_USAGE;
+			}
 		} else if (!strcmp(a, "--remote-read-only")) {
 			ctx->remote_read_only = 1;
 		} else if (!strcmp(a, "--remote-required")) {
@@ -270,12 +306,16 @@ main(int argc, char **argv)
 		{ "remote-cache", required_argument, NULL, OPT_REMOTE },
 		{ "remote-read-only", no_argument, NULL, OPT_REMOTE_RO },
 		{ "remote-required", no_argument, NULL, OPT_REMOTE_REQ },
+		{ "remote-timeout", required_argument, NULL,
+		  OPT_REMOTE_TIMEOUT },
+		{ "remote-low-speed", required_argument, NULL,
+		  OPT_REMOTE_LOW_SPEED },
 		{ "max-nodes", required_argument, NULL, OPT_MAX_NODES },
 		{ "max-edges", required_argument, NULL, OPT_MAX_EDGES },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct cli_ctx ctx = { ".", "ripple", NULL, 0, 0, 0, NULL, 0, 0, 0,
-			       0 };
+	struct cli_ctx ctx = { ".", "ripple", NULL, 0, 0, 0, NULL, 0, 0,
+			       NULL, NULL, 0, 0 };
 	const char *names[64], *color = NULL;
 	size_t i, n = command_count();
 	int c, rc;
@@ -305,6 +345,8 @@ main(int argc, char **argv)
 		case OPT_REMOTE: ctx.remote_url = optarg; break;
 		case OPT_REMOTE_RO: ctx.remote_read_only = 1; break;
 		case OPT_REMOTE_REQ: ctx.remote_required = 1; break;
+		case OPT_REMOTE_TIMEOUT: ctx.remote_timeout = optarg; break;
+		case OPT_REMOTE_LOW_SPEED: ctx.remote_low_speed = optarg; break;
 		case OPT_MAX_NODES:
 			if (ceiling_value("--max-nodes", optarg,
 					  RULES_MAX_NODES_LIMIT,
