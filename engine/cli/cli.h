@@ -186,6 +186,17 @@ struct rules_kv;
 int cli_toolkits_check(const struct cli_ctx *ctx, const struct planner *pl,
 		       struct arena *a, struct rules_kv **out, size_t *n);
 
+/*
+ * Print `doc` (jansson; NULL when building it failed) to stdout with
+ * JSON_SORT_KEYS | flags and a newline, then drop the reference. A doc
+ * that is NULL or cannot be rendered, or output that cannot be written
+ * (a full disk), prints an error and returns its exit code: a failed
+ * --json never prints nothing and exits 0. Returns 0 otherwise.
+ */
+struct json_t;
+int cli_print_json(const struct cli_ctx *ctx, struct json_t *doc,
+		   size_t flags);
+
 /* Write b to `path` ("-" or NULL: stdout), appending when asked. */
 int cli_write_out(const struct cli_ctx *ctx, const char *path, int append,
 		  const struct buf *b);
@@ -276,7 +287,7 @@ struct cli_remote {
 };
 
 /*
- * Open ctx->remote_url (credentials from RIPPLE_REMOTE_HEADER and
+ * Open ctx->remote_url (credentials from RIPPLE_REMOTE_CACHE_HEADER and
  * RIPPLE_REMOTE_NETRC) into *out; nothing when no URL is set. Prints
  * errors; 0 or the exit code (2 for a bad URL).
  */
@@ -286,12 +297,37 @@ int cli_remote_open(const struct cli_ctx *ctx, struct cli_remote *out);
 void cli_remote_close(struct cli_remote *r);
 
 /*
- * The ref a command works for, into out (n bytes; "" when none): `ref`
- * (--ref) when given, else refs/tags/TAG for `tag`, else the checked-out
- * branch.
+ * The ref a command works for (its trust domain in the remote cache), into
+ * out (n bytes; "" when none): `ref` (--ref) when given, else $RIPPLE_REF,
+ * else refs/tags/TAG for `tag`, else what GitHub Actions says
+ * (cli_github_ref), else the checked-out branch.
  */
 void cli_remote_ref(struct graph_repo *repo, const char *ref, const char *tag,
 		    char *out, size_t n);
+
+/*
+ * The repository's default branch as "refs/heads/NAME" into out (n
+ * bytes): GitHub Actions' event payload (repository.default_branch), else
+ * the target of refs/remotes/origin/HEAD; "" when neither says (trust
+ * then falls back to main and master).
+ */
+void cli_remote_default_branch(struct graph_repo *repo, char *out, size_t n);
+
+/*
+ * Inside GitHub Actions (GITHUB_ACTIONS=true), the ref of the job
+ * (engine/cli/github_env.c): refs/pull/N/merge for pull_request events
+ * (GITHUB_REF) and for pull_request_target (N from the event payload at
+ * GITHUB_EVENT_PATH; GITHUB_REF is then the base branch, never used),
+ * else GITHUB_REF (refs/heads/..., refs/tags/...). 1 and out (n bytes),
+ * or 0 and "" outside Actions or when it cannot be told.
+ */
+int cli_github_ref(char *out, size_t n);
+
+/*
+ * Inside GitHub Actions, "refs/heads/" and the event payload's
+ * repository.default_branch into out: 1, or 0 and "".
+ */
+int cli_github_default_branch(char *out, size_t n);
 
 /*
  * One line on stderr: what the remote cache served and took (lookups,

@@ -29,6 +29,7 @@
 #include "engine/run/exec.h"
 #include "engine/plan/history.h"
 #include "engine/plan/planner.h"
+#include "engine/plan/remote.h"
 #include "engine/plan/report.h"
 #include "engine/run/run.h"
 #include "engine/run/store.h"
@@ -86,7 +87,10 @@ static const char run_help[] =
 	"probed and must match their pins.\n"
 	"With --remote-cache URL (docs/remote-cache.md) records are looked up\n"
 	"there too, the outputs of reused nodes that a node here needs are\n"
-	"fetched, and every ok result is published.\n"
+	"fetched, and every ok result is published into the trust domain of\n"
+	"the run's ref: --ref, else $RIPPLE_REF, else refs/tags/TAG for --tag,\n"
+	"else GitHub Actions' ref (a pull request's is refs/pull/N/merge),\n"
+	"else the branch. A run whose ref is unknown publishes nothing.\n"
 	"--max-nodes N and --max-edges N raise the graph's ceilings (100000\n"
 	"nodes, 1000000 edges); the rules' policy can only lower them.\n"
 	"\n"
@@ -407,16 +411,12 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	cli_run_summary(report, pl->head->graph, &res, run_id, status);
 	cli_remote_summary(&a->rem);
 	if (a->json) {
-		char *text;
+		int prc;
 
 		doc = cli_run_json(pl, &res, run_id, status);
-		text = json_dumps(doc, JSON_SORT_KEYS | JSON_INDENT(2));
-		if (text) {
-			fputs(text, stdout);
-			fputc('\n', stdout);
-			free(text);
-		}
-		json_decref(doc);
+		prc = cli_print_json(ctx, doc, JSON_INDENT(2));
+		if (prc && !rc)
+			rc = prc;
 	}
 done:
 	run_store_cache_release(&cs);
@@ -468,6 +468,11 @@ cli_run(int argc, char **argv, const struct cli_ctx *ctx)
 	if (rc)
 		goto done;
 	a.po.remote = a.rem.index;
+	if (a.rem.index && !a.ref && !ctx->remote_read_only && !a.dry_run)
+		cli_say(ctx, "warning", "remote cache %s: this run's ref is "
+			"unknown (a detached HEAD outside GitHub Actions), so "
+			"it publishes nothing; pass --ref REF or set RIPPLE_REF",
+			plan_remote_url(a.rem.index));
 	if (a.dry_run) {
 		rc = dry_run(ctx, &a, repo);
 		goto done;

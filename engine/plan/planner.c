@@ -355,7 +355,8 @@ planner_run(struct graph_repo *repo, struct cache *cache,
 		const struct rules_policy *pol = &p->head->rules->policy;
 
 		rc = plan_remote_trust(o->remote, pol->trusted_refs,
-				       pol->n_trusted_refs, o->ref, err);
+				       pol->n_trusted_refs, o->default_branch,
+				       o->ref, err);
 		if (rc)
 			goto done;
 	}

@@ -65,10 +65,12 @@ struct planner_options {
 					   names. An unknown name plans the
 					   whole closure (run's --job check
 					   reports it) */
-	const char *ref;		/* the ref being planned (trusted
-					   as the writer of remote records
-					   besides policy trusted-refs), or
-					   NULL */
+	const char *ref;		/* the ref being planned: its trust
+					   domain in the remote cache
+					   (plan_remote_trust), or NULL */
+	const char *default_branch;	/* "refs/heads/NAME": trusted with
+					   tags when the rules set no
+					   trusted-refs; NULL: main, master */
 };
 
 struct planner {

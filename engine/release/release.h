@@ -143,6 +143,14 @@ struct release_options {
 	struct plan_remote *remote;
 	/* The graph's ceilings (borrowed), or NULL: the defaults. */
 	const struct graph_limits *limits;
+	/*
+	 * The reader's ref (--ref), whose own trust domain is read before
+	 * the trusted one, or NULL: the trusted domain only.
+	 * default_branch: as planner_options' (trusted with tags when the
+	 * tagged rules set no trusted-refs), or NULL.
+	 */
+	const char *ref;
+	const char *default_branch;
 };
 
 /*

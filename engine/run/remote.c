@@ -453,7 +453,7 @@ run_remote_publish(struct plan_remote *pr, struct cache *c, const char *root,
 	size_t len = 0, n = 0, i, tlen;
 	int rc, have_m;
 
-	if (remote_read_only(plan_remote_client(pr)) || !plan_remote_up(pr))
+	if (!plan_remote_may_write(pr))
 		return 0;
 	cache_record_init(&rec);
 	memset(&m, 0, sizeof(m));

@@ -361,6 +361,18 @@ publish_fault(struct run_cache_store *s, size_t node, int rc,
 		*err = *e;
 		return rc;
 	}
+	if (rc == ERROR_UNSUPPORTED) {
+		/* 401/403: the server says this runner may not write there. */
+		plan_remote_refuse_writes(s->remote);
+		e->hint[0] = '\0';
+		error_hint(e, "this run is read-only from here on (nothing "
+			   "more is published): writing %s needs a credential "
+			   "in RIPPLE_REMOTE_CACHE_HEADER",
+			   plan_remote_domain(s->remote)
+			   ? "this ref's trust domain"
+			   : "the trusted domain");
+		return plan_remote_fault(s->remote, e, err);
+	}
 	error_node(e, s->ev->graph->nodes[node].id);
 	error_hint(e, "the node is recorded here but not published%s",
 		   rc == ERROR_IO ? "; publishing stops for this run" : "");
