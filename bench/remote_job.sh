@@ -4,7 +4,9 @@
 # (WebDAV) on loopback, main's CI is published (one `ripple run ci` per
 # platform), then a pull request's test job runs on a fresh clone with an
 # empty local cache, as a GitHub runner would:
-#   ripple run ci --job JOB      (default JOB test-linux-64-1, PR pr/linux-infra)
+#   ripple run ci --job JOB --ref refs/pull/1/merge
+# (default JOB test-linux-64-1, PR pr/linux-infra: the pull request's own
+# trust domain is read first, then the trusted one, and written to).
 # From nginx's access log, the job's requests and the bytes it downloaded
 # (AC entries, record blobs, output blobs), against the goals: at most
 # 2 x (the job's nodes + their direct needs) requests, and at most 10 x
@@ -78,7 +80,8 @@ git -C "$dir/pr" checkout -q --detach "origin/$pr"
 before=$(wc -l < "$dir/ng/access.log")
 rc=0
 (cd "$dir/pr" && "$ripple" run ci --job "$job" --remote-cache "$url" \
-	--json > "$dir/job.json" 2>"$dir/job.log") || rc=$?
+	--ref refs/pull/1/merge --json > "$dir/job.json" 2>"$dir/job.log") ||
+	rc=$?
 [ $rc = 0 ] || [ $rc = 4 ] || { cat "$dir/job.log" >&2; exit 3; }
 tail -n +"$((before + 1))" "$dir/ng/access.log" > "$dir/job.access"
 
@@ -96,7 +99,7 @@ nodes=$(wc -l < "$dir/job.nodes")
 requests=$(wc -l < "$dir/job.access")
 sum() { awk -v m="$1" -v p="$2" '$1 == m && $2 ~ p && $3 == 200 { b += $4 } END { print b + 0 }' "$dir/job.access"; }
 count() { awk -v m="$1" -v p="$2" '$1 == m && $2 ~ p { n++ } END { print n + 0 }' "$dir/job.access"; }
-ac_bytes=$(sum GET '^/ac/')
+ac_bytes=$(sum GET '/ac/')
 cas_bytes=$(sum GET '^/cas/')
 fetched=$(sed -n 's/.*fetched [0-9]* files, \([0-9]*\) bytes.*/\1/p' "$dir/job.log")
 fetched=${fetched:-0}
@@ -104,7 +107,7 @@ down=$((ac_bytes + cas_bytes))
 limit=$((2 * (nodes + needs)))
 echo "job $job at $pr: $nodes nodes, $needs direct needs; $(jq '.counts.tested' "$dir/job.json") tested, $(jq '.counts.built' "$dir/job.json") built, $(jq '.counts.reused' "$dir/job.json") reused, $(jq '.counts.gap_rebuilds' "$dir/job.json") gap rebuilds"
 reads=$((requests - $(count PUT '')))
-echo "  requests: $requests: $reads to look up and fetch ($(count GET '^/ac/') GET ac, $(count GET '^/cas/') GET cas, $(count HEAD '') HEAD; goal <= 2 x ($nodes + $needs) = $limit), $(count PUT '') PUT publishing what it ran (record blob and AC entry per node, plus outputs)"
+echo "  requests: $requests: $reads to look up and fetch ($(count GET '^/d/.*/ac/') GET ac in the pull request's domain, $(count GET '^/ac/') in the trusted one, $(count GET '^/cas/') GET cas, $(count HEAD '') HEAD; goal <= 2 x ($nodes + $needs) = $limit), $(count PUT '') PUT publishing what it ran (record blob and AC entry per node, plus outputs)"
 echo "  downloaded: $down bytes ($ac_bytes of AC entries with their records inline, $cas_bytes of CAS blobs) for $fetched bytes of outputs fetched: $(awk -v a="$down" -v b="$fetched" 'BEGIN { if (b) printf "%.1f", a / b; else print "n/a" }')x (goal <= 10x)"
 echo "  $(tail -1 "$dir/job.log")"
 
