@@ -375,6 +375,7 @@ check_hit(struct plan_remote *pr, struct plan_remote_hit *h, const char *id,
 	h->node_id = rec->node_id;
 	h->key = rec->key;
 	h->url = remote_url(pr->r);
+	h->domain = own ? pr->own_domain : NULL;
 	return h->label ? 1 : OOM(e);
 }
 

@@ -33,6 +33,9 @@ struct plan_remote_hit {
 	const char *label;		/* "remote cache URL (run R, commit C,
 					   ref F)" for reasons and metadata */
 	const char *url;		/* the server (remote_url) */
+	const char *domain;		/* the trust domain it was found in
+					   (its id), or NULL: the trusted
+					   one */
 	struct remote_action action;	/* the outputs by SHA-256 */
 	struct remote_record rec;	/* record, components, provenance */
 };

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/buf.h"
 #include "base/error.h"
 #include "base/mem.h"
 #include "base/place.h"
@@ -399,25 +400,79 @@ upload_files(const char *root, const struct cache_record *rec,
 	return 0;
 }
 
+/* Where a record is held, for the local cache: "URL" or "URL#DOMAIN". */
+static int
+held_at(struct plan_remote *pr, const char *domain, struct buf *b,
+	struct error *err)
+{
+	buf_reset(b);
+	return domain ? buf_addf(b, err, "%s#%s", plan_remote_url(pr), domain)
+		      : buf_addstr(b, plan_remote_url(pr), err);
+}
+
+int
+run_remote_mark(struct plan_remote *pr, struct cache *c, const char *node_id,
+		const char *key, const char *domain, struct error *err)
+{
+	struct buf b;
+	int rc;
+
+	buf_init(&b, 0);
+	rc = held_at(pr, domain, &b, err);
+	if (!rc)
+		rc = cache_published_mark(c, node_id, key, b.data, err);
+	buf_release(&b);
+	return rc;
+}
+
+int
+run_remote_published(struct plan_remote *pr, struct cache *c,
+		     const char *node_id, const char *key, struct error *err)
+{
+	const char *own = plan_remote_domain(pr);
+	struct buf b;
+	int rc = cache_published_has(c, node_id, key, plan_remote_url(pr),
+				     err);
+
+	if (rc || !own)
+		return rc;
+	buf_init(&b, 0);
+	rc = held_at(pr, own, &b, err);
+	if (!rc)
+		rc = cache_published_has(c, node_id, key, b.data, err);
+	buf_release(&b);
+	return rc;
+}
+
 int
 run_remote_publish_pending(struct plan_remote *pr, struct cache *c,
 			   const char *root, const char *run_id,
 			   const char *node_id, const char *runner,
 			   struct error *err)
 {
+	const char *own = plan_remote_own_ref(pr);
 	struct cache_record rec;
+	struct cache_run run;
 	const char **rel = NULL;
 	size_t i, n = 0;
 	int rc, here;
 
-	if (remote_read_only(plan_remote_client(pr)) || !plan_remote_up(pr))
+	if (remote_read_only(plan_remote_client(pr)) || !plan_remote_up(pr) ||
+	    !own)
 		return 0;
 	cache_record_init(&rec);
+	memset(&run, 0, sizeof(run));
 	rc = cache_record_get(c, run_id, node_id, &rec, err);
-	if (rc || rec.status != CACHE_RECORD_STATUS_OK)
+	if (!rc)
+		rc = cache_run_get(c, run_id, &run, err);
+	/*
+	 * Only a record its own ref wrote: one a pull request's run built on
+	 * this runner never goes up as main's (trust domains).
+	 */
+	if (rc || rec.status != CACHE_RECORD_STATUS_OK || !run.ref ||
+	    strcmp(run.ref, own))
 		goto done;
-	rc = cache_published_has(c, node_id, rec.key, plan_remote_url(pr),
-				 err);
+	rc = run_remote_published(pr, c, node_id, rec.key, err);
 	if (rc)
 		goto done;	/* 1: published, or an error */
 	rel = mem_calloc(rec.artifacts.n + 1, sizeof(*rel));
@@ -435,6 +490,7 @@ run_remote_publish_pending(struct plan_remote *pr, struct cache *c,
 					0, NULL, err);
 done:
 	mem_free(rel);
+	cache_run_release(&run);
 	cache_record_release(&rec);
 	return rc < 0 ? rc : 0;
 }
@@ -490,8 +546,8 @@ run_remote_publish(struct plan_remote *pr, struct cache *c, const char *root,
 		plan_remote_stats(pr)->uploaded++;
 	/* The plain entry is there now: later runs need not send it. */
 	if (!rc && !from && !reused)
-		rc = cache_published_mark(c, node_id, rec.key,
-					  plan_remote_url(pr), err);
+		rc = run_remote_mark(pr, c, node_id, rec.key,
+				     plan_remote_domain(pr), err);
 done:
 	for (i = 0; paths && i < n; i++)
 		mem_free(paths[i]);

@@ -419,8 +419,8 @@ agree(struct run_cache_store *s, size_t node,
 		return 0;
 	error_init(&e);
 	if (hit)
-		rc = cache_published_mark(s->cache, id, hit->key,
-					  plan_remote_url(s->remote), &e);
+		rc = run_remote_mark(s->remote, s->cache, id, hit->key,
+				     hit->domain, &e);
 	else
 		rc = run_remote_publish_pending(s->remote, s->cache, s->root,
 						run, id, s->runner, &e);
