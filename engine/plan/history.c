@@ -41,6 +41,8 @@ struct history {
 	int run_graph_tried;
 	struct graph_keys *base_keys;
 	struct plan *base_plan;	/* remote baseline: the base's reuse */
+	const struct graph *planning;	/* the graph being planned when not
+					   head's (the remote baseline's) */
 	struct arena arena;	/* records and components handed out */
 };
 
@@ -84,15 +86,17 @@ run_record(void *payload, const char *id, struct plan_record *out,
 }
 
 /*
- * 1 when remote hit `hit` lists only outputs its node declares at the
- * head; else it is dropped and reported as a fault: 0 (a miss, the node
+ * 1 when remote hit `hit` lists only outputs its node declares in the
+ * rules being planned (head's, or the merge base's for a remote
+ * baseline); else it is dropped and reported as a fault: 0 (a miss, the node
  * rebuilds) or, with --remote-required, the error.
  */
 static int
 writes_only_outputs(struct history *h, const struct plan_remote_hit *hit,
 		    const char *key, struct error *err)
 {
-	const struct graph *g = h->head ? h->head->graph : h->run_graph;
+	const struct graph *g = h->planning ? h->planning
+			      : h->head ? h->head->graph : h->run_graph;
 	const struct graph_node *n = g ? graph_find(g, hit->node_id) : NULL;
 	struct error e;
 
@@ -464,8 +468,10 @@ history_from_remote_base(struct cache *c, struct plan_remote *remote,
 	/* A target the base does not have yet: look up the whole base. */
 	if (graph_select(base->graph, targets, n_targets, sel, clo, &e2))
 		memset(clo, 1, nn);
+	h->planning = base->graph;
 	rc = plan_compute(base->graph, NULL, clo, &base->sources, &h->ph, &po,
 			  &h->base_plan, err);
+	h->planning = NULL;
 	if (rc)
 		goto done;
 	for (i = 0; i < nn; i++)
