@@ -350,3 +350,29 @@ Test(e2e_bounds, a_same_content_path_is_never_cut_to_another_file)
 	t_rmtree(dir);
 	free(dir);
 }
+
+/*
+ * Issue 22 item 6: the ref a command works for (its trust domain in the
+ * remote cache) was copied into a char[1024]; a longer --ref was cut
+ * short and judged as that other ref. It is refused now.
+ */
+Test(e2e_bounds, a_ref_too_long_for_its_buffer_is_refused)
+{
+	char *rules = matrix_rules(2, 2, 0, "");
+	char *dir = make_repo(rules);
+	char ref[1200];
+	const char *argv[] = { "plan", "--ref", ref, NULL };
+	struct run_result r;
+
+	memcpy(ref, "refs/heads/", 11);
+	memset(ref + 11, 'b', 1100);
+	ref[1111] = '\0';
+	r = t_ripple(dir, argv);
+	cr_expect_eq(r.status, 2, "plan --ref: %d %s", r.status, r.err);
+	expect_has(r.err, "ripple plan: error: the ref to work for is 1111 "
+		   "bytes long, more than 1023\n");
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+	free(rules);
+}
