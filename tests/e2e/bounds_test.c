@@ -376,3 +376,47 @@ Test(e2e_bounds, a_ref_too_long_for_its_buffer_is_refused)
 	free(dir);
 	free(rules);
 }
+
+/*
+ * Issue 22 item 6: a toolkit home was copied into CUDA_PATH_MAX (1,024)
+ * bytes: a longer one was probed cut short (another folder, another
+ * toolkit's libraries), and `plan` skipped the pin check without a word.
+ * Both now refuse it.
+ */
+Test(e2e_bounds, a_toolkit_home_too_long_is_refused_not_cut)
+{
+	char home[1300], text[1600];
+	char *dir = t_git_init();
+	const char *toolkits[] = { "toolkits", NULL };
+	const char *plan[] = { "plan", NULL };
+	struct run_result r;
+	size_t len = 0, i;
+
+	len += (size_t)snprintf(home, sizeof(home), "/nonexistent");
+	for (i = 0; i < 6; i++) {
+		home[len++] = '/';
+		memset(home + len, 'h', 200);
+		len += 200;
+	}
+	home[len] = '\0';
+	snprintf(text, sizeof(text), "version: 1\ntoolkits:\n"
+		 "  ctk: {version: 12.9.1, home: '%s'}\nroots:\n"
+		 "  r: {path: ., toolkit: ctk, tags: 'v12.9.*'}\n"
+		 "artifacts:\n  w: {each: {root: roots}, toolkit: "
+		 "root.toolkit, command: ['true']}\n", home);
+	t_write(dir, ".gitignore", ".ripple/\n");
+	t_write(dir, "ripple.yml", text);
+	cr_assert_eq(t_git_commit(dir, "init"), 0);
+	r = t_ripple(dir, toolkits);
+	cr_expect_eq(r.status, 2, "toolkits: %d %s", r.status, r.err);
+	expect_has(r.err, "error: toolkit 'ctk': home is too long (1218 "
+		   "bytes)");
+	t_result_release(&r);
+	r = t_ripple(dir, plan);
+	cr_expect_eq(r.status, 2, "plan: %d %s", r.status, r.err);
+	expect_has(r.err, "error: toolkit 'ctk': home is too long (1218 "
+		   "bytes)");
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
