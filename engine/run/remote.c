@@ -358,6 +358,8 @@ put_adopted(struct plan_remote *pr, const char *id, const char *key,
 	a.outputs = from->action.outputs;
 	a.n = from->action.n;
 	a.worker = (char *)runner;
+	a.record_text = (char *)blob;	/* inline: one request a hit */
+	a.record_len = len;
 	rc = remote_ac_key(id, key, ac, err);
 	if (!rc)
 		rc = remote_cas_put_buf(r, blob, len, &a.record, err);
