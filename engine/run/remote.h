@@ -64,30 +64,17 @@ int run_remote_publish(struct plan_remote *pr, struct cache *c,
 		       const struct plan_remote_hit *from, struct error *err);
 
 /*
- * The local cache's notes of what the server holds (cache_published_*):
- * run_remote_mark notes node_id's record of `key` as held in trust domain
- * `domain` (an id, or NULL: the trusted one); run_remote_published says
- * whether this run's readers find it there: in the trusted domain, or in
- * the run's own (plan_remote_domain). 1, 0 or a negative error (mark: 0
- * or an error).
- */
-int run_remote_mark(struct plan_remote *pr, struct cache *c,
-		    const char *node_id, const char *key, const char *domain,
-		    struct error *err);
-int run_remote_published(struct plan_remote *pr, struct cache *c,
-			 const char *node_id, const char *key,
-			 struct error *err);
-
-/*
  * Publish the ok record of `node_id` in run `run_id` (a record this run
  * reuses from the local cache) unless the local cache knows the server
  * holds it (cache_published_has): a node recorded ok here whose upload
  * died, with its runner or the server, goes up with the next run that can
- * write. Only a record of a run of this run's own ref (plan_remote_own_ref:
- * a pull request's build never goes up as main's), and only when the files
- * it lists are in the working tree as recorded (its output digest); else
- * nothing is sent. Read-only, down or no ref: nothing.
- * Errors: those of run_remote_publish.
+ * write. Only when the files it lists are in the working tree as recorded
+ * (its output digest); else nothing is sent. Read-only or down: nothing.
+ * The record published is the builder's: a copy a run recorded when it
+ * reused the node (metadata reused-from=RUN) is followed back to the run
+ * that built it, and only a builder whose ref writes this run's trust
+ * domain (plan_remote_writes_for) is published; a copy of a remote
+ * record is never sent back. Errors: those of run_remote_publish.
  */
 int run_remote_publish_pending(struct plan_remote *pr, struct cache *c,
 			       const char *root, const char *run_id,

@@ -419,8 +419,9 @@ agree(struct run_cache_store *s, size_t node,
 		return 0;
 	error_init(&e);
 	if (hit)
-		rc = run_remote_mark(s->remote, s->cache, id, hit->key,
-				     hit->domain, &e);
+		rc = cache_published_mark(s->cache, id, hit->key,
+					  plan_remote_write_server(s->remote),
+					  &e);
 	else
 		rc = run_remote_publish_pending(s->remote, s->cache, s->root,
 						run, id, s->runner, &e);
