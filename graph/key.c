@@ -181,6 +181,13 @@ rule_components(struct comps *c, const struct graph_node *n)
 		push_buf(c, "gpu", &b);
 		bad |= add_kvs(&b, r->meta, r->n_meta);
 		push_buf(c, "meta", &b);
+		/* Fields of issue 26 enter only when set, so every key of
+		 * rules without them stays what it was. pass-env: the
+		 * names, never a value. */
+		if (r->n_pass_env) {
+			bad |= add_list(&b, r->pass_env, r->n_pass_env);
+			push_buf(c, "pass-env", &b);
+		}
 	} else if (n->release) {
 		const struct rules_release *r = n->release;
 

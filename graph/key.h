@@ -7,7 +7,9 @@
  *   node     id                   the canonical node id
  *   rule     FIELD                each expanded rule field (command, env,
  *                                 cwd, outputs, shell, builtin, timeout,
- *                                 gpu, meta; releases: tag, notes, ...)
+ *                                 gpu, meta; when set: pass-env (names
+ *                                 only), container, rewrites; releases:
+ *                                 tag, notes, ...)
  *   toolkit  NAME                 the toolkit's pin text, "NAME VERSION"
  *                                 (the CLI probes the toolkit and refuses
  *                                 a pin it disagrees with; the probe is

@@ -147,6 +147,12 @@ int rules_syntax_template(struct rules_load *L, const struct rules_ynode *n,
 void rules_load_nodes(struct rules_load *L, const struct rules_ynode *m,
 		      enum rules_node_kind kind);
 
+/*
+ * rules/node_ci.c, for node.c: `pass-env:` at v into node (after its
+ * `env:`): names and globs of environment variables, checked and sorted.
+ */
+void rules_load_pass_env(struct rules_load *L, const struct rules_ynode *v,
+			 struct rules_node *node);
 /* Load `releases:` (node.c). */
 void rules_load_releases(struct rules_load *L, const struct rules_ynode *m);
 

@@ -1,0 +1,76 @@
+/*
+ * What CI needs of an artifact or test rule beyond its action (issue 26):
+ * `pass-env:` (variables passed to the action but never keyed or recorded),
+ * `container:`, `rewrites:` and named output groups. node.c calls these;
+ * the keys and the run's use of them are in graph/ and engine/run/.
+ */
+#include "rules/load.h"
+
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules/yaml.h"
+#include "base/banned.h"
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* An environment variable name, with '*' and '?' allowed as globs. */
+static int
+env_glob_ok(const char *s)
+{
+	size_t j;
+
+	if (!*s)
+		return 0;
+	for (j = 0; s[j]; j++) {
+		char c = s[j];
+
+		if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+		      c == '_' || c == '*' || c == '?' ||
+		      (j && c >= '0' && c <= '9')))
+			return 0;
+	}
+	return 1;
+}
+
+void
+rules_load_pass_env(struct rules_load *L, const struct rules_ynode *v,
+		    struct rules_node *node)
+{
+	size_t i, k;
+
+	if (rules_load_strings(L, v, "pass-env", 1, &node->pass_env,
+			       &node->n_pass_env))
+		return;
+	for (i = 0; i < node->n_pass_env; i++) {
+		const struct rules_ynode *it = v->kind == RULES_YNODE_SEQ
+			? v->items[i] : v;
+		const char *p = node->pass_env[i];
+
+		if (!env_glob_ok(p)) {
+			rules_load_error(L, it, "use letters, digits and '_', "
+					 "with '*' and '?' as globs",
+					 "invalid pass-env name '%s'", p);
+			continue;
+		}
+		for (k = 0; k < node->n_env; k++)
+			if (!fnmatch(p, node->env[k].key, 0))
+				rules_load_error(L, it, "a variable is either "
+						 "keyed (env:) or passed "
+						 "through unkeyed (pass-env:)",
+						 "'%s' is in both env and "
+						 "pass-env", node->env[k].key);
+		for (k = 0; k < i; k++)
+			if (!strcmp(node->pass_env[k], p))
+				rules_load_error(L, it, NULL,
+						 "duplicate pass-env name '%s'",
+						 p);
+	}
+	qsort(node->pass_env, node->n_pass_env, sizeof(*node->pass_env),
+	      cmp_str);
+}
