@@ -160,6 +160,48 @@ check_inside(const char *field, const char *tmpl, const char *value,
 	return ERROR_INVALID;
 }
 
+int
+graph_image_pinned(const char *image)
+{
+	const char *at = image ? strstr(image, "@sha256:") : NULL;
+	size_t i;
+
+	if (!at)
+		return 0;
+	for (i = 0; i < 64; i++)
+		if (!((at[8 + i] >= '0' && at[8 + i] <= '9') ||
+		      (at[8 + i] >= 'a' && at[8 + i] <= 'f')))
+			return 0;
+	return at[8 + 64] == '\0';
+}
+
+/*
+ * A container image reference once expanded: [REGISTRY/]PATH[:TAG]
+ * [@sha256:DIGEST], never empty, never starting with '-' (docker would read
+ * an option), no spaces or control characters; a digest is 64 lowercase
+ * hex digits.
+ */
+static int
+check_image(const char *tmpl, const char *image, struct error *err)
+{
+	size_t i;
+
+	for (i = 0; image[i]; i++) {
+		unsigned char c = (unsigned char)image[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || strchr("._/:@-", c)))
+			break;
+	}
+	if (image[0] && image[0] != '-' && !image[i] &&
+	    (!strchr(image, '@') || graph_image_pinned(image)))
+		return 0;
+	error_set(err, ERROR_INVALID, "container image '%s' (from '%s') is "
+		  "not an image reference", image, tmpl);
+	error_hint(err, "write [REGISTRY/]NAME[:TAG][@sha256:64 hex digits]");
+	return ERROR_INVALID;
+}
+
 static int
 expand_fields(struct builder *b, struct graph_node *node,
 	      const struct rules_node *rule, struct error *err)
@@ -207,6 +249,15 @@ expand_fields(struct builder *b, struct graph_node *node,
 	if (!rc)
 		rc = template_expand(a, rule->version_group, &env,
 				     &node->version_group, err);
+	if (!rc && rule->container.image)
+		rc = template_expand(a, rule->container.image, &env,
+				     &node->container_image, err);
+	if (!rc && rule->container.image)
+		rc = check_image(rule->container.image, node->container_image,
+				 err);
+	if (!rc)
+		rc = template_expand(a, rule->container.options, &env,
+				     &node->container_options, err);
 	node->version = rule->version;
 	if (rc)
 		return graph_error_at(err, b->rules, rule->pos, node->id,

@@ -74,6 +74,9 @@ struct graph_node {
 	const char *version_group;	/* artifacts: the rule's version-group
 					   expanded (nodes with equal names
 					   rebuild together), or NULL */
+	const char *container_image;	/* the rule's container: image
+					   expanded (keyed), or NULL */
+	const char *container_options;	/* its options expanded, or NULL */
 	struct graph_input *inputs;	/* sorted by name */
 	size_t n_inputs;
 	size_t *deps;			/* upstream node indices, sorted by id */
@@ -122,6 +125,13 @@ const char *graph_node_axis(const struct graph_node *n, const char *axis);
 int graph_select(const struct graph *g, const char *const *targets, size_t n,
 		 unsigned char *selected, unsigned char *closure,
 		 struct error *err);
+
+/*
+ * 1 when a container image reference is pinned by digest (ends in
+ * "@sha256:" and 64 lowercase hex digits), else 0: a tag such as
+ * "rapidsai/ci-conda:26.06-cuda12.9" may move to other bytes.
+ */
+int graph_image_pinned(const char *image);
 
 /* "artifact", "test" or "release". */
 const char *graph_node_kind_name(enum graph_node_kind kind);

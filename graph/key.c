@@ -188,6 +188,13 @@ rule_components(struct comps *c, const struct graph_node *n)
 			bad |= add_list(&b, r->pass_env, r->n_pass_env);
 			push_buf(c, "pass-env", &b);
 		}
+		/* container: the image reference as written once expanded
+		 * (a digest pins the bytes; a tag is keyed as text). The
+		 * options (--shm-size, --ulimit) are how, not what. */
+		if (n->container_image) {
+			bad |= add_quoted(&b, n->container_image);
+			push_buf(c, "container", &b);
+		}
 	} else if (n->release) {
 		const struct rules_release *r = n->release;
 

@@ -153,6 +153,11 @@ void rules_load_nodes(struct rules_load *L, const struct rules_ynode *m,
  */
 void rules_load_pass_env(struct rules_load *L, const struct rules_ynode *v,
 			 struct rules_node *node);
+/* `container:` at v: an image reference (a template), or {image,
+ * options}, into node->container. */
+void rules_load_container(struct rules_load *L, const struct rules_ynode *v,
+			  struct rules_node *node,
+			  const struct rules_tvars *tv);
 /* Load `releases:` (node.c). */
 void rules_load_releases(struct rules_load *L, const struct rules_ynode *m);
 

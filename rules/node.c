@@ -327,7 +327,7 @@ load_node(struct rules_load *L, const struct rules_ynode *k,
 	static const char *const keys[] = {
 		"each", "inputs", "needs", "toolkit", "command", "shell",
 		"builtin", "env", "cwd", "outputs", "timeout", "gpu", "version",
-		"meta", "version-group", "pass-env", NULL,
+		"meta", "version-group", "pass-env", "container", NULL,
 	};
 	const struct rules_ynode *f, *in, *needs, *cmd;
 	struct rules_tvars tv;
@@ -402,6 +402,9 @@ load_node(struct rules_load *L, const struct rules_ynode *k,
 	f = rules_ynode_get(v, "pass-env");
 	if (f)
 		rules_load_pass_env(L, f, node);
+	f = rules_ynode_get(v, "container");
+	if (f)
+		rules_load_container(L, f, node, &tv);
 	f = rules_ynode_get(v, "meta");
 	if (f)
 		load_kvs(L, f, "meta", 0, &tv, &node->meta, &node->n_meta);

@@ -74,3 +74,36 @@ rules_load_pass_env(struct rules_load *L, const struct rules_ynode *v,
 	qsort(node->pass_env, node->n_pass_env, sizeof(*node->pass_env),
 	      cmp_str);
 }
+
+void
+rules_load_container(struct rules_load *L, const struct rules_ynode *v,
+		     struct rules_node *node, const struct rules_tvars *tv)
+{
+	static const char *const keys[] = { "image", "options", NULL };
+	const struct rules_ynode *img = v, *opt = NULL;
+	struct rules_container *c = &node->container;
+
+	c->pos = rules_load_pos(v);
+	if (v->kind == RULES_YNODE_MAP) {
+		if (rules_load_keys(L, v, "container", keys))
+			return;
+		img = rules_ynode_get(v, "image");
+		opt = rules_ynode_get(v, "options");
+		if (!img) {
+			rules_load_error(L, v, "write {image: REF, options: "
+					 "\"--shm-size=8g\"}",
+					 "'container' has no 'image'");
+			return;
+		}
+	}
+	if (rules_load_string(L, img, "image", &c->image))
+		return;
+	if (!c->image[0])
+		rules_load_error(L, img, "name an image: "
+				 "\"rapidsai/ci-conda@sha256:...\"",
+				 "empty container image");
+	else
+		rules_syntax_template(L, img, c->image, tv);
+	if (opt && !rules_load_string(L, opt, "options", &c->options))
+		rules_syntax_template(L, opt, c->options, tv);
+}

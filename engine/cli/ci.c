@@ -177,6 +177,9 @@ jobs_json(const struct planner *pl, const struct plan_jobs *j, int planned)
 		json_object_set_new(e, "runs-on", labels);
 		json_object_set_new(e, "label", json_string(job->label));
 		json_object_set_new(e, "nodes", nodes);
+		if (job->container_image)
+			json_object_set_new(e, "container",
+					    plan_job_container_json(job));
 		if (planned)
 			json_object_set_new(e, "run", run);
 		else

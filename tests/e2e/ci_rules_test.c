@@ -185,3 +185,182 @@ Test(e2e_ci_rules, pass_env_names_are_checked)
 	t_rmtree(dir);
 	free(dir);
 }
+
+#define DIGEST "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+static const char container_yml[] =
+	"version: 1\n"
+	"sources:\n"
+	"  src: {paths: [\"src/**\"]}\n"
+	"axes:\n"
+	"  cuda: [\"12\", \"13\"]\n"
+	"artifacts:\n"
+	"  libfoo-conda:\n"
+	"    each: {cuda: axes.cuda}\n"
+	"    inputs: [src]\n"
+	"    container: {image: \"rapidsai/ci-conda:26.06-cuda${cuda}\", "
+	"options: \"--shm-size=8g\"}\n"
+	"    command: [true]\n"
+	"  foo-wheel:\n"
+	"    each: {cuda: axes.cuda}\n"
+	"    inputs: [src]\n"
+	"    needs: [libfoo-conda]\n"
+	"    container: \"rapidsai/ci-wheel@sha256:" DIGEST "\"\n"
+	"    command: [true]\n"
+	"  plain:\n"
+	"    inputs: [src]\n"
+	"    command: [true]\n";
+
+/* The job of node `id` in a jobs document, or NULL. */
+static json_t *
+job_of(json_t *doc, const char *id)
+{
+	json_t *jobs = json_object_get(doc, "jobs"), *j, *n;
+	size_t i, k;
+
+	json_array_foreach(jobs, i, j)
+		json_array_foreach(json_object_get(j, "nodes"), k, n)
+			if (!strcmp(json_string_value(n), id))
+				return j;
+	return NULL;
+}
+
+static const char *
+job_image(json_t *job)
+{
+	return json_string_value(json_object_get(
+		json_object_get(job, "container"), "image"));
+}
+
+Test(e2e_ci_rules, jobs_carry_their_container_and_never_mix_them)
+{
+	char *dir = make_repo(container_yml);
+	const char *jobs[] = { "jobs", "--json", NULL };
+	const char *check[] = { "check", NULL };
+	char *out;
+	json_t *doc, *job, *n;
+	struct run_result r;
+	size_t i, k;
+
+	out = ok(dir, 0, jobs);
+	doc = parse(out);
+	job = job_of(doc, "artifact:libfoo-conda[cuda=13]");
+	cr_assert_not_null(job);
+	cr_expect_str_eq(job_image(job), "rapidsai/ci-conda:26.06-cuda13");
+	cr_expect_str_eq(json_string_value(json_object_get(
+		json_object_get(job, "container"), "options")),
+		"--shm-size=8g");
+	job = job_of(doc, "artifact:foo-wheel[cuda=12]");
+	cr_assert_not_null(job);
+	cr_expect_str_eq(job_image(job), "rapidsai/ci-wheel@sha256:" DIGEST);
+	job = job_of(doc, "artifact:plain");
+	cr_assert_not_null(job);
+	cr_expect_null(json_object_get(job, "container"),
+		       "a node without a container: no container key");
+	/* Every job's nodes share one container. */
+	json_array_foreach(json_object_get(doc, "jobs"), i, job)
+		json_array_foreach(json_object_get(job, "nodes"), k, n) {
+			const char *id = json_string_value(n);
+			const char *want = strstr(id, "conda")
+				? "rapidsai/ci-conda" : strstr(id, "wheel")
+				? "rapidsai/ci-wheel" : NULL;
+
+			if (want)
+				cr_expect(job_image(job) &&
+					  !strncmp(job_image(job), want,
+						   strlen(want)),
+					  "%s in a job of %s", id,
+					  job_image(job));
+			else
+				cr_expect_null(job_image(job));
+		}
+	json_decref(doc);
+	free(out);
+	r = t_ripple(dir, check);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect_not_null(strstr(r.err, "ripple.yml:10:16: warning: artifact "
+				  "'libfoo-conda': container image "
+				  "'rapidsai/ci-conda:26.06-cuda12' is a tag"),
+			   "%s", r.err);
+	cr_expect_null(strstr(r.err, "ci-wheel"), "a digest is pinned");
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
+
+/* The key of node `id` at HEAD. */
+static char *
+key_of(const char *dir, const char *id)
+{
+	const char *keys[] = { "keys", id, "--json", NULL };
+	char *out = ok(dir, 0, keys), *key;
+	json_t *doc = parse(out), *nodes;
+
+	nodes = json_object_get(doc, "nodes");
+	cr_assert_eq(json_array_size(nodes), 1, "%s", out);
+	key = strdup(json_string_value(json_object_get(
+		json_array_get(nodes, 0), "key")));
+	json_decref(doc);
+	free(out);
+	return key;
+}
+
+Test(e2e_ci_rules, the_image_is_keyed_and_the_options_are_not)
+{
+	char *dir = make_repo(container_yml);
+	const char *id = "artifact:libfoo-conda[cuda=12]";
+	char *k0, *k1, *k2, *plain0, *plain1, *rules;
+	char *at;
+
+	k0 = key_of(dir, id);
+	plain0 = key_of(dir, "artifact:plain");
+	rules = strdup(container_yml);
+	at = strstr(rules, "--shm-size=8g");
+	memcpy(at, "--shm-size=9g", 13);
+	t_write(dir, "ripple.yml", rules);
+	cr_assert_eq(t_git_commit(dir, "options"), 0);
+	k1 = key_of(dir, id);
+	cr_expect_str_eq(k0, k1, "options are not keyed");
+	at = strstr(rules, "26.06-cuda");
+	memcpy(at, "26.08-cuda", 10);
+	t_write(dir, "ripple.yml", rules);
+	cr_assert_eq(t_git_commit(dir, "image"), 0);
+	k2 = key_of(dir, id);
+	cr_expect_str_neq(k1, k2, "another image is another key");
+	plain1 = key_of(dir, "artifact:plain");
+	cr_expect_str_eq(plain0, plain1);
+	free(k0);
+	free(k1);
+	free(k2);
+	free(plain0);
+	free(plain1);
+	free(rules);
+	t_rmtree(dir);
+	free(dir);
+}
+
+Test(e2e_ci_rules, a_bad_image_reference_is_refused)
+{
+	static const char bad[] =
+		"version: 1\n"
+		"axes:\n"
+		"  v: [\"-rm\"]\n"
+		"artifacts:\n"
+		"  a:\n"
+		"    each: {v: axes.v}\n"
+		"    container: \"${v}\"\n"
+		"    command: [true]\n"
+		"  b:\n"
+		"    container: \"img@sha256:12\"\n"
+		"    command: [true]\n";
+	char *dir = make_repo(bad);
+	const char *check[] = { "check", NULL };
+	struct run_result r = t_ripple(dir, check);
+
+	cr_expect_eq(r.status, 2);
+	cr_expect_not_null(strstr(r.err, "container image '-rm' (from '${v}') "
+				  "is not an image reference"), "%s", r.err);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
