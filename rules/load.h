@@ -158,6 +158,11 @@ void rules_load_pass_env(struct rules_load *L, const struct rules_ynode *v,
 void rules_load_container(struct rules_load *L, const struct rules_ynode *v,
 			  struct rules_node *node,
 			  const struct rules_tvars *tv);
+/* `runs-on:` at v (after `gpu:`): runner label templates of a node
+ * without GPUs; a GPU node names its labels in `gpu: {runs-on:}`. */
+void rules_load_runs_on(struct rules_load *L, const struct rules_ynode *v,
+			struct rules_node *node,
+			const struct rules_tvars *tv);
 /* Load `releases:` (node.c). */
 void rules_load_releases(struct rules_load *L, const struct rules_ynode *m);
 

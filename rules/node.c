@@ -327,7 +327,7 @@ load_node(struct rules_load *L, const struct rules_ynode *k,
 	static const char *const keys[] = {
 		"each", "inputs", "needs", "toolkit", "command", "shell",
 		"builtin", "env", "cwd", "outputs", "timeout", "gpu", "version",
-		"meta", "version-group", "pass-env", "container", NULL,
+		"meta", "version-group", "pass-env", "container", "runs-on", NULL,
 	};
 	const struct rules_ynode *f, *in, *needs, *cmd;
 	struct rules_tvars tv;
@@ -452,6 +452,9 @@ load_node(struct rules_load *L, const struct rules_ynode *k,
 	f = rules_ynode_get(v, "gpu");
 	if (f)
 		load_gpu(L, f, &node->gpu);
+	f = rules_ynode_get(v, "runs-on");
+	if (f)
+		rules_load_runs_on(L, f, node, &tv);
 }
 
 void

@@ -107,3 +107,26 @@ rules_load_container(struct rules_load *L, const struct rules_ynode *v,
 	if (opt && !rules_load_string(L, opt, "options", &c->options))
 		rules_syntax_template(L, opt, c->options, tv);
 }
+
+void
+rules_load_runs_on(struct rules_load *L, const struct rules_ynode *v,
+		   struct rules_node *node, const struct rules_tvars *tv)
+{
+	size_t i;
+
+	if (node->gpu.count) {
+		rules_load_error(L, v, "write gpu: {count: N, runs-on: "
+				 "[LABEL, ...]}",
+				 "a GPU node's runner labels go in "
+				 "'gpu: {runs-on:}'");
+		return;
+	}
+	if (rules_load_strings(L, v, "runs-on", 1, &node->runs_on,
+			       &node->n_runs_on))
+		return;
+	if (!node->n_runs_on)
+		rules_load_error(L, v, NULL, "empty 'runs-on'");
+	for (i = 0; i < node->n_runs_on; i++)
+		rules_syntax_template(L, v->kind == RULES_YNODE_SEQ
+				      ? v->items[i] : v, node->runs_on[i], tv);
+}

@@ -227,6 +227,10 @@ struct rules_node {
 				   passed through unkeyed, sorted */
 	size_t n_pass_env;
 	struct rules_container container;
+	const char **runs_on;	/* `runs-on:` runner label templates for a
+				   node without GPUs, or NULL: its
+				   platform's runs-on */
+	size_t n_runs_on;
 	const char **rewrites;	/* `rewrites:` tracked files the action may
 				   modify, restored after it; sorted */
 	size_t n_rewrites;

@@ -52,9 +52,10 @@ node_info(struct work *w, size_t i, struct error *err)
 	struct info *in = &w->in[i];
 	const struct rules_runner *rn;
 	struct arena *a = &w->j->arena;
+	const char *const *own;
 	struct buf key;
 	size_t k;
-	int rc = 0;
+	int rc = 0, gpu;
 
 	in->group = -1;
 	if (!n->rule || (n->kind != GRAPH_NODE_ARTIFACT &&
@@ -64,23 +65,27 @@ node_info(struct work *w, size_t i, struct error *err)
 		  : n->rule->gpu.count ? PLAN_JOB_GPU : PLAN_JOB_TEST;
 	in->platform = graph_node_axis(n, "platform");
 	rn = rules_find_runner(w->g->rules, in->platform);
-	if (in->group == PLAN_JOB_GPU && n->rule->gpu.n_runs_on) {
+	/* A GPU artifact builds in the build group, on a GPU runner. */
+	gpu = n->rule->gpu.count != 0;
+	own = gpu ? n->rule->gpu.runs_on : n->rule->runs_on;
+	if (own) {
 		struct template_env env = { n->axes, n->n_axes, n->root,
 					    n->toolkit, NULL };
 
-		in->n_labels = n->rule->gpu.n_runs_on;
+		in->n_labels = gpu ? n->rule->gpu.n_runs_on
+				   : n->rule->n_runs_on;
 		in->labels = arena_alloc(a, in->n_labels * sizeof(char *));
 		if (!in->labels)
 			return error_set(err, ERROR_NOMEM, "out of memory");
 		for (k = 0; k < in->n_labels; k++) {
-			rc = template_expand(a, n->rule->gpu.runs_on[k], &env,
+			rc = template_expand(a, own[k], &env,
 					     &in->labels[k], err);
 			if (rc) {
 				error_node(err, n->id);
 				return rc;
 			}
 		}
-	} else if (in->group == PLAN_JOB_GPU) {
+	} else if (gpu) {
 		if (rn && rn->n_gpu_runs_on) {
 			in->labels = rn->gpu_runs_on;
 			in->n_labels = rn->n_gpu_runs_on;

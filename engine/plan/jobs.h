@@ -23,10 +23,12 @@
  *   job never mixes containers, so each matrix entry can carry its
  *   container for GitHub's job-level `container:` (issue 26).
  * - Runner labels come from the rules' `runners:` section (the platform's
- *   `runs-on`, or `gpu-runs-on` for GPU tests; a GPU rule's own `runs-on`
- *   templates win), else from defaults: linux-64 ubuntu-latest,
- *   linux-aarch64 ubuntu-24.04-arm, win-64 windows-latest, GPU tests
- *   [self-hosted, linux, gpu], anything else ubuntu-latest.
+ *   `runs-on`, or `gpu-runs-on` for GPU nodes; a rule's own `runs-on`,
+ *   or a GPU rule's `gpu: {runs-on}`, templates win), else from defaults:
+ *   linux-64 ubuntu-latest, linux-aarch64 ubuntu-24.04-arm, win-64
+ *   windows-latest, GPU nodes [self-hosted, linux, gpu], anything else
+ *   ubuntu-latest. A GPU artifact stays in the build group, on GPU
+ *   runners (issue 26).
  */
 #ifndef RIPPLE_ENGINE_PLAN_JOBS_H
 #define RIPPLE_ENGINE_PLAN_JOBS_H

@@ -364,3 +364,82 @@ Test(e2e_ci_rules, a_bad_image_reference_is_refused)
 	t_rmtree(dir);
 	free(dir);
 }
+
+static const char gpu_art_yml[] =
+	"version: 1\n"
+	"sources:\n"
+	"  src: {paths: [\"src/**\"]}\n"
+	"axes:\n"
+	"  platform: [linux-64]\n"
+	"runners:\n"
+	"  linux-64: {runs-on: [linux-amd64-cpu4], gpu-runs-on: "
+	"[linux-amd64-gpu-l4-latest-1]}\n"
+	"artifacts:\n"
+	"  lib:\n"
+	"    each: {platform: axes.platform}\n"
+	"    inputs: [src]\n"
+	"    command: \"mkdir -p out && echo lib > out/lib\"\n"
+	"    outputs: [out/lib]\n"
+	"  docs:\n"
+	"    each: {platform: axes.platform}\n"
+	"    needs: [lib]\n"
+	"    gpu: {count: 1, min-memory: 1073741824}\n"
+	"    command: \"mkdir -p out && echo docs > out/docs\"\n"
+	"    outputs: [out/docs]\n"
+	"  big:\n"
+	"    each: {platform: axes.platform}\n"
+	"    needs: [lib]\n"
+	"    runs-on: [\"linux-amd64-cpu16\"]\n"
+	"    command: [true]\n"
+	"  site:\n"
+	"    each: {platform: axes.platform}\n"
+	"    needs: [docs]\n"
+	"    command: \"cat out/docs > out/site\"\n";
+
+static const char *
+job_label0(json_t *doc, const char *id)
+{
+	json_t *job = job_of(doc, id);
+
+	cr_assert_not_null(job, "no job for %s", id);
+	return json_string_value(json_array_get(json_object_get(job,
+								 "runs-on"),
+						0));
+}
+
+Test(e2e_ci_rules, a_gpu_artifact_goes_to_a_gpu_runner_and_is_checked)
+{
+	char *dir = make_repo(gpu_art_yml);
+	const char *jobs[] = { "jobs", "--json", NULL };
+	const char *run[] = { "run", "--run-id", "r1", "--json", NULL };
+	char *out;
+	json_t *doc;
+
+	out = ok(dir, 0, jobs);
+	doc = parse(out);
+	cr_expect_str_eq(job_label0(doc, "artifact:lib[platform=linux-64]"),
+			 "linux-amd64-cpu4");
+	cr_expect_str_eq(job_label0(doc, "artifact:docs[platform=linux-64]"),
+			 "linux-amd64-gpu-l4-latest-1");
+	cr_expect_str_eq(job_label0(doc, "artifact:big[platform=linux-64]"),
+			 "linux-amd64-cpu16");
+	cr_expect_str_eq(json_string_value(json_object_get(
+		job_of(doc, "artifact:docs[platform=linux-64]"), "group")),
+		"build");
+	json_decref(doc);
+	free(out);
+	/* No GPU here has 1 EiB: the artifact is deferred, as a GPU test
+	 * would be, and what needs it waits with it. */
+	out = ok(dir, 4, run);
+	doc = parse(out);
+	cr_expect_str_eq(node_field(doc, "artifact:lib[platform=linux-64]",
+				    "status"), "ok");
+	cr_expect_str_eq(node_field(doc, "artifact:docs[platform=linux-64]",
+				    "status"), "deferred");
+	cr_expect_str_eq(node_field(doc, "artifact:site[platform=linux-64]",
+				    "status"), "deferred");
+	json_decref(doc);
+	free(out);
+	t_rmtree(dir);
+	free(dir);
+}
