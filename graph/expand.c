@@ -258,6 +258,20 @@ expand_fields(struct builder *b, struct graph_node *node,
 	if (!rc)
 		rc = template_expand(a, rule->container.options, &env,
 				     &node->container_options, err);
+	if (!rc && rule->n_rewrites) {
+		node->n_rewrites = rule->n_rewrites;
+		node->rewrites = arena_alloc(a, rule->n_rewrites *
+						sizeof(char *));
+		if (!node->rewrites)
+			return error_set(err, ERROR_NOMEM, "out of memory");
+	}
+	for (i = 0; !rc && i < rule->n_rewrites; i++) {
+		rc = template_expand(a, rule->rewrites[i], &env,
+				     &node->rewrites[i], err);
+		if (!rc)
+			rc = check_inside("rewrites", rule->rewrites[i],
+					  node->rewrites[i], err);
+	}
 	node->version = rule->version;
 	if (rc)
 		return graph_error_at(err, b->rules, rule->pos, node->id,

@@ -77,6 +77,9 @@ struct graph_node {
 	const char *container_image;	/* the rule's container: image
 					   expanded (keyed), or NULL */
 	const char *container_options;	/* its options expanded, or NULL */
+	const char **rewrites;		/* the rule's rewrites: expanded,
+					   repository-relative, sorted */
+	size_t n_rewrites;
 	struct graph_input *inputs;	/* sorted by name */
 	size_t n_inputs;
 	size_t *deps;			/* upstream node indices, sorted by id */

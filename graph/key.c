@@ -191,6 +191,10 @@ rule_components(struct comps *c, const struct graph_node *n)
 		/* container: the image reference as written once expanded
 		 * (a digest pins the bytes; a tag is keyed as text). The
 		 * options (--shm-size, --ulimit) are how, not what. */
+		if (n->n_rewrites) {
+			bad |= add_list(&b, n->rewrites, n->n_rewrites);
+			push_buf(c, "rewrites", &b);
+		}
 		if (n->container_image) {
 			bad |= add_quoted(&b, n->container_image);
 			push_buf(c, "container", &b);

@@ -345,6 +345,8 @@ load_doc(struct rules_load *L, const struct rules_ynode *doc)
 		load_policy(L, f);
 	if (!rules_load_failed_nomem(L))
 		rules_check_model(L);
+	if (!rules_load_failed_nomem(L))
+		rules_check_groups(L);
 }
 
 static void

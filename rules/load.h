@@ -163,6 +163,25 @@ void rules_load_container(struct rules_load *L, const struct rules_ynode *v,
 void rules_load_runs_on(struct rules_load *L, const struct rules_ynode *v,
 			struct rules_node *node,
 			const struct rules_tvars *tv);
+/* `rewrites:` at v: tracked files (path templates) the action may
+ * modify, restored after it; checked and sorted. */
+void rules_load_rewrites(struct rules_load *L, const struct rules_ynode *v,
+			 struct rules_node *node,
+			 const struct rules_tvars *tv);
+/* `outputs:` as a map of named groups at v (a map): node->groups, and
+ * node->outputs as every group's globs in order. Artifacts only. */
+void rules_load_output_groups(struct rules_load *L,
+			      const struct rules_ynode *v,
+			      struct rules_node *node,
+			      const struct rules_tvars *tv);
+/* `ARTIFACT.GROUP` (the last '.' splits; an artifact of the whole name
+ * was looked up first): 1 with d->name and d->group set when ARTIFACT is
+ * an artifact rule, else 0. The group is checked by rules_check_groups. */
+int rules_dep_group(struct rules_load *L, const char *name,
+		    struct rules_dep *d);
+/* Every `needs: [ARTIFACT.GROUP]` names a group the artifact declares
+ * (after all rules are loaded). */
+void rules_check_groups(struct rules_load *L);
 /* Load `releases:` (node.c). */
 void rules_load_releases(struct rules_load *L, const struct rules_ynode *m);
 

@@ -7,6 +7,7 @@
 #include "rules/load.h"
 
 #include <fnmatch.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -129,4 +130,171 @@ rules_load_runs_on(struct rules_load *L, const struct rules_ynode *v,
 	for (i = 0; i < node->n_runs_on; i++)
 		rules_syntax_template(L, v->kind == RULES_YNODE_SEQ
 				      ? v->items[i] : v, node->runs_on[i], tv);
+}
+
+void
+rules_load_rewrites(struct rules_load *L, const struct rules_ynode *v,
+		    struct rules_node *node, const struct rules_tvars *tv)
+{
+	size_t i, k;
+
+	if (rules_load_strings(L, v, "rewrites", 1, &node->rewrites,
+			       &node->n_rewrites))
+		return;
+	for (i = 0; i < node->n_rewrites; i++) {
+		const struct rules_ynode *it = v->kind == RULES_YNODE_SEQ
+			? v->items[i] : v;
+		const char *p = node->rewrites[i];
+
+		if (!p[0] || p[0] == '/' || strpbrk(p, "*?[\\") ||
+		    p[strlen(p) - 1] == '/') {
+			rules_load_error(L, it, "name a tracked file from the "
+					 "repository root: VERSION, "
+					 "python/foo/foo/VERSION",
+					 "'rewrites' entry '%s' is not a file "
+					 "path", p);
+			continue;
+		}
+		if (rules_syntax_pattern(L, it, p) ||
+		    rules_syntax_template(L, it, p, tv))
+			continue;
+		for (k = 0; k < i; k++)
+			if (!strcmp(node->rewrites[k], p))
+				rules_load_error(L, it, NULL, "duplicate "
+						 "'rewrites' entry '%s'", p);
+	}
+	qsort(node->rewrites, node->n_rewrites, sizeof(*node->rewrites),
+	      cmp_str);
+}
+
+void
+rules_load_output_groups(struct rules_load *L, const struct rules_ynode *v,
+			 struct rules_node *node, const struct rules_tvars *tv)
+{
+	size_t i, k, total = 0, at = 0;
+
+	if (node->kind == RULES_NODE_TEST) {
+		rules_load_error(L, v, "a test's outputs are one list",
+				 "output groups are for artifacts");
+		return;
+	}
+	for (i = 0; i < v->n; i++) {
+		const struct rules_ynode *val = v->items[2 * i + 1];
+
+		total += val->kind == RULES_YNODE_SEQ ? val->n : 1;
+	}
+	node->groups = rules_load_alloc(L, (v->n ? v->n : 1) *
+					   sizeof(*node->groups));
+	node->outputs = rules_load_alloc(L, (total ? total : 1) *
+					    sizeof(*node->outputs));
+	if (!node->groups || !node->outputs)
+		return;
+	for (i = 0; i < v->n; i++) {
+		const struct rules_ynode *key = v->items[2 * i];
+		const struct rules_ynode *val = v->items[2 * i + 1];
+		struct rules_output_group *g = &node->groups[node->n_groups];
+
+		if (rules_load_name(L, key, "output group"))
+			continue;
+		if (rules_load_strings(L, val, key->str, 1, &g->outputs,
+				       &g->n_outputs))
+			continue;
+		if (!g->n_outputs) {
+			rules_load_error(L, val, NULL, "empty output group "
+					 "'%s'", key->str);
+			continue;
+		}
+		g->name = key->str;
+		g->pos = rules_load_pos(key);
+		for (k = 0; k < g->n_outputs; k++) {
+			const struct rules_ynode *it =
+				val->kind == RULES_YNODE_SEQ ? val->items[k]
+							     : val;
+
+			if (!rules_syntax_pattern(L, it, g->outputs[k]))
+				rules_syntax_template(L, it, g->outputs[k],
+						      tv);
+			node->outputs[at++] = g->outputs[k];
+		}
+		node->n_groups++;
+	}
+	node->n_outputs = at;
+}
+
+/* The output group `name` of artifact rule `a`, or NULL. */
+static const struct rules_output_group *
+find_group(const struct rules_node *a, const char *name)
+{
+	size_t i;
+
+	for (i = 0; a && i < a->n_groups; i++)
+		if (!strcmp(a->groups[i].name, name))
+			return &a->groups[i];
+	return NULL;
+}
+
+void
+rules_check_groups(struct rules_load *L)
+{
+	const struct rules *r = L->r;
+	size_t i, k, j;
+
+	for (i = 0; i < r->n_artifacts + r->n_tests; i++) {
+		const struct rules_node *n = i < r->n_artifacts
+			? &r->artifacts[i] : &r->tests[i - r->n_artifacts];
+
+		for (k = 0; k < n->n_deps; k++) {
+			const struct rules_dep *d = &n->deps[k];
+			const struct rules_node *a;
+			char hint[256];
+			size_t used;
+
+			if (!d->group)
+				continue;
+			a = rules_find_artifact(r, d->name);
+			if (find_group(a, d->group))
+				continue;
+			if (!a || !a->n_groups) {
+				rules_load_error_at(L, d->pos.line, d->pos.col,
+						    "give its outputs: groups "
+						    "({lib: [...], tests: "
+						    "[...]})", "artifact '%s' "
+						    "has no output groups "
+						    "(needed as '%s.%s')",
+						    d->name, d->name, d->group);
+				continue;
+			}
+			used = (size_t)snprintf(hint, sizeof(hint),
+						"its groups:");
+			for (j = 0; j < a->n_groups && used < sizeof(hint);
+			     j++)
+				used += (size_t)snprintf(hint + used,
+							 sizeof(hint) - used,
+							 "%s %s", j ? "," : "",
+							 a->groups[j].name);
+			rules_load_error_at(L, d->pos.line, d->pos.col, hint,
+					    "artifact '%s' has no output group "
+					    "'%s'", d->name, d->group);
+		}
+	}
+}
+
+int
+rules_dep_group(struct rules_load *L, const char *name, struct rules_dep *d)
+{
+	const char *dot = strrchr(name, '.');
+	char *art;
+
+	if (!dot || dot == name || !dot[1])
+		return 0;
+	art = rules_load_alloc(L, (size_t)(dot - name) + 1);
+	if (!art)
+		return 0;
+	memcpy(art, name, (size_t)(dot - name));
+	art[dot - name] = '\0';
+	if (!rules_load_has_name(L->art_sorted, L->n_art_names, art))
+		return 0;
+	d->name = art;
+	d->group = dot + 1;
+	return 1;
 }

@@ -443,3 +443,148 @@ Test(e2e_ci_rules, a_gpu_artifact_goes_to_a_gpu_runner_and_is_checked)
 	t_rmtree(dir);
 	free(dir);
 }
+
+static const char rewrite_yml[] =
+	"version: 1\n"
+	"sources:\n"
+	"  src: {paths: [\"src/**\", VERSION]}\n"
+	"artifacts:\n"
+	"  wheel:\n"
+	"    inputs: [src]\n"
+	"    command: \"echo 26.06.00a42 > VERSION && mkdir -p out && "
+	"cp VERSION out/w\"\n"
+	"    outputs: [out/w]\n"
+	"    rewrites: [VERSION]\n";
+
+static char *
+git_status(const char *dir)
+{
+	struct run_result r = t_sh(dir, "git status --porcelain");
+	char *out = strdup(r.out);
+
+	t_result_release(&r);
+	return out;
+}
+
+static char *
+read_rel(const char *dir, const char *rel)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	return t_read(path);
+}
+
+Test(e2e_ci_rules, a_build_that_rewrites_version_does_not_block_the_next_run)
+{
+	char *dir = make_repo(rewrite_yml), *text;
+	const char *run1[] = { "run", "--run-id", "r1", NULL };
+	const char *run2[] = { "run", "--run-id", "r2", "--base", "HEAD~1",
+			       "--json", NULL };
+	char *out;
+	json_t *doc;
+
+	t_write(dir, "VERSION", "26.06.00\n");
+	cr_assert_eq(t_git_commit(dir, "version"), 0);
+	free(ok(dir, 0, run1));
+	text = read_rel(dir, "out/w");
+	cr_expect_str_eq(text, "26.06.00a42\n", "the action saw its rewrite");
+	free(text);
+	text = read_rel(dir, "VERSION");
+	cr_expect_str_eq(text, "26.06.00\n", "restored as committed");
+	free(text);
+	text = git_status(dir);
+	cr_expect_str_eq(text, "", "a clean checkout after the run");
+	free(text);
+	t_write(dir, "src/lib.txt", "hello again\n");
+	cr_assert_eq(t_git_commit(dir, "change"), 0);
+	out = ok(dir, 0, run2);
+	doc = parse(out);
+	cr_expect_str_eq(node_field(doc, "artifact:wheel", "status"), "ok");
+	json_decref(doc);
+	free(out);
+	t_rmtree(dir);
+	free(dir);
+}
+
+Test(e2e_ci_rules, an_undeclared_rewrite_is_named_and_fails_the_node)
+{
+	char *dir, *rules = strdup(rewrite_yml), *out;
+	const char *run[] = { "run", "--run-id", "r1", NULL };
+	struct run_result r;
+
+	*strstr(rules, "    rewrites:") = '\0';
+	dir = make_repo(rules);
+	t_write(dir, "VERSION", "26.06.00\n");
+	cr_assert_eq(t_git_commit(dir, "version"), 0);
+	r = t_ripple(dir, run);
+	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+	cr_expect_not_null(strstr(r.out, "FAILED: artifact:wheel: modified "
+				  "tracked file 'VERSION' while it ran: "
+				  "declare it in rewrites:"), "%s", r.out);
+	t_result_release(&r);
+	out = git_status(dir);
+	cr_expect_str_eq(out, " M VERSION\n", "an undeclared file is left");
+	free(out);
+	free(rules);
+	t_rmtree(dir);
+	free(dir);
+}
+
+Test(e2e_ci_rules, restoring_never_writes_through_a_link)
+{
+	static const char yml[] =
+		"version: 1\n"
+		"artifacts:\n"
+		"  wheel:\n"
+		"    command: \"rm -f VERSION && ln -s \\\"$OUTSIDE\\\" VERSION "
+		"&& rm -rf conf && ln -s \\\"$OUTSIDE_DIR\\\" conf\"\n"
+		"    pass-env: [OUTSIDE, OUTSIDE_DIR]\n"
+		"    rewrites: [VERSION, conf/VERSION]\n";
+	char *dir = make_repo(yml), *outside = t_tmpdir(), *text;
+	const char *run[] = { "run", "--run-id", "r1", NULL };
+	char target[PATH_MAX];
+	struct run_result r;
+
+	t_write(dir, "VERSION", "26.06.00\n");
+	t_write(dir, "conf/VERSION", "1.0\n");
+	cr_assert_eq(t_git_commit(dir, "version"), 0);
+	t_write(outside, "target", "outside\n");
+	snprintf(target, sizeof(target), "%s/target", outside);
+	setenv("OUTSIDE", target, 1);
+	setenv("OUTSIDE_DIR", outside, 1);
+	r = t_ripple(dir, run);
+	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+	cr_expect_not_null(strstr(r.out, "cannot restore 'conf/VERSION': "
+				  "'conf' is a link"), "%s", r.out);
+	t_result_release(&r);
+	text = t_read(target);
+	cr_expect_str_eq(text, "outside\n", "nothing written outside");
+	free(text);
+	text = read_rel(dir, "VERSION");
+	cr_expect_str_eq(text, "26.06.00\n", "the link itself replaced");
+	free(text);
+	r = t_sh(dir, "test -L VERSION");
+	cr_expect_neq(r.status, 0, "VERSION is a file again");
+	t_result_release(&r);
+	t_rmtree(outside);
+	free(outside);
+	t_rmtree(dir);
+	free(dir);
+}
+
+Test(e2e_ci_rules, a_worktree_run_restores_the_edit_it_began_with)
+{
+	char *dir = make_repo(rewrite_yml), *text;
+	const char *run[] = { "run", "--run-id", "r1", "--worktree", NULL };
+
+	t_write(dir, "VERSION", "26.06.00\n");
+	cr_assert_eq(t_git_commit(dir, "version"), 0);
+	t_write(dir, "VERSION", "26.08.00\n");
+	free(ok(dir, 0, run));
+	text = read_rel(dir, "VERSION");
+	cr_expect_str_eq(text, "26.08.00\n", "the uncommitted edit stays");
+	free(text);
+	t_rmtree(dir);
+	free(dir);
+}
