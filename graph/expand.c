@@ -460,6 +460,8 @@ graph_build(const struct rules *rules, struct graph **out, struct error *err)
 	rc = graph_deps_resolve(b.g, b.nodes, b.n, err);
 	if (!rc)
 		rc = graph_topo_sort(b.g, b.nodes, b.n, err);
+	if (!rc)
+		rc = graph_dep_groups(b.g, err);
 done:
 	mem_free(b.nodes);
 	if (rc) {

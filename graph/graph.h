@@ -84,6 +84,11 @@ struct graph_node {
 	size_t n_inputs;
 	size_t *deps;			/* upstream node indices, sorted by id */
 	size_t n_deps;
+	const char **dep_groups;	/* parallel to deps: the output group
+					   of that upstream this node needs
+					   (`needs: [libfoo.lib]`), NULL for
+					   its whole output; NULL when no
+					   dependency names a group */
 	size_t *rdeps;			/* downstream node indices, by id */
 	size_t n_rdeps;
 };
@@ -128,6 +133,14 @@ const char *graph_node_axis(const struct graph_node *n, const char *axis);
 int graph_select(const struct graph *g, const char *const *targets, size_t n,
 		 unsigned char *selected, unsigned char *closure,
 		 struct error *err);
+
+/*
+ * The outputs of group `group` of artifact node n (`outputs: {lib: [...]}`
+ * of its rule): *first and *count index n->outputs. Returns 0, or -1 when
+ * the rule declares no such group.
+ */
+int graph_node_group_outputs(const struct graph_node *n, const char *group,
+			     size_t *first, size_t *count);
 
 /*
  * 1 when a container image reference is pinned by digest (ends in

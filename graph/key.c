@@ -288,9 +288,25 @@ node_key(const struct graph *g, const struct graph_node *n,
 	}
 	for (i = 0; i < n->n_deps; i++) {
 		const struct graph_node *up = &g->nodes[n->deps[i]];
+		const char *group = n->dep_groups ? n->dep_groups[i] : NULL;
 		struct digest d;
+		char detail[300];
 
-		if (src->output_digest &&
+		if (group) {
+			/* Only that part's bytes: no fallback to the whole
+			 * output, which would key on the other parts. */
+			snprintf(detail, sizeof(detail), "output %s", group);
+			if (src->group_digest &&
+			    src->group_digest(src->payload, up, group,
+					      &d) == 1) {
+				push(&c, GRAPH_COMP_UPSTREAM, up->id, d.hex,
+				     detail);
+				k->cutoff = 1;
+			} else {
+				push(&c, GRAPH_COMP_UPSTREAM, up->id,
+				     keys->keys[up->index].key.hex, "key");
+			}
+		} else if (src->output_digest &&
 		    src->output_digest(src->payload, up, &d) == 1) {
 			push(&c, GRAPH_COMP_UPSTREAM, up->id, d.hex, "output");
 			k->cutoff = 1;

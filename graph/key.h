@@ -16,7 +16,9 @@
  *                                 not hashed: docs/keys.md)
  *   input    NAME                 a source input's key
  *   upstream ID                   an upstream node's key, or its output
- *                                 digest once known (early cutoff)
+ *                                 digest once known (early cutoff); for
+ *                                 `needs: [NODE.GROUP]`, that group's
+ *                                 digest (detail "output GROUP")
  *
  * Components are sorted by (kind, name); the key hashes, in that order,
  * each (kind, name, digest) length-prefixed after the domain tag
@@ -83,6 +85,14 @@ struct graph_key_sources {
 	int (*output_digest)(void *payload, const struct graph_node *node,
 			     struct digest *out);
 	void *payload;
+	/*
+	 * Digest of output group `group` of an upstream node when known
+	 * (the files its `outputs: {GROUP: [...]}` globs matched): return 1
+	 * and fill *out, or 0 when unknown. Used for `needs: [NODE.GROUP]`
+	 * edges, which otherwise key on the upstream's key. May be NULL.
+	 */
+	int (*group_digest)(void *payload, const struct graph_node *node,
+			    const char *group, struct digest *out);
 };
 
 struct graph_keys {

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "base/arena.h"
+#include "base/buf.h"
 #include "base/error.h"
 #include "base/mem.h"
 #include "cache/cache.h"
@@ -140,6 +141,23 @@ fill_record(struct history *h, const struct cache_record *rec,
 				    : NULL;
 	if (rec->version && !out->version)
 		return error_set(err, ERROR_NOMEM, "out of memory");
+	{
+		struct buf groups;
+		int grc;
+
+		buf_init(&groups, 0);
+		grc = record_groups_text(&rec->metadata, &groups, err);
+		if (!grc && groups.len) {
+			out->output_groups = arena_strdup(&h->arena,
+							  groups.data);
+			if (!out->output_groups)
+				grc = error_set(err, ERROR_NOMEM,
+						"out of memory");
+		}
+		buf_release(&groups);
+		if (grc)
+			return grc;
+	}
 	{
 		const char *gone = artifact_missing(rec);
 
@@ -517,6 +535,7 @@ remote_base_record(void *payload, const char *id, struct plan_record *out,
 	out->key = k->key.hex;
 	out->ok = 1;
 	out->output_digest = it->output_digest;
+	out->output_groups = it->output_groups;
 	out->components = k->components;
 	out->n_components = k->n_components;
 	out->remote = it->remote;

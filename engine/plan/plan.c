@@ -5,6 +5,7 @@
  * come from comparing key components (engine/plan/explain.c).
  */
 #include "engine/plan/plan.h"
+#include "engine/plan/record.h"
 
 #include <string.h>
 
@@ -93,6 +94,18 @@ reused_digest(void *payload, const struct graph_node *node,
 }
 
 static int
+reused_group(void *payload, const struct graph_node *node, const char *group,
+	     struct digest *out)
+{
+	struct ctx *c = payload;
+	const struct plan_item *it = &c->p->items[node->index];
+
+	if (it->decision != PLAN_REUSE)
+		return 0;
+	return record_group_digest(it->output_groups, group, out);
+}
+
+static int
 fwd_source(void *payload, const struct graph_input *in, struct digest *out,
 	   struct error *err)
 {
@@ -125,6 +138,10 @@ set_reuse(struct plan *p, struct plan_item *it, const struct plan_record *r,
 		? arena_strdup(&p->arena, r->output_digest) : NULL;
 	it->reused_version = r->version
 		? arena_strdup(&p->arena, r->version) : NULL;
+	it->output_groups = r->output_groups
+		? arena_strdup(&p->arena, r->output_groups) : NULL;
+	if (r->output_groups && !it->output_groups)
+		return error_set(err, ERROR_NOMEM, "out of memory");
 	if (!it->reused_run || (r->output_digest && !it->output_digest) ||
 	    (r->version && !it->reused_version))
 		return error_set(err, ERROR_NOMEM, "out of memory");
@@ -521,7 +538,7 @@ compute_pass(const struct graph *g, const unsigned char *selected,
 	struct plan *p = mem_calloc(1, sizeof(*p));
 	struct ctx c = { g, src, p, forced };
 	struct graph_key_sources fwd = { fwd_source, fwd_toolkit,
-					 reused_digest, &c };
+					 reused_digest, &c, reused_group };
 	size_t *order = NULL, *starts = NULL, n_levels = 0, i;
 	int rc = 0;
 

@@ -402,6 +402,8 @@ record_finished(struct run_cache_store *s, size_t node, struct run_node *rn,
 				       err);
 	if (!rc && rn->state == RUN_STATE_OK)
 		rc = node_meta(s, n, &arts, rn, &meta, err);
+	if (!rc && rn->state == RUN_STATE_OK)
+		rc = record_group_meta(s->root, n, &arts, &meta, err);
 	if (!rc && rn->gpus[0]) {
 		snprintf(line, sizeof(line), "gpus=%s", rn->gpus);
 		rc = strv_push(&meta, line, err);

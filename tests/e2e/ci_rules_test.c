@@ -588,3 +588,121 @@ Test(e2e_ci_rules, a_worktree_run_restores_the_edit_it_began_with)
 	t_rmtree(dir);
 	free(dir);
 }
+
+static const char groups_yml[] =
+	"version: 1\n"
+	"sources:\n"
+	"  cpp: {paths: [\"cpp/**\"]}\n"
+	"  cpp-tests: {paths: [\"cpp-tests/**\"]}\n"
+	"artifacts:\n"
+	"  libfoo:\n"
+	"    inputs: [cpp, cpp-tests]\n"
+	"    command: \"mkdir -p out/lib out/tests && cp cpp/* out/lib/ && "
+	"cp cpp-tests/* out/tests/\"\n"
+	"    outputs: {lib: [\"out/lib/*\"], tests: [\"out/tests/*\"]}\n"
+	"  foo-py:\n"
+	"    needs: [libfoo.lib]\n"
+	"    command: \"echo py >> out/py.log\"\n"
+	"tests:\n"
+	"  libfoo-tests:\n"
+	"    needs: [libfoo.tests]\n"
+	"    command: \"echo t >> out/t.log\"\n"
+	"  whole:\n"
+	"    needs: [libfoo]\n"
+	"    command: \"echo w >> out/w.log\"\n";
+
+static char *
+groups_repo(void)
+{
+	char *dir = t_git_init();
+
+	t_write(dir, ".gitignore", ".ripple/\nout/\n");
+	t_write(dir, "ripple.yml", groups_yml);
+	t_write(dir, "cpp/foo.h", "int foo(void);\n");
+	t_write(dir, "cpp-tests/test_foo.c", "int main(void) {}\n");
+	cr_assert_eq(t_git_commit(dir, "initial"), 0);
+	return dir;
+}
+
+Test(e2e_ci_rules, a_change_to_the_tests_part_rebuilds_its_users_only)
+{
+	char *dir = groups_repo(), *out, *log;
+	const char *run1[] = { "run", "--run-id", "r1", NULL };
+	const char *run2[] = { "run", "--run-id", "r2", "--base", "HEAD~1",
+			       "--json", NULL };
+	const char *run3[] = { "run", "--run-id", "r3", "--base", "HEAD",
+			       "--json", NULL };
+	const char *run4[] = { "run", "--run-id", "r4", "--base", "HEAD~1",
+			       "--json", NULL };
+	json_t *doc;
+
+	free(ok(dir, 0, run1));
+	t_write(dir, "cpp-tests/test_foo.c", "int main(void) { return 0; }\n");
+	cr_assert_eq(t_git_commit(dir, "tests part"), 0);
+	out = ok(dir, 0, run2);
+	doc = parse(out);
+	cr_expect_str_eq(node_field(doc, "artifact:libfoo", "status"), "ok");
+	cr_expect_str_eq(node_field(doc, "artifact:foo-py", "status"),
+			 "cutoff", "its part is unchanged: %s", out);
+	cr_expect_str_eq(node_field(doc, "test:libfoo-tests", "status"), "ok");
+	cr_expect_str_eq(node_field(doc, "test:whole", "status"), "ok");
+	json_decref(doc);
+	free(out);
+	log = read_rel(dir, "out/py.log");
+	cr_expect_str_eq(log, "py\n", "foo-py ran once");
+	free(log);
+	log = read_rel(dir, "out/t.log");
+	cr_expect_str_eq(log, "t\nt\n", "libfoo-tests ran twice");
+	free(log);
+	/* Plans key on the recorded group digests: nothing changed. */
+	out = ok(dir, 0, run3);
+	doc = parse(out);
+	cr_expect_str_eq(node_field(doc, "artifact:foo-py", "status"),
+			 "reused", "%s", out);
+	cr_expect_str_eq(node_field(doc, "test:libfoo-tests", "status"),
+			 "reused", "%s", out);
+	json_decref(doc);
+	free(out);
+	/* The lib part: its users rebuild. */
+	t_write(dir, "cpp/foo.h", "int foo(int);\n");
+	cr_assert_eq(t_git_commit(dir, "lib part"), 0);
+	out = ok(dir, 0, run4);
+	doc = parse(out);
+	cr_expect_str_eq(node_field(doc, "artifact:foo-py", "status"), "ok");
+	cr_expect_str_eq(node_field(doc, "test:libfoo-tests", "status"),
+			 "cutoff", "%s", out);
+	json_decref(doc);
+	free(out);
+	t_rmtree(dir);
+	free(dir);
+}
+
+Test(e2e_ci_rules, a_group_that_does_not_exist_is_an_error)
+{
+	static const char bad[] =
+		"version: 1\n"
+		"artifacts:\n"
+		"  libfoo:\n"
+		"    command: [true]\n"
+		"    outputs: {lib: [\"out/lib/*\"], tests: [\"out/t/*\"]}\n"
+		"  plain:\n"
+		"    command: [true]\n"
+		"    outputs: [\"out/p\"]\n"
+		"  foo-py:\n"
+		"    needs: [libfoo.examples, plain.lib]\n"
+		"    command: [true]\n";
+	char *dir = make_repo(bad);
+	const char *check[] = { "check", NULL };
+	struct run_result r = t_ripple(dir, check);
+
+	cr_expect_eq(r.status, 2);
+	cr_expect_not_null(strstr(r.err, "ripple.yml:10:13: error: artifact "
+				  "'libfoo' has no output group 'examples'\n"
+				  "  hint: its groups: lib, tests"), "%s",
+			   r.err);
+	cr_expect_not_null(strstr(r.err, "ripple.yml:10:30: error: artifact "
+				  "'plain' has no output groups"), "%s", r.err);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
