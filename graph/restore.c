@@ -8,6 +8,7 @@
 
 #include "base/buf.h"
 #include "base/error.h"
+#include "base/mem.h"
 #include "base/strv.h"
 #include "graph/repo_git.h"
 #include "base/banned.h"
@@ -120,5 +121,39 @@ graph_repo_modified_tracked(struct graph_repo *repo, struct strv *out,
 	git_status_list_free(list);
 	if (!rc)
 		strv_sort_unique(out);
+	return rc;
+}
+
+int
+graph_commit_file_read(void *payload, const char *path, char **data,
+		       size_t *len, struct error *err)
+{
+	const struct graph_commit_files *f = payload;
+	enum file_entry kind = FILE_ENTRY_PLAIN;
+	struct buf bytes;
+	int rc;
+
+	*data = NULL;
+	*len = 0;
+	buf_init(&bytes, 0);
+	rc = graph_repo_committed_entry(f->repo, f->commit, path, &bytes,
+					&kind, err);
+	if (!rc && kind == FILE_ENTRY_LINK)
+		rc = error_set(err, ERROR_INVALID, "'%s' is a link", path);
+	if (!rc && bytes.len > 64u * 1024 * 1024)
+		rc = error_set(err, ERROR_INVALID, "'%s' is larger than 64 "
+			       "MiB", path);
+	if (!rc) {
+		*data = mem_alloc(bytes.len + 1);
+		if (!*data) {
+			rc = error_set(err, ERROR_NOMEM, "out of memory");
+		} else {
+			if (bytes.len)
+				memcpy(*data, bytes.data, bytes.len);
+			(*data)[bytes.len] = '\0';
+			*len = bytes.len;
+		}
+	}
+	buf_release(&bytes);
 	return rc;
 }

@@ -9,6 +9,8 @@
 #ifndef RIPPLE_GRAPH_RESTORE_H
 #define RIPPLE_GRAPH_RESTORE_H
 
+#include <stddef.h>
+
 #include "base/file.h"
 
 struct buf;
@@ -46,5 +48,20 @@ int graph_repo_restore_path(struct graph_repo *repo,
  */
 int graph_repo_modified_tracked(struct graph_repo *repo, struct strv *out,
 				struct error *err);
+
+/* A commit's files for the rules (struct rules_files' payload). */
+struct graph_commit_files {
+	struct graph_repo *repo;
+	const struct graph_oid *commit;
+};
+
+/*
+ * struct rules_files' read() over a commit's tree (payload: struct
+ * graph_commit_files): the file's bytes, mem_alloc'd and NUL-terminated.
+ * A link, a folder or a file above 64 MiB is ERROR_INVALID; a missing one
+ * ERROR_NOT_FOUND.
+ */
+int graph_commit_file_read(void *payload, const char *path, char **data,
+			   size_t *len, struct error *err);
 
 #endif

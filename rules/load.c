@@ -28,8 +28,8 @@ static const char *const top_keys[] = {
 	"tests", "releases", "targets", "checks", "runners", "policy", NULL,
 };
 
-static int
-value_ok(const char *s)
+int
+rules_load_value_ok(const char *s)
 {
 	if (!s[0])
 		return 0;
@@ -113,7 +113,7 @@ load_axis(struct rules_load *L, const struct rules_ynode *k,
 	if (!ax->n_values)
 		rules_load_error(L, vals, NULL, "axis '%s' has no values", k->str);
 	for (i = 0; i < ax->n_values; i++)
-		if (!value_ok(ax->values[i]))
+		if (!rules_load_value_ok(ax->values[i]))
 			rules_load_error(L, vals->items[i],
 					 "values have no spaces, ',', '=', "
 					 "'[', ']', '*' or '?'",
@@ -367,6 +367,14 @@ int
 rules_load_buffer(const char *display, const char *text, size_t len,
 		  struct rules **out, struct error_list *errors)
 {
+	return rules_load_buffer_files(display, text, len, NULL, out, errors);
+}
+
+int
+rules_load_buffer_files(const char *display, const char *text, size_t len,
+			const struct rules_files *files, struct rules **out,
+			struct error_list *errors)
+{
 	struct rules_load L;
 	struct rules_ynode *doc = NULL;
 	struct rules *r;
@@ -374,6 +382,7 @@ rules_load_buffer(const char *display, const char *text, size_t len,
 
 	*out = NULL;
 	memset(&L, 0, sizeof(L));
+	L.files = files;
 	L.file = display ? display : "ripple.yml";
 	error_list_init(&L.errors, errors ? errors->limit : 0);
 	r = mem_calloc(1, sizeof(*r));
@@ -474,7 +483,20 @@ rules_load_file(const char *path, const char *display, struct rules **out,
 		goto fail;
 	}
 	fclose(f);
-	rc = rules_load_buffer(display, data, len, out, errors);
+	{
+		/* Matrix files (each: {from:}) beside the rules file. */
+		char dir[4096];
+		const char *slash = strrchr(path, '/');
+		struct rules_files fs = { rules_files_read_dir, dir };
+
+		if (slash)
+			snprintf(dir, sizeof(dir), "%.*s",
+				 (int)(slash - path), path);
+		else
+			snprintf(dir, sizeof(dir), ".");
+		rc = rules_load_buffer_files(display, data, len, &fs, out,
+					     errors);
+	}
 	mem_free(data);
 	return rc;
 fail:

@@ -27,6 +27,12 @@ struct rules_load {
 	size_t n_test_names;
 	const char **art_sorted;	/* art_names sorted, for lookups */
 	const char **test_sorted;	/* test_names sorted, for lookups */
+	const struct rules_files *files;	/* matrix files, or NULL */
+	struct rules_matrix_file {	/* parsed once per load */
+		const char *path;
+		struct rules_ynode *doc;	/* NULL: unreadable */
+	} matrix[16];
+	size_t n_matrix;
 };
 
 /* Report an error at (line, col) with an optional hint (NULL: none). */
@@ -182,6 +188,12 @@ int rules_dep_group(struct rules_load *L, const char *name,
 /* Every `needs: [ARTIFACT.GROUP]` names a group the artifact declares
  * (after all rules are loaded). */
 void rules_check_groups(struct rules_load *L);
+/* An axis value: non-empty, no spaces, ',', '=', '[', ']', '*', '?'. */
+int rules_load_value_ok(const char *s);
+/* `each: {from: {file, select, where, axes}}` at v (rules/each_file.c):
+ * the matrix entries of a repository file as e's combinations. */
+void rules_load_each_from(struct rules_load *L, const struct rules_ynode *v,
+			  const char *what, struct rules_each *e);
 /* Load `releases:` (node.c). */
 void rules_load_releases(struct rules_load *L, const struct rules_ynode *m);
 

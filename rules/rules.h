@@ -436,6 +436,35 @@ int rules_load_file(const char *path, const char *display,
 		    struct rules **out, struct error_list *errors);
 
 /*
+ * Where the rules read repository files they name (`each: {from: {file:}}`
+ * matrix files): read() puts the bytes of `path` (repository-relative, no
+ * "..") into *data (mem_alloc'd, NUL-terminated; the caller frees it) and
+ * *len, or returns a negative code with err set (ERROR_NOT_FOUND,
+ * ERROR_INVALID for a link or not a file, ERROR_IO).
+ */
+struct rules_files {
+	int (*read)(void *payload, const char *path, char **data,
+		    size_t *len, struct error *err);
+	void *payload;
+};
+
+/*
+ * The file system reader: payload is the folder (a NUL-terminated path)
+ * the paths are relative to; a path that resolves outside it (links
+ * followed) or is not a regular file is refused. Files up to 64 MiB.
+ */
+int rules_files_read_dir(void *payload, const char *path, char **data,
+			 size_t *len, struct error *err);
+
+/*
+ * As rules_load_buffer, reading matrix files through `files` (NULL: rules
+ * naming one are an error). rules_load_file reads them beside the file.
+ */
+int rules_load_buffer_files(const char *display, const char *text,
+			    size_t len, const struct rules_files *files,
+			    struct rules **out, struct error_list *errors);
+
+/*
  * As rules_load_file, from `len` bytes of text (a blob read from a commit's
  * tree, say). `display` names the text in messages ("ripple.yml@v13.0.1").
  */

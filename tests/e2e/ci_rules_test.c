@@ -706,3 +706,142 @@ Test(e2e_ci_rules, a_group_that_does_not_exist_is_an_error)
 	t_rmtree(dir);
 	free(dir);
 }
+
+static const char matrix_yaml[] =
+	"# owned by the shared workflows\n"
+	"pull-request:\n"
+	"  - {ARCH: amd64, PY_VER: \"3.11\", CUDA_VER: \"12.9.1\", "
+	"DRIVER: latest, DEPENDENCIES: latest}\n"
+	"  - {ARCH: arm64, PY_VER: \"3.13\", CUDA_VER: \"13.0.2\", "
+	"DRIVER: latest, DEPENDENCIES: latest}\n"
+	"nightly:\n"
+	"  - {ARCH: amd64, PY_VER: \"3.11\", CUDA_VER: \"12.9.1\", "
+	"DRIVER: earliest, DEPENDENCIES: oldest}\n"
+	"  - {ARCH: amd64, PY_VER: \"3.13\", CUDA_VER: \"13.0.2\", "
+	"DRIVER: latest, DEPENDENCIES: latest}\n"
+	"  - {ARCH: arm64, PY_VER: \"3.13\", CUDA_VER: \"13.0.2\", "
+	"DRIVER: latest, DEPENDENCIES: latest}\n";
+
+static const char matrix_rules[] =
+	"version: 1\n"
+	"sources:\n"
+	"  src: {paths: [\"src/**\"]}\n"
+	"  ci: {paths: [\"ci/**\"]}\n"
+	"axes:\n"
+	"  cuda: [\"12\", \"13\"]\n"
+	"  python: [\"3.11\", \"3.13\"]\n"
+	"artifacts:\n"
+	"  wheel:\n"
+	"    each: {cuda: axes.cuda, python: axes.python}\n"
+	"    inputs: [src]\n"
+	"    command: [true]\n"
+	"tests:\n"
+	"  pr-test:\n"
+	"    each:\n"
+	"      from: {file: ci/matrix.yaml, select: pull-request, axes: "
+	"{cuda: {field: CUDA_VER, parts: 1}, python: PY_VER}}\n"
+	"    needs: [wheel, ci]\n"
+	"    command: [true]\n"
+	"  nightly-test:\n"
+	"    each:\n"
+	"      from:\n"
+	"        file: ci/matrix.yaml\n"
+	"        select: nightly\n"
+	"        where: {ARCH: amd64}\n"
+	"        axes: {cuda: {field: CUDA_VER, parts: 1}, python: PY_VER, "
+	"driver: DRIVER, deps: DEPENDENCIES}\n"
+	"    needs: [wheel, ci]\n"
+	"    command: [\"echo\", \"driver ${driver} deps ${deps}\"]\n"
+	"targets:\n"
+	"  pr: [pr-test]\n"
+	"  nightly: [nightly-test]\n";
+
+/* Node ids of a graph --format json document, in its order. */
+static char *
+node_ids(const char *dir, const char *target)
+{
+	const char *argv[] = { "graph", target, "--format", "json", NULL };
+	char *out = ok(dir, 0, argv), *ids;
+	json_t *doc = parse(out), *n;
+	size_t i, len = 0;
+
+	ids = calloc(1, 65536);
+	cr_assert_not_null(ids);
+	json_array_foreach(json_object_get(doc, "nodes"), i, n)
+		len += (size_t)snprintf(ids + len, 65536 - len, "%s\n",
+					json_string_value(json_object_get(
+						n, "id")));
+	json_decref(doc);
+	free(out);
+	return ids;
+}
+
+Test(e2e_ci_rules, axes_come_from_the_committed_matrix_file)
+{
+	char *dir = make_repo(matrix_rules), *ids;
+
+	t_write(dir, "ci/matrix.yaml", matrix_yaml);
+	cr_assert_eq(t_git_commit(dir, "matrix"), 0);
+	ids = node_ids(dir, "nightly");
+	cr_expect_str_eq(ids,
+		"artifact:wheel[cuda=12,python=3.11]\n"
+		"artifact:wheel[cuda=13,python=3.13]\n"
+		"test:nightly-test[cuda=12,deps=oldest,driver=earliest,"
+		"python=3.11]\n"
+		"test:nightly-test[cuda=13,deps=latest,driver=latest,"
+		"python=3.13]\n", "%s", ids);
+	free(ids);
+	/* An uncommitted edit of the matrix: plans read the commit's. */
+	t_write(dir, "ci/matrix.yaml", "pull-request: []\nnightly: []\n");
+	{
+		const char *plan[] = { "plan", "pr", "--json", NULL };
+		char *out = ok(dir, 0, plan);
+
+		cr_expect_not_null(strstr(out, "test:pr-test[cuda=13,"
+					  "python=3.13]"), "%s", out);
+		free(out);
+	}
+	t_rmtree(dir);
+	free(dir);
+}
+
+Test(e2e_ci_rules, matrix_file_problems_are_reported_where_they_are)
+{
+	char *dir = make_repo(matrix_rules), *rules;
+	const char *check[] = { "check", NULL };
+	struct run_result r;
+
+	t_write(dir, "ci/matrix.yaml", matrix_yaml);
+	rules = strdup(matrix_rules);
+	memcpy(strstr(rules, "DEPENDENCIES}"), "DEPENDENCIEZ}", 13);
+	t_write(dir, "ripple.yml", rules);
+	r = t_ripple(dir, check);
+	cr_expect_eq(r.status, 2);
+	cr_expect_not_null(strstr(r.err, "ci/matrix.yaml:6:5: error: matrix "
+				  "entry has no field 'DEPENDENCIEZ' (axis "
+				  "'deps')"), "%s", r.err);
+	cr_expect_null(strstr(r.err, "unknown variable"), "%s", r.err);
+	t_result_release(&r);
+	memcpy(strstr(rules, "select: nightly"), "select: nighty ", 15);
+	t_write(dir, "ripple.yml", rules);
+	r = t_ripple(dir, check);
+	cr_expect_not_null(strstr(r.err, "ripple.yml:23:17: error: 'nighty' "
+				  "is not a list in matrix file "
+				  "'ci/matrix.yaml'"), "%s", r.err);
+	t_result_release(&r);
+	t_write(dir, "ripple.yml", matrix_rules);
+	t_write(dir, "ci/matrix.yaml", "nightly: [\n");
+	r = t_ripple(dir, check);
+	cr_expect_not_null(strstr(r.err, "ci/matrix.yaml:2:1: error: invalid "
+				  "YAML"), "%s", r.err);
+	t_result_release(&r);
+	r = t_sh(dir, "rm ci/matrix.yaml && ln -s /etc/passwd ci/matrix.yaml");
+	t_result_release(&r);
+	r = t_ripple(dir, check);
+	cr_expect_not_null(strstr(r.err, "outside the repository"), "%s",
+			   r.err);
+	t_result_release(&r);
+	free(rules);
+	t_rmtree(dir);
+	free(dir);
+}
