@@ -84,11 +84,12 @@ struct graph_node {
 	size_t n_inputs;
 	size_t *deps;			/* upstream node indices, sorted by id */
 	size_t n_deps;
-	const char **dep_groups;	/* parallel to deps: the output group
-					   of that upstream this node needs
-					   (`needs: [libfoo.lib]`), NULL for
-					   its whole output; NULL when no
-					   dependency names a group */
+	const char **dep_groups;	/* parallel to deps: the output
+					   groups of that upstream this node
+					   needs (`needs: [libfoo.lib]`),
+					   sorted, ','-joined ("lib,tests"),
+					   NULL for its whole output; NULL
+					   when no dependency names a group */
 	size_t *rdeps;			/* downstream node indices, by id */
 	size_t n_rdeps;
 };

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/strv.h"
 #include "graph/deps.h"
 #include "rules/rules.h"
 #include "base/banned.h"
@@ -35,30 +36,51 @@ graph_node_group_outputs(const struct graph_node *n, const char *group,
 }
 
 /*
- * The group node `user` needs of upstream `up`: the one group every
- * `needs:` entry naming up's rule gives, or NULL (the whole output) when
- * one of them names none, or two name different groups.
+ * The groups node `user` needs of upstream `up`, sorted and joined by ','
+ * ("lib,tests"): those its `needs:` entries naming up's rule give; NULL
+ * (the whole output) when one of them names no group.
  */
-static const char *
-edge_group(const struct graph_node *user, const struct graph_node *up)
+static int
+edge_groups(struct graph *g, const struct graph_node *user,
+	    const struct graph_node *up, const char **out, struct error *err)
 {
-	const char *group = NULL;
-	size_t k;
-	int seen = 0;
+	const char *names[64];
+	size_t k, j, n = 0, len = 0;
+	char *joined;
 
+	*out = NULL;
 	for (k = 0; k < user->rule->n_deps; k++) {
 		const struct rules_dep *d = &user->rule->deps[k];
 
 		if (d->kind != RULES_DEP_ARTIFACT || up->kind !=
 		    GRAPH_NODE_ARTIFACT || strcmp(d->name, up->name))
 			continue;
-		if (!d->group || (seen && (!group ||
-					   strcmp(group, d->group))))
-			return NULL;
-		group = d->group;
-		seen = 1;
+		if (!d->group || n == 64)
+			return 0;
+		for (j = 0; j < n && strcmp(names[j], d->group); j++)
+			;
+		if (j == n) {
+			names[n++] = d->group;
+			len += strlen(d->group) + 1;
+		}
 	}
-	return group;
+	if (!n)
+		return 0;
+	sort_strings(names, n);
+	joined = arena_alloc(&g->arena, len);
+	if (!joined)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	for (j = 0, len = 0; j < n; j++) {
+		size_t l = strlen(names[j]);
+
+		if (j)
+			joined[len++] = ',';
+		memcpy(joined + len, names[j], l);
+		len += l;
+	}
+	joined[len] = '\0';
+	*out = joined;
+	return 0;
 }
 
 int
@@ -78,9 +100,13 @@ graph_dep_groups(struct graph *g, struct error *err)
 					    n->n_deps * sizeof(char *));
 		if (!n->dep_groups)
 			return error_set(err, ERROR_NOMEM, "out of memory");
-		for (k = 0; k < n->n_deps; k++)
-			n->dep_groups[k] = edge_group(n,
-						      &g->nodes[n->deps[k]]);
+		for (k = 0; k < n->n_deps; k++) {
+			int rc = edge_groups(g, n, &g->nodes[n->deps[k]],
+					     &n->dep_groups[k], err);
+
+			if (rc)
+				return rc;
+		}
 	}
 	return 0;
 }

@@ -246,6 +246,42 @@ graph_key_from_components(const struct graph_component *c, size_t n,
 	digest_end(&st, out);
 }
 
+/*
+ * The digest of output groups `groups` ("lib" or "lib,tests") of up: the
+ * group's own digest, or, for several, XXH3-128 of "GROUP=DIGEST\n" for
+ * each. 1 when every one is known, else 0.
+ */
+static int
+groups_digest(const struct graph_key_sources *src,
+	      const struct graph_node *up, const char *groups,
+	      struct digest *out)
+{
+	char name[256], text[4096];
+	size_t len = 0;
+	const char *p = groups;
+	struct digest d;
+
+	if (!src->group_digest)
+		return 0;
+	if (!strchr(groups, ','))
+		return src->group_digest(src->payload, up, groups, out) == 1;
+	while (*p) {
+		size_t n = strcspn(p, ",");
+
+		if (n >= sizeof(name) || len + n + 40 > sizeof(text))
+			return 0;
+		memcpy(name, p, n);
+		name[n] = '\0';
+		if (src->group_digest(src->payload, up, name, &d) != 1)
+			return 0;
+		len += (size_t)snprintf(text + len, sizeof(text) - len,
+					"%s=%s\n", name, d.hex);
+		p += n + (p[n] == ',');
+	}
+	digest_bytes(text, len, out);
+	return 1;
+}
+
 static int
 node_key(const struct graph *g, const struct graph_node *n,
 	 struct graph_keys *keys, const struct graph_key_sources *src,
@@ -296,9 +332,7 @@ node_key(const struct graph *g, const struct graph_node *n,
 			/* Only that part's bytes: no fallback to the whole
 			 * output, which would key on the other parts. */
 			snprintf(detail, sizeof(detail), "output %s", group);
-			if (src->group_digest &&
-			    src->group_digest(src->payload, up, group,
-					      &d) == 1) {
+			if (groups_digest(src, up, group, &d) == 1) {
 				push(&c, GRAPH_COMP_UPSTREAM, up->id, d.hex,
 				     detail);
 				k->cutoff = 1;
