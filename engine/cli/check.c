@@ -247,10 +247,12 @@ static void
 check_containers(struct check *ck, const struct rules *r,
 		 const struct graph *g)
 {
-	unsigned char *told = mem_calloc(r->n_artifacts + r->n_tests + 1, 1);
-	size_t i, k;
+	size_t nr = r->n_artifacts + r->n_tests, i, k;
+	long *first = mem_alloc((nr + 1) * sizeof(*first));
 
-	for (i = 0; told && i < g->n_nodes; i++) {
+	for (k = 0; first && k < nr; k++)
+		first[k] = -1;
+	for (i = 0; first && i < g->n_nodes; i++) {
 		const struct graph_node *n = &g->nodes[i];
 
 		if (!n->container_image ||
@@ -259,9 +261,16 @@ check_containers(struct check *ck, const struct rules *r,
 		k = n->kind == GRAPH_NODE_TEST
 			? r->n_artifacts + (size_t)(n->rule - r->tests)
 			: (size_t)(n->rule - r->artifacts);
-		if (told[k])
+		if (first[k] < 0)
+			first[k] = (long)i;
+	}
+	/* In file order: artifacts, then tests. */
+	for (k = 0; first && k < nr; k++) {
+		const struct graph_node *n;
+
+		if (first[k] < 0)
 			continue;
-		told[k] = 1;
+		n = &g->nodes[first[k]];
 		found_warning(ck, r, n->rule->container.pos,
 			      "pin it by digest (IMAGE@sha256:...) so the key "
 			      "names the bytes",
@@ -270,7 +279,7 @@ check_containers(struct check *ck, const struct rules *r,
 			      n->kind == GRAPH_NODE_TEST ? "test" : "artifact",
 			      n->name, n->container_image);
 	}
-	mem_free(told);
+	mem_free(first);
 }
 
 /*

@@ -257,6 +257,8 @@ cli_jobs(int argc, char **argv, const struct cli_ctx *ctx)
 		printf("  runs-on:");
 		for (k = 0; k < job->n_runs_on; k++)
 			printf("%s%s", k ? "," : " ", job->runs_on[k]);
+		if (job->container_image)
+			printf("  container: %s", job->container_image);
 		printf("  %s\n", job->label);
 	}
 	if (!j->n)
