@@ -29,7 +29,7 @@
 
 enum {
 	OPT_HEAD = 256, OPT_BASE, OPT_RULES, OPT_CACHE, OPT_JSON,
-	OPT_WORKTREE, OPT_BASELINE,
+	OPT_WORKTREE, OPT_BASELINE, OPT_REF,
 };
 
 struct ci_args {
@@ -37,13 +37,15 @@ struct ci_args {
 	const char *cache_opt;
 	int json;
 	struct cli_remote rem;	/* the remote cache, or zeroed */
-	char ref[1024];		/* the checked-out branch (remote trust) */
+	const char *ref_opt;	/* --ref, or NULL */
+	char ref[1024];		/* the ref planned for (cli_remote_ref) */
+	char dbranch[1024];	/* the default branch, or "" */
 };
 
 static const char jobs_help[] =
 	"usage: ripple jobs [TARGET...] [--head REV | --worktree] [--base REV]\n"
 	"                   [--baseline-run ID] [--rules FILE] [--cache PATH]\n"
-	"                   [--json]\n"
+	"                   [--json] [--ref REF]\n"
 	"\n"
 	"List the CI jobs the target's build and test nodes are cut into: each\n"
 	"job's name (what `ripple run --job NAME` takes and a matrix entry of\n"
@@ -55,13 +57,15 @@ static const char jobs_help[] =
 
 static const char gate_help[] =
 	"usage: ripple gate [TARGET...] [--head REV] [--rules FILE]\n"
-	"                   [--cache PATH] [--json]\n"
+	"                   [--cache PATH] [--json] [--ref REF]\n"
 	"\n"
 	"Is the head commit's CI complete and green for TARGET (default: every\n"
 	"artifact and test)? Every build and test node of the closure needs an\n"
 	"ok record of the key it has at this commit (any run, any runner whose\n"
 	"records reached this cache). Prints what is missing; meant as the\n"
-	"required status check at the end of a workflow.\n"
+	"required status check at the end of a workflow. --ref REF: the ref\n"
+	"whose trust domain in the remote cache is read first (default\n"
+	"$RIPPLE_REF, else GitHub Actions' ref, else the branch).\n"
 	"\n"
 	"Exit 0 complete and green; 1 something has no ok record; 2 bad\n"
 	"arguments or rules; 3 internal or I/O errors.\n";
@@ -78,6 +82,7 @@ parse(int argc, char **argv, const struct cli_ctx *ctx, const char *cmd,
 		{ "rules", required_argument, NULL, OPT_RULES },
 		{ "cache", required_argument, NULL, OPT_CACHE },
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "ref", required_argument, NULL, OPT_REF },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -94,6 +99,7 @@ parse(int argc, char **argv, const struct cli_ctx *ctx, const char *cmd,
 		case OPT_RULES: a->po.rules_file = optarg; break;
 		case OPT_CACHE: a->cache_opt = optarg; break;
 		case OPT_JSON: a->json = 1; break;
+		case OPT_REF: a->ref_opt = optarg; break;
 		case 'h':
 			fputs(help, stdout);
 			return -1;
@@ -131,8 +137,10 @@ open_planner(const struct cli_ctx *ctx, struct ci_args *a,
 	if (rc)
 		return rc;
 	a->po.remote = a->rem.index;
-	cli_remote_ref(*repo, NULL, NULL, a->ref, sizeof(a->ref));
+	cli_remote_ref(*repo, a->ref_opt, NULL, a->ref, sizeof(a->ref));
 	a->po.ref = a->ref[0] ? a->ref : NULL;
+	cli_remote_default_branch(*repo, a->dbranch, sizeof(a->dbranch));
+	a->po.default_branch = a->dbranch[0] ? a->dbranch : NULL;
 	return cli_planner(ctx, *repo, *cache, &a->po, pl);
 }
 

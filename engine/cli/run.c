@@ -29,6 +29,7 @@
 #include "engine/run/exec.h"
 #include "engine/plan/history.h"
 #include "engine/plan/planner.h"
+#include "engine/plan/remote.h"
 #include "engine/plan/report.h"
 #include "engine/run/run.h"
 #include "engine/run/store.h"
@@ -44,15 +45,6 @@ enum {
 	RUN_EXIT_DEFERRED = 4,		/* nothing failed; GPU tests deferred */
 	RUN_EXIT_INTERRUPTED = 130,	/* Ctrl-C or SIGTERM */
 };
-
-static volatile sig_atomic_t stop_flag;
-
-static void
-on_signal(int sig)
-{
-	(void)sig;
-	stop_flag = 1;
-}
 
 static const char run_help[] =
 	"usage: ripple run [TARGET...] [-j N] [--keep-going] [--only GLOB]...\n"
@@ -89,7 +81,12 @@ static const char run_help[] =
 	"probed and must match their pins.\n"
 	"With --remote-cache URL (docs/remote-cache.md) records are looked up\n"
 	"there too, the outputs of reused nodes that a node here needs are\n"
-	"fetched, and every ok result is published.\n"
+	"fetched, and every ok result is published into the trust domain of\n"
+	"the run's ref: --ref, else $RIPPLE_REF, else refs/tags/TAG for --tag,\n"
+	"else GitHub Actions' ref (a pull request's is refs/pull/N/merge),\n"
+	"else the branch. A run whose ref is unknown publishes nothing.\n"
+	"--max-nodes N and --max-edges N raise the graph's ceilings (100000\n"
+	"nodes, 1000000 edges); the rules' policy can only lower them.\n"
 	"\n"
 	"Exit: 0 everything here ok (remote nodes are listed); 1 a node failed,\n"
 	"timed out or was blocked; 4 nothing failed but GPU tests were\n"
@@ -276,7 +273,7 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	struct exec_runner ex;
 	struct cli_run_progress pr;
 	struct run_gpu *gpus = NULL;
-	struct sigaction sa, old_int, old_term;
+	struct cli_stop_saved saved;
 	const char *env[16];
 	char logdir[4096], outdir[4096], self[4096];
 	const char *root = graph_repo_root(repo), *status;
@@ -326,7 +323,7 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	o.pass_env = (const char *const *)environ;
 	o.versions = pl->versions;
 	o.n_versions = pl->n_versions;
-	o.stop = &stop_flag;
+	o.stop = cli_stop_flag();
 	cli_run_progress_init(&pr, ctx, pl->head->graph, report);
 	o.progress = cli_run_progress_event;
 	o.progress_payload = &pr;
@@ -346,11 +343,7 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	cs.tag = a->tag;
 	run_store_cache(&cs, &store);
 	exec_runner_posix(&ex);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
+	cli_stop_catch(0, &saved);
 	/*
 	 * A reader that goes away (`ripple run | head`) must not kill the
 	 * run half-way and leave it "running": writes fail instead, and the
@@ -360,8 +353,7 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	rc = run_execute(pl->head->graph, pl->plan, &ex, &store, &o, &res,
 			 &err);
 	run_store_cache_release(&cs);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	cli_stop_restore(&saved);
 	cli_run_progress_end(&pr);
 	if (rc) {
 		cli_print_error(ctx, &err);
@@ -468,6 +460,11 @@ cli_run(int argc, char **argv, const struct cli_ctx *ctx)
 	if (rc)
 		goto done;
 	a.po.remote = a.rem.index;
+	if (a.rem.index && !a.ref && !ctx->remote_read_only && !a.dry_run)
+		cli_say(ctx, "warning", "remote cache %s: this run's ref is "
+			"unknown (a detached HEAD outside GitHub Actions), so "
+			"it publishes nothing; pass --ref REF or set RIPPLE_REF",
+			plan_remote_url(a.rem.index));
 	if (a.dry_run) {
 		rc = dry_run(ctx, &a, repo);
 		goto done;

@@ -40,6 +40,7 @@ struct run_args {
 	struct arena arena;
 	struct cli_remote rem;	/* the remote cache, or zeroed */
 	char ref_buf[1024];	/* --ref, refs/tags/TAG, or the branch */
+	char dbranch[1024];	/* the default branch, or "" */
 	char runner[256];	/* this runner's name (provenance) */
 };
 

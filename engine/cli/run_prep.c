@@ -372,5 +372,7 @@ cli_run_remote(const struct cli_ctx *ctx, struct graph_repo *repo,
 	cli_remote_ref(repo, a->ref, a->tag, a->ref_buf, sizeof(a->ref_buf));
 	a->ref = a->ref_buf[0] ? a->ref_buf : NULL;
 	a->po.ref = a->ref;
+	cli_remote_default_branch(repo, a->dbranch, sizeof(a->dbranch));
+	a->po.default_branch = a->dbranch[0] ? a->dbranch : NULL;
 	return cli_remote_open(ctx, &a->rem);
 }

@@ -44,7 +44,11 @@ fetch_dep(struct run_cache_store *s, size_t dep, struct error *err)
 	rc = cache_record_get(s->cache, s->run_id,
 			      s->ev->graph->nodes[dep].id, &rec, err);
 	if (!rc)
-		rc = run_remote_fetch(s->remote, s->root, &rec, NULL, err);
+		rc = run_remote_fetch(s->remote, s->root, &rec,
+				      (const char *const *)
+				      s->ev->graph->nodes[dep].outputs,
+				      s->ev->graph->nodes[dep].n_outputs, NULL,
+				      err);
 	cache_record_release(&rec);
 	return rc;
 }
@@ -83,6 +87,9 @@ prepare(void *payload, size_t node, struct error *err)
 	}
 	before = &s->before[node];
 	strv_release(before);
+	/* A killed fetch's temp files must not pass for outputs. */
+	run_outputs_sweep(s->root, (const char *const *)n->outputs,
+			  n->n_outputs);
 	rc = run_outputs_collect(s->root, (const char *const *)n->outputs,
 				 n->n_outputs, NULL, 1, &now, err);
 	if (!rc)
@@ -328,6 +335,18 @@ publish(struct run_cache_store *s, size_t node, int reused,
 	if (rc == ERROR_NOMEM) {
 		*err = e;
 		return rc;
+	}
+	if (rc == ERROR_UNSUPPORTED) {
+		/* 401/403: the server says this runner may not write there. */
+		plan_remote_refuse_writes(s->remote);
+		e.hint[0] = '\0';
+		error_hint(&e, "this run is read-only from here on (nothing "
+			   "more is published): writing %s needs a credential "
+			   "in RIPPLE_REMOTE_CACHE_HEADER",
+			   plan_remote_domain(s->remote)
+			   ? "this ref's trust domain"
+			   : "the trusted domain");
+		return plan_remote_fault(s->remote, &e, err);
 	}
 	error_node(&e, s->ev->graph->nodes[node].id);
 	error_hint(&e, "the node is recorded here but not published%s",

@@ -12,7 +12,10 @@
 #              entry's platform (--platform: this machine plays them all);
 #   gate       a fresh clone runs `ripple gate ci`.
 # Runs: CI at main, a pull request that rebuilds some nodes and reuses the
-# rest, and the tag v13.0.1 ending in `ripple release --dry-run`.
+# rest, and the tag v13.0.1 ending in `ripple release --dry-run`. Each run
+# has GitHub's environment (GITHUB_REF, the event and its payload), so
+# main and the tag write the trusted domain of the cache and the pull
+# request (refs/pull/1/merge, a detached merge checkout) its own.
 # Prints, per run: jobs, nodes run, nodes reused, bytes downloaded from the
 # cache, and the gate's answer. Without a GPU the GPU jobs defer their
 # tests (exit 4), so the gate names exactly those nodes; that is the
@@ -113,6 +116,22 @@ bytes_fetched() {	# GET bodies of CAS blobs served so far
 		END { print b + 0 }' "$ngx/access.log" 2>/dev/null || echo 0
 }
 
+# --- what GitHub puts in a job's environment -----------------------------
+# The event and GITHUB_REF of the workflow run, and its payload: a pull
+# request's checkout is a detached merge commit, so ripple takes the ref
+# (its trust domain in the remote cache) from here, as on GitHub.
+gh_env() {	# gh_env EVENT REF [PR-NUMBER]: export the job's environment
+	export GITHUB_ACTIONS=true GITHUB_EVENT_NAME=$1 GITHUB_REF=$2
+	export GITHUB_EVENT_PATH=$work/event.$1.json
+	if [ -n "${3:-}" ]; then
+		printf '{"number": %s, "pull_request": {"number": %s}, "repository": {"default_branch": "main"}}\n' \
+			"$3" "$3" > "$GITHUB_EVENT_PATH"
+	else
+		printf '{"repository": {"default_branch": "main"}}\n' \
+			> "$GITHUB_EVENT_PATH"
+	fi
+}
+
 # --- one workflow run -------------------------------------------------
 workflow() {	# workflow NAME REV BASE TARGET [TAG]
 	name=$1 rev=$2 base=$3 target=$4 tag=${5:-}
@@ -170,8 +189,11 @@ workflow() {	# workflow NAME REV BASE TARGET [TAG]
 
 main=$(git -C "$origin" rev-parse main)
 pr=$(git -C "$origin" rev-parse pr/bindings-12-fix)
+gh_env push refs/heads/main
 workflow main "$main" "$main~1" ci
+gh_env pull_request refs/pull/1/merge 1
 workflow pr "$pr" "$main" ci
+gh_env push refs/tags/v13.0.1
 workflow tag v13.0.1 "" 'release:bindings[root=bindings-13]' v13.0.1
 d=$(runner v13.0.1)
 (cd "$d" && "$ripple" release v13.0.1 --dry-run > "$work/release.txt") ||

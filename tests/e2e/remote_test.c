@@ -378,8 +378,10 @@ small_origin(const char *const *names, size_t n)
 }
 
 /*
- * trusted-refs: main does not reuse what a pull request's run published
- * (same keys, same server), and the branch reuses main's.
+ * trusted-refs: a pull request's run publishes into its own trust domain
+ * (URL/d/ID/ac/), so main, on the same keys and server, never finds it;
+ * another clone of the branch reuses it from that domain, and main's
+ * later records from the trusted one.
  */
 Test(e2e_remote, main_never_reuses_a_pull_requests_records)
 {
@@ -400,16 +402,24 @@ Test(e2e_remote, main_never_reuses_a_pull_requests_records)
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_expect(strstr(r.err, "published 3 nodes") != NULL, "%s", r.err);
 	t_result_release(&r);
+	cr_expect_eq(t_nginx_count(&ng, "\"PUT /d/heads-pr-evil-", 3), 3,
+		     "three AC entries in the branch's domain");
+	cr_expect_eq(t_nginx_count(&ng, "\"PUT /ac/", 0), 0,
+		     "nothing in the trusted domain");
 	r = rip("main", any, NULL);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_expect(strstr(r.out, "2 built, 0 reused") != NULL, "%s", r.out);
-	cr_expect(strstr(r.err, "1 not trusted") != NULL, "%s", r.err);
+	cr_expect(strstr(r.err, "3 looked up, 0 found;") != NULL, "%s", r.err);
 	t_result_release(&r);
+	cr_expect_eq(t_nginx_count(&ng, "\"PUT /ac/", 3), 3, "main's own");
 	r = rip("pr2", plan, NULL);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_expect(strstr(r.out, "0 build, 0 test, 3 reuse") != NULL, "%s",
 		  r.out);
-	cr_expect(strstr(r.out, "ref refs/heads/main)") != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, "this ref's domain (run") != NULL, "%s",
+		  r.out);
+	cr_expect(strstr(r.out, "ref refs/heads/pr/evil)") != NULL, "%s",
+		  r.out);
 	t_result_release(&r);
 }
 
