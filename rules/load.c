@@ -28,19 +28,6 @@ static const char *const top_keys[] = {
 	"tests", "releases", "targets", "checks", "runners", "policy", NULL,
 };
 
-int
-rules_load_value_ok(const char *s)
-{
-	if (!s[0])
-		return 0;
-	for (; *s; s++)
-		if (*s == ',' || *s == '=' || *s == '[' || *s == ']' ||
-		    *s == ' ' || *s == '\t' || *s == '\n' || *s == '*' ||
-		    *s == '?')
-			return 0;
-	return 1;
-}
-
 /* A string and where it was: sorting these keeps the first one first. */
 struct named {
 	const char *name;

@@ -188,7 +188,7 @@ int rules_dep_group(struct rules_load *L, const char *name,
 /* Every `needs: [ARTIFACT.GROUP]` names a group the artifact declares
  * (after all rules are loaded). */
 void rules_check_groups(struct rules_load *L);
-/* An axis value: non-empty, no spaces, ',', '=', '[', ']', '*', '?'. */
+/* rules/syntax.c: an axis value: non-empty, none of " ,=[]*?" or tabs. */
 int rules_load_value_ok(const char *s);
 /* `each: {from: {file, select, where, axes}}` at v (rules/each_file.c):
  * the matrix entries of a repository file as e's combinations. */
