@@ -845,3 +845,41 @@ Test(e2e_ci_rules, matrix_file_problems_are_reported_where_they_are)
 	t_rmtree(dir);
 	free(dir);
 }
+
+/* With a (fake) CUDA runtime that reports one sm_90 GPU, a GPU artifact
+ * gets its device as a GPU test would; one needing more waits (defers). */
+Test(e2e_ci_rules, a_gpu_artifact_gets_a_device_that_fits)
+{
+	static const char yml[] =
+		"version: 1\n"
+		"artifacts:\n"
+		"  docs:\n"
+		"    gpu: {count: 1, min-compute-capability: \"9.0\"}\n"
+		"    command: \"mkdir -p out && echo $$CUDA_VISIBLE_DEVICES > "
+		"out/docs\"\n"
+		"    outputs: [out/docs]\n"
+		"  big:\n"
+		"    gpu: {count: 2}\n"
+		"    command: [true]\n";
+	char *dir = make_repo(yml), *home = t_fake_cuda_home("13.0"), *text;
+	const char *run[] = { "run", "--run-id", "r1", "--json", NULL };
+	char *out;
+	json_t *doc;
+
+	setenv("CUDA_HOME", home, 1);
+	unsetenv("CUDA_VISIBLE_DEVICES");
+	out = ok(dir, 4, run);
+	doc = parse(out);
+	cr_expect_str_eq(node_field(doc, "artifact:docs", "status"), "ok",
+			 "%s", out);
+	cr_expect_str_eq(node_field(doc, "artifact:big", "status"),
+			 "deferred", "one GPU here, two needed");
+	json_decref(doc);
+	free(out);
+	text = read_rel(dir, "out/docs");
+	cr_expect_str_eq(text, "0\n", "the action was given GPU 0");
+	free(text);
+	free(home);
+	t_rmtree(dir);
+	free(dir);
+}
