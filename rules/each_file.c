@@ -26,8 +26,8 @@ int
 rules_files_read_dir(void *payload, const char *path, char **data,
 		     size_t *len, struct error *err)
 {
-	const char *dir = payload;
-	char where[PATH_RESOLVED_MAX], full[PATH_RESOLVED_MAX + 8];
+	char dir[PATH_RESOLVED_MAX], where[PATH_RESOLVED_MAX];
+	char full[2 * PATH_RESOLVED_MAX + 8];
 	size_t cap = 0, n = 0;
 	char *buf = NULL;
 	ssize_t got;
@@ -38,6 +38,9 @@ rules_files_read_dir(void *payload, const char *path, char **data,
 	if (!path[0] || path_leaves(path))
 		return error_set(err, ERROR_INVALID, "'%s' leaves the "
 				 "repository", path);
+	if (!realpath((const char *)payload, dir))
+		return error_set(err, ERROR_IO, "cannot resolve '%s': %s",
+				 (const char *)payload, strerror(errno));
 	rc = path_resolve_under(dir, path, 1, where, sizeof(where), err);
 	if (rc < 0)
 		return rc;
@@ -339,7 +342,7 @@ matrix_doc(struct rules_load *L, const struct rules_ynode *file,
 	error_init(&err);
 	if (L->files->read(L->files->payload, path, &data, &len, &err)) {
 		rules_load_error(L, file, err.hint[0] ? err.hint : NULL,
-				 "matrix file '%s': %s", path, err.msg);
+				 "matrix file: %s", err.msg);
 	} else {
 		/* Problems inside the file are reported at its lines. */
 		L->file = rules_load_strdup(L, path);
