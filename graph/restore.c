@@ -92,39 +92,6 @@ graph_repo_restore_path(struct graph_repo *repo,
 }
 
 int
-graph_repo_modified_tracked(struct graph_repo *repo, struct strv *out,
-			    struct error *err)
-{
-	git_status_options o;
-	git_status_list *list = NULL;
-	size_t i, n;
-	int rc = 0, grc;
-
-	git_status_options_init(&o, GIT_STATUS_OPTIONS_VERSION);
-	o.show = GIT_STATUS_SHOW_WORKDIR_ONLY;
-	o.flags = GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
-	grc = git_status_list_new(&list, graph_repo_git(repo), &o);
-	if (grc < 0)
-		return graph_repo_git_error(repo, grc, err,
-					    "reading the working tree status");
-	n = git_status_list_entrycount(list);
-	for (i = 0; i < n && !rc; i++) {
-		const git_status_entry *s = git_status_byindex(list, i);
-
-		if (!(s->status & (GIT_STATUS_WT_MODIFIED |
-				   GIT_STATUS_WT_DELETED |
-				   GIT_STATUS_WT_TYPECHANGE)) ||
-		    !s->index_to_workdir)
-			continue;
-		rc = strv_push(out, s->index_to_workdir->old_file.path, err);
-	}
-	git_status_list_free(list);
-	if (!rc)
-		strv_sort_unique(out);
-	return rc;
-}
-
-int
 graph_commit_file_read(void *payload, const char *path, char **data,
 		       size_t *len, struct error *err)
 {

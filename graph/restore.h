@@ -41,13 +41,36 @@ int graph_repo_restore_path(struct graph_repo *repo,
 			    struct error *err);
 
 /*
- * Every tracked file whose working-tree entry differs from the index
- * (modified, deleted, retyped; as `git status` shows unstaged changes;
- * untracked and ignored files are not listed), appended to *out, sorted.
- * Errors: repository errors, ERROR_NOMEM.
+ * A snapshot of the tracked files' stat data (lstat: size, times, inode,
+ * mode), so that the files an action changed are found by one lstat per
+ * tracked file, not by `git status` (which rehashes every racily clean
+ * file: a fresh clone's checkout and index share a second, and 20 actions
+ * in a 50,000-file repository took 15 s instead of 2.4 s). A file whose
+ * stat data changed is compared by content (its blob id) with what it held
+ * at the snapshot (the index's blob, or its content then when it already
+ * differed from the index), so rewriting identical bytes is no change.
  */
-int graph_repo_modified_tracked(struct graph_repo *repo, struct strv *out,
-				struct error *err);
+struct graph_tracked;
+
+/*
+ * Take the snapshot of the tracked files of the index (stage 0, no
+ * submodules) that are in `only` (sorted; NULL: all of them). *out is new
+ * (graph_tracked_free). Errors: repository errors, ERROR_NOMEM.
+ */
+int graph_tracked_snapshot(struct graph_repo *repo, const struct strv *only,
+			   struct graph_tracked **out, struct error *err);
+
+/*
+ * Append to *out the tracked files whose content, kind or executable bit
+ * changed since the snapshot (or since they were last reported; a file
+ * is reported once per change), in index order (sorted). Errors:
+ * ERROR_NOMEM; a file that cannot be read counts as changed.
+ */
+int graph_tracked_changed(struct graph_repo *repo, struct graph_tracked *t,
+			  struct strv *out, struct error *err);
+
+/* Free. Accepts NULL. */
+void graph_tracked_free(struct graph_tracked *t);
 
 /* A commit's files for the rules (struct rules_files' payload). */
 struct graph_commit_files {

@@ -22,6 +22,7 @@
 #include "graph/outputs.h"
 #include "graph/repo.h"
 #include "graph/restore.h"
+#include "graph/source.h"
 #include "base/banned.h"
 
 /* A declared file's content when a --worktree run began. */
@@ -33,7 +34,7 @@ struct snapshot {
 };
 
 struct run_rewrites {
-	struct strv before;	/* tracked files modified at the start */
+	struct graph_tracked *tracked;	/* stat snapshot of tracked files */
 	struct strv declared;	/* every rewrites: path of the plan */
 	struct strv named;	/* files already blamed on a node */
 	struct snapshot *snaps;	/* worktree runs: one per declared path */
@@ -59,7 +60,7 @@ run_rewrites_free(struct run_rewrites *rw)
 
 	if (!rw)
 		return;
-	strv_release(&rw->before);
+	graph_tracked_free(rw->tracked);
 	strv_release(&rw->declared);
 	strv_release(&rw->named);
 	for (i = 0; i < rw->n_snaps; i++)
@@ -121,25 +122,41 @@ run_rewrites_begin(struct eval *ev, const struct plan *p,
 {
 	const struct graph *g = ev->graph;
 	struct run_rewrites *rw = mem_calloc(1, sizeof(*rw));
+	struct strv watch;
 	size_t i, k;
 	int rc = 0;
 
 	*out = NULL;
 	if (!rw)
 		return error_set(err, ERROR_NOMEM, "out of memory");
-	strv_init(&rw->before, 1);
 	strv_init(&rw->declared, 1);
 	strv_init(&rw->named, 1);
-	for (i = 0; !rc && i < g->n_nodes; i++)
-		if (p->in_closure[i] &&
-		    (p->items[i].decision == PLAN_BUILD ||
-		     p->items[i].decision == PLAN_TEST))
-			for (k = 0; !rc && k < g->nodes[i].n_rewrites; k++)
-				rc = strv_push(&rw->declared,
-					       g->nodes[i].rewrites[k], err);
+	strv_init(&watch, 1);
+	for (i = 0; !rc && i < g->n_nodes; i++) {
+		const struct graph_node *n = &g->nodes[i];
+
+		if (!p->in_closure[i] || (p->items[i].decision != PLAN_BUILD &&
+					  p->items[i].decision != PLAN_TEST))
+			continue;
+		for (k = 0; !rc && k < n->n_rewrites; k++)
+			rc = strv_push(&rw->declared, n->rewrites[k], err);
+		/* Only what some node to run reads can make a record
+		 * wrong: the files its inputs claim. */
+		for (k = 0; !rc && k < n->n_inputs; k++) {
+			const struct graph_source_state *st;
+			size_t f;
+
+			rc = eval_input_state(ev, &n->inputs[k], &st, err);
+			for (f = 0; !rc && f < st->n_files; f++)
+				rc = strv_push(&watch, st->files[f].path, err);
+		}
+	}
 	strv_sort_unique(&rw->declared);
+	strv_sort_unique(&watch);
 	if (!rc)
-		rc = graph_repo_modified_tracked(ev->repo, &rw->before, err);
+		rc = graph_tracked_snapshot(ev->repo, &watch, &rw->tracked,
+					    err);
+	strv_release(&watch);
 	if (!rc && ev->worktree && rw->declared.n) {
 		rw->snaps = mem_calloc(rw->declared.n, sizeof(*rw->snaps));
 		if (!rw->snaps)
@@ -209,13 +226,12 @@ run_rewrites_end(struct run_rewrites *rw, struct eval *ev, size_t node,
 		rc = restore(rw, ev, n->rewrites[i], err);
 	if (rc)
 		return rc;
-	rc = graph_repo_modified_tracked(ev->repo, &now, err);
+	rc = graph_tracked_changed(ev->repo, rw->tracked, &now, err);
 	buf_init(&list, 0);
 	for (i = 0; !rc && i < now.n; i++) {
 		const char *path = now.v[i];
 
-		if (find(&rw->before, path) >= 0 ||
-		    find(&rw->declared, path) >= 0 ||
+		if (find(&rw->declared, path) >= 0 ||
 		    find(&rw->named, path) >= 0 || an_output(ev->graph, path))
 			continue;
 		rc = strv_push(&rw->named, path, err);

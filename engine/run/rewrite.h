@@ -8,12 +8,13 @@
  * node runs is named, and that node fails: its record would claim the
  * commit while later nodes build from other content.
  *
- * Design: one `git status` (libgit2, unstaged changes of tracked files;
- * untracked files are not read) when the run's first action starts, and
- * one after each action; files modified before the run began, files some
- * node declares in `rewrites:`, and files matching some node's `outputs:`
- * (a node writes, and ripple removes, its own outputs, tracked or not)
- * are never blamed on a node. With
+ * Design: a stat snapshot of the index's files when the run's first
+ * action starts, and one lstat per tracked file after each action (a
+ * changed one is compared by content: graph/restore.h says why not `git
+ * status`); changes made before the run began, files some node declares
+ * in `rewrites:`, and files matching some node's `outputs:` (a node
+ * writes, and ripple removes, its own outputs, tracked or not) are never
+ * blamed on a node. With
  * several actions at once a change is blamed on the first to end.
  */
 #ifndef RIPPLE_ENGINE_RUN_REWRITE_H
@@ -27,8 +28,8 @@ struct plan;
 struct run_rewrites;
 
 /*
- * Begin watching (before the first action): the tracked files already
- * modified, every path the plan's build and test nodes declare in
+ * Begin watching (before the first action): the tracked files' stat
+ * snapshot, every path the plan's build and test nodes declare in
  * `rewrites:`, and, in a --worktree run, those files' contents now. On
  * success *out is new (run_rewrites_free). Errors: repository errors,
  * ERROR_IO (a declared file cannot be read), ERROR_NOMEM.

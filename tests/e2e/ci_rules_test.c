@@ -883,3 +883,39 @@ Test(e2e_ci_rules, a_gpu_artifact_gets_a_device_that_fits)
 	t_rmtree(dir);
 	free(dir);
 }
+
+Test(e2e_ci_rules, rewriting_the_same_bytes_or_an_earlier_edit_is_no_change)
+{
+	static const char yml[] =
+		"version: 1\n"
+		"sources:\n"
+		"  src: {paths: [\"src/**\"]}\n"
+		"artifacts:\n"
+		"  lib:\n"
+		"    inputs: [src]\n"
+		"    command: \"cp src/lib.txt lib.tmp && mv lib.tmp "
+		"src/lib.txt && touch src/lib.txt\"\n";
+	char *dir = make_repo(yml);
+	const char *run1[] = { "run", "--run-id", "r1", "--json", NULL };
+	const char *run2[] = { "run", "--run-id", "r2", "--worktree",
+			       "--reuse", "none", "--json", NULL };
+	char *out;
+	json_t *doc;
+
+	out = ok(dir, 0, run1);
+	doc = parse(out);
+	cr_expect_str_eq(node_field(doc, "artifact:lib", "status"), "ok",
+			 "a new inode and time, the same bytes: %s", out);
+	json_decref(doc);
+	free(out);
+	/* An edit made before the run is the run's starting point. */
+	t_write(dir, "src/lib.txt", "edited before the run\n");
+	out = ok(dir, 0, run2);
+	doc = parse(out);
+	cr_expect_str_eq(node_field(doc, "artifact:lib", "status"), "ok",
+			 "%s", out);
+	json_decref(doc);
+	free(out);
+	t_rmtree(dir);
+	free(dir);
+}
