@@ -919,3 +919,23 @@ Test(e2e_ci_rules, rewriting_the_same_bytes_or_an_earlier_edit_is_no_change)
 	t_rmtree(dir);
 	free(dir);
 }
+
+Test(e2e_ci_rules, ripple_record_keeps_output_group_digests)
+{
+	char *dir = groups_repo(), *out;
+	const char *record[] = { "record", "--run", "x1", "--node",
+				 "artifact:libfoo", "--status", "ok",
+				 "--artifact", "out/lib/foo.h", "--artifact",
+				 "out/tests/test_foo.c", NULL };
+	const char *export[] = { "cache", "export", "--run", "x1", NULL };
+
+	t_write(dir, "out/lib/foo.h", "int foo(void);\n");
+	t_write(dir, "out/tests/test_foo.c", "int main(void) {}\n");
+	free(ok(dir, 0, record));
+	out = ok(dir, 0, export);
+	cr_expect_not_null(strstr(out, "ripple.output.lib"), "%s", out);
+	cr_expect_not_null(strstr(out, "ripple.output.tests"), "%s", out);
+	free(out);
+	t_rmtree(dir);
+	free(dir);
+}
