@@ -8,9 +8,15 @@
  * Design choices and the numbers behind them:
  * - Nothing the server sends is trusted. A CAS blob is hashed (SHA-256) and
  *   counted while it streams to a temporary file next to its destination
- *   and renamed into place only when digest and size match; a body larger
- *   than expected is cut off. AC entries are size-capped (REMOTE_AC_MAX)
- *   and every path and digest in them is checked before the caller sees it.
+ *   and placed only when digest and size match (the caller places a whole
+ *   node's set only after its output digest matched too: base/place.h); a
+ *   body larger than expected is cut off. AC entries are size-capped
+ *   (REMOTE_AC_MAX) and every path and digest in them is checked before
+ *   the caller sees it.
+ * - Every request is bounded: connect 10 s, 600 s in all, cut off below
+ *   1 KiB/s for 30 s (REMOTE_OPTIONS_INIT; --remote-timeout and
+ *   --remote-low-speed), and a stop flag set by a signal handler ends
+ *   transfers at once (remote_options.cancel): no global state.
  * - A 404 is a miss, never an error. Connection failures, timeouts and 5xx
  *   answers are retried (REMOTE_OPTIONS_INIT: 2 retries, 200 ms backoff,
  *   doubling) and then reported naming the server, the request and the
@@ -245,10 +251,12 @@ int remote_cas_has(struct remote *r, const struct remote_digest *d,
 
 /*
  * Upload n files to the CAS: hash each (or take digests[i] when digests is
- * not NULL), ask which the server has (one parallel HEAD batch), then PUT
- * the others in parallel. Each file is hashed again while it is sent; one
- * that changed in between is an ERROR_CONFLICT naming it. out (may be
- * NULL) receives the n digests. Errors: ERROR_UNSUPPORTED (read-only),
+ * not NULL), then PUT them all in parallel, also those the server may
+ * already hold (a blob present with the right size can be garbage PUT at
+ * a predictable digest: the upload replaces it; only the empty blob is
+ * never sent). Each file is hashed again while it is sent; one that
+ * changed in between is an ERROR_CONFLICT naming it. out (may be NULL)
+ * receives the n digests. Errors: ERROR_UNSUPPORTED (read-only),
  * ERROR_NOT_FOUND / ERROR_IO (a file), ERROR_IO (the server).
  */
 int remote_cas_put_files(struct remote *r, const char *const *paths,
@@ -256,8 +264,8 @@ int remote_cas_put_files(struct remote *r, const char *const *paths,
 			 struct remote_digest *out, struct error *err);
 
 /*
- * Upload n bytes at p to the CAS (skipped when HEAD finds them); *out (may
- * be NULL) receives their digest. Errors as remote_cas_put_files.
+ * Upload n bytes at p to the CAS (always, as remote_cas_put_files); *out
+ * (may be NULL) receives their digest. Errors as remote_cas_put_files.
  */
 int remote_cas_put_buf(struct remote *r, const void *p, size_t n,
 		       struct remote_digest *out, struct error *err);

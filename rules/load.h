@@ -108,7 +108,8 @@ int rules_load_name(struct rules_load *L, const struct rules_ynode *n,
 
 /*
  * Check a gitignore-style path pattern (`paths`, `exclude`, `outputs`,
- * `ignore`): non-empty, relative, no `..` components, every `[` closed.
+ * `ignore`): non-empty, relative, no `..` components, every `[` closed,
+ * no control characters.
  * Reports at n and returns -1 when malformed.
  */
 int rules_syntax_pattern(struct rules_load *L, const struct rules_ynode *n,
@@ -120,6 +121,15 @@ int rules_syntax_pattern(struct rules_load *L, const struct rules_ynode *n,
  */
 void rules_load_globs(struct rules_load *L, const struct rules_ynode *n,
 		      const char *field, const char ***out, size_t *n_out);
+
+/*
+ * Refuse a control character (base/path.h path_control_char) in a path
+ * or path pattern `s` of `field` ("outputs", "cwd", "path", ...),
+ * reported at n with the character escaped. Returns -1 after reporting,
+ * else 0. rules_syntax_pattern calls it for every pattern.
+ */
+int rules_syntax_path_chars(struct rules_load *L, const struct rules_ynode *n,
+			    const char *field, const char *s);
 
 /* A glob over names or tags: non-empty, every `[` closed. */
 int rules_syntax_glob(struct rules_load *L, const struct rules_ynode *n,
@@ -188,7 +198,8 @@ int rules_dep_group(struct rules_load *L, const char *name,
 /* Every `needs: [ARTIFACT.GROUP]` names a group the artifact declares
  * (after all rules are loaded). */
 void rules_check_groups(struct rules_load *L);
-/* rules/syntax.c: an axis value: non-empty, none of " ,=[]*?" or tabs. */
+/* rules/syntax.c: an axis value: non-empty, none of " ,=[]*?", no
+ * control characters. */
 int rules_load_value_ok(const char *s);
 /* `each: {from: {file, select, where, axes}}` at v (rules/each_file.c):
  * the matrix entries of a repository file as e's combinations. */
