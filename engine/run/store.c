@@ -448,7 +448,6 @@ record_finished(struct run_cache_store *s, size_t node, struct run_node *rn,
 	if (s->rewrites) {
 		/* Declared files back as committed; others named. */
 		char why[sizeof(rn->message)];
-
 		struct error rerr;
 
 		error_init(&rerr);
