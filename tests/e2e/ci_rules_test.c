@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tests/support/nginx.h"
 #include "tests/support/support.h"
 
 static char *
@@ -936,6 +937,41 @@ Test(e2e_ci_rules, ripple_record_keeps_output_group_digests)
 	cr_expect_not_null(strstr(out, "ripple.output.lib"), "%s", out);
 	cr_expect_not_null(strstr(out, "ripple.output.tests"), "%s", out);
 	free(out);
+	t_rmtree(dir);
+	free(dir);
+}
+
+/* A remote cache (nginx with WebDAV on loopback) holds the records and
+ * outputs of a run with credentials passed through: none of the values. */
+Test(e2e_ci_rules, pass_env_values_never_reach_the_remote_cache,
+     .timeout = 120)
+{
+	struct t_nginx ng;
+	char why[256], *dir, *out;
+	struct run_result r;
+
+	if (!t_nginx_program())
+		cr_skip_test("nginx is not installed");
+	if (t_nginx_start(&ng, why, sizeof(why)))
+		cr_skip_test("%s", why);
+	dir = make_repo(pass_yml);
+	setenv("GH_TOKEN", TOKEN, 1);
+	setenv("SCCACHE_BUCKET", BUCKET, 1);
+	{
+		const char *run[] = { "run", "--run-id", "r1",
+				      "--remote-cache", ng.url, "--json",
+				      NULL };
+
+		out = ok(dir, 0, run);
+		cr_expect_null(strstr(out, TOKEN));
+		free(out);
+	}
+	r = t_sh(ng.root, "find . -type f | wc -l");
+	cr_expect_neq(atoi(r.out), 0, "the run published to the cache");
+	t_result_release(&r);
+	expect_nowhere(ng.root, ".", TOKEN);
+	expect_nowhere(ng.root, ".", BUCKET);
+	t_nginx_free(&ng);
 	t_rmtree(dir);
 	free(dir);
 }
