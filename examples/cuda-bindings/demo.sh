@@ -173,7 +173,7 @@ heading "Is a tag releasable? (ripple release TAG --dry-run)"
 note "Each check on one line; then the artifacts that would be published," \
 	"each recorded by the tag's run, with the tag's version. The release" \
 	"reads every file it would publish (here from the tag's uploads)."
-show 13 0 release v13.0.1 --dry-run --artifacts .ripple/uploads/v13.0.1
+show 100 0 release v13.0.1 --dry-run --artifacts .ripple/uploads/v13.0.1
 grep -q '^release v13.0.1: ' "$log" || fail "no release line for v13.0.1"
 note "" "The maintenance line, from its own tag family:"
 show 10 0 release v12.9.9 --dry-run --artifacts .ripple/uploads/v12.9.9
