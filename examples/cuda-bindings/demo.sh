@@ -175,8 +175,9 @@ note "Each check on one line; then the artifacts that would be published," \
 	"reads every file it would publish (here from the tag's uploads)."
 show 100 0 release v13.0.1 --dry-run --artifacts .ripple/uploads/v13.0.1
 grep -q '^release v13.0.1: ' "$log" || fail "no release line for v13.0.1"
-note "" "The maintenance line, from its own tag family:"
-show 10 0 release v12.9.9 --dry-run --artifacts .ripple/uploads/v12.9.9
+note "" "The maintenance line, from its own tag family (its checks; its" \
+	"artifact table is like the one above):"
+show 11 0 release v12.9.9 --dry-run --artifacts .ripple/uploads/v12.9.9
 note "" "A non-canonical spelling of a version fails (and no CI ran there):"
 git tag v13.0.01 pr/bindings-13-change
 show 10 1 release v13.0.01 --dry-run

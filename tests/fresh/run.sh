@@ -129,26 +129,45 @@ fresh() {
 
 # inroot ROOT CMD: run CMD with sh -c as root in /root/ripple of ROOT, a
 # clean environment (what a login shell on a new machine has), output to
-# stdout and the log; sets $rc and $secs
+# stdout as it comes and to the log; sets $rc and $secs
 inroot() {
 	t=$(now)
-	rc=0
-	chroot "$1" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
+	{ chroot "$1" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
 	    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-	    nice sh -c "cd /root/ripple && $2" > "$roots/out.$$" 2>&1 || rc=$?
+	    nice sh -c "cd /root/ripple && $2" 2>&1
+	  echo $? > "$roots/rc.$$"; } | tee "$roots/last.out"
+	rc=$(cat "$roots/rc.$$")
+	rm -f "$roots/rc.$$"
 	secs=$(($(now) - t))
-	cat "$roots/out.$$" >> "$log"
-	cat "$roots/out.$$"
-	mv "$roots/out.$$" "$roots/last.out"
+	cat "$roots/last.out" >> "$log"
 }
 
-# apt_figures FILE: "N packages, SIZE" from configure's apt lines in FILE
+# steps N ROOT CMD...: the README's "CMD1 && CMD2 && ...", one inroot per
+# command (for a time each); sets $rc, $secs (the total) and $times
+steps() {
+	n=$1 r=$2
+	shift 2
+	total=0 times="" all=$roots/$suite.step$n
+	: > "$all"
+	for c in "$@"; do
+		say "  \$ $c"
+		inroot "$r" "$c"
+		cat "$roots/last.out" >> "$all"
+		total=$((total + secs))
+		times="$times${times:+, }$c $secs s"
+		[ "$rc" = 0 ] || break
+	done
+	secs=$total
+}
+
+# apt_figures FILE: the sums of configure's figure lines in FILE,
+# "configure: WHAT: N packages installed (SIZE downloaded) in T s"
 apt_figures() {
-	awk '/newly installed/ { n += $3 }
-	    /Need to get / { s = $4; u = $5; sub(/\/.*/, "", s)
+	sed -n 's/^configure: .*: \([0-9]*\) packages installed (\(.*\) downloaded) in \([0-9]*\) s$/\1 \2 \3/p' "$1" |
+	awk '{ n += $1; t += $4; s = $2; u = $3; sub(/,/, "", s)
 		if (u == "kB") s /= 1000; if (u == "B") s /= 1e6
-		if (u == "GB") s *= 1000; mb += s }
-	    END { printf "%d packages, %.0f MB downloaded\n", n, mb }' "$1"
+		if (u == "GB") s *= 1000; if ($2 != "nothing") mb += s }
+	    END { printf "%d packages, %.0f MB downloaded, %d s\n", n, mb, t }'
 }
 
 fresh "$root"
@@ -160,24 +179,21 @@ say "cloned $(git -C "$top" rev-parse --short HEAD) into /root/ripple"
 
 before=$(npkgs "$root")
 say "1. ./configure && ninja && examples/cuda-bindings/demo.sh"
-inroot "$root" './configure && ninja && examples/cuda-bindings/demo.sh'
-rc1=$rc secs1=$secs
-cp "$roots/last.out" "$roots/$suite.step1"
+steps 1 "$root" ./configure ninja examples/cuda-bindings/demo.sh
+rc1=$rc secs1=$secs times1=$times
 after=$(npkgs "$root")
-say "step 1 exit $rc1 in $secs1 s"
+say "step 1 exit $rc1 in $secs1 s ($times1)"
 
 say "2. ./configure && ninja check"
-inroot "$root" './configure && ninja check'
-rc2=$rc secs2=$secs
-cp "$roots/last.out" "$roots/$suite.step2"
-say "step 2 exit $rc2 in $secs2 s"
+steps 2 "$root" ./configure "ninja check"
+rc2=$rc secs2=$secs times2=$times
+say "step 2 exit $rc2 in $secs2 s ($times2)"
 
 rc3=skipped secs3=0
 if [ "$ci" = yes ]; then
 	say "3. bash .ci/run"
-	inroot "$root" 'bash .ci/run'
+	steps 3 "$root" "bash .ci/run"
 	rc3=$rc secs3=$secs
-	cp "$roots/last.out" "$roots/$suite.step3"
 	say "step 3 exit $rc3 in $secs3 s"
 fi
 
@@ -236,15 +252,17 @@ say "== figures for $suite ($(git -C "$top" rev-parse --short HEAD)," \
 say "base root: $before packages; after step 1: $after" \
     "($((after - before)) installed)"
 say "configure's apt: $(apt_figures "$roots/$suite.step1")"
-grep -h '^configure: apt-get done\|^configure: installed\|^configure: npm' \
+grep -h 'packages installed (\|^configure: node \|^configure: fuzzing\|^configure: no \|npm ci put' \
     "$roots/$suite.step1" | sed 's/^/fresh:   /' || true
-say "step 1 (configure, ninja, demo): exit $rc1, $secs1 s"
-grep -h 'demo: .* s\b\|^Done\.' "$roots/$suite.step1" | sed 's/^/fresh:   /' ||
-    true
-say "step 2 (configure, ninja check): exit $rc2, $secs2 s"
-grep -hE '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$|^skip' \
-    "$roots/$suite.step2" | sed 's/^/fresh:   /' || true
+say "step 1: exit $rc1, $secs1 s ($times1)"
+say "step 2: exit $rc2, $secs2 s ($times2)"
+awk '/^check: skipped/ { on = 1 } on { print }
+    /^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$/ { on = 0 }' \
+    "$roots/$suite.step2" | cut -c1-150 | sed 's/^/fresh:   /'
+grep -h 'Synthesis' "$roots/$suite.step2" | sed 's/^/fresh:   /' || true
 say "step 3 (bash .ci/run): exit $rc3, $secs3 s"
+grep -hE '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$|Synthesis' \
+    "$roots/$suite.step3" 2>/dev/null | sed 's/^/fresh:   /' || true
 say "step 4 (runtime packages): exit $rc4"
 [ "$rc1" = 0 ] && [ "$rc2" = 0 ] &&
     { [ "$rc3" = 0 ] || [ "$rc3" = skipped ]; } &&
