@@ -6,8 +6,9 @@
 # runners (one per platform) sharing one run, plan and run a pull request
 # against it (reuse, rebuild, early cutoff, `why`), run CI at two release
 # tags, and ask whether each tag is releasable. The demo's "builds" are tiny
-# shell scripts; the whole thing takes about 20 s on an idle two-core
-# machine (some 30 s of CPU time). Builds nothing of ripple
+# shell scripts; the whole thing takes about 9 s of CPU time, about that
+# much wall time on an idle machine and minutes on a busy one (README.md
+# has measured figures). Builds nothing of ripple
 # itself: run `./configure && ninja` first. RIPPLE (default build/ripple
 # next to this checkout) picks the binary. Exits non-zero when a step does
 # not do what it should.

@@ -91,7 +91,8 @@ umount_all() {
 	for m in $mounted; do umount -l "$m" 2>/dev/null || true; done
 	mounted=""
 }
-trap umount_all EXIT INT TERM
+trap umount_all EXIT
+trap 'umount_all; exit 130' INT TERM
 
 # rmroot ROOT: unmount what is mounted under ROOT (a run killed before its
 # trap leaves /proc and /dev there), then remove it, never crossing into a
