@@ -45,7 +45,7 @@ while [ $# -gt 0 ]; do
 	--runtime) runtime=yes ;;
 	--rebase) rebase=yes ;;
 	--keep) ;;
-	-h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "fresh: unknown option '$1'" >&2; exit 2 ;;
 	*) break ;;
 	esac
