@@ -133,14 +133,15 @@ fresh() {
 # stdout as it comes and to the log; sets $rc and $secs
 inroot() {
 	t=$(now)
-	{ chroot "$1" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
+	{ r=0
+	  chroot "$1" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
 	    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-	    nice sh -c "cd /root/ripple && $2" 2>&1
-	  echo $? > "$roots/rc.$$"; } | tee "$roots/last.out"
-	rc=$(cat "$roots/rc.$$")
-	rm -f "$roots/rc.$$"
+	    nice sh -c "cd /root/ripple && $2" 2>&1 || r=$?
+	  echo "$r" > "$roots/$suite.rc"; } | tee "$roots/$suite.last"
+	rc=$(cat "$roots/$suite.rc")
+	rm -f "$roots/$suite.rc"
 	secs=$(($(now) - t))
-	cat "$roots/last.out" >> "$log"
+	cat "$roots/$suite.last" >> "$log"
 }
 
 # steps N ROOT CMD...: the README's "CMD1 && CMD2 && ...", one inroot per
@@ -153,7 +154,7 @@ steps() {
 	for c in "$@"; do
 		say "  \$ $c"
 		inroot "$r" "$c"
-		cat "$roots/last.out" >> "$all"
+		cat "$roots/$suite.last" >> "$all"
 		total=$((total + secs))
 		times="$times${times:+, }$c $secs s"
 		[ "$rc" = 0 ] || break
