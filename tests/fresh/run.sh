@@ -177,7 +177,8 @@ say "root $root ($suite, $(npkgs "$root") packages)"
 # A fresh clone of this checkout's HEAD; git inside the root comes from
 # ./configure, as on a user's machine.
 git clone -q --no-hardlinks "$top" "$root/root/ripple"
-say "cloned $(git -C "$top" rev-parse --short HEAD) into /root/ripple"
+commit=$(git -C "$root/root/ripple" rev-parse --short HEAD)
+say "cloned $commit into /root/ripple"
 
 before=$(npkgs "$root")
 say "1. ./configure && ninja && examples/cuda-bindings/demo.sh"
@@ -249,7 +250,7 @@ EOS
 fi
 umount_all
 
-say "== figures for $suite ($(git -C "$top" rev-parse --short HEAD)," \
+say "== figures for $suite ($commit," \
     "$(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
 say "base root: $before packages; after step 1: $after" \
     "($((after - before)) installed)"
