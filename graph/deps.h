@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 
+#include "graph/limits.h"
 #include "rules/rules.h"
 
 struct error;
@@ -25,11 +26,13 @@ int graph_error_at(struct error *err, const struct rules *r,
 /*
  * Fill inputs and deps of every node (n of them, sorted by id). Matrix
  * rule: shared axes agree, `where:` entries narrow or map, other axes fan
- * in. Errors: ERROR_INVALID with file:line:col of the dependency when no
- * instance matches; ERROR_NOMEM.
+ * in. At most `max_edges` deps in all (after duplicates merge), counted
+ * before they are stored. Errors: ERROR_INVALID with file:line:col of the
+ * dependency when no instance matches, or past max_edges
+ * (graph_caps_edges_error); ERROR_NOMEM.
  */
 int graph_deps_resolve(struct graph *g, struct graph_node *nodes, size_t n,
-		       struct error *err);
+		       const struct graph_caps *caps, struct error *err);
 
 /*
  * Copy the nodes into g->nodes in topological order (dependencies first,
@@ -38,5 +41,11 @@ int graph_deps_resolve(struct graph *g, struct graph_node *nodes, size_t n,
  */
 int graph_topo_sort(struct graph *g, struct graph_node *nodes, size_t n,
 		    struct error *err);
+
+/*
+ * graph/groups.c: after the topological sort, set n->dep_groups of every
+ * node whose rule needs an output group. Returns 0 or ERROR_NOMEM.
+ */
+int graph_dep_groups(struct graph *g, struct error *err);
 
 #endif

@@ -74,10 +74,22 @@ struct graph_node {
 	const char *version_group;	/* artifacts: the rule's version-group
 					   expanded (nodes with equal names
 					   rebuild together), or NULL */
+	const char *container_image;	/* the rule's container: image
+					   expanded (keyed), or NULL */
+	const char *container_options;	/* its options expanded, or NULL */
+	const char **rewrites;		/* the rule's rewrites: expanded,
+					   repository-relative, sorted */
+	size_t n_rewrites;
 	struct graph_input *inputs;	/* sorted by name */
 	size_t n_inputs;
 	size_t *deps;			/* upstream node indices, sorted by id */
 	size_t n_deps;
+	const char **dep_groups;	/* parallel to deps: the output
+					   groups of that upstream this node
+					   needs (`needs: [libfoo.lib]`),
+					   sorted, ','-joined ("lib,tests"),
+					   NULL for its whole output; NULL
+					   when no dependency names a group */
 	size_t *rdeps;			/* downstream node indices, by id */
 	size_t n_rdeps;
 };
@@ -91,6 +103,24 @@ struct graph {
 };
 
 /*
+ * Ceilings on a graph's size that the rules cannot raise (issue 22): the
+ * rules' `policy: {max-nodes, max-edges}` may only lower them; a command's
+ * --max-nodes / --max-edges raises them. 100,000 nodes plan in seconds
+ * (about 2 KB each); an edge (one node needing another) costs about 130
+ * bytes in a plan, so 10^6 edges stay near 130 MB where 36 M edges took
+ * 4.7 GB. Nodes are bounded before expansion (the product of axis sizes)
+ * and edges while they are resolved, so a graph past either never takes
+ * the memory it would need.
+ */
+#define GRAPH_MAX_NODES_DEFAULT 100000ULL
+#define GRAPH_MAX_EDGES_DEFAULT 1000000ULL
+
+struct graph_limits {
+	unsigned long long max_nodes;	/* 0: GRAPH_MAX_NODES_DEFAULT */
+	unsigned long long max_edges;	/* 0: GRAPH_MAX_EDGES_DEFAULT */
+};
+
+/*
  * Expand `rules` into a graph. The graph borrows `rules` (keep it alive).
  * On success *out is a new graph (free with graph_free). Errors:
  * ERROR_INVALID with the rule's file:line:col for a template naming an
@@ -100,6 +130,19 @@ struct graph {
  */
 int graph_build(const struct rules *rules, struct graph **out,
 		struct error *err);
+
+/*
+ * graph_build under `limits` (NULL: the default ceilings), each lowered
+ * to the rules' policy max-nodes / max-edges where those are lower. Past
+ * a limit: ERROR_INVALID at the rule that fans out most, naming the
+ * count, the limit and, for a ceiling, the flag that raises it
+ * (--max-nodes, --max-edges). Nodes are counted from the axis sizes
+ * before any is made; edges as they are resolved, before they are
+ * stored. graph_build is graph_build_limited with NULL.
+ */
+int graph_build_limited(const struct rules *rules,
+			const struct graph_limits *limits, struct graph **out,
+			struct error *err);
 
 /* Free a graph. Accepts NULL. */
 void graph_free(struct graph *g);
@@ -122,6 +165,21 @@ const char *graph_node_axis(const struct graph_node *n, const char *axis);
 int graph_select(const struct graph *g, const char *const *targets, size_t n,
 		 unsigned char *selected, unsigned char *closure,
 		 struct error *err);
+
+/*
+ * The outputs of group `group` of artifact node n (`outputs: {lib: [...]}`
+ * of its rule): *first and *count index n->outputs. Returns 0, or -1 when
+ * the rule declares no such group.
+ */
+int graph_node_group_outputs(const struct graph_node *n, const char *group,
+			     size_t *first, size_t *count);
+
+/*
+ * 1 when a container image reference is pinned by digest (ends in
+ * "@sha256:" and 64 lowercase hex digits), else 0: a tag such as
+ * "rapidsai/ci-conda:26.06-cuda12.9" may move to other bytes.
+ */
+int graph_image_pinned(const char *image);
 
 /* "artifact", "test" or "release". */
 const char *graph_node_kind_name(enum graph_node_kind kind);

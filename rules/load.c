@@ -13,9 +13,11 @@
 #include <unistd.h>
 
 #include "base/arena.h"
+#include "base/buf.h"
 #include "base/error.h"
 #include "base/file.h"
 #include "base/mem.h"
+#include "base/path.h"
 #include "base/spell.h"
 #include "rules/load.h"
 #include "rules/yaml.h"
@@ -27,19 +29,6 @@ static const char *const top_keys[] = {
 	"version", "toolkits", "roots", "sources", "axes", "artifacts",
 	"tests", "releases", "targets", "checks", "runners", "policy", NULL,
 };
-
-static int
-value_ok(const char *s)
-{
-	if (!s[0])
-		return 0;
-	for (; *s; s++)
-		if (*s == ',' || *s == '=' || *s == '[' || *s == ']' ||
-		    *s == ' ' || *s == '\t' || *s == '\n' || *s == '*' ||
-		    *s == '?')
-			return 0;
-	return 1;
-}
 
 /* A string and where it was: sorting these keeps the first one first. */
 struct named {
@@ -112,13 +101,22 @@ load_axis(struct rules_load *L, const struct rules_ynode *k,
 		return;
 	if (!ax->n_values)
 		rules_load_error(L, vals, NULL, "axis '%s' has no values", k->str);
-	for (i = 0; i < ax->n_values; i++)
-		if (!value_ok(ax->values[i]))
+	for (i = 0; i < ax->n_values; i++) {
+		struct buf text = BUF_INIT;
+
+		if (rules_load_value_ok(ax->values[i]))
+			continue;
+		if (path_escape_controls(&text, ax->values[i], NULL))
+			rules_load_nomem(L);
+		else
 			rules_load_error(L, vals->items[i],
-					 "values have no spaces, ',', '=', "
-					 "'[', ']', '*' or '?'",
+					 "values have no spaces, control "
+					 "characters, ',', '=', '[', ']', '*' "
+					 "or '?'",
 					 "invalid value '%s' of axis '%s'",
-					 ax->values[i], k->str);
+					 text.data, k->str);
+		buf_release(&text);
+	}
 	/* Sorted, not pairwise: an axis may have 100,000 values. */
 	sorted = mem_alloc((ax->n_values + 1) * sizeof(*sorted));
 	if (!sorted) {
@@ -151,7 +149,7 @@ load_policy(struct rules_load *L, const struct rules_ynode *v)
 {
 	static const char *const keys[] = {
 		"unclaimed-paths", "ignore", "reuse", "max-nodes",
-		"reuse-versions", "trusted-refs", NULL,
+		"max-edges", "reuse-versions", "trusted-refs", NULL,
 	};
 	static const char *const unclaimed[] = { "rebuild-all", "ignore" };
 	static const char *const reuse[] = { "baseline", "any", "none" };
@@ -190,6 +188,10 @@ load_policy(struct rules_load *L, const struct rules_ynode *v)
 	if (f)
 		rules_load_uint(L, f, "max-nodes", 1, RULES_MAX_NODES_LIMIT,
 				&p->max_nodes);
+	f = rules_ynode_get(v, "max-edges");
+	if (f)
+		rules_load_uint(L, f, "max-edges", 1, RULES_MAX_EDGES_LIMIT,
+				&p->max_edges);
 	f = rules_ynode_get(v, "reuse-versions");
 	if (f && !rules_load_string(L, f, "reuse-versions", &s)) {
 		for (i = 0; i < 2 && strcmp(s, versions[i]); i++)
@@ -345,6 +347,8 @@ load_doc(struct rules_load *L, const struct rules_ynode *doc)
 		load_policy(L, f);
 	if (!rules_load_failed_nomem(L))
 		rules_check_model(L);
+	if (!rules_load_failed_nomem(L))
+		rules_check_groups(L);
 }
 
 static void
@@ -365,6 +369,14 @@ int
 rules_load_buffer(const char *display, const char *text, size_t len,
 		  struct rules **out, struct error_list *errors)
 {
+	return rules_load_buffer_files(display, text, len, NULL, out, errors);
+}
+
+int
+rules_load_buffer_files(const char *display, const char *text, size_t len,
+			const struct rules_files *files, struct rules **out,
+			struct error_list *errors)
+{
 	struct rules_load L;
 	struct rules_ynode *doc = NULL;
 	struct rules *r;
@@ -372,6 +384,7 @@ rules_load_buffer(const char *display, const char *text, size_t len,
 
 	*out = NULL;
 	memset(&L, 0, sizeof(L));
+	L.files = files;
 	L.file = display ? display : "ripple.yml";
 	error_list_init(&L.errors, errors ? errors->limit : 0);
 	r = mem_calloc(1, sizeof(*r));
@@ -381,7 +394,6 @@ rules_load_buffer(const char *display, const char *text, size_t len,
 		return ERROR_NOMEM;
 	}
 	arena_init(&r->arena);
-	r->policy.max_nodes = RULES_MAX_NODES_DEFAULT;
 	L.r = r;
 	r->file = rules_load_strdup(&L, L.file);
 	copy = arena_alloc(&r->arena, len + 1);
@@ -472,7 +484,20 @@ rules_load_file(const char *path, const char *display, struct rules **out,
 		goto fail;
 	}
 	fclose(f);
-	rc = rules_load_buffer(display, data, len, out, errors);
+	{
+		/* Matrix files (each: {from:}) beside the rules file. */
+		char dir[4096];
+		const char *slash = strrchr(path, '/');
+		struct rules_files fs = { rules_files_read_dir, dir };
+
+		if (slash)
+			snprintf(dir, sizeof(dir), "%.*s",
+				 (int)(slash - path), path);
+		else
+			snprintf(dir, sizeof(dir), ".");
+		rc = rules_load_buffer_files(display, data, len, &fs, out,
+					     errors);
+	}
 	mem_free(data);
 	return rc;
 fail:

@@ -84,6 +84,7 @@ struct rules_root {
 	const char *tag_regex;	/* setuptools-scm's tag_regex (PCRE2 syntax,
 				   a `version` group or exactly one group),
 				   or NULL */
+	struct rules_pos tag_regex_pos;	/* where tag_regex is written */
 	int tags_follow_toolkit;	/* -1: when the patterns name a major;
 					   0: never; 1: always */
 	enum rules_version_source version_source;
@@ -158,6 +159,9 @@ enum rules_dep_kind {
 struct rules_dep {
 	enum rules_dep_kind kind;
 	const char *name;	/* the rule or source name as written */
+	const char *group;	/* `needs: [libfoo.lib]`: the artifact's
+				   output group "lib" (name is "libfoo"),
+				   or NULL: the whole output */
 	struct rules_kv *where;	/* sorted by key */
 	size_t n_where;
 	struct rules_pos pos;
@@ -170,6 +174,26 @@ struct rules_gpu {
 	const char **runs_on;	/* runner label templates (`${axis}`), or
 				   NULL: the platform's gpu-runs-on */
 	size_t n_runs_on;
+	struct rules_pos pos;
+};
+
+/*
+ * `container:` of an artifact or test: the image its action runs in on CI
+ * (GitHub's job-level `container:`). Both fields are templates over the
+ * rule's axes; the expanded image reference is part of the node's key.
+ */
+struct rules_container {
+	const char *image;	/* template; NULL: no container */
+	const char *options;	/* template of `docker create` options, or
+				   NULL */
+	struct rules_pos pos;
+};
+
+/* A named group of an artifact's outputs (`outputs: {lib: [...]}`). */
+struct rules_output_group {
+	const char *name;
+	const char **outputs;	/* globs, as `outputs:` */
+	size_t n_outputs;
 	struct rules_pos pos;
 };
 
@@ -194,8 +218,23 @@ struct rules_node {
 	struct rules_kv *env;	/* sorted by key; value templates */
 	size_t n_env;
 	const char *cwd;	/* template, repository-relative; NULL: root */
-	const char **outputs;	/* globs relative to the repository root */
+	const char **outputs;	/* globs relative to the repository root
+				   (with groups: every group's, in order) */
 	size_t n_outputs;
+	struct rules_output_group *groups;	/* `outputs:` as a map, in
+						   file order; or NULL */
+	size_t n_groups;
+	const char **pass_env;	/* `pass-env:` names and globs of variables
+				   passed through unkeyed, sorted */
+	size_t n_pass_env;
+	struct rules_container container;
+	const char **runs_on;	/* `runs-on:` runner label templates for a
+				   node without GPUs, or NULL: its
+				   platform's runs-on */
+	size_t n_runs_on;
+	const char **rewrites;	/* `rewrites:` tracked files the action may
+				   modify, restored after it; sorted */
+	size_t n_rewrites;
 	unsigned long long timeout_ms;	/* 0: the executor's default */
 	struct rules_gpu gpu;
 	const char *version;	/* template of the output's version, or NULL */
@@ -297,14 +336,18 @@ enum rules_reuse {
 };
 
 /*
- * Matrix nodes the rules may expand to, all rules together, unless
- * `policy: {max-nodes: N}` says otherwise. Planning costs tens of
- * microseconds and 2 KB per node (10^6 nodes took 2.1 GB and 17 s; 10^7 ran out of memory),
- * so the default keeps a plan within seconds; the check multiplies axis
- * sizes before anything is expanded.
+ * `policy: {max-nodes: N, max-edges: N}`: what the rules allow the graph,
+ * which can only lower the ceilings graph_build_limited applies
+ * (graph/graph.h: 100,000 nodes and 1,000,000 edges unless a command's
+ * --max-nodes or --max-edges raises them); the rules can never raise
+ * them. The loader multiplies axis sizes before anything is expanded and
+ * refuses a matrix past max-nodes (or past RULES_MAX_NODES_LIMIT when
+ * the rules set none). Planning costs tens of microseconds and 2 KB per
+ * node (10^6 nodes took 2.1 GB and 17 s; 10^7 ran out of memory) and
+ * about 130 bytes per edge (9 M edges: 1.2 GB and 15 s).
  */
-#define RULES_MAX_NODES_DEFAULT 100000ULL
 #define RULES_MAX_NODES_LIMIT 100000000ULL	/* the largest max-nodes */
+#define RULES_MAX_EDGES_LIMIT 1000000000ULL	/* the largest max-edges */
 /* When a versioned artifact's recorded version must equal its version now. */
 enum rules_reuse_versions {
 	RULES_REUSE_VERSIONS_TAG = 0,	/* in runs and plans with --tag */
@@ -316,7 +359,9 @@ struct rules_policy {
 	const char **ignore;	/* patterns that never count as changes */
 	size_t n_ignore;
 	enum rules_reuse reuse;
-	unsigned long long max_nodes;	/* nodes allowed in all (see above) */
+	unsigned long long max_nodes;	/* nodes allowed in all, or 0: not
+					   set (see above) */
+	unsigned long long max_edges;	/* edges allowed in all, or 0 */
 	enum rules_reuse_versions reuse_versions;
 	const char **trusted_refs;	/* fnmatch globs over the ref that
 					   wrote a remote record, or NULL:
@@ -398,11 +443,55 @@ int rules_load_file(const char *path, const char *display,
 		    struct rules **out, struct error_list *errors);
 
 /*
+ * Where the rules read repository files they name (`each: {from: {file:}}`
+ * matrix files): read() puts the bytes of `path` (repository-relative, no
+ * "..") into *data (mem_alloc'd, NUL-terminated; the caller frees it) and
+ * *len, or returns a negative code with err set (ERROR_NOT_FOUND,
+ * ERROR_INVALID for a link or not a file, ERROR_IO).
+ */
+struct rules_files {
+	int (*read)(void *payload, const char *path, char **data,
+		    size_t *len, struct error *err);
+	void *payload;
+};
+
+/*
+ * The file system reader: payload is the folder (a NUL-terminated path)
+ * the paths are relative to; a path that resolves outside it (links
+ * followed) or is not a regular file is refused. Files up to 64 MiB.
+ */
+int rules_files_read_dir(void *payload, const char *path, char **data,
+			 size_t *len, struct error *err);
+
+/*
+ * As rules_load_buffer, reading matrix files through `files` (NULL: rules
+ * naming one are an error). rules_load_file reads them beside the file.
+ */
+int rules_load_buffer_files(const char *display, const char *text,
+			    size_t len, const struct rules_files *files,
+			    struct rules **out, struct error_list *errors);
+
+/*
  * As rules_load_file, from `len` bytes of text (a blob read from a commit's
  * tree, say). `display` names the text in messages ("ripple.yml@v13.0.1").
  */
 int rules_load_buffer(const char *display, const char *text, size_t len,
 		      struct rules **out, struct error_list *errors);
+
+/*
+ * Nodes an `each:` expands to at most: the product of its axis sizes
+ * plus its `include:` entries (`exclude:` is not subtracted), or
+ * ULLONG_MAX when that does not fit (rules/check.c).
+ */
+unsigned long long rules_each_size(const struct rules_each *e);
+
+/*
+ * "AXIS N x AXIS N" (+ " + K included") for messages, appended to b
+ * (base/buf.h). Returns 0 or ERROR_NOMEM.
+ */
+struct buf;
+int rules_each_describe(const struct rules_each *e, struct buf *b,
+			struct error *err);
 
 /* Free a model and everything in it. Accepts NULL. */
 void rules_free(struct rules *r);

@@ -65,6 +65,11 @@ help(FILE *f)
 		"  --json        the outcome as JSON on stdout (schema "
 		"ripple-check-v1,\n"
 		"                docs/schemas/check.json); nothing on stderr\n"
+		"  --max-nodes N, --max-edges N\n"
+		"                raise the graph's ceilings (100000 nodes, "
+		"1000000 edges;\n"
+		"                the rules' policy can only lower them; "
+		"docs/rules.md)\n"
 		"  -h, --help    show this help\n"
 		"\n"
 		"exit codes: 0 valid, 2 invalid rules, a check that fails, or "
@@ -239,6 +244,50 @@ check_sources(struct check *ck, const struct rules *r, const struct graph *g)
 }
 
 /*
+ * A container image named by tag only ("rapidsai/ci-conda:26.06") is keyed
+ * as text: the tag may move to other bytes without the key changing. One
+ * warning per rule, naming its first such image.
+ */
+static void
+check_containers(struct check *ck, const struct rules *r,
+		 const struct graph *g)
+{
+	size_t nr = r->n_artifacts + r->n_tests, i, k;
+	long *first = mem_alloc((nr + 1) * sizeof(*first));
+
+	for (k = 0; first && k < nr; k++)
+		first[k] = -1;
+	for (i = 0; first && i < g->n_nodes; i++) {
+		const struct graph_node *n = &g->nodes[i];
+
+		if (!n->container_image ||
+		    graph_image_pinned(n->container_image))
+			continue;
+		k = n->kind == GRAPH_NODE_TEST
+			? r->n_artifacts + (size_t)(n->rule - r->tests)
+			: (size_t)(n->rule - r->artifacts);
+		if (first[k] < 0)
+			first[k] = (long)i;
+	}
+	/* In file order: artifacts, then tests. */
+	for (k = 0; first && k < nr; k++) {
+		const struct graph_node *n;
+
+		if (first[k] < 0)
+			continue;
+		n = &g->nodes[first[k]];
+		found_warning(ck, r, n->rule->container.pos,
+			      "pin it by digest (IMAGE@sha256:...) so the key "
+			      "names the bytes",
+			      "%s '%s': container image '%s' is a tag, which "
+			      "can move: it is keyed as text",
+			      n->kind == GRAPH_NODE_TEST ? "test" : "artifact",
+			      n->name, n->container_image);
+	}
+	mem_free(first);
+}
+
+/*
  * Expand the rules into the graph, as plan and run will: a `where:` that
  * selects no instance, a toolkit expression naming no toolkit or a cycle
  * is found here rather than in CI. Every declared target must select a
@@ -247,13 +296,15 @@ check_sources(struct check *ck, const struct rules *r, const struct graph *g)
 static int
 check_graph(struct check *ck, const struct rules *r)
 {
+	struct graph_limits limits;
 	struct graph *g = NULL;
 	struct error err;
 	size_t i;
 	int rc, bad = 0;
 
 	error_init(&err);
-	rc = graph_build(r, &g, &err);
+	cli_graph_limits(ck->ctx, &limits);
+	rc = graph_build_limited(r, &limits, &g, &err);
 	if (rc) {
 		found_error(ck, &err);
 		return cli_exit_for(rc);
@@ -276,6 +327,7 @@ check_graph(struct check *ck, const struct rules *r)
 		rc = CLI_USAGE;
 	} else {
 		check_sources(ck, r, g);
+		check_containers(ck, r, g);
 		rc = check_outputs(ck, r, g);
 	}
 	graph_free(g);
@@ -383,13 +435,15 @@ diags_json(const struct error_list *l, int with_code)
 	return a;
 }
 
-/* The ripple-check-v1 document (docs/schemas/check.json). */
-static void
+/*
+ * Print the ripple-check-v1 document (docs/schemas/check.json). Returns 0,
+ * or the exit code after printing why it could not be printed.
+ */
+static int
 print_json(const struct check *ck, const char *file, const struct rules *r,
 	   int rc)
 {
 	json_t *doc = json_object(), *c = json_null();
-	char *text;
 
 	if (r) {
 		c = json_object();
@@ -423,12 +477,7 @@ print_json(const struct check *ck, const char *file, const struct rules *r,
 	json_object_set_new(doc, "errors_not_shown",
 			    json_integer((json_int_t)ck->errors.dropped));
 	json_object_set_new(doc, "warnings", diags_json(&ck->warnings, 0));
-	text = json_dumps(doc, JSON_SORT_KEYS | JSON_INDENT(2));
-	if (text) {
-		printf("%s\n", text);
-		free(text);
-	}
-	json_decref(doc);
+	return cli_print_json(ck->ctx, doc, JSON_INDENT(2));
 }
 
 /* Load, expand and drift-check; returns 0 or the exit code. */
@@ -509,9 +558,12 @@ cli_check(int argc, char **argv, const struct cli_ctx *ctx)
 	error_list_init(&ck.errors, CHECK_ERROR_LIMIT);
 	error_list_init(&ck.warnings, CHECK_WARNING_LIMIT);
 	rc = run_check(&ck, path, file, drift, &r);
-	if (ck.json)
-		print_json(&ck, file, r, rc);
-	else if (!rc)
+	if (ck.json) {
+		int prc = print_json(&ck, file, r, rc);
+
+		if (prc && !rc)
+			rc = prc;
+	} else if (!rc)
 		print_summary(&ck, file, r);
 	rules_free(r);
 	error_list_release(&ck.errors);

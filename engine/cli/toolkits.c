@@ -130,6 +130,15 @@ declared(const struct cli_ctx *ctx, const char *rules_path,
 			 t->version ? t->version : "");
 		rq[n].name = rq[n].name_buf;
 		rq[n].pin = t->version ? rq[n].pin_buf : NULL;
+		if (t->home && strlen(t->home) >= sizeof(rq[n].home)) {
+			/* Cut short, it would name another folder. */
+			error_init(&err);
+			error_set(&err, ERROR_INVALID, "toolkit '%s': home is "
+				  "too long (%zu bytes)", t->name,
+				  strlen(t->home));
+			rules_free(r);
+			return -cli_fail(ctx, &err);
+		}
 		if (t->home)
 			snprintf(rq[n].home, sizeof(rq[n].home), "%s", t->home);
 		else
@@ -253,7 +262,7 @@ cli_toolkits(int argc, char **argv, const struct cli_ctx *ctx)
 	static struct tk_req rq[MAX_HOMES];
 	static struct tk_out out[MAX_HOMES];
 	const char *rules_path = NULL;
-	int c, n = 0, json = 0, i, conflict = 0;
+	int c, n = 0, json = 0, i, conflict = 0, prc = 0;
 
 	while ((c = cli_getopt(ctx, "toolkits", argc, argv, "hjH:r:",
 					opts)) != -1) {
@@ -300,14 +309,14 @@ cli_toolkits(int argc, char **argv, const struct cli_ctx *ctx)
 		for (i = 0; i < n; i++)
 			json_array_append_new(arr, tk_json(&rq[i], &out[i]));
 		json_object_set_new(root, "toolkits", arr);
-		json_dumpf(root, stdout, JSON_SORT_KEYS | JSON_INDENT(2));
-		printf("\n");
-		json_decref(root);
+		prc = cli_print_json(ctx, root, JSON_INDENT(2));
 	} else {
 		for (i = 0; i < n; i++)
 			tk_text(ctx, &rq[i], &out[i]);
 	}
 	for (i = 0; i < n; i++)
 		cuda_toolkit_info_release(&out[i].info);
+	if (prc)
+		return prc;
 	return conflict ? CLI_FAIL : CLI_OK;
 }

@@ -15,6 +15,7 @@
 #include "graph/family.h"
 #include "graph/graph.h"
 #include "graph/pattern.h"
+#include "graph/restore.h"
 #include "graph/source.h"
 #include "rules/rules.h"
 #include "base/banned.h"
@@ -150,7 +151,7 @@ eval_input_state(struct eval *ev, const struct graph_input *in,
 			? graph_source_compute_worktree(ev->wt, x->set,
 							&x->state, err)
 			: graph_source_compute(ev->repo, &ev->commit, x->set,
-					       ev->scache, &x->state, err);
+					       NULL, &x->state, err);
 		if (rc) {
 			error_prefix(err, "input '%s'", in->name);
 			return rc;
@@ -261,8 +262,13 @@ load_rules(struct eval *ev, const char *rules_file,
 		char path[4096];
 
 		if (!rules_file) {
-			snprintf(path, sizeof(path), "%s/ripple.yml",
-				 graph_repo_root(ev->repo));
+			int n = snprintf(path, sizeof(path), "%s/ripple.yml",
+					 graph_repo_root(ev->repo));
+
+			if (n < 0 || (size_t)n >= sizeof(path))
+				return error_set(err, ERROR_INVALID,
+						 "the repository's path is too "
+						 "long for its ripple.yml");
 			rules_file = path;
 			rc = rules_load_file(path, "ripple.yml", &ev->rules,
 					     errors);
@@ -289,8 +295,13 @@ load_rules(struct eval *ev, const char *rules_file,
 		return rc;
 	}
 	snprintf(display, sizeof(display), "ripple.yml@%.9s", ev->commit_hex);
-	rc = rules_load_buffer(display, text.data, text.len, &ev->rules,
-			       errors);
+	{
+		struct graph_commit_files cf = { ev->repo, &ev->commit };
+		struct rules_files files = { graph_commit_file_read, &cf };
+
+		rc = rules_load_buffer_files(display, text.data, text.len,
+					     &files, &ev->rules, errors);
+	}
 	buf_release(&text);
 	if (rc && errors->n)
 		*err = errors->items[0];
@@ -301,7 +312,7 @@ load_rules(struct eval *ev, const char *rules_file,
 
 int
 eval_open(struct graph_repo *repo, const char *rev, int worktree,
-	  const char *rules_file, struct graph_source_cache *scache,
+	  const char *rules_file, const struct graph_limits *limits,
 	  struct error_list *errors, struct eval **out, struct error *err)
 {
 	struct eval *ev = mem_calloc(1, sizeof(*ev));
@@ -312,7 +323,8 @@ eval_open(struct graph_repo *repo, const char *rev, int worktree,
 		return error_set(err, ERROR_NOMEM, "out of memory");
 	ev->repo = repo;
 	ev->worktree = worktree;
-	ev->scache = scache;
+	if (limits)
+		ev->limits = *limits;
 	ev->sources.source_key = source_key;
 	ev->sources.payload = ev;
 	rc = graph_repo_resolve(repo, rev ? rev : "HEAD", &ev->commit, err);
@@ -327,7 +339,7 @@ eval_open(struct graph_repo *repo, const char *rev, int worktree,
 	rc = load_rules(ev, rules_file, errors, err);
 	if (rc)
 		goto done;
-	rc = graph_build(ev->rules, &ev->graph, err);
+	rc = graph_build_limited(ev->rules, &ev->limits, &ev->graph, err);
 done:
 	if (rc) {
 		eval_free(ev);

@@ -36,6 +36,7 @@ struct graph_keys;
 struct graph_component;
 struct graph_key_sources;
 struct plan_remote_hit;
+struct record_source;
 
 enum plan_decision {
 	PLAN_BUILD,
@@ -110,6 +111,9 @@ struct plan_record {
 	int artifact_missing;		/* 1: an absolute locator is gone */
 	const char *missing_artifact;	/* that locator, or NULL */
 	const char *version;		/* the version recorded, or NULL */
+	const char *output_groups;	/* "GROUP=DIGEST\n"... of its output
+					   groups (record metadata
+					   ripple.output.GROUP), or NULL */
 	int conflict;			/* 1: an imported record of this node
 					   and key has another status or
 					   output digest: reuse neither */
@@ -121,6 +125,9 @@ struct plan_record {
 	const struct plan_remote_hit *remote;	/* found in the remote
 						   cache (engine/plan/
 						   remote.h), or NULL */
+	struct record_source *source;	/* the record source that handed
+					   it out (engine/plan/source.h;
+					   histories' business), or NULL */
 };
 
 /* A file difference inside one input, for explanations. */
@@ -218,6 +225,8 @@ struct plan_item {
 						   cache, or NULL (local) */
 	const char *output_digest;	/* REUSE: the record's digest */
 	const char *reused_version;	/* REUSE: the record's version */
+	const char *output_groups;	/* REUSE: the record's output group
+					   digests (plan_record), or NULL */
 	long cause;			/* UPSTREAM_REBUILT: upstream index;
 					   VERSION_GROUP: the member it
 					   rebuilds with (-1: the members'

@@ -21,6 +21,7 @@ struct cache;
 struct error;
 struct error_list;
 struct eval;
+struct graph_limits;
 struct history;
 struct plan_remote;
 
@@ -52,10 +53,24 @@ struct planner_options {
 					   and with --base but no local run
 					   at the merge base, the base's keys
 					   there are the baseline */
-	const char *ref;		/* the ref being planned (trusted
-					   as the writer of remote records
-					   besides policy trusted-refs), or
-					   NULL */
+	const struct graph_limits *limits;	/* the graph's ceilings
+						   (borrowed), or NULL: the
+						   defaults (graph/graph.h) */
+	const char *job;		/* a CI job's name (engine/plan/
+					   jobs.h) or NULL: only its nodes,
+					   what they need and their version
+					   groups are planned (and looked up
+					   in the remote cache); the closure
+					   stays the targets' for the job
+					   names. An unknown name plans the
+					   whole closure (run's --job check
+					   reports it) */
+	const char *ref;		/* the ref being planned: its trust
+					   domain in the remote cache
+					   (plan_remote_trust), or NULL */
+	const char *default_branch;	/* "refs/heads/NAME": trusted with
+					   tags when the rules set no
+					   trusted-refs; NULL: main, master */
 };
 
 struct planner {
@@ -66,6 +81,8 @@ struct planner {
 	struct history *hist;		/* owned */
 	struct plan *plan;		/* owned */
 	unsigned char *selected, *closure;	/* n_nodes bytes each */
+	unsigned char *scope;		/* --job: what is planned, or NULL
+					   (the closure) */
 	struct plan_meta meta;		/* what the reports print */
 	struct strv changed, unclaimed, ignored;
 	char base_hex[GRAPH_OID_HEX];	/* the merge base, or "" */
