@@ -138,7 +138,10 @@ open_planner(const struct cli_ctx *ctx, struct ci_args *a,
 	if (rc)
 		return rc;
 	a->po.remote = a->rem.index;
-	cli_remote_ref(*repo, a->ref_opt, NULL, a->ref, sizeof(a->ref));
+	rc = cli_remote_ref(ctx, *repo, a->ref_opt, NULL, a->ref,
+			    sizeof(a->ref));
+	if (rc)
+		return rc;
 	a->po.ref = a->ref[0] ? a->ref : NULL;
 	cli_remote_default_branch(*repo, a->dbranch, sizeof(a->dbranch));
 	a->po.default_branch = a->dbranch[0] ? a->dbranch : NULL;

@@ -442,9 +442,11 @@ cli_run(int argc, char **argv, const struct cli_ctx *ctx)
 	if (rc)
 		return rc < 0 ? CLI_OK : rc;
 	/* A job's upstream comes from other jobs of the same CI run, not
-	 * from the baseline: an ok record of an equal key is the thing. */
+	 * from the baseline: an ok record of an equal key is the thing.
+	 * Only the job's part of the graph is planned and looked up. */
 	if (a.job && a.po.reuse < 0)
 		a.po.reuse = PLAN_REUSE_SCOPE_ANY;
+	a.po.job = a.job;
 	arena_init(&a.arena);
 	/* The report is stdout's, unless JSON is. */
 	report = a.json ? stderr : stdout;

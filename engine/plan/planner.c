@@ -13,6 +13,7 @@
 #include "cache/cache.h"
 #include "engine/plan/eval.h"
 #include "engine/plan/history.h"
+#include "engine/plan/jobs.h"
 #include "engine/plan/versions.h"
 #include "engine/plan/remote.h"
 #include "graph/graph.h"
@@ -242,6 +243,85 @@ remote_baseline(struct planner *p, const struct planner_options *o,
 	return rc;
 }
 
+/* Mark what node i needs, transitively (deps come first in the graph). */
+static int
+scope_add_needs(const struct graph *g, unsigned char *scope)
+{
+	size_t i, k;
+	int more = 0;
+
+	for (i = g->n_nodes; i-- > 0;) {
+		if (!scope[i])
+			continue;
+		for (k = 0; k < g->nodes[i].n_deps; k++) {
+			more |= !scope[g->nodes[i].deps[k]];
+			scope[g->nodes[i].deps[k]] = 1;
+		}
+	}
+	return more;
+}
+
+/* Members of the version groups of scoped nodes (in the closure). */
+static int
+scope_add_groups(const struct graph *g, const unsigned char *closure,
+		 unsigned char *scope)
+{
+	size_t i, k;
+	int more = 0;
+
+	for (i = 0; i < g->n_nodes; i++) {
+		const char *vg = g->nodes[i].version_group;
+
+		if (!scope[i] || !vg)
+			continue;
+		for (k = 0; k < g->n_nodes; k++) {
+			if (scope[k] || !closure[k] ||
+			    !g->nodes[k].version_group ||
+			    strcmp(g->nodes[k].version_group, vg))
+				continue;
+			scope[k] = 1;
+			more = 1;
+		}
+	}
+	return more;
+}
+
+/*
+ * --job: plan only the job's nodes, what they need, and the members of
+ * their version groups (a group decides together) with what those need:
+ * a job's lookups are its own, not the whole target's (issue 23). A name
+ * that is no job leaves the scope NULL (the CLI's check names it).
+ */
+static int
+job_scope(struct planner *p, const struct planner_options *o,
+	  struct error *err)
+{
+	const struct graph *g = p->head->graph;
+	const struct plan_job *job;
+	struct plan_jobs *jobs = NULL;
+	struct error e2;
+	size_t i;
+
+	error_init(&e2);
+	if (plan_jobs_compute(g, p->closure, &jobs, &e2))
+		return e2.code == ERROR_NOMEM ? (*err = e2, e2.code) : 0;
+	job = plan_jobs_find(jobs, o->job);
+	if (job) {
+		p->scope = mem_calloc(g->n_nodes + 1, 1);
+		if (!p->scope) {
+			plan_jobs_free(jobs);
+			return error_set(err, ERROR_NOMEM, "out of memory");
+		}
+		for (i = 0; i < job->n_nodes; i++)
+			p->scope[job->nodes[i]] = 1;
+		while (scope_add_needs(g, p->scope) |
+		       scope_add_groups(g, p->closure, p->scope))
+			;
+	}
+	plan_jobs_free(jobs);
+	return 0;
+}
+
 int
 planner_run(struct graph_repo *repo, struct cache *cache,
 	    const struct planner_options *o, struct error_list *errors,
@@ -292,6 +372,8 @@ planner_run(struct graph_repo *repo, struct cache *cache,
 	if (rc)
 		goto done;
 	rc = root_versions(p, o, err);
+	if (!rc && o->job)
+		rc = job_scope(p, o, err);
 	if (rc)
 		goto done;
 	if (o->base) {
@@ -340,7 +422,8 @@ planner_run(struct graph_repo *repo, struct cache *cache,
 	po.check_versions = p->check_versions;
 	po.versions = p->versions;
 	po.n_versions = p->n_versions;
-	rc = plan_compute(p->head->graph, p->selected, p->closure,
+	rc = plan_compute(p->head->graph, p->selected,
+			  p->scope ? p->scope : p->closure,
 			  &p->head->sources, history_plan(p->hist), &po,
 			  &p->plan, err);
 	if (rc)
@@ -379,6 +462,7 @@ planner_free(struct planner *p)
 	eval_free(p->head);
 	mem_free(p->selected);
 	mem_free(p->closure);
+	mem_free(p->scope);
 	strv_release(&p->changed);
 	strv_release(&p->unclaimed);
 	strv_release(&p->ignored);

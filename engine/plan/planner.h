@@ -56,6 +56,15 @@ struct planner_options {
 	const struct graph_limits *limits;	/* the graph's ceilings
 						   (borrowed), or NULL: the
 						   defaults (graph/graph.h) */
+	const char *job;		/* a CI job's name (engine/plan/
+					   jobs.h) or NULL: only its nodes,
+					   what they need and their version
+					   groups are planned (and looked up
+					   in the remote cache); the closure
+					   stays the targets' for the job
+					   names. An unknown name plans the
+					   whole closure (run's --job check
+					   reports it) */
 	const char *ref;		/* the ref being planned: its trust
 					   domain in the remote cache
 					   (plan_remote_trust), or NULL */
@@ -72,6 +81,8 @@ struct planner {
 	struct history *hist;		/* owned */
 	struct plan *plan;		/* owned */
 	unsigned char *selected, *closure;	/* n_nodes bytes each */
+	unsigned char *scope;		/* --job: what is planned, or NULL
+					   (the closure) */
 	struct plan_meta meta;		/* what the reports print */
 	struct strv changed, unclaimed, ignored;
 	char base_hex[GRAPH_OID_HEX];	/* the merge base, or "" */

@@ -190,9 +190,17 @@ gap(struct sched *s, size_t i, size_t d, const struct error *why,
     struct error *err)
 {
 	struct run_node *rn = &s->r->nodes[i], *dn = &s->r->nodes[d];
+	int reused = dn->state == RUN_STATE_REUSED ||
+		     dn->state == RUN_STATE_CUTOFF;
 
-	if (s->o->strict_cache || dn->gap || !runnable_here(s, &s->g->nodes[d]) ||
-	    (dn->state != RUN_STATE_REUSED && dn->state != RUN_STATE_CUTOFF)) {
+	if (s->o->stop && *s->o->stop) {
+		/* A transfer cut short by Ctrl-C or SIGTERM is no gap. */
+		snprintf(rn->message, sizeof(rn->message), "interrupted");
+		rn->state = RUN_STATE_RUNNING;
+		return run_settle(s, i, RUN_STATE_INTERRUPTED, err);
+	}
+	if (s->o->strict_cache || dn->gap || !reused ||
+	    !runnable_here(s, &s->g->nodes[d])) {
 		snprintf(rn->message, sizeof(rn->message), "%s", why->msg);
 		rn->state = RUN_STATE_RUNNING;	/* counted as an action */
 		return run_settle(s, i, RUN_STATE_FAILED, err);

@@ -420,7 +420,8 @@ agree(struct run_cache_store *s, size_t node,
 	error_init(&e);
 	if (hit)
 		rc = cache_published_mark(s->cache, id, hit->key,
-					  plan_remote_url(s->remote), &e);
+					  plan_remote_write_server(s->remote),
+					  &e);
 	else
 		rc = run_remote_publish_pending(s->remote, s->cache, s->root,
 						run, id, s->runner, &e);
