@@ -232,7 +232,7 @@ remote_baseline(struct planner *p, const struct planner_options *o,
 					o->rules_file, p->head, &p->hist,
 					err);
 	}
-	eval_set_memo(p->base, p->cache, 0);
+	eval_set_memo(p->base, o->full_walk ? NULL : p->cache, 0);
 	rc = history_from_remote_base(p->cache, o->remote, p->base, p->head,
 				      o->targets, o->n_targets, &found,
 				      &p->hist, err);
@@ -350,7 +350,7 @@ planner_run(struct graph_repo *repo, struct cache *cache,
 		       errors, &p->head, err);
 	if (rc)
 		goto done;
-	eval_set_memo(p->head, cache, o->memo_write);
+	eval_set_memo(p->head, o->full_walk ? NULL : cache, o->memo_write);
 	if (o->remote) {
 		const struct rules_policy *pol = &p->head->rules->policy;
 

@@ -38,6 +38,11 @@ struct planner_options {
 	const char *rules_file;		/* NULL: ripple.yml of the head */
 	int memo_write;			/* 1: remember computed source keys
 					   in the cache (it is writable) */
+	int full_walk;			/* 1: neither read nor write the
+					   source-key memo: every source set
+					   is walked file by file (the
+					   reference the fast paths must
+					   match; RIPPLE_FULL_WALK=1) */
 	const char *tag;		/* the tag a release run is at (run
 					   --tag, plan --tag), or NULL: then
 					   versioned artifacts are reused
