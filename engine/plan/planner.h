@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "base/arena.h"
+#include "base/strmap.h"
 #include "base/strv.h"
 #include "engine/plan/plan.h"
 #include "engine/plan/report.h"
@@ -99,6 +100,9 @@ struct planner {
 					   computed; strings in arena */
 	size_t n_versions;
 	int check_versions;		/* versions were compared */
+	struct strmap key_memo;		/* source keys the base and head
+					   evaluations share (memo id -> key
+					   hex; strings in arena) */
 	struct arena arena;
 };
 
