@@ -42,4 +42,10 @@ int graph_deps_resolve(struct graph *g, struct graph_node *nodes, size_t n,
 int graph_topo_sort(struct graph *g, struct graph_node *nodes, size_t n,
 		    struct error *err);
 
+/*
+ * graph/groups.c: after the topological sort, set n->dep_groups of every
+ * node whose rule needs an output group. Returns 0 or ERROR_NOMEM.
+ */
+int graph_dep_groups(struct graph *g, struct error *err);
+
 #endif

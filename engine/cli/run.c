@@ -331,6 +331,7 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	o.visible_devices = getenv("CUDA_VISIBLE_DEVICES");
 	o.base_env = env;
 	o.n_base_env = exec_env_allowed(environ, env);
+	o.pass_env = (const char *const *)environ;
 	o.versions = pl->versions;
 	o.n_versions = pl->n_versions;
 	o.stop = cli_stop_flag();

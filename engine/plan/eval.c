@@ -17,6 +17,7 @@
 #include "graph/family.h"
 #include "graph/graph.h"
 #include "graph/pattern.h"
+#include "graph/restore.h"
 #include "graph/source.h"
 #include "rules/rules.h"
 #include "base/banned.h"
@@ -328,8 +329,13 @@ load_rules(struct eval *ev, const char *rules_file,
 		return rc;
 	}
 	snprintf(display, sizeof(display), "ripple.yml@%.9s", ev->commit_hex);
-	rc = rules_load_buffer(display, text.data, text.len, &ev->rules,
-			       errors);
+	{
+		struct graph_commit_files cf = { ev->repo, &ev->commit };
+		struct rules_files files = { graph_commit_file_read, &cf };
+
+		rc = rules_load_buffer_files(display, text.data, text.len,
+					     &files, &ev->rules, errors);
+	}
 	buf_release(&text);
 	if (rc && errors->n)
 		*err = errors->items[0];
