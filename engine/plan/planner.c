@@ -209,6 +209,20 @@ root_versions(struct planner *p, const struct planner_options *o,
  * base's keys there are the baseline. A base whose rules do not load
  * leaves the plan without one (as a missing run would).
  */
+/*
+ * The merge base and the head are both evaluated: a source set unchanged
+ * between them is keyed once (eval_share_key_memo), unless the full walk
+ * is asked for.
+ */
+static void
+share_keys(struct planner *p, const struct planner_options *o)
+{
+	if (o->full_walk)
+		return;
+	eval_share_key_memo(p->base, &p->key_memo, &p->arena);
+	eval_share_key_memo(p->head, &p->key_memo, &p->arena);
+}
+
 static int
 remote_baseline(struct planner *p, const struct planner_options *o,
 		struct error *err)
@@ -233,7 +247,8 @@ remote_baseline(struct planner *p, const struct planner_options *o,
 					o->rules_file, p->head, &p->hist,
 					err);
 	}
-	eval_set_memo(p->base, p->cache, 0);
+	eval_set_memo(p->base, o->full_walk ? NULL : p->cache, 0);
+	share_keys(p, o);
 	rc = history_from_remote_base(p->cache, o->remote, p->base, p->head,
 				      o->targets, o->n_targets, &found,
 				      &p->hist, err);
@@ -353,7 +368,7 @@ planner_run(struct graph_repo *repo, struct cache *cache,
 		       errors, &p->head, err);
 	if (rc)
 		goto done;
-	eval_set_memo(p->head, cache, o->memo_write);
+	eval_set_memo(p->head, o->full_walk ? NULL : cache, o->memo_write);
 	if (o->remote) {
 		const struct rules_policy *pol = &p->head->rules->policy;
 
@@ -399,6 +414,8 @@ planner_run(struct graph_repo *repo, struct cache *cache,
 		}
 		rc = eval_open(repo, p->base_hex, 0, o->rules_file,
 			       o->limits, errors, &p->base, err);
+		if (!rc)
+			share_keys(p, o);
 		if (!rc)
 			rc = history_from_eval(p->base, p->head, &p->hist,
 					       err);
@@ -469,6 +486,7 @@ planner_free(struct planner *p)
 	strv_release(&p->changed);
 	strv_release(&p->unclaimed);
 	strv_release(&p->ignored);
+	strmap_release(&p->key_memo);
 	arena_release(&p->arena);
 	mem_free(p);
 }
