@@ -8,6 +8,7 @@
 #include <fnmatch.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/arena.h"
@@ -23,7 +24,7 @@
 enum {
 	OPT_HEAD = 256, OPT_BASE, OPT_BASELINE, OPT_REUSE, OPT_ASSUME,
 	OPT_RULES, OPT_CACHE, OPT_JSON, OPT_GHO, OPT_GHS, OPT_WORKTREE,
-	OPT_VERBOSE, OPT_TAG,
+	OPT_VERBOSE, OPT_TAG, OPT_GHSTAGES,
 };
 
 static const struct option plan_opts[] = {
@@ -38,6 +39,7 @@ static const struct option plan_opts[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "github-output", required_argument, NULL, OPT_GHO },
 	{ "github-step-summary", required_argument, NULL, OPT_GHS },
+	{ "github-stages", required_argument, NULL, OPT_GHSTAGES },
 	{ "verbose", no_argument, NULL, OPT_VERBOSE },
 	{ "tag", required_argument, NULL, OPT_TAG },
 	{ "help", no_argument, NULL, 'h' },
@@ -49,6 +51,7 @@ struct plan_args {
 	const char *cache_opt;
 	const char *gh_output, *gh_summary;
 	int json, verbose;
+	unsigned gh_stages;	/* --github-stages N, or 0 */
 	char ref[1024];		/* the checked-out branch (remote trust) */
 };
 
@@ -57,7 +60,8 @@ static const char plan_help[] =
 	"                   [--baseline-run ID|auto] [--reuse baseline|any|none]\n"
 	"                   [--assume-base-built] [--tag TAG] [--rules FILE]\n"
 	"                   [--cache PATH] [--json] [--github-output FILE]\n"
-	"                   [--github-step-summary FILE] [--verbose]\n"
+	"                   [--github-step-summary FILE] [--github-stages N]\n"
+	"                   [--verbose]\n"
 	"\n"
 	"Decide, for every node in the targets' closure, build, test, reuse or\n"
 	"skip, with the reason. TARGET is a declared target, a rule name,\n"
@@ -82,6 +86,9 @@ static const char plan_help[] =
 	"  --json                the plan as JSON (schema ripple-plan-v1)\n"
 	"  --github-output FILE  append GitHub Actions outputs (matrices)\n"
 	"  --github-step-summary FILE  append a Markdown summary\n"
+	"  --github-stages N     the workflow runs N job slots in order: also\n"
+	"                        write stage-1..N outputs (has-, matrix-,\n"
+	"                        name-stage-K); more stages than N is an error\n"
 	"  --verbose             list reused and skipped nodes too\n"
 	"\n"
 	"Exit 0; 2 for bad rules or arguments; 3 for internal or I/O errors.\n";
@@ -118,6 +125,17 @@ parse(int argc, char **argv, const struct cli_ctx *ctx, const char *cmd,
 		case OPT_JSON: a->json = 1; break;
 		case OPT_GHO: a->gh_output = optarg; break;
 		case OPT_GHS: a->gh_summary = optarg; break;
+		case OPT_GHSTAGES: {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end || !*optarg || v < 1 || v > 64)
+				return cli_usage_error(ctx, cmd, "--github-"
+						       "stages takes 1 to 64, "
+						       "not '%s'", optarg);
+			a->gh_stages = (unsigned)v;
+			break;
+		}
 		case OPT_VERBOSE: a->verbose = 1; break;
 		case OPT_TAG: a->po.tag = optarg; break;
 		case OPT_REUSE:
@@ -143,6 +161,9 @@ parse(int argc, char **argv, const struct cli_ctx *ctx, const char *cmd,
 	if (a->po.head && a->po.worktree)
 		return cli_usage_error(ctx, cmd, "--head and --worktree "
 				       "exclude each other");
+	if (a->gh_stages && !a->gh_output)
+		return cli_usage_error(ctx, cmd, "--github-stages goes with "
+				       "--github-output");
 	return 0;
 }
 
@@ -226,6 +247,7 @@ cli_plan(int argc, char **argv, const struct cli_ctx *ctx)
 		goto done;
 	pl->meta.color = ctx->color_out;
 	pl->meta.verbose = a.verbose;
+	pl->meta.github_stages = a.gh_stages;
 	rc = emit(ctx, NULL, 0, a.json ? report_plan_json : report_plan_text,
 		  pl);
 	if (!rc && a.gh_output)

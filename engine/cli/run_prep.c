@@ -210,6 +210,12 @@ select_job(const struct cli_ctx *ctx, struct run_args *a,
 		plan_jobs_free(jobs);
 		return cli_fail(ctx, &err);
 	}
+	if (job->platform && job->host && strcmp(job->host, job->platform) &&
+	    !a->platform && host && !strcmp(job->host, host)) {
+		/* A cross-build: runners: P: {host: H}, and this is H. */
+		a->platform = job->platform;
+		host = job->platform;
+	}
 	if (job->platform && (!host || strcmp(job->platform, host))) {
 		error_set(&err, ERROR_INVALID, "job '%s' is for platform %s; "
 			  "this runner is %s", job->name, job->platform,

@@ -1,0 +1,103 @@
+/*
+ * Suite e2e_ci_stages: a workflow of fixed job slots (`plan
+ * --github-stages N`) gets every stage of a target in run order, however
+ * deep, or a plan-time refusal naming the stage it could not run; never a
+ * stage silently left out.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/e2e/plan_support.h"
+#include "tests/support/support.h"
+
+/* noarch a -> linux b -> noarch c -> linux d -> noarch e, then a test:
+ * build, build-2, build-3, build-4, build-5, test. */
+static const char deep_rules[] =
+	"version: 1\n"
+	"sources:\n"
+	"  src: {paths: [src/**]}\n"
+	"axes:\n"
+	"  platform: [linux-64]\n"
+	"artifacts:\n"
+	"  a: {inputs: [src], command: [sh, -c, 'true']}\n"
+	"  b: {each: {platform: [linux-64]}, needs: [a], command: [sh, -c, "
+	"'true']}\n"
+	"  c: {needs: [b], command: [sh, -c, 'true']}\n"
+	"  d: {each: {platform: [linux-64]}, needs: [c], command: [sh, -c, "
+	"'true']}\n"
+	"  e: {needs: [d], command: [sh, -c, 'true']}\n"
+	"tests:\n"
+	"  t: {needs: [e], command: [sh, -c, 'true']}\n";
+
+static char *
+deep_repo(void)
+{
+	char *dir = t_git_init();
+
+	t_write(dir, "ripple.yml", deep_rules);
+	t_write(dir, ".gitignore", ".ripple/\n");
+	t_write(dir, "src/a.c", "int a;\n");
+	free(pt_sh(dir, "git checkout -q -B main"));
+	cr_assert_eq(t_git_commit(dir, "init"), 0);
+	return dir;
+}
+
+Test(e2e_ci_stages, every_stage_of_a_deep_chain_gets_a_slot_in_order)
+{
+	char *dir = deep_repo(), path[4096], *text;
+	const char *plan[] = { "plan", "--github-output", path,
+			       "--github-stages", "8", NULL };
+	struct run_result r;
+
+	snprintf(path, sizeof(path), "%s/gho.txt", dir);
+	r = t_ripple(dir, plan);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	t_result_release(&r);
+	text = t_read(path);
+	cr_expect(strstr(text, "stages=6\n") != NULL, "%s", text);
+	cr_expect(strstr(text, "name-stage-1=build\n") != NULL, "%s", text);
+	cr_expect(strstr(text, "name-stage-5=build-5\n") != NULL, "%s", text);
+	cr_expect(strstr(text, "name-stage-6=test\n") != NULL, "%s", text);
+	cr_expect(strstr(text, "has-stage-5=true\n") != NULL, "%s", text);
+	cr_expect(strstr(text, "matrix-stage-5={\"include\":[{\"job\":"
+			 "\"build-5-any-1\"") != NULL, "%s", text);
+	cr_expect(strstr(text, "has-stage-7=false\n") != NULL, "%s", text);
+	cr_expect(strstr(text, "has-stage-8=false\n") != NULL, "%s", text);
+	cr_expect(strstr(text, "matrix-stage-7") == NULL, "%s", text);
+	free(text);
+	t_rmtree(dir);
+	free(dir);
+}
+
+Test(e2e_ci_stages, a_chain_deeper_than_the_workflow_is_refused_at_plan_time)
+{
+	char *dir = deep_repo(), path[4096], *text;
+	const char *plan[] = { "plan", "--github-output", path,
+			       "--github-stages", "4", NULL };
+	const char *alone[] = { "plan", "--github-stages", "4", NULL };
+	struct run_result r;
+
+	snprintf(path, sizeof(path), "%s/gho.txt", dir);
+	r = t_ripple(dir, plan);
+	cr_expect_eq(r.status, 2, "%s", r.out);
+	cr_expect(strstr(r.err, "need 6 stages in order (build, build-2, "
+			 "build-3, build-4, build-5, test), but the workflow "
+			 "runs 4") != NULL, "%s", r.err);
+	cr_expect(strstr(r.err, "the deepest is test-any-1") != NULL, "%s",
+		  r.err);
+	t_result_release(&r);
+	/* Nothing half-written for the workflow to act on. */
+	text = t_read(path);
+	cr_expect(text == NULL || strstr(text, "matrix-") == NULL, "%s",
+		  text ? text : "");
+	free(text);
+	r = t_ripple(dir, alone);
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "--github-stages goes with --github-output")
+		  != NULL, "%s", r.err);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
