@@ -38,6 +38,7 @@ struct ci_args {
 	int json;
 	struct cli_remote rem;	/* the remote cache, or zeroed */
 	char ref[1024];		/* the checked-out branch (remote trust) */
+	struct cli_base auto_base;	/* --base auto, derived */
 };
 
 static const char jobs_help[] =
@@ -133,6 +134,9 @@ open_planner(const struct cli_ctx *ctx, struct ci_args *a,
 	a->po.remote = a->rem.index;
 	cli_remote_ref(*repo, NULL, NULL, a->ref, sizeof(a->ref));
 	a->po.ref = a->ref[0] ? a->ref : NULL;
+	rc = cli_base_resolve(ctx, *repo, *cache, &a->po, &a->auto_base);
+	if (rc)
+		return rc;
 	return cli_planner(ctx, *repo, *cache, &a->po, pl);
 }
 

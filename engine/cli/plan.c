@@ -52,6 +52,7 @@ struct plan_args {
 	const char *gh_output, *gh_summary;
 	int json, verbose;
 	unsigned gh_stages;	/* --github-stages N, or 0 */
+	struct cli_base auto_base;	/* --base auto, derived */
 	char ref[1024];		/* the checked-out branch (remote trust) */
 };
 
@@ -71,7 +72,9 @@ static const char plan_help[] =
 	"  --head REV            plan this commit (default HEAD)\n"
 	"  --worktree            plan the working tree, uncommitted changes too\n"
 	"  --base REV            compare with the merge base of REV and the head:\n"
-	"                        its newest successful run is the baseline\n"
+	"                        its newest successful run is the baseline;\n"
+	"                        auto: derived from the GitHub event (`ripple\n"
+	"                        base` says which and why)\n"
 	"  --baseline-run ID     compare with this recorded run instead\n"
 	"  --reuse SCOPE         baseline (default: the rules' policy), any (a\n"
 	"                        record with the same key in any run), none\n"
@@ -191,6 +194,9 @@ run_planner(const struct cli_ctx *ctx, struct plan_args *a,
 	a->po.remote = rem->index;
 	cli_remote_ref(*repo, NULL, NULL, a->ref, sizeof(a->ref));
 	a->po.ref = a->ref[0] ? a->ref : NULL;
+	rc = cli_base_resolve(ctx, *repo, *cache, &a->po, &a->auto_base);
+	if (rc)
+		return rc;
 	rc = cli_planner(ctx, *repo, *cache, &a->po, pl);
 	if (!rc) {
 		struct arena ar;

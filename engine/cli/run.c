@@ -433,6 +433,7 @@ cli_run(int argc, char **argv, const struct cli_ctx *ctx)
 	struct cache *cache = NULL;
 	struct planner *pl = NULL;
 	struct run_args a;
+	struct cli_base auto_base;
 	struct error err;
 	char path[4096], id[CACHE_RUN_ID_SIZE];
 	const char *run_id;
@@ -488,7 +489,9 @@ cli_run(int argc, char **argv, const struct cli_ctx *ctx)
 		rc = CLI_USAGE;
 		goto done;
 	}
-	rc = cli_planner(ctx, repo, cache, &a.po, &pl);
+	rc = cli_base_resolve(ctx, repo, cache, &a.po, &auto_base);
+	if (!rc)
+		rc = cli_planner(ctx, repo, cache, &a.po, &pl);
 	if (!rc)
 		rc = cli_toolkits_check(ctx, pl, &a.arena, &a.toolkit_ids,
 					&a.n_toolkit_ids);
