@@ -112,8 +112,9 @@ const char *graph_node_axis(const struct graph_node *n, const char *axis);
 
 /*
  * Select nodes for targets: each of `targets` (n of them) is a declared
- * target name (rules `targets:`), "artifacts", "tests", "releases", a rule
- * name, or a glob over node ids (fnmatch). With n == 0: every artifact and
+ * target name (rules `targets:`), "artifacts", "tests", "releases",
+ * "releases@TAG" (the release nodes whose tag family claims TAG, as `ripple
+ * release TAG` finds them), a rule name, or a glob over node ids (fnmatch). With n == 0: every artifact and
  * test node. `selected` (g->n_nodes bytes, caller-owned) is set to 1 for
  * selected nodes and `closure` likewise for them plus everything they
  * depend on; either may be NULL. Errors: ERROR_NOT_FOUND for a target that
@@ -122,6 +123,21 @@ const char *graph_node_axis(const struct graph_node *n, const char *axis);
 int graph_select(const struct graph *g, const char *const *targets, size_t n,
 		 unsigned char *selected, unsigned char *closure,
 		 struct error *err);
+
+struct version_params;
+
+/*
+ * The tag family of release node n: its root's family (narrowed to the
+ * release's `tag:` glob in *narrow when that is not root.tags), else the
+ * glob alone with the text before its first digit or glob character as
+ * the prefix (written into prefix, size bytes). p borrows from n.
+ */
+void graph_release_family(const struct graph_node *n,
+			  struct version_params *p, const char **narrow,
+			  char *prefix, size_t size);
+
+/* 1 when release node n's tag family claims `tag`, else 0. */
+int graph_release_claims(const struct graph_node *n, const char *tag);
 
 /* "artifact", "test" or "release". */
 const char *graph_node_kind_name(enum graph_node_kind kind);

@@ -50,41 +50,6 @@ skip_rest(struct release_ctx *x, const enum release_check_id *ids, size_t n,
 			release_set(x, ids[i], RELEASE_STATUS_SKIP, "%s", why);
 }
 
-/*
- * The tag family of a release node as version parameters: its root's
- * family for `tag: root.tags`; for a glob, the root's family (spelling,
- * regex, prefix, exclusions) narrowed to the glob (*narrow), or the glob
- * alone with the text before its first digit or glob character as prefix.
- */
-static void
-family_params(const struct graph_node *n, struct version_params *p,
-	      const char **narrow, char *prefix, size_t size)
-{
-	const struct rules_release *rel = n->release;
-
-	*narrow = NULL;
-	if (n->root) {
-		version_params_from_root(n->root, p);
-		if (strcmp(rel->tag, "root.tags"))
-			*narrow = rel->tag;
-		return;
-	}
-	memset(p, 0, sizeof(*p));
-	snprintf(prefix, size, "%.*s",
-		 (int)strcspn(rel->tag, "0123456789*?[\\"), rel->tag);
-	p->patterns = &rel->tag;
-	p->n_patterns = 1;
-	p->prefix = prefix;
-}
-
-static int
-claims(const struct version_params *p, const char *narrow, const char *tag)
-{
-	if (narrow && fnmatch(narrow, tag, 0) && strcmp(narrow, tag))
-		return 0;
-	return version_tag_claims(p, tag, NULL);
-}
-
 static const char *
 family_text(struct arena *a, const struct version_params *p,
 	    const char *narrow)
@@ -131,8 +96,8 @@ check_family(struct release_ctx *x)
 		if (n->kind != GRAPH_NODE_RELEASE)
 			continue;
 		n_rel++;
-		family_params(n, &p, &narrow, prefix, sizeof(prefix));
-		c = claims(&p, narrow, x->opt->tag);
+		graph_release_family(n, &p, &narrow, prefix, sizeof(prefix));
+		c = graph_release_claims(n, x->opt->tag);
 		if (!c && release_problem(x, RELEASE_CHECK_TAG_FAMILY,
 					  "not %s %s", n->id,
 					  family_text(x->a, &p, narrow)))
@@ -190,7 +155,8 @@ check_spelling(struct release_ctx *x)
 	error_init(&e);
 	memset(&p, 0, sizeof(p));
 	for (i = 0; i < x->n_nodes && !rc; i++) {
-		family_params(x->nodes[i], &p, &narrow, prefix, sizeof(prefix));
+		graph_release_family(x->nodes[i], &p, &narrow, prefix,
+				     sizeof(prefix));
 		rc = version_tag_check_release(&p, x->opt->tag, &v, &e);
 		if (!rc && i && pep440_compare(&v, &x->ver)) {
 			pep440_format(&v, text, sizeof(text), NULL);
