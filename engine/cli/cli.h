@@ -291,6 +291,12 @@ int cli_fetch(int argc, char **argv, const struct cli_ctx *ctx);
 /* `ripple run`: carry out the plan and record it (engine/cli/run.c). */
 int cli_run(int argc, char **argv, const struct cli_ctx *ctx);
 
+struct rules_toolkit;
+
+/* The toolkit's home: its `home:`, else /usr/local/cuda-MAJOR.MINOR (the
+ * runner convention, docs/github.md), into out (n bytes). */
+void cli_toolkit_home(const struct rules_toolkit *tk, char *out, size_t n);
+
 /* The base `--base auto` derives (engine/cli/github_base.c). */
 struct cli_base {
 	char hex[41];		/* the commit (or revision) to pass as --base */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/buf.h"
@@ -175,6 +176,46 @@ select_only(const struct cli_ctx *ctx, struct run_args *a,
 	return 0;
 }
 
+/*
+ * A GPU job needs every toolkit its nodes pin at the pin's home (the
+ * runner convention): a runner without one fails here, naming the pin,
+ * before anything runs, rather than deep in a test.
+ */
+static int
+job_toolkits(const struct cli_ctx *ctx, const struct graph *g,
+	     const struct plan_job *job)
+{
+	char home[4096];
+	struct error err;
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < job->n_nodes; i++) {
+		const struct graph_node *n = &g->nodes[job->nodes[i]];
+		const struct rules_toolkit *tk = n->toolkit;
+
+		if (!tk)
+			continue;
+		cli_toolkit_home(tk, home, sizeof(home));
+		if (!stat(home, &st) && S_ISDIR(st.st_mode))
+			continue;
+		error_init(&err);
+		error_set(&err, ERROR_NOT_FOUND, "job '%s' needs toolkit '%s' "
+			  "(pinned %s at %s:%u:%u) at %s, which this runner "
+			  "does not have", job->name, tk->name, tk->version,
+			  g->rules->file ? g->rules->file : "ripple.yml",
+			  tk->pos.line, tk->pos.col, home);
+		error_node(&err, n->id);
+		error_hint(&err, "GPU runners keep each pinned toolkit at its "
+			   "home (toolkits: %s: {home:}, else "
+			   "/usr/local/cuda-%u.%u; docs/github.md): install "
+			   "CUDA %s there", tk->name, tk->major, tk->minor,
+			   tk->version);
+		return cli_fail(ctx, &err);
+	}
+	return 0;
+}
+
 static int
 select_job(const struct cli_ctx *ctx, struct run_args *a,
 	   const struct planner *pl)
@@ -225,6 +266,13 @@ select_job(const struct cli_ctx *ctx, struct run_args *a,
 			   "ripple cannot run on", job->platform);
 		plan_jobs_free(jobs);
 		return cli_fail(ctx, &err);
+	}
+	if (job->group == PLAN_JOB_GPU) {
+		rc = job_toolkits(ctx, g, job);
+		if (rc) {
+			plan_jobs_free(jobs);
+			return rc;
+		}
 	}
 	for (i = 0; i < job->n_nodes; i++)
 		a->select[job->nodes[i]] = 1;

@@ -26,9 +26,8 @@
 #include "rules/rules.h"
 #include "base/banned.h"
 
-/* The toolkit's home: its `home:`, else /usr/local/cuda-MAJOR.MINOR. */
-static void
-home_of(const struct rules_toolkit *tk, char *out, size_t n)
+void
+cli_toolkit_home(const struct rules_toolkit *tk, char *out, size_t n)
 {
 	if (tk->home)
 		snprintf(out, n, "%s", tk->home);
@@ -87,7 +86,7 @@ probe(const struct cli_ctx *ctx, const struct rules_toolkit *tk,
 	int rc;
 
 	*identity = NULL;
-	home_of(tk, home, sizeof(home));
+	cli_toolkit_home(tk, home, sizeof(home));
 	if (stat(home, &st) || !S_ISDIR(st.st_mode))
 		return 0;
 	error_init(&err);

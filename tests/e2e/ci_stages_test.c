@@ -101,3 +101,39 @@ Test(e2e_ci_stages, a_chain_deeper_than_the_workflow_is_refused_at_plan_time)
 	t_rmtree(dir);
 	free(dir);
 }
+
+Test(e2e_ci_stages, a_gpu_job_without_its_pinned_toolkit_fails_before_running)
+{
+	char *dir = t_git_init(), home[1024], rules[6144], path[4096];
+	const char *job[] = { "run", "--job", "gpu-any-1", "--json", NULL };
+	struct run_result r;
+
+	snprintf(home, sizeof(home), "%s/cuda-12.9", dir);
+	snprintf(rules, sizeof(rules),
+		 "version: 1\n"
+		 "toolkits:\n  ctk12: {version: \"12.9.1\", home: %s}\n"
+		 "tests:\n"
+		 "  on-gpu:\n    toolkit: ctk12\n    gpu: {count: 1}\n"
+		 "    command: [sh, -c, 'touch ran']\n", home);
+	t_write(dir, "ripple.yml", rules);
+	t_write(dir, ".gitignore", ".ripple/\nran\ncuda-12.9/\n");
+	cr_assert_eq(t_git_commit(dir, "init"), 0);
+	r = t_ripple(dir, job);
+	cr_expect_eq(r.status, 2, "%s", r.out);
+	cr_expect(strstr(r.err, "job 'gpu-any-1' needs toolkit 'ctk12' "
+			 "(pinned 12.9.1 at ripple.yml") != NULL, "%s", r.err);
+	cr_expect(strstr(r.err, "install CUDA 12.9.1 there") != NULL, "%s",
+		  r.err);
+	snprintf(path, sizeof(path), "%s/ran", dir);
+	cr_expect_null(t_read(path), "nothing ran");
+	t_result_release(&r);
+	/* With the toolkit at its home the job goes on (and, without a GPU
+	 * here, defers its test). */
+	t_write(dir, "cuda-12.9/version.json", "{}\n");
+	r = t_ripple(dir, job);
+	cr_expect(r.status == 0 || r.status == 4, "%d %s", r.status, r.err);
+	cr_expect(strstr(r.err, "needs toolkit") == NULL, "%s", r.err);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
