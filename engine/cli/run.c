@@ -61,7 +61,7 @@ static const char run_help[] =
 	"                  [--head REV | --worktree] [--base REV]\n"
 	"                  [--baseline-run ID|auto] [--reuse baseline|any|none]\n"
 	"                  [--timeout SECONDS] [--rules FILE] [--cache PATH]\n"
-	"                  [--platform P] [--json]\n"
+	"                  [--platform P] [--failed-logs DIR] [--json]\n"
 	"\n"
 	"Plan exactly as `ripple plan` does, then carry the plan out: reused\n"
 	"nodes are recorded into the new run from their baseline record; build\n"
@@ -77,7 +77,9 @@ static const char run_help[] =
 	"matrix entry of `plan --github-output`; `ripple jobs` lists them) and\n"
 	"fails when one of them cannot run here (an upstream with no record);\n"
 	"it reuses any ok record of an equal key (--reuse any) unless told.\n"
-	"Logs: .ripple/logs/RUN/NODE.log. --dry-run prints the plan only.\n"
+	"Logs: .ripple/logs/RUN/NODE.log; --failed-logs DIR also copies the\n"
+	"logs of the nodes that failed or timed out into DIR (for a CI\n"
+	"artifact). --dry-run prints the plan only.\n"
 	"--platform P runs as a runner of platform P (default: this host's,\n"
 	"e.g. linux-64). Runners of one CI run share --run-id: a run id that\n"
 	"exists at the same commit is joined, and a failure anywhere keeps the\n"
@@ -98,7 +100,7 @@ static const char run_help[] =
 enum {
 	OPT_HEAD = 256, OPT_BASE, OPT_BASELINE, OPT_REUSE, OPT_RULES,
 	OPT_CACHE, OPT_JSON, OPT_WORKTREE, OPT_KEEP, OPT_RUNID, OPT_ONLY, OPT_JOB,
-	OPT_DRY, OPT_REF, OPT_TAG, OPT_TIMEOUT, OPT_PLATFORM,
+	OPT_DRY, OPT_REF, OPT_TAG, OPT_TIMEOUT, OPT_PLATFORM, OPT_FAILED_LOGS,
 };
 
 
@@ -122,6 +124,7 @@ parse(int argc, char **argv, const struct cli_ctx *ctx, struct run_args *a)
 		{ "ref", required_argument, NULL, OPT_REF },
 		{ "tag", required_argument, NULL, OPT_TAG },
 		{ "platform", required_argument, NULL, OPT_PLATFORM },
+		{ "failed-logs", required_argument, NULL, OPT_FAILED_LOGS },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
@@ -154,6 +157,7 @@ parse(int argc, char **argv, const struct cli_ctx *ctx, struct run_args *a)
 		case OPT_REF: a->ref = optarg; break;
 		case OPT_TAG: a->tag = optarg; break;
 		case OPT_PLATFORM: a->platform = optarg; break;
+		case OPT_FAILED_LOGS: a->failed_logs = optarg; break;
 		case OPT_TIMEOUT:
 			errno = 0;
 			a->timeout_s = strtol(optarg, &end, 10);
@@ -407,6 +411,12 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	}
 	cli_run_summary(report, &res, run_id, status);
 	cli_remote_summary(&a->rem);
+	if (a->failed_logs) {
+		int lrc = cli_run_failed_logs(ctx, a->failed_logs, &res);
+
+		if (lrc && !rc)
+			rc = lrc;
+	}
 	if (a->json) {
 		char *text;
 

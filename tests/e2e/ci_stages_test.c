@@ -2,7 +2,9 @@
  * Suite e2e_ci_stages: a workflow of fixed job slots (`plan
  * --github-stages N`) gets every stage of a target in run order, however
  * deep, or a plan-time refusal naming the stage it could not run; never a
- * stage silently left out.
+ * stage silently left out. And what a CI job template relies on: a GPU job
+ * without its pinned toolkit fails first, naming the pin; --failed-logs
+ * collects exactly the failed nodes' logs for an artifact.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -134,6 +136,44 @@ Test(e2e_ci_stages, a_gpu_job_without_its_pinned_toolkit_fails_before_running)
 	cr_expect(r.status == 0 || r.status == 4, "%d %s", r.status, r.err);
 	cr_expect(strstr(r.err, "needs toolkit") == NULL, "%s", r.err);
 	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
+
+Test(e2e_ci_stages, failed_logs_collects_exactly_the_failed_nodes_logs)
+{
+	char *dir = t_git_init(), logs[2048], path[4096], *text;
+	const char *run[] = { "run", "--failed-logs", logs, "--keep-going",
+			      NULL };
+	struct run_result r;
+
+	snprintf(logs, sizeof(logs), "%s/failed-logs", dir);
+	t_write(dir, "ripple.yml",
+		"version: 1\n"
+		"artifacts:\n"
+		"  good: {command: [sh, -c, 'echo fine']}\n"
+		"tests:\n"
+		"  bad: {command: [sh, -c, 'echo broken here; exit 3']}\n");
+	t_write(dir, ".gitignore", ".ripple/\nfailed-logs/\n");
+	cr_assert_eq(t_git_commit(dir, "init"), 0);
+	r = t_ripple(dir, run);
+	cr_expect_eq(r.status, 1, "%s", r.err);
+	t_result_release(&r);
+	snprintf(path, sizeof(path), "%s/test%%3Abad.log", logs);
+	text = t_read(path);
+	if (!text) {
+		struct run_result ls = t_sh(logs, "ls");
+
+		cr_assert_fail("no %s; there: %s", path, ls.out);
+	}
+	cr_expect(strstr(text, "broken here") != NULL, "%s", text);
+	free(text);
+	{
+		struct run_result ls = t_sh(logs, "ls | wc -l");
+
+		cr_expect_eq(atoi(ls.out), 1, "only the failed node's log");
+		t_result_release(&ls);
+	}
 	t_rmtree(dir);
 	free(dir);
 }
