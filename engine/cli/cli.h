@@ -299,7 +299,8 @@ void cli_toolkit_home(const struct rules_toolkit *tk, char *out, size_t n);
 
 /* The base `--base auto` derives (engine/cli/github_base.c). */
 struct cli_base {
-	char hex[41];		/* the commit (or revision) to pass as --base */
+	char hex[41];		/* the commit to pass as --base; "": none (a
+				   push of the first commit) */
 	char why[512];		/* for people: the event and the rule used */
 };
 

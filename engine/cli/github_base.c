@@ -161,9 +161,16 @@ walk(const struct cli_ctx *ctx, struct graph_repo *repo, struct cache *cache,
 			return 0;
 		}
 	}
-	/* None complete: the start itself (its records are partial). */
-	if (graph_repo_resolve(repo, start, &oid, err))
-		return cli_fail(ctx, err);
+	/* None complete: the start itself (its records are partial); no
+	 * start (the first commit): no base, everything is new. */
+	if (graph_repo_resolve(repo, start, &oid, err)) {
+		error_init(err);
+		out->hex[0] = '\0';
+		snprintf(out->why + strlen(out->why), sizeof(out->why) -
+			 strlen(out->why), ": none (%s is not a commit here: "
+			 "the first commit)", start);
+		return 0;
+	}
 	graph_oid_hex(&oid, out->hex);
 	snprintf(out->why + strlen(out->why), sizeof(out->why) -
 		 strlen(out->why), ": %.12s (no record-complete commit in %d "
@@ -189,8 +196,9 @@ cli_base_resolve(const struct cli_ctx *ctx, struct graph_repo *repo,
 	rc = cli_base_auto(ctx, repo, cache, po, b);
 	if (rc)
 		return rc;
-	fprintf(stderr, "ripple: base %.12s: %s\n", b->hex, b->why);
-	po->base = b->hex;
+	fprintf(stderr, "ripple: base %.12s: %s\n", b->hex[0] ? b->hex
+							     : "none", b->why);
+	po->base = b->hex[0] ? b->hex : NULL;
 	return 0;
 }
 
@@ -418,7 +426,8 @@ cli_base(int argc, char **argv, const struct cli_ctx *ctx)
 
 		json_object_set_new(doc, "schema",
 				    json_string("ripple-base-v1"));
-		json_object_set_new(doc, "base", json_string(b.hex));
+		json_object_set_new(doc, "base", b.hex[0] ? json_string(b.hex)
+							  : json_null());
 		json_object_set_new(doc, "why", json_string(b.why));
 		s = json_dumps(doc, JSON_INDENT(2) | JSON_SORT_KEYS);
 		json_decref(doc);
@@ -426,7 +435,7 @@ cli_base(int argc, char **argv, const struct cli_ctx *ctx)
 			printf("%s\n", s);
 		free(s);
 	} else {
-		printf("%s  %s\n", b.hex, b.why);
+		printf("%s  %s\n", b.hex[0] ? b.hex : "none", b.why);
 	}
 done:
 	cli_remote_close(&rem);

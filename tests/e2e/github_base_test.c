@@ -230,3 +230,27 @@ Test(e2e_github_base, plan_base_auto_uses_it_and_an_explicit_base_wins)
 	t_result_release(&res);
 	teardown_repo(&r);
 }
+
+Test(e2e_github_base, the_first_commit_has_no_base_and_plans_everything)
+{
+	char *dir = t_git_init();
+	const char *b[] = { "base", NULL };
+	const char *plan[] = { "plan", "--base", "auto", NULL };
+	struct run_result r;
+
+	t_write(dir, "ripple.yml", rules);
+	t_write(dir, "src/a.c", "int a;\n");
+	cr_assert_eq(t_git_commit(dir, "first"), 0);
+	unsetenv("GITHUB_EVENT_NAME");
+	r = t_ripple(dir, b);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strncmp(r.out, "none  ", 6) == 0, "%s", r.out);
+	t_result_release(&r);
+	r = t_ripple(dir, plan);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "2 build") || strstr(r.out, "1 build"), "%s",
+		  r.out);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
