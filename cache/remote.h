@@ -33,6 +33,7 @@
 #ifndef RIPPLE_CACHE_REMOTE_H
 #define RIPPLE_CACHE_REMOTE_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -61,6 +62,22 @@ struct remote;
 /* The namespace hashed into every AC key (see remote_ac_key). */
 #define REMOTE_AC_NAMESPACE "ripple-ac-v1"
 
+/*
+ * Trust domains (docs/remote-cache.md). AC entries live in a domain: the
+ * trusted (shared) one at URL/ac/<hash>, which trusted refs write, or a
+ * ref's own at URL/d/<domain-id>/ac/<hash>, so a server can give writes
+ * under each path its own credential. The CAS (URL/cas/) is shared by
+ * every domain: a blob is verified by its digest. A domain id comes from
+ * data (a ref name), so it is a slug of the ref cut to
+ * REMOTE_DOMAIN_SLUG_MAX bytes of [a-z0-9-], a '-', and 24 hex digits of
+ * SHA-256("ripple-domain-v1" NUL ref): a safe path segment that no two
+ * refs share, and that a person can still tell apart in a server's log.
+ */
+#define REMOTE_DOMAIN_NAMESPACE "ripple-domain-v1"
+#define REMOTE_DOMAIN_SLUG_MAX 40
+#define REMOTE_DOMAIN_HASH_LEN 24
+#define REMOTE_DOMAIN_SIZE (REMOTE_DOMAIN_SLUG_MAX + REMOTE_DOMAIN_HASH_LEN + 2)
+
 /* A content digest: SHA-256 of the bytes and their count. */
 struct remote_digest {
 	char hash[REMOTE_HASH_SIZE];	/* 64 lowercase hex digits */
@@ -78,9 +95,20 @@ struct remote_options {
 	const char *headers;		/* "Name: value" lines or NULL */
 	int netrc;			/* 1: credentials from netrc */
 	const char *netrc_file;		/* NULL: ~/.netrc */
+	long timeout_s;			/* whole request, s; 0: no limit */
+	/* Set (by a signal handler) to stop: transfers end at once with
+	 * "interrupted" (ERROR_IO) and nothing is retried. May be NULL. */
+	const volatile sig_atomic_t *cancel;
 };
 
-#define REMOTE_OPTIONS_INIT { 0, 10000, 1, 30, 8, 2, 200, NULL, 0, NULL }
+/*
+ * Defaults (docs/remote-cache.md "Limits"): connect within 10 s; a request
+ * moving under 1 KiB/s for 30 s, or lasting 10 minutes in all, is cut off
+ * (and retried like a timeout), so a server that drips bytes cannot hold a
+ * command. 8 transfers at once, 2 retries from 200 ms.
+ */
+#define REMOTE_OPTIONS_INIT \
+	{ 0, 10000, 1024, 30, 8, 2, 200, NULL, 0, NULL, 600, NULL }
 
 /* ---- setup ---- */
 
@@ -95,13 +123,35 @@ int remote_global_init(struct error *err);
 void remote_global_cleanup(void);
 
 /*
- * Fill credentials of *opts from the environment: RIPPLE_REMOTE_HEADER
- * (one or more "Name: value" lines, e.g. "Authorization: Bearer T") into
+ * Fill credentials of *opts from the environment:
+ * RIPPLE_REMOTE_CACHE_HEADER (else the older RIPPLE_REMOTE_HEADER: one
+ * or more "Name: value" lines, e.g. "Authorization: Basic B64") into
  * opts->headers, and RIPPLE_REMOTE_NETRC ("1" for ~/.netrc, or a file
  * path) into netrc/netrc_file. The strings point into the environment and
  * stay valid while it is unchanged. Other fields are left alone.
  */
 void remote_options_from_env(struct remote_options *opts);
+
+/*
+ * Fill the limits of *opts from the environment: RIPPLE_REMOTE_TIMEOUT
+ * (seconds per request, 0 none; remote_options_timeout) and
+ * RIPPLE_REMOTE_LOW_SPEED ("BYTES:SECONDS"; remote_options_low_speed).
+ * Unset or empty: left alone. Errors: ERROR_INVALID naming the variable.
+ */
+int remote_options_limits_from_env(struct remote_options *opts,
+				   struct error *err);
+
+/*
+ * Parse "BYTES:SECONDS" (a request slower than BYTES per second for
+ * SECONDS is cut off; "0:0" never) into low_speed_limit and
+ * low_speed_time_s of *opts. Errors: ERROR_INVALID.
+ */
+int remote_options_low_speed(struct remote_options *opts, const char *text,
+			     struct error *err);
+
+/* Parse SECONDS (0: no limit) into timeout_s. Errors: ERROR_INVALID. */
+int remote_options_timeout(struct remote_options *opts, const char *text,
+			   struct error *err);
 
 /*
  * Open a client of the cache at `url` ("http://host:port/prefix" or
@@ -124,14 +174,55 @@ const char *remote_url(const struct remote *r);
 /* Whether the handle was opened read-only. */
 int remote_read_only(const struct remote *r);
 
+/* ---- trust domains ---- */
+
+/*
+ * The domain id of `ref` (e.g. "refs/pull/12/merge" gives
+ * "pull-12-merge-" and 24 hex digits) into out (REMOTE_DOMAIN_SIZE
+ * bytes): the slug is the ref without "refs/", lowercased, each run of
+ * other bytes than [a-z0-9] one '-', cut to REMOTE_DOMAIN_SLUG_MAX bytes
+ * (no '-' at either end); the hash part is SHA-256 of the bytes
+ * "ripple-domain-v1", NUL, ref. Errors: ERROR_INVALID (an empty ref),
+ * ERROR_INTERNAL.
+ */
+int remote_domain_id(const char *ref, char *out, struct error *err);
+
+/*
+ * Whether s can be a domain id: 1 to REMOTE_DOMAIN_SIZE - 1 bytes of
+ * [a-z0-9-], not starting with '-' (so never ".", ".." or a '/').
+ */
+int remote_domain_valid(const char *s);
+
+/*
+ * The domain AC entries are written to (remote_ac_put, remote_node_put)
+ * and remote_ac_get reads: `domain` (a remote_domain_id), or NULL for the
+ * trusted domain (the default). Lookups name their domain per item.
+ * Errors: ERROR_INVALID (not remote_domain_valid).
+ */
+int remote_set_domain(struct remote *r, const char *domain,
+		      struct error *err);
+
+/* The handle's domain (remote_set_domain), or NULL: the trusted one. */
+const char *remote_domain(const struct remote *r);
+
 /* ---- digests ---- */
 
 /*
- * SHA-256 and size of the file at `path`, read in 64 KiB pieces.
- * Errors: ERROR_NOT_FOUND, ERROR_IO naming the path, ERROR_INTERNAL.
+ * SHA-256 and size of the regular file at `path`, read in 64 KiB pieces
+ * (base/file.h: a FIFO or a device is refused, never read).
+ * Errors: ERROR_NOT_FOUND, ERROR_INVALID (not a regular file), ERROR_IO
+ * naming the path, ERROR_INTERNAL.
  */
 int remote_digest_file(const char *path, struct remote_digest *out,
 		       struct error *err);
+
+/*
+ * SHA-256 and size of what is left to read from fd (read in 64 KiB
+ * pieces; the caller opened it and closes it). `what` names it in
+ * messages. Errors: ERROR_IO, ERROR_INTERNAL, ERROR_NOMEM.
+ */
+int remote_digest_fd(int fd, const char *what, struct remote_digest *out,
+		     struct error *err);
 
 /* SHA-256 and size of n bytes at p. Errors: ERROR_INTERNAL. */
 int remote_digest_buf(const void *p, size_t n, struct remote_digest *out,
@@ -154,10 +245,12 @@ int remote_cas_has(struct remote *r, const struct remote_digest *d,
 
 /*
  * Upload n files to the CAS: hash each (or take digests[i] when digests is
- * not NULL), ask which the server has (one parallel HEAD batch), then PUT
- * the others in parallel. Each file is hashed again while it is sent; one
- * that changed in between is an ERROR_CONFLICT naming it. out (may be
- * NULL) receives the n digests. Errors: ERROR_UNSUPPORTED (read-only),
+ * not NULL), then PUT them all in parallel, also those the server may
+ * already hold (a blob present with the right size can be garbage PUT at
+ * a predictable digest: the upload replaces it; only the empty blob is
+ * never sent). Each file is hashed again while it is sent; one that
+ * changed in between is an ERROR_CONFLICT naming it. out (may be NULL)
+ * receives the n digests. Errors: ERROR_UNSUPPORTED (read-only),
  * ERROR_NOT_FOUND / ERROR_IO (a file), ERROR_IO (the server).
  */
 int remote_cas_put_files(struct remote *r, const char *const *paths,
@@ -165,8 +258,8 @@ int remote_cas_put_files(struct remote *r, const char *const *paths,
 			 struct remote_digest *out, struct error *err);
 
 /*
- * Upload n bytes at p to the CAS (skipped when HEAD finds them); *out (may
- * be NULL) receives their digest. Errors as remote_cas_put_files.
+ * Upload n bytes at p to the CAS (always, as remote_cas_put_files); *out
+ * (may be NULL) receives their digest. Errors as remote_cas_put_files.
  */
 int remote_cas_put_buf(struct remote *r, const void *p, size_t n,
 		       struct remote_digest *out, struct error *err);
@@ -174,16 +267,21 @@ int remote_cas_put_buf(struct remote *r, const void *p, size_t n,
 /* One blob to fetch into a file, and what became of it. */
 struct remote_fetch {
 	struct remote_digest digest;	/* in: what to fetch */
-	const char *dest;		/* in: destination path */
-	unsigned mode;			/* in: e.g. 0644 or 0755 */
+	const char *dest;		/* in: destination path, or NULL */
+	int fd;				/* in: with dest NULL, the file to
+					   write (from its start; the caller
+					   places it once it verified it) */
+	unsigned mode;			/* in: e.g. 0644 or 0755 (dest) */
 	int result;			/* out: 1 fetched, 0 missing, < 0 */
 };
 
 /*
- * Download n blobs in parallel, each into a temporary file in its
- * destination's folder (which must exist), verified (SHA-256 and size, a longer body is cut
- * off) while it streams, then renamed over f[i].dest. A blob that fails
- * leaves no file of its own behind and dest untouched.
+ * Download n blobs in parallel, each verified (SHA-256 and size, a longer
+ * body is cut off) while it streams: into f[i].fd, or into a temporary
+ * file beside f[i].dest (whose folder must exist) renamed over it once
+ * verified (base/place.h: a link, FIFO or device at dest is refused and
+ * left alone). A blob that fails leaves no file of its own behind and
+ * dest untouched.
  * Returns 0 when each f[i].result is 1 or 0; else the first failure's
  * code with its error in err: ERROR_CORRUPT (digest or size mismatch,
  * naming the server and the digest), ERROR_IO (server or file system).
@@ -239,8 +337,11 @@ void remote_action_release(struct remote_action *a);
 /*
  * Whether `path` may be an output path: not empty, at most
  * REMOTE_PATH_MAX bytes, relative, no "", "." or ".." component, no
- * backslash, and not under ".ripple/" (reserved). Returns 0 or
- * ERROR_INVALID naming the path.
+ * backslash, no control byte (< 0x20 or 0x7f: a newline would forge a
+ * line of SHA256SUMS), no ".git" component (any case: git's own files,
+ * hooks among them) and not under ".ripple/" (reserved). Whether it is
+ * one of its node's outputs is the caller's question. Returns 0 or
+ * ERROR_INVALID naming the path (control bytes shown as '?').
  */
 int remote_output_path_check(const char *path, size_t len,
 			     struct error *err);
@@ -267,15 +368,18 @@ int remote_action_decode(const void *p, size_t len,
 			 struct remote_action *out, struct error *err);
 
 /*
- * Store AC entry bytes under ac_hash (64 hex). Errors: ERROR_UNSUPPORTED
- * (read-only), ERROR_INVALID, ERROR_IO naming the server.
+ * Store AC entry bytes under ac_hash (64 hex) in the handle's domain
+ * (remote_set_domain). Errors: ERROR_UNSUPPORTED (read-only, or the
+ * server refused the write: HTTP 401 or 403), ERROR_INVALID, ERROR_IO
+ * naming the server.
  */
 int remote_ac_put(struct remote *r, const char *ac_hash,
 		  const unsigned char *p, size_t len, struct error *err);
 
 /*
- * Fetch and decode the AC entry at ac_hash: 1 and *out (release it), 0 on
- * a miss, or a negative error (ERROR_CORRUPT for a bad entry, ERROR_IO).
+ * Fetch and decode the AC entry at ac_hash in the handle's domain: 1 and
+ * *out (release it), 0 on a miss, or a negative error (ERROR_CORRUPT for
+ * a bad entry, ERROR_IO).
  */
 int remote_ac_get(struct remote *r, const char *ac_hash,
 		  struct remote_action *out, struct error *err);
@@ -331,8 +435,9 @@ struct remote_upload_file {
 /*
  * Publish one node in the only safe order: its n files to the CAS, then
  * the record blob (record, record_len bytes: remote_record_encode's text),
- * then the AC entry under remote_ac_key(node_id, key) naming them all, so
- * an AC entry never names a blob the server lacks. Every PUT is
+ * then the AC entry under remote_ac_key(node_id, key), in the handle's
+ * domain (remote_set_domain), naming them all, so an AC entry never
+ * names a blob the server lacks. Every PUT is
  * idempotent. exit_code: 0 for an ok record. worker: may be NULL.
  * Errors: those of the steps; nothing is written to the AC on failure.
  */
@@ -345,6 +450,8 @@ int remote_node_put(struct remote *r, const char *node_id, const char *key,
 struct remote_lookup {
 	const char *node_id;		/* in */
 	const char *key;		/* in: 32 hex digits */
+	const char *domain;		/* in: a remote_domain_id, or NULL
+					   for the trusted domain */
 	int found;			/* out: 1 hit, 0 miss, < 0 error */
 	struct remote_action action;	/* out, on a hit */
 	char *record;			/* out: the record blob's text */

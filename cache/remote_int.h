@@ -19,12 +19,24 @@
 struct curl_slist;
 struct evp_md_ctx_st;
 
+/* The longest xfer space: "d/" domain "/ac" and the NUL. */
+#define REMOTE_SPACE_SIZE (REMOTE_DOMAIN_SIZE + 6)
+
+/*
+ * The AC space of `domain` (NULL: the trusted "ac") into out
+ * (REMOTE_SPACE_SIZE bytes); the domain must be remote_domain_valid.
+ */
+void remote_ac_space(const char *domain, char *out);
+
 struct remote {
 	char *url;			/* base URL, no trailing '/', owned */
 	struct remote_options opts;	/* headers points at `headers_text` */
 	char *headers_text;		/* owned copy of opts.headers */
 	struct curl_slist *headers;	/* request headers, owned */
 	void *multi;			/* CURLM *, reused across batches */
+	char ac_space[REMOTE_SPACE_SIZE];	/* "ac" or "d/<domain>/ac":
+						   where AC entries go */
+	char domain[REMOTE_DOMAIN_SIZE];	/* its domain, "": trusted */
 };
 
 enum xfer_method {
@@ -36,7 +48,7 @@ enum xfer_method {
 enum xfer_sink {
 	XFER_SINK_NONE,		/* discard the body (HEAD, PUT answers) */
 	XFER_SINK_MEM,		/* into mem, at most `max` bytes */
-	XFER_SINK_FILE,		/* into a temp file, renamed to `dest` */
+	XFER_SINK_FILE,		/* into `out_fd` (the caller's file) */
 };
 
 /*
@@ -48,7 +60,7 @@ enum xfer_sink {
 struct xfer {
 	/* the request */
 	enum xfer_method method;
-	const char *space;		/* "cas" or "ac" */
+	const char *space;		/* "cas", "ac" or "d/<domain>/ac" */
 	char hash[REMOTE_HASH_SIZE];	/* the object's name */
 
 	/* PUT body: a file (src_path) or memory (src_mem) of src_size bytes */
@@ -62,8 +74,8 @@ struct xfer {
 	int64_t expect_size;		/* bytes, or -1 when unknown */
 	int verify;			/* 1: body's SHA-256 must be `hash` */
 	size_t max;			/* MEM: cap in bytes */
-	const char *dest;		/* FILE: final path */
-	unsigned mode;			/* FILE: permission bits */
+	int out_fd;			/* FILE: written from its start,
+					   truncated on a retry; borrowed */
 
 	/* outcome */
 	int result;
@@ -74,8 +86,7 @@ struct xfer {
 
 	/* engine state, remote_xfer.c only */
 	void *easy;			/* CURL * */
-	int fd;				/* source or temp file, -1 */
-	char *tmp;			/* FILE: temp path, owned */
+	int fd;				/* source file, -1 */
 	struct evp_md_ctx_st *md;	/* body hash */
 	int64_t off;			/* bytes sent or received */
 	size_t mem_cap;

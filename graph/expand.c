@@ -25,11 +25,20 @@ struct builder {
 	struct graph *g;
 	struct graph_node *nodes;
 	size_t n, cap;
+	unsigned long long max;	/* nodes allowed (checked before, too) */
 };
 
 static struct graph_node *
 new_node(struct builder *b, struct error *err)
 {
+	if (b->n >= b->max) {
+		/* graph_caps_check_nodes counted every combination first;
+		 * this keeps the bound should the two ever disagree. */
+		error_set(err, ERROR_INTERNAL, "the rules expand to more than "
+			  "%llu nodes, past the count made before expansion",
+			  b->max);
+		return NULL;
+	}
 	if (b->n == b->cap) {
 		size_t cap = b->cap ? b->cap * 2 : 64;
 		struct graph_node *p =
@@ -299,7 +308,7 @@ add_rule_node(struct builder *b, const struct graph_binding *axes, size_t n,
 
 	node = new_node(b, err);
 	if (!node)
-		return ERROR_NOMEM;
+		return err ? err->code : ERROR_NOMEM;
 	node->kind = rule->kind == RULES_NODE_TEST ? GRAPH_NODE_TEST
 						   : GRAPH_NODE_ARTIFACT;
 	node->name = rule->name;
@@ -330,7 +339,7 @@ add_release_node(struct builder *b, const struct graph_binding *axes,
 	struct graph_node *node = new_node(b, err);
 
 	if (!node)
-		return ERROR_NOMEM;
+		return err ? err->code : ERROR_NOMEM;
 	node->kind = GRAPH_NODE_RELEASE;
 	node->name = rel->name;
 	node->release = rel;
@@ -358,11 +367,25 @@ cmp_node_id(const void *x, const void *y)
 int
 graph_build(const struct rules *rules, struct graph **out, struct error *err)
 {
-	struct builder b = { rules, NULL, NULL, 0, 0 };
+	return graph_build_limited(rules, NULL, out, err);
+}
+
+int
+graph_build_limited(const struct rules *rules,
+		    const struct graph_limits *limits, struct graph **out,
+		    struct error *err)
+{
+	struct builder b = { rules, NULL, NULL, 0, 0, 0 };
+	struct graph_caps caps;
 	size_t i;
 	int rc = 0;
 
 	*out = NULL;
+	graph_caps_init(&caps, rules, limits);
+	rc = graph_caps_check_nodes(&caps, rules, err);
+	if (rc)
+		return rc;
+	b.max = caps.nodes;
 	b.g = mem_calloc(1, sizeof(*b.g));
 	if (!b.g)
 		return error_set(err, ERROR_NOMEM, "out of memory");
@@ -392,7 +415,7 @@ graph_build(const struct rules *rules, struct graph **out, struct error *err)
 		}
 	for (i = 0; i < b.n; i++)
 		b.nodes[i].index = i;
-	rc = graph_deps_resolve(b.g, b.nodes, b.n, err);
+	rc = graph_deps_resolve(b.g, b.nodes, b.n, &caps, err);
 	if (!rc)
 		rc = graph_topo_sort(b.g, b.nodes, b.n, err);
 done:

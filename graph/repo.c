@@ -230,6 +230,30 @@ graph_repo_head_ref(struct graph_repo *repo, char *out, size_t n)
 }
 
 int
+graph_repo_default_branch(struct graph_repo *repo, char *out, size_t n)
+{
+	static const char prefix[] = "refs/remotes/origin/";
+	git_reference *ref = NULL;
+	const char *target;
+	int found = 0;
+
+	if (n)
+		out[0] = '\0';
+	if (git_reference_lookup(&ref, repo->git, "refs/remotes/origin/HEAD"))
+		return 0;
+	target = git_reference_symbolic_target(ref);
+	if (target && !strncmp(target, prefix, sizeof(prefix) - 1) &&
+	    target[sizeof(prefix) - 1] &&
+	    (size_t)snprintf(out, n, "refs/heads/%s",
+			     target + sizeof(prefix) - 1) < n)
+		found = 1;
+	else if (n)
+		out[0] = '\0';
+	git_reference_free(ref);
+	return found;
+}
+
+int
 graph_repo_is_shallow(struct graph_repo *repo)
 {
 	return git_repository_is_shallow(repo->git) == 1;

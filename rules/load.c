@@ -151,7 +151,7 @@ load_policy(struct rules_load *L, const struct rules_ynode *v)
 {
 	static const char *const keys[] = {
 		"unclaimed-paths", "ignore", "reuse", "max-nodes",
-		"reuse-versions", "trusted-refs", NULL,
+		"max-edges", "reuse-versions", "trusted-refs", NULL,
 	};
 	static const char *const unclaimed[] = { "rebuild-all", "ignore" };
 	static const char *const reuse[] = { "baseline", "any", "none" };
@@ -190,6 +190,10 @@ load_policy(struct rules_load *L, const struct rules_ynode *v)
 	if (f)
 		rules_load_uint(L, f, "max-nodes", 1, RULES_MAX_NODES_LIMIT,
 				&p->max_nodes);
+	f = rules_ynode_get(v, "max-edges");
+	if (f)
+		rules_load_uint(L, f, "max-edges", 1, RULES_MAX_EDGES_LIMIT,
+				&p->max_edges);
 	f = rules_ynode_get(v, "reuse-versions");
 	if (f && !rules_load_string(L, f, "reuse-versions", &s)) {
 		for (i = 0; i < 2 && strcmp(s, versions[i]); i++)
@@ -381,7 +385,6 @@ rules_load_buffer(const char *display, const char *text, size_t len,
 		return ERROR_NOMEM;
 	}
 	arena_init(&r->arena);
-	r->policy.max_nodes = RULES_MAX_NODES_DEFAULT;
 	L.r = r;
 	r->file = rules_load_strdup(&L, L.file);
 	copy = arena_alloc(&r->arena, len + 1);

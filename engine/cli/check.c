@@ -65,6 +65,11 @@ help(FILE *f)
 		"  --json        the outcome as JSON on stdout (schema "
 		"ripple-check-v1,\n"
 		"                docs/schemas/check.json); nothing on stderr\n"
+		"  --max-nodes N, --max-edges N\n"
+		"                raise the graph's ceilings (100000 nodes, "
+		"1000000 edges;\n"
+		"                the rules' policy can only lower them; "
+		"docs/rules.md)\n"
 		"  -h, --help    show this help\n"
 		"\n"
 		"exit codes: 0 valid, 2 invalid rules, a check that fails, or "
@@ -247,13 +252,15 @@ check_sources(struct check *ck, const struct rules *r, const struct graph *g)
 static int
 check_graph(struct check *ck, const struct rules *r)
 {
+	struct graph_limits limits;
 	struct graph *g = NULL;
 	struct error err;
 	size_t i;
 	int rc, bad = 0;
 
 	error_init(&err);
-	rc = graph_build(r, &g, &err);
+	cli_graph_limits(ck->ctx, &limits);
+	rc = graph_build_limited(r, &limits, &g, &err);
 	if (rc) {
 		found_error(ck, &err);
 		return cli_exit_for(rc);

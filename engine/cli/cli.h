@@ -14,6 +14,7 @@
 #ifndef RIPPLE_ENGINE_CLI_CLI_H
 #define RIPPLE_ENGINE_CLI_CLI_H
 
+#include <signal.h>
 #include <stdio.h>
 
 struct error;
@@ -23,6 +24,7 @@ enum cli_exit {
 	CLI_FAIL = 1,
 	CLI_USAGE = 2,
 	CLI_ERROR = 3,
+	CLI_INTERRUPTED = 130,	/* SIGINT or SIGTERM (128 + 2) */
 };
 
 /*
@@ -44,6 +46,12 @@ struct cli_ctx {
 				   or NULL (no remote cache) */
 	int remote_read_only;	/* --remote-read-only: never write */
 	int remote_required;	/* --remote-required: faults are errors */
+	const char *remote_timeout;	/* --remote-timeout SECONDS, or NULL */
+	const char *remote_low_speed;	/* --remote-low-speed BYTES:SECONDS */
+	unsigned long long max_nodes;	/* --max-nodes, or 0: the ceiling
+					   GRAPH_MAX_NODES_DEFAULT */
+	unsigned long long max_edges;	/* --max-edges, or 0: the ceiling
+					   GRAPH_MAX_EDGES_DEFAULT */
 };
 
 struct cli_command {
@@ -103,7 +111,14 @@ int cli_getopt(const struct cli_ctx *ctx, const char *cmd, int argc,
 
 struct buf;
 struct eval;
+struct graph_limits;
 struct graph_repo;
+
+/*
+ * The graph's ceilings a command runs under (--max-nodes, --max-edges;
+ * 0 in a field: the default), into *out.
+ */
+void cli_graph_limits(const struct cli_ctx *ctx, struct graph_limits *out);
 
 /*
  * The working tree root of the git repository that holds the current
@@ -261,7 +276,7 @@ struct cli_remote {
 };
 
 /*
- * Open ctx->remote_url (credentials from RIPPLE_REMOTE_HEADER and
+ * Open ctx->remote_url (credentials from RIPPLE_REMOTE_CACHE_HEADER and
  * RIPPLE_REMOTE_NETRC) into *out; nothing when no URL is set. Prints
  * errors; 0 or the exit code (2 for a bad URL).
  */
@@ -271,12 +286,37 @@ int cli_remote_open(const struct cli_ctx *ctx, struct cli_remote *out);
 void cli_remote_close(struct cli_remote *r);
 
 /*
- * The ref a command works for, into out (n bytes; "" when none): `ref`
- * (--ref) when given, else refs/tags/TAG for `tag`, else the checked-out
- * branch.
+ * The ref a command works for (its trust domain in the remote cache), into
+ * out (n bytes; "" when none): `ref` (--ref) when given, else $RIPPLE_REF,
+ * else refs/tags/TAG for `tag`, else what GitHub Actions says
+ * (cli_github_ref), else the checked-out branch.
  */
 void cli_remote_ref(struct graph_repo *repo, const char *ref, const char *tag,
 		    char *out, size_t n);
+
+/*
+ * The repository's default branch as "refs/heads/NAME" into out (n
+ * bytes): GitHub Actions' event payload (repository.default_branch), else
+ * the target of refs/remotes/origin/HEAD; "" when neither says (trust
+ * then falls back to main and master).
+ */
+void cli_remote_default_branch(struct graph_repo *repo, char *out, size_t n);
+
+/*
+ * Inside GitHub Actions (GITHUB_ACTIONS=true), the ref of the job
+ * (engine/cli/github_env.c): refs/pull/N/merge for pull_request events
+ * (GITHUB_REF) and for pull_request_target (N from the event payload at
+ * GITHUB_EVENT_PATH; GITHUB_REF is then the base branch, never used),
+ * else GITHUB_REF (refs/heads/..., refs/tags/...). 1 and out (n bytes),
+ * or 0 and "" outside Actions or when it cannot be told.
+ */
+int cli_github_ref(char *out, size_t n);
+
+/*
+ * Inside GitHub Actions, "refs/heads/" and the event payload's
+ * repository.default_branch into out: 1, or 0 and "".
+ */
+int cli_github_default_branch(char *out, size_t n);
 
 /*
  * One line on stderr: what the remote cache served and took (lookups,
@@ -284,6 +324,28 @@ void cli_remote_ref(struct graph_repo *repo, const char *ref, const char *tag,
  * published). Nothing without a remote cache.
  */
 void cli_remote_summary(const struct cli_remote *r);
+
+/* Signal dispositions replaced by cli_stop_catch. */
+struct cli_stop_saved {
+	struct sigaction sigint, sigterm;
+};
+
+/*
+ * Catch SIGINT and SIGTERM (engine/cli/stop.c): they set the stop flag
+ * instead of killing. once: the next signal kills (SA_RESETHAND). saved
+ * (may be NULL) receives the dispositions replaced.
+ */
+void cli_stop_catch(int once, struct cli_stop_saved *saved);
+
+/* Put back what cli_stop_catch replaced. */
+void cli_stop_restore(const struct cli_stop_saved *saved);
+
+/*
+ * The stop flag, for run_options.stop and remote_options.cancel (set only
+ * while caught), and whether it is set.
+ */
+const volatile sig_atomic_t *cli_stop_flag(void);
+int cli_stopped(void);
 
 /* `ripple fetch NODE... [--to DIR]` (engine/cli/fetch.c). */
 int cli_fetch(int argc, char **argv, const struct cli_ctx *ctx);

@@ -16,6 +16,7 @@
 #include "cache/cache.h"
 #include "engine/plan/eval.h"
 #include "engine/plan/planner.h"
+#include "graph/graph.h"
 #include "graph/repo.h"
 #include "rules/drift.h"
 #include "base/banned.h"
@@ -76,11 +77,19 @@ cli_rules_path(const struct cli_ctx *ctx, const char *opt, char *out,
 	return 0;
 }
 
+void
+cli_graph_limits(const struct cli_ctx *ctx, struct graph_limits *out)
+{
+	out->max_nodes = ctx->max_nodes;
+	out->max_edges = ctx->max_edges;
+}
+
 int
 cli_open_eval(const struct cli_ctx *ctx, const char *rev, int worktree,
 	      const char *rules_file, struct graph_repo **repo,
 	      struct eval **ev)
 {
+	struct graph_limits limits;
 	struct error_list errors;
 	struct error err;
 	size_t i;
@@ -96,7 +105,8 @@ cli_open_eval(const struct cli_ctx *ctx, const char *rev, int worktree,
 		}
 	}
 	error_list_init(&errors, 50);
-	rc = eval_open(*repo, rev, worktree, rules_file, NULL, &errors, ev,
+	cli_graph_limits(ctx, &limits);
+	rc = eval_open(*repo, rev, worktree, rules_file, &limits, &errors, ev,
 		       &err);
 	if (rc) {
 		if (errors.n) {
@@ -200,6 +210,8 @@ cli_planner(const struct cli_ctx *ctx, struct graph_repo *repo,
 	    struct cache *cache, const struct planner_options *po,
 	    struct planner **out)
 {
+	struct planner_options o = *po;
+	struct graph_limits limits;
 	struct error_list errors;
 	struct error err;
 	size_t i;
@@ -207,7 +219,11 @@ cli_planner(const struct cli_ctx *ctx, struct graph_repo *repo,
 
 	error_init(&err);
 	error_list_init(&errors, 50);
-	rc = planner_run(repo, cache, po, &errors, out, &err);
+	if (!o.limits) {
+		cli_graph_limits(ctx, &limits);
+		o.limits = &limits;
+	}
+	rc = planner_run(repo, cache, &o, &errors, out, &err);
 	if (rc) {
 		if (errors.n)
 			for (i = 0; i < errors.n; i++)

@@ -26,7 +26,7 @@
 
 static const char fetch_help[] =
 	"usage: ripple fetch NODE... [--to DIR] [--head REV] [--rules FILE]\n"
-	"                    [--cache PATH]\n"
+	"                    [--cache PATH] [--ref REF]\n"
 	"\n"
 	"Download the outputs of NODE (an id, a glob over ids, a rule or a\n"
 	"target, as `ripple plan` takes them) from the remote cache\n"
@@ -38,16 +38,26 @@ static const char fetch_help[] =
 	"\n"
 	"  --to DIR       write DIR/FILE-NAME (made when missing) instead of\n"
 	"                 the repository paths the records list\n"
+	"  --ref REF      the ref whose trust domain is read first (default\n"
+	"                 $RIPPLE_REF, else GitHub Actions' ref, else the\n"
+	"                 branch); then the trusted domain\n"
+	"\n"
+	"Every file is checked before any is put in place, all or none; an\n"
+	"entry listing a path its node does not declare as an output is\n"
+	"refused, and a link, FIFO or device at a destination is never\n"
+	"written through (docs/security.md).\n"
 	"\n"
 	"Exit 0 everything fetched; 1 a node has no ok record of its key or\n"
-	"its bytes cannot be had; 2 usage; 3 internal or I/O errors.\n";
+	"its bytes cannot be had; 2 usage; 3 internal or I/O errors; 130\n"
+	"stopped by SIGINT or SIGTERM.\n";
 
-enum { OPT_TO = 256, OPT_HEAD, OPT_RULES, OPT_CACHE };
+enum { OPT_TO = 256, OPT_HEAD, OPT_RULES, OPT_CACHE, OPT_REF };
 
 struct fetch_args {
 	struct planner_options po;
-	const char *cache_opt, *to;
+	const char *cache_opt, *to, *ref_opt;
 	char ref[1024];
+	char dbranch[1024];
 };
 
 static int
@@ -58,6 +68,7 @@ parse(int argc, char **argv, const struct cli_ctx *ctx, struct fetch_args *a)
 		{ "head", required_argument, NULL, OPT_HEAD },
 		{ "rules", required_argument, NULL, OPT_RULES },
 		{ "cache", required_argument, NULL, OPT_CACHE },
+		{ "ref", required_argument, NULL, OPT_REF },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -68,6 +79,7 @@ parse(int argc, char **argv, const struct cli_ctx *ctx, struct fetch_args *a)
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_TO: a->to = optarg; break;
+		case OPT_REF: a->ref_opt = optarg; break;
 		case OPT_HEAD: a->po.head = optarg; break;
 		case OPT_RULES: a->po.rules_file = optarg; break;
 		case OPT_CACHE: a->cache_opt = optarg; break;
@@ -164,7 +176,9 @@ fetch_one(const struct cli_ctx *ctx, const struct fetch_args *a,
 		cache_record_release(&local);
 		return CLI_USAGE;
 	}
-	rc = run_remote_fetch(pr, graph_repo_root(pl->repo), rec, a->to, &err);
+	rc = run_remote_fetch(pr, graph_repo_root(pl->repo), rec,
+			      (const char *const *)n->outputs, n->n_outputs,
+			      a->to, &err);
 	if (rc) {
 		cli_print_error(ctx, &err);
 		rc = rc == ERROR_NOMEM ? CLI_ERROR : 1;
@@ -209,13 +223,21 @@ cli_fetch(int argc, char **argv, const struct cli_ctx *ctx)
 		rc = cli_remote_open(ctx, &rem);
 	if (rc)
 		goto done;
-	cli_remote_ref(repo, NULL, NULL, a.ref, sizeof(a.ref));
+	cli_remote_ref(repo, a.ref_opt, NULL, a.ref, sizeof(a.ref));
 	a.po.ref = a.ref[0] ? a.ref : NULL;
+	cli_remote_default_branch(repo, a.dbranch, sizeof(a.dbranch));
+	a.po.default_branch = a.dbranch[0] ? a.dbranch : NULL;
 	a.po.remote = rem.index;
 	rc = cli_planner(ctx, repo, cache, &a.po, &pl);
 	if (rc)
 		goto done;
+	/* Until now a signal kills at once (nothing was written); from here
+	 * a stop ends transfers at once and removes their temp files, and
+	 * a second signal kills. */
+	cli_stop_catch(1, NULL);
 	for (i = 0; i < pl->head->graph->n_nodes; i++) {
+		if (cli_stopped())
+			break;
 		if (!pl->selected[i] ||
 		    pl->head->graph->nodes[i].kind != GRAPH_NODE_ARTIFACT)
 			continue;
@@ -228,6 +250,10 @@ cli_fetch(int argc, char **argv, const struct cli_ctx *ctx)
 	rc = failed ? CLI_FAIL : CLI_OK;
 	cli_remote_summary(&rem);
 done:
+	if (cli_stopped()) {
+		cli_say(ctx, "note", "interrupted: nothing more is fetched");
+		rc = CLI_INTERRUPTED;
+	}
 	strv_release(&seen);
 	planner_free(pl);
 	cli_remote_close(&rem);

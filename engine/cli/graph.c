@@ -257,7 +257,10 @@ cli_graph(int argc, char **argv, const struct cli_ctx *ctx)
 			rc = cli_exit_for(rc);
 			goto done;
 		}
-		rc = graph_build(rules, &own, &err);
+		struct graph_limits limits;
+
+		cli_graph_limits(ctx, &limits);
+		rc = graph_build_limited(rules, &limits, &own, &err);
 		if (rc) {
 			cli_print_error(ctx, &err);
 			rc = cli_exit_for(rc);

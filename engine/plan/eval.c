@@ -150,7 +150,7 @@ eval_input_state(struct eval *ev, const struct graph_input *in,
 			? graph_source_compute_worktree(ev->wt, x->set,
 							&x->state, err)
 			: graph_source_compute(ev->repo, &ev->commit, x->set,
-					       ev->scache, &x->state, err);
+					       NULL, &x->state, err);
 		if (rc) {
 			error_prefix(err, "input '%s'", in->name);
 			return rc;
@@ -301,7 +301,7 @@ load_rules(struct eval *ev, const char *rules_file,
 
 int
 eval_open(struct graph_repo *repo, const char *rev, int worktree,
-	  const char *rules_file, struct graph_source_cache *scache,
+	  const char *rules_file, const struct graph_limits *limits,
 	  struct error_list *errors, struct eval **out, struct error *err)
 {
 	struct eval *ev = mem_calloc(1, sizeof(*ev));
@@ -312,7 +312,8 @@ eval_open(struct graph_repo *repo, const char *rev, int worktree,
 		return error_set(err, ERROR_NOMEM, "out of memory");
 	ev->repo = repo;
 	ev->worktree = worktree;
-	ev->scache = scache;
+	if (limits)
+		ev->limits = *limits;
 	ev->sources.source_key = source_key;
 	ev->sources.payload = ev;
 	rc = graph_repo_resolve(repo, rev ? rev : "HEAD", &ev->commit, err);
@@ -327,7 +328,7 @@ eval_open(struct graph_repo *repo, const char *rev, int worktree,
 	rc = load_rules(ev, rules_file, errors, err);
 	if (rc)
 		goto done;
-	rc = graph_build(ev->rules, &ev->graph, err);
+	rc = graph_build_limited(ev->rules, &ev->limits, &ev->graph, err);
 done:
 	if (rc) {
 		eval_free(ev);

@@ -270,8 +270,8 @@ check_rules(struct release_ctx *x, const char *current)
 	error_init(&e);
 	snprintf(rev, sizeof(rev), "refs/tags/%s", x->opt->tag);
 	if (x->have_commit) {
-		rc = eval_open(x->repo, rev, 0, NULL, NULL, &errors, &x->ev,
-			       &e);
+		rc = eval_open(x->repo, rev, 0, NULL, x->opt->limits, &errors,
+			       &x->ev, &e);
 		if (!rc) {
 			x->r->rules_source = arena_printf(x->a,
 							  "ripple.yml@%s",
@@ -305,7 +305,7 @@ check_rules(struct release_ctx *x, const char *current)
 	error_list_init(&errors, 50);
 	error_init(&e);
 	rc = eval_open(x->repo, x->have_commit ? rev : "HEAD", 0, current,
-		       NULL, &errors, &x->ev, &e);
+		       x->opt->limits, &errors, &x->ev, &e);
 	if (rc) {
 		x->ev = NULL;
 		release_set(x, RELEASE_CHECK_RULES, RELEASE_STATUS_FAIL,

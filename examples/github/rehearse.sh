@@ -369,13 +369,13 @@ workflow "$origin" ci
 
 flow=pr
 flow_env pull_request refs/pull/1/merge \
-	'{"pull_request": {"number": 1, "base": {"ref": "main"}}, "repository": {"default_branch": "main"}}' main
+	'{"number": 1, "pull_request": {"number": 1, "base": {"ref": "main"}}, "repository": {"default_branch": "main"}}' main
 export RIPPLE_REMOTE_CACHE_HEADER=$prcred
 workflow "$origin" ci
 
 flow=fork
 flow_env pull_request refs/pull/2/merge \
-	'{"pull_request": {"number": 2, "base": {"ref": "main"}, "head": {"repo": {"fork": true}}}, "repository": {"default_branch": "main"}}' main
+	'{"number": 2, "pull_request": {"number": 2, "base": {"ref": "main"}, "head": {"repo": {"fork": true}}}, "repository": {"default_branch": "main"}}' main
 unset RIPPLE_REMOTE_CACHE_HEADER
 export RIPPLE_REMOTE_READ_ONLY=1	# what ripple-ci.yml sets without one
 puts_before=$(grep -c '^PUT ' "$ngx/access.log" || true)
