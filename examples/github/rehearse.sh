@@ -448,3 +448,24 @@ while read -r sum name; do
 done < "$pub/SHA256SUMS"
 [ $n -gt 0 ] || fail "tag: nothing published"
 echo "tag   release $tagname: --dry-run ok, $n files fetched, checked, uploaded with twine and served by the index"
+
+# Months later: the cache pruned of everything but tag records (the
+# pruning recipe of docs/github.md, with age 0), the release still checks
+# and its files still come down, bytes verified.
+sh "$top/examples/nginx/prune.sh" "$ngx/root" 0 > "$work/prune.log" 2>&1 ||
+	{ cat "$work/prune.log" >&2; fail "prune failed"; }
+d=$(runner "$origin" "refs/tags/$tagname")
+(
+	cd "$d"
+	export RIPPLE_REMOTE_READ_ONLY=1
+	"$ripple" release "$tagname" --dry-run --manifest "$work/release2.json"
+	jq -r '.artifacts[].node' "$work/release2.json" |
+		xargs -d '\n' "$ripple" fetch
+	"$ripple" release "$tagname" --dry-run --artifacts . \
+		--sha256sums "$work/SHA256SUMS.2"
+) > "$work/release2.log" 2>&1 ||
+	{ cat "$work/prune.log" "$work/release2.log" >&2
+	  fail "prune: the release no longer checks after pruning"; }
+cmp -s "$work/SHA256SUMS.2" "$pub/SHA256SUMS" ||
+	fail "prune: the release's files changed after pruning"
+echo "prune $(sed -n 's/^prune [^:]*: //p' "$work/prune.log"); release $tagname still checks and fetches"
