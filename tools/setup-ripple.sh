@@ -1,5 +1,5 @@
 #!/bin/sh
-# tools/setup-ripple.sh [--source-hash]: what action.yml runs on a runner.
+# tools/setup-ripple.sh [--release | --source-hash]: what action.yml runs.
 #
 # Puts a ripple on PATH (appending its folder to $GITHUB_PATH), without
 # root, trying in order:
@@ -11,8 +11,11 @@
 #      under the key --source-hash prints) that runs here;
 #   3. building this source: ./configure --no-install (never sudo or apt:
 #      the libraries it lists must be here), ninja build/ripple, ninja dist.
-# Each step says why it was passed over. --source-hash prints a hash of the
-# sources the build depends on (the cache key's tail) and exits.
+# Each step says why it was passed over. --release tries step 1 only and
+# writes found=true or found=false to $GITHUB_OUTPUT (the action restores
+# and builds only when it is false); without it, steps 2 and 3.
+# --source-hash prints a hash of the sources the build depends on (the
+# cache key's tail) and exits.
 set -eu
 
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,12 +34,19 @@ Linux-aarch64) arch=aarch64 ;;
 		"(a Windows build does not exist yet; docs/github.md)"
 	exit 1 ;;
 esac
+mode=${1:-build}
+found() {	# found true|false: for --release, on $GITHUB_OUTPUT
+	if [ "$mode" = --release ] && [ -n "${GITHUB_OUTPUT:-}" ]; then
+		echo "found=$1" >> "$GITHUB_OUTPUT"
+	fi
+}
 use() {	# use DIR: DIR/bin/ripple runs here; put it on PATH
 	"$1/bin/ripple" --version > /dev/null 2>&1 || return 1
 	if [ -n "${GITHUB_PATH:-}" ]; then
 		echo "$1/bin" >> "$GITHUB_PATH"
 	fi
 	say "using $1/bin/ripple ($("$1/bin/ripple" --version))"
+	found true
 	exit 0
 }
 
@@ -65,6 +75,10 @@ if [ -n "$version" ]; then
 	else
 		say "no bundle $url; building from source"
 	fi
+fi
+if [ "$mode" = --release ]; then
+	found false
+	exit 0
 fi
 
 for d in "$src"/build/dist/ripple-*-linux-"$arch"; do
