@@ -202,8 +202,8 @@ pull_request 1 pr/bindings-12-fix
 # with "could not run"; the flow then says so instead of passing.
 gaps_rebuild=0
 "$ripple" run --help | grep -q -- --strict-cache && gaps_rebuild=1
-pull_request 2 pr/core-tests-only
-git -C "$origin" branch -q pull-request/3 pr/pathfinder-src
+pull_request 2 pr/pathfinder-src
+git -C "$origin" branch -q pull-request/3 pr/core-src
 
 # The deep repository: noarch a -> linux b -> noarch c -> linux d ->
 # noarch e -> test t: build, build-2, ..., build-5, test.
