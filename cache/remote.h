@@ -8,9 +8,15 @@
  * Design choices and the numbers behind them:
  * - Nothing the server sends is trusted. A CAS blob is hashed (SHA-256) and
  *   counted while it streams to a temporary file next to its destination
- *   and renamed into place only when digest and size match; a body larger
- *   than expected is cut off. AC entries are size-capped (REMOTE_AC_MAX)
- *   and every path and digest in them is checked before the caller sees it.
+ *   and placed only when digest and size match (the caller places a whole
+ *   node's set only after its output digest matched too: base/place.h); a
+ *   body larger than expected is cut off. AC entries are size-capped
+ *   (REMOTE_AC_MAX) and every path and digest in them is checked before
+ *   the caller sees it.
+ * - Every request is bounded: connect 10 s, 600 s in all, cut off below
+ *   1 KiB/s for 30 s (REMOTE_OPTIONS_INIT; --remote-timeout and
+ *   --remote-low-speed), and a stop flag set by a signal handler ends
+ *   transfers at once (remote_options.cancel): no global state.
  * - A 404 is a miss, never an error. Connection failures, timeouts and 5xx
  *   answers are retried (REMOTE_OPTIONS_INIT: 2 retries, 200 ms backoff,
  *   doubling) and then reported naming the server, the request and the

@@ -3,9 +3,11 @@
  * requests on the handle's curl multi handle, at most max_parallel at once,
  * with retries (backoff doubling from backoff_ms) on connection failures,
  * timeouts and 5xx answers. Bodies stream: PUT reads its file in pieces
- * (hashing it again), GET hashes and counts while writing a temp file and
- * renames it only once digest and size match (remote_body.c, which this
- * file calls). What the requests mean is left to remote_cas.c and
+ * (hashing it again), GET hashes and counts while writing the caller's
+ * file, which is placed only once digest and size match (remote_body.c,
+ * which this file calls; base/place.h). A stop flag (remote_options.cancel)
+ * ends every transfer at once; a total time and a low-speed limit bound
+ * each request. What the requests mean is left to remote_cas.c and
  * remote_ac.c.
  */
 #include "cache/remote_int.h"

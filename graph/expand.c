@@ -169,6 +169,31 @@ check_inside(const char *field, const char *tmpl, const char *value,
 	return ERROR_INVALID;
 }
 
+/*
+ * An output pattern or cwd that holds a control character once its
+ * templates are filled in (an axis value "a\nb"): the loader refuses the
+ * literal spellings, this catches what only substitution makes.
+ */
+static int
+check_chars(const char *field, const char *tmpl, const char *value,
+	    struct error *err)
+{
+	struct buf text = BUF_INIT;
+
+	if (!value || !path_control_char(value))
+		return 0;
+	if (path_escape_controls(&text, value, err)) {
+		buf_release(&text);
+		return ERROR_NOMEM;
+	}
+	error_set(err, ERROR_INVALID, "%s '%s' becomes '%s', which holds a "
+		  "control character", field, tmpl, text.data);
+	error_hint(err, "paths hold no control characters: a newline or an "
+		   "escape in a path forges lines of logs and SHA256SUMS");
+	buf_release(&text);
+	return ERROR_INVALID;
+}
+
 static int
 expand_fields(struct builder *b, struct graph_node *node,
 	      const struct rules_node *rule, struct error *err)
@@ -203,6 +228,9 @@ expand_fields(struct builder *b, struct graph_node *node,
 		if (!rc)
 			rc = check_inside("outputs", rule->outputs[i],
 					  node->outputs[i], err);
+		if (!rc)
+			rc = check_chars("outputs", rule->outputs[i],
+					 node->outputs[i], err);
 	}
 	for (i = 0; !rc && i < rule->n_meta; i++) {
 		node->meta[i] = rule->meta[i];
@@ -213,6 +241,8 @@ expand_fields(struct builder *b, struct graph_node *node,
 		rc = template_expand(a, rule->cwd, &env, &node->cwd, err);
 	if (!rc)
 		rc = check_inside("cwd", rule->cwd, node->cwd, err);
+	if (!rc)
+		rc = check_chars("cwd", rule->cwd, node->cwd, err);
 	if (!rc)
 		rc = template_expand(a, rule->version_group, &env,
 				     &node->version_group, err);

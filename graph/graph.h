@@ -167,8 +167,13 @@ void graph_release_family(const struct graph_node *n,
 			  struct version_params *p, const char **narrow,
 			  char *prefix, size_t size);
 
-/* 1 when release node n's tag family claims `tag`, else 0. */
-int graph_release_claims(const struct graph_node *n, const char *tag);
+/*
+ * 1 when release node n's tag family claims `tag`, 0 when not (or n is no
+ * release node), or a negative ERROR_* with *err set (a tag-regex past its
+ * PCRE2 limits: version_tag_claims; ERROR_NOMEM).
+ */
+int graph_release_claims(const struct graph *g, const struct graph_node *n,
+			 const char *tag, struct error *err);
 
 /* "artifact", "test" or "release". */
 const char *graph_node_kind_name(enum graph_node_kind kind);

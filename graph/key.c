@@ -247,7 +247,6 @@ node_key(const struct graph *g, const struct graph_node *n,
 	rule_components(&c, n);
 	if (n->toolkit) {
 		const char *ident = NULL;
-		char pin[256];
 
 		if (src->toolkit_identity) {
 			rc = src->toolkit_identity(src->payload, n->toolkit,
@@ -256,9 +255,16 @@ node_key(const struct graph *g, const struct graph_node *n,
 				goto done;
 		}
 		if (!ident) {
-			snprintf(pin, sizeof(pin), "%s %s", n->toolkit->name,
-				 n->toolkit->version);
-			ident = pin;
+			/* The whole pin, never a fixed buffer's worth (names
+			 * are at most 128 bytes today; nothing here should
+			 * depend on that). */
+			ident = arena_printf(&keys->arena, "%s %s",
+					     n->toolkit->name,
+					     n->toolkit->version);
+			if (!ident) {
+				rc = error_nomem(err);
+				goto done;
+			}
 		}
 		push_text(&c, GRAPH_COMP_TOOLKIT, n->toolkit->name, ident);
 	}

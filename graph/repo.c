@@ -475,7 +475,7 @@ graph_repo_tags(struct graph_repo *repo, struct graph_tag_list *out,
 {
 	struct strv names = STRV_INIT;
 	git_object *obj = NULL, *peeled = NULL;
-	char ref[1024];
+	struct buf ref = BUF_INIT;
 	size_t i;
 	int rc;
 
@@ -493,11 +493,15 @@ graph_repo_tags(struct graph_repo *repo, struct graph_tag_list *out,
 		}
 	}
 	for (i = 0; i < names.n; i++) {
-		snprintf(ref, sizeof(ref), "refs/tags/%s", names.v[i]);
-		if (git_revparse_single(&obj, repo->git, ref) < 0) {
+		/* The whole name: a cut one could be another tag. */
+		buf_reset(&ref);
+		rc = buf_addf(&ref, err, "refs/tags/%s", names.v[i]);
+		if (rc)
+			goto done;
+		if (git_revparse_single(&obj, repo->git, ref.data) < 0) {
 			/* git: "ignoring broken ref" (e.g. a zero id) */
 			git_error_clear();
-			rc = strv_push(&out->skipped, ref, err);
+			rc = strv_push(&out->skipped, ref.data, err);
 			if (rc)
 				goto done;
 			continue;
@@ -523,6 +527,7 @@ graph_repo_tags(struct graph_repo *repo, struct graph_tag_list *out,
 		qsort(out->items, out->n, sizeof(*out->items), cmp_tag);
 	strv_sort(&out->skipped);
 done:
+	buf_release(&ref);
 	git_object_free(peeled);
 	git_object_free(obj);
 	strv_release(&names);

@@ -68,7 +68,8 @@ graph_release_family(const struct graph_node *n, struct version_params *p,
 }
 
 int
-graph_release_claims(const struct graph_node *n, const char *tag)
+graph_release_claims(const struct graph *g, const struct graph_node *n,
+		     const char *tag, struct error *err)
 {
 	struct version_params p;
 	const char *narrow;
@@ -77,9 +78,10 @@ graph_release_claims(const struct graph_node *n, const char *tag)
 	if (n->kind != GRAPH_NODE_RELEASE || !n->release)
 		return 0;
 	graph_release_family(n, &p, &narrow, prefix, sizeof(prefix));
+	p.regex_file = g->rules ? g->rules->file : NULL;
 	if (narrow && fnmatch(narrow, tag, 0) && strcmp(narrow, tag))
 		return 0;
-	return version_tag_claims(&p, tag, NULL);
+	return version_tag_claims(&p, tag, NULL, err);
 }
 
 static size_t
@@ -103,7 +105,7 @@ mark(const struct graph *g, const char *ref, unsigned char *sel)
 		else if (!strcmp(ref, "releases"))
 			hit = n->kind == GRAPH_NODE_RELEASE;
 		else if (!strncmp(ref, "releases@", 9))
-			hit = graph_release_claims(n, ref + 9);
+			hit = 0;	/* select_ref: errors to report */
 		else
 			hit = !strcmp(n->name, ref) || !fnmatch(ref, n->id, 0);
 		if (hit) {
@@ -170,6 +172,21 @@ select_ref(const struct graph *g, const char *ref, unsigned char *sel,
 				return rc;
 		}
 		return 0;
+	}
+	if (!strncmp(ref, "releases@", 9)) {
+		size_t hits = 0;
+
+		for (i = 0; i < g->n_nodes; i++) {
+			rc = graph_release_claims(g, &g->nodes[i], ref + 9,
+						  err);
+			if (rc < 0)
+				return rc;
+			if (rc) {
+				sel[i] = 1;
+				hits++;
+			}
+		}
+		return hits ? 0 : not_found(g, ref, err);
 	}
 	if (!mark(g, ref, sel))
 		return not_found(g, ref, err);

@@ -13,9 +13,11 @@
 #include <unistd.h>
 
 #include "base/arena.h"
+#include "base/buf.h"
 #include "base/error.h"
 #include "base/file.h"
 #include "base/mem.h"
+#include "base/path.h"
 #include "base/spell.h"
 #include "rules/load.h"
 #include "rules/yaml.h"
@@ -33,10 +35,11 @@ value_ok(const char *s)
 {
 	if (!s[0])
 		return 0;
+	if (path_control_char(s))
+		return 0;	/* values become output paths and ids */
 	for (; *s; s++)
 		if (*s == ',' || *s == '=' || *s == '[' || *s == ']' ||
-		    *s == ' ' || *s == '\t' || *s == '\n' || *s == '*' ||
-		    *s == '?')
+		    *s == ' ' || *s == '*' || *s == '?')
 			return 0;
 	return 1;
 }
@@ -112,13 +115,22 @@ load_axis(struct rules_load *L, const struct rules_ynode *k,
 		return;
 	if (!ax->n_values)
 		rules_load_error(L, vals, NULL, "axis '%s' has no values", k->str);
-	for (i = 0; i < ax->n_values; i++)
-		if (!value_ok(ax->values[i]))
+	for (i = 0; i < ax->n_values; i++) {
+		struct buf text = BUF_INIT;
+
+		if (value_ok(ax->values[i]))
+			continue;
+		if (path_escape_controls(&text, ax->values[i], NULL))
+			rules_load_nomem(L);
+		else
 			rules_load_error(L, vals->items[i],
-					 "values have no spaces, ',', '=', "
-					 "'[', ']', '*' or '?'",
+					 "values have no spaces, control "
+					 "characters, ',', '=', '[', ']', '*' "
+					 "or '?'",
 					 "invalid value '%s' of axis '%s'",
-					 ax->values[i], k->str);
+					 text.data, k->str);
+		buf_release(&text);
+	}
 	/* Sorted, not pairwise: an axis may have 100,000 values. */
 	sorted = mem_alloc((ax->n_values + 1) * sizeof(*sorted));
 	if (!sorted) {

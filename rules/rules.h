@@ -84,6 +84,7 @@ struct rules_root {
 	const char *tag_regex;	/* setuptools-scm's tag_regex (PCRE2 syntax,
 				   a `version` group or exactly one group),
 				   or NULL */
+	struct rules_pos tag_regex_pos;	/* where tag_regex is written */
 	int tags_follow_toolkit;	/* -1: when the patterns name a major;
 					   0: never; 1: always */
 	enum rules_version_source version_source;

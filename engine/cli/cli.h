@@ -186,6 +186,17 @@ struct rules_kv;
 int cli_toolkits_check(const struct cli_ctx *ctx, const struct planner *pl,
 		       struct arena *a, struct rules_kv **out, size_t *n);
 
+/*
+ * Print `doc` (jansson; NULL when building it failed) to stdout with
+ * JSON_SORT_KEYS | flags and a newline, then drop the reference. A doc
+ * that is NULL or cannot be rendered, or output that cannot be written
+ * (a full disk), prints an error and returns its exit code: a failed
+ * --json never prints nothing and exits 0. Returns 0 otherwise.
+ */
+struct json_t;
+int cli_print_json(const struct cli_ctx *ctx, struct json_t *doc,
+		   size_t flags);
+
 /* Write b to `path` ("-" or NULL: stdout), appending when asked. */
 int cli_write_out(const struct cli_ctx *ctx, const char *path, int append,
 		  const struct buf *b);

@@ -5,6 +5,7 @@
 #include "engine/cli/cli.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <stdlib.h>
@@ -157,24 +158,63 @@ cli_write_out(const struct cli_ctx *ctx, const char *path, int append,
 	      const struct buf *b)
 {
 	FILE *f = stdout;
+	struct error err;
+	int bad;
 
+	error_init(&err);
 	if (path && strcmp(path, "-")) {
 		f = fopen(path, append ? "ab" : "wb");
 		if (!f) {
-			struct error err;
-
-			error_init(&err);
-			error_set(&err, ERROR_IO, "cannot write '%s'", path);
+			error_set(&err, ERROR_IO, "cannot write '%s': %s", path,
+				  strerror(errno));
 			cli_print_error(ctx, &err);
 			return CLI_ERROR;
 		}
 	}
-	fwrite(b->data, 1, b->len, f);
+	/* A full disk or a closed pipe is an error, not an empty success. */
+	bad = fwrite(b->data, 1, b->len, f) != b->len;
 	if (f != stdout)
-		fclose(f);
+		bad |= fclose(f) != 0;
 	else
-		fflush(stdout);
+		bad |= fflush(stdout) != 0;
+	if (bad && f == stdout) {
+		error_set(&err, ERROR_IO, "cannot write the output: %s",
+			  strerror(errno));
+		cli_print_error(ctx, &err);
+		return CLI_ERROR;
+	}
+	if (bad) {
+		error_set(&err, ERROR_IO, "cannot write '%s': %s", path,
+			  strerror(errno));
+		cli_print_error(ctx, &err);
+		return CLI_ERROR;
+	}
 	return 0;
+}
+
+int
+cli_print_json(const struct cli_ctx *ctx, json_t *doc, size_t flags)
+{
+	char *text = doc ? json_dumps(doc, flags | JSON_SORT_KEYS) : NULL;
+	struct error err;
+	int rc = 0;
+
+	json_decref(doc);
+	if (!text) {
+		error_init(&err);
+		error_set(&err, ERROR_NOMEM, "cannot render the JSON output: "
+			  "out of memory");
+		return cli_fail(ctx, &err);
+	}
+	if (fputs(text, stdout) < 0 || fputc('\n', stdout) == EOF ||
+	    fflush(stdout)) {
+		error_init(&err);
+		error_set(&err, ERROR_IO, "cannot write the output: %s",
+			  strerror(errno));
+		rc = cli_fail(ctx, &err);
+	}
+	free(text);
+	return rc;
 }
 
 /*

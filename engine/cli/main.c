@@ -99,7 +99,11 @@ usage(FILE *f)
 		"warning\n"
 		"                ($RIPPLE_REMOTE_REQUIRED=1); the remote "
 		"options may follow\n"
-		"                the command too\n"
+		"                the command too. Writing needs the credential "
+		"in\n"
+		"                $RIPPLE_REMOTE_CACHE_HEADER (\"Name: value\"); "
+		"each ref writes\n"
+		"                its own trust domain (--ref, $RIPPLE_REF)\n"
 		"  --remote-timeout SECONDS   cut off a request lasting "
 		"longer (default\n"
 		"                600; 0 none; $RIPPLE_REMOTE_TIMEOUT)\n"
@@ -412,6 +416,13 @@ main(int argc, char **argv)
 		/* Commands parse their own options: argv[0] is their name. */
 		optind = 0;
 		rc = commands[i].run(cargc, argv + first, &ctx);
+		/* Output that never arrived (a full disk, a closed pipe) is
+		 * a failure, as coreutils' close_stdout makes it. */
+		if (rc == CLI_OK && (fflush(stdout) || ferror(stdout))) {
+			error_set(&err, ERROR_IO, "cannot write the output: %s",
+				  strerror(errno));
+			rc = cli_fail(&ctx, &err);
+		}
 		git_libgit2_shutdown();
 		if (ctx.remote_url && ctx.remote_url[0])
 			remote_global_cleanup();

@@ -423,16 +423,12 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 			rc = lrc;
 	}
 	if (a->json) {
-		char *text;
+		int prc;
 
 		doc = cli_run_json(pl, &res, run_id, status);
-		text = json_dumps(doc, JSON_SORT_KEYS | JSON_INDENT(2));
-		if (text) {
-			fputs(text, stdout);
-			fputc('\n', stdout);
-			free(text);
-		}
-		json_decref(doc);
+		prc = cli_print_json(ctx, doc, JSON_INDENT(2));
+		if (prc && !rc)
+			rc = prc;
 	}
 done:
 	run_store_cache_release(&cs);

@@ -261,8 +261,13 @@ load_rules(struct eval *ev, const char *rules_file,
 		char path[4096];
 
 		if (!rules_file) {
-			snprintf(path, sizeof(path), "%s/ripple.yml",
-				 graph_repo_root(ev->repo));
+			int n = snprintf(path, sizeof(path), "%s/ripple.yml",
+					 graph_repo_root(ev->repo));
+
+			if (n < 0 || (size_t)n >= sizeof(path))
+				return error_set(err, ERROR_INVALID,
+						 "the repository's path is too "
+						 "long for its ripple.yml");
 			rules_file = path;
 			rc = rules_load_file(path, "ripple.yml", &ev->rules,
 					     errors);

@@ -41,36 +41,10 @@ struct history {
 	int run_graph_tried;
 	struct graph_keys *base_keys;
 	struct plan *base_plan;	/* remote baseline: the base's reuse */
+	const struct graph *planning;	/* the graph being planned when not
+					   head's (the remote baseline's) */
 	struct arena arena;	/* records and components handed out */
 };
-
-int
-history_components(struct arena *a, const struct cache_manifest *m,
-		   const struct graph_component **out, size_t *n)
-{
-	struct graph_component *v = arena_alloc(a, (m->n + 1) * sizeof(*v));
-	size_t i, k = 0;
-
-	if (!v)
-		return ERROR_NOMEM;
-	for (i = 0; i < m->n; i++) {
-		enum graph_comp_kind kind;
-
-		if (graph_comp_kind_parse(m->items[i].kind, &kind))
-			continue;
-		v[k].kind = kind;
-		v[k].name = arena_strdup(a, m->items[i].name);
-		v[k].detail = arena_strdup(a, m->items[i].detail);
-		if (!v[k].name || !v[k].detail)
-			return ERROR_NOMEM;
-		snprintf(v[k].digest, sizeof(v[k].digest), "%s",
-			 m->items[i].digest);
-		k++;
-	}
-	*out = v;
-	*n = k;
-	return 0;
-}
 
 /* Components of a record, from the source that handed it out. */
 static int
@@ -112,15 +86,17 @@ run_record(void *payload, const char *id, struct plan_record *out,
 }
 
 /*
- * 1 when remote hit `hit` lists only outputs its node declares at the
- * head; else it is dropped and reported as a fault: 0 (a miss, the node
+ * 1 when remote hit `hit` lists only outputs its node declares in the
+ * rules being planned (head's, or the merge base's for a remote
+ * baseline); else it is dropped and reported as a fault: 0 (a miss, the node
  * rebuilds) or, with --remote-required, the error.
  */
 static int
 writes_only_outputs(struct history *h, const struct plan_remote_hit *hit,
 		    const char *key, struct error *err)
 {
-	const struct graph *g = h->head ? h->head->graph : h->run_graph;
+	const struct graph *g = h->planning ? h->planning
+			      : h->head ? h->head->graph : h->run_graph;
 	const struct graph_node *n = g ? graph_find(g, hit->node_id) : NULL;
 	struct error e;
 
@@ -492,8 +468,10 @@ history_from_remote_base(struct cache *c, struct plan_remote *remote,
 	/* A target the base does not have yet: look up the whole base. */
 	if (graph_select(base->graph, targets, n_targets, sel, clo, &e2))
 		memset(clo, 1, nn);
+	h->planning = base->graph;
 	rc = plan_compute(base->graph, NULL, clo, &base->sources, &h->ph, &po,
 			  &h->base_plan, err);
+	h->planning = NULL;
 	if (rc)
 		goto done;
 	for (i = 0; i < nn; i++)

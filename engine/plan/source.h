@@ -18,8 +18,10 @@
 
 struct arena;
 struct cache;
+struct cache_manifest;
 struct cache_record;
 struct error;
+struct graph_component;
 struct plan_record;
 struct plan_remote;
 struct record_source;
@@ -89,5 +91,13 @@ void record_source_free(struct record_source *s);
 int record_source_fill(struct cache *c, struct arena *a,
 		       const struct cache_record *rec, struct plan_record *out,
 		       struct error *err);
+
+/*
+ * Key components from a stored key manifest (as record_node stores them;
+ * components of unknown kinds are skipped), in stored (kind, name) order,
+ * allocated in `a`. Returns 0 or ERROR_NOMEM.
+ */
+int record_source_components(struct arena *a, const struct cache_manifest *m,
+			     const struct graph_component **out, size_t *n);
 
 #endif

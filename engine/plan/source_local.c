@@ -14,8 +14,8 @@
 #include "base/error.h"
 #include "base/mem.h"
 #include "cache/cache.h"
-#include "engine/plan/history.h"
 #include "engine/plan/plan.h"
+#include "graph/key.h"
 #include "base/banned.h"
 
 #define OOM(err) error_set(err, ERROR_NOMEM, "out of memory")
@@ -103,6 +103,34 @@ record_source_fill(struct cache *c, struct arena *a,
 				       : 0;
 }
 
+int
+record_source_components(struct arena *a, const struct cache_manifest *m,
+		   const struct graph_component **out, size_t *n)
+{
+	struct graph_component *v = arena_alloc(a, (m->n + 1) * sizeof(*v));
+	size_t i, k = 0;
+
+	if (!v)
+		return ERROR_NOMEM;
+	for (i = 0; i < m->n; i++) {
+		enum graph_comp_kind kind;
+
+		if (graph_comp_kind_parse(m->items[i].kind, &kind))
+			continue;
+		v[k].kind = kind;
+		v[k].name = arena_strdup(a, m->items[i].name);
+		v[k].detail = arena_strdup(a, m->items[i].detail);
+		if (!v[k].name || !v[k].detail)
+			return ERROR_NOMEM;
+		snprintf(v[k].digest, sizeof(v[k].digest), "%s",
+			 m->items[i].digest);
+		k++;
+	}
+	*out = v;
+	*n = k;
+	return 0;
+}
+
 /* Read the records of key into the kept list, unless they are there. */
 static int
 load(struct local *l, const char *key, struct error *err)
@@ -162,7 +190,7 @@ local_components(struct record_source *s, struct arena *a,
 	memset(&m, 0, sizeof(m));
 	error_init(&e2);
 	if (!cache_manifest_get(l->c, rec->key, &m, &e2) &&
-	    history_components(a, &m, &rec->components, &rec->n_components))
+	    record_source_components(a, &m, &rec->components, &rec->n_components))
 		rc = OOM(err);
 	cache_manifest_release(&m);
 	return rc;

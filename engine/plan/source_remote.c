@@ -10,7 +10,6 @@
 #include "base/arena.h"
 #include "base/error.h"
 #include "base/mem.h"
-#include "engine/plan/history.h"
 #include "engine/plan/plan.h"
 #include "engine/plan/remote.h"
 #include "base/banned.h"
@@ -59,7 +58,7 @@ remote_components(struct record_source *s, struct arena *a,
 	(void)s;
 	if (!rec->remote)
 		return 0;
-	return history_components(a, &rec->remote->rec.manifest,
+	return record_source_components(a, &rec->remote->rec.manifest,
 				  &rec->components, &rec->n_components)
 		? OOM(err) : 0;
 }

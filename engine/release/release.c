@@ -91,13 +91,28 @@ check_family(struct release_ctx *x)
 		const struct graph_node *n = &g->nodes[g->by_id[i]];
 		struct version_params p;
 		const char *narrow;
+		struct error e;
 		int c;
 
 		if (n->kind != GRAPH_NODE_RELEASE)
 			continue;
 		n_rel++;
 		graph_release_family(n, &p, &narrow, prefix, sizeof(prefix));
-		c = graph_release_claims(n, x->opt->tag);
+		p.regex_file = g->rules->file;
+		error_init(&e);
+		c = graph_release_claims(g, n, x->opt->tag, &e);
+		if (c == ERROR_NOMEM)
+			return c;
+		if (c < 0) {
+			release_set(x, RELEASE_CHECK_TAG_FAMILY,
+				    RELEASE_STATUS_FAIL, "%s: %s", n->id,
+				    e.msg);
+			if (e.hint[0] &&
+			    release_problem(x, RELEASE_CHECK_TAG_FAMILY,
+					    "hint: %s", e.hint))
+				return ERROR_NOMEM;
+			return 0;
+		}
 		if (!c && release_problem(x, RELEASE_CHECK_TAG_FAMILY,
 					  "not %s %s", n->id,
 					  family_text(x->a, &p, narrow)))
@@ -157,6 +172,7 @@ check_spelling(struct release_ctx *x)
 	for (i = 0; i < x->n_nodes && !rc; i++) {
 		graph_release_family(x->nodes[i], &p, &narrow, prefix,
 				     sizeof(prefix));
+		p.regex_file = x->ev->graph->rules->file;
 		rc = version_tag_check_release(&p, x->opt->tag, &v, &e);
 		if (!rc && i && pep440_compare(&v, &x->ver)) {
 			pep440_format(&v, text, sizeof(text), NULL);
@@ -211,14 +227,17 @@ static int
 check_commit(struct release_ctx *x, struct error *err)
 {
 	struct graph_tag_list tags;
-	char rev[1024];
+	const char *rev;
 	struct error e;
 	size_t i;
 	int annotated = 0, rc;
 
 	memset(&tags, 0, sizeof(tags));
 	error_init(&e);
-	snprintf(rev, sizeof(rev), "refs/tags/%s", x->opt->tag);
+	/* The whole name: a cut one could be another tag. */
+	rev = arena_printf(x->a, "refs/tags/%s", x->opt->tag);
+	if (!rev)
+		return error_nomem(err);
 	rc = graph_repo_resolve(x->repo, rev, &x->commit, &e);
 	if (rc == ERROR_NOMEM)
 		return error_set(err, rc, "out of memory");
@@ -262,13 +281,15 @@ static int
 check_rules(struct release_ctx *x, const char *current)
 {
 	struct error_list errors;
-	char rev[1024];
+	const char *rev;
 	struct error e;
 	int rc;
 
+	rev = arena_printf(x->a, "refs/tags/%s", x->opt->tag);
+	if (!rev)
+		return ERROR_NOMEM;
 	error_list_init(&errors, 50);
 	error_init(&e);
-	snprintf(rev, sizeof(rev), "refs/tags/%s", x->opt->tag);
 	if (x->have_commit) {
 		rc = eval_open(x->repo, rev, 0, NULL, x->opt->limits, &errors,
 			       &x->ev, &e);
@@ -420,7 +441,7 @@ release_check(struct graph_repo *repo, struct cache *cache,
 		RELEASE_CHECK_TESTS,
 	};
 	struct release_ctx x;
-	char current[4096];
+	const char *current;
 	size_t i;
 	int rc;
 
@@ -439,9 +460,11 @@ release_check(struct graph_repo *repo, struct cache *cache,
 	for (i = 0; i < RELEASE_CHECK_COUNT; i++)
 		strv_init(&x.problems[i], 0);
 	x.r->tag = arena_strdup(x.a, opt->tag);
-	snprintf(current, sizeof(current), "%s/ripple.yml",
-		 graph_repo_root(repo));
-
+	current = arena_printf(x.a, "%s/ripple.yml", graph_repo_root(repo));
+	if (!current) {
+		rc = error_nomem(err);
+		goto done;
+	}
 	rc = check_commit(&x, err);
 	if (!rc)
 		rc = check_rules(&x, current);

@@ -12,13 +12,17 @@
 # with an empty local cache; a real nginx on loopback is the remote cache
 # (WebDAV PUT) and the package index (a PEP 503 folder with autoindex; an
 # upload endpoint in front of it takes twine's uploads), the only things
-# runners share. The jobs of a stage run IN PARALLEL (up to RIPPLE_RUNNERS,
+# runners share; nginx serves examples/nginx/ripple-cache.conf, where only
+# main's credential writes the trusted domain. The jobs of a stage run IN PARALLEL (up to RIPPLE_RUNNERS,
 # default 4, at once), stages in order, then the gate.
 #
 # Flows, in order:
 #   main       a push to main (the base: the previous record-complete commit)
 #   pr         a pull request from a branch of the repository (its merge
 #              checkout refs/pull/1/merge; a credential for its own domain)
+#   pr2        a second one on the same version group (bindings-12); then
+#              a fresh clone at main must plan 0 builds: pull requests
+#              never replace main's records (trust domains)
 #   fork       a pull request from a fork: no credential, reads, never writes
 #              (what a later stage cannot fetch it rebuilds: a cache gap)
 #   bot        a push to a bot-made pull-request/3 branch (copy-pr-bot)
@@ -134,11 +138,7 @@ http {
     listen 127.0.0.1:$port;
     root $ngx/root;
     client_max_body_size 0;
-    location / {
-      dav_methods PUT;
-      create_full_put_path on;
-      dav_access user:rw group:r all:r;
-    }
+    include $top/examples/nginx/ripple-cache.conf;
     location /simple/ {
       alias $ngx/index/;
       autoindex on;
@@ -151,6 +151,17 @@ http {
 EOF
 	"$nginx_bin" -c "$ngx/nginx.conf" -p "$ngx" 2>/dev/null
 }
+# The documented credentials (examples/nginx/ripple-cache.conf): main's
+# and tags' workflows write the trusted domain, pull requests their own.
+# (Hashes as `openssl passwd -6 main-secret` and `... pr-secret` make them.)
+main_secret=main-secret pr_secret=pr-secret
+echo 'main:$6$ripplemain$k09R1JDX1BQOHjGvCRwm/P71iXdbBngGC.nDoLJfDOaInctQgdF.K/R.HwURP3q6Tfoin51sDyieZCunlFphx1' \
+	> "$ngx/ripple-trusted.htpasswd"
+cp "$ngx/ripple-trusted.htpasswd" "$ngx/ripple-writers.htpasswd"
+echo 'pr:$6$ripplepr$ErGf72pnr8z0d6Cyn9u7wUPEAQ7Viwd3/WOX7mQDHWdFAVjg5WDtDJIw.soiWkwEncjcBF9B25PsPWc2d0UiL0' \
+	>> "$ngx/ripple-writers.htpasswd"
+trusted="Authorization: Basic $(printf main:%s "$main_secret" | base64 -w0)"
+prcred="Authorization: Basic $(printf pr:%s "$pr_secret" | base64 -w0)"
 tries=0
 until start_nginx; do
 	tries=$((tries + 1))
@@ -194,6 +205,16 @@ pull_request() {	# pull_request N BRANCH
 	rm -rf "$d"
 }
 pull_request 1 pr/bindings-12-fix
+# A second pull request on the bindings-12 line (the version group of
+# artifact:python-meta[root=bindings-12]), one commit off main.
+d=$work/second-pr
+git clone -q "$origin" "$d"
+git -C "$d" checkout -q -b pr/bindings-12-more origin/main
+echo '# and cuMemGetInfo too' >> "$d/cuda_bindings_12/cuda/bindings/driver.pyx"
+git -C "$d" commit -qam "bindings-12: note cuMemGetInfo"
+git -C "$d" push -q origin pr/bindings-12-more
+rm -rf "$d"
+pull_request 4 pr/bindings-12-more
 # The fork's pull request rebuilds nodes that a later stage needs (every
 # pull request does: the maintenance line's dev version names the commit):
 # with no credential nothing is published, so the later stage meets a cache
@@ -357,8 +378,6 @@ workflow() {	# workflow ORIGIN TARGET [TAG]: plan, stages, gate
 		$(( $(bytes_fetched) - before )) "$gate"
 }
 
-trusted="Authorization: Bearer rehearsal-trusted"
-prcred="Authorization: Bearer rehearsal-pull-requests"
 
 flow=main
 flow_env push refs/heads/main \
@@ -372,6 +391,23 @@ flow_env pull_request refs/pull/1/merge \
 	'{"number": 1, "pull_request": {"number": 1, "base": {"ref": "main"}}, "repository": {"default_branch": "main"}}' main
 export RIPPLE_REMOTE_CACHE_HEADER=$prcred
 workflow "$origin" ci
+
+flow=pr2
+flow_env pull_request refs/pull/4/merge \
+	'{"number": 4, "pull_request": {"number": 4, "base": {"ref": "main"}}, "repository": {"default_branch": "main"}}' main
+workflow "$origin" ci
+# Both pull requests rebuilt the bindings-12 version group into their own
+# trust domains: main's records are untouched, a fresh clone at main
+# builds nothing (before trust domains: 57 of 114 nodes).
+flow_env push refs/heads/main '{"repository": {"default_branch": "main"}}'
+d=$(runner "$origin" refs/heads/main)
+(cd "$d" && RIPPLE_REMOTE_READ_ONLY=1 "$ripple" plan ci --reuse any \
+	> "$work/main-again.txt" 2>&1) ||
+	fail "main after the pull requests: the plan failed"
+builds=$(sed -n 's/^\([0-9]*\) build, .*/\1/p' "$work/main-again.txt")
+[ "$builds" = 0 ] || { cat "$work/main-again.txt" >&2
+	fail "main after two pull requests plans $builds builds, not 0"; }
+echo "main  after two pull requests: a fresh clone plans 0 builds"
 
 flow=fork
 flow_env pull_request refs/pull/2/merge \
@@ -469,3 +505,8 @@ d=$(runner "$origin" "refs/tags/$tagname")
 cmp -s "$work/SHA256SUMS.2" "$pub/SHA256SUMS" ||
 	fail "prune: the release's files changed after pruning"
 echo "prune $(sed -n 's/^prune [^:]*: //p' "$work/prune.log"); release $tagname still checks and fetches"
+refused=$(awk '($3 == 401 || $3 == 403) && $1 == "PUT"' "$ngx/access.log" | wc -l)
+[ "$refused" = 0 ] ||
+	fail "the server refused $refused writes (no job here writes without its credential)"
+pr_ac=$(awk '$1 == "PUT" && $2 ~ /^\/d\// && $3 == 201' "$ngx/access.log" | wc -l)
+echo "server $pr_ac AC entries in other refs' domains, none refused"

@@ -187,3 +187,166 @@ Test(e2e_bounds, max_edges_flag_raises_and_policy_lowers_the_edge_ceiling)
 	free(low);
 	free(rules);
 }
+
+/*
+ * A tag-regex that backtracks without end, `(a+)+` against a long tag:
+ * PCRE2's limit used to be read as "no match" (the tag silently not the
+ * family's, 60 ms a tag); now it is an error naming the regex, the tag
+ * and where the regex is written, for `version` and for every plan.
+ */
+Test(e2e_bounds, a_catastrophic_tag_regex_is_a_limit_error_naming_it)
+{
+	static const char rules[] =
+		"version: 1\n"
+		"roots:\n"
+		"  r:\n"
+		"    path: .\n"
+		"    tags: 'a*'\n"
+		"    tag-regex: '^(?P<version>(a+)+)$'\n"
+		"policy: {reuse-versions: exact}\n";	/* plans need versions */
+	char *dir = make_repo(rules);
+	const char *version[] = { "version", "r", NULL };
+	const char *plan[] = { "plan", NULL };
+	const char *want = ":6:16: error: tag-regex "
+		"'^(?P<version>(a+)+)$' failed on tag "
+		"'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab': match limit "
+		"exceeded\n";
+	struct run_result r;
+
+	r = t_sh(dir, "git tag aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	t_result_release(&r);
+	r = t_ripple(dir, version);
+	cr_expect_eq(r.status, 2, "version: %d %s", r.status, r.err);
+	expect_has(r.err, want);
+	expect_has(r.err, "hint: the regex backtracks without end on this "
+		   "tag; remove nested repetition such as (a+)+");
+	t_result_release(&r);
+	r = t_ripple(dir, plan);
+	cr_expect_eq(r.status, 2, "plan: %d %s", r.status, r.err);
+	expect_has(r.err, want);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
+
+/*
+ * Issue 22 item 6: `release` built "refs/tags/TAG" in a char[1024], so a
+ * tag name of 1,200 characters was cut to another tag's name (one that
+ * exists: its first 1,013 characters) and that tag's commit was checked
+ * as if it were the named one ("ok tag-commit"). The whole name is used
+ * now, and a tag that does not exist does not resolve.
+ */
+Test(e2e_bounds, a_long_tag_name_is_never_cut_to_another_tag)
+{
+	static const char rules[] =
+		"version: 1\n"
+		"roots:\n"
+		"  r: {path: ., tags: 'v*'}\n";
+	char *dir = make_repo(rules);
+	char tag[1300], shorter[1100], cmd[1400];
+	const char *argv[] = { "release", "--dry-run", tag, NULL };
+	struct run_result r;
+	size_t i, len = 0;
+
+	len += (size_t)snprintf(tag, sizeof(tag), "v2.0.0");
+	for (i = 0; i < 6; i++) {
+		tag[len++] = '/';
+		memset(tag + len, 'a', 200);
+		len += 200;
+	}
+	tag[len] = '\0';
+	/* What "refs/tags/%s" in 1,024 bytes kept of it. */
+	memcpy(shorter, tag, 1013);
+	shorter[1013] = '\0';
+	snprintf(cmd, sizeof(cmd), "git tag '%s'", shorter);
+	r = t_sh(dir, cmd);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	t_result_release(&r);
+	r = t_ripple(dir, argv);
+	cr_expect(strstr(r.out, "FAIL  tag-commit") != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, "does not resolve") != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, "ok    tag-commit") == NULL, "%s", r.out);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
+
+/*
+ * Issue 22 item 6: a --json document that never arrives (here: stdout is
+ * /dev/full) used to end with exit 0 and nothing said; now the command
+ * fails (3) and says why, for text output too.
+ */
+Test(e2e_bounds, output_that_cannot_be_written_is_an_error)
+{
+	char *rules = matrix_rules(2, 2, 0, "");
+	char *dir = make_repo(rules);
+	static const char *const cmds[] = {
+		"check --json", "keys --json", "graph --format json", "check",
+		"plan --json", "roots --json",
+	};
+	struct run_result r;
+	char args[128];
+	size_t i;
+
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		snprintf(args, sizeof(args), "%s > /dev/full", cmds[i]);
+		r = ripple_sh(dir, 1024 * 1024, args);
+		cr_expect_eq(r.status, 3, "%s: %d %s", cmds[i], r.status,
+			     r.err);
+		expect_has(r.err, "error: cannot write the output: No space "
+			   "left on device");
+		t_result_release(&r);
+	}
+	t_rmtree(dir);
+	free(dir);
+	free(rules);
+}
+
+/*
+ * Issue 22 item 6: a same-content check joined "ROOT/PATH" in a
+ * char[1024]; a longer path was cut to another file's name, and when
+ * those other files were alike the check agreed although the named
+ * files differ. The whole path is refused as too long now.
+ */
+Test(e2e_bounds, a_same_content_path_is_never_cut_to_another_file)
+{
+	char rel[1100], cut[1100], text[1400], name[1200];
+	char *dir = t_git_init();
+	const char *check[] = { "check", NULL };
+	struct run_result r;
+	size_t len = 0, i;
+
+	for (i = 0; i < 4; i++) {
+		memset(rel + len, 'd', 200);
+		len += 200;
+		rel[len++] = '/';
+	}
+	memset(rel + len, 'f', 250);
+	len += 250;
+	rel[len] = '\0';
+	/* What "pa/%s" in 1,024 bytes kept of it, without "pa/". */
+	memcpy(cut, rel, 1020);
+	cut[1020] = '\0';
+	snprintf(name, sizeof(name), "pa/%s", rel);
+	t_write(dir, name, "A\n");
+	snprintf(name, sizeof(name), "pb/%s", rel);
+	t_write(dir, name, "B\n");
+	snprintf(name, sizeof(name), "pa/%s", cut);
+	t_write(dir, name, "same\n");
+	snprintf(name, sizeof(name), "pb/%s", cut);
+	t_write(dir, name, "same\n");
+	snprintf(text, sizeof(text), "version: 1\nroots:\n  a: {path: pa}\n"
+		 "  b: {path: pb}\nchecks:\n  long:\n    same-content: [%s]\n"
+		 "    roots: [a, b]\n", rel);
+	t_write(dir, "ripple.yml", text);
+	cr_assert_eq(t_git_commit(dir, "init"), 0);
+	r = t_ripple(dir, check);
+	cr_expect_eq(r.status, 2, "check: %d %s %s", r.status, r.out, r.err);
+	expect_has(r.err, "ripple.yml:6:3: error: check 'long': path under "
+		   "root 'a' is too long (1054 bytes): 'dddd");
+	cr_expect(strstr(r.out, "agree") == NULL, "%s", r.out);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
