@@ -215,14 +215,9 @@ git -C "$d" commit -qam "bindings-12: note cuMemGetInfo"
 git -C "$d" push -q origin pr/bindings-12-more
 rm -rf "$d"
 pull_request 4 pr/bindings-12-more
-# The fork's pull request rebuilds nodes that a later stage needs (every
-# pull request does: the maintenance line's dev version names the commit):
-# with no credential nothing is published, so the later stage meets a cache
-# gap and rebuilds what it cannot fetch. A ripple that cannot rebuild a gap
-# (no `run --strict-cache`: before the remote-gaps work) fails those jobs
-# with "could not run"; the flow then says so instead of passing.
-gaps_rebuild=0
-"$ripple" run --help | grep -q -- --strict-cache && gaps_rebuild=1
+# The fork's pull request changes the noarch pathfinder wheel that every
+# platform wheel needs: with no credential nothing is published, so each
+# stage-2 job meets a cache gap and rebuilds it (slower, never a failure).
 pull_request 2 pr/pathfinder-src
 git -C "$origin" branch -q pull-request/3 pr/core-src
 
@@ -323,7 +318,7 @@ workflow() {	# workflow ORIGIN TARGET [TAG]: plan, stages, gate
 		{ cat "$work/$flow.plan.log" >&2; fail "$flow: the plan job failed"; }
 	reused=$(sed -n 's/^plan=//p' "$out" | jq '.reuse | length')
 	stages=$(sed -n 's/^stages=//p' "$out")
-	jobs=0 ran=0 gaps=0 blocked=0
+	jobs=0 ran=0 gaps=0 deferred=0
 	for k in 1 2 3 4 5 6 7 8; do
 		[ "$(sed -n "s/^has-stage-$k=//p" "$out")" = true ] || continue
 		m=$(sed -n "s/^matrix-stage-$k=//p" "$out")
@@ -337,14 +332,8 @@ workflow() {	# workflow ORIGIN TARGET [TAG]: plan, stages, gate
 			jobs=$((jobs + 1))
 			rc=$(cat "$work/$flow.$j.rc")
 			case $rc in
-			0|4) ;;
-			1) if [ "${tolerate_gaps:-0}" = 1 ] &&
-			      grep -q 'could not run' "$work/$flow.$j.log"; then
-				blocked=$((blocked + 1))
-			   else
-				cat "$work/$flow.$j.log" >&2
-				fail "$flow: job $j failed (exit $rc)"
-			   fi ;;
+			0) ;;
+			4) deferred=$((deferred + 1)) ;;
 			*) cat "$work/$flow.$j.log" >&2
 			   fail "$flow: job $j failed (exit $rc)" ;;
 			esac
@@ -354,24 +343,28 @@ workflow() {	# workflow ORIGIN TARGET [TAG]: plan, stages, gate
 				"$work/$flow.$j.json")))
 		done < "$work/$flow.stage-$k"
 	done
-	d=$(runner "$repo" "$GITHUB_REF")
-	grc=0
-	(cd "$d" && RIPPLE_REMOTE_READ_ONLY=1 "$ripple" gate "$target" \
-		--json > "$work/$flow.gate.json" 2> "$work/$flow.gate.log") ||
-		grc=$?
-	missing=$(jq -r '.missing[].id' "$work/$flow.gate.json" | sort)
-	not_gpu=$(echo "$missing" | grep -v '^$' | grep -v \
-		'^test:\(bindings-gpu\|bindings-floor\|core-tests\|cuda-smoke\)' ||
-		true)
-	[ -z "$not_gpu" ] || [ $blocked -gt 0 ] ||
-		fail "$flow: the gate misses non-GPU nodes: $not_gpu"
-	[ $grc = 0 ] || [ -n "$missing" ] || fail "$flow: gate exit $grc"
-	if [ $grc = 0 ]; then
-		gate=ok
-	elif [ $blocked -gt 0 ]; then
-		gate="$(echo "$missing" | wc -l) nodes missing: $blocked jobs met a cache gap this ripple cannot rebuild (needs the remote-gaps work)"
+	if [ -z "${RIPPLE_REMOTE_CACHE_HEADER:-}" ]; then
+		# ripple-ci.yml's gate without a write credential (a fork): the
+		# run published nothing, so the gate is its jobs' results.
+		gate="the jobs' results (no credential: nothing published): $((jobs - deferred)) ok, $deferred deferred GPU tests (no GPU here)"
 	else
-		gate="$(echo "$missing" | wc -l) GPU nodes deferred (no GPU here)"
+		d=$(runner "$repo" "$GITHUB_REF")
+		grc=0
+		(cd "$d" && RIPPLE_REMOTE_READ_ONLY=1 "$ripple" gate "$target" \
+			--json > "$work/$flow.gate.json" \
+			2> "$work/$flow.gate.log") || grc=$?
+		missing=$(jq -r '.missing[].id' "$work/$flow.gate.json" | sort)
+		not_gpu=$(echo "$missing" | grep -v '^$' | grep -v \
+			'^test:\(bindings-gpu\|bindings-floor\|core-tests\|cuda-smoke\)' ||
+			true)
+		[ -z "$not_gpu" ] ||
+			fail "$flow: the gate misses non-GPU nodes: $not_gpu"
+		[ $grc = 0 ] || [ -n "$missing" ] || fail "$flow: gate exit $grc"
+		if [ $grc = 0 ]; then
+			gate=ok
+		else
+			gate="$(echo "$missing" | wc -l) GPU nodes deferred (no GPU here)"
+		fi
 	fi
 	printf '%-5s stages %d  jobs %3d  nodes run %3d  reused %3d  gap rebuilds %2d  fetched %8d bytes  gate: %s\n' \
 		"$flow" "$stages" "$jobs" "$ran" "$reused" "$gaps" \
@@ -415,10 +408,8 @@ flow_env pull_request refs/pull/2/merge \
 unset RIPPLE_REMOTE_CACHE_HEADER
 export RIPPLE_REMOTE_READ_ONLY=1	# what ripple-ci.yml sets without one
 puts_before=$(grep -c '^PUT ' "$ngx/access.log" || true)
-tolerate_gaps=$((1 - gaps_rebuild))
 workflow "$origin" ci
-tolerate_gaps=0
-[ $gaps_rebuild = 0 ] || [ "$gaps" -gt 0 ] ||
+[ "$gaps" -gt 0 ] ||
 	fail "fork: no cache gap rebuilt, though nothing of its own was published"
 puts_after=$(grep -c '^PUT ' "$ngx/access.log" || true)
 [ "$puts_before" = "$puts_after" ] ||

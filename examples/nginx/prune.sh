@@ -6,9 +6,10 @@
 #
 #   d/   (pull requests' and branches' domains): files older than DAYS go;
 #   ac/  (the trusted domain): entries older than DAYS go, except those
-#        whose record was written for a tag (provenance.tag set, or ref
-#        refs/tags/...): `ripple release TAG` and `ripple fetch` of a
-#        release need those months later;
+#        whose record (inline in the entry, or a CAS blob it names) was
+#        written for a tag (provenance.tag set, or ref refs/tags/...):
+#        `ripple release TAG` and `ripple fetch` of a release need those
+#        months later;
 #   cas/ blobs older than DAYS go unless an AC entry that stays names them
 #        (a young entry may name an old blob: a PUT of a blob the server
 #        holds is skipped, so its date is its first upload's).
@@ -28,7 +29,11 @@ trap 'rm -f "$keep" "$keep.old" "$keep.gone" "$keep.tags"' EXIT
 hashes() {	# the 64-hex digests an AC entry names (REAPI: hex strings)
 	grep -aoE '[0-9a-f]{64}' "$1" | sort -u
 }
-tag_record() {	# 0 when the entry names a tag's record (in $keep.tags)
+tag_record() {	# 0 when the entry holds or names a tag's record
+	# The record travels inline in the entry (OutputFile.contents) or as
+	# a CAS blob (in $keep.tags); its compact JSON says "tag":"..." or a
+	# ref "refs/tags/..." for a tag's run. (A false match keeps more.)
+	grep -aqE '"tag":"[^"]|"ref":"refs/tags/' "$1" && return 0
 	hashes "$1" | grep -qxFf "$keep.tags"
 }
 old() { [ "$(stat -c %Y "$1")" -le "$cut" ]; }
