@@ -7,9 +7,11 @@
 #   d/   (pull requests' and branches' domains): files older than DAYS go;
 #   ac/  (the trusted domain): entries older than DAYS go, except those
 #        whose record (inline in the entry, or a CAS blob it names) was
-#        written for a tag (provenance.tag set, or ref refs/tags/...):
+#        written for a tag (provenance.tag set, or ref refs/tags/...) or at
+#        a commit a tag's records name (main's CI at the release commit):
 #        `ripple release TAG` and `ripple fetch` of a release need those
-#        months later;
+#        months later (a release's version group spans nodes its own run
+#        reused);
 #   cas/ blobs older than DAYS go unless an AC entry that stays names them
 #        (a young entry may name an old blob: a PUT of a blob the server
 #        holds is skipped, so its date is its first upload's).
@@ -24,27 +26,41 @@ case $days in *[!0-9]*|'') echo "prune: DAYS is a number" >&2; exit 2 ;; esac
 [ -d "$root" ] || { echo "prune: no folder $root" >&2; exit 2; }
 cut=$(( $(date +%s) - days * 86400 ))
 keep=$(mktemp)
-trap 'rm -f "$keep" "$keep.old" "$keep.gone" "$keep.tags"' EXIT
+trap 'rm -f "$keep" "$keep.old" "$keep.gone" "$keep.tags" "$keep.recs" "$keep.commits"' EXIT
 
 hashes() {	# the 64-hex digests an AC entry names (REAPI: hex strings)
 	grep -aoE '[0-9a-f]{64}' "$1" | sort -u
 }
-tag_record() {	# 0 when the entry holds or names a tag's record
-	# The record travels inline in the entry (OutputFile.contents) or as
-	# a CAS blob (in $keep.tags); its compact JSON says "tag":"..." or a
-	# ref "refs/tags/..." for a tag's run. (A false match keeps more.)
+tag_record() {	# 0 when the entry's record is one a release needs
 	grep -aqE '"tag":"[^"]|"ref":"refs/tags/' "$1" && return 0
+	grep -aqFf "$keep.commits" "$1" && return 0
 	hashes "$1" | grep -qxFf "$keep.tags"
 }
 old() { [ "$(stat -c %Y "$1")" -le "$cut" ]; }
 
 ac_kept=0 ac_gone=0 tags=0 d_gone=0 cas_gone=0 cas_kept=0
-# The record blobs written for a tag (compact JSON, keys sorted), at once.
+# The commits tags point at: those of records written for a tag, inline
+# in trusted entries or as CAS blobs. Every trusted record made at such a
+# commit stays (main's CI there too: a release's version group needs
+# them); record blobs, one jq pass: NAME COMMIT TAG REF.
 grep -l --null '"format":"ripple-record"' "$root"/cas/* 2>/dev/null |
-	xargs -0 -r jq -r 'select((.provenance.tag != null) or
-		((.provenance.ref // "") | startswith("refs/tags/"))) |
-		input_filename' 2>/dev/null | sed 's|.*/||' | sort -u \
-	> "$keep.tags" || true
+	xargs -0 -r jq -r '[input_filename, .provenance.commit // "",
+		.provenance.tag // "", .provenance.ref // ""] | @tsv' \
+	2>/dev/null | sed 's|^[^\t]*/||' > "$keep.recs" || true
+awk -F '\t' '$3 != "" || $4 ~ /^refs\/tags\// { print $2 }' "$keep.recs" \
+	> "$keep.commits"
+for e in "$root"/ac/*; do
+	[ -f "$e" ] || continue
+	grep -aqE '"tag":"[^"]|"ref":"refs/tags/' "$e" &&
+		grep -aoE '"commit":"[0-9a-f]{40}"' "$e" | cut -d'"' -f4
+done >> "$keep.commits"
+sort -u -o "$keep.commits" "$keep.commits"
+# Record blobs at those commits, and the commits as they appear inline.
+awk -F '\t' 'NR == FNR { c[$1] = 1; next } ($2 in c) { print $1 }' \
+	"$keep.commits" "$keep.recs" | sort -u > "$keep.tags"
+sed 's/.*/"commit":"&"/' "$keep.commits" > "$keep.c"
+mv "$keep.c" "$keep.commits"
+[ -s "$keep.commits" ] || echo '"commit":"-"' > "$keep.commits"
 if [ -d "$root/d" ]; then
 	d_gone=$(find "$root/d" -type f ! -newermt "@$cut" -print -delete |
 		wc -l)
@@ -72,5 +88,5 @@ comm -23 "$keep.old" "$keep" > "$keep.gone"
 cas_gone=$(wc -l < "$keep.gone")
 (cd "$root/cas" && xargs -r rm -f < "$keep.gone")
 cas_kept=$(find "$root/cas" -type f | wc -l)
-echo "prune $root (older than $days days): ac kept $ac_kept ($tags tag records)," \
+echo "prune $root (older than $days days): ac kept $ac_kept ($tags of tags' commits)," \
 	"deleted $ac_gone; d/ deleted $d_gone; cas kept $cas_kept, deleted $cas_gone"
