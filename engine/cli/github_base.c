@@ -386,7 +386,7 @@ cli_base(int argc, char **argv, const struct cli_ctx *ctx)
 	const char *cache_opt = NULL;
 	struct cli_base b;
 	struct error err;
-	char ref[1024];
+	char ref[1024], dbranch[1024];
 	int c, json = 0, rc;
 
 	memset(&po, 0, sizeof(po));
@@ -415,8 +415,12 @@ cli_base(int argc, char **argv, const struct cli_ctx *ctx)
 	if (rc)
 		goto done;
 	po.remote = rem.index;
-	cli_remote_ref(repo, NULL, NULL, ref, sizeof(ref));
+	rc = cli_remote_ref(ctx, repo, NULL, NULL, ref, sizeof(ref));
+	if (rc)
+		goto done;
 	po.ref = ref[0] ? ref : NULL;
+	cli_remote_default_branch(repo, dbranch, sizeof(dbranch));
+	po.default_branch = dbranch[0] ? dbranch : NULL;
 	rc = cli_base_auto(ctx, repo, cache, &po, &b);
 	if (rc)
 		goto done;

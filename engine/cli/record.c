@@ -116,6 +116,7 @@ cli_record(int argc, char **argv, const struct cli_ctx *ctx)
 	const char *rev = NULL, *ref = NULL, *tag = NULL, *cache_opt = NULL;
 	const char *rules = NULL, *finish = NULL;
 	struct strv artifacts = STRV_INIT, meta = STRV_INIT;
+	struct strv node_meta = STRV_INIT;
 	struct graph_repo *repo = NULL;
 	struct cache *c = NULL;
 	struct eval *ev = NULL;
@@ -220,7 +221,18 @@ cli_record(int argc, char **argv, const struct cli_ctx *ctx)
 		if (k == nodes.n)
 			continue;
 		hits++;
-		rc = record_node(c, ev, run, i, &o, &err);
+		/* Its output groups' digests, as a run records them. */
+		strv_release(&node_meta);
+		strv_init(&node_meta, 1);
+		for (k = 0; !rc && k < meta.n; k++)
+			rc = strv_push(&node_meta, meta.v[k], &err);
+		if (!rc && !strcmp(status, "ok"))
+			rc = record_group_meta(graph_repo_root(repo), n,
+					       &artifacts, &node_meta, &err);
+		o.meta = (const char *const *)node_meta.v;
+		o.n_meta = node_meta.n;
+		if (!rc)
+			rc = record_node(c, ev, run, i, &o, &err);
 		if (rc) {
 			rc = fail(ctx, &err);
 			goto done;
@@ -240,6 +252,7 @@ done:
 	graph_repo_close(repo);
 	cache_close(c);
 	strv_release(&artifacts);
+	strv_release(&node_meta);
 	strv_release(&meta);
 	strv_release(&nodes);
 	return rc;

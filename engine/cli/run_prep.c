@@ -196,8 +196,8 @@ job_toolkits(const struct cli_ctx *ctx, const struct graph *g,
 
 		if (!tk)
 			continue;
-		cli_toolkit_home(tk, home, sizeof(home));
-		if (!stat(home, &st) && S_ISDIR(st.st_mode))
+		if (!cli_toolkit_home(tk, home, sizeof(home)) &&
+		    !stat(home, &st) && S_ISDIR(st.st_mode))
 			continue;
 		error_init(&err);
 		error_set(&err, ERROR_NOT_FOUND, "job '%s' needs toolkit '%s' "
@@ -457,6 +457,7 @@ cli_run_remote(const struct cli_ctx *ctx, struct graph_repo *repo,
 	       struct run_args *a)
 {
 	const char *name = getenv("RIPPLE_RUNNER");
+	int rc;
 
 	if (!name || !name[0])
 		name = getenv("RUNNER_NAME");
@@ -464,7 +465,10 @@ cli_run_remote(const struct cli_ctx *ctx, struct graph_repo *repo,
 		snprintf(a->runner, sizeof(a->runner), "%s", name);
 	else if (gethostname(a->runner, sizeof(a->runner) - 1))
 		a->runner[0] = '\0';
-	cli_remote_ref(repo, a->ref, a->tag, a->ref_buf, sizeof(a->ref_buf));
+	rc = cli_remote_ref(ctx, repo, a->ref, a->tag, a->ref_buf,
+			    sizeof(a->ref_buf));
+	if (rc)
+		return rc;
 	a->ref = a->ref_buf[0] ? a->ref_buf : NULL;
 	a->po.ref = a->ref;
 	cli_remote_default_branch(repo, a->dbranch, sizeof(a->dbranch));

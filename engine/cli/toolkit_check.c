@@ -26,14 +26,17 @@
 #include "rules/rules.h"
 #include "base/banned.h"
 
-void
+int
 cli_toolkit_home(const struct rules_toolkit *tk, char *out, size_t n)
 {
+	int len;
+
 	if (tk->home)
-		snprintf(out, n, "%s", tk->home);
+		len = snprintf(out, n, "%s", tk->home);
 	else
-		snprintf(out, n, "/usr/local/cuda-%u.%u", tk->major,
-			 tk->minor);
+		len = snprintf(out, n, "/usr/local/cuda-%u.%u", tk->major,
+			       tk->minor);
+	return len < 0 || (size_t)len >= n ? -1 : 0;
 }
 
 /* 1 when some node the plan builds or tests uses toolkit tk. */
@@ -86,7 +89,13 @@ probe(const struct cli_ctx *ctx, const struct rules_toolkit *tk,
 	int rc;
 
 	*identity = NULL;
-	cli_toolkit_home(tk, home, sizeof(home));
+	error_init(&err);
+	if (cli_toolkit_home(tk, home, sizeof(home))) {
+		/* Cut short, it would probe another toolkit. */
+		error_set(&err, ERROR_INVALID, "toolkit '%s': home is too long "
+			  "(%zu bytes)", tk->name, strlen(tk->home));
+		return cli_fail(ctx, &err);
+	}
 	if (stat(home, &st) || !S_ISDIR(st.st_mode))
 		return 0;
 	error_init(&err);

@@ -18,7 +18,9 @@ struct info {
 	const char *host;	/* the platform ripple runs as, or NULL */
 	const char **labels;
 	size_t n_labels;
-	const char *bucket;	/* group, platform and labels as one key */
+	const char *container;	/* image and options as one key, or "" */
+	const char *bucket;	/* group, platform, labels and container as
+				   one key */
 };
 
 struct work {

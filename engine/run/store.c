@@ -23,6 +23,7 @@
 #include "engine/plan/versions.h"
 #include "engine/plan/remote.h"
 #include "engine/run/remote.h"
+#include "engine/run/rewrite.h"
 #include "engine/run/run.h"
 #include "engine/run/wheel.h"
 #include "graph/graph.h"
@@ -70,6 +71,11 @@ prepare(void *payload, size_t node, struct error *err)
 	size_t i;
 	int rc = 0;
 
+	if (!s->rewrites) {
+		rc = run_rewrites_begin(s->ev, s->plan, &s->rewrites, err);
+		if (rc)
+			return rc;
+	}
 	if (!n->n_outputs)
 		return 0;
 	if (!s->before) {
@@ -420,7 +426,8 @@ agree(struct run_cache_store *s, size_t node,
 	error_init(&e);
 	if (hit)
 		rc = cache_published_mark(s->cache, id, hit->key,
-					  plan_remote_url(s->remote), &e);
+					  plan_remote_write_server(s->remote),
+					  &e);
 	else
 		rc = run_remote_publish_pending(s->remote, s->cache, s->root,
 						run, id, s->runner, &e);
@@ -439,6 +446,32 @@ record_finished(struct run_cache_store *s, size_t node, struct run_node *rn,
 	int rc = 0;
 
 	buf_init(&ver, 0);
+	if (s->rewrites) {
+		/* Declared files back as committed; others named. */
+		char why[sizeof(rn->message)];
+		struct error rerr;
+
+		error_init(&rerr);
+		rc = run_rewrites_end(s->rewrites, s->ev, node, why,
+				      sizeof(why), &rerr);
+		if (rc == ERROR_INVALID || rc == ERROR_NOT_FOUND) {
+			/* A file it cannot put back is the node's failure:
+			 * a link or a non-folder the action left on the
+			 * way is never written through. */
+			snprintf(why, sizeof(why), "%s", rerr.msg);
+			rc = 1;
+		} else if (rc < 0) {
+			*err = rerr;
+			goto done;
+		}
+		if (rc == 1 && (rn->state == RUN_STATE_OK ||
+				!rn->message[0])) {
+			memcpy(rn->message, why, sizeof(why));
+			if (rn->state == RUN_STATE_OK)
+				rn->state = RUN_STATE_FAILED;
+		}
+		rc = 0;
+	}
 	if (rn->state == RUN_STATE_OK && n->n_outputs) {
 		struct error oerr;
 
@@ -465,6 +498,8 @@ record_finished(struct run_cache_store *s, size_t node, struct run_node *rn,
 				       err);
 	if (!rc && rn->state == RUN_STATE_OK)
 		rc = node_meta(s, n, &arts, rn, &meta, err);
+	if (!rc && rn->state == RUN_STATE_OK)
+		rc = record_group_meta(s->root, n, &arts, &meta, err);
 	if (!rc && rn->gpus[0]) {
 		snprintf(line, sizeof(line), "gpus=%s", rn->gpus);
 		rc = strv_push(&meta, line, err);
@@ -559,6 +594,8 @@ run_store_cache_release(struct run_cache_store *s)
 		return;
 	mem_free(s->reused);
 	s->reused = NULL;
+	run_rewrites_free(s->rewrites);
+	s->rewrites = NULL;
 	if (!s->before)
 		return;
 	for (i = 0; i < s->ev->graph->n_nodes; i++)
