@@ -382,6 +382,9 @@ struct rules_runner {
 	size_t n_runs_on;
 	const char **gpu_runs_on;	/* labels for GPU tests, or NULL */
 	size_t n_gpu_runs_on;
+	const char *host;		/* `host:` the platform ripple runs as
+					   on these runners (a cross-build),
+					   or NULL: the platform itself */
 	struct rules_pos pos;
 };
 
