@@ -61,12 +61,7 @@ dl_lib_require(struct dl_lib *lib, struct error *err)
 {
 	if (state(lib, 1) == 1)
 		return 0;
-	error_set(err, ERROR_UNSUPPORTED, "cannot load %s (Debian package "
-		  "%s), which %s needs: %s", lib->soname, lib->package,
-		  lib->purpose, lib->why);
-	error_hint(err, "install the Debian package %s (apt-get install %s)",
-		   lib->package, lib->package);
-	return ERROR_UNSUPPORTED;
+	return dl_sys_error(lib, err);
 }
 
 int

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/error.h"
 #include "base/banned.h"
 
 void *
@@ -37,4 +38,15 @@ void
 dl_sys_close(void *h)
 {
 	dlclose(h);
+}
+
+int
+dl_sys_error(const struct dl_lib *lib, struct error *err)
+{
+	error_set(err, ERROR_UNSUPPORTED, "cannot load %s (Debian package "
+		  "%s), which %s needs: %s", lib->soname, lib->package,
+		  lib->purpose, lib->why);
+	error_hint(err, "install the Debian package %s (apt-get install %s)",
+		   lib->package, lib->package);
+	return ERROR_UNSUPPORTED;
 }

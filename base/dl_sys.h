@@ -21,6 +21,13 @@ void *dl_sys_open(const char *soname, char *why, size_t n);
 /* The function `name` in `h`, or NULL when the library has none. */
 dl_fn dl_sys_sym(void *h, const char *name);
 
+/*
+ * Set err for `lib`, which failed to load (lib->why says how), with the
+ * hint that fits the system (the Debian package; the DLL's folder).
+ * Returns ERROR_UNSUPPORTED.
+ */
+int dl_sys_error(const struct dl_lib *lib, struct error *err);
+
 /* Close a handle from dl_sys_open. */
 void dl_sys_close(void *h);
 

@@ -9,10 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <windows.h>
 
-#include "base/error.h"
 #include "base/wide_win.h"
+#include "base/error.h"
 #include "base/banned.h"
 
 /*
@@ -77,4 +76,17 @@ void
 dl_sys_close(void *h)
 {
 	FreeLibrary((HMODULE)h);
+}
+
+int
+dl_sys_error(const struct dl_lib *lib, struct error *err)
+{
+	const char *dll = dll_name(lib->soname);
+
+	error_set(err, ERROR_UNSUPPORTED, "cannot load %s, which %s needs: "
+		  "%s", dll ? dll : lib->soname, lib->purpose, lib->why);
+	if (dll)
+		error_hint(err, "%s belongs in ripple.exe's folder (`ninja "
+			   "windows` puts it there)", dll);
+	return ERROR_UNSUPPORTED;
 }

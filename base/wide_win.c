@@ -3,8 +3,8 @@
  */
 #include "base/wide_win.h"
 
+#include <errno.h>
 #include <stdlib.h>
-#include <windows.h>
 
 #include "base/error.h"
 #include "base/banned.h"
@@ -61,4 +61,28 @@ wide_to_utf8(const wchar_t *w, struct error *err)
 		return NULL;
 	}
 	return s;
+}
+
+int
+win_errno(unsigned long winerr)
+{
+	switch (winerr) {
+	case ERROR_FILE_EXISTS:
+	case ERROR_ALREADY_EXISTS:
+		return EEXIST;
+	case ERROR_FILE_NOT_FOUND:
+	case ERROR_PATH_NOT_FOUND:
+		return ENOENT;
+	case ERROR_ACCESS_DENIED:
+	case ERROR_SHARING_VIOLATION:
+		return EACCES;
+	case ERROR_LOCK_VIOLATION:
+	case ERROR_IO_PENDING:
+		return EAGAIN;
+	case ERROR_NOT_ENOUGH_MEMORY:
+	case ERROR_OUTOFMEMORY:
+		return ENOMEM;
+	default:
+		return EIO;
+	}
 }

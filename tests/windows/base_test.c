@@ -7,10 +7,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <io.h>
 #include <wchar.h>
 
 #include "base/dl.h"
 #include "base/error.h"
+#include "base/fsys.h"
+#include "base/lock.h"
 #include "base/wide_win.h"
 
 static int passed, failed;
@@ -98,9 +102,53 @@ dl_without_a_windows_name_says_not_supported(void)
 	check(!dl_lib_ready(&lib), "and the failure is kept", NULL);
 }
 
+static void
+fsys_mkdir_says_what_posix_says(void)
+{
+	_wmkdir(L"t-dir");
+	_wrmdir(L"t-dir\\sub");
+	_wrmdir(L"t-dir\\\u00e9t\u00e9");
+	check(fsys_mkdir("t-dir/sub") == 0, "fsys_mkdir makes a folder", NULL);
+	check(fsys_mkdir("t-dir/sub") == EEXIST, "EEXIST when it is there",
+	      NULL);
+	check(fsys_mkdir("t-none/sub") == ENOENT, "ENOENT without a parent",
+	      NULL);
+	check(fsys_mkdir("t-dir/\xc3\xa9t\xc3\xa9") == 0 &&
+	      _waccess(L"t-dir\\\u00e9t\u00e9", 0) == 0,
+	      "a UTF-8 name is the same name to Windows", NULL);
+}
+
+static void
+lock_conflicts_between_two_handles(void)
+{
+	const char *path = "t-dir/owner.lock";
+	int a = -1, b = -1, e;
+
+	_wunlink(L"t-dir\\owner.lock");
+	e = lock_open(path, LOCK_OPEN_WRITE | LOCK_OPEN_CREATE, &a);
+	check(!e && a >= 0, "lock_open creates the file", strerror(e));
+	check(lock_open(path, LOCK_OPEN_WRITE | LOCK_OPEN_CREATE, &b) ==
+	      EEXIST, "and refuses to create it twice", NULL);
+	check(lock_try(a) == 0, "the first handle takes the lock", NULL);
+	e = lock_open(path, 0, &b);
+	check(!e, "a second handle opens it", strerror(e));
+	check(lock_held(b) == 1, "and sees it held", NULL);
+	check(lock_try(b) == EAGAIN, "and cannot take it (EAGAIN)", NULL);
+	check(rename(path, "t-dir/owner2.lock") == 0,
+	      "a locked file can be renamed, as owners are put in place", NULL);
+	close(a);
+	check(lock_held(b) == 0, "closing the holder drops the lock", NULL);
+	check(lock_try(b) == 0, "which the other handle then takes", NULL);
+	close(b);
+	check(_wunlink(L"t-dir\\owner2.lock") == 0, "and it is removed",
+	      NULL);
+}
+
 int
 main(void)
 {
+	fsys_mkdir_says_what_posix_says();
+	lock_conflicts_between_two_handles();
 	wide_round_trips_utf8();
 	wide_refuses_bytes_that_are_not_utf8();
 	dl_loads_a_dll_by_its_soname();

@@ -155,7 +155,7 @@ build_sqlite3() {
 		-DSQLITE_ENABLE_DBSTAT_VTAB -DSQLITE_API='__declspec(dllexport)' \
 		"$src/_host/sqlite3.c" $LDFLAGS \
 		-Wl,--out-implib,"$prefix/lib/libsqlite3.dll.a"
-	cp "$src/_host/sqlite3.h" "$src/sqlite3ext.h" "$prefix/include/"
+	cp "$src/_host/sqlite3.h" "$src/src/sqlite3ext.h" "$prefix/include/"
 	v=$(sed -n 's/^#define SQLITE_VERSION *"\(.*\)"/\1/p' \
 		"$src/_host/sqlite3.h")
 	pc sqlite3 SQLite "SQL database engine" "$v" -lsqlite3
@@ -264,4 +264,6 @@ for pin in $pins; do
 	echo "$pkg $ver $(($(date +%s) - t0)) s" > "$stamp"
 	echo "deps.sh: $pkg done in $(($(date +%s) - t0)) s"
 done
+# Debug information stays in the trees; the DLLs ship without it.
+$host-strip --strip-unneeded "$prefix"/bin/*.dll
 echo "deps.sh: all in $prefix ($(($(date +%s) - start)) s this run)"
