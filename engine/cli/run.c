@@ -246,8 +246,9 @@ done:
 
 /*
  * A job's node that should have run here but was skipped or left to
- * another platform (its upstream has no record: the job that makes it
- * failed or has not run): the job did not do its work. Prints each one.
+ * another platform (an upstream of another platform has no record, or
+ * one without a record under --strict-cache): the job did not do its
+ * work. Gap rebuilds are not the job's own nodes. Prints each one.
  */
 static int
 job_incomplete(const struct planner *pl, const struct run_args *a,

@@ -341,7 +341,7 @@ plan_jobs_compute(const struct graph *g, const unsigned char *closure,
 	struct plan_jobs *j = mem_calloc(1, sizeof(*j));
 	struct work w;
 	size_t n = g->n_nodes, i, k, *off = NULL, *adj = NULL;
-	int rc = 0, round;
+	int rc = 0;
 
 	*out = NULL;
 	memset(&w, 0, sizeof(w));
@@ -386,7 +386,7 @@ plan_jobs_compute(const struct graph *g, const unsigned char *closure,
 				jobs_unite(w.parent, d, i);
 		}
 	/* Each round merges at least two components; n rounds at most. */
-	for (round = 0;; round++) {
+	for (;;) {
 		jobs_number(&w);
 		rc = jobs_edges(&w, &off, &adj, err);
 		if (rc)
