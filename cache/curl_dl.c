@@ -261,12 +261,20 @@ curl_url_cleanup(CURLU *u)
 		CURL_FN(void (*)(CURLU *), C_URL_CLEANUP)(u);
 }
 
+/* curl 8 declares its handle const (./configure tells which). */
+#ifdef RIPPLE_CURLU_GET_CONST
+#define CURLU_GET_HANDLE const CURLU
+#else
+#define CURLU_GET_HANDLE CURLU
+#endif
+
 CURLUcode
-curl_url_get(CURLU *u, CURLUPart what, char **part, unsigned int flags)
+curl_url_get(CURLU_GET_HANDLE *u, CURLUPart what, char **part,
+	     unsigned int flags)
 {
 	if (!dl_lib_ready(&curl_lib))
 		return CURLUE_OUT_OF_MEMORY;
-	return CURL_FN(CURLUcode (*)(CURLU *, CURLUPart, char **,
+	return CURL_FN(CURLUcode (*)(CURLU_GET_HANDLE *, CURLUPart, char **,
 				     unsigned int), C_URL_GET)(u, what, part,
 							       flags);
 }
