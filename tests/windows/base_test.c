@@ -16,6 +16,7 @@
 #include "base/fsys.h"
 #include "base/interrupt.h"
 #include "base/lock.h"
+#include "base/random.h"
 #include "base/wide_win.h"
 
 static int passed, failed, skipped;
@@ -165,9 +166,24 @@ interrupt_sets_the_flag_and_restores(void)
 	interrupt_restore(&saved);
 }
 
+static void
+random_bytes_come_from_the_system(void)
+{
+	unsigned char a[16], b[16], zero[16] = { 0 };
+
+	check(random_bytes(a, sizeof(a), 0) == 0 &&
+	      random_bytes(b, sizeof(b), 1) == 0, "BCryptGenRandom fills the "
+	      "buffer", NULL);
+	check(memcmp(a, b, sizeof(a)) && memcmp(a, zero, sizeof(a)),
+	      "two draws differ and are not zero", NULL);
+	check(random_bytes(a, 257, 0) == EINVAL, "more than 256 bytes is "
+	      "refused", NULL);
+}
+
 int
 main(void)
 {
+	random_bytes_come_from_the_system();
 	interrupt_sets_the_flag_and_restores();
 	fsys_mkdir_says_what_posix_says();
 	lock_conflicts_between_two_handles();
