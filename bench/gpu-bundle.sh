@@ -42,7 +42,10 @@ git=$(command -v git || true)
 # remote cache's libcurl, cache/curl_dl.c; the wheel reader's libzip,
 # engine/run/zip_dl.c): ldd of the binary does not list them.
 dl=
-for soname in libcurl.so.4 libzip.so.4; do
+# (Their sonames are the ones ./configure found: libzip.so.4 on Debian 12,
+# libzip.so.5 on Debian 13; build/config.ninja names them.)
+for soname in $(grep -o 'RIPPLE_LIB[A-Z]*_SONAME=\\"[^\\]*' \
+		build/config.ninja 2>/dev/null | sed 's/.*"//') ; do
 	path=$(ldconfig -p 2>/dev/null | awk -v s="$soname" \
 		'$1 == s && $NF ~ /^\// { print $NF; exit }')
 	if [ -z "$path" ]; then

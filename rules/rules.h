@@ -382,6 +382,9 @@ struct rules_runner {
 	size_t n_runs_on;
 	const char **gpu_runs_on;	/* labels for GPU tests, or NULL */
 	size_t n_gpu_runs_on;
+	const char *host;		/* `host:` the platform ripple runs as
+					   on these runners (a cross-build),
+					   or NULL: the platform itself */
 	struct rules_pos pos;
 };
 
@@ -437,10 +440,14 @@ struct rules {
  * NULL, every problem found (up to the list's limit) is appended to
  * `errors`, each with file:line:col and a hint where one helps, and the
  * first error's code is returned (ERROR_INVALID for bad rules, ERROR_IO or
- * ERROR_NOT_FOUND when the file cannot be read, ERROR_NOMEM).
+ * ERROR_NOT_FOUND when the file cannot be read, ERROR_NOMEM). Matrix files
+ * (`each: {from: {file:}}`) are repository paths, read under `root` (the
+ * repository's working tree; NULL: the rules file's folder), never from
+ * the rules file's folder when --rules names a file elsewhere.
  */
 int rules_load_file(const char *path, const char *display,
-		    struct rules **out, struct error_list *errors);
+		    const char *root, struct rules **out,
+		    struct error_list *errors);
 
 /*
  * Where the rules read repository files they name (`each: {from: {file:}}`
@@ -465,7 +472,7 @@ int rules_files_read_dir(void *payload, const char *path, char **data,
 
 /*
  * As rules_load_buffer, reading matrix files through `files` (NULL: rules
- * naming one are an error). rules_load_file reads them beside the file.
+ * naming one are an error). rules_load_file reads them under its root.
  */
 int rules_load_buffer_files(const char *display, const char *text,
 			    size_t len, const struct rules_files *files,

@@ -486,10 +486,14 @@ run_check(struct check *ck, const char *path, const char *file, int drift,
 	  struct rules **r)
 {
 	struct error_list errors;
+	char root[4096];
 	int rc;
 
+	rc = cli_repo_root(ck->ctx, root, sizeof(root));
+	if (rc < 0)
+		return cli_exit_for(rc);
 	error_list_init(&errors, CHECK_ERROR_LIMIT);
-	rc = rules_load_file(path, file, r, &errors);
+	rc = rules_load_file(path, file, root, r, &errors);
 	if (rc) {
 		found_errors(ck, file, &errors);
 		if (!errors.n && !errors.dropped) {

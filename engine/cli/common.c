@@ -279,7 +279,9 @@ cli_planner(const struct cli_ctx *ctx, struct graph_repo *repo,
 		rc = cli_exit_for(rc);
 	}
 	error_list_release(&errors);
-	if (!rc && !po->worktree && !po->rules_file)
+	/* Only the checked-out commit has a working tree to differ from. */
+	if (!rc && !po->worktree && !po->rules_file &&
+	    (!po->head || !strcmp(po->head, "HEAD")))
 		note_uncommitted_rules(ctx, repo, (*out)->head);
 	return rc;
 }

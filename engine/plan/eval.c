@@ -304,10 +304,12 @@ load_rules(struct eval *ev, const char *rules_file,
 						 "the repository's path is too "
 						 "long for its ripple.yml");
 			rules_file = path;
-			rc = rules_load_file(path, "ripple.yml", &ev->rules,
+			rc = rules_load_file(path, "ripple.yml",
+					     graph_repo_root(ev->repo), &ev->rules,
 					     errors);
 		} else {
-			rc = rules_load_file(rules_file, NULL, &ev->rules,
+			rc = rules_load_file(rules_file, NULL,
+					     graph_repo_root(ev->repo), &ev->rules,
 					     errors);
 		}
 		if (rc && errors->n == 0)

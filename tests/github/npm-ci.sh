@@ -26,7 +26,8 @@ for t in "$@"; do
 	cp "$src/package.json" "$src/package-lock.json" "$dst/"
 	(cd "$dst" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 	cp "$src/package-lock.json" "$dst/.installed-lock"
-	n=$(find "$dst/node_modules" -name package.json -path '*/node_modules/*/package.json' \
-	    -not -path '*/node_modules/*/node_modules/*/*' | wc -l)
-	echo "npm-ci: $t: npm ci put $n packages in build/npm/$t"
+	n=$(cd "$dst" && node -e 'const l = require("./package-lock.json");
+	    console.log(Object.keys(l.packages).filter((k) => k).length)')
+	echo "npm-ci: $t: npm ci installed the lockfile's $n packages in" \
+	    "build/npm/$t"
 done
