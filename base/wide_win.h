@@ -10,12 +10,7 @@
 #include <wchar.h>
 #include <windows.h>
 
-/*
- * winerror.h's ERROR_NOT_FOUND (1168) has the name of base/error.h's
- * error code; in ripple's files ripple's wins. So a *_win.c file includes
- * this header, never <windows.h> itself, and before base/error.h.
- */
-#undef ERROR_NOT_FOUND
+#include "base/error.h"	/* after <windows.h>: ERROR_NOT_FOUND is ours */
 
 struct error;
 

@@ -17,6 +17,8 @@
 #include <signal.h>
 #include <stdio.h>
 
+#include "base/interrupt.h"
+
 struct error;
 
 enum cli_exit {
@@ -340,13 +342,14 @@ void cli_remote_summary(const struct cli_remote *r);
 
 /* Signal dispositions replaced by cli_stop_catch. */
 struct cli_stop_saved {
-	struct sigaction sigint, sigterm;
+	struct interrupt_saved saved;
 };
 
 /*
- * Catch SIGINT and SIGTERM (engine/cli/stop.c): they set the stop flag
- * instead of killing. once: the next signal kills (SA_RESETHAND). saved
- * (may be NULL) receives the dispositions replaced.
+ * Catch SIGINT and SIGTERM (Ctrl-C, Ctrl-Break and the console closing on
+ * Windows; base/interrupt.h): they set the stop flag instead of killing.
+ * once: the next signal kills (SA_RESETHAND). saved (may be NULL)
+ * receives the dispositions replaced.
  */
 void cli_stop_catch(int once, struct cli_stop_saved *saved);
 

@@ -180,7 +180,8 @@ build_xxhash() {
 }
 
 build_pcre2() {
-	cmake_build "$1" -DPCRE2_BUILD_PCRE2_8=ON -DPCRE2_BUILD_TESTS=OFF \
+	cmake_build "$1" -DBUILD_STATIC_LIBS=OFF -DPCRE2_BUILD_PCRE2_8=ON \
+		-DPCRE2_BUILD_TESTS=OFF \
 		-DPCRE2_BUILD_PCRE2GREP=OFF -DPCRE2_SUPPORT_JIT=OFF
 }
 
@@ -230,6 +231,20 @@ build_libzip() {
 		-DBUILD_EXAMPLES=OFF -DBUILD_DOC=OFF
 }
 
+# OpenSSL: for libcrypto's SHA-256 (EVP), as on Linux; libcurl and
+# libgit2 use Schannel and WinHTTP, not OpenSSL, so the algorithms ripple
+# never calls are left out to shorten the build. OpenSSL's own Configure
+# (its mingw64 target) sets its flags, so ours are not passed.
+build_openssl() {
+	(cd "$1" && env -u CFLAGS -u LDFLAGS ./Configure mingw64 \
+		--cross-compile-prefix=$host- --prefix="$prefix" --libdir=lib \
+		shared no-tests no-engine no-module no-legacy no-dso no-comp \
+		no-ct no-ocsp no-srp no-ts no-cms no-idea no-camellia no-seed \
+		no-whirlpool no-rc2 no-rc4 no-bf no-cast no-mdc2 no-aria \
+		no-sm2 no-sm3 no-sm4 && \
+		make -j "$jobs" build_libs && make install_dev install_runtime_libs)
+}
+
 # deps.sh DIR --one PKG VERSION: fetch and build one package in a process
 # of its own, so that `set -e` stops it at the first failing command.
 if [ "${2:-}" = --one ]; then
@@ -237,16 +252,6 @@ if [ "${2:-}" = --one ]; then
 	build_$(echo "$3" | tr - _) "$tree"
 	exit 0
 fi
-
-# OpenSSL: libcrypto only, for SHA-256 (EVP) as on Linux; libcurl and
-# libgit2 use Schannel and WinHTTP, not OpenSSL. OpenSSL's own Configure
-# (its mingw64 target) sets its flags, so ours are not passed.
-build_openssl() {
-	(cd "$1" && env -u CFLAGS -u LDFLAGS ./Configure mingw64 \
-		--cross-compile-prefix=$host- --prefix="$prefix" --libdir=lib \
-		shared no-tests no-engine no-module no-legacy no-dso && \
-		make -j "$jobs" build_libs && make install_dev install_runtime_libs)
-}
 
 start=$(date +%s)
 for pin in $pins; do
