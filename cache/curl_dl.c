@@ -252,14 +252,21 @@ curl_url_cleanup(CURLU *u)
 		CURL_FN(void (*)(CURLU *), C_URL_CLEANUP)(u);
 }
 
+/* libcurl 8 takes a const handle here, 7 a plain one: ./configure
+ * compiles both and defines RIPPLE_CURL_URL_GET_CONST to the one that
+ * matches the installed curl/urlapi.h. */
+#ifndef RIPPLE_CURL_URL_GET_CONST
+#define RIPPLE_CURL_URL_GET_CONST
+#endif
 CURLUcode
-curl_url_get(CURLU *u, CURLUPart what, char **part, unsigned int flags)
+curl_url_get(RIPPLE_CURL_URL_GET_CONST CURLU *u, CURLUPart what, char **part,
+	     unsigned int flags)
 {
 	if (!dl_lib_ready(&curl_lib))
 		return CURLUE_OUT_OF_MEMORY;
-	return CURL_FN(CURLUcode (*)(CURLU *, CURLUPart, char **,
-				     unsigned int), C_URL_GET)(u, what, part,
-							       flags);
+	return CURL_FN(CURLUcode (*)(RIPPLE_CURL_URL_GET_CONST CURLU *,
+				     CURLUPart, char **, unsigned int),
+		       C_URL_GET)(u, what, part, flags);
 }
 
 CURLUcode
