@@ -148,6 +148,10 @@ classify(struct planner *p, const struct planner_options *o,
 	for (i = 0; !rc && i < ch.n; i++) {
 		int ignored, claimed;
 
+		/* ripple's state, an untracked rules file and the nodes'
+		 * outputs are no change of the repository (issue 25). */
+		if (eval_path_own(p->head, ch.items[i].path))
+			continue;
 		rc = strv_push(&p->changed, ch.items[i].path, err);
 		if (rc)
 			break;

@@ -1,0 +1,136 @@
+/*
+ * Suite e2e_realrepos: what real repositories showed (issue 25). Each test
+ * builds a small repository in the shape of one of rmm, kvikio, numba-cuda
+ * or cuda-python and checks the behaviour a team adopting ripple there
+ * would meet: a root at the repository root that runs, versions recorded
+ * from the rules and the artifacts, release checks that read what the
+ * files say.
+ */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/support/support.h"
+
+/* Run ripple; assert the exit status; return the result (release it). */
+static struct run_result
+ripple_expect(const char *dir, int status, const char *const *argv)
+{
+	struct run_result r = t_ripple(dir, argv);
+
+	cr_assert_eq(r.status, status, "ripple %s: exit %d, expected %d\n"
+		     "stdout: %s\nstderr: %s", argv[0], r.status, status,
+		     r.out, r.err);
+	return r;
+}
+
+static json_t *
+json_of(const char *text)
+{
+	json_error_t je;
+	json_t *doc = json_loads(text, 0, &je);
+
+	cr_assert_not_null(doc, "bad JSON: %s\n%s", je.text, text);
+	return doc;
+}
+
+static long
+count_of(json_t *plan, const char *what)
+{
+	return (long)json_integer_value(
+		json_object_get(json_object_get(plan, "counts"), what));
+}
+
+/*
+ * numba-cuda's shape: one root at the repository root, no .gitignore, the
+ * rules file untracked beside the sources. ripple's own cache (.ripple/),
+ * the untracked rules file and the run's own outputs (dist/) are never
+ * inputs: the first run and every run after it run (no "working tree
+ * changes claimed input files"), and the second reuses the first's record.
+ */
+static const char root_dot_rules[] =
+	"version: 1\n"
+	"roots:\n"
+	"  pkg:\n"
+	"    path: .\n"
+	"    tags: \"v*\"\n"
+	"    exclude: [\".github/**\", \"docs/**\"]\n"
+	"    tests: []\n"
+	"artifacts:\n"
+	"  wheel:\n"
+	"    each: {root: [pkg]}\n"
+	"    inputs: [root.sources]\n"
+	"    command: \"mkdir -p dist && cat src/a.py > dist/pkg-1.whl\"\n"
+	"    outputs: [\"dist/pkg-*.whl\"]\n"
+	"  docs:\n"
+	"    each: {root: [pkg]}\n"
+	"    inputs: [root.sources]\n"
+	"    command: \"mkdir -p site && cat src/a.py > site/index.html\"\n"
+	"    outputs: [\"site/**\"]\n";
+
+Test(e2e_realrepos, root_at_dot_runs_and_reruns)
+{
+	char *dir = t_git_init();
+	const char *run1[] = { "run", "--rules", "ripple.yml", "--run-id",
+			       "r1", NULL };
+	const char *run2[] = { "run", "--rules", "ripple.yml", "--run-id",
+			       "r2", "--base", "HEAD", NULL };
+	const char *plan[] = { "plan", "--rules", "ripple.yml", "--worktree",
+			       "--json", NULL };
+	struct run_result r;
+	json_t *doc;
+
+	t_write(dir, "src/a.py", "print(1)\n");
+	t_write(dir, ".github/workflows/ci.yml", "on: push\n");
+	cr_assert_eq(t_git_commit(dir, "c1"), 0);
+	t_write(dir, "ripple.yml", root_dot_rules);	/* untracked */
+	r = ripple_expect(dir, 0, run1);
+	t_result_release(&r);
+	r = ripple_expect(dir, 0, run2);
+	cr_expect(strstr(r.out, "0 built, 2 reused") != NULL, "%s", r.out);
+	t_result_release(&r);
+	/* The working tree now holds .ripple/, dist/, site/ and ripple.yml:
+	 * none of them is a change, claimed or unclaimed. */
+	r = ripple_expect(dir, 0, plan);
+	doc = json_of(r.out);
+	cr_expect(json_is_null(json_object_get(doc, "forced")), "%s", r.out);
+	cr_expect_eq(json_array_size(json_object_get(doc, "unclaimed_paths")),
+		     0, "%s", r.out);
+	json_decref(doc);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
+
+/*
+ * `ripple check` tells a root at '.' that rebuild-all never applies: its
+ * folder is the repository, so a path its exclude: leaves out (.github/,
+ * docs/) is the root's own choice, not an unclaimed path. Plans agree.
+ */
+Test(e2e_realrepos, root_at_dot_never_forces_rebuild_all)
+{
+	char *dir = t_git_init();
+	const char *plan[] = { "plan", "--rules", "ripple.yml", "--base",
+			       "HEAD~1", "--head", "HEAD",
+			       "--assume-base-built", "--json", NULL };
+	struct run_result r;
+	json_t *doc;
+
+	t_write(dir, "src/a.py", "print(1)\n");
+	t_write(dir, ".github/workflows/ci.yml", "on: push\n");
+	t_write(dir, ".gitignore", "ripple.yml\n");
+	cr_assert_eq(t_git_commit(dir, "c1"), 0);
+	t_write(dir, ".github/workflows/ci.yml", "on: pull_request\n");
+	cr_assert_eq(t_git_commit(dir, "c2"), 0);
+	t_write(dir, "ripple.yml", root_dot_rules);
+	r = ripple_expect(dir, 0, plan);
+	doc = json_of(r.out);
+	cr_expect(json_is_null(json_object_get(doc, "forced")), "%s", r.out);
+	cr_expect_eq(count_of(doc, "build"), 0, "%s", r.out);
+	json_decref(doc);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
