@@ -14,6 +14,7 @@
 #include "base/mem.h"
 #include "engine/plan/eval.h"
 #include "engine/release/internal.h"
+#include "graph/distfile.h"
 #include "graph/graph.h"
 #include "rules/rules.h"
 #include "base/banned.h"
@@ -481,46 +482,6 @@ done:
 	return rc ? error_set(err, rc, "out of memory") : 0;
 }
 
-/*
- * The version a distribution file's name carries: a wheel's second
- * dash-separated field (PEP 427: NAME-VERSION[-BUILD]-PY-ABI-PLAT.whl),
- * an sdist's text after its last dash (NAME-VERSION.tar.gz, .zip).
- * Copies it into out; returns 1, 0 for other files, -1 for a wheel name
- * with fewer than five fields.
- */
-static int
-file_version(const char *locator, char *out, size_t n)
-{
-	const char *base = strrchr(locator, '/'), *end, *dash;
-	size_t len, fields = 1;
-	const char *p;
-
-	base = base ? base + 1 : locator;
-	len = strlen(base);
-	if (len > 4 && !strcmp(base + len - 4, ".whl")) {
-		for (p = base; p < base + len - 4; p++)
-			fields += *p == '-';
-		if (fields < 5)
-			return -1;
-		dash = strchr(base, '-');
-		end = strchr(dash + 1, '-');
-		snprintf(out, n, "%.*s", (int)(end - dash - 1), dash + 1);
-		return 1;
-	}
-	if (len > 7 && !strcmp(base + len - 7, ".tar.gz"))
-		end = base + len - 7;
-	else if (len > 4 && !strcmp(base + len - 4, ".zip"))
-		end = base + len - 4;
-	else
-		return 0;
-	for (dash = end; dash > base && dash[-1] != '-'; dash--)
-		;
-	if (dash == base)
-		return 0;
-	snprintf(out, n, "%.*s", (int)(end - dash), dash);
-	return 1;
-}
-
 /* Files whose names carry another version than the tag's (case 70). */
 static int
 check_file_names(struct release_ctx *x, const struct release_artifact *row)
@@ -533,15 +494,16 @@ check_file_names(struct release_ctx *x, const struct release_artifact *row)
 	for (i = 0; i < row->n_locators; i++) {
 		const char *loc = row->locators[i];
 
-		kind = file_version(loc, text, sizeof(text));
-		if (kind == 0)
+		kind = graph_dist_file_version(loc, text, sizeof(text));
+		if (kind == GRAPH_DIST_OTHER)
 			continue;
 		if (kind < 0) {
 			if (release_problem(x, RELEASE_CHECK_VERSIONS, "%s: "
-					    "'%s' is not a valid wheel name "
-					    "(PEP 427: five or six dash-"
-					    "separated fields)", row->node_id,
-					    loc))
+					    "'%s' is not a valid wheel or "
+					    "conda package name (PEP 427: "
+					    "five or six dash-separated "
+					    "fields; conda: NAME-VERSION-"
+					    "BUILD)", row->node_id, loc))
 				return -1;
 		} else if (pep440_parse(text, &v, NULL) ||
 			   pep440_compare(&v, &x->ver) || v.local[0]) {

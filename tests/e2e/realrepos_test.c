@@ -134,3 +134,130 @@ Test(e2e_realrepos, root_at_dot_never_forces_rebuild_all)
 	t_rmtree(dir);
 	free(dir);
 }
+
+static void
+sh_ok(const char *dir, const char *cmd)
+{
+	struct run_result r = t_sh(dir, cmd);
+
+	cr_assert_eq(r.status, 0, "%s: %s", cmd, r.err);
+	t_result_release(&r);
+}
+
+/* A wheel dist/NAME-FILEVER-py3-none-any.whl whose METADATA says METAVER. */
+static const char mkwheel_py[] =
+	"import sys, zipfile\n"
+	"name, filever, metaver = sys.argv[1], sys.argv[2], sys.argv[3]\n"
+	"with zipfile.ZipFile(f'dist/{name}-{filever}-py3-none-any.whl',"
+	" 'w') as z:\n"
+	"    z.writestr(f'{name}-{filever}.dist-info/METADATA',\n"
+	"               f'Metadata-Version: 2.1\\nName: {name}\\n'\n"
+	"               f'Version: {metaver}\\n\\nlong description\\n')\n";
+
+static char *
+record_repo(void)
+{
+	char *dir = t_git_init();
+
+	t_write(dir, ".gitignore", ".ripple/\ndist/\n");
+	t_write(dir, "pkg/a.py", "x = 1\n");
+	t_write(dir, "mkwheel.py", mkwheel_py);
+	t_write(dir, "ripple.yml",
+		"version: 1\n"
+		"roots:\n"
+		"  pkg: {path: pkg, tags: \"v*\"}\n"
+		"artifacts:\n"
+		"  wheel:\n"
+		"    each: {root: [pkg]}\n"
+		"    inputs: [root.sources]\n"
+		"    command: [\"true\"]\n"
+		"    outputs: [\"dist/*.whl\"]\n"
+		"    version: \"${root.version}\"\n"
+		"  conda:\n"
+		"    each: {root: [pkg]}\n"
+		"    inputs: [root.sources]\n"
+		"    command: [\"true\"]\n"
+		"    outputs: [\"dist/linux-64/*.conda\"]\n"
+		"    version: \"${root.version}\"\n"
+		"releases:\n"
+		"  pkg:\n"
+		"    each: {root: [pkg]}\n"
+		"    tag: root.tags\n"
+		"    artifacts: [wheel, conda]\n");
+	cr_assert_eq(t_git_commit(dir, "c"), 0);
+	sh_ok(dir, "git tag v1.0.5 && mkdir -p dist/linux-64");
+	return dir;
+}
+
+/*
+ * Item 2: `ripple record` stores the version the rule gives the node
+ * (${root.version} at the run's commit), checked against what the
+ * artifacts say (a wheel's METADATA Version, a conda package's file name),
+ * so a release dry run needs no --version; a mismatch is refused.
+ */
+Test(e2e_realrepos, record_takes_the_version_from_rule_and_artifact)
+{
+	char *dir = record_repo();
+	const char *rec_w[] = { "record", "--run", "t", "--tag", "v1.0.5",
+				"--node", "artifact:wheel[root=pkg]",
+				"--status", "ok", "--artifact",
+				"dist/pkg-1.0.5-py3-none-any.whl", NULL };
+	const char *rec_c[] = { "record", "--run", "t", "--node",
+				"artifact:conda[root=pkg]", "--status", "ok",
+				"--artifact",
+				"dist/linux-64/pkg-1.0.5-h1234_0.conda", NULL };
+	const char *fin[] = { "record", "--run", "t", "--finish", "ok", NULL };
+	const char *rel[] = { "release", "v1.0.5", "--dry-run", NULL };
+	struct run_result r;
+
+	sh_ok(dir, "python3 mkwheel.py pkg 1.0.5 1.0.5 && "
+		   "echo c > dist/linux-64/pkg-1.0.5-h1234_0.conda");
+	r = ripple_expect(dir, 0, rec_w);
+	t_result_release(&r);
+	r = ripple_expect(dir, 0, rec_c);
+	t_result_release(&r);
+	r = ripple_expect(dir, 0, fin);
+	t_result_release(&r);
+	r = ripple_expect(dir, 0, rel);
+	cr_expect(strstr(r.out, "2 artifacts at version 1.0.5") != NULL,
+		  "%s", r.out);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
+
+Test(e2e_realrepos, record_refuses_a_version_mismatch)
+{
+	char *dir = record_repo();
+	const char *meta[] = { "record", "--run", "t", "--node",
+			       "artifact:wheel[root=pkg]", "--status", "ok",
+			       "--artifact", "dist/pkg-1.0.5-py3-none-any.whl",
+			       NULL };
+	const char *opt[] = { "record", "--run", "t", "--node",
+			      "artifact:conda[root=pkg]", "--status", "ok",
+			      "--version", "1.0.6", NULL };
+	const char *conda[] = { "record", "--run", "t", "--node",
+				"artifact:conda[root=pkg]", "--status", "ok",
+				"--artifact",
+				"dist/linux-64/pkg-1.0.4-h1234_0.conda", NULL };
+	const char *runs[] = { "runs", NULL };
+	struct run_result r;
+
+	sh_ok(dir, "python3 mkwheel.py pkg 1.0.5 1.0.0 && "
+		   "echo c > dist/linux-64/pkg-1.0.4-h1234_0.conda");
+	r = ripple_expect(dir, 2, meta);
+	cr_expect(strstr(r.err, "METADATA") && strstr(r.err, "1.0.0") &&
+		  strstr(r.err, "1.0.5"), "%s", r.err);
+	t_result_release(&r);
+	r = ripple_expect(dir, 2, opt);
+	cr_expect(strstr(r.err, "--version 1.0.6") != NULL, "%s", r.err);
+	t_result_release(&r);
+	r = ripple_expect(dir, 2, conda);
+	cr_expect(strstr(r.err, "1.0.4") != NULL, "%s", r.err);
+	t_result_release(&r);
+	r = ripple_expect(dir, 0, runs);
+	cr_expect(strstr(r.out, " t ") == NULL, "nothing recorded: %s", r.out);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}

@@ -615,7 +615,7 @@ Test(engine_release, file_names_must_carry_the_tags_version)
 	HAS(r, "FAIL  versions      2 version problems");
 	HAS(r, "file 'dist/b-${root.version}-cp312-cp312-linux_64.whl' "
 	       "carries version '${root.version}', not the tag's '12.9.9'");
-	HAS(r, "'dist/b-12.9.9-linux.whl' is not a valid wheel name");
+	HAS(r, "'dist/b-12.9.9-linux.whl' is not a valid wheel or conda package name");
 	t_result_release(&r);
 	free(c);
 	fx_done(&f);
