@@ -213,12 +213,28 @@ cmp_row(const void *a, const void *b)
 	return c;
 }
 
+/*
+ * The name a file is published under: its base name, and for a conda
+ * package its folder's too (a channel keeps one folder per subdir, and
+ * packages of two platforms share a file name: linux-64/x-1.0-h0_0.conda
+ * and linux-aarch64/x-1.0-h0_0.conda are two packages).
+ */
 static const char *
-base_name(const char *path)
+publish_name(const char *path)
 {
 	const char *s = strrchr(path, '/');
+	char v[8];
 
-	return s ? s + 1 : path;
+	if (!s)
+		return path;
+	if (graph_dist_file_version(path, v, sizeof(v)) == GRAPH_DIST_CONDA) {
+		const char *d = s;
+
+		while (d > path && d[-1] != '/')
+			d--;
+		return d;
+	}
+	return s + 1;
 }
 
 /* Two ok rows publishing one file name: both are duplicates. */
@@ -238,9 +254,9 @@ file_duplicates(struct release_ctx *x, struct rows *rows)
 				continue;
 			for (k = 0; k < p->n_locators; k++)
 				for (l = 0; l < q->n_locators; l++) {
-					const char *f = base_name(p->locators[k]);
+					const char *f = publish_name(p->locators[k]);
 
-					if (strcmp(f, base_name(q->locators[l])))
+					if (strcmp(f, publish_name(q->locators[l])))
 						continue;
 					p->state = q->state =
 						RELEASE_ARTIFACT_DUPLICATE;
@@ -517,6 +533,42 @@ check_file_names(struct release_ctx *x, const struct release_artifact *row)
 	return 0;
 }
 
+/*
+ * What the built wheel says (its METADATA Version, recorded by run and
+ * record) is the tag's version: always checked, with or without a
+ * require-meta naming Version (issue 25).
+ */
+static int
+check_meta_version(struct release_ctx *x, const struct release_artifact *row)
+{
+	const char *id = row->record_id ? row->record_id : row->node_id;
+	struct pep440 v;
+	size_t i, k, n = strlen("Version");
+
+	for (i = 0; i < x->recs.n; i++) {
+		const struct cache_record *rec = &x->recs.items[i];
+
+		if (strcmp(rec->node_id, id))
+			continue;
+		for (k = 0; k < rec->metadata.n; k++) {
+			const char *m = rec->metadata.v[k];
+
+			if (strncmp(m, "Version", n) || m[n] != '=')
+				continue;
+			m += n + 1;
+			if (!pep440_parse(m, &v, NULL) &&
+			    !pep440_compare(&v, &x->ver) && !v.local[0])
+				continue;
+			if (release_problem(x, RELEASE_CHECK_VERSIONS, "%s: "
+					    "METADATA Version '%s' is not "
+					    "the tag's '%s'", row->node_id, m,
+					    x->r->version))
+				return -1;
+		}
+	}
+	return 0;
+}
+
 int
 release_check_versions(struct release_ctx *x, struct error *err)
 {
@@ -561,6 +613,8 @@ release_check_versions(struct release_ctx *x, struct error *err)
 		/* A good recorded version: do the files say the same? */
 		if (!rc && x->problems[RELEASE_CHECK_VERSIONS].n == before)
 			rc = check_file_names(x, row);
+		if (!rc && x->problems[RELEASE_CHECK_VERSIONS].n == before)
+			rc = check_meta_version(x, row);
 		if (rc)
 			return error_set(err, ERROR_NOMEM, "out of memory");
 	}

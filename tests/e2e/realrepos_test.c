@@ -261,3 +261,69 @@ Test(e2e_realrepos, record_refuses_a_version_mismatch)
 	t_rmtree(dir);
 	free(dir);
 }
+
+/*
+ * Item 3: a wheel named 1.0.5 whose METADATA says 1.0.0 is refused by the
+ * release check though no require-meta names Version; conda packages of
+ * two platforms share a file name in their subdir folders without being
+ * duplicates.
+ */
+Test(e2e_realrepos, release_checks_metadata_version_and_conda_subdirs)
+{
+	char *dir = t_git_init();
+	const char *run[] = { "run", "release:pkg[root=pkg]", "--tag",
+			      "v1.0.5", "--run-id", "t", "--platform",
+			      "linux-64", NULL };
+	const char *run2[] = { "run", "release:pkg[root=pkg]", "--tag",
+			       "v1.0.5", "--run-id", "t", "--platform",
+			       "linux-aarch64", NULL };
+	const char *rel[] = { "release", "v1.0.5", "--dry-run", NULL };
+	struct run_result r;
+
+	t_write(dir, ".gitignore", ".ripple/\ndist/\n");
+	t_write(dir, "pkg/a.py", "x = 1\n");
+	t_write(dir, "mkwheel.py", mkwheel_py);
+	t_write(dir, "ripple.yml",
+		"version: 1\n"
+		"roots:\n"
+		"  pkg: {path: pkg, tags: \"v*\"}\n"
+		"axes:\n"
+		"  platform: [linux-64, linux-aarch64]\n"
+		"artifacts:\n"
+		"  wheel:\n"
+		"    each: {root: [pkg]}\n"
+		"    inputs: [root.sources]\n"
+		"    command: [sh, -c, \"mkdir -p dist && python3 mkwheel.py "
+		"pkg $$RIPPLE_VERSION $$(cat pkg/META)\"]\n"
+		"    outputs: [\"dist/*.whl\"]\n"
+		"    version: \"${root.version}\"\n"
+		"  conda:\n"
+		"    each: {root: [pkg], platform: axes.platform}\n"
+		"    inputs: [root.sources]\n"
+		"    command: [sh, -c, \"mkdir -p dist/${platform} && echo "
+		"${platform} > dist/${platform}/pkg-1.0.5-h0_0.conda\"]\n"
+		"    outputs: [\"dist/${platform}/*.conda\"]\n"
+		"    version: \"${root.version}\"\n"
+		"releases:\n"
+		"  pkg:\n"
+		"    each: {root: [pkg]}\n"
+		"    tag: root.tags\n"
+		"    artifacts: [wheel, conda]\n");
+	t_write(dir, "pkg/META", "1.0.0\n");
+	cr_assert_eq(t_git_commit(dir, "c"), 0);
+	sh_ok(dir, "git tag v1.0.5");
+	r = ripple_expect(dir, 0, run);
+	t_result_release(&r);
+	r = ripple_expect(dir, 0, run2);
+	t_result_release(&r);
+	r = ripple_expect(dir, 1, rel);
+	cr_expect(strstr(r.out, "METADATA Version '1.0.0' is not the tag's "
+			 "'1.0.5'") != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, "duplicate") == NULL ||
+		  strstr(r.out, "0 duplicate") != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, "ok    artifacts     3 expected artifacts "
+			 "recorded ok") != NULL, "%s", r.out);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
