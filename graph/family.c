@@ -49,8 +49,10 @@ graph_family_spell(const struct pep440 *v, enum version_spelling s,
 	out[0] = '\0';
 	if (v->epoch)
 		ADD("%llu!", v->epoch);
+	/* RAPIDS CalVer: the major as its number (26, or 0 in v0.51.00),
+	 * the other release numbers with at least two digits. */
 	for (i = 0; i < v->n_release; i++)
-		ADD("%s%02llu", i ? "." : "", v->release[i]);
+		ADD(i ? ".%02llu" : "%llu", v->release[i]);
 	if (v->pre_kind != PEP440_PRE_NONE) {
 		ADD("%s", pre[v->pre_kind]);
 		if (v->pre)
@@ -164,6 +166,12 @@ regex_version(const struct version_params *p, const char *tag,
 	memcpy(text, tag + *gs, *ge - *gs);
 	text[*ge - *gs] = '\0';
 	return pep440_parse(text, v, NULL) == 0;
+}
+
+int
+version_tag_named(const struct version_params *p, const char *tag)
+{
+	return name_in_family(p, tag);
 }
 
 int

@@ -228,6 +228,13 @@ int version_tag_claims(const struct version_params *p, const char *tag,
 		       struct pep440 *v);
 
 /*
+ * 1 when `tag` matches a tag pattern of *p and no exclusion, whatever its
+ * spelling: a tag the family would claim if it were spelled as the family
+ * spells versions (graph/family.c). Else 0.
+ */
+int version_tag_named(const struct version_params *p, const char *tag);
+
+/*
  * For the release checker (graph/family.c): 0 when the family claims `tag`
  * and the tag is exactly prefix + the version in the family's spelling
  * (pep440_check_release_tag for PEP 440; with a tag_regex, nothing may

@@ -133,12 +133,26 @@ check_family(struct release_ctx *x)
 		n_rel++;
 		family_params(n, &p, &narrow, prefix, sizeof(prefix));
 		c = claims(&p, narrow, x->opt->tag);
+		if (!c && !x->named && version_tag_named(&p, x->opt->tag) &&
+		    (!narrow || !fnmatch(narrow, x->opt->tag, 0) ||
+		     !strcmp(narrow, x->opt->tag)))
+			x->named = n;
 		if (!c && release_problem(x, RELEASE_CHECK_TAG_FAMILY,
 					  "not %s %s", n->id,
 					  family_text(x->a, &p, narrow)))
 			return ERROR_NOMEM;
 		if (c)
 			x->nodes[x->n_nodes++] = n;
+	}
+	if (!x->n_nodes && x->named) {
+		/* The patterns name it: the spelling is what is wrong
+		 * (check 1b says how), not the lines. */
+		x->problems[RELEASE_CHECK_TAG_FAMILY].n = 0;
+		release_set(x, RELEASE_CHECK_TAG_FAMILY, RELEASE_STATUS_FAIL,
+			    "tag '%s' matches the tag patterns of %s but is "
+			    "not spelled as its family spells versions (see "
+			    "tag-spelling)", x->opt->tag, x->named->id);
+		return 0;
 	}
 	if (!x->n_nodes) {
 		release_set(x, RELEASE_CHECK_TAG_FAMILY, RELEASE_STATUS_FAIL,
@@ -205,7 +219,14 @@ check_spelling(struct release_ctx *x)
 			snprintf(prefix, sizeof(prefix), "%s",
 				 p.prefix ? p.prefix : "");
 	}
-	if (!x->n_nodes) {
+	if (!x->n_nodes && x->named) {
+		family_params(x->named, &p, &narrow, prefix, sizeof(prefix));
+		rc = version_tag_check_release(&p, x->opt->tag, &x->ver, &e);
+		if (!rc)	/* claimed after all: should not happen */
+			rc = error_set(&e, ERROR_INVALID, "tag '%s' is not "
+				       "claimed by %s", x->opt->tag,
+				       x->named->id);
+	} else if (!x->n_nodes) {
 		/* No line claims it: assume the text before a digit. */
 		snprintf(prefix, sizeof(prefix), "%.*s",
 			 (int)strcspn(x->opt->tag, "0123456789"), x->opt->tag);

@@ -327,3 +327,54 @@ Test(e2e_realrepos, release_checks_metadata_version_and_conda_subdirs)
 	t_rmtree(dir);
 	free(dir);
 }
+
+/*
+ * Item 4: a RAPIDS project whose major is 0 (v0.51.00, v0.52.00a):
+ * `version` finds the tag at the very commit, and a tag of the family's
+ * patterns spelled otherwise is reported as a spelling problem, not as
+ * "no configured release line matches".
+ */
+Test(e2e_realrepos, rapids_major_zero_tags)
+{
+	char *dir = t_git_init();
+	const char *ver[] = { "version", "ucxx", "--rev", "v0.52.00a", NULL };
+	const char *rel[] = { "release", "v0.52.0", "--dry-run", NULL };
+	struct run_result r;
+
+	t_write(dir, ".gitignore", ".ripple/\n");
+	t_write(dir, "VERSION", "0.52.00\n");
+	t_write(dir, "cpp/a.cpp", "int x;\n");
+	t_write(dir, "ripple.yml",
+		"version: 1\n"
+		"roots:\n"
+		"  ucxx:\n"
+		"    path: cpp\n"
+		"    tags: \"v0.*\"\n"
+		"    tag-prefix: v\n"
+		"    tag-spelling: zero-padded\n"
+		"    version-source: file+tags\n"
+		"    version-file: VERSION\n"
+		"artifacts:\n"
+		"  lib:\n"
+		"    each: {root: [ucxx]}\n"
+		"    inputs: [root.sources]\n"
+		"    command: [\"true\"]\n"
+		"releases:\n"
+		"  ucxx:\n"
+		"    each: {root: [ucxx]}\n"
+		"    tag: root.tags\n"
+		"    artifacts: [lib]\n");
+	cr_assert_eq(t_git_commit(dir, "c"), 0);
+	sh_ok(dir, "git tag v0.52.00a && git tag v0.52.0");
+	r = ripple_expect(dir, 0, ver);
+	cr_expect_str_eq(r.out, "0.52.0a0\n");
+	t_result_release(&r);
+	r = ripple_expect(dir, 1, rel);
+	cr_expect(strstr(r.out, "no configured release line") == NULL,
+		  "%s", r.out);
+	cr_expect(strstr(r.out, "not spelled zero-padded") != NULL &&
+		  strstr(r.out, "0.52.00") != NULL, "%s", r.out);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
