@@ -378,3 +378,55 @@ Test(e2e_realrepos, rapids_major_zero_tags)
 	t_rmtree(dir);
 	free(dir);
 }
+
+/*
+ * Item 5 (rmm 719ed626 and 22f46802): with version-source file+tags, a
+ * commit after the final tag v26.06.00 on release/26.06 is 26.6.0rc1 as
+ * RAPIDS' rapids-generate-version numbers it ({base}rc{distance} after a
+ * tag without a stage), not 26.6.0a1 like the commit after v26.06.00a on
+ * main: two commits, two versions.
+ */
+Test(e2e_realrepos, file_tags_numbers_a_release_branch_after_a_final_tag)
+{
+	char *dir = t_git_init();
+	const char *on_main[] = { "version", "rmm", "--rev", "main", NULL };
+	const char *on_rel[] = { "version", "rmm", "--rev", "release/26.06",
+				 NULL };
+	const char *at_tag[] = { "version", "rmm", "--rev", "v26.06.00",
+				 NULL };
+	struct run_result r;
+
+	t_write(dir, "VERSION", "26.06.00\n");
+	t_write(dir, "cpp/a.cpp", "int x;\n");
+	t_write(dir, "ripple.yml",
+		"version: 1\n"
+		"roots:\n"
+		"  rmm:\n"
+		"    path: cpp\n"
+		"    tags: [\"v[0-9][0-9].[0-9][0-9].[0-9][0-9]\", "
+		"\"v[0-9][0-9].[0-9][0-9].00a\"]\n"
+		"    tag-prefix: v\n"
+		"    tag-spelling: zero-padded\n"
+		"    version-source: file+tags\n"
+		"    version-file: VERSION\n");
+	cr_assert_eq(t_git_commit(dir, "open 26.06"), 0);
+	sh_ok(dir, "git branch -M main && git tag v26.06.00a && "
+		   "git branch release/26.06");
+	t_write(dir, "cpp/a.cpp", "int y;\n");
+	cr_assert_eq(t_git_commit(dir, "main work"), 0);
+	sh_ok(dir, "git checkout -q release/26.06 && echo 'int w;' > cpp/c.cpp "
+		   "&& git add -A && git commit -qm fix && git tag v26.06.00 && "
+		   "echo 'int z;' > cpp/b.cpp && git add -A && "
+		   "git commit -qm 'after the final' && git checkout -q main");
+	r = ripple_expect(dir, 0, on_main);
+	cr_expect_str_eq(r.out, "26.6.0a1\n");
+	t_result_release(&r);
+	r = ripple_expect(dir, 0, on_rel);
+	cr_expect_str_eq(r.out, "26.6.0rc1\n");
+	t_result_release(&r);
+	r = ripple_expect(dir, 0, at_tag);
+	cr_expect_str_eq(r.out, "26.6.0\n");
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
