@@ -235,6 +235,10 @@ struct rules_release {
 	size_t n_exclude;
 	const char *notes;	/* path template ("${root.path}/...${version}...") */
 	int notes_skip_post;	/* post-releases need no notes */
+	const char **notes_from;	/* where the notes are looked up, in
+					   order: "tag" (the tagged tree) or
+					   a branch ("main"); NULL: tag only */
+	size_t n_notes_from;
 	struct rules_meta_check *require_meta;	/* file order */
 	size_t n_require_meta;
 	const char **tests;	/* test rule names whose instances (agreeing on

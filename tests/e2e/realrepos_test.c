@@ -430,3 +430,74 @@ Test(e2e_realrepos, file_tags_numbers_a_release_branch_after_a_final_tag)
 	t_rmtree(dir);
 	free(dir);
 }
+
+/*
+ * Item 6 (cuda-core-v0.5.1, v12.9.5): a maintenance release cut from a
+ * backport branch whose notes were written on main. `notes-from:` says
+ * where the line's notes live: the tagged tree, else main.
+ */
+Test(e2e_realrepos, notes_from_names_where_a_line_keeps_its_notes)
+{
+	char *dir = t_git_init();
+	const char *rec[] = { "record", "--run", "t1", "--tag", "v1.0.1",
+			      "--rev", "v1.0.1", "--node", "*", "--status",
+			      "ok", NULL };
+	const char *fin[] = { "record", "--run", "t1", "--finish", "ok",
+			      NULL };
+	const char *rec2[] = { "record", "--run", "t2", "--tag", "v1.0.2",
+			       "--rev", "v1.0.2", "--node", "*", "--status",
+			       "ok", NULL };
+	const char *fin2[] = { "record", "--run", "t2", "--finish", "ok",
+			       NULL };
+	const char *rel[] = { "release", "v1.0.1", "--dry-run", NULL };
+	const char *rel2[] = { "release", "v1.0.2", "--dry-run", NULL };
+	struct run_result r;
+
+	t_write(dir, ".gitignore", ".ripple/\n");
+	t_write(dir, "pkg/a.py", "x = 1\n");
+	t_write(dir, "pkg/notes/1.0.0.rst", "first\n");
+	t_write(dir, "ripple.yml",
+		"version: 1\n"
+		"roots:\n"
+		"  pkg: {path: pkg, tags: \"v*\"}\n"
+		"artifacts:\n"
+		"  lib:\n"
+		"    each: {root: [pkg]}\n"
+		"    inputs: [root.sources]\n"
+		"    command: [\"true\"]\n"
+		"    version: \"${root.version}\"\n"
+		"releases:\n"
+		"  pkg:\n"
+		"    each: {root: [pkg]}\n"
+		"    tag: root.tags\n"
+		"    artifacts: [lib]\n"
+		"    notes: \"${root.path}/notes/${version}.rst\"\n"
+		"    notes-from: [tag, main]\n");
+	cr_assert_eq(t_git_commit(dir, "1.0.0"), 0);
+	sh_ok(dir, "git branch -M main && git tag v1.0.0 && "
+		   "git checkout -q -b maint && echo 'x = 2' > pkg/a.py && "
+		   "git commit -qam fix && git tag v1.0.1 && "
+		   "echo 'x = 3' > pkg/a.py && git commit -qam fix2 && "
+		   "git tag v1.0.2 && git checkout -q main");
+	t_write(dir, "pkg/notes/1.0.1.rst", "the backport's notes\n");
+	cr_assert_eq(t_git_commit(dir, "notes of 1.0.1"), 0);
+	r = ripple_expect(dir, 0, rec);
+	t_result_release(&r);
+	r = ripple_expect(dir, 0, fin);
+	t_result_release(&r);
+	r = ripple_expect(dir, 0, rel);
+	cr_expect(strstr(r.out, "ok    notes         pkg/notes/1.0.1.rst "
+			 "(21 bytes, from main)") != NULL, "%s", r.out);
+	t_result_release(&r);
+	r = ripple_expect(dir, 0, rec2);
+	t_result_release(&r);
+	r = ripple_expect(dir, 0, fin2);
+	t_result_release(&r);
+	r = ripple_expect(dir, 1, rel2);
+	cr_expect(strstr(r.out, "FAIL  notes         missing: "
+			 "pkg/notes/1.0.2.rst is not in the tagged tree nor "
+			 "in main") != NULL, "%s", r.out);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
