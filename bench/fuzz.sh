@@ -5,7 +5,7 @@
 # grows across runs in build/fuzz/corpus/; logs and findings go to
 # build/fuzz/runs/. Issue 14 asks for at least 1800 s per target.
 #   bench/fuzz.sh SECONDS [TARGET...]     (FUZZ_PARALLEL=1: all at once)
-# Targets: rules pep440 cache_import pattern. Needs clang with libFuzzer
+# Targets: rules pep440 cache_import pattern remote_entry. Needs clang with libFuzzer
 # (./configure finds or installs it); see tests/fuzz/run.sh.
 set -eu
 cd "$(dirname "$0")/.."

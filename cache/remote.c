@@ -47,6 +47,79 @@ remote_options_from_env(struct remote_options *opts)
 	}
 }
 
+/* A whole decimal number in [0, max]; -1 when text is not one. */
+static long
+number(const char *text, const char *end, long max)
+{
+	long v = 0;
+
+	if (text == end)
+		return -1;
+	for (; text < end; text++) {
+		if (*text < '0' || *text > '9')
+			return -1;
+		v = v * 10 + (*text - '0');
+		if (v > max)
+			return -1;
+	}
+	return v;
+}
+
+int
+remote_options_low_speed(struct remote_options *opts, const char *text,
+			 struct error *err)
+{
+	const char *colon = strchr(text, ':');
+	long bytes = colon ? number(text, colon, 1L << 30) : -1;
+	long secs = colon ? number(colon + 1, colon + strlen(colon), 86400)
+			  : -1;
+
+	if (bytes < 0 || secs < 0 || (!bytes != !secs)) {
+		error_set(err, ERROR_INVALID, "low-speed limit '%s' is not "
+			  "BYTES:SECONDS", text);
+		error_hint(err, "e.g. 1024:30 (cut off a request slower than "
+			   "1 KiB/s for 30 s), 0:0 for none");
+		return ERROR_INVALID;
+	}
+	opts->low_speed_limit = bytes;
+	opts->low_speed_time_s = secs;
+	return 0;
+}
+
+int
+remote_options_timeout(struct remote_options *opts, const char *text,
+		       struct error *err)
+{
+	long secs = number(text, text + strlen(text), 7L * 86400);
+
+	if (secs < 0) {
+		error_set(err, ERROR_INVALID, "request timeout '%s' is not a "
+			  "number of seconds", text);
+		error_hint(err, "e.g. 600; 0 for no limit");
+		return ERROR_INVALID;
+	}
+	opts->timeout_s = secs;
+	return 0;
+}
+
+int
+remote_options_limits_from_env(struct remote_options *opts,
+			       struct error *err)
+{
+	const char *t = getenv("RIPPLE_REMOTE_TIMEOUT");
+	const char *l = getenv("RIPPLE_REMOTE_LOW_SPEED");
+
+	if (t && t[0] && remote_options_timeout(opts, t, err)) {
+		error_prefix(err, "RIPPLE_REMOTE_TIMEOUT");
+		return ERROR_INVALID;
+	}
+	if (l && l[0] && remote_options_low_speed(opts, l, err)) {
+		error_prefix(err, "RIPPLE_REMOTE_LOW_SPEED");
+		return ERROR_INVALID;
+	}
+	return 0;
+}
+
 /* RFC 9110 token characters, for header names. */
 static int
 is_tchar(char c)

@@ -33,6 +33,7 @@
 #ifndef RIPPLE_CACHE_REMOTE_H
 #define RIPPLE_CACHE_REMOTE_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -78,9 +79,20 @@ struct remote_options {
 	const char *headers;		/* "Name: value" lines or NULL */
 	int netrc;			/* 1: credentials from netrc */
 	const char *netrc_file;		/* NULL: ~/.netrc */
+	long timeout_s;			/* whole request, s; 0: no limit */
+	/* Set (by a signal handler) to stop: transfers end at once with
+	 * "interrupted" (ERROR_IO) and nothing is retried. May be NULL. */
+	const volatile sig_atomic_t *cancel;
 };
 
-#define REMOTE_OPTIONS_INIT { 0, 10000, 1, 30, 8, 2, 200, NULL, 0, NULL }
+/*
+ * Defaults (docs/remote-cache.md "Limits"): connect within 10 s; a request
+ * moving under 1 KiB/s for 30 s, or lasting 10 minutes in all, is cut off
+ * (and retried like a timeout), so a server that drips bytes cannot hold a
+ * command. 8 transfers at once, 2 retries from 200 ms.
+ */
+#define REMOTE_OPTIONS_INIT \
+	{ 0, 10000, 1024, 30, 8, 2, 200, NULL, 0, NULL, 600, NULL }
 
 /* ---- setup ---- */
 
@@ -102,6 +114,27 @@ void remote_global_cleanup(void);
  * stay valid while it is unchanged. Other fields are left alone.
  */
 void remote_options_from_env(struct remote_options *opts);
+
+/*
+ * Fill the limits of *opts from the environment: RIPPLE_REMOTE_TIMEOUT
+ * (seconds per request, 0 none; remote_options_timeout) and
+ * RIPPLE_REMOTE_LOW_SPEED ("BYTES:SECONDS"; remote_options_low_speed).
+ * Unset or empty: left alone. Errors: ERROR_INVALID naming the variable.
+ */
+int remote_options_limits_from_env(struct remote_options *opts,
+				   struct error *err);
+
+/*
+ * Parse "BYTES:SECONDS" (a request slower than BYTES per second for
+ * SECONDS is cut off; "0:0" never) into low_speed_limit and
+ * low_speed_time_s of *opts. Errors: ERROR_INVALID.
+ */
+int remote_options_low_speed(struct remote_options *opts, const char *text,
+			     struct error *err);
+
+/* Parse SECONDS (0: no limit) into timeout_s. Errors: ERROR_INVALID. */
+int remote_options_timeout(struct remote_options *opts, const char *text,
+			   struct error *err);
 
 /*
  * Open a client of the cache at `url` ("http://host:port/prefix" or
@@ -127,11 +160,21 @@ int remote_read_only(const struct remote *r);
 /* ---- digests ---- */
 
 /*
- * SHA-256 and size of the file at `path`, read in 64 KiB pieces.
- * Errors: ERROR_NOT_FOUND, ERROR_IO naming the path, ERROR_INTERNAL.
+ * SHA-256 and size of the regular file at `path`, read in 64 KiB pieces
+ * (base/file.h: a FIFO or a device is refused, never read).
+ * Errors: ERROR_NOT_FOUND, ERROR_INVALID (not a regular file), ERROR_IO
+ * naming the path, ERROR_INTERNAL.
  */
 int remote_digest_file(const char *path, struct remote_digest *out,
 		       struct error *err);
+
+/*
+ * SHA-256 and size of what is left to read from fd (read in 64 KiB
+ * pieces; the caller opened it and closes it). `what` names it in
+ * messages. Errors: ERROR_IO, ERROR_INTERNAL, ERROR_NOMEM.
+ */
+int remote_digest_fd(int fd, const char *what, struct remote_digest *out,
+		     struct error *err);
 
 /* SHA-256 and size of n bytes at p. Errors: ERROR_INTERNAL. */
 int remote_digest_buf(const void *p, size_t n, struct remote_digest *out,
@@ -174,16 +217,21 @@ int remote_cas_put_buf(struct remote *r, const void *p, size_t n,
 /* One blob to fetch into a file, and what became of it. */
 struct remote_fetch {
 	struct remote_digest digest;	/* in: what to fetch */
-	const char *dest;		/* in: destination path */
-	unsigned mode;			/* in: e.g. 0644 or 0755 */
+	const char *dest;		/* in: destination path, or NULL */
+	int fd;				/* in: with dest NULL, the file to
+					   write (from its start; the caller
+					   places it once it verified it) */
+	unsigned mode;			/* in: e.g. 0644 or 0755 (dest) */
 	int result;			/* out: 1 fetched, 0 missing, < 0 */
 };
 
 /*
- * Download n blobs in parallel, each into a temporary file in its
- * destination's folder (which must exist), verified (SHA-256 and size, a longer body is cut
- * off) while it streams, then renamed over f[i].dest. A blob that fails
- * leaves no file of its own behind and dest untouched.
+ * Download n blobs in parallel, each verified (SHA-256 and size, a longer
+ * body is cut off) while it streams: into f[i].fd, or into a temporary
+ * file beside f[i].dest (whose folder must exist) renamed over it once
+ * verified (base/place.h: a link, FIFO or device at dest is refused and
+ * left alone). A blob that fails leaves no file of its own behind and
+ * dest untouched.
  * Returns 0 when each f[i].result is 1 or 0; else the first failure's
  * code with its error in err: ERROR_CORRUPT (digest or size mismatch,
  * naming the server and the digest), ERROR_IO (server or file system).
@@ -239,8 +287,11 @@ void remote_action_release(struct remote_action *a);
 /*
  * Whether `path` may be an output path: not empty, at most
  * REMOTE_PATH_MAX bytes, relative, no "", "." or ".." component, no
- * backslash, and not under ".ripple/" (reserved). Returns 0 or
- * ERROR_INVALID naming the path.
+ * backslash, no control byte (< 0x20 or 0x7f: a newline would forge a
+ * line of SHA256SUMS), no ".git" component (any case: git's own files,
+ * hooks among them) and not under ".ripple/" (reserved). Whether it is
+ * one of its node's outputs is the caller's question. Returns 0 or
+ * ERROR_INVALID naming the path (control bytes shown as '?').
  */
 int remote_output_path_check(const char *path, size_t len,
 			     struct error *err);

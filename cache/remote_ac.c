@@ -87,10 +87,13 @@ int
 remote_output_path_check(const char *path, size_t len, struct error *err)
 {
 	char s[201];
-	const char *why = NULL, *c = path, *end = path + len;
+	const char *why = NULL, *c, *end;
+	size_t i;
 
-	if (!len)
+	if (!len || !path)
 		return error_set(err, ERROR_INVALID, "empty output path");
+	c = path;
+	end = path + len;
 	shown(path, len, s, sizeof(s));
 	if (len > REMOTE_PATH_MAX)
 		why = "is too long";
@@ -100,6 +103,9 @@ remote_output_path_check(const char *path, size_t len, struct error *err)
 		why = "is absolute";
 	else if (memchr(path, '\\', len))
 		why = "holds a backslash";
+	for (i = 0; !why && i < len && i <= REMOTE_PATH_MAX; i++)
+		if ((unsigned char)path[i] < 0x20 || path[i] == 0x7f)
+			why = "holds a control character";
 	while (!why && c < end) {
 		const char *slash = memchr(c, '/', (size_t)(end - c));
 		size_t n = (size_t)((slash ? slash : end) - c);
@@ -110,6 +116,9 @@ remote_output_path_check(const char *path, size_t len, struct error *err)
 			why = "has a '..' component";
 		else if (c == path && n == 7 && !memcmp(c, ".ripple", 7))
 			why = "is under the reserved '.ripple/'";
+		else if (n == 4 && c[0] == '.' && strchr("gG", c[1]) &&
+			 strchr("iI", c[2]) && strchr("tT", c[3]))
+			why = "is inside git's '.git' folder";
 		c += n + 1;
 		if (slash && c == end)
 			why = "ends in '/'";
@@ -279,7 +288,10 @@ take_output(const PB(OutputFile) *f, struct remote_action *a, int *records,
 	struct error why;
 	char s[201];
 
-	shown(p ? p : "", p ? len : 0, s, sizeof(s));
+	if (!p || !len)
+		return error_set(err, ERROR_CORRUPT, "ActionResult refused: "
+				 "empty output path");
+	shown(p, len, s, sizeof(s));
 	if (len == strlen(REMOTE_RECORD_PATH) &&
 	    !memcmp(p, REMOTE_RECORD_PATH, len)) {
 		(*records)++;

@@ -2,8 +2,9 @@
  * The bodies of remote cache transfers, for remote_xfer.c: the curl read,
  * write and seek callbacks that stream a file up or a blob down while
  * hashing it (SHA-256, OpenSSL EVP), opening the source or the temp file,
- * and the checks when a transfer ends (digest and size before a rename
- * into place; an upload whose file changed meanwhile). Calls nothing in
+ * and the checks when a transfer ends (digest and size of a download, which
+ * the caller places only then: base/place.h; an upload whose file changed
+ * meanwhile). Calls nothing in
  * remote_xfer.c.
  */
 #include "cache/remote_int.h"
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/file.h"
 #include "base/mem.h"
 #include "base/banned.h"
 
@@ -122,7 +124,7 @@ remote_body_on_write(char *data, size_t size, size_t nmemb, void *p)
 		x->mem[x->mem_len] = '\0';
 	} else {
 		while (done < len) {
-			ssize_t w = write(x->fd, data + done, len - done);
+			ssize_t w = write(x->out_fd, data + done, len - done);
 
 			if (w < 0 && errno == EINTR)
 				continue;
@@ -192,8 +194,13 @@ remote_body_open(struct remote *r, struct xfer *x)
 	char what[320];
 
 	if (x->method == XFER_PUT && x->src_path) {
-		x->fd = open(x->src_path, O_RDONLY | O_CLOEXEC);
-		if (x->fd < 0 || fstat(x->fd, &st)) {
+		x->fd = file_open_regular(x->src_path, NULL, &x->err);
+		if (x->fd < 0) {
+			x->result = x->fd;
+			x->fd = -1;
+			return x->result;
+		}
+		if (fstat(x->fd, &st)) {
 			return x->result = error_set(&x->err, ERROR_IO,
 				"cannot read '%s': %s", x->src_path,
 				strerror(errno));
@@ -203,23 +210,11 @@ remote_body_open(struct remote *r, struct xfer *x)
 				"'%s' changed while it was uploaded",
 				x->src_path);
 	}
-	if (x->method == XFER_GET && x->sink == XFER_SINK_FILE) {
-		size_t n = strlen(x->dest) + sizeof(".ripple-tmp-XXXXXX");
-
-		x->tmp = mem_alloc(n);
-		if (!x->tmp)
-			return remote_xfer_fail(r, x, ERROR_NOMEM, "out of memory");
-		snprintf(x->tmp, n, "%s.ripple-tmp-XXXXXX", x->dest);
-		x->fd = mkstemp(x->tmp);
-		if (x->fd >= 0)
-			fcntl(x->fd, F_SETFD, FD_CLOEXEC);
-		if (x->fd < 0) {
-			snprintf(what, sizeof(what), "cannot create '%s': %s",
-				 x->tmp, strerror(errno));
-			mem_free(x->tmp);
-			x->tmp = NULL;
-			return remote_xfer_fail(r, x, ERROR_IO, what);
-		}
+	if (x->method == XFER_GET && x->sink == XFER_SINK_FILE &&
+	    (ftruncate(x->out_fd, 0) || lseek(x->out_fd, 0, SEEK_SET) < 0)) {
+		snprintf(what, sizeof(what), "cannot write the file: %s",
+			 strerror(errno));
+		return remote_xfer_fail(r, x, ERROR_IO, what);
 	}
 	if ((x->verify || x->src_hash) && remote_body_restart(x))
 		return remote_xfer_fail(r, x, ERROR_NOMEM, "out of memory");
@@ -252,22 +247,6 @@ remote_body_finish_get(struct remote *r, struct xfer *x)
 		if (!x->mem)
 			return remote_xfer_fail(r, x, ERROR_NOMEM, "out of memory");
 		x->mem[0] = '\0';
-	}
-	if (x->sink == XFER_SINK_FILE) {
-		if (fchmod(x->fd, x->mode) || close(x->fd)) {
-			x->fd = -1;
-			snprintf(what, sizeof(what), "cannot write '%s': %s",
-				 x->tmp, strerror(errno));
-			return remote_xfer_fail(r, x, ERROR_IO, what);
-		}
-		x->fd = -1;
-		if (rename(x->tmp, x->dest)) {
-			snprintf(what, sizeof(what), "cannot rename into '%s': "
-				 "%s", x->dest, strerror(errno));
-			return remote_xfer_fail(r, x, ERROR_IO, what);
-		}
-		mem_free(x->tmp);
-		x->tmp = NULL;
 	}
 	return x->result = 1;
 }

@@ -16,7 +16,9 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/file.h"
 #include "base/mem.h"
+#include "base/place.h"
 #include "base/banned.h"
 
 #define OOM(err) error_set(err, ERROR_NOMEM, "out of memory")
@@ -66,23 +68,17 @@ digest_final(EVP_MD_CTX *md, int64_t size, struct remote_digest *out,
 }
 
 int
-remote_digest_file(const char *path, struct remote_digest *out,
-		   struct error *err)
+remote_digest_fd(int fd, const char *what, struct remote_digest *out,
+		 struct error *err)
 {
 	EVP_MD_CTX *md = EVP_MD_CTX_new();
 	unsigned char *buf = mem_alloc(READ_SIZE);
 	int64_t size = 0;
-	int fd = -1, rc = 0;
+	int rc = 0;
 	ssize_t got;
 
 	if (!md || !buf) {
 		rc = OOM(err);
-		goto done;
-	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		rc = error_set(err, errno == ENOENT ? ERROR_NOT_FOUND : ERROR_IO,
-			       "cannot read '%s': %s", path, strerror(errno));
 		goto done;
 	}
 	if (!EVP_DigestInit_ex(md, EVP_sha256(), NULL)) {
@@ -95,7 +91,7 @@ remote_digest_file(const char *path, struct remote_digest *out,
 			continue;
 		if (got < 0) {
 			rc = error_set(err, ERROR_IO, "cannot read '%s': %s",
-				       path, strerror(errno));
+				       what, strerror(errno));
 			goto done;
 		}
 		if (!got)
@@ -108,10 +104,22 @@ remote_digest_file(const char *path, struct remote_digest *out,
 	}
 	rc = digest_final(md, size, out, err);
 done:
-	if (fd >= 0)
-		close(fd);
 	mem_free(buf);
 	EVP_MD_CTX_free(md);
+	return rc;
+}
+
+int
+remote_digest_file(const char *path, struct remote_digest *out,
+		   struct error *err)
+{
+	int fd = file_open_regular(path, NULL, err);
+	int rc;
+
+	if (fd < 0)
+		return fd;
+	rc = remote_digest_fd(fd, path, out, err);
+	close(fd);
 	return rc;
 }
 
@@ -294,21 +302,33 @@ remote_cas_put_buf(struct remote *r, const void *p, size_t n,
 	return rc;
 }
 
-/* The empty blob needs no request: write an empty file at dest. */
+/*
+ * Where blob f goes: f->fd, or a temp file beside f->dest staged in *pl
+ * (its folder must exist; a link, FIFO or device at dest is refused).
+ * Returns the descriptor or an error.
+ */
 static int
-write_empty(const char *dest, unsigned mode, struct error *err)
+sink_of(const struct remote_fetch *f, struct place *pl, struct error *err)
 {
-	int fd = open(dest, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	const char *slash;
+	char *dir;
+	int rc;
 
-	if (fd < 0 || fchmod(fd, mode) || close(fd)) {
-		int e = errno;
-
-		if (fd >= 0)
-			close(fd);
-		return error_set(err, ERROR_IO, "cannot write '%s': %s", dest,
-				 strerror(e));
-	}
-	return 1;
+	if (!f->dest)
+		return f->fd;
+	slash = strrchr(f->dest, '/');
+	dir = slash ? mem_alloc((size_t)(slash - f->dest) + 2) : NULL;
+	if (slash && !dir)
+		return OOM(err);
+	if (dir)
+		snprintf(dir, (size_t)(slash - f->dest) + 2, "%.*s",
+			 slash == f->dest ? 1 : (int)(slash - f->dest),
+			 f->dest);
+	rc = place_open(pl, dir ? dir : ".", err);
+	mem_free(dir);
+	if (!rc)
+		rc = place_stage(pl, slash ? slash + 1 : f->dest, f->mode, err);
+	return rc < 0 ? rc : place_fd(pl, (size_t)rc);
 }
 
 int
@@ -316,6 +336,7 @@ remote_cas_get_files(struct remote *r, struct remote_fetch *f, size_t n,
 		     struct error *err)
 {
 	struct xfer *x = NULL;
+	struct place *pl = NULL;
 	size_t *idx = NULL, m = 0, i;
 	int rc = 0;
 
@@ -326,14 +347,29 @@ remote_cas_get_files(struct remote *r, struct remote_fetch *f, size_t n,
 	}
 	x = xfers_new(n);
 	idx = mem_calloc(n ? n : 1, sizeof(*idx));
-	if (!x || !idx) {
+	pl = mem_calloc(n ? n : 1, sizeof(*pl));
+	if (!x || !idx || !pl) {
 		rc = OOM(err);
 		goto done;
 	}
+	for (i = 0; i < n; i++)
+		pl[i].root_fd = -1;
 	for (i = 0; i < n; i++) {
+		int fd = sink_of(&f[i], &pl[i], err);
+
 		f[i].result = 0;
+		if (fd < 0) {
+			rc = fd;
+			goto done;
+		}
 		if (is_empty(&f[i].digest)) {
-			f[i].result = write_empty(f[i].dest, f[i].mode, err);
+			/* Every server has it: no request. */
+			if (ftruncate(fd, 0))
+				f[i].result = error_set(err, ERROR_IO, "cannot "
+							"write an empty file: "
+							"%s", strerror(errno));
+			else
+				f[i].result = 1;
 			continue;
 		}
 		x[m].method = XFER_GET;
@@ -342,8 +378,7 @@ remote_cas_get_files(struct remote *r, struct remote_fetch *f, size_t n,
 		x[m].sink = XFER_SINK_FILE;
 		x[m].expect_size = f[i].digest.size;
 		x[m].verify = 1;
-		x[m].dest = f[i].dest;
-		x[m].mode = f[i].mode;
+		x[m].out_fd = fd;
 		idx[m++] = i;
 	}
 	rc = remote_xfer_run(r, x, m, err);
@@ -355,8 +390,20 @@ remote_cas_get_files(struct remote *r, struct remote_fetch *f, size_t n,
 	for (i = 0; !rc && i < n; i++)
 		if (f[i].result < 0)
 			rc = f[i].result;
+	for (i = 0; i < n; i++)
+		if (f[i].dest && f[i].result == 1) {
+			int c = place_commit(&pl[i], err);
+
+			if (c) {
+				f[i].result = c;
+				rc = rc ? rc : c;
+			}
+		}
 done:
 	xfers_free(x, m);
+	for (i = 0; pl && i < n; i++)
+		place_close(&pl[i]);
+	mem_free(pl);
 	mem_free(idx);
 	return rc;
 }

@@ -36,7 +36,7 @@ enum xfer_method {
 enum xfer_sink {
 	XFER_SINK_NONE,		/* discard the body (HEAD, PUT answers) */
 	XFER_SINK_MEM,		/* into mem, at most `max` bytes */
-	XFER_SINK_FILE,		/* into a temp file, renamed to `dest` */
+	XFER_SINK_FILE,		/* into `out_fd` (the caller's file) */
 };
 
 /*
@@ -62,8 +62,8 @@ struct xfer {
 	int64_t expect_size;		/* bytes, or -1 when unknown */
 	int verify;			/* 1: body's SHA-256 must be `hash` */
 	size_t max;			/* MEM: cap in bytes */
-	const char *dest;		/* FILE: final path */
-	unsigned mode;			/* FILE: permission bits */
+	int out_fd;			/* FILE: written from its start,
+					   truncated on a retry; borrowed */
 
 	/* outcome */
 	int result;
@@ -74,8 +74,7 @@ struct xfer {
 
 	/* engine state, remote_xfer.c only */
 	void *easy;			/* CURL * */
-	int fd;				/* source or temp file, -1 */
-	char *tmp;			/* FILE: temp path, owned */
+	int fd;				/* source file, -1 */
 	struct evp_md_ctx_st *md;	/* body hash */
 	int64_t off;			/* bytes sent or received */
 	size_t mem_cap;

@@ -185,9 +185,19 @@ read_artifacts(json_t *arr, struct strv *out, struct error *err)
 	if (!json_is_array(arr))
 		return BAD(err, "'artifacts' is not an array");
 	json_array_foreach(arr, i, it) {
+		const char *a;
+		size_t k, len;
+
 		if (!json_is_string(it))
 			return BAD(err, "artifact %zu is not a string", i);
-		rc = strv_push(out, json_string_value(it), err);
+		a = json_string_value(it);
+		len = json_string_length(it);
+		/* A newline would forge a line of SHA256SUMS. */
+		for (k = 0; k < len; k++)
+			if ((unsigned char)a[k] < 0x20 || a[k] == 0x7f)
+				return BAD(err, "artifact %zu holds a control "
+					   "character", i);
+		rc = strv_push(out, a, err);
 		if (rc)
 			return rc;
 	}

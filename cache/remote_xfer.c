@@ -26,6 +26,7 @@
 
 #define BUFFER_SIZE (128 * 1024)	/* curl's receive and send buffers */
 #define POLL_MAX_MS 1000
+#define POLL_CANCEL_MS 100		/* how soon a stop is seen */
 
 enum xfer_state {
 	XS_NEW,
@@ -40,6 +41,7 @@ xfer_init(struct xfer *x)
 {
 	memset(x, 0, sizeof(*x));
 	x->fd = -1;
+	x->out_fd = -1;
 	x->expect_size = -1;
 	x->content_length = -1;
 	error_init(&x->err);
@@ -55,10 +57,6 @@ xfer_close(struct xfer *x)
 	if (x->fd >= 0)
 		close(x->fd);
 	x->fd = -1;
-	if (x->tmp)
-		unlink(x->tmp);
-	mem_free(x->tmp);
-	x->tmp = NULL;
 	EVP_MD_CTX_free(x->md);
 	x->md = NULL;
 }
@@ -72,6 +70,27 @@ xfer_release(struct xfer *x)
 	mem_free(x->mem);
 	x->mem = NULL;
 	x->mem_len = 0;
+}
+
+/* Whether the caller asked to stop. */
+static int
+cancelled(const struct remote *r)
+{
+	return r->opts.cancel && *r->opts.cancel;
+}
+
+/* curl's progress callback: a non-zero answer aborts the transfer. */
+static int
+on_progress(void *p, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+	    curl_off_t ulnow)
+{
+	const struct remote *r = p;
+
+	(void)dltotal;
+	(void)dlnow;
+	(void)ultotal;
+	(void)ulnow;
+	return cancelled(r);
 }
 
 static int64_t
@@ -111,6 +130,12 @@ make_easy(struct remote *r, struct xfer *x)
 	SET(CURLOPT_CONNECTTIMEOUT_MS, o->connect_timeout_ms);
 	SET(CURLOPT_LOW_SPEED_LIMIT, o->low_speed_limit);
 	SET(CURLOPT_LOW_SPEED_TIME, o->low_speed_time_s);
+	SET(CURLOPT_TIMEOUT, o->timeout_s);
+	if (o->cancel) {
+		SET(CURLOPT_XFERINFOFUNCTION, on_progress);
+		SET(CURLOPT_XFERINFODATA, r);
+		SET(CURLOPT_NOPROGRESS, 0L);
+	}
 	/* Big buffers for blobs to or from files only: a plan's hundreds of
 	 * small AC and record GETs with 128 KiB each were half its CPU time
 	 * (allocating and zeroing them); curl's default serves those. */
@@ -152,11 +177,12 @@ reset_body(struct remote *r, struct xfer *x)
 	x->errbuf[0] = '\0';
 	if (x->md && remote_body_restart(x))
 		return remote_xfer_fail(r, x, ERROR_NOMEM, "out of memory");
-	if (x->tmp && (ftruncate(x->fd, 0) || lseek(x->fd, 0, SEEK_SET))) {
+	if (x->sink == XFER_SINK_FILE &&
+	    (ftruncate(x->out_fd, 0) || lseek(x->out_fd, 0, SEEK_SET) < 0)) {
 		char what[320];
 
-		snprintf(what, sizeof(what), "cannot truncate '%s': %s",
-			 x->tmp, strerror(errno));
+		snprintf(what, sizeof(what), "cannot truncate the file: %s",
+			 strerror(errno));
 		return remote_xfer_fail(r, x, ERROR_IO, what);
 	}
 	return 0;
@@ -217,6 +243,10 @@ finish(struct remote *r, struct xfer *x, CURLcode cc)
 	int retry_left = x->attempt <= r->opts.retries;
 	char what[400];
 
+	if (cancelled(r)) {
+		remote_xfer_fail(r, x, ERROR_IO, "interrupted");
+		return 0;
+	}
 	if (x->local_errno == ESTALE) {
 		x->result = error_set(&x->err, ERROR_CONFLICT, "'%s' changed "
 				      "while it was uploaded", x->src_path);
@@ -288,7 +318,8 @@ finish(struct remote *r, struct xfer *x, CURLcode cc)
 static void
 wait_some(struct remote *r, struct xfer *x, size_t n, size_t waiting)
 {
-	int64_t now = mono_ms(), wait = POLL_MAX_MS;
+	int64_t now = mono_ms();
+	int64_t wait = r->opts.cancel ? POLL_CANCEL_MS : POLL_MAX_MS;
 	size_t i;
 
 	for (i = 0; waiting && i < n; i++)
@@ -334,6 +365,23 @@ start_some(struct remote *r, struct xfer *x, size_t n, size_t *next,
 	}
 }
 
+/* Stopped: end every transfer not done yet as "interrupted". */
+static void
+stop_all(struct remote *r, struct xfer *x, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (x[i].state == XS_DONE)
+			continue;
+		if (x[i].state == XS_ACTIVE && x[i].easy)
+			curl_multi_remove_handle(r->multi, x[i].easy);
+		remote_xfer_fail(r, &x[i], ERROR_IO, "interrupted");
+		x[i].state = XS_DONE;
+		xfer_close(&x[i]);
+	}
+}
+
 int
 remote_xfer_run(struct remote *r, struct xfer *x, size_t n,
 		struct error *err)
@@ -348,6 +396,10 @@ remote_xfer_run(struct remote *r, struct xfer *x, size_t n,
 		CURLMsg *m;
 		int left;
 
+		if (cancelled(r)) {
+			stop_all(r, x, n);
+			break;
+		}
 		start_some(r, x, n, &next, &active, &waiting, &done);
 		if (curl_multi_perform(r->multi, &running) != CURLM_OK)
 			return error_set(err, ERROR_INTERNAL, "remote cache "

@@ -7,10 +7,12 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <openssl/evp.h>
 
 #include "base/error.h"
+#include "base/file.h"
 #include "base/banned.h"
 
 int
@@ -22,14 +24,17 @@ graph_sha256_file(const char *path, char out[SHA256_HEX], struct error *err)
 	EVP_MD_CTX *ctx = NULL;
 	FILE *f;
 	size_t n;
-	int rc = 0;
+	int rc = 0, fd;
 
-	f = fopen(path, "rb");
-	if (!f)
-		return error_set(err, errno == ENOENT ? ERROR_NOT_FOUND
-						      : ERROR_IO,
-				 "cannot read '%s': %s", path,
-				 strerror(errno));
+	/* Never a FIFO or /dev/zero: either would hang the release. */
+	fd = file_open_regular(path, NULL, err);
+	if (fd < 0)
+		return fd;
+	f = fdopen(fd, "rb");
+	if (!f) {
+		close(fd);
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	}
 	ctx = EVP_MD_CTX_new();
 	if (!ctx) {
 		rc = error_set(err, ERROR_NOMEM, "out of memory");

@@ -14,6 +14,7 @@
 #ifndef RIPPLE_ENGINE_CLI_CLI_H
 #define RIPPLE_ENGINE_CLI_CLI_H
 
+#include <signal.h>
 #include <stdio.h>
 
 struct error;
@@ -23,6 +24,7 @@ enum cli_exit {
 	CLI_FAIL = 1,
 	CLI_USAGE = 2,
 	CLI_ERROR = 3,
+	CLI_INTERRUPTED = 130,	/* SIGINT or SIGTERM (128 + 2) */
 };
 
 /*
@@ -44,6 +46,8 @@ struct cli_ctx {
 				   or NULL (no remote cache) */
 	int remote_read_only;	/* --remote-read-only: never write */
 	int remote_required;	/* --remote-required: faults are errors */
+	const char *remote_timeout;	/* --remote-timeout SECONDS, or NULL */
+	const char *remote_low_speed;	/* --remote-low-speed BYTES:SECONDS */
 };
 
 struct cli_command {
@@ -284,6 +288,28 @@ void cli_remote_ref(struct graph_repo *repo, const char *ref, const char *tag,
  * published). Nothing without a remote cache.
  */
 void cli_remote_summary(const struct cli_remote *r);
+
+/* Signal dispositions replaced by cli_stop_catch. */
+struct cli_stop_saved {
+	struct sigaction sigint, sigterm;
+};
+
+/*
+ * Catch SIGINT and SIGTERM (engine/cli/stop.c): they set the stop flag
+ * instead of killing. once: the next signal kills (SA_RESETHAND). saved
+ * (may be NULL) receives the dispositions replaced.
+ */
+void cli_stop_catch(int once, struct cli_stop_saved *saved);
+
+/* Put back what cli_stop_catch replaced. */
+void cli_stop_restore(const struct cli_stop_saved *saved);
+
+/*
+ * The stop flag, for run_options.stop and remote_options.cancel (set only
+ * while caught), and whether it is set.
+ */
+const volatile sig_atomic_t *cli_stop_flag(void);
+int cli_stopped(void);
 
 /* `ripple fetch NODE... [--to DIR]` (engine/cli/fetch.c). */
 int cli_fetch(int argc, char **argv, const struct cli_ctx *ctx);

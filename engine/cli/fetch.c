@@ -39,8 +39,14 @@ static const char fetch_help[] =
 	"  --to DIR       write DIR/FILE-NAME (made when missing) instead of\n"
 	"                 the repository paths the records list\n"
 	"\n"
+	"Every file is checked before any is put in place, all or none; an\n"
+	"entry listing a path its node does not declare as an output is\n"
+	"refused, and a link, FIFO or device at a destination is never\n"
+	"written through (docs/security.md).\n"
+	"\n"
 	"Exit 0 everything fetched; 1 a node has no ok record of its key or\n"
-	"its bytes cannot be had; 2 usage; 3 internal or I/O errors.\n";
+	"its bytes cannot be had; 2 usage; 3 internal or I/O errors; 130\n"
+	"stopped by SIGINT or SIGTERM.\n";
 
 enum { OPT_TO = 256, OPT_HEAD, OPT_RULES, OPT_CACHE };
 
@@ -164,7 +170,9 @@ fetch_one(const struct cli_ctx *ctx, const struct fetch_args *a,
 		cache_record_release(&local);
 		return CLI_USAGE;
 	}
-	rc = run_remote_fetch(pr, graph_repo_root(pl->repo), rec, a->to, &err);
+	rc = run_remote_fetch(pr, graph_repo_root(pl->repo), rec,
+			      (const char *const *)n->outputs, n->n_outputs,
+			      a->to, &err);
 	if (rc) {
 		cli_print_error(ctx, &err);
 		rc = rc == ERROR_NOMEM ? CLI_ERROR : 1;
@@ -215,7 +223,13 @@ cli_fetch(int argc, char **argv, const struct cli_ctx *ctx)
 	rc = cli_planner(ctx, repo, cache, &a.po, &pl);
 	if (rc)
 		goto done;
+	/* Until now a signal kills at once (nothing was written); from here
+	 * a stop ends transfers at once and removes their temp files, and
+	 * a second signal kills. */
+	cli_stop_catch(1, NULL);
 	for (i = 0; i < pl->head->graph->n_nodes; i++) {
+		if (cli_stopped())
+			break;
 		if (!pl->selected[i] ||
 		    pl->head->graph->nodes[i].kind != GRAPH_NODE_ARTIFACT)
 			continue;
@@ -228,6 +242,10 @@ cli_fetch(int argc, char **argv, const struct cli_ctx *ctx)
 	rc = failed ? CLI_FAIL : CLI_OK;
 	cli_remote_summary(&rem);
 done:
+	if (cli_stopped()) {
+		cli_say(ctx, "note", "interrupted: nothing more is fetched");
+		rc = CLI_INTERRUPTED;
+	}
 	strv_release(&seen);
 	planner_free(pl);
 	cli_remote_close(&rem);

@@ -97,6 +97,14 @@ usage(FILE *f)
 		"                ($RIPPLE_REMOTE_REQUIRED=1); the remote "
 		"options may follow\n"
 		"                the command too\n"
+		"  --remote-timeout SECONDS   cut off a request lasting "
+		"longer (default\n"
+		"                600; 0 none; $RIPPLE_REMOTE_TIMEOUT)\n"
+		"  --remote-low-speed BYTES:SECONDS   cut off a request "
+		"slower than\n"
+		"                BYTES/s for SECONDS (default 1024:30; 0:0 "
+		"none;\n"
+		"                $RIPPLE_REMOTE_LOW_SPEED)\n"
 		"  -h, --help    show this help; `ripple COMMAND --help` for a "
 		"command\n"
 		"  -V, --version\n"
@@ -106,7 +114,29 @@ usage(FILE *f)
 		"only GPU work was deferred\n");
 }
 
-enum { OPT_REMOTE = 256, OPT_REMOTE_RO, OPT_REMOTE_REQ };
+enum {
+	OPT_REMOTE = 256, OPT_REMOTE_RO, OPT_REMOTE_REQ, OPT_REMOTE_TIMEOUT,
+	OPT_REMOTE_LOW_SPEED
+};
+
+/* A remote option with a value: "--NAME V" or "--NAME=V" at argv[*i]. */
+static int
+valued(int argc, char **argv, int *i, const char *name, const char **out)
+{
+	const char *a = argv[*i];
+	size_t n = strlen(name);
+
+	if (strncmp(a, name, n))
+		return 0;
+	if (a[n] == '=') {
+		*out = a + n + 1;
+		return 1;
+	}
+	if (a[n] || *i + 1 >= argc)
+		return a[n] ? 0 : -1;
+	*out = argv[++*i];
+	return 1;
+}
 
 static int
 env_on(const char *name)
@@ -125,7 +155,7 @@ env_on(const char *name)
 static int
 take_remote_options(int *argc, char **argv, struct cli_ctx *ctx)
 {
-	int i, k = 1;
+	int i, k = 1, v;
 
 	for (i = 1; i < *argc; i++) {
 		const char *a = argv[i];
@@ -141,6 +171,12 @@ take_remote_options(int *argc, char **argv, struct cli_ctx *ctx)
 			ctx->remote_url = argv[++i];
 		} else if (!strncmp(a, "--remote-cache=", 15)) {
 			ctx->remote_url = a + 15;
+		} else if ((v = valued(*argc, argv, &i, "--remote-timeout",
+				       &ctx->remote_timeout)) ||
+			   (v = valued(*argc, argv, &i, "--remote-low-speed",
+				       &ctx->remote_low_speed))) {
+			if (v < 0)
+				return -1;
 		} else if (!strcmp(a, "--remote-read-only")) {
 			ctx->remote_read_only = 1;
 		} else if (!strcmp(a, "--remote-required")) {
@@ -206,9 +242,14 @@ main(int argc, char **argv)
 		{ "remote-cache", required_argument, NULL, OPT_REMOTE },
 		{ "remote-read-only", no_argument, NULL, OPT_REMOTE_RO },
 		{ "remote-required", no_argument, NULL, OPT_REMOTE_REQ },
+		{ "remote-timeout", required_argument, NULL,
+		  OPT_REMOTE_TIMEOUT },
+		{ "remote-low-speed", required_argument, NULL,
+		  OPT_REMOTE_LOW_SPEED },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct cli_ctx ctx = { ".", "ripple", NULL, 0, 0, 0, NULL, 0, 0 };
+	struct cli_ctx ctx = { ".", "ripple", NULL, 0, 0, 0, NULL, 0, 0,
+			       NULL, NULL };
 	const char *names[64], *color = NULL;
 	size_t i, n = command_count();
 	int c, rc;
@@ -238,6 +279,8 @@ main(int argc, char **argv)
 		case OPT_REMOTE: ctx.remote_url = optarg; break;
 		case OPT_REMOTE_RO: ctx.remote_read_only = 1; break;
 		case OPT_REMOTE_REQ: ctx.remote_required = 1; break;
+		case OPT_REMOTE_TIMEOUT: ctx.remote_timeout = optarg; break;
+		case OPT_REMOTE_LOW_SPEED: ctx.remote_low_speed = optarg; break;
 		case 'h':
 			usage(stdout);
 			return CLI_OK;
@@ -271,7 +314,9 @@ main(int argc, char **argv)
 
 		ctx.cmd = commands[i].name;
 		if (take_remote_options(&cargc, argv + first, &ctx)) {
-			fprintf(stderr, "ripple: error: --remote-cache needs a URL\n");
+			fprintf(stderr, "ripple: error: a remote option "
+				"(--remote-cache, --remote-timeout, "
+				"--remote-low-speed) needs a value\n");
 			return CLI_USAGE;
 		}
 		error_init(&err);

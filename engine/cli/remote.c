@@ -49,6 +49,14 @@ cli_remote_open(const struct cli_ctx *ctx, struct cli_remote *out)
 		return 0;
 	error_init(&err);
 	remote_options_from_env(&ro);
+	rc = remote_options_limits_from_env(&ro, &err);
+	if (!rc && ctx->remote_timeout)
+		rc = remote_options_timeout(&ro, ctx->remote_timeout, &err);
+	if (!rc && ctx->remote_low_speed)
+		rc = remote_options_low_speed(&ro, ctx->remote_low_speed, &err);
+	if (rc)
+		return cli_fail(ctx, &err);
+	ro.cancel = cli_stop_flag();
 	ro.read_only = ctx->remote_read_only;
 	ro.max_parallel = transfers_at_once();
 	rc = remote_open(ctx->remote_url, &ro, &out->client, &err);

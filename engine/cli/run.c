@@ -45,15 +45,6 @@ enum {
 	RUN_EXIT_INTERRUPTED = 130,	/* Ctrl-C or SIGTERM */
 };
 
-static volatile sig_atomic_t stop_flag;
-
-static void
-on_signal(int sig)
-{
-	(void)sig;
-	stop_flag = 1;
-}
-
 static const char run_help[] =
 	"usage: ripple run [TARGET...] [-j N] [--keep-going] [--only GLOB]...\n"
 	"                  [--job NAME]\n"
@@ -276,7 +267,7 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	struct exec_runner ex;
 	struct cli_run_progress pr;
 	struct run_gpu *gpus = NULL;
-	struct sigaction sa, old_int, old_term;
+	struct cli_stop_saved saved;
 	const char *env[16];
 	char logdir[4096], outdir[4096], self[4096];
 	const char *root = graph_repo_root(repo), *status;
@@ -325,7 +316,7 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	o.n_base_env = exec_env_allowed(environ, env);
 	o.versions = pl->versions;
 	o.n_versions = pl->n_versions;
-	o.stop = &stop_flag;
+	o.stop = cli_stop_flag();
 	cli_run_progress_init(&pr, ctx, pl->head->graph, report);
 	o.progress = cli_run_progress_event;
 	o.progress_payload = &pr;
@@ -345,11 +336,7 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	cs.tag = a->tag;
 	run_store_cache(&cs, &store);
 	exec_runner_posix(&ex);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
+	cli_stop_catch(0, &saved);
 	/*
 	 * A reader that goes away (`ripple run | head`) must not kill the
 	 * run half-way and leave it "running": writes fail instead, and the
@@ -359,8 +346,7 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	rc = run_execute(pl->head->graph, pl->plan, &ex, &store, &o, &res,
 			 &err);
 	run_store_cache_release(&cs);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	cli_stop_restore(&saved);
 	cli_run_progress_end(&pr);
 	if (rc) {
 		cli_print_error(ctx, &err);

@@ -216,6 +216,32 @@ run_record(void *payload, const char *id, struct plan_record *out,
 }
 
 /*
+ * 1 when remote hit `hit` lists only outputs its node declares at the
+ * head; else it is dropped and reported as a fault: 0 (a miss, the node
+ * rebuilds) or, with --remote-required, the error.
+ */
+static int
+writes_only_outputs(struct history *h, const struct plan_remote_hit *hit,
+		    const char *key, struct error *err)
+{
+	const struct graph *g = h->head ? h->head->graph : h->run_graph;
+	const struct graph_node *n = g ? graph_find(g, hit->node_id) : NULL;
+	struct error e;
+
+	error_init(&e);
+	if (n && !plan_remote_outputs_check(hit, (const char *const *)
+					    n->outputs, n->n_outputs, &e))
+		return 1;
+	if (!n)
+		error_set(&e, ERROR_CORRUPT, "remote cache %s: the entry of %s "
+			  "key %s names a node the rules do not have",
+			  hit->url, hit->node_id, key);
+	error_node(&e, hit->node_id);
+	plan_remote_drop(h->remote, h->ns, key);
+	return plan_remote_fault(h->remote, &e, err);
+}
+
+/*
  * The planner asks for the nth record of one key in turn: the local ones
  * first, newest first (the list of that key is read once and kept until
  * another key is asked for), then the one the remote cache holds.
@@ -247,6 +273,9 @@ any_record(void *payload, const char *key, size_t nth,
 	hit = h->remote ? plan_remote_find(h->remote, h->ns, key) : NULL;
 	if (!hit)
 		return 0;
+	rc = writes_only_outputs(h, hit, key, err);
+	if (rc <= 0)
+		return rc;
 	return fill_remote(h, hit, out, err) ? err->code : 1;
 }
 

@@ -432,3 +432,25 @@ done:
 	mem_free(at);
 	return rc;
 }
+
+void
+plan_remote_drop(struct plan_remote *pr, const char *ns, const char *key)
+{
+	char name[512];
+	struct entry *e;
+
+	if (!pr || !pr->cap ||
+	    (size_t)snprintf(name, sizeof(name), "%s%s", ns ? ns : "", key) >=
+	    sizeof(name))
+		return;
+	e = slot(pr, name);
+	if (!e->name || e->state != 1)
+		return;
+	remote_action_release(&e->hit->action);
+	remote_record_release(&e->hit->rec);
+	mem_free(e->hit);
+	e->hit = NULL;
+	e->state = -1;
+	if (pr->stats.hits)
+		pr->stats.hits--;
+}

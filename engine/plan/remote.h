@@ -114,4 +114,26 @@ const struct plan_remote_hit *plan_remote_find(const struct plan_remote *pr,
 int plan_remote_fault(struct plan_remote *pr, const struct error *e,
 		      struct error *err);
 
+/*
+ * Forget the hit for `key` in `ns` (a caller found it unusable, e.g.
+ * plan_remote_outputs_check failed): plan_remote_find answers NULL from
+ * now on and the key is not asked again. Not counted as a hit.
+ */
+void plan_remote_drop(struct plan_remote *pr, const char *ns,
+		      const char *key);
+
+/*
+ * Whether hit h may write what it lists, for a node declaring the output
+ * globs `patterns` (n; graph/outputs.h dialect, as the rules at the
+ * planned commit expand them): every output path of its AC entry and
+ * every relative artifact of its record matches one of them (paths were
+ * already checked at decoding: relative, no "..", no control byte, not
+ * under .git/ or .ripple/). 0, or ERROR_CORRUPT naming the server, the
+ * node, its key and the first path that is not an output, so a hostile
+ * entry can make a node rebuild but never write elsewhere.
+ */
+int plan_remote_outputs_check(const struct plan_remote_hit *h,
+			      const char *const *patterns, size_t n,
+			      struct error *err);
+
 #endif

@@ -31,6 +31,16 @@ base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
+/* Whether s holds a byte below 0x20 or 0x7f (a newline, an escape). */
+static int
+has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 1;
+	return 0;
+}
+
 /* Read one ok row's files; a problem turns it failed. */
 static int
 verify_row(struct release_ctx *x, const char *dir, struct release_artifact *row)
@@ -139,11 +149,21 @@ release_report_sha256sums(const struct release_report *r, char **out,
 
 		if (a->state != RELEASE_ARTIFACT_OK || !a->sha256s)
 			continue;
-		for (k = 0; !rc && k < a->n_locators; k++)
-			if (a->sha256s[k])
-				rc = buf_addf(&b, err, "%s  %s\n",
-					      a->sha256s[k],
-					      base_name(a->locators[k]));
+		for (k = 0; !rc && k < a->n_locators; k++) {
+			const char *name = base_name(a->locators[k]);
+
+			if (!a->sha256s[k])
+				continue;
+			if (has_control(name)) {
+				rc = error_set(err, ERROR_INVALID, "artifact "
+					       "file name of %s holds a "
+					       "control character: it would "
+					       "forge a line of SHA256SUMS",
+					       a->node_id);
+				break;
+			}
+			rc = buf_addf(&b, err, "%s  %s\n", a->sha256s[k], name);
+		}
 	}
 	*out = rc ? NULL : mem_strdup(b.data ? b.data : "");
 	buf_release(&b);

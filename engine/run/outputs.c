@@ -15,6 +15,7 @@
 
 #include "base/error.h"
 #include "base/path.h"
+#include "base/place.h"
 #include "base/strv.h"
 #include "graph/outputs.h"
 #include "base/banned.h"
@@ -210,6 +211,20 @@ run_outputs_collect(const char *root, const char *const *patterns,
 	if (!rc)
 		strv_sort_unique(out);
 	return rc;
+}
+
+void
+run_outputs_sweep(const char *root, const char *const *patterns, size_t n)
+{
+	char folder[4096];
+	struct error e;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		fixed_folder(patterns[i], folder, sizeof(folder));
+		error_init(&e);
+		place_sweep(root, folder, &e);
+	}
 }
 
 int

@@ -35,6 +35,16 @@ int run_outputs_collect(const char *root, const char *const *patterns,
 			struct strv *out, struct error *err);
 
 /*
+ * Remove the temporary files of placements whose process is gone
+ * (base/place.h: place_sweep) from each pattern's fixed folder (the part
+ * before its first wildcard), so that a killed fetch's leftovers are
+ * neither kept nor matched as outputs. Folders that are missing or reached
+ * through a link are skipped; nothing fails.
+ */
+void run_outputs_sweep(const char *root, const char *const *patterns,
+		       size_t n);
+
+/*
  * "PATH\tDEV:INO:SIZE:MTIME:CTIME" of root/rel (stat(2), times in ns) into
  * out (n bytes). Returns 0, or -1 when the file cannot be stat'ed.
  */

@@ -13,75 +13,44 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/error.h"
 #include "base/mem.h"
+#include "base/place.h"
 #include "cache/cache.h"
 #include "cache/remote.h"
 #include "engine/plan/record.h"
 #include "engine/plan/remote.h"
 #include "graph/digest.h"
+#include "graph/outputs.h"
 #include "base/banned.h"
 
 #define OOM(err) error_set(err, ERROR_NOMEM, "out of memory")
 
-/* Whether `dir` (existing) resolves to `root_real` or below it. */
-static int
-inside(const char *root_real, const char *dir)
-{
-	char real[PATH_MAX];
-	size_t n = strlen(root_real);
-
-	if (!realpath(dir, real))
-		return 0;
-	return !strncmp(real, root_real, n) && (!real[n] || real[n] == '/');
-}
-
-/* mkdir -p of dest's folder (under root), which must stay inside root. */
-static int
-make_parent(const char *root_real, const char *dest, const char *name,
-	    struct error *err)
-{
-	char dir[PATH_MAX], *p;
-	char *slash;
-
-	if (snprintf(dir, sizeof(dir), "%s", dest) >= (int)sizeof(dir))
-		return error_set(err, ERROR_INVALID, "output path '%s' is too "
-				 "long", name);
-	slash = strrchr(dir, '/');
-	if (!slash)
-		return 0;
-	*slash = '\0';
-	for (p = dir + strlen(root_real) + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(dir, 0777) && errno != EEXIST)
-			return error_set(err, ERROR_IO, "cannot make '%s': %s",
-					 dir, strerror(errno));
-		*p = '/';
-	}
-	if (mkdir(dir, 0777) && errno != EEXIST)
-		return error_set(err, ERROR_IO, "cannot make '%s': %s", dir,
-				 strerror(errno));
-	if (!inside(root_real, dir))
-		return error_set(err, ERROR_INVALID, "output '%s' would be "
-				 "written outside the repository (a folder on "
-				 "its path is a link that leaves it)", name);
-	return 0;
-}
-
-/* Do the repository's files already make the record's output digest? */
+/* Do the files at rel (no link, FIFO or device on the way) make rec's
+ * output digest already? */
 static int
 present(const char *root, const struct cache_record *rec,
 	const char *const *rel, size_t n)
 {
 	struct digest d;
 	struct error e;
+	size_t i;
 
+	if (!rec->output_digest)
+		return 0;
+	for (i = 0; i < n; i++) {
+		int fd;
+
+		error_init(&e);
+		fd = place_read_open(root, rel[i], &e);
+		if (fd < 0)
+			return 0;
+		close(fd);
+	}
 	error_init(&e);
-	return rec->output_digest &&
-	       !record_output_digest(root, rel, n, &d, &e) &&
+	return !record_output_digest(root, rel, n, &d, &e) &&
 	       !strcmp(d.hex, rec->output_digest);
 }
 
@@ -106,90 +75,139 @@ find_hit(struct plan_remote *pr, const struct cache_record *rec,
 	return h;
 }
 
-/* Destinations of h's outputs: under root, or TO_DIR/BASENAME. */
+/* Where output i goes under the placement's root: its path, or (--to)
+ * its base name, which no other output may share. */
 static int
-destinations(const char *root_real, const struct plan_remote_hit *h,
-	     const char *to_dir, char **dest, struct error *err)
+dest_name(const struct plan_remote_hit *h, size_t i, int to_dir,
+	  const char **out, struct error *err)
 {
-	size_t i, k;
-	int rc = 0;
+	const char *path = h->action.outputs[i].path;
+	const char *base = strrchr(path, '/');
+	size_t k;
 
-	for (i = 0; !rc && i < h->action.n; i++) {
-		const char *path = h->action.outputs[i].path;
-		const char *base = strrchr(path, '/');
-		size_t len;
+	base = base ? base + 1 : path;
+	*out = to_dir ? base : path;
+	for (k = 0; to_dir && k < i; k++) {
+		const char *o = strrchr(h->action.outputs[k].path, '/');
 
-		base = base ? base + 1 : path;
-		for (k = 0; to_dir && k < i; k++) {
-			const char *o = strrchr(h->action.outputs[k].path, '/');
-
-			if (!strcmp(o ? o + 1 : h->action.outputs[k].path,
-				    base))
-				return error_set(err, ERROR_INVALID, "outputs "
-						 "'%s' and '%s' share the file "
-						 "name '%s' in --to",
-						 h->action.outputs[k].path,
-						 path, base);
-		}
-		len = strlen(to_dir ? to_dir : root_real) + strlen(path) + 2;
-		dest[i] = mem_alloc(len);
-		if (!dest[i])
-			return OOM(err);
-		snprintf(dest[i], len, "%s/%s", to_dir ? to_dir : root_real,
-			 to_dir ? base : path);
-		if (!to_dir)
-			rc = make_parent(root_real, dest[i], path, err);
+		if (!strcmp(o ? o + 1 : h->action.outputs[k].path, base))
+			return error_set(err, ERROR_INVALID, "outputs '%s' and "
+					 "'%s' share the file name '%s' in "
+					 "--to", h->action.outputs[k].path,
+					 path, base);
 	}
-	return rc;
+	return 0;
 }
 
-/* Fetch what is not there yet; count it. */
-static int
-download(struct plan_remote *pr, const struct plan_remote_hit *h,
-	 char *const *dest, struct error *err)
+/* Remove temp files a killed fetch left in the folders of the outputs. */
+static void
+sweep(const char *root, const struct plan_remote_hit *h, int to_dir)
 {
-	struct remote_fetch *f = mem_calloc(h->action.n + 1, sizeof(*f));
-	struct plan_remote_stats *st = plan_remote_stats(pr);
-	size_t i, m = 0;
-	int rc;
+	char dir[PATH_MAX];
+	struct error e;
+	size_t i;
 
-	if (!f)
-		return OOM(err);
 	for (i = 0; i < h->action.n; i++) {
-		const struct remote_output *o = &h->action.outputs[i];
-		struct remote_digest have;
-		struct error e;
+		const char *path = h->action.outputs[i].path;
+		const char *slash = to_dir ? NULL : strrchr(path, '/');
 
+		snprintf(dir, sizeof(dir), "%.*s",
+			 slash ? (int)(slash - path) : 0, path);
 		error_init(&e);
-		if (!remote_digest_file(dest[i], &have, &e) &&
-		    have.size == o->digest.size &&
-		    !strcmp(have.hash, o->digest.hash))
-			continue;	/* already the right bytes */
-		f[m].digest = o->digest;
-		f[m].dest = dest[i];
-		f[m].mode = o->executable ? 0755 : 0644;
-		m++;
+		place_sweep(root, dir, &e);
 	}
-	rc = remote_cas_get_files(plan_remote_client(pr), f, m, err);
-	for (i = 0; !rc && i < m; i++) {
-		if (f[i].result == 1) {
+}
+
+/* The bytes of one fetch: a file per output, kept or staged. */
+struct fetch_set {
+	struct place pl;
+	struct remote_fetch *f;		/* the staged ones, m */
+	size_t m;
+	char **files;			/* where output i's bytes are now */
+	size_t n;
+};
+
+static void
+fetch_set_release(struct fetch_set *s)
+{
+	size_t i;
+
+	place_close(&s->pl);
+	for (i = 0; s->files && i < s->n; i++)
+		mem_free(s->files[i]);
+	mem_free(s->files);
+	mem_free(s->f);
+}
+
+/* Keep output i when `base`/name holds its bytes already, else stage it. */
+static int
+keep_or_stage(struct fetch_set *s, const char *base,
+	      const struct remote_output *o, const char *name, size_t i,
+	      struct error *err)
+{
+	struct remote_digest have;
+	struct error e;
+	size_t len = strlen(base) + strlen(name) + 2;
+	int fd, k;
+
+	error_init(&e);
+	fd = place_read_open(base, name, &e);
+	if (fd == ERROR_INVALID) {
+		*err = e;
+		return fd;
+	}
+	if (fd >= 0) {
+		int same = !remote_digest_fd(fd, name, &have, &e) &&
+			   have.size == o->digest.size &&
+			   !strcmp(have.hash, o->digest.hash);
+
+		close(fd);
+		if (same) {
+			s->files[i] = mem_alloc(len);
+			if (!s->files[i])
+				return OOM(err);
+			snprintf(s->files[i], len, "%s/%s", base, name);
+			return 0;
+		}
+	}
+	k = place_stage(&s->pl, name, o->executable ? 0755 : 0644, err);
+	if (k < 0)
+		return k;
+	s->files[i] = place_tmp_path(&s->pl, (size_t)k);
+	if (!s->files[i])
+		return OOM(err);
+	s->f[s->m].digest = o->digest;
+	s->f[s->m].fd = place_fd(&s->pl, (size_t)k);
+	s->m++;
+	return 0;
+}
+
+/* Fetch the staged files; count them. */
+static int
+download(struct plan_remote *pr, struct fetch_set *s, struct error *err)
+{
+	struct plan_remote_stats *st = plan_remote_stats(pr);
+	size_t i;
+	int rc = remote_cas_get_files(plan_remote_client(pr), s->f, s->m, err);
+
+	for (i = 0; !rc && i < s->m; i++) {
+		if (s->f[i].result == 1) {
 			st->fetched_files++;
-			st->fetched_bytes += f[i].digest.size;
+			st->fetched_bytes += s->f[i].digest.size;
 			continue;
 		}
 		rc = error_set(err, ERROR_NOT_FOUND, "remote cache %s has no "
 			       "blob %s (%lld bytes)", plan_remote_url(pr),
-			       f[i].digest.hash,
-			       (long long)f[i].digest.size);
+			       s->f[i].digest.hash,
+			       (long long)s->f[i].digest.size);
 	}
-	mem_free(f);
 	return rc;
 }
 
-/* The fetched files must make the record's output digest. */
+/* The files, before they are placed, must make the record's digest. */
 static int
 verify(const struct cache_record *rec, const struct plan_remote_hit *h,
-       char *const *dest, struct error *err)
+       char *const *files, struct error *err)
 {
 	const char **names = mem_calloc(h->action.n + 1, sizeof(*names));
 	struct digest d;
@@ -200,26 +218,88 @@ verify(const struct cache_record *rec, const struct plan_remote_hit *h,
 		return OOM(err);
 	for (i = 0; i < h->action.n; i++)
 		names[i] = h->action.outputs[i].path;
-	rc = record_output_digest_files(names, (const char *const *)dest,
+	rc = record_output_digest_files(names, (const char *const *)files,
 					h->action.n, &d, err);
 	if (!rc && (!rec->output_digest || strcmp(d.hex, rec->output_digest)))
 		rc = error_set(err, ERROR_CORRUPT, "the files fetched for %s "
-			       "make output digest %s, not the record's %s",
-			       rec->node_id, d.hex, rec->output_digest
-			       ? rec->output_digest : "(none)");
+			       "make output digest %s, not the record's %s "
+			       "(nothing was written)", rec->node_id, d.hex,
+			       rec->output_digest ? rec->output_digest
+						  : "(none)");
 	mem_free(names);
 	return rc;
 }
 
+/* Stage, download, verify, then place every output of h: all or none. */
+static int
+fetch_all(struct plan_remote *pr, const char *base, int to_dir,
+	  const struct cache_record *rec, const struct plan_remote_hit *h,
+	  struct error *err)
+{
+	struct fetch_set s;
+	size_t i;
+	int rc;
+
+	memset(&s, 0, sizeof(s));
+	s.pl.root_fd = -1;
+	s.n = h->action.n;
+	s.f = mem_calloc(s.n + 1, sizeof(*s.f));
+	s.files = mem_calloc(s.n + 1, sizeof(*s.files));
+	if (!s.f || !s.files) {
+		rc = OOM(err);
+		goto done;
+	}
+	rc = place_open(&s.pl, base, err);
+	for (i = 0; !rc && i < s.n; i++) {
+		const char *name;
+
+		rc = dest_name(h, i, to_dir, &name, err);
+		if (!rc)
+			rc = keep_or_stage(&s, base, &h->action.outputs[i],
+					   name, i, err);
+	}
+	if (!rc)
+		rc = download(pr, &s, err);
+	if (!rc)
+		rc = verify(rec, h, s.files, err);
+	if (!rc)
+		rc = place_commit(&s.pl, err);
+done:
+	fetch_set_release(&s);
+	return rc;
+}
+
+/* Every relative artifact of rec is an output of node `patterns`. */
+static int
+declared(const struct cache_record *rec, const char *const *patterns,
+	 size_t n_patterns, const struct plan_remote_hit *h, struct error *err)
+{
+	size_t i, k;
+
+	for (i = 0; i < rec->artifacts.n; i++) {
+		const char *a = rec->artifacts.v[i];
+
+		if (a[0] == '/')
+			continue;
+		for (k = 0; k < n_patterns; k++)
+			if (graph_glob_match(patterns[k], a))
+				break;
+		if (k == n_patterns)
+			return error_set(err, ERROR_CORRUPT, "the record of "
+					 "%s lists '%s', not one of its "
+					 "outputs", rec->node_id, a);
+	}
+	return h ? plan_remote_outputs_check(h, patterns, n_patterns, err)
+		 : 0;
+}
+
 int
 run_remote_fetch(struct plan_remote *pr, const char *root,
-		 const struct cache_record *rec, const char *to_dir,
-		 struct error *err)
+		 const struct cache_record *rec, const char *const *patterns,
+		 size_t n_patterns, const char *to_dir, struct error *err)
 {
 	const struct plan_remote_hit *h = NULL;
-	char root_real[PATH_MAX];
 	const char **rel = mem_calloc(rec->artifacts.n + 1, sizeof(*rel));
-	char **dest = NULL;
 	size_t i, n = 0;
 	int rc = 0;
 
@@ -228,36 +308,25 @@ run_remote_fetch(struct plan_remote *pr, const char *root,
 	for (i = 0; i < rec->artifacts.n; i++)
 		if (rec->artifacts.v[i][0] != '/')
 			rel[n++] = rec->artifacts.v[i];
-	if (!n || (!to_dir && present(root, rec, rel, n)))
+	rc = declared(rec, patterns, n_patterns, NULL, err);
+	if (rc || !n || (!to_dir && present(root, rec, rel, n)))
 		goto done;
-	if (!realpath(root, root_real)) {
-		rc = error_set(err, ERROR_IO, "cannot resolve '%s': %s", root,
-			       strerror(errno));
-		goto done;
-	}
 	h = find_hit(pr, rec, err);
 	if (!h) {
 		rc = err->code ? err->code : ERROR_NOT_FOUND;
 		goto done;
 	}
-	dest = mem_calloc(h->action.n + 1, sizeof(*dest));
-	if (!dest) {
-		rc = OOM(err);
+	rc = declared(rec, patterns, n_patterns, h, err);
+	if (rc)
 		goto done;
-	}
-	rc = destinations(root_real, h, to_dir, dest, err);
-	if (!rc)
-		rc = download(pr, h, dest, err);
-	if (!rc)
-		rc = verify(rec, h, dest, err);
+	sweep(to_dir ? to_dir : root, h, to_dir != NULL);
+	rc = fetch_all(pr, to_dir ? to_dir : root, to_dir != NULL, rec, h,
+		       err);
 done:
 	if (rc && !strstr(err->msg, "cannot get the bytes"))
 		error_prefix(err, "cannot get the bytes of %s", rec->node_id);
 	if (rc)
 		error_node(err, rec->node_id);
-	for (i = 0; dest && h && i < h->action.n; i++)
-		mem_free(dest[i]);
-	mem_free(dest);
 	mem_free(rel);
 	return rc;
 }

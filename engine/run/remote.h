@@ -24,8 +24,16 @@ struct plan_remote_hit;
  * record's are left alone. With `to_dir` (an existing folder): each
  * output as TO_DIR/BASENAME (two outputs with one base name are an
  * error). The digests come from the record's AC entry (looked up by key
- * when the plan did not). Paths are checked: relative, no "..", and a
- * destination folder that resolves outside root (a symlink) is refused.
+ * when the plan did not). Every path of the record and of the entry must
+ * match one of the node's output globs `patterns` (n_patterns; the rules
+ * at the head), else ERROR_CORRUPT. Verify, then place (base/place.h):
+ * every file is downloaded into a temporary file beside its destination,
+ * its SHA-256 and size checked, the record's output digest checked over
+ * the whole set, and only then are they renamed into place, all or none;
+ * a failure leaves the tree as it was. Folders are made one component at
+ * a time; a link on the way, or a link, FIFO or device at a destination,
+ * is refused (ERROR_INVALID), never written through or read. Temporary
+ * files a killed fetch left in the destination folders are removed first.
  * Counts the files and bytes fetched in the index's stats.
  * Errors: ERROR_NOT_FOUND (the remote cache has no entry or blob: "cannot
  * get the bytes of NODE"), ERROR_CORRUPT (a digest mismatch, or files that
@@ -33,8 +41,9 @@ struct plan_remote_hit;
  * ERROR_IO, ERROR_NOMEM. The node id is attached.
  */
 int run_remote_fetch(struct plan_remote *pr, const char *root,
-		     const struct cache_record *rec, const char *to_dir,
-		     struct error *err);
+		     const struct cache_record *rec,
+		     const char *const *patterns, size_t n_patterns,
+		     const char *to_dir, struct error *err);
 
 /*
  * Publish node `node_id`'s ok record in run `run_id` of cache `c`: its

@@ -482,6 +482,10 @@ run_execute(const struct graph *g, const struct plan *p,
 	t0 = ex->now_ms(ex->payload);
 	init_states(&s);
 	rc = loop(&s, err);
+	/* A stop seen only by the last node's work (a transfer it cut
+	 * short) still makes the run interrupted. */
+	if (o->stop && *o->stop)
+		out->interrupted = 1;
 	if (rc) {
 		stop_all(&s);
 		while (s.running) {

@@ -43,7 +43,11 @@ fetch_dep(struct run_cache_store *s, size_t dep, struct error *err)
 	rc = cache_record_get(s->cache, s->run_id,
 			      s->ev->graph->nodes[dep].id, &rec, err);
 	if (!rc)
-		rc = run_remote_fetch(s->remote, s->root, &rec, NULL, err);
+		rc = run_remote_fetch(s->remote, s->root, &rec,
+				      (const char *const *)
+				      s->ev->graph->nodes[dep].outputs,
+				      s->ev->graph->nodes[dep].n_outputs, NULL,
+				      err);
 	cache_record_release(&rec);
 	return rc;
 }
@@ -77,6 +81,9 @@ prepare(void *payload, size_t node, struct error *err)
 	}
 	before = &s->before[node];
 	strv_release(before);
+	/* A killed fetch's temp files must not pass for outputs. */
+	run_outputs_sweep(s->root, (const char *const *)n->outputs,
+			  n->n_outputs);
 	rc = run_outputs_collect(s->root, (const char *const *)n->outputs,
 				 n->n_outputs, NULL, 1, &now, err);
 	if (!rc)

@@ -712,6 +712,11 @@ Test(cache_remote, hostile_action_result_paths_are_refused)
 		{ "a\\..\\b", 6, "backslash" },
 		{ ".ripple/other", 13, "reserved" },
 		{ "dir/", 4, "ends in '/'" },
+		{ "dist/a\nb", 8, "control character" },
+		{ "dist/\033[2Jx", 10, "control character" },
+		{ "dist/\177", 6, "control character" },
+		{ ".git/hooks/post-checkout", 24, "'.git'" },
+		{ "sub/.GiT/config", 15, "'.git'" },
 	};
 	unsigned char bytes[16384];
 	struct remote_action a;
@@ -750,6 +755,26 @@ Test(cache_remote, hostile_action_result_paths_are_refused)
 	error_init(&err);
 	cr_expect_eq(remote_action_decode("\xff\xff\xff", 3, &a, &err),
 		     ERROR_CORRUPT);
+}
+
+/* An OutputFile with no path field at all: protobuf-c gives NULL, 0. */
+Test(cache_remote, an_output_without_a_path_is_refused)
+{
+	static const char h[] = "e3b0c44298fc1c149afbf4c8996fb924"
+				"27ae41e4649b934ca495991b7852b855";
+	unsigned char bytes[512], dig[128], file[256];
+	struct remote_action a;
+	struct error err;
+	size_t n, dn, fn;
+
+	n = pb_output(bytes, REMOTE_RECORD_PATH, strlen(REMOTE_RECORD_PATH),
+		      h);
+	dn = pb_bytes(dig, 1, h, strlen(h));
+	fn = pb_bytes(file, 2, dig, dn);
+	n += pb_bytes(bytes + n, 2, file, fn);
+	error_init(&err);
+	cr_expect_eq(remote_action_decode(bytes, n, &a, &err), ERROR_CORRUPT);
+	cr_expect_str_eq(err.msg, "ActionResult refused: empty output path");
 }
 
 Test(cache_remote, hostile_entry_from_the_server_is_a_clear_error)

@@ -1,0 +1,491 @@
+/*
+ * Safe placement of files under a root: folders walked with openat and
+ * O_NOFOLLOW, destinations checked with fstatat, temporary files beside
+ * them, renamed together, or removed with the folders made for them. See
+ * base/place.h for the design.
+ */
+#define _GNU_SOURCE
+#include "base/place.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/error.h"
+#include "base/file.h"
+#include "base/mem.h"
+#include "base/banned.h"
+
+#define OOM(err) error_set(err, ERROR_NOMEM, "out of memory")
+#define NAME_KEEP 160		/* bytes of a name kept in its temp name */
+
+static const char hint_links[] =
+	"ripple never writes through a link, into a FIFO or onto a device: "
+	"remove it (it may be committed) and run again";
+
+/* "a symbolic link", "a FIFO", ... of an lstat mode. */
+static const char *
+kind_of(unsigned mode)
+{
+	return S_ISLNK(mode) ? "a symbolic link" : file_kind_name(mode);
+}
+
+/* ERROR_INVALID: rel is not written because `what` (a prefix) is `kind`. */
+static int
+refuse(const char *rel, const char *what, size_t what_len, const char *kind,
+       struct error *err)
+{
+	if (what_len == strlen(rel))
+		error_set(err, ERROR_INVALID, "'%s' is not written: it is %s",
+			  rel, kind);
+	else
+		error_set(err, ERROR_INVALID, "'%s' is not written: '%.*s' is "
+			  "%s", rel, (int)what_len, what, kind);
+	error_hint(err, hint_links);
+	return ERROR_INVALID;
+}
+
+/* Remember folder rel[0..len) as made by this placement. */
+static int
+note_made(struct place *p, const char *rel, size_t len, struct error *err)
+{
+	char *s;
+
+	if (!p)
+		return 0;
+	if (p->n_made == p->cap_made) {
+		size_t cap = p->cap_made ? 2 * p->cap_made : 8;
+		char **v = mem_realloc(p->made, cap * sizeof(*v));
+
+		if (!v)
+			return OOM(err);
+		p->made = v;
+		p->cap_made = cap;
+	}
+	s = mem_alloc(len + 1);
+	if (!s)
+		return OOM(err);
+	memcpy(s, rel, len);
+	s[len] = '\0';
+	p->made[p->n_made++] = s;
+	return 0;
+}
+
+/*
+ * Open the folder rel[0..len) under root_fd, one component at a time,
+ * never following a link; with p, make missing ones (noted in p). Returns
+ * the descriptor, or ERROR_NOT_FOUND (missing, without p), ERROR_INVALID,
+ * ERROR_IO. `whole` names the file being written, for messages.
+ */
+static int
+open_dir(struct place *p, int root_fd, const char *whole, const char *rel,
+	 size_t len, struct error *err)
+{
+	const int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC |
+			  O_NONBLOCK;
+	char comp[256];
+	size_t at = 0;
+	int cur = dup(root_fd);
+
+	if (cur < 0)
+		return error_set(err, ERROR_IO, "cannot open a folder: %s",
+				 strerror(errno));
+	while (at < len) {
+		const char *slash = memchr(rel + at, '/', len - at);
+		size_t end = slash ? (size_t)(slash - rel) : len;
+		struct stat st;
+		int next, made = 0;
+
+		if (end - at >= sizeof(comp)) {
+			close(cur);
+			return error_set(err, ERROR_INVALID, "'%s' is not "
+					 "written: a folder name is too long",
+					 whole);
+		}
+		memcpy(comp, rel + at, end - at);
+		comp[end - at] = '\0';
+	again:
+		next = openat(cur, comp, flags);
+		if (next < 0 && errno == ENOENT && p && !made) {
+			made = 1;
+			if (!mkdirat(cur, comp, 0777)) {
+				int rc = note_made(p, rel, end, err);
+
+				if (rc) {
+					close(cur);
+					return rc;
+				}
+			} else if (errno != EEXIST) {
+				int e = errno;
+
+				close(cur);
+				return error_set(err, ERROR_IO, "cannot make "
+						 "'%.*s': %s", (int)end, rel,
+						 strerror(e));
+			}
+			goto again;
+		}
+		if (next < 0) {
+			int e = errno;
+
+			if (e == ENOENT) {
+				close(cur);
+				return error_set(err, ERROR_NOT_FOUND,
+						 "'%.*s' does not exist",
+						 (int)end, rel);
+			}
+			if ((e == ELOOP || e == ENOTDIR) &&
+			    !fstatat(cur, comp, &st, AT_SYMLINK_NOFOLLOW)) {
+				close(cur);
+				return refuse(whole, rel, end,
+					      kind_of((unsigned)st.st_mode),
+					      err);
+			}
+			close(cur);
+			return error_set(err, ERROR_IO, "cannot open '%.*s': "
+					 "%s", (int)end, rel, strerror(e));
+		}
+		close(cur);
+		cur = next;
+		at = end + 1;
+	}
+	return cur;
+}
+
+/* The folder part of rel: its length (0 for none), and the name. */
+static size_t
+split(const char *rel, const char **name)
+{
+	const char *slash = strrchr(rel, '/');
+
+	*name = slash ? slash + 1 : rel;
+	return slash ? (size_t)(slash - rel) : 0;
+}
+
+/* 0 when dir_fd/name is missing or a regular file, else ERROR_INVALID. */
+static int
+dest_ok(int dir_fd, const char *name, const char *rel, struct error *err)
+{
+	struct stat st;
+
+	if (fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW)) {
+		if (errno == ENOENT)
+			return 0;
+		return error_set(err, ERROR_IO, "cannot check '%s': %s", rel,
+				 strerror(errno));
+	}
+	if (S_ISREG(st.st_mode))
+		return 0;
+	return refuse(rel, rel, strlen(rel), kind_of((unsigned)st.st_mode),
+		      err);
+}
+
+/* Create NAME.ripple-tmp-PID-RANDOM in dir_fd: its fd; *tmp owned. */
+static int
+make_tmp(int dir_fd, const char *name, const char *rel, char **tmp,
+	 struct error *err)
+{
+	size_t n = strlen(name), cap;
+	unsigned tries;
+
+	if (n > NAME_KEEP)
+		n = NAME_KEEP;
+	cap = n + sizeof(PLACE_TMP_MARK) + 32;
+	*tmp = mem_alloc(cap);
+	if (!*tmp)
+		return OOM(err);
+	for (tries = 0; tries < 100; tries++) {
+		uint32_t r = 0;
+		int fd;
+
+		if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
+			r = (uint32_t)time(NULL) * 2654435761u + tries;
+		snprintf(*tmp, cap, "%.*s%s%ld-%08x", (int)n, name,
+			 PLACE_TMP_MARK, (long)getpid(), (unsigned)r);
+		fd = openat(dir_fd, *tmp, O_WRONLY | O_CREAT | O_EXCL |
+			    O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0)
+			return fd;
+		if (errno != EEXIST)
+			break;
+	}
+	error_set(err, ERROR_IO, "cannot create a temporary file for '%s': "
+		  "%s", rel, strerror(errno));
+	mem_free(*tmp);
+	*tmp = NULL;
+	return ERROR_IO;
+}
+
+int
+place_open(struct place *p, const char *root, struct error *err)
+{
+	memset(p, 0, sizeof(*p));
+	p->root_fd = -1;
+	p->root = mem_strdup(root);
+	if (!p->root)
+		return OOM(err);
+	p->root_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (p->root_fd < 0)
+		return error_set(err, errno == ENOENT ? ERROR_NOT_FOUND
+						      : ERROR_IO,
+				 "cannot open '%s': %s", root, strerror(errno));
+	return 0;
+}
+
+int
+place_stage(struct place *p, const char *rel, unsigned mode,
+	    struct error *err)
+{
+	struct place_file *f;
+	const char *name;
+	size_t dlen = split(rel, &name);
+	int rc;
+
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 8;
+		struct place_file *v = mem_realloc(p->files, cap * sizeof(*v));
+
+		if (!v)
+			return OOM(err);
+		p->files = v;
+		p->cap = cap;
+	}
+	f = &p->files[p->n];
+	memset(f, 0, sizeof(*f));
+	f->fd = -1;
+	f->mode = mode;
+	f->rel = mem_strdup(rel);
+	if (!f->rel)
+		return OOM(err);
+	f->dir_fd = open_dir(p, p->root_fd, rel, rel, dlen, err);
+	if (f->dir_fd < 0) {
+		rc = f->dir_fd;
+		goto fail;
+	}
+	rc = dest_ok(f->dir_fd, name, rel, err);
+	if (!rc)
+		rc = make_tmp(f->dir_fd, name, rel, &f->tmp, err);
+	if (rc < 0) {
+		close(f->dir_fd);
+		goto fail;
+	}
+	f->fd = rc;
+	return (int)p->n++;
+fail:
+	mem_free(f->rel);
+	return rc;
+}
+
+int
+place_fd(const struct place *p, size_t i)
+{
+	return p->files[i].fd;
+}
+
+char *
+place_tmp_path(const struct place *p, size_t i)
+{
+	const struct place_file *f = &p->files[i];
+	const char *name;
+	size_t dlen = split(f->rel, &name);
+	size_t n = strlen(p->root) + dlen + strlen(f->tmp) + 3;
+	char *s = mem_alloc(n);
+
+	if (s)
+		snprintf(s, n, "%s/%.*s%s%s", p->root, (int)dlen, f->rel,
+			 dlen ? "/" : "", f->tmp);
+	return s;
+}
+
+int
+place_commit(struct place *p, struct error *err)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		struct place_file *f = &p->files[i];
+
+		if (fchmod(f->fd, f->mode) || close(f->fd)) {
+			f->fd = -1;
+			return error_set(err, ERROR_IO, "cannot write '%s': %s",
+					 f->rel, strerror(errno));
+		}
+		f->fd = -1;
+	}
+	for (i = 0; i < p->n; i++) {
+		struct place_file *f = &p->files[i];
+		const char *name;
+		int rc;
+
+		split(f->rel, &name);
+		rc = dest_ok(f->dir_fd, name, f->rel, err);
+		if (rc)
+			return rc;
+		if (renameat(f->dir_fd, f->tmp, f->dir_fd, name))
+			return error_set(err, ERROR_IO, "cannot rename into "
+					 "'%s': %s", f->rel, strerror(errno));
+		mem_free(f->tmp);
+		f->tmp = NULL;
+	}
+	p->committed = 1;
+	return 0;
+}
+
+void
+place_close(struct place *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->n; i++) {
+		struct place_file *f = &p->files[i];
+
+		if (f->fd >= 0)
+			close(f->fd);
+		if (f->tmp)
+			unlinkat(f->dir_fd, f->tmp, 0);
+		close(f->dir_fd);
+		mem_free(f->tmp);
+		mem_free(f->rel);
+	}
+	for (i = p->n_made; i-- > 0;) {
+		if (!p->committed && p->root_fd >= 0)
+			unlinkat(p->root_fd, p->made[i], AT_REMOVEDIR);
+		mem_free(p->made[i]);
+	}
+	if (p->root_fd >= 0)
+		close(p->root_fd);
+	mem_free(p->made);
+	mem_free(p->files);
+	mem_free(p->root);
+	memset(p, 0, sizeof(*p));
+	p->root_fd = -1;
+}
+
+int
+place_read_open(const char *root, const char *rel, struct error *err)
+{
+	const char *name;
+	size_t dlen = split(rel, &name);
+	struct stat st;
+	int root_fd, dir_fd, fd, e, flags;
+
+	root_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (root_fd < 0)
+		return error_set(err, errno == ENOENT ? ERROR_NOT_FOUND
+						      : ERROR_IO,
+				 "cannot open '%s': %s", root, strerror(errno));
+	dir_fd = open_dir(NULL, root_fd, rel, rel, dlen, err);
+	close(root_fd);
+	if (dir_fd < 0)
+		return dir_fd;
+	fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+		    O_NOCTTY | O_CLOEXEC);
+	e = errno;
+	if (fd < 0 && e == ELOOP &&
+	    !fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW)) {
+		close(dir_fd);
+		return refuse(rel, rel, strlen(rel),
+			      kind_of((unsigned)st.st_mode), err);
+	}
+	close(dir_fd);
+	if (fd < 0)
+		return error_set(err, e == ENOENT ? ERROR_NOT_FOUND : ERROR_IO,
+				 "cannot open '%s': %s", rel, strerror(e));
+	if (fstat(fd, &st)) {
+		e = errno;
+		close(fd);
+		return error_set(err, ERROR_IO, "cannot read '%s': %s", rel,
+				 strerror(e));
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return refuse(rel, rel, strlen(rel),
+			      kind_of((unsigned)st.st_mode), err);
+	}
+	flags = fcntl(fd, F_GETFL);
+	if (flags >= 0)
+		fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+	return fd;
+}
+
+/* The PID in a temp file's name, or 0 when it is not one of ours. */
+static long
+tmp_pid(const char *name)
+{
+	const char *m = strstr(name, PLACE_TMP_MARK);
+	const char *p;
+	long pid = 0;
+
+	if (!m)
+		return 0;
+	for (p = m + strlen(PLACE_TMP_MARK); *p >= '0' && *p <= '9'; p++) {
+		pid = pid * 10 + (*p - '0');
+		if (pid > 1L << 30)
+			return 0;
+	}
+	if (*p != '-' || p == m + strlen(PLACE_TMP_MARK))
+		return 0;
+	for (p++; *p; p++)
+		if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
+			return 0;
+	return pid;
+}
+
+int
+place_sweep(const char *root, const char *rel_dir, struct error *err)
+{
+	struct dirent *de;
+	struct error e;
+	DIR *d;
+	int root_fd, dir_fd, removed = 0;
+
+	root_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (root_fd < 0)
+		return errno == ENOENT ? 0
+				       : error_set(err, ERROR_IO, "cannot open "
+						   "'%s': %s", root,
+						   strerror(errno));
+	error_init(&e);
+	dir_fd = open_dir(NULL, root_fd, rel_dir, rel_dir, strlen(rel_dir),
+			  &e);
+	close(root_fd);
+	if (dir_fd == ERROR_NOT_FOUND)
+		return 0;
+	if (dir_fd < 0) {
+		if (err && !err->code)
+			*err = e;
+		return dir_fd;
+	}
+	d = fdopendir(dir_fd);
+	if (!d) {
+		close(dir_fd);
+		return error_set(err, ERROR_IO, "cannot list '%s': %s",
+				 rel_dir, strerror(errno));
+	}
+	while ((de = readdir(d))) {
+		long pid = tmp_pid(de->d_name);
+		struct stat st;
+
+		if (!pid || pid == (long)getpid() ||
+		    !(kill((pid_t)pid, 0) && errno == ESRCH))
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+		    !S_ISREG(st.st_mode))
+			continue;
+		if (!unlinkat(dirfd(d), de->d_name, 0))
+			removed++;
+	}
+	closedir(d);
+	return removed;
+}

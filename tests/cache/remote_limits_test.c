@@ -1,0 +1,248 @@
+/*
+ * Suite cache_remote_limits: the remote cache client's bounds and its
+ * placement of downloads, against a real nginx ("/slow/" serves at
+ * 100 bytes/s): a request's total time and low-speed limit (options and
+ * their environment variables), a stop flag that ends a transfer at once,
+ * and a download that never goes through a link at its destination.
+ */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/error.h"
+#include "cache/remote.h"
+#include "tests/support/nginx.h"
+#include "tests/support/support.h"
+
+static struct t_nginx ng;
+static int ng_up;
+static char *tmp;
+
+static void
+setup(void)
+{
+	struct error err;
+
+	error_init(&err);
+	cr_assert_eq(remote_global_init(&err), 0, "%s", err.msg);
+	tmp = t_tmpdir();
+}
+
+static void
+teardown(void)
+{
+	if (ng_up)
+		t_nginx_free(&ng);
+	ng_up = 0;
+	t_rmtree(tmp);
+	free(tmp);
+	remote_global_cleanup();
+}
+
+TestSuite(cache_remote_limits, .init = setup, .fini = teardown,
+	  .timeout = 60);
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+Test(cache_remote_limits, limits_parse_and_bad_values_are_named)
+{
+	struct remote_options o = REMOTE_OPTIONS_INIT;
+	static const char *const bad[] = { "", "100", "x:1", "1:x", "0:5",
+					   "5:0", "-1:2", "100:2:3" };
+	struct error err;
+	size_t i;
+
+	cr_expect_eq(o.low_speed_limit, 1024);
+	cr_expect_eq(o.low_speed_time_s, 30);
+	cr_expect_eq(o.timeout_s, 600);
+	error_init(&err);
+	cr_expect_eq(remote_options_low_speed(&o, "100:2", &err), 0);
+	cr_expect_eq(o.low_speed_limit, 100);
+	cr_expect_eq(o.low_speed_time_s, 2);
+	cr_expect_eq(remote_options_low_speed(&o, "0:0", &err), 0);
+	cr_expect_eq(o.low_speed_limit, 0);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		error_init(&err);
+		cr_expect_eq(remote_options_low_speed(&o, bad[i], &err),
+			     ERROR_INVALID, "'%s'", bad[i]);
+	}
+	cr_expect_eq(remote_options_timeout(&o, "0", &err), 0);
+	cr_expect_eq(o.timeout_s, 0);
+	error_init(&err);
+	cr_expect_eq(remote_options_timeout(&o, "ten", &err), ERROR_INVALID);
+	cr_expect_str_eq(err.msg, "request timeout 'ten' is not a number of "
+			 "seconds");
+	setenv("RIPPLE_REMOTE_TIMEOUT", "7", 1);
+	setenv("RIPPLE_REMOTE_LOW_SPEED", "10:3", 1);
+	error_init(&err);
+	cr_expect_eq(remote_options_limits_from_env(&o, &err), 0, "%s",
+		     err.msg);
+	cr_expect(o.timeout_s == 7 && o.low_speed_limit == 10 &&
+		  o.low_speed_time_s == 3);
+	setenv("RIPPLE_REMOTE_LOW_SPEED", "fast", 1);
+	error_init(&err);
+	cr_expect_eq(remote_options_limits_from_env(&o, &err), ERROR_INVALID);
+	cr_expect(strstr(err.msg, "RIPPLE_REMOTE_LOW_SPEED: low-speed limit "
+			 "'fast'") == err.msg, "%s", err.msg);
+	unsetenv("RIPPLE_REMOTE_TIMEOUT");
+	unsetenv("RIPPLE_REMOTE_LOW_SPEED");
+}
+
+/* A 20,000-byte blob on the server: 200 s through "/slow/". */
+static void
+slow_blob(struct remote_digest *d)
+{
+	struct remote *r = NULL;
+	struct error err;
+	char why[512], *big = malloc(20000);
+
+	if (t_nginx_start(&ng, why, sizeof(why)))
+		cr_skip_test("%s", why);
+	ng_up = 1;
+	cr_assert_not_null(big);
+	memset(big, 's', 20000);
+	error_init(&err);
+	cr_assert_eq(remote_open(ng.url, NULL, &r, &err), 0, "%s", err.msg);
+	cr_assert_eq(remote_cas_put_buf(r, big, 20000, d, &err), 0, "%s",
+		     err.msg);
+	remote_close(r);
+	free(big);
+}
+
+static struct remote *
+open_slow(const struct remote_options *o)
+{
+	struct remote *r = NULL;
+	struct error err;
+	char url[128];
+
+	snprintf(url, sizeof(url), "%s/slow", ng.url);
+	error_init(&err);
+	cr_assert_eq(remote_open(url, o, &r, &err), 0, "%s", err.msg);
+	return r;
+}
+
+Test(cache_remote_limits, a_request_past_its_total_time_is_cut_off)
+{
+	struct remote_options o = REMOTE_OPTIONS_INIT;
+	struct remote_digest d;
+	struct remote *r;
+	struct error err;
+	char *dest;
+	double t0;
+
+	slow_blob(&d);
+	o.low_speed_limit = 0;
+	o.low_speed_time_s = 0;
+	o.timeout_s = 1;
+	o.retries = 0;
+	r = open_slow(&o);
+	dest = malloc(strlen(tmp) + 8);
+	snprintf(dest, strlen(tmp) + 8, "%s/blob", tmp);
+	error_init(&err);
+	t0 = now_s();
+	cr_expect_eq(remote_cas_get_file(r, &d, dest, 0644, &err), ERROR_IO);
+	cr_expect_lt(now_s() - t0, 5.0);
+	cr_expect(strstr(err.msg, "timed out") != NULL, "%s", err.msg);
+	cr_expect_neq(access(dest, F_OK), 0, "nothing placed");
+	remote_close(r);
+	free(dest);
+}
+
+static volatile sig_atomic_t stop;
+
+static void
+on_alarm(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+Test(cache_remote_limits, a_stop_flag_ends_a_transfer_at_once)
+{
+	struct remote_options o = REMOTE_OPTIONS_INIT;
+	struct itimerval it;
+	struct remote_digest d;
+	struct remote *r;
+	struct error err;
+	char *dest;
+	double t0;
+
+	slow_blob(&d);
+	o.cancel = &stop;
+	r = open_slow(&o);
+	dest = malloc(strlen(tmp) + 8);
+	snprintf(dest, strlen(tmp) + 8, "%s/blob", tmp);
+	signal(SIGALRM, on_alarm);
+	memset(&it, 0, sizeof(it));
+	it.it_value.tv_usec = 500000;
+	setitimer(ITIMER_REAL, &it, NULL);
+	error_init(&err);
+	t0 = now_s();
+	cr_expect_eq(remote_cas_get_file(r, &d, dest, 0644, &err), ERROR_IO);
+	cr_expect_lt(now_s() - t0, 2.0, "stopped within 2 s");
+	cr_expect(strstr(err.msg, "interrupted") != NULL, "%s", err.msg);
+	remote_close(r);
+	{
+		struct run_result l = t_sh(tmp, "ls -A");
+
+		cr_expect_str_eq(l.out, "", "no file or temp file: %s", l.out);
+		t_result_release(&l);
+	}
+	free(dest);
+	signal(SIGALRM, SIG_DFL);
+}
+
+Test(cache_remote_limits, a_download_never_goes_through_a_link)
+{
+	struct remote *r = NULL;
+	struct remote_digest d;
+	struct error err;
+	char why[512], *dest, *victim;
+
+	if (t_nginx_start(&ng, why, sizeof(why)))
+		cr_skip_test("%s", why);
+	ng_up = 1;
+	error_init(&err);
+	cr_assert_eq(remote_open(ng.url, NULL, &r, &err), 0, "%s", err.msg);
+	cr_assert_eq(remote_cas_put_buf(r, "evil\n", 5, &d, &err), 0, "%s",
+		     err.msg);
+	t_write(tmp, "victim", "precious\n");
+	{
+		struct run_result l = t_sh(tmp, "mkdir in && ln -s ../victim "
+					   "in/out");
+
+		cr_assert_eq(l.status, 0, "%s", l.err);
+		t_result_release(&l);
+	}
+	dest = malloc(strlen(tmp) + 16);
+	snprintf(dest, strlen(tmp) + 16, "%s/in/out", tmp);
+	error_init(&err);
+	cr_expect_eq(remote_cas_get_file(r, &d, dest, 0644, &err),
+		     ERROR_INVALID);
+	cr_expect_str_eq(err.msg, "'out' is not written: it is a symbolic "
+			 "link");
+	victim = malloc(strlen(tmp) + 16);
+	snprintf(victim, strlen(tmp) + 16, "%s/victim", tmp);
+	{
+		char *v = t_read(victim);
+
+		cr_expect_str_eq(v, "precious\n");
+		free(v);
+	}
+	remote_close(r);
+	free(dest);
+	free(victim);
+}

@@ -1,0 +1,628 @@
+/*
+ * Suite e2e_remote_trust: what a hostile or broken remote cache can do to
+ * a consumer, tried against a real nginx on loopback (and a drip server,
+ * tests/support/drip.h). A producer on main runs and publishes honestly;
+ * entries are then crafted as a cache writer would (raw protobuf, so the
+ * encoder's own checks are no obstacle), and a consumer clone fetches or
+ * runs. The most an entry may do is make its node rebuild: it never
+ * writes outside its node's declared outputs, never leaves part of a set
+ * behind, never writes through a link or into a FIFO, and neither a slow
+ * server nor a signal leaves a command hanging or temporary files behind.
+ */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/error.h"
+#include "cache/remote.h"
+#include "engine/plan/record.h"
+#include "graph/digest.h"
+#include "tests/support/drip.h"
+#include "tests/support/nginx.h"
+#include "tests/support/support.h"
+
+#define WHEEL "artifact:wheel"
+/* Every path of a clone but git's objects and ripple's own folder. */
+#define TREE "find . \\( -path ./.git/objects -o -path ./.ripple \\) " \
+	"-prune -o -print"
+
+static struct t_nginx ng;
+static struct t_drip drip;
+static int ng_up;
+static char *tmp;
+
+static void
+setup(void)
+{
+	tmp = t_tmpdir();
+}
+
+static void
+teardown(void)
+{
+	t_drip_stop(&drip);
+	if (ng_up)
+		t_nginx_free(&ng);
+	ng_up = 0;
+	t_rmtree(tmp);
+	free(tmp);
+}
+
+TestSuite(e2e_remote_trust, .init = setup, .fini = teardown, .timeout = 240);
+
+/* Output of a shell command in TMP, trailing newlines cut; must succeed. */
+static char *
+sh(const char *cmd)
+{
+	struct run_result r = t_sh(tmp, cmd);
+	size_t n;
+
+	cr_assert_eq(r.status, 0, "'%s' failed: %s%s", cmd, r.out, r.err);
+	n = strlen(r.out);
+	while (n && r.out[n - 1] == '\n')
+		r.out[--n] = '\0';
+	free(r.err);
+	return r.out;
+}
+
+static const char rules[] =
+	"version: 1\n"
+	"sources:\n"
+	"  src: {paths: [src/**]}\n"
+	"artifacts:\n"
+	"  wheel:\n"
+	"    inputs: [src]\n"
+	"    command: [sh, -c, 'mkdir -p dist && yes wheel | head -c 600 > "
+	"dist/w.bin && cat src/a.c >> dist/w.bin && : > dist/py.typed']\n"
+	"    outputs: [dist/w.bin, dist/py.typed]\n"
+	"tests:\n"
+	"  unit:\n"
+	"    needs: [wheel]\n"
+	"    command: [sh, -c, 'grep -q wheel dist/w.bin']\n"
+	"policy:\n"
+	"  trusted-refs: [refs/heads/main]\n";
+
+/* nginx, an origin on main, producer `a` (published) and consumer `b`. */
+static void
+start(void)
+{
+	char why[512];
+	struct run_result r;
+	/* Only the wheel: the consumer's test runs and needs its bytes. */
+	const char *run[] = { "run", "wheel", "--remote-cache", NULL, NULL };
+
+	if (t_nginx_start(&ng, why, sizeof(why)))
+		cr_skip_test("%s", why);
+	ng_up = 1;
+	free(sh("git init -q -b main origin"));
+	t_write(tmp, "origin/ripple.yml", rules);
+	t_write(tmp, "origin/.gitignore", ".ripple/\ndist/\nwheelhouse/\n");
+	t_write(tmp, "origin/src/a.c", "int a;\n");
+	free(sh("cd origin && git add -A && git -c user.name=t -c "
+		"user.email=t@example.com commit -qm init && cd .. && "
+		"git clone -q origin a && git clone -q origin b"));
+	run[3] = ng.url;
+	snprintf(why, sizeof(why), "%s/a", tmp);
+	r = t_ripple(why, run);
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_assert(strstr(r.err, "published 1 nodes") != NULL, "%s", r.err);
+	t_result_release(&r);
+}
+
+/* ripple ARGV... in TMP/b, with the remote cache at `url`. */
+static struct run_result
+rip_b(const char *url, const char *const *argv)
+{
+	const char *v[32];
+	char dir[PATH_MAX];
+	size_t n = 0;
+
+	v[n++] = "--remote-cache";
+	v[n++] = url;
+	while (argv[n - 2] && n < 30) {
+		v[n] = argv[n - 2];
+		n++;
+	}
+	v[n] = NULL;
+	snprintf(dir, sizeof(dir), "%s/b", tmp);
+	return t_ripple(dir, v);
+}
+
+/* The whole file at path into *len bytes (malloc'd). */
+static unsigned char *
+slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char *p = malloc(1 << 20);
+
+	cr_assert(f && p, "%s", path);
+	*len = fread(p, 1, 1 << 20, f);
+	fclose(f);
+	return p;
+}
+
+static void
+spill(const char *path, const void *p, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	cr_assert_not_null(f, "%s", path);
+	cr_assert_eq(fwrite(p, 1, n, f), n);
+	fclose(f);
+}
+
+/* Put bytes into the server's CAS; their digest into *d. */
+static void
+cas_put(const void *p, size_t n, struct remote_digest *d)
+{
+	char path[PATH_MAX];
+	struct error err;
+
+	error_init(&err);
+	cr_assert_eq(remote_digest_buf(p, n, d, &err), 0, "%s", err.msg);
+	snprintf(path, sizeof(path), "%s/cas/%s", ng.root, d->hash);
+	spill(path, p, n);
+}
+
+/* ---- raw protobuf, so nothing checks what a hostile writer writes ---- */
+
+static size_t
+varint(unsigned char *p, uint64_t v)
+{
+	size_t n = 0;
+
+	do {
+		p[n++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+	return n;
+}
+
+static size_t
+field_bytes(unsigned char *p, unsigned field, const void *s, size_t len)
+{
+	size_t n = varint(p, (uint64_t)field << 3 | 2);
+
+	n += varint(p + n, len);
+	memcpy(p + n, s, len);
+	return n + len;
+}
+
+/* An OutputFile as ActionResult field 2. */
+static size_t
+pb_output(unsigned char *p, const char *path, const struct remote_digest *d,
+	  int exec)
+{
+	unsigned char dg[128], of[8192];
+	size_t nd = field_bytes(dg, 1, d->hash, 64), no;
+
+	nd += varint(dg + nd, 2 << 3);
+	nd += varint(dg + nd, (uint64_t)d->size);
+	no = field_bytes(of, 1, path, strlen(path));
+	no += field_bytes(of + no, 2, dg, nd);
+	if (exec) {
+		no += varint(of + no, 4 << 3);
+		no += varint(of + no, 1);
+	}
+	return field_bytes(p, 2, of, no);
+}
+
+/* ---- the wheel's entry, as a cache writer sees it ---- */
+
+struct entry {
+	char ac[PATH_MAX + 512];	/* the AC file on the server */
+	struct remote_action a;		/* decoded */
+	json_t *rec;			/* the record blob */
+};
+
+static void
+entry_load(struct entry *e)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+	struct dirent *de;
+	struct error err;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%s/ac", ng.root);
+	d = opendir(dir);
+	cr_assert_not_null(d);
+	while ((de = readdir(d))) {
+		unsigned char *p;
+		size_t n;
+		json_t *j;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(e->ac, sizeof(e->ac), "%s/%s", dir, de->d_name);
+		p = slurp(e->ac, &n);
+		error_init(&err);
+		cr_assert_eq(remote_action_decode(p, n, &e->a, &err), 0, "%s",
+			     err.msg);
+		free(p);
+		snprintf(path, sizeof(path), "%s/cas/%s", ng.root,
+			 e->a.record.hash);
+		j = json_load_file(path, 0, NULL);
+		cr_assert_not_null(j);
+		if (!strcmp(json_string_value(json_object_get(j, "node")),
+			    WHEEL)) {
+			e->rec = j;
+			closedir(d);
+			return;
+		}
+		json_decref(j);
+		remote_action_release(&e->a);
+	}
+	cr_assert_fail("no entry of %s on the server", WHEEL);
+}
+
+/*
+ * Write the entry back with one more output `path` holding `text` (NULL:
+ * none), listed in the record too, and the record's output digest made
+ * right over every file (or wrong, `wrong`).
+ */
+static void
+entry_craft(struct entry *e, const char *path, const char *text, int wrong)
+{
+	const char *names[8];
+	char files[8][PATH_MAX], *blob;
+	const char *fp[8];
+	unsigned char buf[65536];
+	struct remote_digest extra, recd;
+	struct digest od;
+	struct error err;
+	size_t i, n = 0, len = 0;
+
+	t_write(tmp, "empty", "");
+	for (i = 0; i < e->a.n; i++) {
+		names[n] = e->a.outputs[i].path;
+		/* The empty blob is never uploaded (every server has it). */
+		if (e->a.outputs[i].digest.size)
+			snprintf(files[n], PATH_MAX, "%s/cas/%s", ng.root,
+				 e->a.outputs[i].digest.hash);
+		else
+			snprintf(files[n], PATH_MAX, "%s/empty", tmp);
+		n++;
+	}
+	if (path) {
+		cas_put(text, strlen(text), &extra);
+		names[n] = path;
+		snprintf(files[n], PATH_MAX, "%s/cas/%s", ng.root, extra.hash);
+		n++;
+		json_array_append_new(json_object_get(e->rec, "artifacts"),
+				      json_string(path));
+	}
+	for (i = 0; i < n; i++)
+		fp[i] = files[i];
+	error_init(&err);
+	cr_assert_eq(record_output_digest_files(names, fp, n, &od, &err), 0,
+		     "%s", err.msg);
+	json_object_set_new(e->rec, "output_digest", json_string(
+		wrong ? "0123456789abcdef0123456789abcdef" : od.hex));
+	blob = json_dumps(e->rec, JSON_SORT_KEYS | JSON_COMPACT);
+	cas_put(blob, strlen(blob), &recd);
+	free(blob);
+	for (i = 0; i < e->a.n; i++)
+		len += pb_output(buf + len, e->a.outputs[i].path,
+				 &e->a.outputs[i].digest,
+				 e->a.outputs[i].executable);
+	if (path)
+		len += pb_output(buf + len, path, &extra, 1);
+	len += pb_output(buf + len, REMOTE_RECORD_PATH, &recd, 0);
+	spill(e->ac, buf, len);
+}
+
+static void
+entry_release(struct entry *e)
+{
+	remote_action_release(&e->a);
+	json_decref(e->rec);
+}
+
+/* No temporary file of a placement anywhere under TMP/b. */
+static void
+no_temp_files(void)
+{
+	char *s = sh("find b -name '*.ripple-tmp-*'");
+
+	cr_expect_str_eq(s, "", "temp files left: %s", s);
+	free(s);
+}
+
+Test(e2e_remote_trust, an_entry_listing_a_git_hook_writes_nothing_there)
+{
+	const char *fetch[] = { "fetch", "wheel", NULL };
+	const char *run[] = { "run", "--remote-read-only", NULL };
+	struct entry e;
+	struct run_result r;
+	char *s;
+
+	start();
+	memset(&e, 0, sizeof(e));
+	entry_load(&e);
+	entry_craft(&e, ".git/hooks/post-checkout",
+		    "#!/bin/sh\necho pwned > ../pwned\n", 0);
+	r = rip_b(ng.url, fetch);
+	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.err, ".git/hooks/post-checkout") != NULL, "%s",
+		  r.err);
+	cr_expect(strstr(r.err, ng.url) != NULL, "names the server: %s",
+		  r.err);
+	cr_expect(strstr(r.err, "no ok record of its key") != NULL, "%s",
+		  r.err);
+	t_result_release(&r);
+	r = rip_b(ng.url, run);
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "1 built, 0 reused") != NULL,
+		  "the node rebuilds: %s", r.out);
+	t_result_release(&r);
+	s = sh("ls b/.git/hooks; test ! -e b/.git/hooks/post-checkout && "
+	       "echo absent");
+	cr_expect(strstr(s, "absent") != NULL, "%s", s);
+	free(s);
+	entry_release(&e);
+}
+
+Test(e2e_remote_trust, an_entry_listing_a_source_file_makes_its_node_rebuild)
+{
+	const char *fetch[] = { "fetch", "wheel", NULL };
+	const char *plan[] = { "plan", "--reuse", "any", NULL };
+	struct entry e;
+	struct run_result r;
+	char *s;
+
+	start();
+	memset(&e, 0, sizeof(e));
+	entry_load(&e);
+	entry_craft(&e, "src/a.c", "int evil;\n", 0);
+	r = rip_b(ng.url, plan);
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.err, "lists 'src/a.c', not one of the node's "
+			 "outputs") != NULL, "%s", r.err);
+	cr_expect(strstr(r.err, ng.url) != NULL, "names the server: %s",
+		  r.err);
+	cr_expect(strstr(r.err, json_string_value(json_object_get(e.rec,
+				"key"))) != NULL, "names the key: %s", r.err);
+	cr_expect(strstr(r.out, "1 build") != NULL, "%s", r.out);
+	t_result_release(&r);
+	r = rip_b(ng.url, fetch);
+	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+	t_result_release(&r);
+	s = sh("cat b/src/a.c");
+	cr_expect_str_eq(s, "int a;");
+	free(s);
+	entry_release(&e);
+}
+
+Test(e2e_remote_trust, a_wrong_digest_entry_leaves_the_tree_as_it_was)
+{
+	const char *fetch[] = { "fetch", "wheel", NULL };
+	char *before, *after;
+	struct entry e;
+	struct run_result r;
+
+	start();
+	memset(&e, 0, sizeof(e));
+	entry_load(&e);
+	/* Paths a hostile writer likes, and a digest that cannot match. */
+	entry_craft(&e, ".git/config", "[core]\n\tfsmonitor = touch pwned\n",
+		    1);
+	free(sh("mkdir -p b/dist && echo old > b/dist/w.bin"));
+	before = sh("cd b && " TREE " | LC_ALL=C sort && md5sum .git/config dist/w.bin");
+	r = rip_b(ng.url, fetch);
+	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+	t_result_release(&r);
+	after = sh("cd b && " TREE " | LC_ALL=C sort && md5sum .git/config dist/w.bin");
+	cr_expect_str_eq(after, before);
+	free(before);
+	free(after);
+	entry_release(&e);
+}
+
+Test(e2e_remote_trust, a_wrong_output_digest_places_no_file_of_the_set)
+{
+	const char *fetch[] = { "fetch", "wheel", NULL };
+	char *before, *after;
+	struct entry e;
+	struct run_result r;
+
+	start();
+	memset(&e, 0, sizeof(e));
+	entry_load(&e);
+	/* Declared paths only; the record's digest is wrong. */
+	entry_craft(&e, NULL, NULL, 1);
+	free(sh("mkdir -p b/dist && echo old > b/dist/w.bin"));
+	before = sh("cd b && " TREE " | LC_ALL=C sort && md5sum dist/w.bin");
+	r = rip_b(ng.url, fetch);
+	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.err, "not the record's") != NULL, "%s", r.err);
+	t_result_release(&r);
+	after = sh("cd b && " TREE " | LC_ALL=C sort && md5sum dist/w.bin");
+	cr_expect_str_eq(after, before);
+	free(before);
+	free(after);
+	entry_release(&e);
+}
+
+Test(e2e_remote_trust, an_empty_output_is_not_written_through_a_link)
+{
+	const char *fetch[] = { "fetch", "wheel", NULL };
+	struct run_result r;
+	char *s;
+
+	start();
+	free(sh("echo precious > victim && mkdir -p b/dist && "
+		"ln -s ../../victim b/dist/py.typed"));
+	r = rip_b(ng.url, fetch);
+	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.err, "'dist/py.typed' is not written: it is a "
+			 "symbolic link") != NULL, "%s", r.err);
+	t_result_release(&r);
+	s = sh("cat victim; ls b/dist");
+	cr_expect_str_eq(s, "precious\npy.typed");
+	free(s);
+	no_temp_files();
+}
+
+Test(e2e_remote_trust, a_fifo_or_dev_zero_at_an_output_is_refused_at_once)
+{
+	char cmd[3 * PATH_MAX], *s;
+	const char *bin = getenv("RIPPLE_BIN");
+	char *abs = realpath(bin && bin[0] ? bin : "build/ripple", NULL);
+
+	cr_assert_not_null(abs);
+	start();
+	/* A FIFO: fetch and run (bytes on demand for the test) end. */
+	snprintf(cmd, sizeof(cmd), "mkdir -p b/dist && mkfifo b/dist/w.bin "
+		 "&& cd b && { timeout -s KILL 20 '%s' --remote-cache %s "
+		 "fetch wheel; echo \"fetch $?\"; timeout -s KILL 20 '%s' "
+		 "--remote-cache %s --remote-read-only run --reuse any; "
+		 "echo \"run $?\"; } 2>&1", abs, ng.url, abs, ng.url);
+	s = sh(cmd);
+	cr_expect(strstr(s, "fetch 1") != NULL, "%s", s);
+	cr_expect(strstr(s, "'dist/w.bin' is not written: it is a FIFO") !=
+		  NULL, "%s", s);
+	cr_expect(strstr(s, "run 1") != NULL, "%s", s);
+	free(s);
+	/* /dev/zero behind a link. */
+	snprintf(cmd, sizeof(cmd), "rm b/dist/w.bin && ln -s /dev/zero "
+		 "b/dist/w.bin && cd b && { timeout -s KILL 20 '%s' "
+		 "--remote-cache %s fetch wheel; echo \"fetch $?\"; } 2>&1",
+		 abs, ng.url);
+	s = sh(cmd);
+	cr_expect(strstr(s, "fetch 1") != NULL, "%s", s);
+	cr_expect(strstr(s, "'dist/w.bin' is not written: it is a symbolic "
+			 "link") != NULL, "%s", s);
+	free(s);
+	free(abs);
+}
+
+/* The wheel blob's hash (what the drip server drips). */
+static char *
+wheel_hash(void)
+{
+	return sh("sha256sum < a/dist/w.bin | cut -c1-64");
+}
+
+Test(e2e_remote_trust, a_dripping_server_is_cut_off)
+{
+	char cmd[3 * PATH_MAX], why[256], *h, *s;
+	const char *bin = getenv("RIPPLE_BIN");
+	char *abs = realpath(bin && bin[0] ? bin : "build/ripple", NULL);
+
+	cr_assert_not_null(abs);
+	start();
+	h = wheel_hash();
+	cr_assert_eq(t_drip_start(&drip, ng.root, h, 2, why, sizeof(why)), 0,
+		     "%s", why);
+	/* 100 B/s for 2 s: the 600-byte blob at 2 B/s is cut off; the
+	 * three attempts take ~7 s, nowhere near the drip's 5 minutes. */
+	snprintf(cmd, sizeof(cmd), "cd b && { RIPPLE_REMOTE_LOW_SPEED=100:2 "
+		 "timeout -s KILL 60 '%s' --remote-cache %s fetch wheel; "
+		 "echo \"fetch $?\"; } 2>&1", abs, drip.url);
+	s = sh(cmd);
+	cr_expect(strstr(s, "fetch 1") != NULL, "%s", s);
+	cr_expect(strstr(s, "too slow") != NULL, "%s", s);
+	cr_expect(strstr(s, drip.url) != NULL, "names the server: %s", s);
+	free(s);
+	/* The whole request's time, with no low-speed limit. */
+	snprintf(cmd, sizeof(cmd), "cd b && { timeout -s KILL 60 '%s' "
+		 "--remote-cache %s --remote-low-speed 0:0 --remote-timeout 2 "
+		 "fetch wheel; echo \"fetch $?\"; } 2>&1", abs, drip.url);
+	s = sh(cmd);
+	cr_expect(strstr(s, "fetch 1") != NULL, "%s", s);
+	cr_expect(strstr(s, "timed out") != NULL, "%s", s);
+	free(s);
+	no_temp_files();
+	free(h);
+	free(abs);
+}
+
+/*
+ * `ripple CMD` in b against the drip server, SIGTERM once it is
+ * downloading: "STATUS MS" (exit status, milliseconds from the signal to
+ * the exit).
+ */
+static char *
+term_during_transfer(const char *abs, const char *cmd_args)
+{
+	char cmd[3 * PATH_MAX];
+
+	snprintf(cmd, sizeof(cmd), "cd b && { '%s' --remote-cache %s "
+		 "%s >/dev/null 2>&1 & pid=$!; "
+		 "i=0; while [ $i -lt 100 ] && ! ls dist 2>/dev/null | "
+		 "grep -q ripple-tmp; do sleep 0.1; i=$((i+1)); done; "
+		 "sleep 0.5; t0=$(date +%%s%%N); kill -TERM $pid; "
+		 "k=0; while kill -0 $pid 2>/dev/null && [ $k -lt 100 ]; do "
+		 "sleep 0.05; k=$((k+1)); done; t1=$(date +%%s%%N); "
+		 "kill -KILL $pid 2>/dev/null; wait $pid; rc=$?; "
+		 "echo \"$rc $(( (t1 - t0) / 1000000 ))\"; }",
+		 abs, drip.url, cmd_args);
+	return sh(cmd);
+}
+
+Test(e2e_remote_trust, sigterm_stops_fetch_and_run_during_a_transfer)
+{
+	char why[256], *h, *s;
+	const char *bin = getenv("RIPPLE_BIN");
+	char *abs = realpath(bin && bin[0] ? bin : "build/ripple", NULL);
+	int rc, ms;
+
+	cr_assert_not_null(abs);
+	start();
+	h = wheel_hash();
+	cr_assert_eq(t_drip_start(&drip, ng.root, h, 2, why, sizeof(why)), 0,
+		     "%s", why);
+	s = term_during_transfer(abs, "fetch wheel");
+	cr_assert_eq(sscanf(s, "%d %d", &rc, &ms), 2, "%s", s);
+	cr_expect_eq(rc, 130, "fetch exits 130 when stopped: %s", s);
+	cr_expect_lt(ms, 2000, "fetch stopped within 2 s: %s", s);
+	free(s);
+	no_temp_files();
+	s = term_during_transfer(abs, "--remote-read-only run --reuse any");
+	cr_assert_eq(sscanf(s, "%d %d", &rc, &ms), 2, "%s", s);
+	cr_expect_eq(rc, 130, "run exits 130 when stopped: %s", s);
+	cr_expect_lt(ms, 2000, "run stopped within 2 s: %s", s);
+	free(s);
+	no_temp_files();
+	free(h);
+	free(abs);
+}
+
+Test(e2e_remote_trust, a_killed_fetchs_temp_files_are_gone_after_the_next)
+{
+	const char *fetch[] = { "fetch", "wheel", NULL };
+	char cmd[3 * PATH_MAX], why[256], *h, *s;
+	const char *bin = getenv("RIPPLE_BIN");
+	char *abs = realpath(bin && bin[0] ? bin : "build/ripple", NULL);
+	struct run_result r;
+
+	cr_assert_not_null(abs);
+	start();
+	h = wheel_hash();
+	cr_assert_eq(t_drip_start(&drip, ng.root, h, 2, why, sizeof(why)), 0,
+		     "%s", why);
+	snprintf(cmd, sizeof(cmd), "cd b && { '%s' --remote-cache %s "
+		 "fetch wheel >/dev/null 2>&1 & pid=$!; i=0; "
+		 "while [ $i -lt 100 ] && ! ls dist 2>/dev/null | "
+		 "grep -q ripple-tmp; do sleep 0.1; i=$((i+1)); done; "
+		 "kill -KILL $pid; wait $pid; ls dist; }", abs, drip.url);
+	s = sh(cmd);
+	cr_assert(strstr(s, "w.bin.ripple-tmp-") != NULL,
+		  "the killed fetch left its temp file: %s", s);
+	free(s);
+	r = rip_b(ng.url, fetch);
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	t_result_release(&r);
+	no_temp_files();
+	s = sh("cmp a/dist/w.bin b/dist/w.bin && echo same");
+	cr_expect_str_eq(s, "same");
+	free(s);
+	free(h);
+	free(abs);
+}
