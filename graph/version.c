@@ -16,6 +16,7 @@
 
 #include "base/error.h"
 #include "base/mem.h"
+#include "graph/reach.h"
 #include "graph/repo_git.h"
 #include "base/banned.h"
 
@@ -266,7 +267,7 @@ worktree_dirty(git_repository *repo, const git_oid *commit, int *dirty,
 static int
 collect(git_repository *repo, const struct version_params *p,
 	const struct strv *names, struct cand *cands, size_t *n_cands,
-	const char *rev, struct error *err)
+	struct error *err)
 {
 	char refname[1024];
 	size_t i, n = 0;
@@ -284,8 +285,9 @@ collect(git_repository *repo, const struct version_params *p,
 			return git_fail(err, "cannot read a tag");
 		g = git_reference_peel(&obj, ref, GIT_OBJECT_COMMIT);
 		git_reference_free(ref);
-		if (g == GIT_ENOTFOUND && git_repository_is_shallow(repo) == 1)
-			return shallow_fail(err, rev);
+		/* A tag whose commit this shallow clone lacks is not in what
+		 * we have: the walks below (graph/reach.h) say when it could
+		 * still matter, and fail then. */
 		if (g < 0)	/* a tag of a tree or blob: not a version */
 			continue;
 		git_oid_cpy(&cands[n].oid, git_object_id(obj));
@@ -369,7 +371,7 @@ version_compute(git_repository *repo, const char *rev,
 	unsigned node_length;
 	git_oid oid;
 	char hex[GIT_OID_HEXSZ + 1];
-	int rc, g;
+	int rc, g, shallow;
 
 	memset(out, 0, sizeof(*out));
 	strv_init(&out->skipped, 1);
@@ -410,9 +412,20 @@ version_compute(git_repository *repo, const char *rev,
 		rc = error_set(err, ERROR_NOMEM, "out of memory");
 		goto done;
 	}
-	rc = collect(repo, p, &names, cands, &n_cands, revname, err);
+	rc = collect(repo, p, &names, cands, &n_cands, err);
 	if (rc < 0)
 		goto done;
+	shallow = git_repository_is_shallow(repo) == 1;
+	/* A tag at the commit itself decides without walking (a shallow
+	 * clone of a tag holds it at depth 1). */
+	for (i = 0; shallow && i < n_cands; i++)
+		if (git_oid_equal(&cands[i].oid, &oid)) {
+			struct cand t = cands[0];
+
+			cands[0] = cands[i];
+			cands[i] = t;
+			break;
+		}
 	for (i = 0; i < n_cands; i++) {
 		struct cand *c = &cands[i];
 
@@ -421,6 +434,22 @@ version_compute(git_repository *repo, const char *rev,
 			continue;
 		if (git_oid_equal(&c->oid, &oid)) {
 			c->distance = 0;
+		} else if (shallow) {
+			/* The nearest so far is at distance 0: skip walks. */
+			if (best && best->distance == 0)
+				continue;
+			g = graph_reach_in_shallow(repo, &oid, &c->oid,
+						   &c->distance, err);
+			if (g < 0) {
+				rc = g;
+				goto done;
+			}
+			if (g == GRAPH_REACH_UNKNOWN) {
+				rc = shallow_fail(err, revname);
+				goto done;
+			}
+			if (g == GRAPH_REACH_NO)
+				continue;
 		} else {
 			g = git_graph_descendant_of(repo, &oid, &c->oid);
 			if (g < 0) {

@@ -501,3 +501,47 @@ Test(e2e_realrepos, notes_from_names_where_a_line_keeps_its_notes)
 	t_rmtree(dir);
 	free(dir);
 }
+
+/*
+ * Item 7: a shallow clone that holds the family's tag computes the version
+ * (CI checks out with fetch-depth); one that lacks it is still refused as
+ * incomplete, and so is one whose walk from the commit runs into the cut.
+ */
+Test(e2e_realrepos, shallow_clone_holding_the_tag_has_a_version)
+{
+	char *dir = t_git_init();
+	struct run_result r;
+	int i;
+
+	t_write(dir, "r.yml", "version: 1\nroots:\n  pkg: {path: pkg, "
+			      "tags: \"v*\"}\n");
+	sh_ok(dir, "mkdir src && cd src && git init -q && "
+		   "git config user.email t@e && git config user.name t");
+	for (i = 1; i <= 6; i++) {
+		char cmd[256];
+
+		snprintf(cmd, sizeof(cmd), "cd src && mkdir -p pkg && echo %d "
+			 "> pkg/a && git add -A && git commit -qm c%d%s", i, i,
+			 i == 3 ? " && git tag v1.0.3" : "");
+		sh_ok(dir, cmd);
+	}
+	/* A merge above the tag: the side branch forks after it. */
+	sh_ok(dir, "cd src && git checkout -q -b side HEAD~1 && echo s > "
+		   "pkg/s && git add -A && git commit -qm s && git checkout "
+		   "-q - && git merge -q --no-edit side");
+	sh_ok(dir, "git clone -q --depth 5 file://$PWD/src d5 && "
+		   "git clone -q --depth 2 file://$PWD/src d2 && "
+		   "git -C src describe --tags > want");
+	r = ripple_expect(dir, 0, (const char *const[]){ "-C", "d5", "version",
+		"pkg", "--rules", "../r.yml", NULL });
+	cr_expect(strncmp(r.out, "1.0.4.dev5+g", 12) == 0, "%s", r.out);
+	t_result_release(&r);
+	r = t_ripple(dir, (const char *const[]){ "-C", "d2", "version", "pkg",
+		"--rules", "../r.yml", NULL });
+	cr_expect_neq(r.status, 0, "%s", r.out);
+	cr_expect(strstr(r.err, "incomplete in this shallow clone") != NULL,
+		  "%s", r.err);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
