@@ -332,6 +332,7 @@ version_params_from_root(const struct rules_root *root,
 		? VERSION_SPELLING_ZERO_PADDED : VERSION_SPELLING_PEP440;
 	p->tag_regex = root->tag_regex;
 	p->file = root->version_file;
+	p->root_name = root->name;
 	switch (root->version_source) {
 	case RULES_VERSION_SOURCE_TAGS:
 		p->from = VERSION_FROM_TAGS;

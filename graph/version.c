@@ -125,6 +125,27 @@ version_node_from_hex(const char *hex, unsigned length, char *out,
 	return 0;
 }
 
+void
+version_family_text(const struct version_params *p, char *out, size_t n)
+{
+	size_t i, len = 0;
+	int k;
+
+	if (!n)
+		return;
+	out[0] = '\0';
+	if (p->root_name) {
+		k = snprintf(out, n, "root '%s'", p->root_name);
+		len = k < 0 ? 0 : (size_t)k < n ? (size_t)k : n - 1;
+	}
+	for (i = 0; i < p->n_patterns && len + 1 < n; i++) {
+		k = snprintf(out + len, n - len, "%s'%s'", i ? ", "
+			     : len ? ", tags " : "tags ", p->patterns[i]);
+		len += k < 0 ? 0 : (size_t)k < n - len ? (size_t)k
+							: n - len - 1;
+	}
+}
+
 static int
 git_fail(struct error *err, const char *what)
 {
@@ -492,9 +513,13 @@ version_compute(git_repository *repo, const char *rev,
 		/* The tags may sit below the shallow boundary or be unfetched. */
 		rc = shallow_fail(err, revname);
 	} else {
+		char fam[512];
+
+		version_family_text(p, fam, sizeof(fam));
 		rc = error_set(err, ERROR_NOT_FOUND,
 			       "no tag of the family is reachable from '%s' "
-			       "and there is no fallback version", revname);
+			       "(%s) and there is no fallback version",
+			       revname, fam[0] ? fam : "every tag");
 		error_hint(err, "tag a release, or declare a fallback-version "
 			   "for the root");
 	}

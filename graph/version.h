@@ -85,7 +85,16 @@ struct version_params {
 	   repository-relative file for VERSION_FROM_FILE*. */
 	enum version_from from;
 	const char *file;
+	/* The root's name, for messages only (NULL: none). */
+	const char *root_name;
 };
+
+/*
+ * "root 'NAME', tags 'G1', 'G2'" (either part left out when absent) into
+ * out (n bytes, truncated), for errors that must say which family.
+ */
+void version_family_text(const struct version_params *p, char *out,
+			 size_t n);
 
 /* Where the version came from. */
 enum version_source {

@@ -108,11 +108,14 @@ with_tags(struct graph_repo *repo, const char *rev,
 	tp.from = VERSION_FROM_TAGS;
 	rc = version_compute_at(repo, rev, &tp, out, err);
 	if (rc == ERROR_NOT_FOUND && err && strstr(err->msg, "no tag of the")) {
+		char fam[512];
+
+		version_family_text(p, fam, sizeof(fam));
 		error_init(err);
 		error_set(err, ERROR_NOT_FOUND, "no tag of the family is "
-			  "reachable from '%s': version-source file+tags "
+			  "reachable from '%s' (%s): version-source file+tags "
 			  "counts the commits since the nearest one",
-			  rev ? rev : "HEAD");
+			  rev ? rev : "HEAD", fam[0] ? fam : "every tag");
 		error_hint(err, "tag the cycle's opening (an alpha such as "
 			   "v26.08.00a), or use version-source: file");
 	}

@@ -545,3 +545,22 @@ Test(e2e_realrepos, shallow_clone_holding_the_tag_has_a_version)
 	t_rmtree(dir);
 	free(dir);
 }
+
+/* Item 7: "no tag reachable" names the root and its tag globs. */
+Test(e2e_realrepos, no_tag_reachable_names_root_and_globs)
+{
+	char *dir = t_git_init();
+	const char *ver[] = { "version", "core", NULL };
+	struct run_result r;
+
+	t_write(dir, "ripple.yml", "version: 1\nroots:\n  core: {path: core, "
+				   "tags: [\"cuda-core-v*\", \"core-*\"]}\n");
+	t_write(dir, "core/a", "x\n");
+	cr_assert_eq(t_git_commit(dir, "c"), 0);
+	r = ripple_expect(dir, 2, ver);
+	cr_expect(strstr(r.err, "root 'core'") &&
+		  strstr(r.err, "'cuda-core-v*', 'core-*'"), "%s", r.err);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
