@@ -564,3 +564,30 @@ Test(e2e_realrepos, no_tag_reachable_names_root_and_globs)
 	t_rmtree(dir);
 	free(dir);
 }
+
+/*
+ * Item 7: a base of forty zeros (GitHub's `before` on a branch's first
+ * push) is no commit: said so, in a shallow clone too, never blamed on
+ * the clone being shallow.
+ */
+Test(e2e_realrepos, zero_base_is_not_blamed_on_shallowness)
+{
+	char *dir = t_git_init();
+	const char *plan[] = { "-C", "d1", "plan", "--base",
+			       "0000000000000000000000000000000000000000",
+			       NULL };
+	struct run_result r;
+
+	t_write(dir, "src/ripple.yml", "version: 1\nartifacts:\n  a:\n"
+				       "    command: [\"true\"]\n");
+	sh_ok(dir, "cd src && git init -q && git config user.email t@e && "
+		   "git config user.name t && git add -A && git commit -qm a "
+		   "&& echo b > b && git add -A && git commit -qm b && cd .. "
+		   "&& git clone -q --depth 1 file://$PWD/src d1");
+	r = ripple_expect(dir, 2, plan);
+	cr_expect(strstr(r.err, "shallow") == NULL, "%s", r.err);
+	cr_expect(strstr(r.err, "all-zero") != NULL, "%s", r.err);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
