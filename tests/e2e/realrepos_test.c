@@ -591,3 +591,35 @@ Test(e2e_realrepos, zero_base_is_not_blamed_on_shallowness)
 	t_rmtree(dir);
 	free(dir);
 }
+
+/* Item 7: `runs --ref 12.9.x` finds the runs of refs/heads/12.9.x. */
+Test(e2e_realrepos, runs_ref_matches_short_branch_names)
+{
+	char *dir = t_git_init();
+	const char *rec[] = { "record", "--run", "b1", "--ref",
+			      "refs/heads/12.9.x", "--node", "*", "--status",
+			      "ok", NULL };
+	const char *rec2[] = { "record", "--run", "m1", "--ref",
+			       "refs/heads/main", "--node", "*", "--status",
+			       "ok", NULL };
+	const char *runs[] = { "runs", "--ref", "12.9.x", NULL };
+	const char *full[] = { "runs", "--ref", "refs/heads/12.9.x", NULL };
+	struct run_result r;
+
+	t_write(dir, ".gitignore", ".ripple/\n");
+	t_write(dir, "ripple.yml", "version: 1\nartifacts:\n  a:\n"
+				   "    command: [\"true\"]\n");
+	cr_assert_eq(t_git_commit(dir, "c"), 0);
+	r = ripple_expect(dir, 0, rec);
+	t_result_release(&r);
+	r = ripple_expect(dir, 0, rec2);
+	t_result_release(&r);
+	r = ripple_expect(dir, 0, runs);
+	cr_expect(strstr(r.out, "b1 ") && !strstr(r.out, "m1 "), "%s", r.out);
+	t_result_release(&r);
+	r = ripple_expect(dir, 0, full);
+	cr_expect(strstr(r.out, "b1 ") && !strstr(r.out, "m1 "), "%s", r.out);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
