@@ -208,6 +208,13 @@ cli_planner(const struct cli_ctx *ctx, struct graph_repo *repo,
 	error_init(&err);
 	error_list_init(&errors, 50);
 	rc = planner_run(repo, cache, po, &errors, out, &err);
+	/* The gate judges a commit: it refuses --worktree, so it never
+	 * suggests it (issue 25). */
+	if (rc && ctx->cmd && !strcmp(ctx->cmd, "gate") &&
+	    strstr(err.hint, "--worktree"))
+		snprintf(err.hint, sizeof(err.hint), "the gate reads the rules "
+			 "of the commit: commit ripple.yml, or pass --rules "
+			 "FILE");
 	if (rc) {
 		if (errors.n)
 			for (i = 0; i < errors.n; i++)

@@ -623,3 +623,22 @@ Test(e2e_realrepos, runs_ref_matches_short_branch_names)
 	t_rmtree(dir);
 	free(dir);
 }
+
+/* Item 7: `gate` never hints at --worktree, which it refuses. */
+Test(e2e_realrepos, gate_does_not_hint_the_worktree_it_refuses)
+{
+	char *dir = t_git_init();
+	const char *gate[] = { "gate", NULL };
+	struct run_result r;
+
+	t_write(dir, "a", "x\n");
+	cr_assert_eq(t_git_commit(dir, "c"), 0);
+	t_write(dir, "ripple.yml", "version: 1\nartifacts:\n  a:\n"
+				   "    command: [\"true\"]\n");
+	r = ripple_expect(dir, 2, gate);
+	cr_expect(strstr(r.err, "--worktree") == NULL, "%s", r.err);
+	cr_expect(strstr(r.err, "--rules") != NULL, "%s", r.err);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
