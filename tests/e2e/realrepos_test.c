@@ -642,3 +642,28 @@ Test(e2e_realrepos, gate_does_not_hint_the_worktree_it_refuses)
 	t_rmtree(dir);
 	free(dir);
 }
+
+/*
+ * Item 7: same-content over a symlink (cuda_python/LICENSE was a link to
+ * ../LICENSE) says that one side is a link: its blob is the link's target
+ * text, not the file it points to.
+ */
+Test(e2e_realrepos, same_content_says_one_side_is_a_link)
+{
+	char *dir = t_git_init();
+	const char *check[] = { "check", NULL };
+	struct run_result r;
+
+	t_write(dir, "LICENSE", "licence text\n");
+	t_write(dir, "ripple.yml", "version: 1\nchecks:\n"
+				   "  top: {same-content: [LICENSE, "
+				   "py/LICENSE]}\n");
+	sh_ok(dir, "mkdir py && ln -s ../LICENSE py/LICENSE");
+	cr_assert_eq(t_git_commit(dir, "c"), 0);
+	r = ripple_expect(dir, 2, check);
+	cr_expect(strstr(r.err, "'py/LICENSE' is a symlink to '../LICENSE'")
+		  != NULL, "%s", r.err);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
