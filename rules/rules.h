@@ -38,8 +38,10 @@ struct rules_kv {
 
 struct rules_toolkit {
 	const char *name;
-	const char *version;	/* the pin, "12.9.1": MAJOR.MINOR.PATCH */
+	const char *version;	/* the pin, "12.9.1" (MAJOR.MINOR.PATCH) or
+				   "12.9" (MAJOR.MINOR: any patch) */
 	unsigned major, minor, patch;
+	int has_patch;		/* 0 for a MAJOR.MINOR pin (patch 0) */
 	const char *home;	/* install prefix; NULL: /usr/local/cuda-M.m */
 	struct rules_pos pos;
 };

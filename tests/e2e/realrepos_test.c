@@ -667,3 +667,37 @@ Test(e2e_realrepos, same_content_says_one_side_is_a_link)
 	t_rmtree(dir);
 	free(dir);
 }
+
+/*
+ * Item 7: a toolkit pinned MAJOR.MINOR where the repository only says
+ * that (RAPIDS dependencies.yaml: cuda: "12.9"), and a drift check that
+ * reads `major.minor` of a MAJOR.MINOR.PATCH pin.
+ */
+Test(e2e_realrepos, toolkit_pins_major_minor_and_drift_reads_it)
+{
+	char *dir = t_git_init();
+	const char *check[] = { "check", NULL };
+	struct run_result r;
+
+	t_write(dir, "dependencies.yaml", "cuda: {short: \"12.9\", "
+					  "long: \"13.0\"}\n");
+	t_write(dir, "ripple.yml",
+		"version: 1\n"
+		"toolkits:\n"
+		"  cu12: {version: \"12.9\"}\n"
+		"  cu13: {version: \"13.0.2\"}\n"
+		"checks:\n"
+		"  short:\n"
+		"    - {rule: toolkits.cu12.version}\n"
+		"    - {file: dependencies.yaml, key: cuda.short}\n"
+		"  long:\n"
+		"    - {rule: toolkits.cu13.major.minor}\n"
+		"    - {file: dependencies.yaml, key: cuda.long}\n");
+	cr_assert_eq(t_git_commit(dir, "c"), 0);
+	r = ripple_expect(dir, 0, check);
+	cr_expect(strstr(r.out, "2 checks (2 agree)") != NULL, "%s%s", r.out,
+		  r.err);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
