@@ -701,3 +701,42 @@ Test(e2e_realrepos, toolkit_pins_major_minor_and_drift_reads_it)
 	t_rmtree(dir);
 	free(dir);
 }
+
+/*
+ * Item 7: a test that needs a package whose own rule needs another root's
+ * package (rmm's conda Python tests install librmm too) must need that
+ * one as well, or early cutoff reuses it past a change: `check` warns.
+ */
+Test(e2e_realrepos, check_warns_of_a_test_missing_a_runtime_package)
+{
+	char *dir = t_git_init();
+	const char *check[] = { "check", NULL };
+	struct run_result r;
+
+	t_write(dir, "ripple.yml",
+		"version: 1\n"
+		"roots:\n"
+		"  lib: {path: cpp}\n"
+		"  py: {path: python}\n"
+		"artifacts:\n"
+		"  lib-conda:\n"
+		"    each: {root: [lib]}\n"
+		"    command: [\"true\"]\n"
+		"  py-conda:\n"
+		"    each: {root: [py]}\n"
+		"    needs: [{node: lib-conda, where: {root: lib}}]\n"
+		"    command: [\"true\"]\n"
+		"tests:\n"
+		"  py-tests:\n"
+		"    each: {root: [py]}\n"
+		"    needs: [py-conda]\n"
+		"    command: [\"true\"]\n");
+	cr_assert_eq(t_git_commit(dir, "c"), 0);
+	r = ripple_expect(dir, 0, check);
+	cr_expect(strstr(r.err, "ripple.yml:14:3: warning: test 'py-tests' "
+			 "needs 'py-conda', which needs 'lib-conda'") != NULL,
+		  "%s", r.err);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
