@@ -611,7 +611,8 @@ plan_compute(const struct graph *g, const unsigned char *selected,
 	}
 	for (i = 0; i < g->n_nodes; i++)
 		forced[i] = -1;
-	while (plan_groups_force(g, p, forced)) {
+	while (plan_groups_force(g, p, forced, opts->versions,
+				 opts->n_versions)) {
 		plan_free(p);
 		p = NULL;
 		rc = compute_pass(g, selected, closure, src, hist, opts,

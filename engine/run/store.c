@@ -133,8 +133,11 @@ cutoff(void *payload, size_t node, struct error *err)
 		return rc;
 	if (!rec.ok || rec.artifact_missing || rec.conflict)
 		return 0;
-	/* Its version group builds: reusing it would split the versions. */
-	if (plan_group_builds(s->plan, node))
+	/* Its version group builds: reusing it would split the versions,
+	 * unless its record already has the version it has now. */
+	if (plan_group_builds(s->plan, node) &&
+	    !plan_group_member_current(n, rec.version, s->versions,
+				       s->n_versions))
 		return 0;
 	if (s->check_versions) {
 		struct buf now;

@@ -740,3 +740,67 @@ Test(e2e_realrepos, check_warns_of_a_test_missing_a_runtime_package)
 	t_rmtree(dir);
 	free(dir);
 }
+
+/*
+ * Item 8: a version group rebuilds a member only to re-version it. When a
+ * member's record already carries the version the group has now (a
+ * version file unchanged between the commits, as numba-cuda's), the
+ * metapackage's own change rebuilds it alone.
+ */
+Test(e2e_realrepos, version_group_rebuilds_only_what_needs_a_new_version)
+{
+	char *dir = t_git_init();
+	const char *run[] = { "run", "--run-id", "r1", NULL };
+	const char *plan[] = { "plan", "--base", "HEAD~1", "--json", NULL };
+	struct run_result r;
+	json_t *doc, *n;
+	size_t i;
+
+	t_write(dir, ".gitignore", ".ripple/\ndist/\n");
+	t_write(dir, "VERSION", "1.0.0\n");
+	t_write(dir, "lib/a.c", "int a;\n");
+	t_write(dir, "meta/README", "readme 1\n");
+	t_write(dir, "ripple.yml",
+		"version: 1\n"
+		"roots:\n"
+		"  lib: {path: lib, version-source: file, version-file: VERSION}\n"
+		"  meta: {path: meta, version-source: file, "
+		"version-file: VERSION}\n"
+		"artifacts:\n"
+		"  lib-wheel:\n"
+		"    each: {root: [lib]}\n"
+		"    inputs: [root.sources]\n"
+		"    command: \"mkdir -p dist && cat lib/a.c > dist/lib.whl\"\n"
+		"    outputs: [dist/lib.whl]\n"
+		"    version: \"${root.version}\"\n"
+		"    version-group: pinned\n"
+		"  meta-wheel:\n"
+		"    each: {root: [meta]}\n"
+		"    inputs: [root.sources]\n"
+		"    command: \"mkdir -p dist && cat meta/README > "
+		"dist/meta.whl\"\n"
+		"    outputs: [dist/meta.whl]\n"
+		"    version: \"${root.version}\"\n"
+		"    version-group: pinned\n");
+	cr_assert_eq(t_git_commit(dir, "c1"), 0);
+	r = ripple_expect(dir, 0, run);
+	t_result_release(&r);
+	t_write(dir, "meta/README", "readme 2\n");
+	cr_assert_eq(t_git_commit(dir, "c2"), 0);
+	r = ripple_expect(dir, 0, plan);
+	doc = json_of(r.out);
+	json_array_foreach(json_object_get(doc, "nodes"), i, n) {
+		const char *id = json_string_value(json_object_get(n, "id"));
+		const char *d = json_string_value(json_object_get(n,
+							"decision"));
+
+		if (strstr(id, "lib-wheel"))
+			cr_expect_str_eq(d, "reuse", "%s", r.out);
+		if (strstr(id, "meta-wheel"))
+			cr_expect_str_eq(d, "build", "%s", r.out);
+	}
+	json_decref(doc);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
