@@ -201,6 +201,10 @@ struct rules_node {
 	unsigned long long timeout_ms;	/* 0: the executor's default */
 	struct rules_gpu gpu;
 	const char *version;	/* template of the output's version, or NULL */
+	int cutoff_payload;	/* artifacts, `cutoff: payload`: users' keys
+				   take the payload digest of its outputs
+				   (a wheel without its long description,
+				   engine/run/payload.h), not their bytes */
 	const char *version_group;	/* artifacts, template: nodes whose
 					   expanded names are equal rebuild
 					   together (docs/rules.md), or NULL */

@@ -136,6 +136,12 @@ fill_record(struct history *h, const struct cache_record *rec,
 	out->ok = rec->status == CACHE_RECORD_STATUS_OK;
 	out->output_digest = rec->output_digest
 		? arena_strdup(&h->arena, rec->output_digest) : NULL;
+	if (record_payload_digest(rec)) {
+		out->key_digest = arena_strdup(&h->arena,
+					       record_payload_digest(rec));
+		if (!out->key_digest)
+			return error_set(err, ERROR_NOMEM, "out of memory");
+	}
 	out->version = rec->version ? arena_strdup(&h->arena, rec->version)
 				    : NULL;
 	if (rec->version && !out->version)
@@ -546,6 +552,7 @@ remote_base_record(void *payload, const char *id, struct plan_record *out,
 	out->key = k->key.hex;
 	out->ok = 1;
 	out->output_digest = it->output_digest;
+	out->key_digest = it->key_digest;
 	out->components = k->components;
 	out->n_components = k->n_components;
 	out->remote = it->remote;

@@ -17,6 +17,7 @@
 #include "cache/cache.h"
 #include "engine/plan/eval.h"
 #include "engine/plan/group.h"
+#include "engine/run/payload.h"
 #include "engine/plan/plan.h"
 #include "engine/plan/record.h"
 #include "engine/run/outputs.h"
@@ -283,6 +284,35 @@ node_meta(const struct run_cache_store *s, const struct graph_node *n,
 }
 
 /*
+ * "payload-digest=HEX" for a `cutoff: payload` artifact: what its users'
+ * keys take (engine/run/payload.h). Unreadable files fail the node.
+ */
+static int
+payload_meta(const struct run_cache_store *s, const struct strv *arts,
+	     struct run_node *rn, struct strv *meta, struct error *err)
+{
+	struct digest d;
+	struct error perr;
+	char line[64];
+	int rc;
+
+	error_init(&perr);
+	rc = run_payload_digest(s->root, (const char *const *)arts->v,
+				arts->n, &d, &perr);
+	if (rc == ERROR_NOMEM) {
+		*err = perr;
+		return rc;
+	}
+	if (rc) {
+		snprintf(rn->message, sizeof(rn->message), "%s", perr.msg);
+		rn->state = RUN_STATE_FAILED;
+		return 0;
+	}
+	snprintf(line, sizeof(line), "payload-digest=%s", d.hex);
+	return strv_push(meta, line, err);
+}
+
+/*
  * "toolkit-identity=NAME PAIRS" for a node built with a toolkit probed
  * here (its pin checked before the run started), so the record says what
  * the build ran against; nothing when the home was not here.
@@ -379,6 +409,9 @@ record_finished(struct run_cache_store *s, size_t node, struct run_node *rn,
 				       err);
 	if (!rc && rn->state == RUN_STATE_OK)
 		rc = node_meta(s, n, &arts, rn, &meta, err);
+	if (!rc && rn->state == RUN_STATE_OK && n->rule &&
+	    n->rule->cutoff_payload && arts.n)
+		rc = payload_meta(s, &arts, rn, &meta, err);
 	if (!rc && rn->gpus[0]) {
 		snprintf(line, sizeof(line), "gpus=%s", rn->gpus);
 		rc = strv_push(&meta, line, err);

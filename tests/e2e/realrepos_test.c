@@ -804,3 +804,100 @@ Test(e2e_realrepos, version_group_rebuilds_only_what_needs_a_new_version)
 	t_rmtree(dir);
 	free(dir);
 }
+
+/* A wheel of pkg/a.py whose METADATA's long description is pkg/README. */
+static const char mkreadme_wheel_py[] =
+	"import zipfile, os\n"
+	"os.makedirs('dist', exist_ok=True)\n"
+	"readme = open('pkg/README').read()\n"
+	"with zipfile.ZipFile('dist/pkg-1.0-py3-none-any.whl', 'w') as z:\n"
+	"    z.writestr('pkg/a.py', open('pkg/a.py').read())\n"
+	"    z.writestr('pkg-1.0.dist-info/METADATA',\n"
+	"               'Metadata-Version: 2.1\\nName: pkg\\nVersion: 1.0\\n'\n"
+	"               'Description-Content-Type: text/markdown\\n\\n'\n"
+	"               + readme)\n"
+	"    z.writestr('pkg-1.0.dist-info/RECORD', str(hash(readme)))\n";
+
+static const char *
+cutoff_rules(int payload)
+{
+	return payload
+		? "version: 1\n"
+		  "roots:\n"
+		  "  pkg: {path: pkg, exclude: [], tests: []}\n"
+		  "artifacts:\n"
+		  "  wheel:\n"
+		  "    each: {root: [pkg]}\n"
+		  "    inputs: [root.sources]\n"
+		  "    command: [python3, mkwheel.py]\n"
+		  "    outputs: [\"dist/*.whl\"]\n"
+		  "    cutoff: payload\n"
+		  "tests:\n"
+		  "  gpu-tests:\n"
+		  "    each: {root: [pkg]}\n"
+		  "    needs: [wheel]\n"
+		  "    command: \"echo ran >> ran.log\"\n"
+		: "version: 1\n"
+		  "roots:\n"
+		  "  pkg: {path: pkg, exclude: [], tests: []}\n"
+		  "artifacts:\n"
+		  "  wheel:\n"
+		  "    each: {root: [pkg]}\n"
+		  "    inputs: [root.sources]\n"
+		  "    command: [python3, mkwheel.py]\n"
+		  "    outputs: [\"dist/*.whl\"]\n"
+		  "tests:\n"
+		  "  gpu-tests:\n"
+		  "    each: {root: [pkg]}\n"
+		  "    needs: [wheel]\n"
+		  "    command: \"echo ran >> ran.log\"\n";
+}
+
+/*
+ * Item 9: a README edit changes only the wheel's long description; with
+ * `cutoff: payload` the rebuilt wheel's payload digest is the old one and
+ * its tests are cut off. Without it they run; a payload change runs them.
+ */
+Test(e2e_realrepos, cutoff_payload_sees_through_the_long_description)
+{
+	int payload;
+
+	for (payload = 0; payload <= 1; payload++) {
+		char *dir = t_git_init();
+		const char *run1[] = { "run", "--run-id", "r1", NULL };
+		const char *run2[] = { "run", "--run-id", "r2", "--base",
+				       "HEAD~1", NULL };
+		const char *run3[] = { "run", "--run-id", "r3", "--base",
+				       "HEAD~1", NULL };
+		struct run_result r;
+
+		t_write(dir, ".gitignore", ".ripple/\ndist/\nran.log\n");
+		t_write(dir, "mkwheel.py", mkreadme_wheel_py);
+		t_write(dir, "pkg/a.py", "x = 1\n");
+		t_write(dir, "pkg/README", "# pkg\n");
+		t_write(dir, "ripple.yml", cutoff_rules(payload));
+		cr_assert_eq(t_git_commit(dir, "c1"), 0);
+		r = ripple_expect(dir, 0, run1);
+		t_result_release(&r);
+		t_write(dir, "pkg/README", "# pkg\n\nBetter words.\n");
+		cr_assert_eq(t_git_commit(dir, "readme"), 0);
+		r = ripple_expect(dir, 0, run2);
+		if (payload)
+			cr_expect(strstr(r.out, "1 built, 1 reused (1 cut "
+					 "off), 0 tested") != NULL, "%s",
+				  r.out);
+		else
+			cr_expect(strstr(r.out, "1 built, 0 reused (0 cut "
+					 "off), 1 tested") != NULL, "%s",
+				  r.out);
+		t_result_release(&r);
+		t_write(dir, "pkg/a.py", "x = 2\n");
+		cr_assert_eq(t_git_commit(dir, "code"), 0);
+		r = ripple_expect(dir, 0, run3);
+		cr_expect(strstr(r.out, "1 built, 0 reused (0 cut off), 1 "
+				 "tested") != NULL, "%s", r.out);
+		t_result_release(&r);
+		t_rmtree(dir);
+		free(dir);
+	}
+}
