@@ -68,6 +68,12 @@ error_at(struct error *err, int code, const char *file, unsigned line,
 	return code;
 }
 
+int
+error_nomem(struct error *err)
+{
+	return error_set(err, ERROR_NOMEM, "out of memory");
+}
+
 void
 error_node(struct error *err, const char *node_id)
 {

@@ -59,6 +59,14 @@ int error_at(struct error *err, int code, const char *file, unsigned line,
 	     unsigned col, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
 
+/*
+ * The one out-of-memory path (SQLite's sqlite3OomFault, libgit2's
+ * GIT_ERROR_CHECK_ALLOC): set ERROR_NOMEM with the message "out of
+ * memory" unless an error is already set. Returns ERROR_NOMEM, so a
+ * failed allocation reads `return error_nomem(err);`. err may be NULL.
+ */
+int error_nomem(struct error *err);
+
 /* Attach a node id to the current error (first one kept). Accepts NULL. */
 void error_node(struct error *err, const char *node_id);
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/buf.h"
 #include "base/error.h"
 #include "base/banned.h"
 
@@ -30,6 +31,28 @@ path_leaves(const char *rel)
 			p++;
 	}
 	return 0;
+}
+
+const char *
+path_control_char(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return s;
+	return NULL;
+}
+
+int
+path_escape_controls(struct buf *b, const char *s, struct error *err)
+{
+	int rc = 0;
+
+	for (; !rc && *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			rc = buf_addf(b, err, "\\x%02x", (unsigned char)*s);
+		else
+			rc = buf_addch(b, *s, err);
+	return rc;
 }
 
 /*

@@ -28,6 +28,22 @@ struct error;
 int path_leaves(const char *rel);
 
 /*
+ * The first control character of s (a byte 0x01-0x1f, or 0x7f), or NULL.
+ * No path the rules name holds one on purpose, and a newline or an
+ * escape in an output path forges a line of SHA256SUMS or of a log, so
+ * the rules refuse them (rules/syntax.c, graph/expand.c).
+ */
+const char *path_control_char(const char *s);
+
+/*
+ * s with each control character written as "\xHH" (lowercase hex)
+ * appended to b (base/buf.h), for messages that must not carry the byte
+ * itself to a terminal. Returns 0 or the error of buf_add.
+ */
+struct buf;
+int path_escape_controls(struct buf *b, const char *s, struct error *err);
+
+/*
  * Where `root`/`rel` really is: the path resolved with every symlink
  * followed (realpath(3) on its deepest existing prefix, the missing rest
  * appended). With follow_last 0 the last component itself is not followed

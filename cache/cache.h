@@ -42,7 +42,7 @@ struct error;
 struct cache;
 
 /* The schema version this build writes (PRAGMA user_version). */
-#define CACHE_SCHEMA_VERSION 4
+#define CACHE_SCHEMA_VERSION 5
 
 /* A content key: 32 lowercase hex digits (XXH3-128), plus the NUL. */
 #define CACHE_KEY_LEN 32
@@ -313,6 +313,24 @@ int cache_key_valid(const char *key);
 int cache_source_key_get(struct cache *c, const char *memo, char *key,
 			 struct error *err);
 int cache_source_key_put(struct cache *c, const char *memo, const char *key,
+			 struct error *err);
+
+/* ---- what the remote cache holds (engine/run) ---- */
+
+/*
+ * Whether node `node_id`'s record of `key` is known to be in the remote
+ * cache at `server` (its URL): marked after this machine published it or
+ * reused it from there. A record recorded ok here but never published
+ * (the upload died with the runner) is not marked, so the next run with
+ * a credential publishes it. cache_published_has: 1, 0, or a negative
+ * error; cache_published_mark: 0 or an error. Errors: ERROR_INVALID (a
+ * bad key, an empty id or server), ERROR_IO, ERROR_NOMEM.
+ */
+int cache_published_has(struct cache *c, const char *node_id,
+			const char *key, const char *server,
+			struct error *err);
+int cache_published_mark(struct cache *c, const char *node_id,
+			 const char *key, const char *server,
 			 struct error *err);
 
 /* ---- records: one node's outcome in one run ---- */

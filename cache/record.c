@@ -174,8 +174,9 @@ encode_metadata(const struct strv *sv, char **out, struct error *err)
 
 		if (!eq || eq == sv->v[i]) {
 			json_decref(obj);
-			return error_set(err, ERROR_INVALID,
-					 "metadata '%s' is not KEY=VALUE",
+			return error_set(err, ERROR_INVALID, eq
+					 ? "metadata entry '%s' has an empty key"
+					 : "metadata entry '%s' is not KEY=VALUE",
 					 sv->v[i]);
 		}
 		if (cache_metadata_key(sv->v[i], &k, err)) {

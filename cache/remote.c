@@ -7,6 +7,7 @@
 #include "cache/remote_int.h"
 
 #include <curl/curl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,9 +37,11 @@ remote_global_cleanup(void)
 void
 remote_options_from_env(struct remote_options *opts)
 {
-	const char *h = getenv("RIPPLE_REMOTE_HEADER");
+	const char *h = getenv("RIPPLE_REMOTE_CACHE_HEADER");
 	const char *n = getenv("RIPPLE_REMOTE_NETRC");
 
+	if (!h || !h[0])
+		h = getenv("RIPPLE_REMOTE_HEADER");	/* the older name */
 	if (h && h[0])
 		opts->headers = h;
 	if (n && n[0] && strcmp(n, "0")) {
@@ -237,8 +240,9 @@ url_check(const char *url, char **out, struct error *err)
 	if (has_part(u, CURLUPART_USER) || has_part(u, CURLUPART_PASSWORD)) {
 		rc = error_set(err, ERROR_INVALID, "remote cache URL carries "
 			       "a user name or password");
-		error_hint(err, "give credentials in RIPPLE_REMOTE_HEADER or "
-			   "netrc, not in the URL");
+		error_hint(err, "give credentials in "
+			   "RIPPLE_REMOTE_CACHE_HEADER or netrc, not in the "
+			   "URL");
 		goto done;
 	}
 	if (curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
@@ -273,6 +277,15 @@ done:
 	return rc;
 }
 
+void
+remote_ac_space(const char *domain, char *out)
+{
+	if (domain)
+		snprintf(out, REMOTE_SPACE_SIZE, "d/%s/ac", domain);
+	else
+		snprintf(out, REMOTE_SPACE_SIZE, "ac");
+}
+
 int
 remote_open(const char *url, const struct remote_options *opts,
 	    struct remote **out, struct error *err)
@@ -292,6 +305,7 @@ remote_open(const char *url, const struct remote_options *opts,
 		return OOM(err);
 	r->opts = *opts;
 	r->opts.headers = NULL;
+	remote_ac_space(NULL, r->ac_space);
 	rc = url_check(url, &r->url, err);
 	if (rc)
 		goto done;

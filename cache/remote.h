@@ -8,9 +8,15 @@
  * Design choices and the numbers behind them:
  * - Nothing the server sends is trusted. A CAS blob is hashed (SHA-256) and
  *   counted while it streams to a temporary file next to its destination
- *   and renamed into place only when digest and size match; a body larger
- *   than expected is cut off. AC entries are size-capped (REMOTE_AC_MAX)
- *   and every path and digest in them is checked before the caller sees it.
+ *   and placed only when digest and size match (the caller places a whole
+ *   node's set only after its output digest matched too: base/place.h); a
+ *   body larger than expected is cut off. AC entries are size-capped
+ *   (REMOTE_AC_MAX) and every path and digest in them is checked before
+ *   the caller sees it.
+ * - Every request is bounded: connect 10 s, 600 s in all, cut off below
+ *   1 KiB/s for 30 s (REMOTE_OPTIONS_INIT; --remote-timeout and
+ *   --remote-low-speed), and a stop flag set by a signal handler ends
+ *   transfers at once (remote_options.cancel): no global state.
  * - A 404 is a miss, never an error. Connection failures, timeouts and 5xx
  *   answers are retried (REMOTE_OPTIONS_INIT: 2 retries, 200 ms backoff,
  *   doubling) and then reported naming the server, the request and the
@@ -62,6 +68,22 @@ struct remote;
 /* The namespace hashed into every AC key (see remote_ac_key). */
 #define REMOTE_AC_NAMESPACE "ripple-ac-v1"
 
+/*
+ * Trust domains (docs/remote-cache.md). AC entries live in a domain: the
+ * trusted (shared) one at URL/ac/<hash>, which trusted refs write, or a
+ * ref's own at URL/d/<domain-id>/ac/<hash>, so a server can give writes
+ * under each path its own credential. The CAS (URL/cas/) is shared by
+ * every domain: a blob is verified by its digest. A domain id comes from
+ * data (a ref name), so it is a slug of the ref cut to
+ * REMOTE_DOMAIN_SLUG_MAX bytes of [a-z0-9-], a '-', and 24 hex digits of
+ * SHA-256("ripple-domain-v1" NUL ref): a safe path segment that no two
+ * refs share, and that a person can still tell apart in a server's log.
+ */
+#define REMOTE_DOMAIN_NAMESPACE "ripple-domain-v1"
+#define REMOTE_DOMAIN_SLUG_MAX 40
+#define REMOTE_DOMAIN_HASH_LEN 24
+#define REMOTE_DOMAIN_SIZE (REMOTE_DOMAIN_SLUG_MAX + REMOTE_DOMAIN_HASH_LEN + 2)
+
 /* A content digest: SHA-256 of the bytes and their count. */
 struct remote_digest {
 	char hash[REMOTE_HASH_SIZE];	/* 64 lowercase hex digits */
@@ -107,8 +129,9 @@ int remote_global_init(struct error *err);
 void remote_global_cleanup(void);
 
 /*
- * Fill credentials of *opts from the environment: RIPPLE_REMOTE_HEADER
- * (one or more "Name: value" lines, e.g. "Authorization: Bearer T") into
+ * Fill credentials of *opts from the environment:
+ * RIPPLE_REMOTE_CACHE_HEADER (else the older RIPPLE_REMOTE_HEADER: one
+ * or more "Name: value" lines, e.g. "Authorization: Basic B64") into
  * opts->headers, and RIPPLE_REMOTE_NETRC ("1" for ~/.netrc, or a file
  * path) into netrc/netrc_file. The strings point into the environment and
  * stay valid while it is unchanged. Other fields are left alone.
@@ -157,6 +180,37 @@ const char *remote_url(const struct remote *r);
 /* Whether the handle was opened read-only. */
 int remote_read_only(const struct remote *r);
 
+/* ---- trust domains ---- */
+
+/*
+ * The domain id of `ref` (e.g. "refs/pull/12/merge" gives
+ * "pull-12-merge-" and 24 hex digits) into out (REMOTE_DOMAIN_SIZE
+ * bytes): the slug is the ref without "refs/", lowercased, each run of
+ * other bytes than [a-z0-9] one '-', cut to REMOTE_DOMAIN_SLUG_MAX bytes
+ * (no '-' at either end); the hash part is SHA-256 of the bytes
+ * "ripple-domain-v1", NUL, ref. Errors: ERROR_INVALID (an empty ref),
+ * ERROR_INTERNAL.
+ */
+int remote_domain_id(const char *ref, char *out, struct error *err);
+
+/*
+ * Whether s can be a domain id: 1 to REMOTE_DOMAIN_SIZE - 1 bytes of
+ * [a-z0-9-], not starting with '-' (so never ".", ".." or a '/').
+ */
+int remote_domain_valid(const char *s);
+
+/*
+ * The domain AC entries are written to (remote_ac_put, remote_node_put)
+ * and remote_ac_get reads: `domain` (a remote_domain_id), or NULL for the
+ * trusted domain (the default). Lookups name their domain per item.
+ * Errors: ERROR_INVALID (not remote_domain_valid).
+ */
+int remote_set_domain(struct remote *r, const char *domain,
+		      struct error *err);
+
+/* The handle's domain (remote_set_domain), or NULL: the trusted one. */
+const char *remote_domain(const struct remote *r);
+
 /* ---- digests ---- */
 
 /*
@@ -197,10 +251,12 @@ int remote_cas_has(struct remote *r, const struct remote_digest *d,
 
 /*
  * Upload n files to the CAS: hash each (or take digests[i] when digests is
- * not NULL), ask which the server has (one parallel HEAD batch), then PUT
- * the others in parallel. Each file is hashed again while it is sent; one
- * that changed in between is an ERROR_CONFLICT naming it. out (may be
- * NULL) receives the n digests. Errors: ERROR_UNSUPPORTED (read-only),
+ * not NULL), then PUT them all in parallel, also those the server may
+ * already hold (a blob present with the right size can be garbage PUT at
+ * a predictable digest: the upload replaces it; only the empty blob is
+ * never sent). Each file is hashed again while it is sent; one that
+ * changed in between is an ERROR_CONFLICT naming it. out (may be NULL)
+ * receives the n digests. Errors: ERROR_UNSUPPORTED (read-only),
  * ERROR_NOT_FOUND / ERROR_IO (a file), ERROR_IO (the server).
  */
 int remote_cas_put_files(struct remote *r, const char *const *paths,
@@ -208,8 +264,8 @@ int remote_cas_put_files(struct remote *r, const char *const *paths,
 			 struct remote_digest *out, struct error *err);
 
 /*
- * Upload n bytes at p to the CAS (skipped when HEAD finds them); *out (may
- * be NULL) receives their digest. Errors as remote_cas_put_files.
+ * Upload n bytes at p to the CAS (always, as remote_cas_put_files); *out
+ * (may be NULL) receives their digest. Errors as remote_cas_put_files.
  */
 int remote_cas_put_buf(struct remote *r, const void *p, size_t n,
 		       struct remote_digest *out, struct error *err);
@@ -318,15 +374,18 @@ int remote_action_decode(const void *p, size_t len,
 			 struct remote_action *out, struct error *err);
 
 /*
- * Store AC entry bytes under ac_hash (64 hex). Errors: ERROR_UNSUPPORTED
- * (read-only), ERROR_INVALID, ERROR_IO naming the server.
+ * Store AC entry bytes under ac_hash (64 hex) in the handle's domain
+ * (remote_set_domain). Errors: ERROR_UNSUPPORTED (read-only, or the
+ * server refused the write: HTTP 401 or 403), ERROR_INVALID, ERROR_IO
+ * naming the server.
  */
 int remote_ac_put(struct remote *r, const char *ac_hash,
 		  const unsigned char *p, size_t len, struct error *err);
 
 /*
- * Fetch and decode the AC entry at ac_hash: 1 and *out (release it), 0 on
- * a miss, or a negative error (ERROR_CORRUPT for a bad entry, ERROR_IO).
+ * Fetch and decode the AC entry at ac_hash in the handle's domain: 1 and
+ * *out (release it), 0 on a miss, or a negative error (ERROR_CORRUPT for
+ * a bad entry, ERROR_IO).
  */
 int remote_ac_get(struct remote *r, const char *ac_hash,
 		  struct remote_action *out, struct error *err);
@@ -382,8 +441,9 @@ struct remote_upload_file {
 /*
  * Publish one node in the only safe order: its n files to the CAS, then
  * the record blob (record, record_len bytes: remote_record_encode's text),
- * then the AC entry under remote_ac_key(node_id, key) naming them all, so
- * an AC entry never names a blob the server lacks. Every PUT is
+ * then the AC entry under remote_ac_key(node_id, key), in the handle's
+ * domain (remote_set_domain), naming them all, so an AC entry never
+ * names a blob the server lacks. Every PUT is
  * idempotent. exit_code: 0 for an ok record. worker: may be NULL.
  * Errors: those of the steps; nothing is written to the AC on failure.
  */
@@ -396,6 +456,8 @@ int remote_node_put(struct remote *r, const char *node_id, const char *key,
 struct remote_lookup {
 	const char *node_id;		/* in */
 	const char *key;		/* in: 32 hex digits */
+	const char *domain;		/* in: a remote_domain_id, or NULL
+					   for the trusted domain */
 	int found;			/* out: 1 hit, 0 miss, < 0 error */
 	struct remote_action action;	/* out, on a hit */
 	char *record;			/* out: the record blob's text */

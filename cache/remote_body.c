@@ -221,7 +221,7 @@ remote_body_open(struct remote *r, struct xfer *x)
 	return 0;
 }
 
-/* A GET body arrived whole: check it and move it into place. */
+/* A GET body arrived whole: check its size and digest. */
 int
 remote_body_finish_get(struct remote *r, struct xfer *x)
 {

@@ -19,12 +19,24 @@
 struct curl_slist;
 struct evp_md_ctx_st;
 
+/* The longest xfer space: "d/" domain "/ac" and the NUL. */
+#define REMOTE_SPACE_SIZE (REMOTE_DOMAIN_SIZE + 6)
+
+/*
+ * The AC space of `domain` (NULL: the trusted "ac") into out
+ * (REMOTE_SPACE_SIZE bytes); the domain must be remote_domain_valid.
+ */
+void remote_ac_space(const char *domain, char *out);
+
 struct remote {
 	char *url;			/* base URL, no trailing '/', owned */
 	struct remote_options opts;	/* headers points at `headers_text` */
 	char *headers_text;		/* owned copy of opts.headers */
 	struct curl_slist *headers;	/* request headers, owned */
 	void *multi;			/* CURLM *, reused across batches */
+	char ac_space[REMOTE_SPACE_SIZE];	/* "ac" or "d/<domain>/ac":
+						   where AC entries go */
+	char domain[REMOTE_DOMAIN_SIZE];	/* its domain, "": trusted */
 };
 
 enum xfer_method {
@@ -48,7 +60,7 @@ enum xfer_sink {
 struct xfer {
 	/* the request */
 	enum xfer_method method;
-	const char *space;		/* "cas" or "ac" */
+	const char *space;		/* "cas", "ac" or "d/<domain>/ac" */
 	char hash[REMOTE_HASH_SIZE];	/* the object's name */
 
 	/* PUT body: a file (src_path) or memory (src_mem) of src_size bytes */

@@ -29,7 +29,7 @@ remote_ac_put(struct remote *r, const char *ac_hash, const unsigned char *p,
 				 ac_hash);
 	xfer_init(&x);
 	x.method = XFER_PUT;
-	x.space = "ac";
+	x.space = r->ac_space;
 	memcpy(x.hash, ac_hash, REMOTE_HASH_SIZE);
 	x.src_mem = p;
 	x.src_size = (int64_t)len;
@@ -40,13 +40,13 @@ remote_ac_put(struct remote *r, const char *ac_hash, const unsigned char *p,
 	return rc;
 }
 
-/* Set up x as the GET of AC entry `hash` into memory. */
+/* Set up x as the GET of AC entry `hash` in `space` into memory. */
 static void
-ac_get_xfer(struct xfer *x, const char *hash)
+ac_get_xfer(struct xfer *x, const char *space, const char *hash)
 {
 	xfer_init(x);
 	x->method = XFER_GET;
-	x->space = "ac";
+	x->space = space;
 	memcpy(x->hash, hash, REMOTE_HASH_SIZE);
 	x->sink = XFER_SINK_MEM;
 	x->max = REMOTE_AC_MAX;
@@ -61,8 +61,8 @@ ac_decode(struct remote *r, const struct xfer *x, struct remote_action *out,
 				      err);
 
 	if (rc)
-		error_prefix(err, "remote cache %s: GET ac/%s", r->url,
-			     x->hash);
+		error_prefix(err, "remote cache %s: GET %s/%s", r->url,
+			     x->space, x->hash);
 	return rc;
 }
 
@@ -77,7 +77,7 @@ remote_ac_get(struct remote *r, const char *ac_hash,
 	if (!remote_hash_valid(ac_hash))
 		return error_set(err, ERROR_INVALID, "malformed AC key '%.64s'",
 				 ac_hash);
-	ac_get_xfer(&x, ac_hash);
+	ac_get_xfer(&x, r->ac_space, ac_hash);
 	rc = remote_xfer_run(r, &x, 1, err);
 	if (!rc)
 		rc = remote_xfer_first_error(&x, 1, err);
@@ -218,6 +218,7 @@ remote_node_lookup(struct remote *r, struct remote_lookup *items, size_t n,
 		   struct error *err)
 {
 	struct xfer *x = NULL;
+	char (*space)[REMOTE_SPACE_SIZE] = NULL;
 	size_t *idx = NULL, m = 0, i;
 	int rc = 0;
 
@@ -230,7 +231,8 @@ remote_node_lookup(struct remote *r, struct remote_lookup *items, size_t n,
 	}
 	x = mem_calloc(n ? n : 1, sizeof(*x));
 	idx = mem_calloc(n ? n : 1, sizeof(*idx));
-	if (!x || !idx) {
+	space = mem_calloc(n ? n : 1, sizeof(*space));
+	if (!x || !idx || !space) {
 		rc = OOM(err);
 		goto done;
 	}
@@ -240,11 +242,16 @@ remote_node_lookup(struct remote *r, struct remote_lookup *items, size_t n,
 		char ac[REMOTE_HASH_SIZE];
 
 		rc = remote_ac_key(items[i].node_id, items[i].key, ac, err);
+		if (!rc && items[i].domain &&
+		    !remote_domain_valid(items[i].domain))
+			rc = error_set(err, ERROR_INVALID, "'%.80s' is not a "
+				       "trust domain id", items[i].domain);
 		if (rc) {
 			error_node(err, items[i].node_id);
 			goto done;
 		}
-		ac_get_xfer(&x[i], ac);
+		remote_ac_space(items[i].domain, space[i]);
+		ac_get_xfer(&x[i], space[i], ac);
 	}
 	rc = remote_xfer_run(r, x, n, err);
 	if (rc)
@@ -270,5 +277,6 @@ done:
 		xfer_release(&x[i]);
 	mem_free(x);
 	mem_free(idx);
+	mem_free(space);
 	return rc;
 }

@@ -3,9 +3,11 @@
  * requests on the handle's curl multi handle, at most max_parallel at once,
  * with retries (backoff doubling from backoff_ms) on connection failures,
  * timeouts and 5xx answers. Bodies stream: PUT reads its file in pieces
- * (hashing it again), GET hashes and counts while writing a temp file and
- * renames it only once digest and size match (remote_body.c, which this
- * file calls). What the requests mean is left to remote_cas.c and
+ * (hashing it again), GET hashes and counts while writing the caller's
+ * file, which is placed only once digest and size match (remote_body.c,
+ * which this file calls; base/place.h). A stop flag (remote_options.cancel)
+ * ends every transfer at once; a total time and a low-speed limit bound
+ * each request. What the requests mean is left to remote_cas.c and
  * remote_ac.c.
  */
 #include "cache/remote_int.h"
@@ -294,11 +296,16 @@ finish(struct remote *r, struct xfer *x, CURLcode cc)
 		return 0;
 	}
 	if (code != 200) {
+		/* A refused write: this client may not write there. */
+		int refused = (code == 401 || code == 403) &&
+			      x->method == XFER_PUT;
+
 		snprintf(what, sizeof(what), "HTTP %ld", code);
-		remote_xfer_fail(r, x, ERROR_IO, what);
+		remote_xfer_fail(r, x, refused ? ERROR_UNSUPPORTED : ERROR_IO,
+				 what);
 		if (code == 401 || code == 403)
-			error_hint(&x->err, "check RIPPLE_REMOTE_HEADER or "
-				   "netrc");
+			error_hint(&x->err, "check the credential in "
+				   "RIPPLE_REMOTE_CACHE_HEADER (or netrc)");
 		return 0;
 	}
 	if (x->method == XFER_HEAD) {

@@ -78,6 +78,13 @@ static const struct upgrade upgrades[] = {
 	  " recorded_ms INTEGER NOT NULL);"
 	  "CREATE UNIQUE INDEX record_conflicts_one ON record_conflicts"
 	  " (run, node_id, key, status, coalesce(output_digest, ''));" },
+	{ 4, "remember which records the remote cache holds, so a record "
+	     "whose upload died is published by the next run",
+	  "CREATE TABLE published ("
+	  " node_id TEXT NOT NULL,"
+	  " key TEXT NOT NULL CHECK (length(key) = 32),"
+	  " server TEXT NOT NULL,"
+	  " PRIMARY KEY (node_id, key, server));" },
 };
 
 int

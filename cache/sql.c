@@ -102,6 +102,12 @@ static const char *const stmt_sql[CACHE_STMT_COUNT] = {
 		"SELECT key FROM source_keys WHERE memo = ?1",
 	[CACHE_STMT_SOURCE_KEY_PUT] =
 		"INSERT OR IGNORE INTO source_keys (memo, key) VALUES (?1, ?2)",
+	[CACHE_STMT_PUBLISHED_HAS] =
+		"SELECT 1 FROM published WHERE node_id = ?1 AND key = ?2 "
+		"AND server = ?3",
+	[CACHE_STMT_PUBLISHED_MARK] =
+		"INSERT OR IGNORE INTO published (node_id, key, server) "
+		"VALUES (?1, ?2, ?3)",
 };
 
 int

@@ -18,14 +18,28 @@
 #include "rules/rules.h"
 #include "base/banned.h"
 
+/*
+ * One node's upstream indices while they are resolved: each at most once
+ * (seen[] marks them), and no more than `limit` (the edges left under the
+ * cap), so a fan-out past the cap stops before its memory is taken.
+ */
 struct list {
 	size_t *v;
 	size_t n, cap;
+	unsigned char *seen;	/* one byte per node: already in v */
+	unsigned long long limit;
+	int over;		/* 1: a push passed limit */
 };
 
 static int
 list_push(struct list *l, size_t x, struct error *err)
 {
+	if (l->seen[x])
+		return 0;	/* named twice (two needs, overlapping where) */
+	if (l->n >= l->limit) {
+		l->over = 1;
+		return ERROR_INVALID;	/* the caller words the error */
+	}
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 16;
 		size_t *v = mem_realloc(l->v, cap * sizeof(*v));
@@ -36,6 +50,7 @@ list_push(struct list *l, size_t x, struct error *err)
 		l->cap = cap;
 	}
 	l->v[l->n++] = x;
+	l->seen[x] = 1;
 	return 0;
 }
 
@@ -317,21 +332,36 @@ resolve_release_node(struct graph *g, struct graph_node *nodes, size_t n,
 
 int
 graph_deps_resolve(struct graph *g, struct graph_node *nodes, size_t n,
-		   struct error *err)
+		   const struct graph_caps *caps, struct error *err)
 {
-	struct list deps = { NULL, 0, 0 };
-	size_t i, k, j;
+	struct list deps = { NULL, 0, 0, NULL, 0, 0 };
+	struct graph_edge_tally tally;
+	unsigned long long edges = 0;
+	size_t i, k;
 	int rc = 0;
 
+	memset(&tally, 0, sizeof(tally));
+	deps.seen = mem_calloc(n + 1, 1);
+	if (!deps.seen)
+		return error_nomem(err);
 	for (i = 0; !rc && i < n; i++) {
 		struct graph_node *node = &nodes[i];
 
+		for (k = 0; k < deps.n; k++)
+			deps.seen[deps.v[k]] = 0;
 		deps.n = 0;
+		deps.limit = caps->edges - edges;
 		if (node->rule)
 			rc = resolve_rule_node(g, nodes, n, node, &deps, err);
 		else
 			rc = resolve_release_node(g, nodes, n, node, &deps,
 						  err);
+		graph_edge_tally_add(&tally, node, deps.n);
+		if (deps.over) {
+			rc = graph_caps_edges_error(caps, g->rules, &tally,
+						    node, err);
+			break;
+		}
 		if (rc)
 			break;
 		if (node->n_inputs > 1)
@@ -339,16 +369,15 @@ graph_deps_resolve(struct graph *g, struct graph_node *nodes, size_t n,
 			      sizeof(*node->inputs), cmp_input);
 		if (deps.n > 1)
 			qsort(deps.v, deps.n, sizeof(*deps.v), cmp_size);
-		for (k = j = 0; k < deps.n; k++)
-			if (!j || deps.v[j - 1] != deps.v[k])
-				deps.v[j++] = deps.v[k];
-		node->n_deps = j;
-		node->deps = j ? arena_memdup(&g->arena, deps.v,
-					      j * sizeof(size_t))
-			       : arena_alloc(&g->arena, sizeof(size_t));
+		edges += deps.n;
+		node->n_deps = deps.n;
+		node->deps = deps.n ? arena_memdup(&g->arena, deps.v,
+						   deps.n * sizeof(size_t))
+				    : arena_alloc(&g->arena, sizeof(size_t));
 		if (!node->deps)
-			rc = error_set(err, ERROR_NOMEM, "out of memory");
+			rc = error_nomem(err);
 	}
+	mem_free(deps.seen);
 	mem_free(deps.v);
 	return rc;
 }

@@ -4,11 +4,15 @@
  */
 #include "graph/digest.h"
 
+#include <stdint.h>
 #include <string.h>
 
+/* For XXH3_state_t's size: the state lives in memory we allocate. */
+#define XXH_STATIC_LINKING_ONLY
 #include <xxhash.h>
 
 #include "base/error.h"
+#include "base/mem.h"
 #include "base/banned.h"
 
 static void
@@ -23,13 +27,19 @@ put_u64(unsigned char *b, uint64_t v)
 int
 digest_begin(struct digest_state *st, const char *domain, struct error *err)
 {
-	XXH3_state_t *s = XXH3_createState();
+	/* XXH3_state_t wants 64-byte alignment (XXH3_createState uses an
+	 * aligned malloc that bypasses the allocation seam). */
+	unsigned char *raw = mem_alloc(sizeof(XXH3_state_t) + 64);
+	XXH3_state_t *s;
 
-	st->xxh = NULL;
-	if (!s)
-		return error_set(err, ERROR_NOMEM, "out of memory");
+	st->xxh = st->raw = NULL;
+	if (!raw)
+		return error_nomem(err);
+	s = (XXH3_state_t *)(void *)(raw + (64 - (uintptr_t)raw % 64) % 64);
+	XXH3_INITSTATE(s);
 	XXH3_128bits_reset(s);
 	st->xxh = s;
+	st->raw = raw;
 	digest_add_str(st, domain);
 	return 0;
 }
@@ -81,16 +91,16 @@ void
 digest_end(struct digest_state *st, struct digest *out)
 {
 	from_hash(XXH3_128bits_digest(st->xxh), out);
-	XXH3_freeState(st->xxh);
-	st->xxh = NULL;
+	mem_free(st->raw);
+	st->xxh = st->raw = NULL;
 }
 
 void
 digest_abort(struct digest_state *st)
 {
-	if (st && st->xxh) {
-		XXH3_freeState(st->xxh);
-		st->xxh = NULL;
+	if (st) {
+		mem_free(st->raw);
+		st->xxh = st->raw = NULL;
 	}
 }
 

@@ -17,12 +17,14 @@ struct digest {
 };
 
 struct digest_state {
-	void *xxh;	/* an XXH3_state_t, owned */
+	void *xxh;	/* an XXH3_state_t (64-byte aligned) inside raw */
+	void *raw;	/* owned: allocated through base/mem.h's seam */
 };
 
 /*
  * Start a hasher with a domain tag (e.g. "ripple-key-v1"), itself hashed
- * length-prefixed. Returns 0 or ERROR_NOMEM.
+ * length-prefixed. The state is allocated through base/mem.h, so tests
+ * can make it fail. Returns 0 or ERROR_NOMEM.
  */
 int digest_begin(struct digest_state *st, const char *domain,
 		 struct error *err);

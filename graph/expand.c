@@ -25,11 +25,20 @@ struct builder {
 	struct graph *g;
 	struct graph_node *nodes;
 	size_t n, cap;
+	unsigned long long max;	/* nodes allowed (checked before, too) */
 };
 
 static struct graph_node *
 new_node(struct builder *b, struct error *err)
 {
+	if (b->n >= b->max) {
+		/* graph_caps_check_nodes counted every combination first;
+		 * this keeps the bound should the two ever disagree. */
+		error_set(err, ERROR_INTERNAL, "the rules expand to more than "
+			  "%llu nodes, past the count made before expansion",
+			  b->max);
+		return NULL;
+	}
 	if (b->n == b->cap) {
 		size_t cap = b->cap ? b->cap * 2 : 64;
 		struct graph_node *p =
@@ -160,6 +169,31 @@ check_inside(const char *field, const char *tmpl, const char *value,
 	return ERROR_INVALID;
 }
 
+/*
+ * An output pattern or cwd that holds a control character once its
+ * templates are filled in (an axis value "a\nb"): the loader refuses the
+ * literal spellings, this catches what only substitution makes.
+ */
+static int
+check_chars(const char *field, const char *tmpl, const char *value,
+	    struct error *err)
+{
+	struct buf text = BUF_INIT;
+
+	if (!value || !path_control_char(value))
+		return 0;
+	if (path_escape_controls(&text, value, err)) {
+		buf_release(&text);
+		return ERROR_NOMEM;
+	}
+	error_set(err, ERROR_INVALID, "%s '%s' becomes '%s', which holds a "
+		  "control character", field, tmpl, text.data);
+	error_hint(err, "paths hold no control characters: a newline or an "
+		   "escape in a path forges lines of logs and SHA256SUMS");
+	buf_release(&text);
+	return ERROR_INVALID;
+}
+
 static int
 expand_fields(struct builder *b, struct graph_node *node,
 	      const struct rules_node *rule, struct error *err)
@@ -194,6 +228,9 @@ expand_fields(struct builder *b, struct graph_node *node,
 		if (!rc)
 			rc = check_inside("outputs", rule->outputs[i],
 					  node->outputs[i], err);
+		if (!rc)
+			rc = check_chars("outputs", rule->outputs[i],
+					 node->outputs[i], err);
 	}
 	for (i = 0; !rc && i < rule->n_meta; i++) {
 		node->meta[i] = rule->meta[i];
@@ -204,6 +241,8 @@ expand_fields(struct builder *b, struct graph_node *node,
 		rc = template_expand(a, rule->cwd, &env, &node->cwd, err);
 	if (!rc)
 		rc = check_inside("cwd", rule->cwd, node->cwd, err);
+	if (!rc)
+		rc = check_chars("cwd", rule->cwd, node->cwd, err);
 	if (!rc)
 		rc = template_expand(a, rule->version_group, &env,
 				     &node->version_group, err);
@@ -299,7 +338,7 @@ add_rule_node(struct builder *b, const struct graph_binding *axes, size_t n,
 
 	node = new_node(b, err);
 	if (!node)
-		return ERROR_NOMEM;
+		return err ? err->code : ERROR_NOMEM;
 	node->kind = rule->kind == RULES_NODE_TEST ? GRAPH_NODE_TEST
 						   : GRAPH_NODE_ARTIFACT;
 	node->name = rule->name;
@@ -330,7 +369,7 @@ add_release_node(struct builder *b, const struct graph_binding *axes,
 	struct graph_node *node = new_node(b, err);
 
 	if (!node)
-		return ERROR_NOMEM;
+		return err ? err->code : ERROR_NOMEM;
 	node->kind = GRAPH_NODE_RELEASE;
 	node->name = rel->name;
 	node->release = rel;
@@ -358,11 +397,25 @@ cmp_node_id(const void *x, const void *y)
 int
 graph_build(const struct rules *rules, struct graph **out, struct error *err)
 {
-	struct builder b = { rules, NULL, NULL, 0, 0 };
+	return graph_build_limited(rules, NULL, out, err);
+}
+
+int
+graph_build_limited(const struct rules *rules,
+		    const struct graph_limits *limits, struct graph **out,
+		    struct error *err)
+{
+	struct builder b = { rules, NULL, NULL, 0, 0, 0 };
+	struct graph_caps caps;
 	size_t i;
 	int rc = 0;
 
 	*out = NULL;
+	graph_caps_init(&caps, rules, limits);
+	rc = graph_caps_check_nodes(&caps, rules, err);
+	if (rc)
+		return rc;
+	b.max = caps.nodes;
 	b.g = mem_calloc(1, sizeof(*b.g));
 	if (!b.g)
 		return error_set(err, ERROR_NOMEM, "out of memory");
@@ -392,7 +445,7 @@ graph_build(const struct rules *rules, struct graph **out, struct error *err)
 		}
 	for (i = 0; i < b.n; i++)
 		b.nodes[i].index = i;
-	rc = graph_deps_resolve(b.g, b.nodes, b.n, err);
+	rc = graph_deps_resolve(b.g, b.nodes, b.n, &caps, err);
 	if (!rc)
 		rc = graph_topo_sort(b.g, b.nodes, b.n, err);
 done:

@@ -69,16 +69,66 @@ graph_family_spell(const struct pep440 *v, enum version_spelling s,
 }
 
 /*
+ * PCRE2's limits on one match of a tag-regex. Its defaults (10^7 steps,
+ * 20 MB of backtracking frames) let a regex such as `(a+)+$` spend 60 ms
+ * on every tag that almost matches; a tag-regex reads a version from a
+ * tag of a few dozen characters in well under a thousand steps.
+ */
+#define REGEX_MATCH_LIMIT 100000	/* calls of PCRE2's internal match() */
+#define REGEX_DEPTH_LIMIT 10000		/* backtracking depth */
+#define REGEX_HEAP_LIMIT 4096		/* KiB of backtracking frames */
+
+/* Where a tag-regex is written, for errors (file NULL: not known). */
+struct regex_at {
+	const char *file;
+	unsigned line, col;
+};
+
+static int
+regex_error(const struct regex_at *at, int code, struct error *err,
+	    const char *fmt, const char *regex, const char *tag,
+	    const char *what)
+{
+	if (at && at->file)
+		return error_at(err, code, at->file, at->line, at->col, fmt,
+				regex, tag, what);
+	return error_set(err, code, fmt, regex, tag, what);
+}
+
+/* A failed pcre2_match (rc < 0, not PCRE2_ERROR_NOMATCH) as an error. */
+static int
+match_failed(const struct regex_at *at, const char *regex, const char *tag,
+	     int rc, struct error *err)
+{
+	PCRE2_UCHAR msg[256];
+
+	if (rc == PCRE2_ERROR_NOMEMORY)
+		return error_nomem(err);
+	pcre2_get_error_message(rc, msg, sizeof(msg));
+	regex_error(at, ERROR_INVALID, err, "tag-regex '%s' failed on tag "
+		    "'%s': %s", regex, tag, (const char *)msg);
+	if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||
+	    rc == PCRE2_ERROR_HEAPLIMIT)
+		error_hint(err, "the regex backtracks without end on this "
+			   "tag; remove nested repetition such as (a+)+ "
+			   "(ripple stops a match after %d steps)",
+			   REGEX_MATCH_LIMIT);
+	return ERROR_INVALID;
+}
+
+/*
  * Match `regex` at the start of `tag` (Python's re.match). Returns 1 with
  * the version group's span in [*gs, *ge), 0 when it does not match, or
- * ERROR_INVALID (bad regex, no version group) with err set.
+ * ERROR_INVALID (bad regex, no version group, a PCRE2 limit reached or
+ * another match failure: never "no match") with err set, ERROR_NOMEM.
  */
 static int
-regex_match(const char *regex, const char *tag, size_t *gs, size_t *ge,
-	    struct error *err)
+regex_match(const char *regex, const struct regex_at *at, const char *tag,
+	    size_t *gs, size_t *ge, struct error *err)
 {
 	pcre2_code *re;
 	pcre2_match_data *md = NULL;
+	pcre2_match_context *mc = NULL;
 	PCRE2_SIZE off, *ov;
 	uint32_t ncap = 0;
 	int code, rc, group;
@@ -104,13 +154,19 @@ regex_match(const char *regex, const char *tag, size_t *gs, size_t *ge,
 				 "and not exactly one group", regex);
 	}
 	md = pcre2_match_data_create_from_pattern(re, NULL);
-	if (!md) {
-		pcre2_code_free(re);
-		return error_set(err, ERROR_NOMEM, "out of memory");
+	mc = pcre2_match_context_create(NULL);
+	if (!md || !mc) {
+		rc = error_nomem(err);
+		goto done;
 	}
+	pcre2_set_match_limit(mc, REGEX_MATCH_LIMIT);
+	pcre2_set_depth_limit(mc, REGEX_DEPTH_LIMIT);
+	pcre2_set_heap_limit(mc, REGEX_HEAP_LIMIT);
 	rc = pcre2_match(re, (PCRE2_SPTR)tag, strlen(tag), 0, PCRE2_ANCHORED,
-			 md, NULL);
-	if (rc > group) {
+			 md, mc);
+	if (rc < 0 && rc != PCRE2_ERROR_NOMATCH) {
+		rc = match_failed(at, regex, tag, rc, err);
+	} else if (rc > group) {
 		ov = pcre2_get_ovector_pointer(md);
 		if (ov[2 * group] != PCRE2_UNSET) {
 			*gs = ov[2 * group];
@@ -122,6 +178,8 @@ regex_match(const char *regex, const char *tag, size_t *gs, size_t *ge,
 	} else {
 		rc = 0;
 	}
+done:
+	pcre2_match_context_free(mc);
 	pcre2_match_data_free(md);
 	pcre2_code_free(re);
 	return rc;
@@ -131,7 +189,7 @@ int
 graph_family_regex_check(const char *regex, struct error *err)
 {
 	size_t gs, ge;
-	int rc = regex_match(regex, "", &gs, &ge, err);
+	int rc = regex_match(regex, NULL, "", &gs, &ge, err);
 
 	return rc < 0 ? rc : 0;
 }
@@ -153,15 +211,21 @@ name_in_family(const struct version_params *p, const char *tag)
 	return 1;
 }
 
-/* The version group of a regex family, parsed. 1, or 0 when none. */
+/*
+ * The version group of a regex family, parsed. 1, or 0 when none, or a
+ * negative error of regex_match.
+ */
 static int
 regex_version(const struct version_params *p, const char *tag,
-	      struct pep440 *v, size_t *gs, size_t *ge)
+	      struct pep440 *v, size_t *gs, size_t *ge, struct error *err)
 {
+	struct regex_at at = { p->regex_file, p->regex_line, p->regex_col };
 	char text[PEP440_TEXT_MAX];
+	int rc = regex_match(p->tag_regex, &at, tag, gs, ge, err);
 
-	if (regex_match(p->tag_regex, tag, gs, ge, NULL) != 1 || *ge == *gs ||
-	    *ge - *gs >= sizeof(text))
+	if (rc != 1)
+		return rc;
+	if (*ge == *gs || *ge - *gs >= sizeof(text))
 		return 0;
 	memcpy(text, tag + *gs, *ge - *gs);
 	text[*ge - *gs] = '\0';
@@ -176,7 +240,7 @@ version_tag_named(const struct version_params *p, const char *tag)
 
 int
 version_tag_claims(const struct version_params *p, const char *tag,
-		   struct pep440 *v)
+		   struct pep440 *v, struct error *err)
 {
 	const char *prefix = p->prefix ? p->prefix : "";
 	size_t n = strlen(prefix), gs, ge;
@@ -188,7 +252,7 @@ version_tag_claims(const struct version_params *p, const char *tag,
 	if (!name_in_family(p, tag))
 		return 0;
 	if (p->tag_regex)
-		return regex_version(p, tag, v, &gs, &ge);
+		return regex_version(p, tag, v, &gs, &ge, err);
 	if (strncmp(tag, prefix, n) || !isdigit((unsigned char)tag[n]))
 		return 0;
 	if (pep440_parse(tag + n, v, NULL) < 0 || v->local[0])
@@ -255,10 +319,10 @@ check_regex_release(const struct version_params *p, const char *tag,
 	size_t gs, ge;
 	int rc;
 
-	rc = regex_match(p->tag_regex, tag, &gs, &ge, err);
+	rc = regex_version(p, tag, &got, &gs, &ge, err);
 	if (rc < 0)
 		return rc;
-	if (!rc || !regex_version(p, tag, &got, &gs, &ge))
+	if (!rc)
 		return error_set(err, ERROR_NOT_FOUND, "tag '%s' does not "
 				 "match the family's tag-regex '%s'", tag,
 				 p->tag_regex);
@@ -308,7 +372,10 @@ version_tag_check_release(const struct version_params *p, const char *tag,
 	}
 	if (rc < 0)
 		return rc;
-	if (!version_tag_claims(p, tag, NULL))
+	rc = version_tag_claims(p, tag, NULL, err);
+	if (rc < 0)
+		return rc;
+	if (!rc)
 		return error_set(err, ERROR_NOT_FOUND,
 				 "tag '%s' is not claimed by the family: it "
 				 "matches no tag pattern or is excluded", tag);
@@ -331,6 +398,8 @@ version_params_from_root(const struct rules_root *root,
 	p->spelling = root->tag_spelling == RULES_TAG_SPELLING_ZERO_PADDED
 		? VERSION_SPELLING_ZERO_PADDED : VERSION_SPELLING_PEP440;
 	p->tag_regex = root->tag_regex;
+	p->regex_line = root->tag_regex_pos.line;
+	p->regex_col = root->tag_regex_pos.col;
 	p->file = root->version_file;
 	p->root_name = root->name;
 	switch (root->version_source) {

@@ -91,6 +91,24 @@ struct graph {
 };
 
 /*
+ * Ceilings on a graph's size that the rules cannot raise (issue 22): the
+ * rules' `policy: {max-nodes, max-edges}` may only lower them; a command's
+ * --max-nodes / --max-edges raises them. 100,000 nodes plan in seconds
+ * (about 2 KB each); an edge (one node needing another) costs about 130
+ * bytes in a plan, so 10^6 edges stay near 130 MB where 36 M edges took
+ * 4.7 GB. Nodes are bounded before expansion (the product of axis sizes)
+ * and edges while they are resolved, so a graph past either never takes
+ * the memory it would need.
+ */
+#define GRAPH_MAX_NODES_DEFAULT 100000ULL
+#define GRAPH_MAX_EDGES_DEFAULT 1000000ULL
+
+struct graph_limits {
+	unsigned long long max_nodes;	/* 0: GRAPH_MAX_NODES_DEFAULT */
+	unsigned long long max_edges;	/* 0: GRAPH_MAX_EDGES_DEFAULT */
+};
+
+/*
  * Expand `rules` into a graph. The graph borrows `rules` (keep it alive).
  * On success *out is a new graph (free with graph_free). Errors:
  * ERROR_INVALID with the rule's file:line:col for a template naming an
@@ -100,6 +118,19 @@ struct graph {
  */
 int graph_build(const struct rules *rules, struct graph **out,
 		struct error *err);
+
+/*
+ * graph_build under `limits` (NULL: the default ceilings), each lowered
+ * to the rules' policy max-nodes / max-edges where those are lower. Past
+ * a limit: ERROR_INVALID at the rule that fans out most, naming the
+ * count, the limit and, for a ceiling, the flag that raises it
+ * (--max-nodes, --max-edges). Nodes are counted from the axis sizes
+ * before any is made; edges as they are resolved, before they are
+ * stored. graph_build is graph_build_limited with NULL.
+ */
+int graph_build_limited(const struct rules *rules,
+			const struct graph_limits *limits, struct graph **out,
+			struct error *err);
 
 /* Free a graph. Accepts NULL. */
 void graph_free(struct graph *g);

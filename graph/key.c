@@ -208,24 +208,26 @@ cmp_comp(const void *x, const void *y)
 	return strcmp(a->name, b->name);
 }
 
-void
+int
 graph_key_from_components(const struct graph_component *c, size_t n,
-			  struct digest *out)
+			  struct digest *out, struct error *err)
 {
 	struct digest_state st;
 	size_t i;
+	int rc;
 
-	if (digest_begin(&st, "ripple-key-v1", NULL)) {
-		memset(out, 0, sizeof(*out));
-		digest_to_hex(out);
-		return;
-	}
+	/* No key at all rather than a made-up one: two nodes given the
+	 * same all-zero key would reuse each other's outputs. */
+	rc = digest_begin(&st, "ripple-key-v1", err);
+	if (rc)
+		return rc;
 	for (i = 0; i < n; i++) {
 		digest_add_str(&st, comp_names[c[i].kind]);
 		digest_add_str(&st, c[i].name);
 		digest_add_str(&st, c[i].digest);
 	}
 	digest_end(&st, out);
+	return 0;
 }
 
 static int
@@ -245,7 +247,6 @@ node_key(const struct graph *g, const struct graph_node *n,
 	rule_components(&c, n);
 	if (n->toolkit) {
 		const char *ident = NULL;
-		char pin[256];
 
 		if (src->toolkit_identity) {
 			rc = src->toolkit_identity(src->payload, n->toolkit,
@@ -254,9 +255,16 @@ node_key(const struct graph *g, const struct graph_node *n,
 				goto done;
 		}
 		if (!ident) {
-			snprintf(pin, sizeof(pin), "%s %s", n->toolkit->name,
-				 n->toolkit->version);
-			ident = pin;
+			/* The whole pin, never a fixed buffer's worth (names
+			 * are at most 128 bytes today; nothing here should
+			 * depend on that). */
+			ident = arena_printf(&keys->arena, "%s %s",
+					     n->toolkit->name,
+					     n->toolkit->version);
+			if (!ident) {
+				rc = error_nomem(err);
+				goto done;
+			}
 		}
 		push_text(&c, GRAPH_COMP_TOOLKIT, n->toolkit->name, ident);
 	}
@@ -293,7 +301,9 @@ node_key(const struct graph *g, const struct graph_node *n,
 		goto done;
 	}
 	k->n_components = c.n;
-	graph_key_from_components(k->components, c.n, &k->key);
+	rc = graph_key_from_components(k->components, c.n, &k->key, err);
+	if (rc)
+		goto done;
 	k->computed = 1;
 done:
 	mem_free(c.v);

@@ -116,10 +116,12 @@ void graph_keys_free(struct graph_keys *k);
 
 /*
  * Recompute one node's key from (possibly edited) components: the same
- * encoding graph_keys_compute uses. Components must be sorted.
+ * encoding graph_keys_compute uses. Components must be sorted. Returns 0
+ * with *out set, or ERROR_NOMEM (the hasher's state could not be
+ * allocated; *out is then untouched: never a made-up key).
  */
-void graph_key_from_components(const struct graph_component *c, size_t n,
-			       struct digest *out);
+int graph_key_from_components(const struct graph_component *c, size_t n,
+			      struct digest *out, struct error *err);
 
 /* "input", "node", "rule", "schema", "toolkit", "upstream". */
 const char *graph_comp_kind_name(enum graph_comp_kind kind);

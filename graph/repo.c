@@ -230,6 +230,30 @@ graph_repo_head_ref(struct graph_repo *repo, char *out, size_t n)
 }
 
 int
+graph_repo_default_branch(struct graph_repo *repo, char *out, size_t n)
+{
+	static const char prefix[] = "refs/remotes/origin/";
+	git_reference *ref = NULL;
+	const char *target;
+	int found = 0;
+
+	if (n)
+		out[0] = '\0';
+	if (git_reference_lookup(&ref, repo->git, "refs/remotes/origin/HEAD"))
+		return 0;
+	target = git_reference_symbolic_target(ref);
+	if (target && !strncmp(target, prefix, sizeof(prefix) - 1) &&
+	    target[sizeof(prefix) - 1] &&
+	    (size_t)snprintf(out, n, "refs/heads/%s",
+			     target + sizeof(prefix) - 1) < n)
+		found = 1;
+	else if (n)
+		out[0] = '\0';
+	git_reference_free(ref);
+	return found;
+}
+
+int
 graph_repo_is_shallow(struct graph_repo *repo)
 {
 	return git_repository_is_shallow(repo->git) == 1;
@@ -464,7 +488,7 @@ graph_repo_tags(struct graph_repo *repo, struct graph_tag_list *out,
 {
 	struct strv names = STRV_INIT;
 	git_object *obj = NULL, *peeled = NULL;
-	char ref[1024];
+	struct buf ref = BUF_INIT;
 	size_t i;
 	int rc;
 
@@ -482,11 +506,15 @@ graph_repo_tags(struct graph_repo *repo, struct graph_tag_list *out,
 		}
 	}
 	for (i = 0; i < names.n; i++) {
-		snprintf(ref, sizeof(ref), "refs/tags/%s", names.v[i]);
-		if (git_revparse_single(&obj, repo->git, ref) < 0) {
+		/* The whole name: a cut one could be another tag. */
+		buf_reset(&ref);
+		rc = buf_addf(&ref, err, "refs/tags/%s", names.v[i]);
+		if (rc)
+			goto done;
+		if (git_revparse_single(&obj, repo->git, ref.data) < 0) {
 			/* git: "ignoring broken ref" (e.g. a zero id) */
 			git_error_clear();
-			rc = strv_push(&out->skipped, ref, err);
+			rc = strv_push(&out->skipped, ref.data, err);
 			if (rc)
 				goto done;
 			continue;
@@ -512,6 +540,7 @@ graph_repo_tags(struct graph_repo *repo, struct graph_tag_list *out,
 		qsort(out->items, out->n, sizeof(*out->items), cmp_tag);
 	strv_sort(&out->skipped);
 done:
+	buf_release(&ref);
 	git_object_free(peeled);
 	git_object_free(obj);
 	strv_release(&names);

@@ -86,6 +86,14 @@ int graph_repo_merge_base(struct graph_repo *repo, const char *a,
  */
 int graph_repo_head_ref(struct graph_repo *repo, char *out, size_t n);
 
+/*
+ * The default branch as the clone knows it: the target of the symbolic
+ * ref refs/remotes/origin/HEAD ("refs/remotes/origin/main" gives
+ * "refs/heads/main") into out (n bytes) and 1; 0 and "" when there is no
+ * such ref (GitHub's checkout makes none) or the name does not fit.
+ */
+int graph_repo_default_branch(struct graph_repo *repo, char *out, size_t n);
+
 /* 1 when the repository is a shallow clone, else 0. */
 int graph_repo_is_shallow(struct graph_repo *repo);
 

@@ -59,7 +59,9 @@ blob_id(git_repository *g, const char *workdir, const char *rel,
 	ssize_t n;
 	int rc;
 
-	snprintf(path, sizeof(path), "%s%s", workdir, rel);
+	n = snprintf(path, sizeof(path), "%s%s", workdir, rel);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return ERROR_INVALID;	/* cut short, it names another file */
 	if (lstat(path, &st))
 		return errno == ENOENT || errno == ENOTDIR ? ERROR_NOT_FOUND
 							   : ERROR_IO;
@@ -130,6 +132,7 @@ compare(git_repository *g, const char *workdir, const struct rules *r,
 			one = add(errors, r, c, one, "restore the file, or "
 				  "drop it from the check",
 				  one == ERROR_NOT_FOUND ? "no file '%s'"
+				  : one == ERROR_INVALID ? "path '%s' is too long"
 				  : "cannot read '%s'", paths[i]);
 			rc = rc ? rc : one;
 			continue;
@@ -146,24 +149,36 @@ compare(git_repository *g, const char *workdir, const struct rules *r,
 	return rc;
 }
 
-/* "ROOTPATH/rel" for each root of the check, into v (arena-free). */
+/*
+ * "ROOTPATH/rel" for each root of the check, into v (arena-free). A path
+ * too long for buf is reported to errors: cut short, it would name
+ * another file.
+ */
 static int
 root_group(const struct rules *r, const struct rules_check *c,
-	   const char *rel, char (*buf)[1024], const char **v)
+	   const char *rel, char (*buf)[1024], const char **v,
+	   struct error_list *errors)
 {
 	size_t k;
+	int n;
 
 	for (k = 0; k < c->n_same_roots; k++) {
 		const struct rules_root *root = rules_find_root(r,
 							c->same_roots[k]);
 
 		if (!root)
-			return ERROR_INVALID;
+			return add(errors, r, c, ERROR_INVALID, NULL,
+				   "unknown root '%s'", c->same_roots[k]);
 		if (!strcmp(root->path, "."))
-			snprintf(buf[k], sizeof(buf[k]), "%s", rel);
+			n = snprintf(buf[k], sizeof(buf[k]), "%s", rel);
 		else
-			snprintf(buf[k], sizeof(buf[k]), "%s/%s", root->path,
-				 rel);
+			n = snprintf(buf[k], sizeof(buf[k]), "%s/%s",
+				     root->path, rel);
+		if (n < 0 || (size_t)n >= sizeof(buf[k]))
+			return add(errors, r, c, ERROR_INVALID, "shorten the "
+				   "path", "path under root '%s' is too long "
+				   "(%zu bytes): '%s'", root->name,
+				   strlen(rel), rel);
 		v[k] = buf[k];
 	}
 	return 0;
@@ -200,7 +215,8 @@ graph_same_content_evaluate(struct graph_repo *repo, const struct rules *r,
 		for (j = 0; workdir && c->n_same_roots &&
 			    c->n_same_roots <= SAME_ROOTS_MAX &&
 			    j < c->n_same_paths; j++) {
-			int k = root_group(r, c, c->same_paths[j], buf, v);
+			int k = root_group(r, c, c->same_paths[j], buf, v,
+					   errors);
 
 			if (!k)
 				k = compare(g, workdir, r, c, v,

@@ -55,9 +55,20 @@ void
 graph_source_dir_entry(void *state, const char *rel, unsigned mode,
 		       const unsigned char oid[20])
 {
-	XXH3_state_t *h = state;
+	graph_source_dir_entry2(state, "", rel, mode, oid);
+}
 
-	put_str(h, rel);
+void
+graph_source_dir_entry2(void *state, const char *dir, const char *name,
+			unsigned mode, const unsigned char oid[20])
+{
+	XXH3_state_t *h = state;
+	size_t a = strlen(dir), b = strlen(name);
+
+	/* put_str of dir + name, streamed: no buffer to cut it short. */
+	put_u32(h, (uint32_t)(a + b));
+	XXH3_128bits_update(h, dir, a);
+	XXH3_128bits_update(h, name, b);
 	put_u32(h, mode);
 	XXH3_128bits_update(h, oid, 20);
 }

@@ -48,5 +48,10 @@ int graph_source_finish(struct graph_source_state *st,
 /* Streaming helpers for the "ripple-dir-v1" directory digest. */
 void graph_source_dir_entry(void *xxh3_state, const char *rel, unsigned mode,
 			    const unsigned char oid[20]);
+/* The same for the path dir + name (dir "" or ending in '/'), hashed as
+ * one string without joining them. */
+void graph_source_dir_entry2(void *xxh3_state, const char *dir,
+			     const char *name, unsigned mode,
+			     const unsigned char oid[20]);
 
 #endif

@@ -23,7 +23,7 @@ graph_source_memo_id(struct graph_repo *repo, const struct graph_oid *commit,
 		     struct error *err)
 {
 	struct strv prefixes = STRV_INIT;
-	struct digest_state st = { NULL };
+	struct digest_state st = { NULL, NULL };
 	struct digest d;
 	git_tree *tree = NULL;
 	size_t i;

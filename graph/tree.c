@@ -306,14 +306,12 @@ tv_link_text(void *ctx, const char *path, const unsigned char oid[20],
 static int
 dir_cb(const char *root, const git_tree_entry *e, void *payload)
 {
-	char rel[4096];
-
 	if (git_tree_entry_type(e) == GIT_OBJECT_TREE)
 		return 0;
-	snprintf(rel, sizeof(rel), "%s%s", root, git_tree_entry_name(e));
-	graph_source_dir_entry(payload, rel,
-			       (unsigned)git_tree_entry_filemode(e),
-			       git_tree_entry_id(e)->id);
+	/* The whole path, however long: a cut one could equal another's. */
+	graph_source_dir_entry2(payload, root, git_tree_entry_name(e),
+				(unsigned)git_tree_entry_filemode(e),
+				git_tree_entry_id(e)->id);
 	return 0;
 }
 

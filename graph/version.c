@@ -14,6 +14,7 @@
 
 #include <git2.h>
 
+#include "base/buf.h"
 #include "base/error.h"
 #include "base/mem.h"
 #include "graph/reach.h"
@@ -290,20 +291,28 @@ collect(git_repository *repo, const struct version_params *p,
 	const struct strv *names, struct cand *cands, size_t *n_cands,
 	struct error *err)
 {
-	char refname[1024];
+	struct buf refname = BUF_INIT;
 	size_t i, n = 0;
+	int g;
 
 	for (i = 0; i < names->n; i++) {
 		git_reference *ref = NULL;
 		git_object *obj = NULL;
-		int g;
 
-		if (!version_tag_claims(p, names->v[i], &cands[n].v))
+		g = version_tag_claims(p, names->v[i], &cands[n].v, err);
+		if (g < 0)
+			goto fail;
+		if (!g)
 			continue;
-		snprintf(refname, sizeof(refname), "refs/tags/%s",
-			 names->v[i]);
-		if (git_reference_lookup(&ref, repo, refname) < 0)
-			return git_fail(err, "cannot read a tag");
+		/* The whole name: a cut one could be another tag's. */
+		buf_reset(&refname);
+		g = buf_addf(&refname, err, "refs/tags/%s", names->v[i]);
+		if (g < 0)
+			goto fail;
+		if (git_reference_lookup(&ref, repo, refname.data) < 0) {
+			g = git_fail(err, "cannot read a tag");
+			goto fail;
+		}
 		g = git_reference_peel(&obj, ref, GIT_OBJECT_COMMIT);
 		git_reference_free(ref);
 		/* A tag whose commit this shallow clone lacks is not in what
@@ -317,8 +326,12 @@ collect(git_repository *repo, const struct version_params *p,
 		cands[n].v.local[0] = '\0';	/* setuptools-scm strips it */
 		n++;
 	}
+	buf_release(&refname);
 	*n_cands = n;
 	return 0;
+fail:
+	buf_release(&refname);
+	return g;
 }
 
 static int

@@ -81,6 +81,13 @@ struct version_params {
 	 * the prefix and the version spelled exactly as `spelling` writes it.
 	 */
 	const char *tag_regex;
+	/*
+	 * Where tag_regex is written, for its errors: the rules file (NULL:
+	 * unknown; callers set it) and the 1-based line and column
+	 * (version_params_from_root sets them; 0: unknown).
+	 */
+	const char *regex_file;
+	unsigned regex_line, regex_col;
 	/* Where the version comes from (version_compute_root_at), and the
 	   repository-relative file for VERSION_FROM_FILE*. */
 	enum version_from from;
@@ -231,10 +238,15 @@ int version_node_from_hex(const char *hex, unsigned length, char *out,
  * spelled exactly as p->spelling writes it (so "v13.4.01" and
  * "v13.4.2+local" are no tags of a "v" family), or (tag_regex) the regex
  * matches at its start with a non-empty version group that parses as PEP
- * 440, as setuptools-scm reads tags; 0 when not claimed.
+ * 440, as setuptools-scm reads tags; 0 when not claimed. A tag_regex
+ * runs under PCRE2 match, depth and heap limits (graph/family.c), so a
+ * regex that backtracks without end costs milliseconds, not minutes:
+ * reaching a limit, or any other PCRE2 failure, is ERROR_INVALID naming
+ * the regex and the tag, at p->regex_file:line:col when known; never
+ * "not claimed".
  */
 int version_tag_claims(const struct version_params *p, const char *tag,
-		       struct pep440 *v);
+		       struct pep440 *v, struct error *err);
 
 /*
  * 1 when `tag` matches a tag pattern of *p and no exclusion, whatever its

@@ -24,15 +24,20 @@ static int
 read_file(struct graph_repo *repo, const struct graph_oid *oid,
 	  const struct version_params *p, struct buf *b, struct error *err)
 {
-	char path[4096];
+	struct buf path = BUF_INIT;
 	FILE *f;
 	size_t n;
 	char chunk[VERSION_FILE_MAX + 1];
+	int rc;
 
 	if (!p->worktree)
 		return graph_repo_read_blob(repo, oid, p->file, b, err);
-	snprintf(path, sizeof(path), "%s/%s", graph_repo_root(repo), p->file);
-	f = fopen(path, "rb");
+	/* The whole path: a cut one could be another file. */
+	rc = buf_addf(&path, err, "%s/%s", graph_repo_root(repo), p->file);
+	f = rc ? NULL : fopen(path.data, "rb");
+	buf_release(&path);
+	if (rc)
+		return rc;
 	if (!f)
 		return error_set(err, ERROR_NOT_FOUND, "no version file '%s' "
 				 "in the working tree", p->file);
@@ -121,7 +126,10 @@ with_tags(struct graph_repo *repo, const char *rev,
 	}
 	if (rc < 0)
 		return rc;
-	if (!out->tag || !version_tag_claims(p, out->tag, &tagv))
+	rc = out->tag ? version_tag_claims(p, out->tag, &tagv, err) : 0;
+	if (rc < 0)
+		return rc;
+	if (!rc)
 		memset(&tagv, 0, sizeof(tagv));
 	/* rapids-generate-version: {base}{stage}{distance} with the nearest
 	 * tag's stage (a, b, rc), and "rc" after a tag with none (a final):

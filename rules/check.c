@@ -2,7 +2,8 @@
  * Checks over the whole loaded model: `where:` keys name axes of the
  * dependency, no two roots claim overlapping paths, sources, artifacts
  * and tests do not share names (a dependency would be ambiguous), and the
- * matrix stays within policy max-nodes.
+ * matrix stays within policy max-nodes; rules_each_size and
+ * rules_each_describe, which graph_build_limited shares.
  */
 #include "rules/load.h"
 
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "base/mem.h"
 #include "base/spell.h"
 #include "base/banned.h"
@@ -186,10 +188,8 @@ check_shared_names(struct rules_load *L)
 	}
 }
 
-/* Nodes an each expands to at most (excludes not subtracted), or
- * ULLONG_MAX when that does not fit. */
-static unsigned long long
-each_size(const struct rules_each *e)
+unsigned long long
+rules_each_size(const struct rules_each *e)
 {
 	unsigned long long n = 1, v;
 	size_t i;
@@ -205,64 +205,74 @@ each_size(const struct rules_each *e)
 	return n + e->n_include;
 }
 
-/* "AXIS N x AXIS N ..." into buf (truncated to fit). */
-static void
-axis_sizes(const struct rules_each *e, char *buf, size_t size)
+int
+rules_each_describe(const struct rules_each *e, struct buf *b,
+		    struct error *err)
 {
-	size_t i, len = 0;
-	int k;
+	size_t i;
+	int rc = 0;
 
-	buf[0] = '\0';
-	for (i = 0; i < e->n_axes && len < size; i++) {
-		k = snprintf(buf + len, size - len, "%s%s %zu", i ? " x " : "",
-			     e->axes[i].axis, e->axes[i].n_values);
-		if (k < 0)
-			break;
-		len += (size_t)k;
-	}
-	if (e->n_include && len < size)
-		snprintf(buf + len, size - len, " + %zu included",
-			 e->n_include);
+	for (i = 0; !rc && i < e->n_axes; i++)
+		rc = buf_addf(b, err, "%s%s %zu", i ? " x " : "",
+			      e->axes[i].axis, e->axes[i].n_values);
+	if (!rc && e->n_include)
+		rc = buf_addf(b, err, " + %zu included", e->n_include);
+	return rc;
 }
 
 /*
  * Bound the matrix before anything is expanded (issue 14, item 11): each
  * rule's node count is the product of its axis sizes, checked for
- * overflow, and all rules together may not pass policy max-nodes.
+ * overflow, and all rules together may not pass policy max-nodes (or,
+ * when the rules set none, RULES_MAX_NODES_LIMIT; graph_build_limited
+ * applies the lower ceiling a command runs under).
  */
 static void
 check_one_size(struct rules_load *L, const char *kind, const char *name,
 	       const struct rules_each *e, struct rules_pos pos,
 	       unsigned long long *total)
 {
-	unsigned long long max = L->r->policy.max_nodes, n = each_size(e);
-	char sizes[256];
+	unsigned long long max = L->r->policy.max_nodes, n = rules_each_size(e);
+	const char *hint = "narrow its each:, or raise policy: {max-nodes: N}";
+	const char *what = "max-nodes";
+	struct buf sizes;
 
+	if (!max) {
+		max = RULES_MAX_NODES_LIMIT;
+		hint = "narrow its each:";
+		what = "ripple's limit of";
+	}
 	if (*total > max)
 		return;	/* reported once, at the rule that passed it */
 	if (n > max) {
-		axis_sizes(e, sizes, sizeof(sizes));
+		buf_init(&sizes, 0);
+		if (rules_each_describe(e, &sizes, NULL)) {
+			rules_load_nomem(L);
+			buf_release(&sizes);
+			return;
+		}
 		if (n == ULLONG_MAX)
-			rules_load_error_at(L, pos.line, pos.col,
-				"narrow its each:, or raise policy: {max-nodes: N}",
+			rules_load_error_at(L, pos.line, pos.col, hint,
 				"%s '%s' expands to more than %llu nodes (%s), "
-				"more than max-nodes %llu", kind, name, n,
-				sizes, max);
+				"more than %s %llu", kind, name, n,
+				sizes.data ? sizes.data : "", what, max);
 		else
-			rules_load_error_at(L, pos.line, pos.col,
-				"narrow its each:, or raise policy: {max-nodes: N}",
+			rules_load_error_at(L, pos.line, pos.col, hint,
 				"%s '%s' expands to %llu nodes (%s), more than "
-				"max-nodes %llu", kind, name, n, sizes, max);
+				"%s %llu", kind, name, n,
+				sizes.data ? sizes.data : "", what, max);
+		buf_release(&sizes);
 		*total = ULLONG_MAX;
 		return;
 	}
 	*total += n;
 	if (*total > max)
 		rules_load_error_at(L, pos.line, pos.col,
-			"narrow some each:, or raise policy: {max-nodes: N}",
+			L->r->policy.max_nodes ? "narrow some each:, or raise "
+			"policy: {max-nodes: N}" : "narrow some each:",
 			"with %s '%s' (%llu nodes) the rules expand to %llu "
-			"nodes, more than max-nodes %llu", kind, name, n,
-			*total, max);
+			"nodes, more than %s %llu", kind, name, n,
+			*total, what, max);
 }
 
 static void

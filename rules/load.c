@@ -13,9 +13,11 @@
 #include <unistd.h>
 
 #include "base/arena.h"
+#include "base/buf.h"
 #include "base/error.h"
 #include "base/file.h"
 #include "base/mem.h"
+#include "base/path.h"
 #include "base/spell.h"
 #include "rules/load.h"
 #include "rules/yaml.h"
@@ -33,10 +35,11 @@ value_ok(const char *s)
 {
 	if (!s[0])
 		return 0;
+	if (path_control_char(s))
+		return 0;	/* values become output paths and ids */
 	for (; *s; s++)
 		if (*s == ',' || *s == '=' || *s == '[' || *s == ']' ||
-		    *s == ' ' || *s == '\t' || *s == '\n' || *s == '*' ||
-		    *s == '?')
+		    *s == ' ' || *s == '*' || *s == '?')
 			return 0;
 	return 1;
 }
@@ -112,13 +115,22 @@ load_axis(struct rules_load *L, const struct rules_ynode *k,
 		return;
 	if (!ax->n_values)
 		rules_load_error(L, vals, NULL, "axis '%s' has no values", k->str);
-	for (i = 0; i < ax->n_values; i++)
-		if (!value_ok(ax->values[i]))
+	for (i = 0; i < ax->n_values; i++) {
+		struct buf text = BUF_INIT;
+
+		if (value_ok(ax->values[i]))
+			continue;
+		if (path_escape_controls(&text, ax->values[i], NULL))
+			rules_load_nomem(L);
+		else
 			rules_load_error(L, vals->items[i],
-					 "values have no spaces, ',', '=', "
-					 "'[', ']', '*' or '?'",
+					 "values have no spaces, control "
+					 "characters, ',', '=', '[', ']', '*' "
+					 "or '?'",
 					 "invalid value '%s' of axis '%s'",
-					 ax->values[i], k->str);
+					 text.data, k->str);
+		buf_release(&text);
+	}
 	/* Sorted, not pairwise: an axis may have 100,000 values. */
 	sorted = mem_alloc((ax->n_values + 1) * sizeof(*sorted));
 	if (!sorted) {
@@ -151,7 +163,7 @@ load_policy(struct rules_load *L, const struct rules_ynode *v)
 {
 	static const char *const keys[] = {
 		"unclaimed-paths", "ignore", "reuse", "max-nodes",
-		"reuse-versions", "trusted-refs", NULL,
+		"max-edges", "reuse-versions", "trusted-refs", NULL,
 	};
 	static const char *const unclaimed[] = { "rebuild-all", "ignore" };
 	static const char *const reuse[] = { "baseline", "any", "none" };
@@ -190,6 +202,10 @@ load_policy(struct rules_load *L, const struct rules_ynode *v)
 	if (f)
 		rules_load_uint(L, f, "max-nodes", 1, RULES_MAX_NODES_LIMIT,
 				&p->max_nodes);
+	f = rules_ynode_get(v, "max-edges");
+	if (f)
+		rules_load_uint(L, f, "max-edges", 1, RULES_MAX_EDGES_LIMIT,
+				&p->max_edges);
 	f = rules_ynode_get(v, "reuse-versions");
 	if (f && !rules_load_string(L, f, "reuse-versions", &s)) {
 		for (i = 0; i < 2 && strcmp(s, versions[i]); i++)
@@ -381,7 +397,6 @@ rules_load_buffer(const char *display, const char *text, size_t len,
 		return ERROR_NOMEM;
 	}
 	arena_init(&r->arena);
-	r->policy.max_nodes = RULES_MAX_NODES_DEFAULT;
 	L.r = r;
 	r->file = rules_load_strdup(&L, L.file);
 	copy = arena_alloc(&r->arena, len + 1);

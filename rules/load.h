@@ -102,7 +102,8 @@ int rules_load_name(struct rules_load *L, const struct rules_ynode *n,
 
 /*
  * Check a gitignore-style path pattern (`paths`, `exclude`, `outputs`,
- * `ignore`): non-empty, relative, no `..` components, every `[` closed.
+ * `ignore`): non-empty, relative, no `..` components, every `[` closed,
+ * no control characters.
  * Reports at n and returns -1 when malformed.
  */
 int rules_syntax_pattern(struct rules_load *L, const struct rules_ynode *n,
@@ -114,6 +115,15 @@ int rules_syntax_pattern(struct rules_load *L, const struct rules_ynode *n,
  */
 void rules_load_globs(struct rules_load *L, const struct rules_ynode *n,
 		      const char *field, const char ***out, size_t *n_out);
+
+/*
+ * Refuse a control character (base/path.h path_control_char) in a path
+ * or path pattern `s` of `field` ("outputs", "cwd", "path", ...),
+ * reported at n with the character escaped. Returns -1 after reporting,
+ * else 0. rules_syntax_pattern calls it for every pattern.
+ */
+int rules_syntax_path_chars(struct rules_load *L, const struct rules_ynode *n,
+			    const char *field, const char *s);
 
 /* A glob over names or tags: non-empty, every `[` closed. */
 int rules_syntax_glob(struct rules_load *L, const struct rules_ynode *n,

@@ -169,6 +169,15 @@ load_kvs(struct rules_load *L, const struct rules_ynode *v, const char *field,
 
 		kv->key = k->str;
 		kv->pos = rules_load_pos(k);
+		if (!k->len) {
+			/* A recorded run keeps meta as KEY=VALUE: an empty
+			 * key would fail every run, long after check. */
+			rules_load_error(L, k, env ? "name the variable: env: "
+					 "{NAME: VALUE}" : "name the entry: "
+					 "meta: {KEY: VALUE}",
+					 "empty %s key", field);
+			continue;
+		}
 		for (j = 0; env && j < k->len; j++) {
 			char c = k->str[j];
 
@@ -403,7 +412,8 @@ load_node(struct rules_load *L, const struct rules_ynode *k,
 	if (f)
 		load_kvs(L, f, "meta", 0, &tv, &node->meta, &node->n_meta);
 	f = rules_ynode_get(v, "cwd");
-	if (f && !rules_load_string(L, f, "cwd", &node->cwd)) {
+	if (f && !rules_load_string(L, f, "cwd", &node->cwd) &&
+	    !rules_syntax_path_chars(L, f, "cwd", node->cwd)) {
 		if (path_leaves(node->cwd))
 			rules_load_error(L, f, "cwd is relative to the "
 					 "repository root, inside it",

@@ -21,6 +21,8 @@ root_path(struct rules_load *L, const struct rules_ynode *n, const char *s)
 	size_t len = strlen(s);
 	const char *p;
 
+	if (rules_syntax_path_chars(L, n, "path", s))
+		return NULL;
 	while (len > 1 && s[len - 1] == '/')
 		len--;
 	if (!len || s[0] == '/')
@@ -209,6 +211,8 @@ rules_load_root(struct rules_load *L, const struct rules_ynode *k,
 			rules_load_unknown(L, f, "tag-spelling", s, spellings, 2);
 	}
 	f = rules_ynode_get(v, "tag-regex");
+	if (f)
+		root->tag_regex_pos = rules_load_pos(f);
 	if (f && !rules_load_string(L, f, "tag-regex", &root->tag_regex) &&
 	    !root->tag_regex[0])
 		rules_load_error(L, f, "write setuptools-scm's tag_regex, e.g. "

@@ -86,6 +86,7 @@ struct rules_root {
 	const char *tag_regex;	/* setuptools-scm's tag_regex (PCRE2 syntax,
 				   a `version` group or exactly one group),
 				   or NULL */
+	struct rules_pos tag_regex_pos;	/* where tag_regex is written */
 	int tags_follow_toolkit;	/* -1: when the patterns name a major;
 					   0: never; 1: always */
 	enum rules_version_source version_source;
@@ -307,14 +308,18 @@ enum rules_reuse {
 };
 
 /*
- * Matrix nodes the rules may expand to, all rules together, unless
- * `policy: {max-nodes: N}` says otherwise. Planning costs tens of
- * microseconds and 2 KB per node (10^6 nodes took 2.1 GB and 17 s; 10^7 ran out of memory),
- * so the default keeps a plan within seconds; the check multiplies axis
- * sizes before anything is expanded.
+ * `policy: {max-nodes: N, max-edges: N}`: what the rules allow the graph,
+ * which can only lower the ceilings graph_build_limited applies
+ * (graph/graph.h: 100,000 nodes and 1,000,000 edges unless a command's
+ * --max-nodes or --max-edges raises them); the rules can never raise
+ * them. The loader multiplies axis sizes before anything is expanded and
+ * refuses a matrix past max-nodes (or past RULES_MAX_NODES_LIMIT when
+ * the rules set none). Planning costs tens of microseconds and 2 KB per
+ * node (10^6 nodes took 2.1 GB and 17 s; 10^7 ran out of memory) and
+ * about 130 bytes per edge (9 M edges: 1.2 GB and 15 s).
  */
-#define RULES_MAX_NODES_DEFAULT 100000ULL
 #define RULES_MAX_NODES_LIMIT 100000000ULL	/* the largest max-nodes */
+#define RULES_MAX_EDGES_LIMIT 1000000000ULL	/* the largest max-edges */
 /* When a versioned artifact's recorded version must equal its version now. */
 enum rules_reuse_versions {
 	RULES_REUSE_VERSIONS_TAG = 0,	/* in runs and plans with --tag */
@@ -326,7 +331,9 @@ struct rules_policy {
 	const char **ignore;	/* patterns that never count as changes */
 	size_t n_ignore;
 	enum rules_reuse reuse;
-	unsigned long long max_nodes;	/* nodes allowed in all (see above) */
+	unsigned long long max_nodes;	/* nodes allowed in all, or 0: not
+					   set (see above) */
+	unsigned long long max_edges;	/* edges allowed in all, or 0 */
 	enum rules_reuse_versions reuse_versions;
 	const char **trusted_refs;	/* fnmatch globs over the ref that
 					   wrote a remote record, or NULL:
@@ -413,6 +420,21 @@ int rules_load_file(const char *path, const char *display,
  */
 int rules_load_buffer(const char *display, const char *text, size_t len,
 		      struct rules **out, struct error_list *errors);
+
+/*
+ * Nodes an `each:` expands to at most: the product of its axis sizes
+ * plus its `include:` entries (`exclude:` is not subtracted), or
+ * ULLONG_MAX when that does not fit (rules/check.c).
+ */
+unsigned long long rules_each_size(const struct rules_each *e);
+
+/*
+ * "AXIS N x AXIS N" (+ " + K included") for messages, appended to b
+ * (base/buf.h). Returns 0 or ERROR_NOMEM.
+ */
+struct buf;
+int rules_each_describe(const struct rules_each *e, struct buf *b,
+			struct error *err);
 
 /* Free a model and everything in it. Accepts NULL. */
 void rules_free(struct rules *r);

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/buf.h"
+#include "base/path.h"
 #include "base/spell.h"
 #include "rules/yaml.h"
 #include "base/banned.h"
@@ -59,12 +61,38 @@ rules_syntax_glob(struct rules_load *L, const struct rules_ynode *n,
 }
 
 int
+rules_syntax_path_chars(struct rules_load *L, const struct rules_ynode *n,
+			const char *field, const char *s)
+{
+	const char *c = path_control_char(s);
+	struct buf text = BUF_INIT;
+
+	if (!c)
+		return 0;
+	if (path_escape_controls(&text, s, NULL)) {
+		rules_load_nomem(L);
+		buf_release(&text);
+		return -1;
+	}
+	rules_load_error(L, n, "paths hold no control characters: a newline "
+			 "or an escape in a path forges lines of logs and "
+			 "SHA256SUMS",
+			 "%s '%s' holds control character \\x%02x at byte "
+			 "%zu", field, text.data, (unsigned char)*c,
+			 (size_t)(c - s) + 1);
+	buf_release(&text);
+	return -1;
+}
+
+int
 rules_syntax_pattern(struct rules_load *L, const struct rules_ynode *n,
 		     const char *pat)
 {
 	const char *p;
 
 	if (rules_syntax_glob(L, n, pat))
+		return -1;
+	if (rules_syntax_path_chars(L, n, "path pattern", pat))
 		return -1;
 	if (pat[0] == '/') {
 		rules_load_error(L, n,

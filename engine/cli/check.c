@@ -65,6 +65,11 @@ help(FILE *f)
 		"  --json        the outcome as JSON on stdout (schema "
 		"ripple-check-v1,\n"
 		"                docs/schemas/check.json); nothing on stderr\n"
+		"  --max-nodes N, --max-edges N\n"
+		"                raise the graph's ceilings (100000 nodes, "
+		"1000000 edges;\n"
+		"                the rules' policy can only lower them; "
+		"docs/rules.md)\n"
 		"  -h, --help    show this help\n"
 		"\n"
 		"exit codes: 0 valid, 2 invalid rules, a check that fails, or "
@@ -317,13 +322,15 @@ check_test_needs(struct check *ck, const struct rules *r,
 static int
 check_graph(struct check *ck, const struct rules *r)
 {
+	struct graph_limits limits;
 	struct graph *g = NULL;
 	struct error err;
 	size_t i;
 	int rc, bad = 0;
 
 	error_init(&err);
-	rc = graph_build(r, &g, &err);
+	cli_graph_limits(ck->ctx, &limits);
+	rc = graph_build_limited(r, &limits, &g, &err);
 	if (rc) {
 		found_error(ck, &err);
 		return cli_exit_for(rc);
@@ -454,13 +461,15 @@ diags_json(const struct error_list *l, int with_code)
 	return a;
 }
 
-/* The ripple-check-v1 document (docs/schemas/check.json). */
-static void
+/*
+ * Print the ripple-check-v1 document (docs/schemas/check.json). Returns 0,
+ * or the exit code after printing why it could not be printed.
+ */
+static int
 print_json(const struct check *ck, const char *file, const struct rules *r,
 	   int rc)
 {
 	json_t *doc = json_object(), *c = json_null();
-	char *text;
 
 	if (r) {
 		c = json_object();
@@ -494,12 +503,7 @@ print_json(const struct check *ck, const char *file, const struct rules *r,
 	json_object_set_new(doc, "errors_not_shown",
 			    json_integer((json_int_t)ck->errors.dropped));
 	json_object_set_new(doc, "warnings", diags_json(&ck->warnings, 0));
-	text = json_dumps(doc, JSON_SORT_KEYS | JSON_INDENT(2));
-	if (text) {
-		printf("%s\n", text);
-		free(text);
-	}
-	json_decref(doc);
+	return cli_print_json(ck->ctx, doc, JSON_INDENT(2));
 }
 
 /* Load, expand and drift-check; returns 0 or the exit code. */
@@ -580,9 +584,12 @@ cli_check(int argc, char **argv, const struct cli_ctx *ctx)
 	error_list_init(&ck.errors, CHECK_ERROR_LIMIT);
 	error_list_init(&ck.warnings, CHECK_WARNING_LIMIT);
 	rc = run_check(&ck, path, file, drift, &r);
-	if (ck.json)
-		print_json(&ck, file, r, rc);
-	else if (!rc)
+	if (ck.json) {
+		int prc = print_json(&ck, file, r, rc);
+
+		if (prc && !rc)
+			rc = prc;
+	} else if (!rc)
 		print_summary(&ck, file, r);
 	rules_free(r);
 	error_list_release(&ck.errors);

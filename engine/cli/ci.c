@@ -23,13 +23,14 @@
 #include "engine/plan/jobs.h"
 #include "engine/plan/plan.h"
 #include "engine/plan/planner.h"
+#include "engine/plan/remote.h"
 #include "graph/graph.h"
 #include "graph/repo.h"
 #include "base/banned.h"
 
 enum {
 	OPT_HEAD = 256, OPT_BASE, OPT_RULES, OPT_CACHE, OPT_JSON,
-	OPT_WORKTREE, OPT_BASELINE,
+	OPT_WORKTREE, OPT_BASELINE, OPT_REF,
 };
 
 struct ci_args {
@@ -37,13 +38,15 @@ struct ci_args {
 	const char *cache_opt;
 	int json;
 	struct cli_remote rem;	/* the remote cache, or zeroed */
-	char ref[1024];		/* the checked-out branch (remote trust) */
+	const char *ref_opt;	/* --ref, or NULL */
+	char ref[1024];		/* the ref planned for (cli_remote_ref) */
+	char dbranch[1024];	/* the default branch, or "" */
 };
 
 static const char jobs_help[] =
 	"usage: ripple jobs [TARGET...] [--head REV | --worktree] [--base REV]\n"
 	"                   [--baseline-run ID] [--rules FILE] [--cache PATH]\n"
-	"                   [--json]\n"
+	"                   [--json] [--ref REF]\n"
 	"\n"
 	"List the CI jobs the target's build and test nodes are cut into: each\n"
 	"job's name (what `ripple run --job NAME` takes and a matrix entry of\n"
@@ -55,13 +58,15 @@ static const char jobs_help[] =
 
 static const char gate_help[] =
 	"usage: ripple gate [TARGET...] [--head REV] [--rules FILE]\n"
-	"                   [--cache PATH] [--json]\n"
+	"                   [--cache PATH] [--json] [--ref REF]\n"
 	"\n"
 	"Is the head commit's CI complete and green for TARGET (default: every\n"
 	"artifact and test)? Every build and test node of the closure needs an\n"
 	"ok record of the key it has at this commit (any run, any runner whose\n"
 	"records reached this cache). Prints what is missing; meant as the\n"
-	"required status check at the end of a workflow.\n"
+	"required status check at the end of a workflow. --ref REF: the ref\n"
+	"whose trust domain in the remote cache is read first (default\n"
+	"$RIPPLE_REF, else GitHub Actions' ref, else the branch).\n"
 	"\n"
 	"Exit 0 complete and green; 1 something has no ok record; 2 bad\n"
 	"arguments or rules; 3 internal or I/O errors.\n";
@@ -78,6 +83,7 @@ parse(int argc, char **argv, const struct cli_ctx *ctx, const char *cmd,
 		{ "rules", required_argument, NULL, OPT_RULES },
 		{ "cache", required_argument, NULL, OPT_CACHE },
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "ref", required_argument, NULL, OPT_REF },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -94,6 +100,7 @@ parse(int argc, char **argv, const struct cli_ctx *ctx, const char *cmd,
 		case OPT_RULES: a->po.rules_file = optarg; break;
 		case OPT_CACHE: a->cache_opt = optarg; break;
 		case OPT_JSON: a->json = 1; break;
+		case OPT_REF: a->ref_opt = optarg; break;
 		case 'h':
 			fputs(help, stdout);
 			return -1;
@@ -131,8 +138,10 @@ open_planner(const struct cli_ctx *ctx, struct ci_args *a,
 	if (rc)
 		return rc;
 	a->po.remote = a->rem.index;
-	cli_remote_ref(*repo, NULL, NULL, a->ref, sizeof(a->ref));
+	cli_remote_ref(*repo, a->ref_opt, NULL, a->ref, sizeof(a->ref));
 	a->po.ref = a->ref[0] ? a->ref : NULL;
+	cli_remote_default_branch(*repo, a->dbranch, sizeof(a->dbranch));
+	a->po.default_branch = a->dbranch[0] ? a->dbranch : NULL;
 	return cli_planner(ctx, *repo, *cache, &a->po, pl);
 }
 
@@ -267,6 +276,34 @@ done:
 	return rc;
 }
 
+/*
+ * Whether the ok record the gate found for item `it` was made by a gap
+ * rebuild (metadata cache-gap: a job built this upstream itself because
+ * the cache could not give it). Unreadable records count as not.
+ */
+static int
+gap_rebuilt(struct cache *cache, const struct graph_node *n,
+	    const struct plan_item *it)
+{
+	const struct strv *meta = NULL;
+	struct cache_record rec;
+	struct error err;
+	size_t i;
+	int found = 0;
+
+	cache_record_init(&rec);
+	error_init(&err);
+	if (it->remote)
+		meta = &it->remote->rec.rec.metadata;
+	else if (cache && it->reused_run &&
+		 !cache_record_get(cache, it->reused_run, n->id, &rec, &err))
+		meta = &rec.metadata;
+	for (i = 0; meta && i < meta->n; i++)
+		found |= !strncmp(meta->v[i], "cache-gap=", 10);
+	cache_record_release(&rec);
+	return found;
+}
+
 /* A node the gate judges: a build or test rule with an action. */
 static int
 judged(const struct graph_node *n)
@@ -282,9 +319,9 @@ cli_gate(int argc, char **argv, const struct cli_ctx *ctx)
 	struct cache *cache = NULL;
 	struct planner *pl = NULL;
 	const struct graph *g;
-	json_t *doc = NULL, *missing = NULL;
+	json_t *doc = NULL, *missing = NULL, *gaps = NULL;
 	struct ci_args a;
-	size_t i, total = 0, bad = 0;
+	size_t i, total = 0, bad = 0, n_gaps = 0;
 	int rc;
 
 	rc = parse(argc, argv, ctx, "gate", gate_help, &a);
@@ -296,12 +333,18 @@ cli_gate(int argc, char **argv, const struct cli_ctx *ctx)
 		goto done;
 	g = pl->head->graph;
 	missing = json_array();
+	gaps = json_array();
 	for (i = 0; i < g->n_nodes; i++) {
 		const struct plan_item *it = &pl->plan->items[i];
 
 		if (!pl->plan->in_closure[i] || !judged(&g->nodes[i]))
 			continue;
 		total++;
+		if (!runs(it) && gap_rebuilt(cache, &g->nodes[i], it)) {
+			n_gaps++;
+			json_array_append_new(gaps,
+					      json_string(g->nodes[i].id));
+		}
 		if (!runs(it))
 			continue;
 		bad++;
@@ -331,7 +374,8 @@ cli_gate(int argc, char **argv, const struct cli_ctx *ctx)
 		json_object_set_new(doc, "ok",
 				    json_integer((json_int_t)(total - bad)));
 		json_object_set_new(doc, "missing", missing);
-		missing = NULL;
+		json_object_set_new(doc, "gap_rebuilds", gaps);
+		missing = gaps = NULL;
 		rc = print_json(ctx, doc);
 	} else if (bad) {
 		printf("gate: FAIL: %zu of %zu nodes have no ok record at "
@@ -342,10 +386,15 @@ cli_gate(int argc, char **argv, const struct cli_ctx *ctx)
 		printf("gate: ok: all %zu nodes have ok records at %.12s\n",
 		       total, pl->meta.head);
 	}
+	if (!a.json && n_gaps)
+		printf("gate: %zu of them rebuilt because of a cache gap (a "
+		       "job built its upstream itself: slower, not wrong)\n",
+		       n_gaps);
 	if (!rc && bad)
 		rc = CLI_FAIL;
 done:
 	json_decref(missing);
+	json_decref(gaps);
 	planner_free(pl);
 	cli_remote_close(&a.rem);
 	cache_close(cache);

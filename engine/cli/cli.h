@@ -48,6 +48,10 @@ struct cli_ctx {
 	int remote_required;	/* --remote-required: faults are errors */
 	const char *remote_timeout;	/* --remote-timeout SECONDS, or NULL */
 	const char *remote_low_speed;	/* --remote-low-speed BYTES:SECONDS */
+	unsigned long long max_nodes;	/* --max-nodes, or 0: the ceiling
+					   GRAPH_MAX_NODES_DEFAULT */
+	unsigned long long max_edges;	/* --max-edges, or 0: the ceiling
+					   GRAPH_MAX_EDGES_DEFAULT */
 };
 
 struct cli_command {
@@ -107,7 +111,14 @@ int cli_getopt(const struct cli_ctx *ctx, const char *cmd, int argc,
 
 struct buf;
 struct eval;
+struct graph_limits;
 struct graph_repo;
+
+/*
+ * The graph's ceilings a command runs under (--max-nodes, --max-edges;
+ * 0 in a field: the default), into *out.
+ */
+void cli_graph_limits(const struct cli_ctx *ctx, struct graph_limits *out);
 
 /*
  * The working tree root of the git repository that holds the current
@@ -174,6 +185,17 @@ struct arena;
 struct rules_kv;
 int cli_toolkits_check(const struct cli_ctx *ctx, const struct planner *pl,
 		       struct arena *a, struct rules_kv **out, size_t *n);
+
+/*
+ * Print `doc` (jansson; NULL when building it failed) to stdout with
+ * JSON_SORT_KEYS | flags and a newline, then drop the reference. A doc
+ * that is NULL or cannot be rendered, or output that cannot be written
+ * (a full disk), prints an error and returns its exit code: a failed
+ * --json never prints nothing and exits 0. Returns 0 otherwise.
+ */
+struct json_t;
+int cli_print_json(const struct cli_ctx *ctx, struct json_t *doc,
+		   size_t flags);
 
 /* Write b to `path` ("-" or NULL: stdout), appending when asked. */
 int cli_write_out(const struct cli_ctx *ctx, const char *path, int append,
@@ -265,7 +287,7 @@ struct cli_remote {
 };
 
 /*
- * Open ctx->remote_url (credentials from RIPPLE_REMOTE_HEADER and
+ * Open ctx->remote_url (credentials from RIPPLE_REMOTE_CACHE_HEADER and
  * RIPPLE_REMOTE_NETRC) into *out; nothing when no URL is set. Prints
  * errors; 0 or the exit code (2 for a bad URL).
  */
@@ -275,12 +297,37 @@ int cli_remote_open(const struct cli_ctx *ctx, struct cli_remote *out);
 void cli_remote_close(struct cli_remote *r);
 
 /*
- * The ref a command works for, into out (n bytes; "" when none): `ref`
- * (--ref) when given, else refs/tags/TAG for `tag`, else the checked-out
- * branch.
+ * The ref a command works for (its trust domain in the remote cache), into
+ * out (n bytes; "" when none): `ref` (--ref) when given, else $RIPPLE_REF,
+ * else refs/tags/TAG for `tag`, else what GitHub Actions says
+ * (cli_github_ref), else the checked-out branch.
  */
 void cli_remote_ref(struct graph_repo *repo, const char *ref, const char *tag,
 		    char *out, size_t n);
+
+/*
+ * The repository's default branch as "refs/heads/NAME" into out (n
+ * bytes): GitHub Actions' event payload (repository.default_branch), else
+ * the target of refs/remotes/origin/HEAD; "" when neither says (trust
+ * then falls back to main and master).
+ */
+void cli_remote_default_branch(struct graph_repo *repo, char *out, size_t n);
+
+/*
+ * Inside GitHub Actions (GITHUB_ACTIONS=true), the ref of the job
+ * (engine/cli/github_env.c): refs/pull/N/merge for pull_request events
+ * (GITHUB_REF) and for pull_request_target (N from the event payload at
+ * GITHUB_EVENT_PATH; GITHUB_REF is then the base branch, never used),
+ * else GITHUB_REF (refs/heads/..., refs/tags/...). 1 and out (n bytes),
+ * or 0 and "" outside Actions or when it cannot be told.
+ */
+int cli_github_ref(char *out, size_t n);
+
+/*
+ * Inside GitHub Actions, "refs/heads/" and the event payload's
+ * repository.default_branch into out: 1, or 0 and "".
+ */
+int cli_github_default_branch(char *out, size_t n);
 
 /*
  * One line on stderr: what the remote cache served and took (lookups,

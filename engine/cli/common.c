@@ -5,6 +5,7 @@
 #include "engine/cli/cli.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "cache/cache.h"
 #include "engine/plan/eval.h"
 #include "engine/plan/planner.h"
+#include "graph/graph.h"
 #include "graph/repo.h"
 #include "rules/drift.h"
 #include "base/banned.h"
@@ -76,11 +78,19 @@ cli_rules_path(const struct cli_ctx *ctx, const char *opt, char *out,
 	return 0;
 }
 
+void
+cli_graph_limits(const struct cli_ctx *ctx, struct graph_limits *out)
+{
+	out->max_nodes = ctx->max_nodes;
+	out->max_edges = ctx->max_edges;
+}
+
 int
 cli_open_eval(const struct cli_ctx *ctx, const char *rev, int worktree,
 	      const char *rules_file, struct graph_repo **repo,
 	      struct eval **ev)
 {
+	struct graph_limits limits;
 	struct error_list errors;
 	struct error err;
 	size_t i;
@@ -96,7 +106,8 @@ cli_open_eval(const struct cli_ctx *ctx, const char *rev, int worktree,
 		}
 	}
 	error_list_init(&errors, 50);
-	rc = eval_open(*repo, rev, worktree, rules_file, NULL, &errors, ev,
+	cli_graph_limits(ctx, &limits);
+	rc = eval_open(*repo, rev, worktree, rules_file, &limits, &errors, ev,
 		       &err);
 	if (rc) {
 		if (errors.n) {
@@ -147,24 +158,63 @@ cli_write_out(const struct cli_ctx *ctx, const char *path, int append,
 	      const struct buf *b)
 {
 	FILE *f = stdout;
+	struct error err;
+	int bad;
 
+	error_init(&err);
 	if (path && strcmp(path, "-")) {
 		f = fopen(path, append ? "ab" : "wb");
 		if (!f) {
-			struct error err;
-
-			error_init(&err);
-			error_set(&err, ERROR_IO, "cannot write '%s'", path);
+			error_set(&err, ERROR_IO, "cannot write '%s': %s", path,
+				  strerror(errno));
 			cli_print_error(ctx, &err);
 			return CLI_ERROR;
 		}
 	}
-	fwrite(b->data, 1, b->len, f);
+	/* A full disk or a closed pipe is an error, not an empty success. */
+	bad = fwrite(b->data, 1, b->len, f) != b->len;
 	if (f != stdout)
-		fclose(f);
+		bad |= fclose(f) != 0;
 	else
-		fflush(stdout);
+		bad |= fflush(stdout) != 0;
+	if (bad && f == stdout) {
+		error_set(&err, ERROR_IO, "cannot write the output: %s",
+			  strerror(errno));
+		cli_print_error(ctx, &err);
+		return CLI_ERROR;
+	}
+	if (bad) {
+		error_set(&err, ERROR_IO, "cannot write '%s': %s", path,
+			  strerror(errno));
+		cli_print_error(ctx, &err);
+		return CLI_ERROR;
+	}
 	return 0;
+}
+
+int
+cli_print_json(const struct cli_ctx *ctx, json_t *doc, size_t flags)
+{
+	char *text = doc ? json_dumps(doc, flags | JSON_SORT_KEYS) : NULL;
+	struct error err;
+	int rc = 0;
+
+	json_decref(doc);
+	if (!text) {
+		error_init(&err);
+		error_set(&err, ERROR_NOMEM, "cannot render the JSON output: "
+			  "out of memory");
+		return cli_fail(ctx, &err);
+	}
+	if (fputs(text, stdout) < 0 || fputc('\n', stdout) == EOF ||
+	    fflush(stdout)) {
+		error_init(&err);
+		error_set(&err, ERROR_IO, "cannot write the output: %s",
+			  strerror(errno));
+		rc = cli_fail(ctx, &err);
+	}
+	free(text);
+	return rc;
 }
 
 /*
@@ -200,6 +250,8 @@ cli_planner(const struct cli_ctx *ctx, struct graph_repo *repo,
 	    struct cache *cache, const struct planner_options *po,
 	    struct planner **out)
 {
+	struct planner_options o = *po;
+	struct graph_limits limits;
 	struct error_list errors;
 	struct error err;
 	size_t i;
@@ -207,7 +259,11 @@ cli_planner(const struct cli_ctx *ctx, struct graph_repo *repo,
 
 	error_init(&err);
 	error_list_init(&errors, 50);
-	rc = planner_run(repo, cache, po, &errors, out, &err);
+	if (!o.limits) {
+		cli_graph_limits(ctx, &limits);
+		o.limits = &limits;
+	}
+	rc = planner_run(repo, cache, &o, &errors, out, &err);
 	/* The gate judges a commit: it refuses --worktree, so it never
 	 * suggests it (issue 25). */
 	if (rc && ctx->cmd && !strcmp(ctx->cmd, "gate") &&

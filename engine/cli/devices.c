@@ -112,9 +112,7 @@ cli_devices(int argc, char **argv, const struct cli_ctx *ctx)
 				    : json_null());
 		json_object_set_new(root, "reason", devs.reason[0]
 				    ? json_string(devs.reason) : json_null());
-		json_dumpf(root, stdout, JSON_SORT_KEYS | JSON_INDENT(2));
-		printf("\n");
-		json_decref(root);
+		rc = cli_print_json(ctx, root, JSON_INDENT(2));
 		goto done;
 	}
 	if (devs.driver_version)

@@ -26,7 +26,7 @@
 
 static const char fetch_help[] =
 	"usage: ripple fetch NODE... [--to DIR] [--head REV] [--rules FILE]\n"
-	"                    [--cache PATH]\n"
+	"                    [--cache PATH] [--ref REF]\n"
 	"\n"
 	"Download the outputs of NODE (an id, a glob over ids, a rule or a\n"
 	"target, as `ripple plan` takes them) from the remote cache\n"
@@ -38,6 +38,9 @@ static const char fetch_help[] =
 	"\n"
 	"  --to DIR       write DIR/FILE-NAME (made when missing) instead of\n"
 	"                 the repository paths the records list\n"
+	"  --ref REF      the ref whose trust domain is read first (default\n"
+	"                 $RIPPLE_REF, else GitHub Actions' ref, else the\n"
+	"                 branch); then the trusted domain\n"
 	"\n"
 	"Every file is checked before any is put in place, all or none; an\n"
 	"entry listing a path its node does not declare as an output is\n"
@@ -48,12 +51,13 @@ static const char fetch_help[] =
 	"its bytes cannot be had; 2 usage; 3 internal or I/O errors; 130\n"
 	"stopped by SIGINT or SIGTERM.\n";
 
-enum { OPT_TO = 256, OPT_HEAD, OPT_RULES, OPT_CACHE };
+enum { OPT_TO = 256, OPT_HEAD, OPT_RULES, OPT_CACHE, OPT_REF };
 
 struct fetch_args {
 	struct planner_options po;
-	const char *cache_opt, *to;
+	const char *cache_opt, *to, *ref_opt;
 	char ref[1024];
+	char dbranch[1024];
 };
 
 static int
@@ -64,6 +68,7 @@ parse(int argc, char **argv, const struct cli_ctx *ctx, struct fetch_args *a)
 		{ "head", required_argument, NULL, OPT_HEAD },
 		{ "rules", required_argument, NULL, OPT_RULES },
 		{ "cache", required_argument, NULL, OPT_CACHE },
+		{ "ref", required_argument, NULL, OPT_REF },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -74,6 +79,7 @@ parse(int argc, char **argv, const struct cli_ctx *ctx, struct fetch_args *a)
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_TO: a->to = optarg; break;
+		case OPT_REF: a->ref_opt = optarg; break;
 		case OPT_HEAD: a->po.head = optarg; break;
 		case OPT_RULES: a->po.rules_file = optarg; break;
 		case OPT_CACHE: a->cache_opt = optarg; break;
@@ -217,8 +223,10 @@ cli_fetch(int argc, char **argv, const struct cli_ctx *ctx)
 		rc = cli_remote_open(ctx, &rem);
 	if (rc)
 		goto done;
-	cli_remote_ref(repo, NULL, NULL, a.ref, sizeof(a.ref));
+	cli_remote_ref(repo, a.ref_opt, NULL, a.ref, sizeof(a.ref));
 	a.po.ref = a.ref[0] ? a.ref : NULL;
+	cli_remote_default_branch(repo, a.dbranch, sizeof(a.dbranch));
+	a.po.default_branch = a.dbranch[0] ? a.dbranch : NULL;
 	a.po.remote = rem.index;
 	rc = cli_planner(ctx, repo, cache, &a.po, &pl);
 	if (rc)

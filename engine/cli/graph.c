@@ -257,7 +257,10 @@ cli_graph(int argc, char **argv, const struct cli_ctx *ctx)
 			rc = cli_exit_for(rc);
 			goto done;
 		}
-		rc = graph_build(rules, &own, &err);
+		struct graph_limits limits;
+
+		cli_graph_limits(ctx, &limits);
+		rc = graph_build_limited(rules, &limits, &own, &err);
 		if (rc) {
 			cli_print_error(ctx, &err);
 			rc = cli_exit_for(rc);
@@ -398,10 +401,15 @@ cli_keys(int argc, char **argv, const struct cli_ctx *ctx)
 			mask[i] = 1;
 			hits++;
 		}
-	if (!hits) {
+	if (!hits && !n_globs) {
+		error_set(&err, ERROR_NOT_FOUND, "the rules declare no node");
+		error_hint(&err, "add artifacts: or tests: to ripple.yml");
+	} else if (!hits) {
 		error_set(&err, ERROR_NOT_FOUND, "no node matches '%s'",
 			  argv[optind]);
 		error_hint(&err, "`ripple graph` lists the node ids");
+	}
+	if (!hits) {
 		cli_print_error(ctx, &err);
 		rc = CLI_USAGE;
 		goto done;
@@ -442,18 +450,12 @@ cli_keys(int argc, char **argv, const struct cli_ctx *ctx)
 	}
 	if (as_json) {
 		json_t *top = json_object();
-		char *s;
 
 		json_object_set_new(top, "schema", json_string("ripple-keys-v1"));
 		json_object_set_new(top, "nodes", doc);
 		doc = NULL;
-		s = json_dumps(top, JSON_SORT_KEYS | JSON_INDENT(2));
-		json_decref(top);
-		if (s) {
-			buf_addstr(&b, s, NULL);
-			buf_addch(&b, '\n', NULL);
-			free(s);
-		}
+		rc = cli_print_json(ctx, top, JSON_INDENT(2));
+		goto done;
 	}
 	rc = cli_write_out(ctx, NULL, 0, &b);
 done:

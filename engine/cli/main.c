@@ -1,6 +1,6 @@
 /*
  * main(): global options (-C DIR, --color, --help, --version, the remote
- * cache's), libgit2 and (when a remote cache is used) libcurl start-up,
+ * cache's, the graph's ceilings), libgit2 and (when a remote cache is used) libcurl start-up,
  * and dispatch to one command. Commands live in engine/cli/<name>.c; what
  * they share for printing is in output.c.
  */
@@ -19,6 +19,7 @@
 #include "base/error.h"
 #include "base/spell.h"
 #include "cache/remote.h"
+#include "rules/rules.h"
 #include "base/banned.h"
 
 #define RIPPLE_VERSION "0.1.0"
@@ -96,7 +97,11 @@ usage(FILE *f)
 		"warning\n"
 		"                ($RIPPLE_REMOTE_REQUIRED=1); the remote "
 		"options may follow\n"
-		"                the command too\n"
+		"                the command too. Writing needs the credential "
+		"in\n"
+		"                $RIPPLE_REMOTE_CACHE_HEADER (\"Name: value\"); "
+		"each ref writes\n"
+		"                its own trust domain (--ref, $RIPPLE_REF)\n"
 		"  --remote-timeout SECONDS   cut off a request lasting "
 		"longer (default\n"
 		"                600; 0 none; $RIPPLE_REMOTE_TIMEOUT)\n"
@@ -105,6 +110,14 @@ usage(FILE *f)
 		"                BYTES/s for SECONDS (default 1024:30; 0:0 "
 		"none;\n"
 		"                $RIPPLE_REMOTE_LOW_SPEED)\n"
+		"  --max-nodes N raise the ceiling on the graph's nodes "
+		"(default 100000;\n"
+		"                the rules' policy max-nodes can only lower "
+		"it)\n"
+		"  --max-edges N raise the ceiling on its edges, one node "
+		"needing another\n"
+		"                (default 1000000); both may follow the "
+		"command too\n"
 		"  -h, --help    show this help; `ripple COMMAND --help` for a "
 		"command\n"
 		"  -V, --version\n"
@@ -116,7 +129,7 @@ usage(FILE *f)
 
 enum {
 	OPT_REMOTE = 256, OPT_REMOTE_RO, OPT_REMOTE_REQ, OPT_REMOTE_TIMEOUT,
-	OPT_REMOTE_LOW_SPEED
+	OPT_REMOTE_LOW_SPEED, OPT_MAX_NODES, OPT_MAX_EDGES,
 };
 
 /* A remote option with a value: "--NAME V" or "--NAME=V" at argv[*i]. */
@@ -138,6 +151,28 @@ valued(int argc, char **argv, int *i, const char *name, const char **out)
 	return 1;
 }
 
+/*
+ * The value of --max-nodes or --max-edges: decimal digits within
+ * [1, most]. Returns 0, or prints a usage error and returns CLI_USAGE.
+ */
+static int
+ceiling_value(const char *opt, const char *s, unsigned long long most,
+	      unsigned long long *out)
+{
+	unsigned long long v = 0;
+	const char *p = s;
+
+	for (; *p >= '0' && *p <= '9' && v <= most; p++)
+		v = v * 10 + (unsigned long long)(*p - '0');
+	if (!s[0] || *p || !v || v > most) {
+		fprintf(stderr, "ripple: error: %s takes a number from 1 to "
+			"%llu, not '%s'\nTry 'ripple --help'.\n", opt, most, s);
+		return CLI_USAGE;
+	}
+	*out = v;
+	return 0;
+}
+
 static int
 env_on(const char *name)
 {
@@ -147,15 +182,24 @@ env_on(const char *name)
 }
 
 /*
- * Take the remote cache's options out of a command's arguments (before a
- * "--"), so that `ripple run --remote-cache URL` works like `ripple
- * --remote-cache URL run`. Returns 0, or -1 for --remote-cache without a
- * value. *argc shrinks.
+ * Take the global options that may follow a command (the remote cache's,
+ * --max-nodes, --max-edges) out of its arguments (before a "--"), so that
+ * `ripple run --remote-cache URL` works like `ripple --remote-cache URL
+ * run`. Returns 0, or CLI_USAGE after printing what is wrong. *argc
+ * shrinks.
  */
 static int
-take_remote_options(int *argc, char **argv, struct cli_ctx *ctx)
+take_global_options(int *argc, char **argv, struct cli_ctx *ctx)
 {
+	const struct {
+		const char *name;
+		unsigned long long most, *out;
+	} ceilings[] = {
+		{ "--max-nodes", RULES_MAX_NODES_LIMIT, &ctx->max_nodes },
+		{ "--max-edges", RULES_MAX_EDGES_LIMIT, &ctx->max_edges },
+	};
 	int i, k = 1, v;
+	size_t c, n;
 
 	for (i = 1; i < *argc; i++) {
 		const char *a = argv[i];
@@ -165,9 +209,30 @@ take_remote_options(int *argc, char **argv, struct cli_ctx *ctx)
 				argv[k++] = argv[i++];
 			break;
 		}
+		for (c = 0; c < 2; c++) {
+			n = strlen(ceilings[c].name);
+			if (strncmp(a, ceilings[c].name, n) ||
+			    (a[n] && a[n] != '='))
+				continue;
+			if (!a[n] && i + 1 >= *argc) {
+				fprintf(stderr, "ripple: error: %s needs a "
+					"number\n", ceilings[c].name);
+				return CLI_USAGE;
+			}
+			if (ceiling_value(ceilings[c].name,
+					  a[n] ? a + n + 1 : argv[++i],
+					  ceilings[c].most, ceilings[c].out))
+				return CLI_USAGE;
+			break;
+		}
+		if (c < 2)
+			continue;
 		if (!strcmp(a, "--remote-cache")) {
-			if (i + 1 >= *argc)
-				return -1;
+			if (i + 1 >= *argc) {
+				fprintf(stderr, "ripple: error: "
+					"--remote-cache needs a URL\n");
+				return CLI_USAGE;
+			}
 			ctx->remote_url = argv[++i];
 		} else if (!strncmp(a, "--remote-cache=", 15)) {
 			ctx->remote_url = a + 15;
@@ -175,8 +240,11 @@ take_remote_options(int *argc, char **argv, struct cli_ctx *ctx)
 				       &ctx->remote_timeout)) ||
 			   (v = valued(*argc, argv, &i, "--remote-low-speed",
 				       &ctx->remote_low_speed))) {
-			if (v < 0)
-				return -1;
+			if (v < 0) {
+				fprintf(stderr, "ripple: error: %s needs a "
+					"value\n", a);
+				return CLI_USAGE;
+			}
 		} else if (!strcmp(a, "--remote-read-only")) {
 			ctx->remote_read_only = 1;
 		} else if (!strcmp(a, "--remote-required")) {
@@ -246,10 +314,12 @@ main(int argc, char **argv)
 		  OPT_REMOTE_TIMEOUT },
 		{ "remote-low-speed", required_argument, NULL,
 		  OPT_REMOTE_LOW_SPEED },
+		{ "max-nodes", required_argument, NULL, OPT_MAX_NODES },
+		{ "max-edges", required_argument, NULL, OPT_MAX_EDGES },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cli_ctx ctx = { ".", "ripple", NULL, 0, 0, 0, NULL, 0, 0,
-			       NULL, NULL };
+			       NULL, NULL, 0, 0 };
 	const char *names[64], *color = NULL;
 	size_t i, n = command_count();
 	int c, rc;
@@ -281,6 +351,18 @@ main(int argc, char **argv)
 		case OPT_REMOTE_REQ: ctx.remote_required = 1; break;
 		case OPT_REMOTE_TIMEOUT: ctx.remote_timeout = optarg; break;
 		case OPT_REMOTE_LOW_SPEED: ctx.remote_low_speed = optarg; break;
+		case OPT_MAX_NODES:
+			if (ceiling_value("--max-nodes", optarg,
+					  RULES_MAX_NODES_LIMIT,
+					  &ctx.max_nodes))
+				return CLI_USAGE;
+			break;
+		case OPT_MAX_EDGES:
+			if (ceiling_value("--max-edges", optarg,
+					  RULES_MAX_EDGES_LIMIT,
+					  &ctx.max_edges))
+				return CLI_USAGE;
+			break;
 		case 'h':
 			usage(stdout);
 			return CLI_OK;
@@ -313,12 +395,8 @@ main(int argc, char **argv)
 		struct error err;
 
 		ctx.cmd = commands[i].name;
-		if (take_remote_options(&cargc, argv + first, &ctx)) {
-			fprintf(stderr, "ripple: error: a remote option "
-				"(--remote-cache, --remote-timeout, "
-				"--remote-low-speed) needs a value\n");
+		if (take_global_options(&cargc, argv + first, &ctx))
 			return CLI_USAGE;
-		}
 		error_init(&err);
 		/* libcurl's set-up only when a command will use it. */
 		if (ctx.remote_url && ctx.remote_url[0] &&
@@ -336,6 +414,13 @@ main(int argc, char **argv)
 		/* Commands parse their own options: argv[0] is their name. */
 		optind = 0;
 		rc = commands[i].run(cargc, argv + first, &ctx);
+		/* Output that never arrived (a full disk, a closed pipe) is
+		 * a failure, as coreutils' close_stdout makes it. */
+		if (rc == CLI_OK && (fflush(stdout) || ferror(stdout))) {
+			error_set(&err, ERROR_IO, "cannot write the output: %s",
+				  strerror(errno));
+			rc = cli_fail(&ctx, &err);
+		}
 		git_libgit2_shutdown();
 		if (ctx.remote_url && ctx.remote_url[0])
 			remote_global_cleanup();

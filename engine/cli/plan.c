@@ -23,7 +23,7 @@
 enum {
 	OPT_HEAD = 256, OPT_BASE, OPT_BASELINE, OPT_REUSE, OPT_ASSUME,
 	OPT_RULES, OPT_CACHE, OPT_JSON, OPT_GHO, OPT_GHS, OPT_WORKTREE,
-	OPT_VERBOSE, OPT_TAG,
+	OPT_VERBOSE, OPT_TAG, OPT_REF,
 };
 
 static const struct option plan_opts[] = {
@@ -40,6 +40,7 @@ static const struct option plan_opts[] = {
 	{ "github-step-summary", required_argument, NULL, OPT_GHS },
 	{ "verbose", no_argument, NULL, OPT_VERBOSE },
 	{ "tag", required_argument, NULL, OPT_TAG },
+	{ "ref", required_argument, NULL, OPT_REF },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -49,7 +50,9 @@ struct plan_args {
 	const char *cache_opt;
 	const char *gh_output, *gh_summary;
 	int json, verbose;
-	char ref[1024];		/* the checked-out branch (remote trust) */
+	const char *ref_opt;	/* --ref, or NULL */
+	char ref[1024];		/* the ref planned for (cli_remote_ref) */
+	char dbranch[1024];	/* the default branch, or "" */
 };
 
 static const char plan_help[] =
@@ -57,7 +60,7 @@ static const char plan_help[] =
 	"                   [--baseline-run ID|auto] [--reuse baseline|any|none]\n"
 	"                   [--assume-base-built] [--tag TAG] [--rules FILE]\n"
 	"                   [--cache PATH] [--json] [--github-output FILE]\n"
-	"                   [--github-step-summary FILE] [--verbose]\n"
+	"                   [--github-step-summary FILE] [--verbose] [--ref REF]\n"
 	"\n"
 	"Decide, for every node in the targets' closure, build, test, reuse or\n"
 	"skip, with the reason. TARGET is a declared target, a rule name,\n"
@@ -79,10 +82,16 @@ static const char plan_help[] =
 	"  --rules FILE          rules file instead of the head's ripple.yml\n"
 	"  --cache PATH          the run cache (default $RIPPLE_CACHE, else\n"
 	"                        .ripple/cache.db at the repository root)\n"
+	"  --ref REF             the ref this works for: its trust domain in\n"
+	"                        the remote cache (default $RIPPLE_REF, else\n"
+	"                        GitHub Actions' ref, else the branch)\n"
 	"  --json                the plan as JSON (schema ripple-plan-v1)\n"
 	"  --github-output FILE  append GitHub Actions outputs (matrices)\n"
 	"  --github-step-summary FILE  append a Markdown summary\n"
 	"  --verbose             list reused and skipped nodes too\n"
+	"  --max-nodes N, --max-edges N  raise the graph's ceilings (100000\n"
+	"                        nodes, 1000000 edges; the rules' policy can\n"
+	"                        only lower them; docs/rules.md)\n"
 	"\n"
 	"Exit 0; 2 for bad rules or arguments; 3 for internal or I/O errors.\n";
 
@@ -90,7 +99,7 @@ static const char why_help[] =
 	"usage: ripple why NODE [--head REV | --worktree] [--base REV]\n"
 	"                  [--baseline-run ID|auto] [--reuse baseline|any|none]\n"
 	"                  [--assume-base-built] [--tag TAG] [--rules FILE]\n"
-	"                  [--cache PATH] [--json]\n"
+	"                  [--cache PATH] [--json] [--ref REF]\n"
 	"\n"
 	"Explain one node's decision: the input that changed (file and both blob\n"
 	"ids), the rule field (old and new text), the toolkit, or, for a\n"
@@ -120,6 +129,7 @@ parse(int argc, char **argv, const struct cli_ctx *ctx, const char *cmd,
 		case OPT_GHS: a->gh_summary = optarg; break;
 		case OPT_VERBOSE: a->verbose = 1; break;
 		case OPT_TAG: a->po.tag = optarg; break;
+		case OPT_REF: a->ref_opt = optarg; break;
 		case OPT_REUSE:
 			if (!strcmp(optarg, "baseline"))
 				a->po.reuse = PLAN_REUSE_SCOPE_BASELINE;
@@ -168,8 +178,10 @@ run_planner(const struct cli_ctx *ctx, struct plan_args *a,
 	if (a->po.worktree && cli_date_epoch(ctx, &a->po.date_epoch) < 0)
 		return CLI_USAGE;
 	a->po.remote = rem->index;
-	cli_remote_ref(*repo, NULL, NULL, a->ref, sizeof(a->ref));
+	cli_remote_ref(*repo, a->ref_opt, a->po.tag, a->ref, sizeof(a->ref));
 	a->po.ref = a->ref[0] ? a->ref : NULL;
+	cli_remote_default_branch(*repo, a->dbranch, sizeof(a->dbranch));
+	a->po.default_branch = a->dbranch[0] ? a->dbranch : NULL;
 	rc = cli_planner(ctx, *repo, *cache, &a->po, pl);
 	if (!rc) {
 		struct arena ar;

@@ -16,6 +16,7 @@
 #include "base/mem.h"
 #include "cache/cache.h"
 #include "engine/release/release.h"
+#include "graph/graph.h"
 #include "graph/repo.h"
 #include "base/banned.h"
 
@@ -26,7 +27,8 @@ usage(FILE *f)
 		"usage: ripple release TAG --dry-run [--run ID] [--json] "
 		"[--manifest FILE]\n"
 		"                      [--cache PATH] [--use-current-rules]\n"
-		"                      [--artifacts DIR] [--sha256sums FILE]\n"
+		"                      [--artifacts DIR] [--sha256sums FILE] "
+		"[--ref REF]\n"
 		"\n"
 		"Check whether TAG is releasable and show exactly what would be "
 		"published.\n"
@@ -51,6 +53,11 @@ usage(FILE *f)
 		"  --artifacts DIR      read repository-relative artifact files "
 		"under DIR\n"
 		"                       (default: the repository's root)\n"
+		"  --ref REF            with a remote cache: read this ref's "
+		"trust domain\n"
+		"                       before the trusted one (default "
+		"$RIPPLE_REF; else\n"
+		"                       the trusted domain only)\n"
 		"  --sha256sums FILE    write SHA256SUMS (sha256sum -c format) "
 		"to FILE when\n"
 		"                       every check passes\n"
@@ -156,20 +163,24 @@ cli_release(int argc, char **argv, const struct cli_ctx *ctx)
 		{ "use-current-rules", no_argument, NULL, 'u' },
 		{ "artifacts", required_argument, NULL, 'a' },
 		{ "sha256sums", required_argument, NULL, 's' },
+		{ "ref", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct release_options o;
+	struct graph_limits limits;
 	struct release_report *rep = NULL;
 	struct graph_repo *repo = NULL;
 	struct cache *c = NULL;
 	struct cli_remote rem = { NULL, NULL };
-	const char *cpath = NULL, *mpath = NULL, *spath = NULL;
-	char path[4096], *text = NULL;
+	const char *cpath = NULL, *mpath = NULL, *spath = NULL, *ref = NULL;
+	char path[4096], *text = NULL, dbranch[1024];
 	struct error err;
 	int ch, rc, json = 0, dry = 0, code = CLI_ERROR;
 
 	memset(&o, 0, sizeof(o));
+	cli_graph_limits(ctx, &limits);
+	o.limits = &limits;
 	while ((ch = cli_getopt(ctx, "release", argc, argv, "h", opts)) != -1) {
 		switch (ch) {
 		case 'd': dry = 1; break;
@@ -180,6 +191,7 @@ cli_release(int argc, char **argv, const struct cli_ctx *ctx)
 		case 'u': o.use_current_rules = 1; break;
 		case 'a': o.artifacts_dir = optarg; break;
 		case 's': spath = optarg; break;
+		case 'R': ref = optarg; break;
 		case 'h': usage(stdout); return CLI_OK;
 		default: return CLI_USAGE;
 		}
@@ -217,6 +229,12 @@ cli_release(int argc, char **argv, const struct cli_ctx *ctx)
 			goto done;
 		}
 		o.remote = rem.index;
+		/* Only an explicit ref: a release reads the trusted domain. */
+		if (!ref || !ref[0])
+			ref = getenv("RIPPLE_REF");
+		o.ref = ref && ref[0] ? ref : NULL;
+		cli_remote_default_branch(repo, dbranch, sizeof(dbranch));
+		o.default_branch = dbranch[0] ? dbranch : NULL;
 		rc = release_check(repo, c, &o, &rep, &err);
 	}
 	if (!rc && (json || (mpath && rep->ok)))

@@ -63,7 +63,7 @@ cli_remote_open(const struct cli_ctx *ctx, struct cli_remote *out)
 	if (rc) {
 		error_hint(&err, "--remote-cache (or RIPPLE_REMOTE_CACHE) takes "
 			   "http[s]://HOST[:PORT][/PREFIX]; credentials come "
-			   "from RIPPLE_REMOTE_HEADER or RIPPLE_REMOTE_NETRC");
+			   "from RIPPLE_REMOTE_CACHE_HEADER or RIPPLE_REMOTE_NETRC");
 		return cli_fail(ctx, &err);
 	}
 	memset(&po, 0, sizeof(po));
@@ -91,11 +91,24 @@ void
 cli_remote_ref(struct graph_repo *repo, const char *ref, const char *tag,
 	       char *out, size_t n)
 {
+	const char *env = getenv("RIPPLE_REF");
+
 	if (ref && ref[0])
 		snprintf(out, n, "%s", ref);
+	else if (env && env[0])
+		snprintf(out, n, "%s", env);
 	else if (tag && tag[0])
 		snprintf(out, n, "refs/tags/%s", tag);
-	else if (!graph_repo_head_ref(repo, out, n))
+	else if (!cli_github_ref(out, n) &&
+		 !graph_repo_head_ref(repo, out, n))
+		out[0] = '\0';
+}
+
+void
+cli_remote_default_branch(struct graph_repo *repo, char *out, size_t n)
+{
+	if (!cli_github_default_branch(out, n) &&
+	    !graph_repo_default_branch(repo, out, n))
 		out[0] = '\0';
 }
 
@@ -116,5 +129,8 @@ cli_remote_summary(const struct cli_remote *r)
 	fprintf(stderr, "; fetched %zu files, %lld bytes", st->fetched_files,
 		(long long)st->fetched_bytes);
 	fprintf(stderr, "; published %zu nodes%s\n", st->uploaded,
-		remote_read_only(r->client) ? " (read-only)" : "");
+		remote_read_only(r->client) ? " (read-only)"
+		: plan_remote_writes_refused(r->index)
+		? " (read-only: the server refused a write)"
+		: !plan_remote_own_ref(r->index) ? " (read-only: no ref)" : "");
 }

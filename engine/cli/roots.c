@@ -102,23 +102,16 @@ root_json(const struct rules *r, const struct rules_root *root)
 }
 
 static int
-print_json(const struct rules *r)
+print_json(const struct cli_ctx *ctx, const struct rules *r)
 {
 	json_t *arr = json_array(), *doc;
-	char *text;
 	size_t i;
 
 	for (i = 0; arr && i < r->n_roots; i++)
 		json_array_append_new(arr, root_json(r, &r->roots[i]));
 	doc = json_pack("{s:o, s:s}", "roots", arr, "schema",
 			"ripple-roots-v1");
-	text = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_SORT_KEYS) : NULL;
-	json_decref(doc);
-	if (!text)
-		return CLI_ERROR;
-	printf("%s\n", text);
-	free(text);
-	return CLI_OK;
+	return cli_print_json(ctx, doc, JSON_INDENT(2));
 }
 
 static void
@@ -179,7 +172,7 @@ cli_roots(int argc, char **argv, const struct cli_ctx *ctx)
 	if (code)
 		goto done;
 	if (json) {
-		code = print_json(ev->rules);
+		code = print_json(ctx, ev->rules);
 	} else {
 		print_text(ev->rules);
 		code = CLI_OK;

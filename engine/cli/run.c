@@ -29,6 +29,7 @@
 #include "engine/run/exec.h"
 #include "engine/plan/history.h"
 #include "engine/plan/planner.h"
+#include "engine/plan/remote.h"
 #include "engine/plan/report.h"
 #include "engine/run/run.h"
 #include "engine/run/store.h"
@@ -52,7 +53,7 @@ static const char run_help[] =
 	"                  [--head REV | --worktree] [--base REV]\n"
 	"                  [--baseline-run ID|auto] [--reuse baseline|any|none]\n"
 	"                  [--timeout SECONDS] [--rules FILE] [--cache PATH]\n"
-	"                  [--platform P] [--json]\n"
+	"                  [--platform P] [--strict-cache] [--json]\n"
 	"\n"
 	"Plan exactly as `ripple plan` does, then carry the plan out: reused\n"
 	"nodes are recorded into the new run from their baseline record; build\n"
@@ -66,8 +67,14 @@ static const char run_help[] =
 	"build/test nodes; the others are skipped, and nodes needing a skipped\n"
 	"one are skipped too. --job NAME runs exactly one CI job's nodes (a\n"
 	"matrix entry of `plan --github-output`; `ripple jobs` lists them) and\n"
-	"fails when one of them cannot run here (an upstream with no record);\n"
-	"it reuses any ok record of an equal key (--reuse any) unless told.\n"
+	"fails when one of them cannot run here; it reuses any ok record of an\n"
+	"equal key (--reuse any) unless told.\n"
+	"A cache gap is a slowdown, never a failure: an upstream that a\n"
+	"selected node needs and that has no usable record (none, not trusted,\n"
+	"the server down), or a reused one whose bytes cannot be had (an\n"
+	"evicted or damaged blob), is built here first, with what it needs;\n"
+	"the report lists these gap rebuilds. --strict-cache fails such a node\n"
+	"instead (and leaves unrecorded upstream to other jobs).\n"
 	"Logs: .ripple/logs/RUN/NODE.log. --dry-run prints the plan only.\n"
 	"--platform P runs as a runner of platform P (default: this host's,\n"
 	"e.g. linux-64). Runners of one CI run share --run-id: a run id that\n"
@@ -80,7 +87,12 @@ static const char run_help[] =
 	"probed and must match their pins.\n"
 	"With --remote-cache URL (docs/remote-cache.md) records are looked up\n"
 	"there too, the outputs of reused nodes that a node here needs are\n"
-	"fetched, and every ok result is published.\n"
+	"fetched, and every ok result is published into the trust domain of\n"
+	"the run's ref: --ref, else $RIPPLE_REF, else refs/tags/TAG for --tag,\n"
+	"else GitHub Actions' ref (a pull request's is refs/pull/N/merge),\n"
+	"else the branch. A run whose ref is unknown publishes nothing.\n"
+	"--max-nodes N and --max-edges N raise the graph's ceilings (100000\n"
+	"nodes, 1000000 edges); the rules' policy can only lower them.\n"
 	"\n"
 	"Exit: 0 everything here ok (remote nodes are listed); 1 a node failed,\n"
 	"timed out or was blocked; 4 nothing failed but GPU tests were\n"
@@ -89,7 +101,7 @@ static const char run_help[] =
 enum {
 	OPT_HEAD = 256, OPT_BASE, OPT_BASELINE, OPT_REUSE, OPT_RULES,
 	OPT_CACHE, OPT_JSON, OPT_WORKTREE, OPT_KEEP, OPT_RUNID, OPT_ONLY, OPT_JOB,
-	OPT_DRY, OPT_REF, OPT_TAG, OPT_TIMEOUT, OPT_PLATFORM,
+	OPT_DRY, OPT_REF, OPT_TAG, OPT_TIMEOUT, OPT_PLATFORM, OPT_STRICT,
 };
 
 
@@ -114,6 +126,7 @@ parse(int argc, char **argv, const struct cli_ctx *ctx, struct run_args *a)
 		{ "tag", required_argument, NULL, OPT_TAG },
 		{ "platform", required_argument, NULL, OPT_PLATFORM },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "strict-cache", no_argument, NULL, OPT_STRICT },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -145,6 +158,7 @@ parse(int argc, char **argv, const struct cli_ctx *ctx, struct run_args *a)
 		case OPT_REF: a->ref = optarg; break;
 		case OPT_TAG: a->tag = optarg; break;
 		case OPT_PLATFORM: a->platform = optarg; break;
+		case OPT_STRICT: a->strict_cache = 1; break;
 		case OPT_TIMEOUT:
 			errno = 0;
 			a->timeout_s = strtol(optarg, &end, 10);
@@ -244,7 +258,8 @@ job_incomplete(const struct planner *pl, const struct run_args *a,
 	for (i = 0; i < res->n; i++) {
 		enum run_state s = res->nodes[i].state;
 
-		if (!a->select[i] || !pl->plan->in_closure[i] ||
+		if (!a->select[i] || (a->gap && a->gap[i]) ||
+		    !pl->plan->in_closure[i] ||
 		    (s != RUN_STATE_SKIPPED && s != RUN_STATE_REMOTE))
 			continue;
 		if (!n++)
@@ -300,6 +315,8 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	o.jobs = a->jobs > 0 ? (size_t)a->jobs : cores > 0 ? (size_t)cores : 1;
 	o.keep_going = a->keep_going;
 	o.select = a->select;
+	o.gap = a->gap;
+	o.strict_cache = a->strict_cache;
 	o.select_note = a->select_note;
 	o.timeout_ms = a->timeout_s * 1000;
 	o.run_id = run_id;
@@ -391,19 +408,15 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 		if (!rc)
 			rc = cli_exit_for(finish_rc);
 	}
-	cli_run_summary(report, &res, run_id, status);
+	cli_run_summary(report, pl->head->graph, &res, run_id, status);
 	cli_remote_summary(&a->rem);
 	if (a->json) {
-		char *text;
+		int prc;
 
 		doc = cli_run_json(pl, &res, run_id, status);
-		text = json_dumps(doc, JSON_SORT_KEYS | JSON_INDENT(2));
-		if (text) {
-			fputs(text, stdout);
-			fputc('\n', stdout);
-			free(text);
-		}
-		json_decref(doc);
+		prc = cli_print_json(ctx, doc, JSON_INDENT(2));
+		if (prc && !rc)
+			rc = prc;
 	}
 done:
 	run_store_cache_release(&cs);
@@ -453,6 +466,11 @@ cli_run(int argc, char **argv, const struct cli_ctx *ctx)
 	if (rc)
 		goto done;
 	a.po.remote = a.rem.index;
+	if (a.rem.index && !a.ref && !ctx->remote_read_only && !a.dry_run)
+		cli_say(ctx, "warning", "remote cache %s: this run's ref is "
+			"unknown (a detached HEAD outside GitHub Actions), so "
+			"it publishes nothing; pass --ref REF or set RIPPLE_REF",
+			plan_remote_url(a.rem.index));
 	if (a.dry_run) {
 		rc = dry_run(ctx, &a, repo);
 		goto done;
@@ -514,6 +532,7 @@ cli_run(int argc, char **argv, const struct cli_ctx *ctx)
 	rc = execute(ctx, &a, repo, cache, pl, run_id, report);
 done:
 	mem_free(a.select);
+	mem_free(a.gap);
 	planner_free(pl);
 	cli_remote_close(&a.rem);
 	cache_close(cache);

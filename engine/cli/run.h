@@ -30,6 +30,10 @@ struct run_args {
 	size_t n_only;
 	const char *job;	/* --job NAME: exactly one CI job's nodes */
 	unsigned char *select;	/* n_nodes bytes from --only/--job, or NULL */
+	unsigned char *gap;	/* n_nodes bytes: selected only because a
+				   selected node needs them and they have no
+				   usable record (a cache gap), or NULL */
+	int strict_cache;	/* --strict-cache: a gap fails the node */
 	char select_note[160];	/* why an unselected node is skipped */
 	long jobs;
 	long timeout_s;
@@ -40,6 +44,7 @@ struct run_args {
 	struct arena arena;
 	struct cli_remote rem;	/* the remote cache, or zeroed */
 	char ref_buf[1024];	/* --ref, refs/tags/TAG, or the branch */
+	char dbranch[1024];	/* the default branch, or "" */
 	char runner[256];	/* this runner's name (provenance) */
 };
 
@@ -52,11 +57,13 @@ struct json_t *cli_run_json(const struct planner *pl,
 			    const char *status);
 
 /*
- * The summary line, and the deferred count when some were, on f (the
- * report's stream: stdout, or stderr with --json; engine/cli/run_report.c).
+ * The summary line, the deferred count when some were, and the nodes
+ * rebuilt because of a cache gap with the gap of each, on f (the report's
+ * stream: stdout, or stderr with --json; engine/cli/run_report.c).
  */
-void cli_run_summary(FILE *f, const struct run_result *res,
-		     const char *run_id, const char *status);
+void cli_run_summary(FILE *f, const struct graph *g,
+		     const struct run_result *res, const char *run_id,
+		     const char *status);
 
 /*
  * The remote cache of a run (when one is set): opened into a->rem, the
@@ -91,7 +98,12 @@ int cli_run_check_platform(const struct cli_ctx *ctx,
  * Turn --only globs and --job into a->select (mem_alloc'd; the caller
  * frees it) and a->select_note. --only must select a node the plan builds
  * or tests; --job must name a job of the target (jobs.h), and that job's
- * platform must be this runner's (or --platform's). 0 or an exit code.
+ * platform must be this runner's (or --platform's). Then, unless
+ * --strict-cache, every node the plan builds that a selected node needs
+ * (through nodes that build: a reused node's bytes are fetched) and that
+ * can run here is selected too and marked in a->gap (mem_alloc'd): the
+ * job builds its upstream itself when it has no usable record. 0 or an
+ * exit code.
  */
 int cli_run_select(const struct cli_ctx *ctx, struct run_args *a,
 		   const struct planner *pl);

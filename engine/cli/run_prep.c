@@ -228,11 +228,48 @@ select_job(const struct cli_ctx *ctx, struct run_args *a,
 	return 0;
 }
 
+/*
+ * The cache gaps of a selection: a node the plan builds or tests that a
+ * selected node needs, and that this runner can run, has no usable record
+ * of its key; it is built here too (and, in turn, what it needs), rather
+ * than leaving the selected node without its input. Nodes are in
+ * topological order, so one pass from the last covers every level.
+ */
+static void
+select_gaps(struct run_args *a, const struct planner *pl)
+{
+	const struct graph *g = pl->head->graph;
+	const char *host = a->platform ? a->platform : run_host_platform();
+	size_t i, k;
+
+	for (i = g->n_nodes; i-- > 0;) {
+		const struct graph_node *n = &g->nodes[i];
+
+		if (!a->select[i] || !pl->plan->in_closure[i])
+			continue;
+		for (k = 0; k < n->n_deps; k++) {
+			size_t d = n->deps[k];
+			const struct graph_node *dn = &g->nodes[d];
+			enum plan_decision dd = pl->plan->items[d].decision;
+			const char *pf = graph_node_axis(dn, "platform");
+
+			if (a->select[d] || !pl->plan->in_closure[d] ||
+			    (dd != PLAN_BUILD && dd != PLAN_TEST) ||
+			    !dn->rule || (!dn->argc && !dn->rule->builtin) ||
+			    (pf && (!host || strcmp(pf, host))))
+				continue;
+			a->select[d] = 1;
+			a->gap[d] = 1;
+		}
+	}
+}
+
 int
 cli_run_select(const struct cli_ctx *ctx, struct run_args *a,
 	       const struct planner *pl)
 {
 	struct error err;
+	int rc;
 
 	if (!a->n_only && !a->job)
 		return 0;
@@ -240,12 +277,16 @@ cli_run_select(const struct cli_ctx *ctx, struct run_args *a,
 		return cli_usage_error(ctx, "run", "--only and --job exclude "
 				       "each other");
 	a->select = mem_calloc(pl->head->graph->n_nodes + 1, 1);
-	if (!a->select) {
+	a->gap = mem_calloc(pl->head->graph->n_nodes + 1, 1);
+	if (!a->select || !a->gap) {
 		error_init(&err);
 		error_set(&err, ERROR_NOMEM, "out of memory");
 		return cli_fail(ctx, &err);
 	}
-	return a->job ? select_job(ctx, a, pl) : select_only(ctx, a, pl);
+	rc = a->job ? select_job(ctx, a, pl) : select_only(ctx, a, pl);
+	if (!rc && !a->strict_cache)
+		select_gaps(a, pl);
+	return rc;
 }
 
 /* Actions run in the working tree: it must hold the planned commit. */
@@ -372,5 +413,7 @@ cli_run_remote(const struct cli_ctx *ctx, struct graph_repo *repo,
 	cli_remote_ref(repo, a->ref, a->tag, a->ref_buf, sizeof(a->ref_buf));
 	a->ref = a->ref_buf[0] ? a->ref_buf : NULL;
 	a->po.ref = a->ref;
+	cli_remote_default_branch(repo, a->dbranch, sizeof(a->dbranch));
+	a->po.default_branch = a->dbranch[0] ? a->dbranch : NULL;
 	return cli_remote_open(ctx, &a->rem);
 }

@@ -7,6 +7,7 @@
 #include "engine/cli/run.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include <jansson.h>
 
@@ -53,6 +54,7 @@ cli_run_json(const struct planner *pl, const struct run_result *res,
 			? report_json_text(rn->log_path) : json_null());
 		json_object_set_new(o, "gpus", rn->gpus[0]
 			? json_string(rn->gpus) : json_null());
+		json_object_set_new(o, "gap", json_boolean(rn->gap));
 		json_array_append_new(nodes, o);
 	}
 	for (i = RUN_STATE_REUSED; i < RUN_STATE_COUNT; i++)
@@ -61,6 +63,8 @@ cli_run_json(const struct planner *pl, const struct run_result *res,
 	json_object_set_new(counts, "built", json_integer((json_int_t)res->built));
 	json_object_set_new(counts, "tested",
 			    json_integer((json_int_t)res->tested));
+	json_object_set_new(counts, "gap_rebuilds",
+			    json_integer((json_int_t)res->gaps));
 	json_object_set_new(doc, "schema", json_string("ripple-run-v1"));
 	json_object_set_new(doc, "run", json_string(run_id));
 	json_object_set_new(doc, "status", json_string(status));
@@ -74,9 +78,11 @@ cli_run_json(const struct planner *pl, const struct run_result *res,
 }
 
 void
-cli_run_summary(FILE *f, const struct run_result *res, const char *run_id,
-		const char *status)
+cli_run_summary(FILE *f, const struct graph *g, const struct run_result *res,
+		const char *run_id, const char *status)
 {
+	size_t i;
+
 	fprintf(f,
 		"run %s %s: %zu built, %zu reused (%zu cut off), %zu tested, "
 		"%zu failed, %zu timed out, %zu interrupted, %zu blocked, "
@@ -93,5 +99,21 @@ cli_run_summary(FILE *f, const struct run_result *res, const char *run_id,
 	if (res->counts[RUN_STATE_DEFERRED])
 		fprintf(f, "%zu deferred: no matching GPU here\n",
 			res->counts[RUN_STATE_DEFERRED]);
+	if (res->gaps)
+		fprintf(f, "%zu rebuilt because of a cache gap (slower, "
+			"never wrong; --strict-cache fails instead):\n",
+			res->gaps);
+	for (i = 0; res->gaps && i < res->n; i++) {
+		const struct run_node *rn = &res->nodes[i];
+		const char *why = rn->message;
+		size_t k = strlen(RUN_GAP_PREFIX);
+
+		if (!rn->gap)
+			continue;
+		if (!strncmp(why, RUN_GAP_PREFIX, k))
+			why += k;
+		fprintf(f, "  %s (%s): %s\n", g->nodes[i].id,
+			run_state_name(rn->state), why);
+	}
 	fflush(f);
 }

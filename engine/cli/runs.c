@@ -62,10 +62,10 @@ str_or_null(const char *s)
 }
 
 static int
-print_json(const struct cache_run_list *list)
+print_json(const struct cli_ctx *ctx, const struct cache_run_list *list)
 {
 	json_t *arr = json_array();
-	char when[32], *s;
+	char when[32];
 	size_t i;
 
 	for (i = 0; arr && i < list->n; i++) {
@@ -82,13 +82,7 @@ print_json(const struct cache_run_list *list)
 			"started_ms", (json_int_t)r->started_ms,
 			"ended_ms", (json_int_t)r->ended_ms));
 	}
-	s = arr ? json_dumps(arr, JSON_INDENT(2) | JSON_SORT_KEYS) : NULL;
-	json_decref(arr);
-	if (!s)
-		return -1;
-	printf("%s\n", s);
-	free(s);
-	return 0;
+	return cli_print_json(ctx, arr, JSON_INDENT(2));
 }
 
 static int
@@ -235,9 +229,9 @@ cli_runs(int argc, char **argv, const struct cli_ctx *ctx)
 		return cli_exit_for(rc);
 	}
 	if (json)
-		rc = print_json(&list);
+		rc = print_json(ctx, &list);
 	else
 		print_table(&list);
 	cache_run_list_release(&list);
-	return rc ? CLI_ERROR : CLI_OK;
+	return rc;
 }

@@ -179,7 +179,7 @@ cli_cuda_smoke(int argc, char **argv, const struct cli_ctx *ctx)
 	const char *home = getenv("CUDA_HOME"), *cache_dir = NULL;
 	const char *cache_opt = NULL;
 	struct cache *db = NULL;
-	int no_cache = 0;
+	int no_cache = 0, prc = 0;
 	struct cuda_smoke_options o;
 	struct cuda_smoke_result r;
 	struct cuda_kernel_store *store = NULL;
@@ -279,15 +279,11 @@ cli_cuda_smoke(int argc, char **argv, const struct cli_ctx *ctx)
 	}
 	o.store = store;
 	cuda_smoke_run(libs, &o, &r, &err);
-	if (json) {
-		json_t *root = result_json(home, &r, &err);
-
-		json_dumpf(root, stdout, JSON_SORT_KEYS | JSON_INDENT(2));
-		printf("\n");
-		json_decref(root);
-	} else {
+	if (json)
+		prc = cli_print_json(ctx, result_json(home, &r, &err),
+				     JSON_INDENT(2));
+	else
 		result_text(home, &r);
-	}
 	if (err.code) {
 		cli_print_error(ctx, &err);
 		if (r.log && !json)
@@ -296,6 +292,8 @@ cli_cuda_smoke(int argc, char **argv, const struct cli_ctx *ctx)
 	rc = r.status == CUDA_SMOKE_PASSED ? CLI_OK
 	     : r.status == CUDA_SMOKE_DEFERRED ? SMOKE_EXIT_DEFERRED
 					       : CLI_FAIL;
+	if (prc && rc == CLI_OK)
+		rc = prc;
 	cuda_smoke_result_release(&r);
 	if (cache_dir)
 		cuda_store_dir_free(store);

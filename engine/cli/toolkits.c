@@ -253,7 +253,7 @@ cli_toolkits(int argc, char **argv, const struct cli_ctx *ctx)
 	static struct tk_req rq[MAX_HOMES];
 	static struct tk_out out[MAX_HOMES];
 	const char *rules_path = NULL;
-	int c, n = 0, json = 0, i, conflict = 0;
+	int c, n = 0, json = 0, i, conflict = 0, prc = 0;
 
 	while ((c = cli_getopt(ctx, "toolkits", argc, argv, "hjH:r:",
 					opts)) != -1) {
@@ -300,14 +300,14 @@ cli_toolkits(int argc, char **argv, const struct cli_ctx *ctx)
 		for (i = 0; i < n; i++)
 			json_array_append_new(arr, tk_json(&rq[i], &out[i]));
 		json_object_set_new(root, "toolkits", arr);
-		json_dumpf(root, stdout, JSON_SORT_KEYS | JSON_INDENT(2));
-		printf("\n");
-		json_decref(root);
+		prc = cli_print_json(ctx, root, JSON_INDENT(2));
 	} else {
 		for (i = 0; i < n; i++)
 			tk_text(ctx, &rq[i], &out[i]);
 	}
 	for (i = 0; i < n; i++)
 		cuda_toolkit_info_release(&out[i].info);
+	if (prc)
+		return prc;
 	return conflict ? CLI_FAIL : CLI_OK;
 }

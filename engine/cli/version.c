@@ -58,12 +58,21 @@ load_rules(const struct cli_ctx *ctx, const char *file, struct rules **r)
 	struct error_list errors;
 	char path[4096];
 	size_t i;
-	int rc;
+	int rc, n;
 
 	if (file[0] == '/' || !strcmp(ctx->dir, "."))
-		snprintf(path, sizeof(path), "%s", file);
+		n = snprintf(path, sizeof(path), "%s", file);
 	else
-		snprintf(path, sizeof(path), "%s/%s", ctx->dir, file);
+		n = snprintf(path, sizeof(path), "%s/%s", ctx->dir, file);
+	if (n < 0 || (size_t)n >= sizeof(path)) {
+		struct error e;
+
+		error_init(&e);
+		error_set(&e, ERROR_INVALID, "rules path '%s' is too long",
+			  file);
+		cli_print_error(ctx, &e);
+		return ERROR_INVALID;
+	}
 	error_list_init(&errors, 20);
 	rc = rules_load_file(path, file, r, &errors);
 	if (rc) {
@@ -157,13 +166,13 @@ unknown_root(const struct cli_ctx *ctx, const struct rules *r,
 }
 
 static int
-print_json(const char *root, const struct version_result *res)
+print_json(const struct cli_ctx *ctx, const char *root,
+	   const struct version_result *res)
 {
 	json_t *o = json_object();
-	char *text;
 
 	if (!o)
-		return CLI_ERROR;
+		return cli_print_json(ctx, NULL, 0);
 	json_object_set_new(o, "root", json_string(root));
 	json_object_set_new(o, "version", json_string(res->version));
 	json_object_set_new(o, "tag",
@@ -174,13 +183,7 @@ print_json(const char *root, const struct version_result *res)
 	json_object_set_new(o, "dirty", json_boolean(res->dirty));
 	json_object_set_new(o, "source",
 			    json_string(version_source_name(res->source)));
-	text = json_dumps(o, JSON_SORT_KEYS | JSON_INDENT(2));
-	json_decref(o);
-	if (!text)
-		return CLI_ERROR;
-	printf("%s\n", text);
-	free(text);
-	return CLI_OK;
+	return cli_print_json(ctx, o, JSON_INDENT(2));
 }
 
 int
@@ -243,11 +246,13 @@ cli_version(int argc, char **argv, const struct cli_ctx *ctx)
 	} else if (rev && !worktree) {
 		rc = load_rules_at(ctx, repo, rev, &r);
 	} else {
-		char path[4096];
+		struct buf path = BUF_INIT;
 
-		snprintf(path, sizeof(path), "%s/ripple.yml",
-			 graph_repo_root(repo));
-		rc = load_rules(ctx, path, &r);
+		rc = buf_addf(&path, NULL, "%s/ripple.yml",
+			      graph_repo_root(repo));
+		if (!rc)
+			rc = load_rules(ctx, path.data, &r);
+		buf_release(&path);
 	}
 	if (rc) {
 		out = cli_exit_for(rc);
@@ -264,6 +269,7 @@ cli_version(int argc, char **argv, const struct cli_ctx *ctx)
 		goto done;
 	}
 	version_params_from_root(root, &p);
+	p.regex_file = r->file;
 	p.worktree = worktree;
 	if (worktree && cli_date_epoch(ctx, &p.date_epoch) < 0) {
 		out = CLI_USAGE;
@@ -281,7 +287,7 @@ cli_version(int argc, char **argv, const struct cli_ctx *ctx)
 		goto done;
 	}
 	if (json)
-		out = print_json(name, &res);
+		out = print_json(ctx, name, &res);
 	else
 		printf("%s\n", res.version);
 	version_result_release(&res);

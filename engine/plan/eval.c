@@ -156,7 +156,7 @@ eval_input_state(struct eval *ev, const struct graph_input *in,
 			? graph_source_compute_worktree(ev->wt, x->set,
 							&x->state, err)
 			: graph_source_compute(ev->repo, &ev->commit, x->set,
-					       ev->scache, &x->state, err);
+					       NULL, &x->state, err);
 		if (rc) {
 			error_prefix(err, "input '%s'", in->name);
 			return rc;
@@ -267,8 +267,13 @@ load_rules(struct eval *ev, const char *rules_file,
 		char path[4096];
 
 		if (!rules_file) {
-			snprintf(path, sizeof(path), "%s/ripple.yml",
-				 graph_repo_root(ev->repo));
+			int n = snprintf(path, sizeof(path), "%s/ripple.yml",
+					 graph_repo_root(ev->repo));
+
+			if (n < 0 || (size_t)n >= sizeof(path))
+				return error_set(err, ERROR_INVALID,
+						 "the repository's path is too "
+						 "long for its ripple.yml");
 			rules_file = path;
 			rc = rules_load_file(path, "ripple.yml", &ev->rules,
 					     errors);
@@ -400,7 +405,7 @@ own_paths(struct eval *ev, const char *rules_file, struct error *err)
 
 int
 eval_open(struct graph_repo *repo, const char *rev, int worktree,
-	  const char *rules_file, struct graph_source_cache *scache,
+	  const char *rules_file, const struct graph_limits *limits,
 	  struct error_list *errors, struct eval **out, struct error *err)
 {
 	struct eval *ev = mem_calloc(1, sizeof(*ev));
@@ -412,7 +417,8 @@ eval_open(struct graph_repo *repo, const char *rev, int worktree,
 	strv_init(&ev->own, 1);
 	ev->repo = repo;
 	ev->worktree = worktree;
-	ev->scache = scache;
+	if (limits)
+		ev->limits = *limits;
 	ev->sources.source_key = source_key;
 	ev->sources.payload = ev;
 	rc = graph_repo_resolve(repo, rev ? rev : "HEAD", &ev->commit, err);
@@ -427,7 +433,7 @@ eval_open(struct graph_repo *repo, const char *rev, int worktree,
 	rc = load_rules(ev, rules_file, errors, err);
 	if (rc)
 		goto done;
-	rc = graph_build(ev->rules, &ev->graph, err);
+	rc = graph_build_limited(ev->rules, &ev->limits, &ev->graph, err);
 	if (!rc)
 		rc = own_paths(ev, rules_file, err);
 done:

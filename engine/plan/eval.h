@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "base/strv.h"
+#include "graph/graph.h"
 #include "graph/repo.h"
 #include "graph/key.h"
 
@@ -18,7 +19,6 @@ struct error_list;
 struct graph;
 struct graph_input;
 struct graph_repo;
-struct graph_source_cache;
 struct graph_source_state;
 struct rules;
 
@@ -29,7 +29,9 @@ struct eval {
 	char commit_hex[GRAPH_OID_HEX];
 	struct rules *rules;		/* owned */
 	struct graph *graph;		/* owned */
-	struct graph_source_cache *scache;	/* borrowed, may be NULL */
+	struct graph_limits limits;	/* the ceilings its graph was built
+					   under (evaluations of other
+					   commits take the same) */
 	struct graph_worktree *wt;	/* owned, worktree mode */
 	struct eval_input *inputs;	/* memo, in the order first seen */
 	size_t n_inputs, cap_inputs;
@@ -50,13 +52,15 @@ struct eval {
  * Evaluate the repository at `rev` (any revision; NULL with worktree 1: the
  * working tree over HEAD). The rules come from `rules_file` on disk when
  * given, else from `ripple.yml` in the commit's tree (or the working tree).
- * Rule errors go to `errors` (every one found); other errors to err. On
+ * The graph is built under `limits` (NULL: the default ceilings;
+ * graph_build_limited). Rule errors go to `errors` (every one found);
+ * other errors to err. On
  * success *out is a new evaluation (eval_free). Errors: ERROR_NOT_FOUND
  * (revision, or no ripple.yml at that commit: the hint names --rules),
  * ERROR_INVALID (rules), those of graph_build and the repository view.
  */
 int eval_open(struct graph_repo *repo, const char *rev, int worktree,
-	      const char *rules_file, struct graph_source_cache *scache,
+	      const char *rules_file, const struct graph_limits *limits,
 	      struct error_list *errors, struct eval **out,
 	      struct error *err);
 

@@ -1,12 +1,13 @@
 /*
  * Plan histories: baseline records from the cache, or keys of a base
- * commit; key components and input file lists converted for explanations.
+ * commit; records by key from the record sources (engine/plan/source.h:
+ * the local cache, then the remote one), in order; key components and
+ * input file lists converted for explanations.
  */
 #include "engine/plan/history.h"
 
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "base/arena.h"
 #include "base/error.h"
@@ -17,6 +18,7 @@
 #include "engine/plan/plan.h"
 #include "engine/plan/record.h"
 #include "engine/plan/remote.h"
+#include "engine/plan/source.h"
 #include "graph/graph.h"
 #include "graph/key.h"
 #include "graph/repo.h"
@@ -27,7 +29,10 @@ struct history {
 	struct plan_history ph;
 	struct cache *cache;
 	struct plan_remote *remote;	/* borrowed, or NULL */
-	const char *ns;			/* its entries' namespace, or NULL */
+	struct record_source *src[2];	/* records by key, in order */
+	size_t n_src;
+	struct record_source *local;	/* src's local cache, or NULL */
+	char *ns;		/* the remote source's namespace, or NULL */
 	char *run;
 	const char *rules_file;	/* the planner's --rules, or NULL */
 	struct eval *base, *head;
@@ -35,164 +40,22 @@ struct history {
 	const struct graph *run_graph;	/* its graph (or head's), NULL */
 	int run_graph_tried;
 	struct graph_keys *base_keys;
-	struct cache_record_list any;	/* records of any_key (reuse any) */
-	char any_key[CACHE_KEY_SIZE];	/* "" before the first lookup */
 	struct plan *base_plan;	/* remote baseline: the base's reuse */
+	const struct graph *planning;	/* the graph being planned when not
+					   head's (the remote baseline's) */
 	struct arena arena;	/* records and components handed out */
 };
 
-int
-history_components(struct arena *a, const struct cache_manifest *m,
-		   const struct graph_component **out, size_t *n)
-{
-	struct graph_component *v = arena_alloc(a, (m->n + 1) * sizeof(*v));
-	size_t i, k = 0;
-
-	if (!v)
-		return ERROR_NOMEM;
-	for (i = 0; i < m->n; i++) {
-		enum graph_comp_kind kind;
-
-		if (graph_comp_kind_parse(m->items[i].kind, &kind))
-			continue;
-		v[k].kind = kind;
-		v[k].name = arena_strdup(a, m->items[i].name);
-		v[k].detail = arena_strdup(a, m->items[i].detail);
-		if (!v[k].name || !v[k].detail)
-			return ERROR_NOMEM;
-		snprintf(v[k].digest, sizeof(v[k].digest), "%s",
-			 m->items[i].digest);
-		k++;
-	}
-	*out = v;
-	*n = k;
-	return 0;
-}
-
-/*
- * The first recorded artifact stored at an absolute path that is gone, or
- * NULL. Only absolute locators name storage (a shared artifact folder);
- * a repository-relative one names where a run wrote its output in its own
- * checkout, which another clone (a CI runner) never has, and URLs are
- * checked by whoever fetches them. Checking those would defeat reuse on
- * every fresh clone.
- */
-static const char *
-artifact_missing(const struct cache_record *rec)
-{
-	size_t i;
-
-	for (i = 0; i < rec->artifacts.n; i++) {
-		const char *loc = rec->artifacts.v[i];
-		struct stat st;
-
-		if (loc[0] == '/' && stat(loc, &st))
-			return loc;
-	}
-	return NULL;
-}
-
-/* "STATUS, output DIGEST" (or "none"), in the arena. */
-static const char *
-outcome_text(struct arena *a, const struct cache_record *rec)
-{
-	return arena_printf(a, "%s, output %s",
-			    cache_record_status_name(rec->status),
-			    rec->output_digest ? rec->output_digest : "none");
-}
-
-/* The first stored conflict of rec into out's conflict fields. */
-static int
-fill_conflict(struct history *h, const struct cache_record *rec,
-	      struct plan_record *out, struct error *err)
-{
-	struct cache_record_list list = { NULL, 0 };
-	int rc;
-
-	out->conflict = 1;
-	rc = cache_record_conflicts(h->cache, rec->run, rec->node_id, &list,
-				    err);
-	if (rc)
-		return rc;
-	out->conflict_have = outcome_text(&h->arena, rec);
-	out->conflict_import = list.n ? outcome_text(&h->arena,
-						     &list.items[0]) : NULL;
-	if (!out->conflict_have || (list.n && !out->conflict_import))
-		rc = error_set(err, ERROR_NOMEM, "out of memory");
-	cache_record_list_release(&list);
-	return rc;
-}
-
-/* A record without its key components: run_components adds them when
- * the planner needs an explanation (most keys are equal, and decoding
- * every stored manifest was a sixth of a plan's time). */
-static int
-fill_record(struct history *h, const struct cache_record *rec,
-	    struct plan_record *out, struct error *err)
-{
-	memset(out, 0, sizeof(*out));
-	out->run_id = arena_strdup(&h->arena, rec->run);
-	out->key = arena_strdup(&h->arena, rec->key);
-	out->ok = rec->status == CACHE_RECORD_STATUS_OK;
-	out->output_digest = rec->output_digest
-		? arena_strdup(&h->arena, rec->output_digest) : NULL;
-	if (record_payload_digest(rec)) {
-		out->key_digest = arena_strdup(&h->arena,
-					       record_payload_digest(rec));
-		if (!out->key_digest)
-			return error_set(err, ERROR_NOMEM, "out of memory");
-	}
-	out->version = rec->version ? arena_strdup(&h->arena, rec->version)
-				    : NULL;
-	if (rec->version && !out->version)
-		return error_set(err, ERROR_NOMEM, "out of memory");
-	{
-		const char *gone = artifact_missing(rec);
-
-		out->artifact_missing = gone != NULL;
-		out->missing_artifact = gone ? arena_strdup(&h->arena, gone)
-					     : NULL;
-	}
-	if (!out->run_id || !out->key ||
-	    (rec->output_digest && !out->output_digest) ||
-	    (out->artifact_missing && !out->missing_artifact))
-		return error_set(err, ERROR_NOMEM, "out of memory");
-	return rec->conflicts > 0 ? fill_conflict(h, rec, out, err) : 0;
-}
-
-/* A record the remote cache holds (checked by engine/plan/remote.c). */
-static int
-fill_remote(struct history *h, const struct plan_remote_hit *hit,
-	    struct plan_record *out, struct error *err)
-{
-	int rc = fill_record(h, &hit->rec.rec, out, err);
-
-	out->remote = hit;
-	return rc;
-}
-
+/* Components of a record, from the source that handed it out. */
 static int
 run_components(void *payload, struct plan_record *rec, struct error *err)
 {
 	struct history *h = payload;
-	struct cache_manifest m;
-	struct error e2;
-	int rc = 0;
 
-	if (rec->remote)
-		return history_components(&h->arena, &rec->remote->rec.manifest,
-					  &rec->components, &rec->n_components)
-			? error_set(err, ERROR_NOMEM, "out of memory") : 0;
-	if (!h->cache)
+	if (!rec->source)
 		return 0;
-	memset(&m, 0, sizeof(m));
-	error_init(&e2);
-	if (!cache_manifest_get(h->cache, rec->key, &m, &e2) &&
-	    history_components(&h->arena, &m, &rec->components,
-			       &rec->n_components))
-		rc = error_set(err, ERROR_NOMEM, "out of memory");
-	cache_manifest_release(&m);
-	return rc;
+	return rec->source->ops->components(rec->source, &h->arena, rec,
+					    err);
 }
 
 static int
@@ -216,24 +79,34 @@ run_record(void *payload, const char *id, struct plan_record *out,
 		cache_record_release(&rec);
 		return rc;
 	}
-	rc = fill_record(h, &rec, out, err);
+	rc = record_source_fill(h->cache, &h->arena, &rec, out, err);
+	out->source = h->local;
 	cache_record_release(&rec);
 	return rc ? rc : 1;
 }
 
 /*
- * 1 when remote hit `hit` lists only outputs its node declares at the
- * head; else it is dropped and reported as a fault: 0 (a miss, the node
+ * 1 when remote hit `hit` lists only outputs its node declares in the
+ * rules being planned (head's, or the merge base's for a remote
+ * baseline); else it is dropped and reported as a fault: 0 (a miss, the node
  * rebuilds) or, with --remote-required, the error.
  */
 static int
 writes_only_outputs(struct history *h, const struct plan_remote_hit *hit,
 		    const char *key, struct error *err)
 {
-	const struct graph *g = h->head ? h->head->graph : h->run_graph;
+	const struct graph *g = h->planning ? h->planning
+			      : h->head ? h->head->graph : h->run_graph;
 	const struct graph_node *n = g ? graph_find(g, hit->node_id) : NULL;
 	struct error e;
 
+	/*
+	 * A history made without rules (no head: a library caller's) has
+	 * nothing to check against; whoever places the hit's bytes checks
+	 * them again (engine/run/remote.c, fetch).
+	 */
+	if (!g)
+		return 1;
 	error_init(&e);
 	if (n && !plan_remote_outputs_check(hit, (const char *const *)
 					    n->outputs, n->n_outputs, &e))
@@ -248,44 +121,41 @@ writes_only_outputs(struct history *h, const struct plan_remote_hit *hit,
 }
 
 /*
- * The planner asks for the nth record of one key in turn: the local ones
- * first, newest first (the list of that key is read once and kept until
- * another key is asked for), then the one the remote cache holds.
+* The planner asks for the nth record of one key in turn (0: the newest):
+ * those of the first source (the local cache, newest first), then the
+ * next (the remote cache's one).
  */
 static int
 any_record(void *payload, const char *key, size_t nth,
 	   struct plan_record *out, struct error *err)
 {
 	struct history *h = payload;
-	const struct plan_remote_hit *hit;
+	size_t i, base = 0, n;
 	int rc;
 
-	if (h->cache && strcmp(h->any_key, key)) {
-		cache_record_list_release(&h->any);
-		h->any.items = NULL;
-		h->any.n = 0;
-		h->any_key[0] = '\0';
-		rc = cache_record_find(h->cache, key, NULL, &h->any, err);
+	for (i = 0; i < h->n_src; i++) {
+		struct record_source *s = h->src[i];
+
+		rc = s->ops->count(s, key, &n, err);
 		if (rc)
 			return rc;
-		snprintf(h->any_key, sizeof(h->any_key), "%s", key);
+		if (nth < base + n) {
+			rc = s->ops->get(s, &h->arena, key, nth - base, out,
+					 err);
+			if (rc)
+				return rc;
+			return out->remote ? writes_only_outputs(h, out->remote,
+								 key, err) : 1;
+		}
+		base += n;
 	}
-	if (h->cache && nth < h->any.n) {
-		rc = fill_record(h, &h->any.items[nth], out, err);
-		return rc ? rc : 1;
-	}
-	if (nth != (h->cache ? h->any.n : 0))
-		return 0;
-	hit = h->remote ? plan_remote_find(h->remote, h->ns, key) : NULL;
-	if (!hit)
-		return 0;
-	rc = writes_only_outputs(h, hit, key, err);
-	if (rc <= 0)
-		return rc;
-	return fill_remote(h, hit, out, err) ? err->code : 1;
+	return 0;
 }
 
-/* One level's keys without a local record, in one remote batch. */
+/*
+ * One level's keys: each source that looks up ahead (the remote cache)
+ * gets, in one batch, the keys no source before it holds a record of.
+ */
 static int
 any_prefetch(void *payload, const char *const *ids, const char *const *keys,
 	     size_t n, struct error *err)
@@ -293,28 +163,31 @@ any_prefetch(void *payload, const char *const *ids, const char *const *keys,
 	struct history *h = payload;
 	const char **want_id = mem_calloc(n + 1, sizeof(*want_id));
 	const char **want_key = mem_calloc(n + 1, sizeof(*want_key));
-	size_t i, m = 0;
+	size_t i, k, m, have;
 	int rc = 0;
 
 	if (!want_id || !want_key) {
 		rc = error_set(err, ERROR_NOMEM, "out of memory");
 		goto done;
 	}
-	for (i = 0; !rc && i < n; i++) {
-		struct cache_record_list list = { NULL, 0 };
+	for (k = 0; !rc && k < h->n_src; k++) {
+		if (!h->src[k]->ops->prefetch)
+			continue;
+		for (i = 0, m = 0; !rc && i < n; i++) {
+			size_t j;
 
-		if (h->cache)
-			rc = cache_record_find(h->cache, keys[i], NULL, &list,
-					       err);
-		if (!rc && !list.n) {
-			want_id[m] = ids[i];
-			want_key[m++] = keys[i];
+			for (j = 0, have = 0; !rc && !have && j < k; j++)
+				rc = h->src[j]->ops->count(h->src[j], keys[i],
+							   &have, err);
+			if (!have) {
+				want_id[m] = ids[i];
+				want_key[m++] = keys[i];
+			}
 		}
-		cache_record_list_release(&list);
+		if (!rc)
+			rc = h->src[k]->ops->prefetch(h->src[k], want_id,
+						      want_key, m, err);
 	}
-	if (!rc)
-		rc = plan_remote_lookup(h->remote, h->ns, want_id, want_key, m,
-					err);
 done:
 	mem_free(want_id);
 	mem_free(want_key);
@@ -386,8 +259,8 @@ load_run_graph(struct history *h, struct error *err)
 		return 0;
 	}
 	error_list_init(&errors, 1);
-	rc = eval_open(h->head->repo, run.commit, 0, h->rules_file, NULL,
-		       &errors, &h->run_eval, &e2);
+	rc = eval_open(h->head->repo, run.commit, 0, h->rules_file,
+		       &h->head->limits, &errors, &h->run_eval, &e2);
 	error_list_release(&errors);
 	cache_run_release(&run);
 	if (rc == ERROR_NOMEM) {
@@ -428,14 +301,21 @@ history_from_run(struct cache *c, struct plan_remote *remote,
 	h->remote = remote;
 	h->head = head;
 	h->ph.payload = h;
-	if (c || remote) {
+	if ((c && record_source_local(c, &h->src[h->n_src++], err)) ||
+	    (remote && record_source_remote(remote, NULL, &h->src[h->n_src++],
+					    err))) {
+		history_free(h);
+		return ERROR_NOMEM;
+	}
+	h->local = c ? h->src[0] : NULL;
+	if (h->n_src) {
 		h->ph.record_by_key = any_record;
 		h->ph.record_components = run_components;
 	}
-	if (c)
-		h->ph.input_diff = run_input_diff;
 	if (remote)
 		h->ph.prefetch = any_prefetch;
+	if (c)
+		h->ph.input_diff = run_input_diff;
 	if (c && run_id) {
 		h->run = arena_strdup(&h->arena, run_id);
 		h->rules_file = rules_file;
@@ -589,8 +469,10 @@ history_from_remote_base(struct cache *c, struct plan_remote *remote,
 	/* A target the base does not have yet: look up the whole base. */
 	if (graph_select(base->graph, targets, n_targets, sel, clo, &e2))
 		memset(clo, 1, nn);
+	h->planning = base->graph;
 	rc = plan_compute(base->graph, NULL, clo, &base->sources, &h->ph, &po,
 			  &h->base_plan, err);
+	h->planning = NULL;
 	if (rc)
 		goto done;
 	for (i = 0; i < nn; i++)
@@ -618,10 +500,23 @@ done:
 int
 history_remote_only(struct history *h, const char *ns, struct error *err)
 {
+	size_t i;
+
+	for (i = 0; i < h->n_src; i++)
+		record_source_free(h->src[i]);
+	h->n_src = 0;
+	h->local = NULL;
 	h->cache = NULL;
 	h->ph.input_diff = NULL;
-	h->ns = ns ? arena_strdup(&h->arena, ns) : NULL;
-	return ns && !h->ns ? error_set(err, ERROR_NOMEM, "out of memory") : 0;
+	if (!h->remote)
+		return 0;
+	mem_free(h->ns);
+	h->ns = NULL;
+	if ((ns && !(h->ns = mem_strdup(ns))) ||
+	    record_source_remote(h->remote, ns, &h->src[0], err))
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	h->n_src = 1;
+	return 0;
 }
 
 const struct plan_history *
@@ -636,9 +531,11 @@ history_free(struct history *h)
 	if (!h)
 		return;
 	graph_keys_free(h->base_keys);
-	cache_record_list_release(&h->any);
+	while (h->n_src)
+		record_source_free(h->src[--h->n_src]);
 	eval_free(h->run_eval);
 	plan_free(h->base_plan);
 	arena_release(&h->arena);
+	mem_free(h->ns);
 	mem_free(h);
 }

@@ -72,14 +72,6 @@ int history_remote_only(struct history *h, const char *ns,
 /* The callbacks and flags for plan_compute; owned by h. */
 const struct plan_history *history_plan(struct history *h);
 
-/*
- * Key components from a stored key manifest (as record_node stores them;
- * components of unknown kinds are skipped), in stored (kind, name) order,
- * allocated in `a`. Returns 0 or ERROR_NOMEM.
- */
-int history_components(struct arena *a, const struct cache_manifest *m,
-		       const struct graph_component **out, size_t *n);
-
 /* Free. Accepts NULL. */
 void history_free(struct history *h);
 

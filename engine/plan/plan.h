@@ -36,6 +36,7 @@ struct graph_keys;
 struct graph_component;
 struct graph_key_sources;
 struct plan_remote_hit;
+struct record_source;
 
 enum plan_decision {
 	PLAN_BUILD,
@@ -124,6 +125,9 @@ struct plan_record {
 	const struct plan_remote_hit *remote;	/* found in the remote
 						   cache (engine/plan/
 						   remote.h), or NULL */
+	struct record_source *source;	/* the record source that handed
+					   it out (engine/plan/source.h;
+					   histories' business), or NULL */
 };
 
 /* A file difference inside one input, for explanations. */

@@ -231,7 +231,7 @@ remote_baseline(struct planner *p, const struct planner_options *o,
 
 	error_list_init(&base_errors, 1);
 	error_init(&e2);
-	rc = eval_open(p->repo, p->base_hex, 0, o->rules_file, NULL,
+	rc = eval_open(p->repo, p->base_hex, 0, o->rules_file, o->limits,
 		       &base_errors, &p->base, &e2);
 	error_list_release(&base_errors);
 	if (rc == ERROR_NOMEM)
@@ -279,7 +279,7 @@ planner_run(struct graph_repo *repo, struct cache *cache,
 	strv_init(&p->changed, 1);
 	strv_init(&p->unclaimed, 1);
 	strv_init(&p->ignored, 1);
-	rc = eval_open(repo, o->head, o->worktree, o->rules_file, NULL,
+	rc = eval_open(repo, o->head, o->worktree, o->rules_file, o->limits,
 		       errors, &p->head, err);
 	if (rc)
 		goto done;
@@ -288,7 +288,8 @@ planner_run(struct graph_repo *repo, struct cache *cache,
 		const struct rules_policy *pol = &p->head->rules->policy;
 
 		rc = plan_remote_trust(o->remote, pol->trusted_refs,
-				       pol->n_trusted_refs, o->ref, err);
+				       pol->n_trusted_refs, o->default_branch,
+				       o->ref, err);
 		if (rc)
 			goto done;
 	}
@@ -324,8 +325,8 @@ planner_run(struct graph_repo *repo, struct cache *cache,
 				       "--assume-base-built needs --base REV");
 			goto done;
 		}
-		rc = eval_open(repo, p->base_hex, 0, o->rules_file, NULL,
-			       errors, &p->base, err);
+		rc = eval_open(repo, p->base_hex, 0, o->rules_file,
+			       o->limits, errors, &p->base, err);
 		if (!rc)
 			rc = history_from_eval(p->base, p->head, &p->hist,
 					       err);

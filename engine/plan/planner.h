@@ -21,6 +21,7 @@ struct cache;
 struct error;
 struct error_list;
 struct eval;
+struct graph_limits;
 struct history;
 struct plan_remote;
 
@@ -52,10 +53,15 @@ struct planner_options {
 					   and with --base but no local run
 					   at the merge base, the base's keys
 					   there are the baseline */
-	const char *ref;		/* the ref being planned (trusted
-					   as the writer of remote records
-					   besides policy trusted-refs), or
-					   NULL */
+	const struct graph_limits *limits;	/* the graph's ceilings
+						   (borrowed), or NULL: the
+						   defaults (graph/graph.h) */
+	const char *ref;		/* the ref being planned: its trust
+					   domain in the remote cache
+					   (plan_remote_trust), or NULL */
+	const char *default_branch;	/* "refs/heads/NAME": trusted with
+					   tags when the rules set no
+					   trusted-refs; NULL: main, master */
 };
 
 struct planner {

@@ -104,7 +104,7 @@ record_output_digest_files(const char *const *names,
 			   struct digest *out, struct error *err)
 {
 	struct named *v = mem_calloc(n + 1, sizeof(*v));
-	struct digest_state st = { NULL };
+	struct digest_state st = { NULL, NULL };
 	size_t i;
 	int rc;
 
@@ -306,9 +306,18 @@ add_meta(struct strv *sv, const char *kv, struct error *err)
 	char *key, *entry = NULL;
 	int rc;
 
-	if (!eq || eq == kv)
-		return error_set(err, ERROR_INVALID, "metadata '%s' is not "
-				 "KEY=VALUE", kv);
+	if (eq == kv) {
+		error_set(err, ERROR_INVALID, "--meta '%s' has an empty key",
+			  kv);
+		error_hint(err, "name it: --meta KEY=VALUE");
+		return ERROR_INVALID;
+	}
+	if (!eq) {
+		error_set(err, ERROR_INVALID, "--meta '%s' is not KEY=VALUE",
+			  kv);
+		error_hint(err, "write --meta KEY=VALUE");
+		return ERROR_INVALID;
+	}
 	key = mem_alloc((size_t)(eq - kv) + 1);
 	if (!key)
 		return error_set(err, ERROR_NOMEM, "out of memory");

@@ -32,10 +32,48 @@ struct plan_remote {
 	size_t cap, used;
 	const char **globs;		/* trusted refs (arena) */
 	size_t n_globs;
-	const char *own_ref;
+	const char *own_ref;		/* the ref planned or run, or NULL */
+	const char *own_domain;		/* its domain id when it is not
+					   trusted; NULL: the trusted one */
 	int down;
+	int refused;			/* the server refused a write */
 	struct arena arena;		/* names, labels, trust */
 };
+
+/* Whether ref matches one of the trusted-refs globs. */
+static int
+glob_trusted(const struct plan_remote *pr, const char *ref)
+{
+	size_t i;
+
+	for (i = 0; ref && i < pr->n_globs; i++)
+		if (!fnmatch(pr->globs[i], ref, 0))
+			return 1;
+	return 0;
+}
+
+/* The default trusted refs: the default branch (or main and master), tags. */
+static int
+default_globs(struct plan_remote *pr, const char *default_branch,
+	      struct error *err)
+{
+	size_t n = 0;
+
+	pr->globs = arena_alloc(&pr->arena, 4 * sizeof(*pr->globs));
+	if (!pr->globs)
+		return OOM(err);
+	if (default_branch && default_branch[0]) {
+		pr->globs[n] = arena_strdup(&pr->arena, default_branch);
+		if (!pr->globs[n++])
+			return OOM(err);
+	} else {
+		pr->globs[n++] = "refs/heads/main";
+		pr->globs[n++] = "refs/heads/master";
+	}
+	pr->globs[n++] = "refs/tags/*";
+	pr->n_globs = n;
+	return 0;
+}
 
 int
 plan_remote_new(struct remote *r, const struct plan_remote_options *o,
@@ -50,6 +88,10 @@ plan_remote_new(struct remote *r, const struct plan_remote_options *o,
 	pr->r = r;
 	if (o)
 		pr->o = *o;
+	if (default_globs(pr, NULL, err)) {
+		plan_remote_free(pr);
+		return ERROR_NOMEM;
+	}
 	*out = pr;
 	return 0;
 }
@@ -107,19 +149,73 @@ plan_remote_stats(struct plan_remote *pr)
 
 int
 plan_remote_trust(struct plan_remote *pr, const char *const *globs, size_t n,
-		  const char *own_ref, struct error *err)
+		  const char *default_branch, const char *own_ref,
+		  struct error *err)
 {
+	char domain[REMOTE_DOMAIN_SIZE];
 	size_t i;
+	int rc;
 
-	pr->globs = arena_alloc(&pr->arena, (n + 1) * sizeof(*pr->globs));
-	pr->own_ref = own_ref ? arena_strdup(&pr->arena, own_ref) : NULL;
-	if (!pr->globs || (own_ref && !pr->own_ref))
+	pr->own_ref = own_ref && own_ref[0]
+		? arena_strdup(&pr->arena, own_ref) : NULL;
+	pr->own_domain = NULL;
+	if (own_ref && own_ref[0] && !pr->own_ref)
 		return OOM(err);
-	for (i = 0; i < n; i++)
-		if (!(pr->globs[i] = arena_strdup(&pr->arena, globs[i])))
+	if (n) {
+		pr->globs = arena_alloc(&pr->arena,
+					(n + 1) * sizeof(*pr->globs));
+		if (!pr->globs)
 			return OOM(err);
-	pr->n_globs = n;
-	return 0;
+		for (i = 0; i < n; i++)
+			if (!(pr->globs[i] = arena_strdup(&pr->arena,
+							  globs[i])))
+				return OOM(err);
+		pr->n_globs = n;
+	} else {
+		rc = default_globs(pr, default_branch, err);
+		if (rc)
+			return rc;
+	}
+	if (pr->own_ref && !glob_trusted(pr, pr->own_ref)) {
+		rc = remote_domain_id(pr->own_ref, domain, err);
+		if (rc)
+			return rc;
+		pr->own_domain = arena_strdup(&pr->arena, domain);
+		if (!pr->own_domain)
+			return OOM(err);
+	}
+	return remote_set_domain(pr->r, pr->own_domain, err);
+}
+
+const char *
+plan_remote_own_ref(const struct plan_remote *pr)
+{
+	return pr->own_ref;
+}
+
+const char *
+plan_remote_domain(const struct plan_remote *pr)
+{
+	return pr->own_domain;
+}
+
+int
+plan_remote_may_write(const struct plan_remote *pr)
+{
+	return pr->own_ref && !pr->refused && !pr->down &&
+	       !remote_read_only(pr->r);
+}
+
+void
+plan_remote_refuse_writes(struct plan_remote *pr)
+{
+	pr->refused = 1;
+}
+
+int
+plan_remote_writes_refused(const struct plan_remote *pr)
+{
+	return pr->refused;
 }
 
 int
@@ -206,21 +302,20 @@ plan_remote_find(const struct plan_remote *pr, const char *ns,
 	return e->name && e->state == 1 ? e->hit : NULL;
 }
 
+/*
+ * Whether a record found in the own domain (own: 1) or the trusted one
+ * may be reused: in the own domain only records the own ref wrote; in the
+ * trusted one only records of trusted refs (provenance as a second check
+ * beside the server's credentials).
+ */
 static int
-trusted(const struct plan_remote *pr, const char *ref)
+trusted(const struct plan_remote *pr, const char *ref, int own)
 {
-	size_t i;
-
-	if (!pr->n_globs)
-		return 1;
 	if (!ref)
 		return 0;
-	if (pr->own_ref && !strcmp(pr->own_ref, ref))
-		return 1;
-	for (i = 0; i < pr->n_globs; i++)
-		if (!fnmatch(pr->globs[i], ref, 0))
-			return 1;
-	return 0;
+	if (own)
+		return pr->own_ref && !strcmp(pr->own_ref, ref);
+	return glob_trusted(pr, ref);
 }
 
 /* Every relative artifact of the record is an output, and the reverse. */
@@ -249,7 +344,7 @@ outputs_match(const struct plan_remote_hit *h)
  */
 static int
 check_hit(struct plan_remote *pr, struct plan_remote_hit *h, const char *id,
-	  const char *key, struct error *e)
+	  const char *key, int own, struct error *e)
 {
 	const struct cache_record *rec = &h->rec.rec;
 	const char *od = rec->output_digest;
@@ -267,12 +362,13 @@ check_hit(struct plan_remote *pr, struct plan_remote_hit *h, const char *id,
 		return error_set(e, ERROR_CORRUPT, "remote cache %s: the "
 				 "record of %s key %s does not match its AC "
 				 "entry's outputs", remote_url(pr->r), id, key);
-	if (!trusted(pr, h->rec.run.ref)) {
+	if (!trusted(pr, h->rec.run.ref, own)) {
 		pr->stats.untrusted++;
 		return 0;
 	}
-	h->label = arena_printf(&pr->arena, "remote cache %s (run %s, "
+	h->label = arena_printf(&pr->arena, "remote cache %s%s (run %s, "
 				"commit %.9s, ref %s)", remote_url(pr->r),
+				own ? ", this ref's domain" : "",
 				h->rec.run.id ? h->rec.run.id : "?",
 				h->rec.run.commit ? h->rec.run.commit : "?",
 				h->rec.run.ref ? h->rec.run.ref : "none");
@@ -317,7 +413,7 @@ settle(struct plan_remote *pr, struct entry *e, struct remote_lookup *l,
 		error_prefix(&fe, "remote cache %s: %s", remote_url(pr->r),
 			     id);
 	else
-		rc = check_hit(pr, h, id, l->key, &fe);
+		rc = check_hit(pr, h, id, l->key, l->domain != NULL, &fe);
 	if (rc == 1) {
 		e->state = 1;
 		e->hit = h;
@@ -364,6 +460,51 @@ went_down(struct plan_remote *pr, const struct remote_lookup *l,
 	error_hint(&e, "planning without the remote cache: every node it "
 		   "would have served is built here");
 	return plan_remote_fault(pr, &e, err);
+}
+
+/*
+ * The misses of the own domain, looked up again in the trusted one (one
+ * more batch); each result replaces the miss in items.
+ */
+static int
+lookup_trusted(struct plan_remote *pr, struct remote_lookup *items, size_t n,
+	       struct error *err)
+{
+	struct remote_lookup *again = mem_calloc(n ? n : 1, sizeof(*again));
+	size_t *idx = mem_calloc(n ? n : 1, sizeof(*idx));
+	size_t i, m = 0;
+	int rc = 0;
+
+	if (!again || !idx) {
+		rc = OOM(err);
+		goto done;
+	}
+	for (i = 0; i < n; i++) {
+		if (items[i].found != 0)
+			continue;
+		again[m].node_id = items[i].node_id;
+		again[m].key = items[i].key;
+		idx[m++] = i;
+	}
+	if (!m)
+		goto done;
+	rc = remote_node_lookup(pr->r, again, m, err);
+	if (rc)
+		goto done;
+	if (all_unreachable(again, m)) {
+		rc = went_down(pr, again, err);
+		goto done;
+	}
+	for (i = 0; i < m; i++) {
+		items[idx[i]] = again[i];
+		memset(&again[i], 0, sizeof(again[i]));
+	}
+done:
+	for (i = 0; again && i < m; i++)
+		remote_lookup_release(&again[i]);
+	mem_free(again);
+	mem_free(idx);
+	return rc;
 }
 
 int
@@ -415,12 +556,19 @@ plan_remote_lookup(struct plan_remote *pr, const char *ns,
 	if (!m)
 		goto done;
 	pr->stats.asked += m;
+	for (i = 0; i < m; i++)
+		items[i].domain = pr->own_domain;
 	rc = remote_node_lookup(pr->r, items, m, err);
 	if (rc)
 		goto done;
 	if (all_unreachable(items, m)) {
 		rc = went_down(pr, items, err);
 		goto done;
+	}
+	if (pr->own_domain) {
+		rc = lookup_trusted(pr, items, m, err);
+		if (rc)
+			goto done;
 	}
 	for (i = 0; !rc && i < m; i++)
 		rc = settle(pr, at[i], &items[i], items[i].node_id +

@@ -5,7 +5,8 @@
  * every hit is checked before a plan may reuse it: the record blob names
  * the node and key asked for, its status is ok, each artifact it lists is
  * an output of the AC entry (so its bytes can be fetched), and its writer's
- * ref is trusted (policy trusted-refs, or the ref being planned).
+ * ref may be reused from the domain it was found in (plan_remote_trust:
+ * a ref's own domain first, then the trusted one).
  *
  * Faults (server down, 5xx, corrupt or tampered entries) are never wrong
  * answers: the node is a miss and the warn observer hears the error, which
@@ -81,14 +82,45 @@ void plan_remote_set_down(struct plan_remote *pr);
 struct plan_remote_stats *plan_remote_stats(struct plan_remote *pr);
 
 /*
- * Which writers' records may be reused: refs matching one of the n
- * fnmatch(3) globs (policy trusted-refs; n 0: every writer), plus
- * `own_ref` (the ref being planned or run; may be NULL), so a branch
- * reuses its own records and main never reuses a pull request's. Applies
- * to lookups made after the call. Errors: ERROR_NOMEM.
+ * The trust domains of this index (docs/remote-cache.md). Trusted refs
+ * are those matching one of the n fnmatch(3) globs (policy trusted-refs),
+ * or, with n 0, `default_branch` (e.g. "refs/heads/main"; NULL or "":
+ * refs/heads/main and refs/heads/master) and tags (refs/tags/ and anything). `own_ref` is
+ * the ref being planned or run (NULL: unknown). A trusted own ref reads
+ * and writes the trusted domain; any other ref writes a domain of its own
+ * (remote_domain_id) and reads it first, then the trusted one, so a pull
+ * request reuses its own earlier stages and main's records, and main
+ * never sees a pull request's. In the own domain only records of the own
+ * ref are reused; in the trusted one only records of trusted refs. With
+ * no own ref nothing is written (plan_remote_may_write). Applies to
+ * lookups made after the call, and sets the client's write domain
+ * (remote_set_domain). Errors: ERROR_NOMEM, ERROR_INVALID (a ref that
+ * makes no domain).
  */
 int plan_remote_trust(struct plan_remote *pr, const char *const *globs,
-		      size_t n, const char *own_ref, struct error *err);
+		      size_t n, const char *default_branch,
+		      const char *own_ref, struct error *err);
+
+/* The own ref given to plan_remote_trust, or NULL. */
+const char *plan_remote_own_ref(const struct plan_remote *pr);
+
+/* The own domain's id when the own ref is not trusted, else NULL. */
+const char *plan_remote_domain(const struct plan_remote *pr);
+
+/*
+ * Whether a run may publish: a ref is known, the client is not
+ * read-only, the server is up and has not refused a write.
+ */
+int plan_remote_may_write(const struct plan_remote *pr);
+
+/*
+ * The server refused a write (HTTP 401 or 403): the rest of the command
+ * is read-only (lookups and fetches go on).
+ */
+void plan_remote_refuse_writes(struct plan_remote *pr);
+
+/* Whether plan_remote_refuse_writes was called. */
+int plan_remote_writes_refused(const struct plan_remote *pr);
 
 /*
  * Look up n nodes (ids[i] with keys[i], 32 hex) not asked before, in one

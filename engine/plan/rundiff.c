@@ -14,6 +14,7 @@
 #include "engine/plan/explain.h"
 #include "engine/plan/filediff.h"
 #include "engine/plan/history.h"
+#include "engine/plan/source.h"
 #include "graph/key.h"
 #include "base/banned.h"
 
@@ -65,7 +66,7 @@ stored_components(struct cache *c, struct arena *a, const char *key,
 	error_init(&e2);
 	if (cache_manifest_get(c, key, &m, &e2))
 		return 0;
-	rc = history_components(a, &m, v, n);
+	rc = record_source_components(a, &m, v, n);
 	cache_manifest_release(&m);
 	return rc ? error_set(err, ERROR_NOMEM, "out of memory") : 1;
 }

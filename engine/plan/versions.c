@@ -30,12 +30,22 @@ plan_root_versions(struct graph_repo *repo, const struct rules *r,
 		struct error e2;
 
 		version_params_from_root(root, &p);
+		p.regex_file = r->file;
 		p.worktree = worktree;
 		p.date_epoch = date_epoch;
 		error_init(&e2);
 		memset(&res, 0, sizeof(res));
-		if (version_compute_root_at(repo, commit_hex, &p, &res, &e2))
+		if (version_compute_root_at(repo, commit_hex, &p, &res, &e2)) {
+			/* A root may have no version (no tag yet); a fault of
+			 * the rules themselves (a tag-regex past PCRE2's
+			 * limits, reported at its file:line:col) is an
+			 * error, never "no version". */
+			if (e2.file[0] || e2.code == ERROR_NOMEM) {
+				*err = e2;
+				return e2.code;
+			}
 			continue;
+		}
 		memset(&out[*n], 0, sizeof(out[*n]));
 		out[*n].key = root->name;
 		out[*n].value = arena_strdup(a, res.version);

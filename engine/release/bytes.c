@@ -47,7 +47,8 @@ verify_row(struct release_ctx *x, const char *dir, struct release_artifact *row)
 {
 	struct digest d;
 	struct error e;
-	char path[4096], sum[SHA256_HEX];
+	const char *path;
+	char sum[SHA256_HEX];
 	size_t i, n_url = 0;
 	int rc;
 
@@ -63,10 +64,12 @@ verify_row(struct release_ctx *x, const char *dir, struct release_artifact *row)
 			n_url++;
 			continue;
 		}
-		if (loc[0] == '/')
-			snprintf(path, sizeof(path), "%s", loc);
-		else
-			snprintf(path, sizeof(path), "%s/%s", dir, loc);
+		/* The whole locator (it comes from a record): a path cut to
+		 * a buffer's size could name another file. */
+		path = loc[0] == '/' ? loc
+				     : arena_printf(x->a, "%s/%s", dir, loc);
+		if (!path)
+			return ERROR_NOMEM;
 		error_init(&e);
 		rc = graph_sha256_file(path, sum, &e);
 		if (rc == ERROR_NOMEM)

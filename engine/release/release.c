@@ -77,12 +77,14 @@ family_params(const struct graph_node *n, struct version_params *p,
 	p->prefix = prefix;
 }
 
+/* 1 claimed, 0 not, or a negative error (a tag-regex past its limits). */
 static int
-claims(const struct version_params *p, const char *narrow, const char *tag)
+claims(const struct version_params *p, const char *narrow, const char *tag,
+       struct error *err)
 {
 	if (narrow && fnmatch(narrow, tag, 0) && strcmp(narrow, tag))
 		return 0;
-	return version_tag_claims(p, tag, NULL);
+	return version_tag_claims(p, tag, NULL, err);
 }
 
 static const char *
@@ -126,13 +128,28 @@ check_family(struct release_ctx *x)
 		const struct graph_node *n = &g->nodes[g->by_id[i]];
 		struct version_params p;
 		const char *narrow;
+		struct error e;
 		int c;
 
 		if (n->kind != GRAPH_NODE_RELEASE)
 			continue;
 		n_rel++;
 		family_params(n, &p, &narrow, prefix, sizeof(prefix));
-		c = claims(&p, narrow, x->opt->tag);
+		p.regex_file = g->rules->file;
+		error_init(&e);
+		c = claims(&p, narrow, x->opt->tag, &e);
+		if (c == ERROR_NOMEM)
+			return c;
+		if (c < 0) {
+			release_set(x, RELEASE_CHECK_TAG_FAMILY,
+				    RELEASE_STATUS_FAIL, "%s: %s", n->id,
+				    e.msg);
+			if (e.hint[0] &&
+			    release_problem(x, RELEASE_CHECK_TAG_FAMILY,
+					    "hint: %s", e.hint))
+				return ERROR_NOMEM;
+			return 0;
+		}
 		if (!c && !x->named && version_tag_named(&p, x->opt->tag) &&
 		    (!narrow || !fnmatch(narrow, x->opt->tag, 0) ||
 		     !strcmp(narrow, x->opt->tag)))
@@ -205,6 +222,7 @@ check_spelling(struct release_ctx *x)
 	memset(&p, 0, sizeof(p));
 	for (i = 0; i < x->n_nodes && !rc; i++) {
 		family_params(x->nodes[i], &p, &narrow, prefix, sizeof(prefix));
+		p.regex_file = x->ev->graph->rules->file;
 		rc = version_tag_check_release(&p, x->opt->tag, &v, &e);
 		if (!rc && i && pep440_compare(&v, &x->ver)) {
 			pep440_format(&v, text, sizeof(text), NULL);
@@ -266,14 +284,17 @@ static int
 check_commit(struct release_ctx *x, struct error *err)
 {
 	struct graph_tag_list tags;
-	char rev[1024];
+	const char *rev;
 	struct error e;
 	size_t i;
 	int annotated = 0, rc;
 
 	memset(&tags, 0, sizeof(tags));
 	error_init(&e);
-	snprintf(rev, sizeof(rev), "refs/tags/%s", x->opt->tag);
+	/* The whole name: a cut one could be another tag. */
+	rev = arena_printf(x->a, "refs/tags/%s", x->opt->tag);
+	if (!rev)
+		return error_nomem(err);
 	rc = graph_repo_resolve(x->repo, rev, &x->commit, &e);
 	if (rc == ERROR_NOMEM)
 		return error_set(err, rc, "out of memory");
@@ -317,16 +338,18 @@ static int
 check_rules(struct release_ctx *x, const char *current)
 {
 	struct error_list errors;
-	char rev[1024];
+	const char *rev;
 	struct error e;
 	int rc;
 
+	rev = arena_printf(x->a, "refs/tags/%s", x->opt->tag);
+	if (!rev)
+		return ERROR_NOMEM;
 	error_list_init(&errors, 50);
 	error_init(&e);
-	snprintf(rev, sizeof(rev), "refs/tags/%s", x->opt->tag);
 	if (x->have_commit) {
-		rc = eval_open(x->repo, rev, 0, NULL, NULL, &errors, &x->ev,
-			       &e);
+		rc = eval_open(x->repo, rev, 0, NULL, x->opt->limits, &errors,
+			       &x->ev, &e);
 		if (!rc) {
 			x->r->rules_source = arena_printf(x->a,
 							  "ripple.yml@%s",
@@ -360,7 +383,7 @@ check_rules(struct release_ctx *x, const char *current)
 	error_list_init(&errors, 50);
 	error_init(&e);
 	rc = eval_open(x->repo, x->have_commit ? rev : "HEAD", 0, current,
-		       NULL, &errors, &x->ev, &e);
+		       x->opt->limits, &errors, &x->ev, &e);
 	if (rc) {
 		x->ev = NULL;
 		release_set(x, RELEASE_CHECK_RULES, RELEASE_STATUS_FAIL,
@@ -475,7 +498,7 @@ release_check(struct graph_repo *repo, struct cache *cache,
 		RELEASE_CHECK_TESTS,
 	};
 	struct release_ctx x;
-	char current[4096];
+	const char *current;
 	size_t i;
 	int rc;
 
@@ -494,9 +517,11 @@ release_check(struct graph_repo *repo, struct cache *cache,
 	for (i = 0; i < RELEASE_CHECK_COUNT; i++)
 		strv_init(&x.problems[i], 0);
 	x.r->tag = arena_strdup(x.a, opt->tag);
-	snprintf(current, sizeof(current), "%s/ripple.yml",
-		 graph_repo_root(repo));
-
+	current = arena_printf(x.a, "%s/ripple.yml", graph_repo_root(repo));
+	if (!current) {
+		rc = error_nomem(err);
+		goto done;
+	}
 	rc = check_commit(&x, err);
 	if (!rc)
 		rc = check_rules(&x, current);

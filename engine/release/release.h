@@ -24,6 +24,7 @@
 
 struct cache;
 struct error;
+struct graph_limits;
 struct graph_repo;
 struct plan_remote;
 
@@ -140,6 +141,16 @@ struct release_options {
 	 * (docs/remote-cache.md). So a fresh clone decides alone.
 	 */
 	struct plan_remote *remote;
+	/* The graph's ceilings (borrowed), or NULL: the defaults. */
+	const struct graph_limits *limits;
+	/*
+	 * The reader's ref (--ref), whose own trust domain is read before
+	 * the trusted one, or NULL: the trusted domain only.
+	 * default_branch: as planner_options' (trusted with tags when the
+	 * tagged rules set no trusted-refs), or NULL.
+	 */
+	const char *ref;
+	const char *default_branch;
 };
 
 /*

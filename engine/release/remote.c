@@ -201,10 +201,11 @@ release_check_remote(struct release_ctx *x, struct error *err)
 	}
 	snprintf(ns, sizeof(ns), "tag/%s/", x->opt->tag);
 	x->problems[RELEASE_CHECK_RUN].n = 0;	/* local near misses */
-	/* The tagged rules say whose records count (no own ref here). */
+	/* The tagged rules say whose records count. */
 	rc = plan_remote_trust(x->opt->remote,
 			       x->ev->rules->policy.trusted_refs,
-			       x->ev->rules->policy.n_trusted_refs, NULL, err);
+			       x->ev->rules->policy.n_trusted_refs,
+			       x->opt->default_branch, x->opt->ref, err);
 	if (!rc)
 		rc = plan_tag(x, ns, sel, clo, &h, &p, err);
 	if (!rc)

@@ -311,6 +311,12 @@ run_remote_fetch(struct plan_remote *pr, const char *root,
 	rc = declared(rec, patterns, n_patterns, NULL, err);
 	if (rc || !n || (!to_dir && present(root, rec, rel, n)))
 		goto done;
+	if (!plan_remote_up(pr)) {
+		rc = error_set(err, ERROR_NOT_FOUND, "remote cache %s is "
+			       "unreachable (an earlier request failed)",
+			       plan_remote_url(pr));
+		goto done;
+	}
 	h = find_hit(pr, rec, err);
 	if (!h) {
 		rc = err->code ? err->code : ERROR_NOT_FOUND;
@@ -392,6 +398,46 @@ upload_files(const char *root, const struct cache_record *rec,
 }
 
 int
+run_remote_publish_pending(struct plan_remote *pr, struct cache *c,
+			   const char *root, const char *run_id,
+			   const char *node_id, const char *runner,
+			   struct error *err)
+{
+	struct cache_record rec;
+	const char **rel = NULL;
+	size_t i, n = 0;
+	int rc, here;
+
+	if (remote_read_only(plan_remote_client(pr)) || !plan_remote_up(pr))
+		return 0;
+	cache_record_init(&rec);
+	rc = cache_record_get(c, run_id, node_id, &rec, err);
+	if (rc || rec.status != CACHE_RECORD_STATUS_OK)
+		goto done;
+	rc = cache_published_has(c, node_id, rec.key, plan_remote_url(pr),
+				 err);
+	if (rc)
+		goto done;	/* 1: published, or an error */
+	rel = mem_calloc(rec.artifacts.n + 1, sizeof(*rel));
+	if (!rel) {
+		rc = OOM(err);
+		goto done;
+	}
+	for (i = 0; i < rec.artifacts.n; i++)
+		if (rec.artifacts.v[i][0] != '/')
+			rel[n++] = rec.artifacts.v[i];
+	/* Only the files the record names, as they were, can go up. */
+	here = !n || present(root, &rec, rel, n);
+	if (here)
+		rc = run_remote_publish(pr, c, root, run_id, node_id, runner,
+					0, NULL, err);
+done:
+	mem_free(rel);
+	cache_record_release(&rec);
+	return rc < 0 ? rc : 0;
+}
+
+int
 run_remote_publish(struct plan_remote *pr, struct cache *c, const char *root,
 		   const char *run_id, const char *node_id, const char *runner,
 		   int reused, const struct plan_remote_hit *from,
@@ -405,7 +451,7 @@ run_remote_publish(struct plan_remote *pr, struct cache *c, const char *root,
 	size_t len = 0, n = 0, i, tlen;
 	int rc, have_m;
 
-	if (remote_read_only(plan_remote_client(pr)) || !plan_remote_up(pr))
+	if (!plan_remote_may_write(pr))
 		return 0;
 	cache_record_init(&rec);
 	memset(&m, 0, sizeof(m));
@@ -440,6 +486,10 @@ run_remote_publish(struct plan_remote *pr, struct cache *c, const char *root,
 				     files, n, blob, len, 0, runner, err);
 	if (!rc)
 		plan_remote_stats(pr)->uploaded++;
+	/* The plain entry is there now: later runs need not send it. */
+	if (!rc && !from && !reused)
+		rc = cache_published_mark(c, node_id, rec.key,
+					  plan_remote_url(pr), err);
 done:
 	for (i = 0; paths && i < n; i++)
 		mem_free(paths[i]);

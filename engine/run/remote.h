@@ -63,4 +63,18 @@ int run_remote_publish(struct plan_remote *pr, struct cache *c,
 		       const char *node_id, const char *runner, int reused,
 		       const struct plan_remote_hit *from, struct error *err);
 
+/*
+ * Publish the ok record of `node_id` in run `run_id` (a record this run
+ * reuses from the local cache) unless the local cache knows the server
+ * holds it (cache_published_has): a node recorded ok here whose upload
+ * died, with its runner or the server, goes up with the next run that can
+ * write. Only when the files it lists are in the working tree as recorded
+ * (its output digest); else nothing is sent. Read-only or down: nothing.
+ * Errors: those of run_remote_publish.
+ */
+int run_remote_publish_pending(struct plan_remote *pr, struct cache *c,
+			       const char *root, const char *run_id,
+			       const char *node_id, const char *runner,
+			       struct error *err);
+
 #endif

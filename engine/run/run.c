@@ -172,6 +172,40 @@ gpu_pick(const struct sched *s, const struct rules_gpu *want,
 
 
 
+/* Whether node n has an action this runner can start. */
+static int
+runnable_here(const struct sched *s, const struct graph_node *n)
+{
+	return n->rule && (n->argc || n->rule->builtin) && platform_here(s, n);
+}
+
+/*
+ * Node i cannot get the bytes of its reused dependency d (`why`): a cache
+ * gap. Unless --strict-cache, or d cannot run here, d is rebuilt here
+ * (its state back to pending, reported as a gap rebuild) and i waits for
+ * it; else i fails with the reason, as a node whose input is missing.
+ */
+static int
+gap(struct sched *s, size_t i, size_t d, const struct error *why,
+    struct error *err)
+{
+	struct run_node *rn = &s->r->nodes[i], *dn = &s->r->nodes[d];
+
+	if (s->o->strict_cache || dn->gap || !runnable_here(s, &s->g->nodes[d]) ||
+	    (dn->state != RUN_STATE_REUSED && dn->state != RUN_STATE_CUTOFF)) {
+		snprintf(rn->message, sizeof(rn->message), "%s", why->msg);
+		rn->state = RUN_STATE_RUNNING;	/* counted as an action */
+		return run_settle(s, i, RUN_STATE_FAILED, err);
+	}
+	dn->state = RUN_STATE_PENDING;
+	dn->gap = 1;
+	dn->cause = -1;
+	snprintf(dn->message, sizeof(dn->message), RUN_GAP_PREFIX "%.460s",
+		 why->msg);
+	s->total++;
+	return 0;
+}
+
 /*
  * Decide node i if its dependencies are all final: settle it, start it, or
  * leave it waiting. *changed is set when its state moved.
@@ -189,7 +223,7 @@ consider(struct sched *s, size_t i, int *changed, struct error *err)
 	for (k = 0; k < n->n_deps; k++)
 		if (!terminal(s->r->nodes[n->deps[k]].state))
 			return 0;
-	if (it->decision == PLAN_REUSE) {
+	if (it->decision == PLAN_REUSE && !rn->gap) {
 		*changed = 1;
 		return run_settle(s, i, RUN_STATE_REUSED, err);
 	}
@@ -218,7 +252,7 @@ consider(struct sched *s, size_t i, int *changed, struct error *err)
 		*changed = 1;
 		return run_settle(s, i, RUN_STATE_SKIPPED, err);
 	}
-	if (it->reason == PLAN_REASON_UPSTREAM_REBUILT) {
+	if (it->reason == PLAN_REASON_UPSTREAM_REBUILT && !rn->gap) {
 		rc = s->st->cutoff(s->st->payload, i, err);
 		if (rc < 0)
 			return rc;
@@ -252,6 +286,19 @@ consider(struct sched *s, size_t i, int *changed, struct error *err)
 	if (s->running >= (s->o->jobs ? s->o->jobs : 1))
 		return 0;
 	*changed = 1;
+	if (s->st->fetch) {
+		struct error why;
+		size_t d = 0;
+
+		error_init(&why);
+		rc = s->st->fetch(s->st->payload, i, &d, &why);
+		if (rc < 0) {
+			*err = why;
+			return rc;
+		}
+		if (rc == RUN_FETCH_GAP)
+			return gap(s, i, d, &why, err);
+	}
 	rc = run_start(s, i, mask, err);
 	if (rc == RUN_START_FAILED)
 		return run_settle(s, i, RUN_STATE_FAILED, err);
@@ -387,6 +434,12 @@ init_states(struct sched *s)
 				 "not matched by --only %s", s->o->only);
 			continue;
 		}
+		if (s->o->gap && s->o->gap[i]) {
+			rn->gap = 1;
+			snprintf(rn->message, sizeof(rn->message),
+				 RUN_GAP_PREFIX "a selected node needs it and "
+				 "it has no usable record of its key");
+		}
 		if (s->o->select && !s->o->select[i]) {
 			rn->state = RUN_STATE_SKIPPED;
 			snprintf(rn->message, sizeof(rn->message), "%s",
@@ -502,6 +555,7 @@ run_execute(const struct graph *g, const struct plan *p,
 	out->elapsed_ms = ex->now_ms(ex->payload) - t0;
 	for (i = 0; i < out->n; i++) {
 		out->counts[out->nodes[i].state]++;
+		out->gaps += out->nodes[i].gap != 0;
 		if (out->nodes[i].state == RUN_STATE_OK) {
 			if (g->nodes[i].kind == GRAPH_NODE_TEST)
 				out->tested++;

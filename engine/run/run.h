@@ -59,7 +59,12 @@ struct run_node {
 	int exit_code;		/* -1 when killed or never run */
 	int signal;		/* signal that ended it, 0 if none */
 	char gpus[256];		/* CUDA_VISIBLE_DEVICES given, or "" */
-	char message[512];	/* why it failed, was deferred or skipped */
+	char message[512];	/* why it failed, was deferred or skipped;
+				   for a gap rebuild, the gap */
+	int gap;		/* 1: rebuilt here because of a cache gap (a
+				   reused node whose bytes could not be had,
+				   or an upstream of a selected node with no
+				   usable record): message says which */
 	char *log_path;		/* the action's log (owned), or NULL */
 	/* internal */
 	long handle;
@@ -106,14 +111,40 @@ struct run_store {
 	 * build left behind.
 	 */
 	int (*prepare)(void *payload, size_t node, struct error *err);
+	/*
+	 * Before a node's action starts (may be NULL): make the bytes of
+	 * its reused dependencies be here (fetched from the remote cache).
+	 * Returns 0; RUN_FETCH_GAP with *gap the dependency whose bytes
+	 * cannot be had (evicted, damaged, untrusted, server down) and err
+	 * saying why; or a negative error of the run's own (out of memory).
+	 */
+	int (*fetch)(void *payload, size_t node, size_t *gap,
+		     struct error *err);
 	int (*cutoff)(void *payload, size_t node, struct error *err);
 	int (*record)(void *payload, size_t node, struct run_node *rn,
 		      struct error *err);
 	void *payload;
 };
 
+/* run_store.fetch: a dependency's bytes cannot be had. */
+#define RUN_FETCH_GAP 1
+
+/* How the message of a gap rebuild starts; the gap follows. */
+#define RUN_GAP_PREFIX "rebuilt because of a cache gap: "
+
 struct run_options {
 	size_t jobs;			/* CPU slots; 0: 1 */
+	/*
+	 * 0: a cache gap is a slowdown: a reused dependency whose bytes
+	 * cannot be had is rebuilt here (and what it needs), and the node
+	 * waits for it. 1 (--strict-cache): the node fails, as a node
+	 * whose input is missing.
+	 */
+	int strict_cache;
+	const unsigned char *gap;	/* n_nodes bytes or NULL: selected
+					   only because a selected node needs
+					   them and they have no usable record
+					   (reported as gap rebuilds) */
 	int keep_going;			/* run every node not blocked */
 	const char *only;		/* fnmatch glob over ids, or NULL */
 	const unsigned char *select;	/* n_nodes bytes: nodes that may run
@@ -151,6 +182,7 @@ struct run_result {
 	size_t n;
 	size_t counts[RUN_STATE_COUNT];
 	size_t built, tested;		/* OK by kind */
+	size_t gaps;			/* nodes with gap set (any state) */
 	int interrupted;		/* the stop flag was seen */
 	int64_t elapsed_ms;
 };

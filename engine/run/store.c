@@ -59,8 +59,7 @@ fetch_dep(struct run_cache_store *s, size_t dep, struct error *err)
  * another node's files, or the user's, are never touched); the others are
  * kept and their identities remembered, so that what the action leaves
  * untouched is not recorded as its output. Every match is resolved inside
- * the repository before anything is removed. Then, with a remote cache,
- * fetch the outputs of reused upstream nodes (a node without outputs too).
+ * the repository before anything is removed.
  */
 static int
 prepare(void *payload, size_t node, struct error *err)
@@ -73,7 +72,7 @@ prepare(void *payload, size_t node, struct error *err)
 	int rc = 0;
 
 	if (!n->n_outputs)
-		goto deps;
+		return 0;
 	if (!s->before) {
 		s->before = mem_calloc(s->ev->graph->n_nodes + 1,
 				       sizeof(*s->before));
@@ -111,9 +110,53 @@ prepare(void *payload, size_t node, struct error *err)
 	}
 	strv_release(&now);
 	strv_release(&listed);
-deps:
-	for (i = 0; !rc && s->remote && s->reused && i < n->n_deps; i++)
+	return rc;
+}
+
+/*
+ * The server failed a fetch after its retries (err): one warning, and it
+ * counts as down for the rest of the run (later fetches and publishes send
+ * nothing); the gap is rebuilt. Required: the fault stops the run.
+ */
+static int
+went_down(struct run_cache_store *s, struct error *err)
+{
+	struct error e = *err;
+	int rc;
+
+	plan_remote_set_down(s->remote);
+	e.node[0] = '\0';
+	e.hint[0] = '\0';
+	error_hint(&e, "running without the remote cache: what a node here "
+		   "needs from it is built here (slower), nothing is "
+		   "published");
+	rc = plan_remote_fault(s->remote, &e, err);
+	return rc ? rc : RUN_FETCH_GAP;
+}
+
+/*
+ * Before the action: the outputs of its reused dependencies, from the
+ * remote cache (a node without outputs too). A dependency whose bytes
+ * cannot be had for any reason but memory is a cache gap: the scheduler
+ * rebuilds it (or fails the node under --strict-cache).
+ */
+static int
+fetch(void *payload, size_t node, size_t *gap, struct error *err)
+{
+	struct run_cache_store *s = payload;
+	const struct graph_node *n = &s->ev->graph->nodes[node];
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; !rc && s->remote && s->reused && i < n->n_deps; i++) {
 		rc = fetch_dep(s, n->deps[i], err);
+		if (!rc || rc == ERROR_NOMEM)
+			continue;
+		*gap = n->deps[i];
+		if (rc == ERROR_IO && plan_remote_up(s->remote))
+			return went_down(s, err);
+		return RUN_FETCH_GAP;
+	}
 	return rc;
 }
 
@@ -173,9 +216,12 @@ record_reused(struct run_cache_store *s, size_t node,
 	size_t i;
 	int rc = 0;
 
+	/* A gap rebuild is news of the run that made it, and of no other. */
 	for (i = 0; !rc && i < src->metadata.n; i++)
 		if (strncmp(src->metadata.v[i], "reused-from", 11) &&
-		    strncmp(src->metadata.v[i], "cutoff-at=", 10))
+		    strncmp(src->metadata.v[i], "cutoff-at=", 10) &&
+		    (strncmp(src->metadata.v[i], "cache-gap=", 10) ||
+		     (src->run && !strcmp(src->run, s->run_id))))
 			rc = strv_push(&meta, src->metadata.v[i], err);
 	snprintf(line, sizeof(line), "reused-from=%s", src->run);
 	if (!rc)
@@ -339,6 +385,35 @@ toolkit_meta(const struct run_cache_store *s, const struct graph_node *n,
 	return rc;
 }
 
+/* A failed publish of node `node`: a fault of the remote cache. */
+static int
+publish_fault(struct run_cache_store *s, size_t node, int rc,
+	      struct error *e, struct error *err)
+{
+	if (rc == ERROR_NOMEM) {
+		*err = *e;
+		return rc;
+	}
+	if (rc == ERROR_UNSUPPORTED) {
+		/* 401/403: the server says this runner may not write there. */
+		plan_remote_refuse_writes(s->remote);
+		e->hint[0] = '\0';
+		error_hint(e, "this run is read-only from here on (nothing "
+			   "more is published): writing %s needs a credential "
+			   "in RIPPLE_REMOTE_CACHE_HEADER",
+			   plan_remote_domain(s->remote)
+			   ? "this ref's trust domain"
+			   : "the trusted domain");
+		return plan_remote_fault(s->remote, e, err);
+	}
+	error_node(e, s->ev->graph->nodes[node].id);
+	error_hint(e, "the node is recorded here but not published%s",
+		   rc == ERROR_IO ? "; publishing stops for this run" : "");
+	if (rc == ERROR_IO)
+		plan_remote_set_down(s->remote);
+	return plan_remote_fault(s->remote, e, err);
+}
+
 /*
  * Publish an ok node (one it built; or, for a tag's run, one it reused,
  * from the remote cache when `from`); a failure is a fault of the remote
@@ -357,18 +432,32 @@ publish(struct run_cache_store *s, size_t node, int reused,
 	rc = run_remote_publish(s->remote, s->cache, s->root, s->run_id,
 				s->ev->graph->nodes[node].id, s->runner,
 				reused, from, &e);
-	if (!rc)
+	return rc ? publish_fault(s, node, rc, &e, err) : 0;
+}
+
+/*
+ * Local and remote agree on a reused node: one from the remote cache is
+ * marked as held there; one from a local record (run `run`) that never
+ * reached the server (its upload died) is published now.
+ */
+static int
+agree(struct run_cache_store *s, size_t node,
+      const struct plan_remote_hit *hit, const char *run, struct error *err)
+{
+	const char *id = s->ev->graph->nodes[node].id;
+	struct error e;
+	int rc;
+
+	if (!s->remote)
 		return 0;
-	if (rc == ERROR_NOMEM) {
-		*err = e;
-		return rc;
-	}
-	error_node(&e, s->ev->graph->nodes[node].id);
-	error_hint(&e, "the node is recorded here but not published%s",
-		   rc == ERROR_IO ? "; publishing stops for this run" : "");
-	if (rc == ERROR_IO)
-		plan_remote_set_down(s->remote);
-	return plan_remote_fault(s->remote, &e, err);
+	error_init(&e);
+	if (hit)
+		rc = cache_published_mark(s->cache, id, hit->key,
+					  plan_remote_url(s->remote), &e);
+	else
+		rc = run_remote_publish_pending(s->remote, s->cache, s->root,
+						run, id, s->runner, &e);
+	return rc ? publish_fault(s, node, rc, &e, err) : 0;
 }
 
 static int
@@ -418,6 +507,14 @@ record_finished(struct run_cache_store *s, size_t node, struct run_node *rn,
 	}
 	if (!rc && n->toolkit)
 		rc = toolkit_meta(s, n, &meta, err);
+	if (!rc && rn->gap) {
+		const char *why = rn->message;
+
+		if (!strncmp(why, RUN_GAP_PREFIX, strlen(RUN_GAP_PREFIX)))
+			why += strlen(RUN_GAP_PREFIX);
+		snprintf(line, sizeof(line), "cache-gap=%s", why);
+		rc = strv_push(&meta, line, err);
+	}
 	if (!rc && rn->message[0] && rn->state != RUN_STATE_OK) {
 		snprintf(line, sizeof(line), "message=%s", rn->message);
 		rc = strv_push(&meta, line, err);
@@ -458,6 +555,8 @@ record(void *payload, size_t node, struct run_node *rn, struct error *err)
 	if (rn->state == RUN_STATE_REUSED) {
 		rc = record_from(s, node, it->remote, it->reused_run, NULL,
 				 err);
+		if (!rc)
+			rc = agree(s, node, it->remote, it->reused_run, err);
 		return rc ? rc : publish(s, node, 1, it->remote, err);
 	}
 	if (rn->state == RUN_STATE_CUTOFF) {
@@ -475,8 +574,12 @@ record(void *payload, size_t node, struct run_node *rn, struct error *err)
 		rc = record_from(s, node, rec.remote, rec.run_id,
 				 rn->cause >= 0 ? g->nodes[rn->cause].id
 						: "?", err);
+		if (!rc)
+			rc = agree(s, node, rec.remote, rec.run_id, err);
 		return rc ? rc : publish(s, node, 1, rec.remote, err);
 	}
+	if (s->reused)
+		s->reused[node] = 0;	/* rebuilt here: its files are */
 	rc = record_finished(s, node, rn, err);
 	if (!rc && rn->state == RUN_STATE_OK)
 		rc = publish(s, node, 0, NULL, err);
@@ -504,6 +607,7 @@ void
 run_store_cache(struct run_cache_store *s, struct run_store *out)
 {
 	out->prepare = prepare;
+	out->fetch = fetch;
 	out->cutoff = cutoff;
 	out->record = record;
 	out->payload = s;

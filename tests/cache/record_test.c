@@ -467,3 +467,31 @@ Test(cache_kernel, put_get_and_replace)
 	free(dir);
 	free(path);
 }
+
+/* What the remote cache holds, by node, key and server. */
+Test(cache_record, published_marks_are_per_node_key_and_server)
+{
+	char *dir, *path = tc_tmp_cache_path(&dir);
+	struct cache *c = tc_open(path);
+	const char *k = "0123456789abcdef0123456789abcdef";
+	struct error err;
+
+	error_init(&err);
+	cr_expect_eq(cache_published_has(c, "n", k, "http://a", &err), 0,
+		     "%s", err.msg);
+	cr_assert_eq(cache_published_mark(c, "n", k, "http://a", &err), 0,
+		     "%s", err.msg);
+	cr_assert_eq(cache_published_mark(c, "n", k, "http://a", &err), 0,
+		     "marking twice is harmless: %s", err.msg);
+	cr_expect_eq(cache_published_has(c, "n", k, "http://a", &err), 1);
+	cr_expect_eq(cache_published_has(c, "n", k, "http://b", &err), 0);
+	cr_expect_eq(cache_published_has(c, "m", k, "http://a", &err), 0);
+	cr_expect_eq(cache_published_has(c, "n", "x", "http://a", &err),
+		     ERROR_INVALID);
+	cr_expect_eq(cache_published_mark(c, "", k, "http://a", &err),
+		     ERROR_INVALID);
+	cache_close(c);
+	t_rmtree(dir);
+	free(dir);
+	free(path);
+}

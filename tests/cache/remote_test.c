@@ -176,11 +176,12 @@ Test(cache_remote, cas_blob_round_trips_and_put_is_idempotent)
 	got = t_read(dest);
 	cr_expect_str_eq(got, "hello, cache\n");
 	free(got);
-	/* A second put asks (HEAD) and sends nothing. */
+	/* A second put sends the bytes again (one request, no HEAD): a
+	 * blob the server claims to hold may be garbage of the right size. */
 	put_text(r, "hello, cache\n", &d2);
 	cr_expect_str_eq(d2.hash, d.hash);
-	cr_expect_eq(t_nginx_count(&ng, "\"PUT /cas/", 1), 1);
-	cr_expect_eq(t_nginx_count(&ng, "\"HEAD /cas/", 3), 3);
+	cr_expect_eq(t_nginx_count(&ng, "\"PUT /cas/", 2), 2);
+	cr_expect_eq(t_nginx_count(&ng, "\"HEAD /cas/", 1), 1);
 	/* The empty blob needs no server. */
 	cr_assert_eq(remote_cas_put_buf(r, "", 0, &d2, &err), 0, "%s",
 		     err.msg);
@@ -189,8 +190,50 @@ Test(cache_remote, cas_blob_round_trips_and_put_is_idempotent)
 	got = t_read(dest);
 	cr_expect_str_eq(got, "");
 	free(got);
-	cr_expect_eq(t_nginx_count(&ng, "\"PUT /cas/", 1), 1);
+	cr_expect_eq(t_nginx_count(&ng, "\"PUT /cas/", 2), 2);
 	free(dest);
+	remote_close(r);
+}
+
+/*
+ * Issue 22 item 4: garbage of the right size PUT at the SHA-256 of a
+ * file (by a writer who can predict it) is replaced by the next honest
+ * upload of that file, from a buffer or from a file.
+ */
+Test(cache_remote, a_poisoned_blob_is_overwritten_by_the_next_upload)
+{
+	const char *text = "the true bytes of a wheel\n";
+	struct remote *r;
+	struct remote_digest d;
+	struct error err;
+	char *at, *got, *src, *evil;
+	const char *paths[1];
+
+	server();
+	r = open_url(ng.url, NULL);
+	error_init(&err);
+	cr_assert_eq(remote_digest_buf(text, strlen(text), &d, &err), 0);
+	at = stored("cas", d.hash);
+	evil = strdup(text);
+	cr_assert(evil);
+	evil[0] ^= 1;	/* same size, another digest */
+	t_write(ng.root, at + strlen(ng.root) + 1, evil);
+	put_text(r, text, NULL);
+	got = t_read(at);
+	cr_expect_str_eq(got, text, "the buffer's upload replaced garbage");
+	free(got);
+	t_write(ng.root, at + strlen(ng.root) + 1, evil);
+	src = scratch("w.whl");
+	t_write(tmp, "w.whl", text);
+	paths[0] = src;
+	cr_assert_eq(remote_cas_put_files(r, paths, NULL, 1, NULL, &err), 0,
+		     "%s", err.msg);
+	got = t_read(at);
+	cr_expect_str_eq(got, text, "the file's upload replaced garbage");
+	free(got);
+	free(evil);
+	free(src);
+	free(at);
 	remote_close(r);
 }
 
@@ -610,7 +653,7 @@ Test(cache_remote, server_error_is_retried_then_reported)
 	cr_expect_eq(t_nginx_count(&ng, "GET /broken/cas/", 3), 3);
 	error_init(&err);
 	cr_expect_eq(remote_cas_put_buf(r, "x", 1, NULL, &err), ERROR_IO);
-	cr_expect(strstr(err.msg, "HEAD"), "%s", err.msg);
+	cr_expect(strstr(err.msg, "PUT cas/"), "%s", err.msg);
 	remote_close(r);
 }
 
@@ -874,7 +917,7 @@ Test(cache_remote, has_checks_a_batch_of_50_in_parallel)
 	cr_log_info("50 HEADs: %.1f ms", (now_s() - t0) * 1000);
 	for (i = 0; i < 50; i++)
 		cr_expect_eq(present[i], i % 2 == 0, "blob %zu", i);
-	cr_expect_eq(t_nginx_count(&ng, "\"HEAD /cas/", 75), 75);
+	cr_expect_eq(t_nginx_count(&ng, "\"HEAD /cas/", 50), 50);
 	remote_close(r);
 }
 
@@ -1006,7 +1049,7 @@ Test(cache_remote, headers_reach_the_server_and_read_only_refuses_writes)
 	error_init(&err);
 	cr_expect_eq(remote_cas_put_buf(r, "x", 1, &d, &err), 0, "%s",
 		     err.msg);
-	cr_expect_eq(t_nginx_count(&ng, "auth=\"Bearer t0ken\"", 2), 2);
+	cr_expect_eq(t_nginx_count(&ng, "auth=\"Bearer t0ken\"", 1), 1);
 	free(paths[0]);
 	free(paths[1]);
 	free(paths[2]);

@@ -1,7 +1,8 @@
 /*
  * Suite e2e_ci: what a CI workflow runs on real repositories: `ripple jobs`,
- * `ripple run --job` running exactly one job's nodes (and failing when an
- * upstream has no record yet), repeatable --only, `ripple gate`, GitHub
+ * `ripple run --job` running exactly one job's nodes (and building an
+ * upstream that has no record yet itself, or failing under
+ * --strict-cache), repeatable --only, `ripple gate`, GitHub
  * outputs without empty matrices, and a folded Mermaid graph.
  */
 #include <criterion/criterion.h>
@@ -88,6 +89,8 @@ Test(e2e_ci, run_job_runs_exactly_its_nodes_and_the_gate_follows)
 	const char *gate[] = { "gate", "linux", NULL };
 	const char *j2[] = { "run", "linux", "--job", "build-2-linux-64-1",
 			     "--run-id", "ci", NULL };
+	const char *j2s[] = { "run", "linux", "--job", "build-2-linux-64-1",
+			      "--run-id", "strict", "--strict-cache", NULL };
 	const char *j1[] = { "run", "linux", "--job", "build-any-1",
 			     "--run-id", "ci", NULL };
 	const char *j2b[] = { "run", "linux", "--job", "build-2-linux-64-2",
@@ -101,8 +104,12 @@ Test(e2e_ci, run_job_runs_exactly_its_nodes_and_the_gate_follows)
 	cr_expect_eq(r.status, 1, "nothing recorded yet: %s", r.out);
 	cr_expect(strstr(r.out, "artifact:pure") != NULL, "%s", r.out);
 	t_result_release(&r);
-	/* Stage 2 before stage 1: its upstream has no record; it fails. */
-	r = rip(dir, j2);
+	/*
+	 * Stage 2 before stage 1: its upstream has no record. Under
+	 * --strict-cache it fails and builds nothing; by default the gap
+	 * is a slowdown: it builds pure itself, and says so.
+	 */
+	r = rip(dir, j2s);
 	cr_expect_eq(r.status, 1, "%s", r.err);
 	cr_expect(strstr(r.err, "could not run") != NULL, "%s", r.err);
 	cr_expect(strstr(r.err, "needs artifact:pure") != NULL, "%s", r.err);
@@ -110,14 +117,20 @@ Test(e2e_ci, run_job_runs_exactly_its_nodes_and_the_gate_follows)
 	s = pt_sh(dir, "ls dist 2>/dev/null || true");
 	cr_expect_str_eq(s, "", "nothing was built: %s", s);
 	free(s);
-	r = rip(dir, j1);
-	cr_expect_eq(r.status, 0, "%s", r.err);
+	r = rip(dir, j2);
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "1 rebuilt because of a cache gap") != NULL,
+		  "%s", r.out);
+	cr_expect(strstr(r.out, "  artifact:pure (ok): a selected node "
+			 "needs it") != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, "2 built") != NULL, "%s", r.out);
 	t_result_release(&r);
 	s = pt_sh(dir, "ls dist");
-	cr_expect_str_eq(s, "pure", "job 1 built only pure: %s", s);
+	cr_expect_str_eq(s, "pure\nw", "job 2 built pure too: %s", s);
 	free(s);
-	r = rip(dir, j2);
+	r = rip(dir, j1);
 	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "0 built, 2 reused") != NULL, "%s", r.out);
 	t_result_release(&r);
 	r = rip(dir, j2b);
 	cr_expect_eq(r.status, 0, "%s", r.err);
@@ -137,6 +150,8 @@ Test(e2e_ci, run_job_runs_exactly_its_nodes_and_the_gate_follows)
 	r = rip(dir, gate);
 	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.out, "gate: ok: all 4 nodes") != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, "1 of them rebuilt because of a cache gap")
+		  != NULL, "%s", r.out);
 	t_result_release(&r);
 	{
 		const char *gj[] = { "gate", "linux", "--json", NULL };
@@ -144,6 +159,9 @@ Test(e2e_ci, run_job_runs_exactly_its_nodes_and_the_gate_follows)
 
 		cr_expect(json_is_true(json_object_get(doc, "complete")));
 		cr_expect_eq(json_integer_value(json_object_get(doc, "ok")), 4);
+		cr_expect_eq(json_array_size(json_object_get(doc,
+							     "gap_rebuilds")),
+			     1);
 		json_decref(doc);
 	}
 	t_rmtree(dir);

@@ -167,3 +167,29 @@ Test(e2e_record, only_absolute_artifacts_are_checked_for_reuse)
 	free(store);
 	free(dir);
 }
+
+/*
+ * Issue 22 item 7: `--meta =v` was "metadata '=v' is not KEY=VALUE",
+ * which it is; the message says the key is empty, names the option and
+ * leaves no run behind.
+ */
+Test(e2e_record, an_empty_metadata_key_is_named_as_such)
+{
+	char *dir = make_repo();
+	const char *rec[] = { "record", "--run", "r1", "--node", "artifact:a",
+			      "--status", "ok", "--meta", "=v", NULL };
+	const char *runs[] = { "runs", "--json", NULL };
+	struct run_result r = t_ripple(dir, rec);
+
+	cr_expect_eq(r.status, 2, "%d %s", r.status, r.err);
+	cr_expect(strstr(r.err, "error: --meta '=v' has an empty key\n") !=
+		  NULL, "%s", r.err);
+	cr_expect(strstr(r.err, "hint: name it: --meta KEY=VALUE") != NULL,
+		  "%s", r.err);
+	t_result_release(&r);
+	r = t_ripple(dir, runs);
+	cr_expect(strstr(r.out, "r1") == NULL, "%s", r.out);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}

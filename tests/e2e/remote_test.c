@@ -247,15 +247,25 @@ release_from_remote(void)
 	t_result_release(&r);
 }
 
-/* A tampered pathfinder wheel: no test runs on it; fetch refuses it. */
+/*
+ * A tampered pathfinder wheel (garbage of the right size at its digest,
+ * as a hostile writer who can predict it would PUT): no test ever runs
+ * on it. Under --strict-cache the test that needs it fails and fetch
+ * refuses it; by default the run treats the wheel as a cache gap: it
+ * rebuilds it, names the damaged blob, and its upload puts the true bytes
+ * back, so the next consumer (D's fetch) passes with nobody's help.
+ */
 static void
 tampered(const char *pf_hash)
 {
 	const char *run[] = { "run", T_WHEEL, T_TESTS, "--base",
 			      "origin/main", "--platform", "linux-64", NULL };
+	const char *strict[] = { "run", T_WHEEL, T_TESTS, "--base",
+				 "origin/main", "--platform", "linux-64",
+				 "--strict-cache", NULL };
 	const char *fetch[] = { "fetch", "artifact:pathfinder-wheel", "--to",
 				"wheelhouse", NULL };
-	char blob[PATH_MAX], *saved, *evil;
+	char blob[PATH_MAX], *saved, *evil, *sum;
 	struct run_result r;
 	struct stat st;
 
@@ -269,7 +279,7 @@ tampered(const char *pf_hash)
 	t_write(ng.root, blob + strlen(ng.root) + 1, evil);
 	free(evil);
 	free(sh(tmp, "cd C && rm -rf dist .ripple"));
-	r = rip("C", run, NULL);
+	r = rip("C", strict, NULL);
 	cr_expect_eq(r.status, 1, "%s", r.err);
 	cr_expect(strstr(r.out, "cannot get the bytes of "
 			 "artifact:pathfinder-wheel") != NULL, "%s", r.out);
@@ -288,12 +298,36 @@ tampered(const char *pf_hash)
 	cr_expect_eq(r.status, 1, "%s", r.err);
 	cr_expect(strstr(r.err, "digest mismatch") != NULL, "%s", r.err);
 	t_result_release(&r);
-	t_write(ng.root, blob + strlen(ng.root) + 1, saved);
-	free(saved);
+	/* The default: a gap rebuild, then the true bytes go back up. */
+	free(sh(tmp, "cd C && rm -rf dist .ripple"));
+	r = rip("C", run, NULL);
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "1 rebuilt because of a cache gap") != NULL,
+		  "%s", r.out);
+	cr_expect(strstr(r.out, "artifact:pathfinder-wheel (ok): cannot get "
+			 "the bytes") != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, pf_hash) != NULL, "names the blob: %s", r.out);
+	cr_expect(strstr(r.out, "damaged") != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, "3 tested, 0 failed") != NULL, "%s", r.out);
+	t_result_release(&r);
+	sum = sh(tmp, "sha256sum < C/" PF_WHEEL " | cut -c1-64");
+	cr_expect_str_eq(sum, pf_hash, "the rebuilt wheel is the true one");
+	free(sum);
+	{
+		char cmd[PATH_MAX + 64];
+
+		snprintf(cmd, sizeof(cmd), "sha256sum < '%s' | cut -c1-64",
+			 blob);
+		sum = sh(tmp, cmd);
+		cr_expect_str_eq(sum, pf_hash, "the server holds the true "
+				 "bytes again");
+		free(sum);
+	}
 	r = rip("D", fetch, NULL);
-	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect_eq(r.status, 0, "healed without help: %s", r.err);
 	cr_expect(strstr(r.err, "fetched 1 files") != NULL, "%s", r.err);
 	t_result_release(&r);
+	free(saved);
 }
 
 /* The server stopped: warnings that name it, or errors when required. */
@@ -379,8 +413,10 @@ small_origin(const char *const *names, size_t n)
 }
 
 /*
- * trusted-refs: main does not reuse what a pull request's run published
- * (same keys, same server), and the branch reuses main's.
+ * trusted-refs: a pull request's run publishes into its own trust domain
+ * (URL/d/ID/ac/), so main, on the same keys and server, never finds it;
+ * another clone of the branch reuses it from that domain, and main's
+ * later records from the trusted one.
  */
 Test(e2e_remote, main_never_reuses_a_pull_requests_records)
 {
@@ -401,16 +437,24 @@ Test(e2e_remote, main_never_reuses_a_pull_requests_records)
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_expect(strstr(r.err, "published 3 nodes") != NULL, "%s", r.err);
 	t_result_release(&r);
+	cr_expect_eq(t_nginx_count(&ng, "\"PUT /d/heads-pr-evil-", 3), 3,
+		     "three AC entries in the branch's domain");
+	cr_expect_eq(t_nginx_count(&ng, "\"PUT /ac/", 0), 0,
+		     "nothing in the trusted domain");
 	r = rip("main", any, NULL);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_expect(strstr(r.out, "2 built, 0 reused") != NULL, "%s", r.out);
-	cr_expect(strstr(r.err, "1 not trusted") != NULL, "%s", r.err);
+	cr_expect(strstr(r.err, "3 looked up, 0 found;") != NULL, "%s", r.err);
 	t_result_release(&r);
+	cr_expect_eq(t_nginx_count(&ng, "\"PUT /ac/", 3), 3, "main's own");
 	r = rip("pr2", plan, NULL);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_expect(strstr(r.out, "0 build, 0 test, 3 reuse") != NULL, "%s",
 		  r.out);
-	cr_expect(strstr(r.out, "ref refs/heads/main)") != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, "this ref's domain (run") != NULL, "%s",
+		  r.out);
+	cr_expect(strstr(r.out, "ref refs/heads/pr/evil)") != NULL, "%s",
+		  r.out);
 	t_result_release(&r);
 }
 
@@ -435,10 +479,17 @@ Test(e2e_remote, read_only_runs_publish_nothing_and_fetch_fills_paths)
 		  "%s", r.err);
 	t_result_release(&r);
 	cr_expect_eq(t_nginx_count(&ng, "\"PUT ", 0), 0, "no PUT at all");
+	/* Reused locally; with write access, what never went up goes up
+	 * now (issue 23: local and remote agree), once. */
 	r = rip("a", any, NULL);
 	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "0 built, 3 reused") != NULL, "%s", r.out);
+	cr_expect(strstr(r.err, "published 3 nodes") != NULL, "%s", r.err);
 	t_result_release(&r);
-	cr_expect_eq(t_nginx_count(&ng, "\"PUT ", 0), 0, "reused locally");
+	r = rip("a", any, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "published 0 nodes") != NULL, "%s", r.err);
+	t_result_release(&r);
 	free(sh(tmp, "cd a && rm -rf .ripple dist"));
 	r = rip("a", run, NULL);
 	cr_assert_eq(r.status, 0, "%s", r.err);

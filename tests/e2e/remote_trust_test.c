@@ -348,6 +348,7 @@ Test(e2e_remote_trust, an_entry_listing_a_git_hook_writes_nothing_there)
 	entry_craft(&e, ".git/hooks/post-checkout",
 		    "#!/bin/sh\necho pwned > ../pwned\n", 0);
 	r = rip_b(ng.url, fetch);
+	cr_log_info("fetch of the hook entry: %s", r.err);
 	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.err, ".git/hooks/post-checkout") != NULL, "%s",
 		  r.err);
@@ -381,6 +382,7 @@ Test(e2e_remote_trust, an_entry_listing_a_source_file_makes_its_node_rebuild)
 	entry_load(&e);
 	entry_craft(&e, "src/a.c", "int evil;\n", 0);
 	r = rip_b(ng.url, plan);
+	cr_log_info("plan with the source entry: %s", r.err);
 	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.err, "lists 'src/a.c', not one of the node's "
 			 "outputs") != NULL, "%s", r.err);
@@ -443,6 +445,16 @@ Test(e2e_remote_trust, a_wrong_output_digest_places_no_file_of_the_set)
 	cr_expect(strstr(r.err, "not the record's") != NULL, "%s", r.err);
 	t_result_release(&r);
 	after = sh("cd b && " TREE " | LC_ALL=C sort && md5sum dist/w.bin");
+	cr_expect_str_eq(after, before);
+	free(before);
+	free(after);
+	/* Without dist/: the folder made for the set goes with it. */
+	free(sh("rm -r b/dist"));
+	before = sh("cd b && " TREE " | LC_ALL=C sort");
+	r = rip_b(ng.url, fetch);
+	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+	t_result_release(&r);
+	after = sh("cd b && " TREE " | LC_ALL=C sort");
 	cr_expect_str_eq(after, before);
 	free(before);
 	free(after);
@@ -625,4 +637,28 @@ Test(e2e_remote_trust, a_killed_fetchs_temp_files_are_gone_after_the_next)
 	free(s);
 	free(h);
 	free(abs);
+}
+
+/*
+ * A pull request that changes a node's outputs is planned against the
+ * merge base's records in the remote cache: those are checked against
+ * the base's rules, not the head's, so an honest entry is no fault.
+ */
+Test(e2e_remote_trust, a_changed_output_is_no_fault_against_the_base)
+{
+	const char *plan[] = { "plan", "--base", "main", NULL };
+	struct run_result r;
+
+	start();
+	free(sh("cd b && git checkout -q -b pr && sed -i "
+		"-e 's|, dist/py.typed\\]|]|' -e 's| \\&\\& : > dist/py.typed||' "
+		"ripple.yml && grep -q 'outputs: \\[dist/w.bin\\]' ripple.yml "
+		"&& git -c user.name=t -c user.email=t@example.com commit -qam "
+		"'no py.typed'"));
+	r = rip_b(ng.url, plan);
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.err, "warning") == NULL, "%s", r.err);
+	cr_expect(strstr(r.out, "records of merge base") != NULL, "%s",
+		  r.out);
+	t_result_release(&r);
 }

@@ -45,14 +45,14 @@ Test(graph_family, rapids_zero_padded_tags_are_calver)
 	char text[64];
 
 	zero_padded(&p, pats, 3);
-	cr_assert_eq(version_tag_claims(&p, "v26.06.00", &v), 1);
+	cr_assert_eq(version_tag_claims(&p, "v26.06.00", &v, NULL), 1);
 	cr_expect_str_eq(fmt(&v), "26.6.0");
-	cr_assert_eq(version_tag_claims(&p, "v26.08.00a", &v), 1);
+	cr_assert_eq(version_tag_claims(&p, "v26.08.00a", &v, NULL), 1);
 	cr_expect_str_eq(fmt(&v), "26.8.0a0");
-	cr_assert_eq(version_tag_claims(&p, "v24.08.01", &v), 1);
+	cr_assert_eq(version_tag_claims(&p, "v24.08.01", &v, NULL), 1);
 	cr_expect_str_eq(fmt(&v), "24.8.1");
 	/* The family's spelling only: not 26.6.0, not 26.6.00. */
-	cr_expect_eq(version_tag_claims(&p, "v26.6.0", NULL), 0);
+	cr_expect_eq(version_tag_claims(&p, "v26.6.0", NULL, NULL), 0);
 	error_init(&err);
 	cr_expect_eq(version_tag_check_release(&p, "v26.06.00", &v, &err), 0,
 		     "%s", err.msg);
@@ -64,7 +64,7 @@ Test(graph_family, rapids_zero_padded_tags_are_calver)
 	cr_expect_eq(version_tag_check_release(&p, "v26.06.00", &v, &err),
 		     ERROR_INVALID);
 	cr_expect(strstr(err.msg, "leading zero") != NULL, "%s", err.msg);
-	cr_expect_eq(version_tag_claims(&p, "v26.06.00", NULL), 0);
+	cr_expect_eq(version_tag_claims(&p, "v26.06.00", NULL, NULL), 0);
 	v.n_release = 3;
 	v.release[0] = 2026;
 	v.release[1] = 6;
@@ -87,12 +87,12 @@ Test(graph_family, zero_padded_major_zero)
 	struct error err;
 
 	zero_padded(&p, pats, 1);
-	cr_assert_eq(version_tag_claims(&p, "v0.51.00", &v), 1);
+	cr_assert_eq(version_tag_claims(&p, "v0.51.00", &v, NULL), 1);
 	cr_expect_str_eq(fmt(&v), "0.51.0");
-	cr_assert_eq(version_tag_claims(&p, "v0.52.00a", &v), 1);
+	cr_assert_eq(version_tag_claims(&p, "v0.52.00a", &v, NULL), 1);
 	cr_expect_str_eq(fmt(&v), "0.52.0a0");
-	cr_expect_eq(version_tag_claims(&p, "v00.51.00", NULL), 0);
-	cr_expect_eq(version_tag_claims(&p, "v0.51.0", NULL), 0);
+	cr_expect_eq(version_tag_claims(&p, "v00.51.00", NULL, NULL), 0);
+	cr_expect_eq(version_tag_claims(&p, "v0.51.0", NULL, NULL), 0);
 	error_init(&err);
 	cr_expect_eq(version_tag_check_release(&p, "v0.51.00", &v, &err), 0,
 		     "%s", err.msg);
@@ -141,13 +141,13 @@ Test(graph_family, tag_regex_reads_tags_as_setuptools_scm)
 	p.n_patterns = 1;
 	p.prefix = "v";
 	p.tag_regex = CUDA_PYTHON_REGEX;
-	cr_assert_eq(version_tag_claims(&p, "v14.0.0rc1", &v), 1);
+	cr_assert_eq(version_tag_claims(&p, "v14.0.0rc1", &v, NULL), 1);
 	cr_expect_str_eq(fmt(&v), "14.0.0");
-	cr_assert_eq(version_tag_claims(&p, "v11.8.5.post1", &v), 1);
+	cr_assert_eq(version_tag_claims(&p, "v11.8.5.post1", &v, NULL), 1);
 	cr_expect_str_eq(fmt(&v), "11.8.5");
-	cr_assert_eq(version_tag_claims(&p, "v13.0.0b2", &v), 1);
+	cr_assert_eq(version_tag_claims(&p, "v13.0.0b2", &v, NULL), 1);
 	cr_expect_str_eq(fmt(&v), "13.0.0b2");
-	cr_expect_eq(version_tag_claims(&p, "vcs-v1.0.0", NULL), 0);
+	cr_expect_eq(version_tag_claims(&p, "vcs-v1.0.0", NULL, NULL), 0);
 	error_init(&err);
 	cr_expect_eq(version_tag_check_release(&p, "v13.1.1", &v, &err), 0,
 		     "%s", err.msg);
@@ -158,7 +158,7 @@ Test(graph_family, tag_regex_reads_tags_as_setuptools_scm)
 			 "14.0.0: the tag-regex drops 'rc1' after the version");
 	/* Without the regex the whole tag is the version. */
 	p.tag_regex = NULL;
-	cr_assert_eq(version_tag_claims(&p, "v14.0.0rc1", &v), 1);
+	cr_assert_eq(version_tag_claims(&p, "v14.0.0rc1", &v, NULL), 1);
 	cr_expect_str_eq(fmt(&v), "14.0.0rc1");
 }
 
@@ -188,10 +188,10 @@ Test(graph_family, non_canonical_and_local_tags_are_not_claimed)
 	p.patterns = pats;
 	p.n_patterns = 1;
 	p.prefix = "v";
-	cr_expect_eq(version_tag_claims(&p, "v13.4.1", NULL), 1);
-	cr_expect_eq(version_tag_claims(&p, "v13.4.01", NULL), 0);
-	cr_expect_eq(version_tag_claims(&p, "v13.4.2+local", NULL), 0);
-	cr_expect_eq(version_tag_claims(&p, "v13.4.1-1", NULL), 0);
+	cr_expect_eq(version_tag_claims(&p, "v13.4.1", NULL, NULL), 1);
+	cr_expect_eq(version_tag_claims(&p, "v13.4.01", NULL, NULL), 0);
+	cr_expect_eq(version_tag_claims(&p, "v13.4.2+local", NULL, NULL), 0);
+	cr_expect_eq(version_tag_claims(&p, "v13.4.1-1", NULL, NULL), 0);
 }
 
 Test(graph_family, globs_meet_as_regular_languages)
@@ -297,4 +297,42 @@ Test(graph_family, check_accepts_lines_that_can_be_right)
 	cr_expect_eq(check(HEAD "  a: {path: a, tags: \"v*\"}\n"
 			   "  b: {path: b, tags: \"cuda-core-v*\"}\n", &e), 0);
 	error_list_release(&e);
+}
+
+/*
+ * Issue 22 item 5: PCRE2's match limit reached is an error naming the
+ * regex, the tag and where the regex is written; it was read as "not
+ * claimed".
+ */
+Test(graph_family, tag_regex_past_its_limits_is_an_error_not_no_match)
+{
+	const char *pats[] = { "a*" };
+	struct version_params p;
+	struct error err;
+	char tag[64];
+
+	memset(&p, 0, sizeof(p));
+	p.patterns = pats;
+	p.n_patterns = 1;
+	p.tag_regex = "^(?P<version>(a+)+)$";
+	p.regex_file = "ripple.yml";
+	p.regex_line = 6;
+	p.regex_col = 16;
+	memset(tag, 'a', 40);
+	tag[40] = 'b';
+	tag[41] = '\0';
+	error_init(&err);
+	cr_expect_eq(version_tag_claims(&p, tag, NULL, &err), ERROR_INVALID);
+	cr_expect_str_eq(err.file, "ripple.yml");
+	cr_expect_eq(err.line, 6);
+	cr_expect_eq(err.col, 16);
+	cr_expect(strstr(err.msg, "tag-regex '^(?P<version>(a+)+)$' failed on "
+			 "tag 'aaaa") != NULL, "%s", err.msg);
+	cr_expect(strstr(err.msg, "match limit exceeded") != NULL, "%s",
+		  err.msg);
+	/* A short tag still matches, and a tag it does not match is 0. */
+	error_init(&err);
+	cr_expect_eq(version_tag_claims(&p, "ab", NULL, &err), 0, "%s",
+		     err.msg);
+	cr_expect_eq(err.code, 0);
 }

@@ -115,9 +115,34 @@ Test(graph_key, encoding_vector_is_pinned)
 	};
 	struct digest d;
 
-	graph_key_from_components(c, 2, &d);
+	cr_assert_eq(graph_key_from_components(c, 2, &d, NULL), 0);
 	cr_expect_str_eq(d.hex, "45f4ba0b40c45f2c95a0e5ee2d5ef67a");
 	cr_expect_eq(GRAPH_KEY_SCHEMA, 1);
+}
+
+/*
+ * Issue 22 item 6: when the hasher's state cannot be allocated, the key
+ * computation fails; it used to return the all-zero key, which two nodes
+ * hitting it would share (a wrong reuse).
+ */
+Test(graph_key, key_fails_when_the_hasher_cannot_allocate)
+{
+	struct graph_component c[1] = {
+		{ GRAPH_COMP_NODE, "id", "00112233445566778899aabbccddeeff",
+		  "artifact:x" },
+	};
+	struct digest d;
+	struct error err;
+	int rc;
+
+	error_init(&err);
+	memset(&d, 0x5a, sizeof(d));
+	mem_fault_after(0);
+	rc = graph_key_from_components(c, 1, &d, &err);
+	mem_fault_after(-1);
+	cr_expect_eq(rc, ERROR_NOMEM);
+	cr_expect_str_eq(err.msg, "out of memory");
+	cr_expect_eq(d.bytes[0], 0x5a, "the key must be left untouched");
 }
 
 Test(graph_key, same_input_same_keys)

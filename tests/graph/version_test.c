@@ -456,13 +456,13 @@ Test(graph_version, family_claims_and_release_check)
 	p.excludes = excl;
 	p.n_excludes = 1;
 	p.prefix = "v";
-	cr_expect_eq(version_tag_claims(&p, "v12.9.8.post1", &v), 1);
+	cr_expect_eq(version_tag_claims(&p, "v12.9.8.post1", &v, NULL), 1);
 	cr_expect(v.has_post && v.post == 1);
-	cr_expect_eq(version_tag_claims(&p, "v12.9.0", NULL), 0);
-	cr_expect_eq(version_tag_claims(&p, "v12.9.5", NULL), 0);
-	cr_expect_eq(version_tag_claims(&p, "v13.0.0", NULL), 0);
+	cr_expect_eq(version_tag_claims(&p, "v12.9.0", NULL, NULL), 0);
+	cr_expect_eq(version_tag_claims(&p, "v12.9.5", NULL, NULL), 0);
+	cr_expect_eq(version_tag_claims(&p, "v13.0.0", NULL, NULL), 0);
 	/* Not spelled as the family spells versions: not its tag (issue 17). */
-	cr_expect_eq(version_tag_claims(&p, "v12.9.8-1", NULL), 0);
+	cr_expect_eq(version_tag_claims(&p, "v12.9.8-1", NULL, NULL), 0);
 	error_init(&err);
 	cr_expect_eq(version_tag_check_release(&p, "v12.9.8", &v, &err), 0);
 	cr_expect_eq(version_tag_check_release(&p, "v12.9.08", NULL, &err),

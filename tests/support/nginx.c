@@ -69,6 +69,44 @@ accepts(int port)
 	return ok;
 }
 
+/* The password files of the documented config (openssl passwd -6). */
+static const char trusted_users[] =
+	"main:$6$ripplemain$k09R1JDX1BQOHjGvCRwm/P71iXdbBngGC.nDoLJfDOaInct"
+	"QgdF.K/R.HwURP3q6Tfoin51sDyieZCunlFphx1\n";
+static const char pr_user[] =
+	"pr:$6$ripplepr$ErGf72pnr8z0d6Cyn9u7wUPEAQ7Viwd3/WOX7mQDHWdFAVjg5WD"
+	"tDJIw.soiWkwEncjcBF9B25PsPWc2d0UiL0\n";
+
+/* The server's locations: the documented file, or the plain test ones. */
+static void
+write_locations(const struct t_nginx *ng, FILE *f)
+{
+	char *src, *writers;
+
+	if (!ng->domains) {
+		fprintf(f,
+			"    location / {\n"
+			"      dav_methods PUT;\n"
+			"      create_full_put_path on;\n"
+			"      dav_access user:rw group:r all:r;\n"
+			"    }\n");
+		return;
+	}
+	src = realpath(t_srcdir(), NULL);
+	if (!src)
+		abort();
+	fprintf(f, "    include %s/examples/nginx/ripple-cache.conf;\n", src);
+	free(src);
+	t_write(ng->dir, "ripple-trusted.htpasswd", trusted_users);
+	writers = malloc(sizeof(trusted_users) + sizeof(pr_user));
+	if (!writers)
+		abort();
+	snprintf(writers, sizeof(trusted_users) + sizeof(pr_user), "%s%s",
+		 trusted_users, pr_user);
+	t_write(ng->dir, "ripple-writers.htpasswd", writers);
+	free(writers);
+}
+
 static void
 write_conf(const struct t_nginx *ng, const char *path)
 {
@@ -98,20 +136,15 @@ write_conf(const struct t_nginx *ng, const char *path)
 		"    listen 127.0.0.1:%d;\n"
 		"    root %s/root;\n"
 		"    client_max_body_size 0;\n"
-		"    location / {\n"
-		"      dav_methods PUT;\n"
-		"      create_full_put_path on;\n"
-		"      dav_access user:rw group:r all:r;\n"
-		"    }\n"
 		"    location /broken/ { return 500; }\n"
 		"    location /slow/ {\n"
 		"      alias %s/root/;\n"
 		"      limit_rate 100;\n"
-		"    }\n"
-		"  }\n"
-		"}\n",
+		"    }\n",
 		geteuid() == 0 ? "user root;\n" : "", d, d, d, d, d, d, d, d,
 		ng->port, d, d);
+	write_locations(ng, f);
+	fprintf(f, "  }\n}\n");
 	if (fclose(f))
 		abort();
 }
@@ -163,8 +196,8 @@ try_start(struct t_nginx *ng, const char *prog, char *why, size_t n)
 	return -1;
 }
 
-int
-t_nginx_start(struct t_nginx *ng, char *why, size_t n)
+static int
+start(struct t_nginx *ng, int domains, char *why, size_t n)
 {
 	const char *prog = t_nginx_program();
 	char p[1024];
@@ -174,6 +207,7 @@ t_nginx_start(struct t_nginx *ng, char *why, size_t n)
 	size_t i;
 
 	memset(ng, 0, sizeof(*ng));
+	ng->domains = domains;
 	if (!prog) {
 		snprintf(why, n, "nginx is not installed (apt-get install "
 			 "nginx-light)");
@@ -196,6 +230,18 @@ t_nginx_start(struct t_nginx *ng, char *why, size_t n)
 			return 0;
 	}
 	return -1;
+}
+
+int
+t_nginx_start(struct t_nginx *ng, char *why, size_t n)
+{
+	return start(ng, 0, why, n);
+}
+
+int
+t_nginx_start_domains(struct t_nginx *ng, char *why, size_t n)
+{
+	return start(ng, 1, why, n);
 }
 
 void

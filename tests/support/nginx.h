@@ -7,7 +7,10 @@
  *
  * Locations: "/" stores and serves files under `root` (GET, HEAD, PUT);
  * "/broken/" answers every request with 500; "/slow/" serves the same
- * files as "/" at 100 bytes/s.
+ * files as "/" at 100 bytes/s. t_nginx_start_domains serves instead the
+ * documented configuration with credentials (examples/nginx/
+ * ripple-cache.conf): reads open, PUT /ac/ for T_NGINX_MAIN_HEADER only,
+ * PUT /cas/ and /d/ for it and T_NGINX_PR_HEADER.
  */
 #ifndef RIPPLE_TESTS_SUPPORT_NGINX_H
 #define RIPPLE_TESTS_SUPPORT_NGINX_H
@@ -20,7 +23,14 @@ struct t_nginx {
 	int port;		/* loopback port it listens on */
 	char url[64];		/* "http://127.0.0.1:PORT" */
 	pid_t pid;		/* 0 once stopped */
+	int domains;		/* 1: the documented credentials config */
 };
+
+/* The credentials of t_nginx_start_domains, as RIPPLE_REMOTE_CACHE_HEADER. */
+#define T_NGINX_MAIN_SECRET "main-secret"
+#define T_NGINX_MAIN_HEADER "Authorization: Basic bWFpbjptYWluLXNlY3JldA=="
+#define T_NGINX_PR_SECRET "pr-secret"
+#define T_NGINX_PR_HEADER "Authorization: Basic cHI6cHItc2VjcmV0"
 
 /* The nginx program, or NULL when it is not installed (tests skip). */
 const char *t_nginx_program(void);
@@ -31,6 +41,13 @@ const char *t_nginx_program(void);
  * installed or does not come up.
  */
 int t_nginx_start(struct t_nginx *ng, char *why, size_t n);
+
+/*
+ * t_nginx_start with examples/nginx/ripple-cache.conf (under
+ * RIPPLE_SRCDIR) as the server's locations and its two password files
+ * (users main and pr, SHA-512 crypt as `openssl passwd -6` makes them).
+ */
+int t_nginx_start_domains(struct t_nginx *ng, char *why, size_t n);
 
 /* Stop nginx (SIGTERM, then wait) and keep its folder. Accepts a stopped one. */
 void t_nginx_stop(struct t_nginx *ng);

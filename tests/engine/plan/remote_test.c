@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/error.h"
 #include "base/mem.h"
@@ -140,7 +141,7 @@ Test(engine_plan_remote, a_trusted_record_is_a_hit_with_its_provenance)
 	server();
 	publish(NODE1, KEY1, NODE1, "refs/heads/main", CACHE_RECORD_STATUS_OK);
 	error_init(&err);
-	cr_assert_eq(plan_remote_trust(pr, globs, 2, NULL, &err), 0);
+	cr_assert_eq(plan_remote_trust(pr, globs, 2, NULL, NULL, &err), 0);
 	cr_assert(lookup(NODE1, KEY1));
 	h = plan_remote_find(pr, NULL, KEY1);
 	cr_expect_str_eq(h->node_id, NODE1);
@@ -150,7 +151,11 @@ Test(engine_plan_remote, a_trusted_record_is_a_hit_with_its_provenance)
 	cr_expect_eq(warnings, 0);
 }
 
-/* A pull request's record is not main's to reuse; its own branch may. */
+/*
+ * Records in the trusted domain whose writer is not a trusted ref (an
+ * older ripple, a server open to every writer) are never hits, not even
+ * for the ref that wrote them: its own records live in its own domain.
+ */
 Test(engine_plan_remote, records_of_untrusted_refs_are_not_hits)
 {
 	const char *globs[] = { "refs/heads/main", "refs/heads/release/*" };
@@ -161,8 +166,8 @@ Test(engine_plan_remote, records_of_untrusted_refs_are_not_hits)
 		CACHE_RECORD_STATUS_OK);
 	publish(NODE2, KEY2, NODE2, NULL, CACHE_RECORD_STATUS_OK);
 	error_init(&err);
-	cr_assert_eq(plan_remote_trust(pr, globs, 2, "refs/heads/main", &err),
-		     0);
+	cr_assert_eq(plan_remote_trust(pr, globs, 2, NULL, "refs/heads/main",
+				       &err), 0);
 	cr_expect_not(lookup(NODE1, KEY1));
 	cr_expect_not(lookup(NODE2, KEY2), "no ref: not trusted");
 	cr_expect_eq(plan_remote_stats(pr)->untrusted, 2);
@@ -170,9 +175,86 @@ Test(engine_plan_remote, records_of_untrusted_refs_are_not_hits)
 	plan_remote_free(pr);
 	pr = NULL;
 	cr_assert_eq(plan_remote_new(client, NULL, &pr, &err), 0);
-	cr_assert_eq(plan_remote_trust(pr, globs, 2, "refs/heads/pr/evil",
+	cr_assert_eq(plan_remote_trust(pr, globs, 2, NULL,
+				       "refs/heads/pr/evil", &err), 0);
+	cr_expect_not(lookup(NODE1, KEY1), "not in its own domain");
+}
+
+/*
+ * A pull request writes its own domain (URL/d/ID/ac/); it reads that
+ * first, then the trusted one; main reads only the trusted one.
+ */
+Test(engine_plan_remote, a_pull_request_reads_its_domain_then_the_trusted)
+{
+	const char *globs[] = { "refs/heads/main", "refs/tags/*" };
+	const char *pr_ref = "refs/pull/7/merge";
+	char dom[REMOTE_DOMAIN_SIZE], ac[REMOTE_HASH_SIZE], rel[256];
+	const struct plan_remote_hit *h;
+	struct error err;
+
+	server();
+	error_init(&err);
+	/* main's records of both keys, in the trusted domain */
+	publish(NODE1, KEY1, NODE1, "refs/heads/main", CACHE_RECORD_STATUS_OK);
+	publish(NODE2, KEY2, NODE2, "refs/heads/main", CACHE_RECORD_STATUS_OK);
+	/* the pull request rebuilt NODE2: its record in its own domain */
+	cr_assert_eq(plan_remote_trust(pr, globs, 2, NULL, pr_ref, &err), 0);
+	cr_assert_eq(remote_domain_id(pr_ref, dom, &err), 0);
+	cr_expect_str_eq(plan_remote_domain(pr), dom);
+	cr_expect_str_eq(remote_domain(client), dom);
+	publish(NODE2, KEY2, NODE2, pr_ref, CACHE_RECORD_STATUS_OK);
+	cr_assert_eq(remote_ac_key(NODE2, KEY2, ac, &err), 0);
+	snprintf(rel, sizeof(rel), "%s/d/%s/ac/%s", ng.root, dom, ac);
+	cr_expect_eq(access(rel, F_OK), 0, "%s", rel);
+	cr_expect(lookup(NODE1, KEY1), "main's record, from the trusted one");
+	cr_expect(lookup(NODE2, KEY2), "its own record");
+	h = plan_remote_find(pr, NULL, KEY2);
+	cr_expect_str_eq(h->rec.run.ref, pr_ref);
+	cr_expect(strstr(h->label, "this ref's domain") != NULL, "%s",
+		  h->label);
+	h = plan_remote_find(pr, NULL, KEY1);
+	cr_expect_str_eq(h->rec.run.ref, "refs/heads/main");
+	/* main: its own record of KEY2, never the pull request's */
+	plan_remote_free(pr);
+	pr = NULL;
+	cr_assert_eq(plan_remote_new(client, NULL, &pr, &err), 0);
+	cr_assert_eq(plan_remote_trust(pr, globs, 2, NULL, "refs/heads/main",
 				       &err), 0);
-	cr_expect(lookup(NODE1, KEY1), "the branch's own records");
+	cr_expect_null(plan_remote_domain(pr));
+	cr_expect_null(remote_domain(client));
+	cr_expect(lookup(NODE2, KEY2));
+	h = plan_remote_find(pr, NULL, KEY2);
+	cr_expect_str_eq(h->rec.run.ref, "refs/heads/main");
+	cr_expect_eq(warnings, 0);
+}
+
+/* Without trusted-refs: the default branch and tags are trusted. */
+Test(engine_plan_remote, default_trust_is_the_default_branch_and_tags)
+{
+	struct error err;
+
+	server();
+	error_init(&err);
+	cr_assert_eq(plan_remote_trust(pr, NULL, 0, "refs/heads/trunk",
+				       "refs/heads/trunk", &err), 0);
+	cr_expect_null(plan_remote_domain(pr), "trunk writes the trusted");
+	cr_assert_eq(plan_remote_trust(pr, NULL, 0, "refs/heads/trunk",
+				       "refs/tags/v1.0", &err), 0);
+	cr_expect_null(plan_remote_domain(pr), "so do tags");
+	cr_assert_eq(plan_remote_trust(pr, NULL, 0, "refs/heads/trunk",
+				       "refs/heads/main", &err), 0);
+	cr_expect_not_null(plan_remote_domain(pr), "main is not trunk");
+	cr_assert_eq(plan_remote_trust(pr, NULL, 0, NULL, "refs/heads/master",
+				       &err), 0);
+	cr_expect_null(plan_remote_domain(pr), "no default: main, master");
+	cr_expect(plan_remote_may_write(pr));
+	cr_assert_eq(plan_remote_trust(pr, NULL, 0, NULL, NULL, &err), 0);
+	cr_expect_not(plan_remote_may_write(pr), "no ref: nothing written");
+	cr_assert_eq(plan_remote_trust(pr, NULL, 0, NULL, "refs/heads/x",
+				       &err), 0);
+	cr_expect(plan_remote_may_write(pr));
+	plan_remote_refuse_writes(pr);
+	cr_expect_not(plan_remote_may_write(pr), "refused: read-only");
 }
 
 Test(engine_plan_remote, a_failed_record_is_a_miss)

@@ -155,7 +155,31 @@ struct store {
 	size_t records;
 	int cut;		/* cutoff answer */
 	size_t cutoff_asked;
+	const char *gap_id;	/* fetch: this reused node's bytes are gone */
+	const struct graph *g;
+	size_t fetches;
 };
+
+/* The bytes of every reused dependency are here, except gap_id's until
+ * that node has been rebuilt (recorded in a state other than reused). */
+static int
+store_fetch(void *payload, size_t node, size_t *gap, struct error *err)
+{
+	struct store *s = payload;
+	const struct graph_node *n = &s->g->nodes[node];
+	size_t k;
+
+	s->fetches++;
+	for (k = 0; s->gap_id && k < n->n_deps; k++) {
+		if (strcmp(s->g->nodes[n->deps[k]].id, s->gap_id))
+			continue;
+		*gap = n->deps[k];
+		error_set(err, ERROR_NOT_FOUND, "cannot get the bytes of %s: "
+			  "remote cache has no blob", s->gap_id);
+		return RUN_FETCH_GAP;
+	}
+	return 0;
+}
 
 static int
 store_cutoff(void *payload, size_t node, struct error *err)
@@ -172,10 +196,13 @@ static int
 store_record(void *payload, size_t node, struct run_node *rn,
 	     struct error *err)
 {
-	(void)node;
-	(void)rn;
+	struct store *s = payload;
+
 	(void)err;
-	((struct store *)payload)->records++;
+	s->records++;
+	if (s->gap_id && rn->state != RUN_STATE_REUSED &&
+	    !strcmp(s->g->nodes[node].id, s->gap_id))
+		s->gap_id = NULL;	/* rebuilt: its bytes are here now */
 	return 0;
 }
 
@@ -228,6 +255,8 @@ setup_fixture(struct fixture *x, const char *yaml,
 	x->ex.payload = &x->f;
 	x->rs.cutoff = store_cutoff;
 	x->rs.record = store_record;
+	x->rs.fetch = store_fetch;
+	x->st.g = x->g;
 	x->rs.payload = &x->st;
 	x->o.jobs = 4;
 	x->o.root = "/nonexistent";
@@ -537,6 +566,104 @@ Test(engine_run, reused_nodes_are_recorded_and_never_started)
 	cr_expect_eq(x.f.n_started, 0);
 	cr_expect_eq(x.st.records, x.g->n_nodes);
 	cr_expect_eq(x.res.counts[RUN_STATE_REUSED], x.g->n_nodes);
+	teardown_fixture(&x);
+}
+
+/*
+ * A cache gap is a slowdown: b needs reused a, whose bytes cannot be had;
+ * a is rebuilt here first (a gap rebuild, counted), then b runs. Under
+ * --strict-cache b fails instead and a stays reused.
+ */
+Test(engine_run, a_reused_dependency_whose_bytes_are_gone_is_rebuilt)
+{
+	struct fixture x;
+	const struct graph_node *a, *b;
+	size_t i;
+
+	setup_fixture(&x, chain, NULL, 0);
+	a = graph_find(x.g, "artifact:a");
+	b = graph_find(x.g, "artifact:b");
+	x.plan.items[a->index].decision = PLAN_REUSE;
+	x.plan.items[a->index].reason = PLAN_REASON_REUSED;
+	x.st.gap_id = "artifact:a";
+	execute(&x);
+	cr_expect_eq(state(&x, "artifact:a"), RUN_STATE_OK);
+	cr_expect(x.res.nodes[a->index].gap);
+	cr_expect(strstr(x.res.nodes[a->index].message, "cache gap") != NULL,
+		  "%s", x.res.nodes[a->index].message);
+	cr_expect(strstr(x.res.nodes[a->index].message, "no blob") != NULL,
+		  "%s", x.res.nodes[a->index].message);
+	cr_expect_eq(state(&x, "artifact:b"), RUN_STATE_OK);
+	cr_expect_eq(state(&x, "test:ta"), RUN_STATE_OK);
+	cr_expect_eq(x.res.gaps, 1);
+	cr_expect_eq(x.res.built, 4);
+	for (i = 0; i < x.f.n_started; i++)
+		if (!strcmp(x.f.order[i], "artifact:a") ||
+		    !strcmp(x.f.order[i], "artifact:b"))
+			break;
+	cr_expect_str_eq(x.f.order[i], "artifact:a", "a is rebuilt first");
+	teardown_fixture(&x);
+
+	setup_fixture(&x, chain, NULL, 0);
+	a = graph_find(x.g, "artifact:a");
+	x.plan.items[a->index].decision = PLAN_REUSE;
+	x.plan.items[a->index].reason = PLAN_REASON_REUSED;
+	x.st.gap_id = "artifact:a";
+	x.o.strict_cache = 1;
+	x.o.keep_going = 1;
+	execute(&x);
+	cr_expect_eq(state(&x, "artifact:a"), RUN_STATE_REUSED);
+	cr_expect_eq(state(&x, "artifact:b"), RUN_STATE_FAILED);
+	cr_expect(strstr(x.res.nodes[b->index].message, "no blob") != NULL,
+		  "%s", x.res.nodes[b->index].message);
+	cr_expect_eq(state(&x, "test:ta"), RUN_STATE_BLOCKED);
+	cr_expect_eq(x.res.gaps, 0);
+	teardown_fixture(&x);
+}
+
+/* A gap in a node that cannot run here (another platform): b fails. */
+Test(engine_run, a_gap_that_cannot_be_rebuilt_here_fails_the_node)
+{
+	struct fixture x;
+	const struct graph_node *a, *b;
+
+	setup_fixture(&x, chain, NULL, 0);
+	a = graph_find(x.g, "artifact:a");
+	b = graph_find(x.g, "artifact:b");
+	x.plan.items[a->index].decision = PLAN_REUSE;
+	x.st.gap_id = "artifact:a";
+	x.o.keep_going = 1;
+	((struct graph_node *)a)->argc = 0;	/* nothing to run here */
+	execute(&x);
+	cr_expect_eq(state(&x, "artifact:a"), RUN_STATE_REUSED);
+	cr_expect_eq(state(&x, "artifact:b"), RUN_STATE_FAILED);
+	cr_expect(strstr(x.res.nodes[b->index].message, "no blob") != NULL,
+		  "%s", x.res.nodes[b->index].message);
+	teardown_fixture(&x);
+}
+
+/* Selected only because a selected node needs them: gap rebuilds. */
+Test(engine_run, nodes_marked_as_gaps_are_counted)
+{
+	struct fixture x;
+	const struct graph_node *a;
+	unsigned char sel[16] = { 0 }, gap[16] = { 0 };
+	size_t i;
+
+	setup_fixture(&x, chain, NULL, 0);
+	cr_assert(x.g->n_nodes <= 16);
+	a = graph_find(x.g, "artifact:a");
+	for (i = 0; i < x.g->n_nodes; i++)
+		sel[i] = 1;
+	gap[a->index] = 1;
+	x.o.select = sel;
+	x.o.gap = gap;
+	execute(&x);
+	cr_expect_eq(state(&x, "artifact:a"), RUN_STATE_OK);
+	cr_expect(x.res.nodes[a->index].gap);
+	cr_expect(strstr(x.res.nodes[a->index].message, "cache gap") != NULL,
+		  "%s", x.res.nodes[a->index].message);
+	cr_expect_eq(x.res.gaps, 1);
 	teardown_fixture(&x);
 }
 

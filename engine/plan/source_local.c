@@ -1,0 +1,237 @@
+/*
+ * The local cache as a record source: the records of a key across every
+ * run of the SQLite cache, newest first (the list of the key last asked
+ * is kept), the manifests of their keys, and how a stored record becomes
+ * a plan_record (shared with baselines in history.c).
+ */
+#include "engine/plan/source.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/arena.h"
+#include "base/error.h"
+#include "base/mem.h"
+#include "cache/cache.h"
+#include "engine/plan/plan.h"
+#include "engine/plan/record.h"
+#include "graph/key.h"
+#include "base/banned.h"
+
+#define OOM(err) error_set(err, ERROR_NOMEM, "out of memory")
+
+struct local {
+	struct record_source base;
+	struct cache *c;			/* borrowed */
+	struct cache_record_list list;		/* records of `key` */
+	char key[CACHE_KEY_SIZE];		/* "" before the first */
+};
+
+/*
+ * The first recorded artifact stored at an absolute path that is gone, or
+ * NULL. Only absolute locators name storage (a shared artifact folder);
+ * a repository-relative one names where a run wrote its output in its own
+ * checkout, which another clone (a CI runner) never has, and URLs are
+ * checked by whoever fetches them. Checking those would defeat reuse on
+ * every fresh clone.
+ */
+static const char *
+artifact_missing(const struct cache_record *rec)
+{
+	size_t i;
+
+	for (i = 0; i < rec->artifacts.n; i++) {
+		const char *loc = rec->artifacts.v[i];
+		struct stat st;
+
+		if (loc[0] == '/' && stat(loc, &st))
+			return loc;
+	}
+	return NULL;
+}
+
+/* "STATUS, output DIGEST" (or "none"), in the arena. */
+static const char *
+outcome_text(struct arena *a, const struct cache_record *rec)
+{
+	return arena_printf(a, "%s, output %s",
+			    cache_record_status_name(rec->status),
+			    rec->output_digest ? rec->output_digest : "none");
+}
+
+/* The first stored conflict of rec into out's conflict fields. */
+static int
+fill_conflict(struct cache *c, struct arena *a, const struct cache_record *rec,
+	      struct plan_record *out, struct error *err)
+{
+	struct cache_record_list list = { NULL, 0 };
+	int rc;
+
+	out->conflict = 1;
+	rc = cache_record_conflicts(c, rec->run, rec->node_id, &list, err);
+	if (rc)
+		return rc;
+	out->conflict_have = outcome_text(a, rec);
+	out->conflict_import = list.n ? outcome_text(a, &list.items[0]) : NULL;
+	if (!out->conflict_have || (list.n && !out->conflict_import))
+		rc = OOM(err);
+	cache_record_list_release(&list);
+	return rc;
+}
+
+int
+record_source_fill(struct cache *c, struct arena *a,
+		   const struct cache_record *rec, struct plan_record *out,
+		   struct error *err)
+{
+	const char *gone = artifact_missing(rec);
+
+	memset(out, 0, sizeof(*out));
+	out->run_id = arena_strdup(a, rec->run);
+	out->key = arena_strdup(a, rec->key);
+	out->ok = rec->status == CACHE_RECORD_STATUS_OK;
+	out->output_digest = rec->output_digest
+		? arena_strdup(a, rec->output_digest) : NULL;
+	out->key_digest = record_payload_digest(rec)
+		? arena_strdup(a, record_payload_digest(rec)) : NULL;
+	if (record_payload_digest(rec) && !out->key_digest)
+		return OOM(err);
+	out->version = rec->version ? arena_strdup(a, rec->version) : NULL;
+	out->artifact_missing = gone != NULL;
+	out->missing_artifact = gone ? arena_strdup(a, gone) : NULL;
+	if (!out->run_id || !out->key || (rec->version && !out->version) ||
+	    (rec->output_digest && !out->output_digest) ||
+	    (gone && !out->missing_artifact))
+		return OOM(err);
+	return c && rec->conflicts > 0 ? fill_conflict(c, a, rec, out, err)
+				       : 0;
+}
+
+int
+record_source_components(struct arena *a, const struct cache_manifest *m,
+		   const struct graph_component **out, size_t *n)
+{
+	struct graph_component *v = arena_alloc(a, (m->n + 1) * sizeof(*v));
+	size_t i, k = 0;
+
+	if (!v)
+		return ERROR_NOMEM;
+	for (i = 0; i < m->n; i++) {
+		enum graph_comp_kind kind;
+
+		if (graph_comp_kind_parse(m->items[i].kind, &kind))
+			continue;
+		v[k].kind = kind;
+		v[k].name = arena_strdup(a, m->items[i].name);
+		v[k].detail = arena_strdup(a, m->items[i].detail);
+		if (!v[k].name || !v[k].detail)
+			return ERROR_NOMEM;
+		snprintf(v[k].digest, sizeof(v[k].digest), "%s",
+			 m->items[i].digest);
+		k++;
+	}
+	*out = v;
+	*n = k;
+	return 0;
+}
+
+/* Read the records of key into the kept list, unless they are there. */
+static int
+load(struct local *l, const char *key, struct error *err)
+{
+	int rc;
+
+	if (!strcmp(l->key, key))
+		return 0;
+	cache_record_list_release(&l->list);
+	l->list.items = NULL;
+	l->list.n = 0;
+	l->key[0] = '\0';
+	rc = cache_record_find(l->c, key, NULL, &l->list, err);
+	if (!rc)
+		snprintf(l->key, sizeof(l->key), "%s", key);
+	return rc;
+}
+
+static int
+local_count(struct record_source *s, const char *key, size_t *n,
+	    struct error *err)
+{
+	struct local *l = (struct local *)s;
+	int rc = load(l, key, err);
+
+	*n = rc ? 0 : l->list.n;
+	return rc;
+}
+
+static int
+local_get(struct record_source *s, struct arena *a, const char *key,
+	  size_t i, struct plan_record *out, struct error *err)
+{
+	struct local *l = (struct local *)s;
+	int rc = load(l, key, err);
+
+	if (rc)
+		return rc;
+	if (i >= l->list.n)
+		return error_set(err, ERROR_INTERNAL, "record %zu of key %s "
+				 "asked, %zu held", i, key, l->list.n);
+	rc = record_source_fill(l->c, a, &l->list.items[i], out, err);
+	out->source = s;
+	return rc;
+}
+
+/* Components from the stored manifest of the record's key. */
+static int
+local_components(struct record_source *s, struct arena *a,
+		 struct plan_record *rec, struct error *err)
+{
+	struct local *l = (struct local *)s;
+	struct cache_manifest m;
+	struct error e2;
+	int rc = 0;
+
+	memset(&m, 0, sizeof(m));
+	error_init(&e2);
+	if (!cache_manifest_get(l->c, rec->key, &m, &e2) &&
+	    record_source_components(a, &m, &rec->components, &rec->n_components))
+		rc = OOM(err);
+	cache_manifest_release(&m);
+	return rc;
+}
+
+static void
+local_free(struct record_source *s)
+{
+	struct local *l = (struct local *)s;
+
+	cache_record_list_release(&l->list);
+	mem_free(l);
+}
+
+static const struct record_source_ops local_ops = {
+	local_count, local_get, local_components, NULL, local_free,
+};
+
+int
+record_source_local(struct cache *c, struct record_source **out,
+		    struct error *err)
+{
+	struct local *l = mem_calloc(1, sizeof(*l));
+
+	*out = NULL;
+	if (!l)
+		return OOM(err);
+	l->base.ops = &local_ops;
+	l->c = c;
+	*out = &l->base;
+	return 0;
+}
+
+void
+record_source_free(struct record_source *s)
+{
+	if (s)
+		s->ops->free(s);
+}

@@ -1,0 +1,298 @@
+/*
+ * Suite e2e_domains: trust domains in the remote cache, as a team's CI
+ * runs it (issue 23). The cuda-bindings demo (python axis cut to 3.12 and
+ * 3.13, trusted-refs main and tags) and nginx with
+ * the documented credentials (examples/nginx/ripple-cache.conf). Main at
+ * commit M publishes; then four runners at once, each a fresh clone in a
+ * background process with GitHub's environment: two pull requests of this
+ * repository that rebuild the bindings-12 version group (PR credential),
+ * a fork's pull request (no credential) and a pull request job that
+ * claims `--ref refs/heads/main` with the PR credential. Then a fresh
+ * clone at M plans no build (before trust domains the pull requests'
+ * records replaced main's and it rebuilt the group), each pull request's
+ * gate passes with its own ref, the fork completed read-only, and the
+ * server (its access log) refused the writes to the trusted domain.
+ * Skips, saying why, when nginx is not installed.
+ */
+#include <criterion/criterion.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/support/nginx.h"
+#include "tests/support/support.h"
+
+/* The linux-64 wheels of both lines, and both metapackages: 7 nodes. */
+#define TARGETS "'artifact:bindings-wheel?platform=linux-64,*' " \
+		"'artifact:python-meta*'"
+#define RUN "run " TARGETS " --reuse any --platform linux-64"
+#define REV(b) " $(git -C origin rev-parse " b ") "
+
+static struct t_nginx ng;
+static int ng_up;
+static char *tmp;
+
+static void
+setup(void)
+{
+	tmp = t_tmpdir();
+}
+
+static void
+teardown(void)
+{
+	if (ng_up)
+		t_nginx_free(&ng);
+	ng_up = 0;
+	t_rmtree(tmp);
+	free(tmp);
+}
+
+TestSuite(e2e_domains, .init = setup, .fini = teardown, .timeout = 300);
+
+/* Output of a shell command in TMP, trailing newlines cut; must succeed. */
+static char *
+sh(const char *cmd)
+{
+	struct run_result r = t_sh(tmp, cmd);
+	size_t n;
+
+	cr_assert_eq(r.status, 0, "'%s' failed: %s%s", cmd, r.out, r.err);
+	n = strlen(r.out);
+	while (n && r.out[n - 1] == '\n')
+		r.out[--n] = '\0';
+	free(r.err);
+	return r.out;
+}
+
+/*
+ * The origin: the demo with trusted-refs and a second pull request on
+ * the bindings-12 line; and runner.sh, which runs one runner (a fresh
+ * clone at REV, GitHub's environment for EVENT and REF, a credential or
+ * none) in the background, its outputs in NAME.out, NAME.err, NAME.rc.
+ */
+static void
+make_origin(void)
+{
+	char *src = realpath(t_srcdir(), NULL), *bin, cmd[4 * PATH_MAX];
+	const char *b = getenv("RIPPLE_BIN");
+
+	cr_assert_not_null(src);
+	bin = realpath(b && b[0] ? b : "build/ripple", NULL);
+	cr_assert_not_null(bin);
+	snprintf(cmd, sizeof(cmd),
+		 "sed -e 's/^    values: \\[\"3.10\".*$/    values: "
+		 "[\"3.12\", \"3.13\"]/' -e '/^    experimental:/d' "
+		 "-e 's|^policy:$|policy:\\n  trusted-refs: [refs/heads/main, "
+		 "\"refs/tags/*\"]|' "
+		 "'%s/examples/cuda-bindings/ripple.yml' > rules.yml && "
+		 "RIPPLE_DEMO_RULES=$PWD/rules.yml "
+		 "'%s/examples/cuda-bindings/make-demo-repo' origin >/dev/null "
+		 "&& cd origin && git checkout -q -b pr/bindings-12-more main "
+		 "&& echo '# and cuMemGetInfo too' >> "
+		 "cuda_bindings_12/cuda/bindings/driver.pyx && "
+		 "git -c user.name=t -c user.email=t@example.com commit -qam "
+		 "more && git checkout -q main", src, src);
+	free(sh(cmd));
+	snprintf(cmd, sizeof(cmd),
+		 "# . ./runner.sh; runner NAME REV EVENT REF HEADER ARGS...\n"
+		 "runner() {\n"
+		 "  name=$1 rev=$2 event=$3 ref=$4 header=$5\n"
+		 "  shift 5\n"
+		 "  git clone -q --no-local origin \"$name\" &&\n"
+		 "  git -C \"$name\" checkout -q --detach \"$rev\" || return 1\n"
+		 "  (cd \"$name\" && env GITHUB_ACTIONS=true "
+		 "GITHUB_EVENT_NAME=\"$event\" GITHUB_REF=\"$ref\" "
+		 "RIPPLE_REMOTE_CACHE=%s "
+		 "RIPPLE_REMOTE_CACHE_HEADER=\"$header\" '%s' \"$@\" "
+		 "> ../\"$name\".out 2> ../\"$name\".err; "
+		 "echo $? > ../\"$name\".rc) &\n"
+		 "}\n",
+		 ng.url, bin);
+	t_write(tmp, "runner.sh", cmd);
+	free(src);
+	free(bin);
+}
+
+/* NAME.out, .err or .rc of a runner. */
+static char *
+out_of(const char *name, const char *ext)
+{
+	char p[PATH_MAX];
+	char *s;
+
+	snprintf(p, sizeof(p), "%s/%s.%s", tmp, name, ext);
+	s = t_read(p);
+	cr_assert_not_null(s, "%s", p);
+	return s;
+}
+
+static int
+rc_of(const char *name)
+{
+	char *s = out_of(name, "rc");
+	int rc = atoi(s);
+
+	free(s);
+	return rc;
+}
+
+static int
+count(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	while ((hay = strstr(hay, needle))) {
+		n++;
+		hay += strlen(needle);
+	}
+	return n;
+}
+
+/* Lines of nginx's access log that hold all of a, b and c. */
+static int
+log_lines(const char *a, const char *b, const char *c)
+{
+	char p[PATH_MAX], *log, *line, *save = NULL;
+	int n = 0;
+
+	t_nginx_count(&ng, a, 1);	/* let the last requests land */
+	snprintf(p, sizeof(p), "%s/access.log", ng.dir);
+	log = t_read(p);
+	cr_assert_not_null(log);
+	for (line = strtok_r(log, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		n += strstr(line, a) && strstr(line, b) && strstr(line, c);
+	free(log);
+	return n;
+}
+
+static void
+expect_ok(const char *name)
+{
+	char *o = out_of(name, "out"), *e = out_of(name, "err");
+
+	cr_expect_eq(rc_of(name), 0, "%s: %s%s", name, o, e);
+	free(o);
+	free(e);
+}
+
+/* One warning, the refused write, nothing secret in what it printed. */
+static void
+expect_refused_once(const char *name, const char *what)
+{
+	char *o = out_of(name, "out"), *e = out_of(name, "err");
+
+	cr_expect_eq(count(e, "warning:"), 1, "%s: one warning: %s", name, e);
+	cr_expect(strstr(e, "HTTP 401") != NULL, "%s: %s", name, e);
+	cr_expect(strstr(e, what) != NULL, "%s: %s", name, e);
+	cr_expect(strstr(e, "read-only") != NULL, "%s: %s", name, e);
+	cr_expect(strstr(e, "published 0 nodes (read-only: the server "
+			 "refused a write)") != NULL, "%s: %s", name, e);
+	free(o);
+	free(e);
+}
+
+static void
+no_secret_in(const char *name)
+{
+	char *o = out_of(name, "out"), *e = out_of(name, "err");
+
+	cr_expect(strstr(o, "cHI6") == NULL && strstr(e, "cHI6") == NULL &&
+		  strstr(o, "bWFp") == NULL && strstr(e, "bWFp") == NULL &&
+		  strstr(e, "Basic") == NULL, "%s printed a credential", name);
+	free(o);
+	free(e);
+}
+
+Test(e2e_domains, pull_requests_and_forks_never_replace_mains_records)
+{
+	char why[1024], *s;
+	struct run_result r;
+
+	if (t_nginx_start_domains(&ng, why, sizeof(why)))
+		cr_skip_test("%s", why);
+	ng_up = 1;
+	make_origin();
+
+	/* Main at M publishes into the trusted domain. */
+	free(sh(". ./runner.sh; runner main" REV("main") "push refs/heads/main "
+		"'" T_NGINX_MAIN_HEADER "' " RUN "; wait"));
+	expect_ok("main");
+	s = out_of("main", "err");
+	cr_expect(strstr(s, "published 7 nodes") != NULL, "%s", s);
+	free(s);
+	cr_expect_eq(log_lines("\"PUT /ac/", "\" 201 ", "auth=\"Basic bWFp"),
+		     7, "main's 7 entries in the trusted domain");
+
+	/* Four runners at once. */
+	free(sh(". ./runner.sh; "
+		"runner pr1" REV("pr/bindings-12-fix") "pull_request "
+		"refs/pull/1/merge '" T_NGINX_PR_HEADER "' " RUN "; "
+		"runner pr2" REV("pr/bindings-12-more") "pull_request "
+		"refs/pull/2/merge '" T_NGINX_PR_HEADER "' " RUN "; "
+		"runner fork" REV("pr/bindings-13-change") "pull_request "
+		"refs/pull/3/merge '' " RUN "; "
+		"runner rogue" REV("pr/bindings-12-fix") "pull_request "
+		"refs/pull/1/merge '" T_NGINX_PR_HEADER "' " RUN
+		" --ref refs/heads/main; wait"));
+	expect_ok("pr1");
+	expect_ok("pr2");
+	expect_ok("fork");
+	expect_ok("rogue");
+	/* The pull requests rebuilt their version group into their domains. */
+	s = out_of("pr1", "out");
+	cr_expect(strstr(s, "3 built, 4 reused") != NULL, "pr1: %s", s);
+	free(s);
+	s = out_of("pr1", "err");
+	cr_expect(strstr(s, "published 3 nodes") != NULL, "pr1: %s", s);
+	free(s);
+	s = out_of("pr2", "err");
+	cr_expect(strstr(s, "published 3 nodes") != NULL, "pr2: %s", s);
+	free(s);
+	cr_expect_eq(log_lines("\"PUT /d/pull-1-merge-", "\" 201 ", "cHI6"), 3);
+	cr_expect_eq(log_lines("\"PUT /d/pull-2-merge-", "\" 201 ", "cHI6"), 3);
+	/* The fork read main's records, rebuilt its group, wrote nothing. */
+	s = out_of("fork", "out");
+	cr_expect(strstr(s, "3 built, 4 reused") != NULL, "fork: %s", s);
+	free(s);
+	expect_refused_once("fork", "RIPPLE_REMOTE_CACHE_HEADER");
+	cr_expect_eq(log_lines("\"PUT ", "\" 201 ", "auth=\"-\""), 0,
+		     "no write without a credential succeeded");
+	/* The rogue job's write to the trusted domain: the server said no. */
+	expect_refused_once("rogue", "PUT ac/");
+	cr_expect_eq(log_lines("\"PUT /ac/", "\" 401 ", "auth=\"Basic cHI6"),
+		     1, "the server refused the PR credential on /ac/");
+	cr_expect_eq(log_lines("\"PUT /ac/", "\" 201 ", "cHI6"), 0);
+	no_secret_in("main");
+	no_secret_in("pr1");
+	no_secret_in("rogue");
+
+	/* A fresh clone at M: every record is main's, nothing to build. */
+	free(sh(". ./runner.sh; runner fresh" REV("main") "push "
+		"refs/heads/main '' plan " TARGETS " --reuse any; wait"));
+	expect_ok("fresh");
+	s = out_of("fresh", "out");
+	cr_expect(strstr(s, "0 build, 0 test, 7 reuse") != NULL, "%s", s);
+	free(s);
+
+	/* Each pull request's gate, with its own ref, from a fresh clone. */
+	free(sh(". ./runner.sh; "
+		"runner gate1" REV("pr/bindings-12-fix") "pull_request '' '' "
+		"gate " TARGETS " --ref refs/pull/1/merge; "
+		"runner gate2" REV("pr/bindings-12-more") "pull_request '' '' "
+		"gate " TARGETS " --ref refs/pull/2/merge; wait"));
+	expect_ok("gate1");
+	expect_ok("gate2");
+	s = out_of("gate1", "out");
+	cr_expect(strstr(s, "gate: ok: all 7 nodes") != NULL, "%s", s);
+	free(s);
+	/* No credential reached a record, a local cache or the server's files. */
+	snprintf(why, sizeof(why), "grep -rl -e cHI6 -e bWFp -e pr-secret "
+		 "-e main-secret pr1/.ripple main/.ripple rogue/.ripple '%s'",
+		 ng.root);
+	r = t_sh(tmp, why);
+	cr_expect_eq(r.status, 1, "found in: %s", r.out);
+	t_result_release(&r);
+}
