@@ -31,6 +31,9 @@ struct release_ctx {
 	const struct graph_node *named;		/* with no claimant: a release
 						   whose tag patterns name the
 						   tag (spelled otherwise) */
+	const char *named_out_by;		/* or whose root's family claims
+						   it but its tag: glob (this,
+						   narrowing) leaves it out */
 	struct pep440 ver;			/* the tag's version */
 	int have_ver;
 	struct graph_oid commit;

@@ -901,3 +901,48 @@ Test(e2e_realrepos, cutoff_payload_sees_through_the_long_description)
 		free(dir);
 	}
 }
+
+/*
+ * Item 4: an alpha tag (v26.08.00a) of a root whose release takes finals
+ * only is said to be the root's tag that the release's glob leaves out,
+ * read in the root's spelling, not "no configured release line" with a
+ * PEP 440 spelling complaint.
+ */
+Test(e2e_realrepos, alpha_tag_left_out_by_a_finals_only_release)
+{
+	char *dir = t_git_init();
+	const char *rel[] = { "release", "v26.08.00a", "--dry-run", NULL };
+	struct run_result r;
+
+	t_write(dir, ".gitignore", ".ripple/\n");
+	t_write(dir, "cpp/a.cpp", "int x;\n");
+	t_write(dir, "ripple.yml",
+		"version: 1\n"
+		"roots:\n"
+		"  rmm:\n"
+		"    path: cpp\n"
+		"    tags: [\"v[0-9][0-9].[0-9][0-9].[0-9][0-9]\", "
+		"\"v[0-9][0-9].[0-9][0-9].00a\"]\n"
+		"    tag-prefix: v\n"
+		"    tag-spelling: zero-padded\n"
+		"artifacts:\n"
+		"  lib:\n"
+		"    each: {root: [rmm]}\n"
+		"    inputs: [root.sources]\n"
+		"    command: [\"true\"]\n"
+		"releases:\n"
+		"  rmm:\n"
+		"    each: {root: [rmm]}\n"
+		"    tag: \"v[0-9][0-9].[0-9][0-9].[0-9][0-9]\"\n"
+		"    artifacts: [lib]\n");
+	cr_assert_eq(t_git_commit(dir, "c"), 0);
+	sh_ok(dir, "git tag v26.08.00a");
+	r = ripple_expect(dir, 1, rel);
+	cr_expect(strstr(r.out, "is a tag of root rmm's family, but "
+			 "release:rmm[root=rmm] releases only tags matching")
+		  != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, "leading zero") == NULL, "%s", r.out);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
