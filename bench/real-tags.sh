@@ -5,6 +5,9 @@
 #
 #   bench/real-tags.sh MIRRORS [RIPPLE]
 #
+# $REAL_TAGS_RULES, when set, is a folder of NAME.yml rules used in place
+# of examples/NAME/ripple.yml (to compare with older rules).
+#
 # MIRRORS holds bare mirrors (or clones) named rapidsai+rmm/repo,
 # rapidsai+kvikio/repo, NVIDIA+numba-cuda/repo and mdboom+cuda-python/repo
 # (what `fetch` leaves; `git clone --bare URL MIRRORS/rapidsai+rmm/repo`
@@ -205,7 +208,8 @@ for set in "$set_rmm" "$set_kvikio" "$set_numba" "$set_cp"; do
 	git clone -q --shared "$mirrors/$mirror/repo" "$work/$repo" ||
 		continue
 	for tk in "$@"; do
-		one_tag "$repo" "$work/$repo" "$src/examples/$ex/ripple.yml" \
-			"${tk%%:*}" "${tk#*:}"
+		rules=$src/examples/$ex/ripple.yml
+		[ -n "${REAL_TAGS_RULES:-}" ] && rules=$REAL_TAGS_RULES/$ex.yml
+		one_tag "$repo" "$work/$repo" "$rules" "${tk%%:*}" "${tk#*:}"
 	done
 done
