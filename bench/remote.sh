@@ -8,8 +8,13 @@
 #     BASE` (a remote baseline against a local baseline run). Goal (issue
 #     15): remote <= 2 x local.
 #  2. a 100 MB artifact through ripple's client (bench/remote_bench.c: hash,
-#     HEAD, PUT; GET verified into place) against curl alone on the same
+#     PUT; GET verified into place) against curl alone on the same
 #     server (curl -T, curl -o). Goal: >= 0.8 x curl's throughput.
+#  3. a blob the server already holds (issue 22: it may be garbage of the
+#     right size): uploading it anyway (PUT, one request) against verifying
+#     it before skipping the upload (HEAD, then GET and SHA-256: two).
+#  4. bench/remote_job.sh: the requests and bytes of a pull request's
+#     test job on the demo repository (issue 23 item 5).
 # Rounds alternate (ripple, then the reference) so that load on a shared
 # machine hits both alike; medians of $RUNS rounds, wall time and (for the
 # plans) CPU time, which load disturbs less.
@@ -167,3 +172,17 @@ rg=$(median < "$dir/rg.txt"); cg=$(median < "$dir/cg.txt")
 thr() { awk -v ms="$1" -v mb="$mb" 'BEGIN { printf "%.0f MB/s", mb / (ms / 1000) }'; }
 echo "upload $mb MB: ripple $rp ms ($(thr "$rp")), curl $cp_ ms ($(thr "$cp_")), ripple/curl throughput $(awk -v a="$rp" -v b="$cp_" 'BEGIN { printf "%.2f", b / a }') (goal >= 0.8)"
 echo "download $mb MB: ripple $rg ms ($(thr "$rg")), curl $cg ms ($(thr "$cg")), ripple/curl throughput $(awk -v a="$rg" -v b="$cg" 'BEGIN { printf "%.2f", b / a }') (goal >= 0.8)"
+
+# --------------------------- 3. a blob the server holds: PUT or verify ---
+: > "$dir/pp.txt"; : > "$dir/pv.txt"
+i=0
+while [ $i -lt "$runs" ]; do
+	"$rbench" "$url" "$dir/big" put >> "$dir/pp.txt"
+	"$rbench" "$url" "$dir/big" verify "$dir/big.v" >> "$dir/pv.txt"
+	i=$((i + 1))
+done
+pp=$(median < "$dir/pp.txt"); pv=$(median < "$dir/pv.txt")
+echo "a $mb MB blob the server holds: upload anyway $pp ms (1 request), verify before skipping $pv ms (HEAD + GET: 2 requests); verify/upload $(awk -v a="$pv" -v b="$pp" 'BEGIN { printf "%.2f", a / b }')"
+
+# ------------------------------------------- 4. a pull request's job ---
+RIPPLE=$ripple "$here/bench/remote_job.sh" "$dir/job"

@@ -1,13 +1,14 @@
 /*
  * Benchmark: one big blob through the remote cache client
  * (cache/remote.h), as `ripple run` publishes an output and fetches it:
- * put = hash the file, HEAD, then PUT it (hashed again while it is sent);
- * get = GET it into a temporary file next to DEST, verified while it
- * streams, renamed into place. Prints the wall time in ms of each of
- * RUNS rounds; bench/remote.sh compares them with curl alone. A put is
- * measured against an empty server: the script removes the blob between
- * rounds (else HEAD would find it and nothing would be sent). Not a test.
- *   build/bench/remote_bench URL FILE put|get [DEST]
+ * put = hash the file, then PUT it (hashed again while it is sent; sent
+ * also when the server holds it: issue 22); get = GET it into a temporary
+ * file next to DEST, verified while it streams, renamed into place;
+ * verify = what skipping the upload of a blob the server claims would
+ * cost to do safely: HEAD, then GET it verified into DEST. Prints the wall
+ * time in ms of one round; bench/remote.sh compares them with curl alone
+ * and put with verify on a blob the server holds. Not a test.
+ *   build/bench/remote_bench URL FILE put|get|verify [DEST]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,9 +45,11 @@ main(int argc, char **argv)
 	double t0, t1;
 	int rc;
 
-	if (argc < 4 || (strcmp(argv[3], "put") && strcmp(argv[3], "get")) ||
-	    (!strcmp(argv[3], "get") && argc < 5)) {
-		fprintf(stderr, "usage: remote_bench URL FILE put|get [DEST]\n");
+	if (argc < 4 || (strcmp(argv[3], "put") && strcmp(argv[3], "get") &&
+			 strcmp(argv[3], "verify")) ||
+	    (strcmp(argv[3], "put") && argc < 5)) {
+		fprintf(stderr, "usage: remote_bench URL FILE put|get|verify "
+			"[DEST]\n");
 		return 2;
 	}
 	error_init(&err);
@@ -60,7 +63,14 @@ main(int argc, char **argv)
 		if (remote_digest_file(path, &d, &err))
 			die(&err);
 		t0 = now_ms();
-		rc = remote_cas_get_file(r, &d, argv[4], 0644, &err);
+		rc = 1;
+		if (!strcmp(argv[3], "verify")) {
+			unsigned char have = 0;
+
+			rc = remote_cas_has(r, &d, 1, &have, &err) ? -1 : have;
+		}
+		if (rc == 1)
+			rc = remote_cas_get_file(r, &d, argv[4], 0644, &err);
 		if (rc == 0)
 			error_set(&err, ERROR_NOT_FOUND, "blob not on the server");
 		rc = rc == 1 ? 0 : -1;

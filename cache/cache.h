@@ -319,7 +319,8 @@ int cache_source_key_put(struct cache *c, const char *memo, const char *key,
 
 /*
  * Whether node `node_id`'s record of `key` is known to be in the remote
- * cache at `server` (its URL): marked after this machine published it or
+ * cache at `server` (its URL, with "/d/DOMAIN" for a ref's own trust
+ * domain: plan_remote_write_server): marked after this machine published it or
  * reused it from there. A record recorded ok here but never published
  * (the upload died with the runner) is not marked, so the next run with
  * a credential publishes it. cache_published_has: 1, 0, or a negative

@@ -20,8 +20,12 @@
 int
 remote_global_init(struct error *err)
 {
-	CURLcode cc = curl_global_init(CURL_GLOBAL_DEFAULT);
+	CURLcode cc;
+	int rc = remote_libs_require(err);
 
+	if (rc)
+		return rc;
+	cc = curl_global_init(CURL_GLOBAL_DEFAULT);
 	if (cc != CURLE_OK)
 		return error_set(err, ERROR_INTERNAL, "cannot set up libcurl: %s",
 				 curl_easy_strerror(cc));
@@ -295,6 +299,9 @@ remote_open(const char *url, const struct remote_options *opts,
 	int rc;
 
 	*out = NULL;
+	rc = remote_libs_require(err);
+	if (rc)
+		return rc;
 	if (!opts)
 		opts = &defaults;
 	if (!opts->max_parallel)

@@ -328,11 +328,24 @@ struct remote_output {
 	int executable;			/* 1 or 0 */
 };
 
+/*
+ * The most bytes of a record carried inline in its AC entry (REAPI's
+ * OutputFile.contents): a lookup hit is then one request. Records are
+ * 1-3 KiB (key components for `why` are most of it); a larger one is
+ * fetched from the CAS by its digest, as entries without contents are.
+ */
+#define REMOTE_INLINE_MAX (64u << 10)
+
 /* What an AC entry says, decoded (or to encode). */
 struct remote_action {
 	struct remote_output *outputs;	/* n, without the record */
 	size_t n;
 	struct remote_digest record;	/* ripple's record blob */
+	char *record_text;		/* its bytes when the entry carries
+					   them inline (verified against
+					   `record` when decoded; NUL after
+					   record_len), or NULL */
+	size_t record_len;
 	int exit_code;			/* 0 for an ok record */
 	char *worker;			/* runner name, or NULL */
 };
@@ -354,8 +367,9 @@ int remote_output_path_check(const char *path, size_t len,
 
 /*
  * Encode *a as REAPI ActionResult bytes: the outputs sorted by path, then
- * the record as output file REMOTE_RECORD_PATH, exit_code, and worker as
- * execution_metadata.worker. *out is mem_alloc'd (free with mem_free).
+ * the record as output file REMOTE_RECORD_PATH (with its bytes as
+ * `contents` when a->record_text is set and at most REMOTE_INLINE_MAX),
+ * exit_code, and worker as execution_metadata.worker. *out is mem_alloc'd (free with mem_free).
  * Errors: ERROR_INVALID (a bad or repeated path, a malformed digest),
  * ERROR_NOMEM.
  */
@@ -367,7 +381,10 @@ int remote_action_encode(const struct remote_action *a, unsigned char **out,
  * (release with remote_action_release): at most REMOTE_AC_MAX bytes and
  * REMOTE_OUTPUTS_MAX files, every path checked as
  * remote_output_path_check (no NUL, absolute path or ".."), every digest
- * 64 lowercase hex with a size >= 0, no path twice, exactly one record.
+ * 64 lowercase hex with a size >= 0, no path twice, exactly one record;
+ * the record's inline contents, when present, must be at most
+ * REMOTE_INLINE_MAX bytes and hash to its digest (then record_text holds
+ * a copy); contents of other outputs are ignored (never trusted).
  * Errors: ERROR_CORRUPT naming what is wrong, ERROR_NOMEM.
  */
 int remote_action_decode(const void *p, size_t len,
@@ -470,7 +487,8 @@ void remote_lookup_release(struct remote_lookup *l);
 
 /*
  * Look up n nodes: their AC entries in one parallel batch, then the record
- * blobs of the hits in another, each verified. A node whose entry is
+ * blobs of the hits whose entry does not carry its record inline (older
+ * entries) in another, each verified: a hit costs one request. A node whose entry is
  * corrupt, whose record blob is missing or does not verify, or whose
  * request failed gets found < 0 and its own err (a caller rebuilds it and
  * warns); the rest are unaffected. Returns 0, or ERROR_NOMEM /

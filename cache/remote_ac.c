@@ -67,6 +67,7 @@ remote_action_release(struct remote_action *a)
 		mem_free(a->outputs[i].path);
 	mem_free(a->outputs);
 	mem_free(a->worker);
+	mem_free(a->record_text);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -233,6 +234,10 @@ remote_action_encode(const struct remote_action *a, unsigned char **out,
 		fp[i] = &files[i];
 	}
 	output_set(&files[n], &digests[n], REMOTE_RECORD_PATH, &a->record, 0);
+	if (a->record_text && a->record_len <= REMOTE_INLINE_MAX) {
+		files[n].contents.data = (uint8_t *)a->record_text;
+		files[n].contents.len = a->record_len;
+	}
 	fp[n] = &files[n];
 	pb(action_result__init)(&ar);
 	ar.n_output_files = n + 1;
@@ -277,6 +282,42 @@ bad:
 			 "digest for '%s'", path);
 }
 
+/*
+ * The record's bytes inline (OutputFile.contents), checked against the
+ * record digest just taken: a copy in a->record_text, or nothing when the
+ * entry has none (older entries: the record is fetched from the CAS).
+ */
+static int
+take_inline(const PB(OutputFile) *f, struct remote_action *a,
+	    struct error *err)
+{
+	struct remote_digest d;
+	struct error e;
+
+	if (!f->contents.len)
+		return 0;
+	error_init(&e);
+	if (f->contents.len > REMOTE_INLINE_MAX)
+		return error_set(err, ERROR_CORRUPT, "ActionResult's inline "
+				 "record of %zu bytes is past the %u allowed",
+				 f->contents.len, REMOTE_INLINE_MAX);
+	if (remote_digest_buf(f->contents.data, f->contents.len, &d, &e))
+		return error_set(err, ERROR_INTERNAL, "%s", e.msg);
+	if (d.size != a->record.size || strcmp(d.hash, a->record.hash))
+		return error_set(err, ERROR_CORRUPT, "ActionResult's inline "
+				 "record hashes to %s (%lld bytes), not its "
+				 "digest %s (%lld bytes)", d.hash,
+				 (long long)d.size, a->record.hash,
+				 (long long)a->record.size);
+	a->record_text = mem_alloc(f->contents.len + 1);
+	if (!a->record_text)
+		return OOM(err);
+	memcpy(a->record_text, f->contents.data, f->contents.len);
+	a->record_text[f->contents.len] = '\0';
+	a->record_len = f->contents.len;
+	return 0;
+}
+
 /* Take one hostile OutputFile into a (record or output). */
 static int
 take_output(const PB(OutputFile) *f, struct remote_action *a, int *records,
@@ -294,8 +335,11 @@ take_output(const PB(OutputFile) *f, struct remote_action *a, int *records,
 	shown(p, len, s, sizeof(s));
 	if (len == strlen(REMOTE_RECORD_PATH) &&
 	    !memcmp(p, REMOTE_RECORD_PATH, len)) {
+		int rc;
+
 		(*records)++;
-		return digest_from_pb(f->digest, s, &a->record, err);
+		rc = digest_from_pb(f->digest, s, &a->record, err);
+		return rc ? rc : take_inline(f, a, err);
 	}
 	error_init(&why);
 	if (remote_output_path_check(p, len, &why))

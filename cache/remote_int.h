@@ -19,6 +19,13 @@
 struct curl_slist;
 struct evp_md_ctx_st;
 
+/*
+ * Load libcurl (cache/curl_dl.c: it is dlopened when the remote cache is
+ * first used, not mapped by every command). Returns 0, or
+ * ERROR_UNSUPPORTED naming libcurl.so.4 and its Debian package.
+ */
+int remote_libs_require(struct error *err);
+
 /* The longest xfer space: "d/" domain "/ac" and the NUL. */
 #define REMOTE_SPACE_SIZE (REMOTE_DOMAIN_SIZE + 6)
 

@@ -139,6 +139,8 @@ remote_node_put(struct remote *r, const char *node_id, const char *key,
 	a.n = n;
 	a.exit_code = exit_code;
 	a.worker = (char *)worker;
+	a.record_text = (char *)record;	/* inline: a hit is one request */
+	a.record_len = record_len;
 	rc = remote_action_encode(&a, &bytes, &len, err);
 	if (!rc)
 		rc = remote_ac_put(r, ac, bytes, len, err);
@@ -265,8 +267,17 @@ remote_node_lookup(struct remote *r, struct remote_lookup *items, size_t n,
 		if (x[i].result != 1)
 			continue;
 		l->found = ac_decode(r, &x[i], &l->action, &l->err);
-		if (!l->found)
-			idx[m++] = i;
+		if (l->found)
+			continue;
+		if (!l->action.record_text) {
+			idx[m++] = i;	/* an older entry: fetch the record */
+			continue;
+		}
+		l->record = l->action.record_text;
+		l->record_len = l->action.record_len;
+		l->action.record_text = NULL;
+		l->action.record_len = 0;
+		l->found = 1;
 	}
 	rc = fetch_records(r, items, idx, m, err);
 	for (i = 0; i < m; i++)

@@ -169,6 +169,48 @@ check_inside(const char *field, const char *tmpl, const char *value,
 	return ERROR_INVALID;
 }
 
+int
+graph_image_pinned(const char *image)
+{
+	const char *at = image ? strstr(image, "@sha256:") : NULL;
+	size_t i;
+
+	if (!at)
+		return 0;
+	for (i = 0; i < 64; i++)
+		if (!((at[8 + i] >= '0' && at[8 + i] <= '9') ||
+		      (at[8 + i] >= 'a' && at[8 + i] <= 'f')))
+			return 0;
+	return at[8 + 64] == '\0';
+}
+
+/*
+ * A container image reference once expanded: [REGISTRY/]PATH[:TAG]
+ * [@sha256:DIGEST], never empty, never starting with '-' (docker would read
+ * an option), no spaces or control characters; a digest is 64 lowercase
+ * hex digits.
+ */
+static int
+check_image(const char *tmpl, const char *image, struct error *err)
+{
+	size_t i;
+
+	for (i = 0; image[i]; i++) {
+		unsigned char c = (unsigned char)image[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || strchr("._/:@-", c)))
+			break;
+	}
+	if (image[0] && image[0] != '-' && !image[i] &&
+	    (!strchr(image, '@') || graph_image_pinned(image)))
+		return 0;
+	error_set(err, ERROR_INVALID, "container image '%s' (from '%s') is "
+		  "not an image reference", image, tmpl);
+	error_hint(err, "write [REGISTRY/]NAME[:TAG][@sha256:64 hex digits]");
+	return ERROR_INVALID;
+}
+
 /*
  * An output pattern or cwd that holds a control character once its
  * templates are filled in (an axis value "a\nb"): the loader refuses the
@@ -246,6 +288,32 @@ expand_fields(struct builder *b, struct graph_node *node,
 	if (!rc)
 		rc = template_expand(a, rule->version_group, &env,
 				     &node->version_group, err);
+	if (!rc && rule->container.image)
+		rc = template_expand(a, rule->container.image, &env,
+				     &node->container_image, err);
+	if (!rc && rule->container.image)
+		rc = check_image(rule->container.image, node->container_image,
+				 err);
+	if (!rc)
+		rc = template_expand(a, rule->container.options, &env,
+				     &node->container_options, err);
+	if (!rc && rule->n_rewrites) {
+		node->n_rewrites = rule->n_rewrites;
+		node->rewrites = arena_alloc(a, rule->n_rewrites *
+						sizeof(char *));
+		if (!node->rewrites)
+			return error_set(err, ERROR_NOMEM, "out of memory");
+	}
+	for (i = 0; !rc && i < rule->n_rewrites; i++) {
+		rc = template_expand(a, rule->rewrites[i], &env,
+				     &node->rewrites[i], err);
+		if (!rc)
+			rc = check_inside("rewrites", rule->rewrites[i],
+					  node->rewrites[i], err);
+		if (!rc)
+			rc = check_chars("rewrites", rule->rewrites[i],
+					 node->rewrites[i], err);
+	}
 	node->version = rule->version;
 	if (rc)
 		return graph_error_at(err, b->rules, rule->pos, node->id,
@@ -448,6 +516,8 @@ graph_build_limited(const struct rules *rules,
 	rc = graph_deps_resolve(b.g, b.nodes, b.n, &caps, err);
 	if (!rc)
 		rc = graph_topo_sort(b.g, b.nodes, b.n, err);
+	if (!rc)
+		rc = graph_dep_groups(b.g, err);
 done:
 	mem_free(b.nodes);
 	if (rc) {

@@ -74,10 +74,22 @@ struct graph_node {
 	const char *version_group;	/* artifacts: the rule's version-group
 					   expanded (nodes with equal names
 					   rebuild together), or NULL */
+	const char *container_image;	/* the rule's container: image
+					   expanded (keyed), or NULL */
+	const char *container_options;	/* its options expanded, or NULL */
+	const char **rewrites;		/* the rule's rewrites: expanded,
+					   repository-relative, sorted */
+	size_t n_rewrites;
 	struct graph_input *inputs;	/* sorted by name */
 	size_t n_inputs;
 	size_t *deps;			/* upstream node indices, sorted by id */
 	size_t n_deps;
+	const char **dep_groups;	/* parallel to deps: the output
+					   groups of that upstream this node
+					   needs (`needs: [libfoo.lib]`),
+					   sorted, ','-joined ("lib,tests"),
+					   NULL for its whole output; NULL
+					   when no dependency names a group */
 	size_t *rdeps;			/* downstream node indices, by id */
 	size_t n_rdeps;
 };
@@ -153,6 +165,21 @@ const char *graph_node_axis(const struct graph_node *n, const char *axis);
 int graph_select(const struct graph *g, const char *const *targets, size_t n,
 		 unsigned char *selected, unsigned char *closure,
 		 struct error *err);
+
+/*
+ * The outputs of group `group` of artifact node n (`outputs: {lib: [...]}`
+ * of its rule): *first and *count index n->outputs. Returns 0, or -1 when
+ * the rule declares no such group.
+ */
+int graph_node_group_outputs(const struct graph_node *n, const char *group,
+			     size_t *first, size_t *count);
+
+/*
+ * 1 when a container image reference is pinned by digest (ends in
+ * "@sha256:" and 64 lowercase hex digits), else 0: a tag such as
+ * "rapidsai/ci-conda:26.06-cuda12.9" may move to other bytes.
+ */
+int graph_image_pinned(const char *image);
 
 /* "artifact", "test" or "release". */
 const char *graph_node_kind_name(enum graph_node_kind kind);

@@ -181,6 +181,24 @@ rule_components(struct comps *c, const struct graph_node *n)
 		push_buf(c, "gpu", &b);
 		bad |= add_kvs(&b, r->meta, r->n_meta);
 		push_buf(c, "meta", &b);
+		/* Fields of issue 26 enter only when set, so every key of
+		 * rules without them stays what it was. pass-env: the
+		 * names, never a value. */
+		if (r->n_pass_env) {
+			bad |= add_list(&b, r->pass_env, r->n_pass_env);
+			push_buf(c, "pass-env", &b);
+		}
+		/* container: the image reference as written once expanded
+		 * (a digest pins the bytes; a tag is keyed as text). The
+		 * options (--shm-size, --ulimit) are how, not what. */
+		if (n->n_rewrites) {
+			bad |= add_list(&b, n->rewrites, n->n_rewrites);
+			push_buf(c, "rewrites", &b);
+		}
+		if (n->container_image) {
+			bad |= add_quoted(&b, n->container_image);
+			push_buf(c, "container", &b);
+		}
 	} else if (n->release) {
 		const struct rules_release *r = n->release;
 
@@ -228,6 +246,42 @@ graph_key_from_components(const struct graph_component *c, size_t n,
 	}
 	digest_end(&st, out);
 	return 0;
+}
+
+/*
+ * The digest of output groups `groups` ("lib" or "lib,tests") of up: the
+ * group's own digest, or, for several, XXH3-128 of "GROUP=DIGEST\n" for
+ * each. 1 when every one is known, else 0.
+ */
+static int
+groups_digest(const struct graph_key_sources *src,
+	      const struct graph_node *up, const char *groups,
+	      struct digest *out)
+{
+	char name[256], text[4096];
+	size_t len = 0;
+	const char *p = groups;
+	struct digest d;
+
+	if (!src->group_digest)
+		return 0;
+	if (!strchr(groups, ','))
+		return src->group_digest(src->payload, up, groups, out) == 1;
+	while (*p) {
+		size_t n = strcspn(p, ",");
+
+		if (n >= sizeof(name) || len + n + 40 > sizeof(text))
+			return 0;
+		memcpy(name, p, n);
+		name[n] = '\0';
+		if (src->group_digest(src->payload, up, name, &d) != 1)
+			return 0;
+		len += (size_t)snprintf(text + len, sizeof(text) - len,
+					"%s=%s\n", name, d.hex);
+		p += n + (p[n] == ',');
+	}
+	digest_bytes(text, len, out);
+	return 1;
 }
 
 static int
@@ -278,9 +332,23 @@ node_key(const struct graph *g, const struct graph_node *n,
 	}
 	for (i = 0; i < n->n_deps; i++) {
 		const struct graph_node *up = &g->nodes[n->deps[i]];
+		const char *group = n->dep_groups ? n->dep_groups[i] : NULL;
 		struct digest d;
+		char detail[300];
 
-		if (src->output_digest &&
+		if (group) {
+			/* Only that part's bytes: no fallback to the whole
+			 * output, which would key on the other parts. */
+			snprintf(detail, sizeof(detail), "output %s", group);
+			if (groups_digest(src, up, group, &d) == 1) {
+				push(&c, GRAPH_COMP_UPSTREAM, up->id, d.hex,
+				     detail);
+				k->cutoff = 1;
+			} else {
+				push(&c, GRAPH_COMP_UPSTREAM, up->id,
+				     keys->keys[up->index].key.hex, "key");
+			}
+		} else if (src->output_digest &&
 		    src->output_digest(src->payload, up, &d) == 1) {
 			push(&c, GRAPH_COMP_UPSTREAM, up->id, d.hex, "output");
 			k->cutoff = 1;

@@ -7,14 +7,18 @@
  *   node     id                   the canonical node id
  *   rule     FIELD                each expanded rule field (command, env,
  *                                 cwd, outputs, shell, builtin, timeout,
- *                                 gpu, meta; releases: tag, notes, ...)
+ *                                 gpu, meta; when set: pass-env (names
+ *                                 only), container, rewrites; releases:
+ *                                 tag, notes, ...)
  *   toolkit  NAME                 the toolkit's pin text, "NAME VERSION"
  *                                 (the CLI probes the toolkit and refuses
  *                                 a pin it disagrees with; the probe is
  *                                 not hashed: docs/keys.md)
  *   input    NAME                 a source input's key
  *   upstream ID                   an upstream node's key, or its output
- *                                 digest once known (early cutoff)
+ *                                 digest once known (early cutoff); for
+ *                                 `needs: [NODE.GROUP]`, that group's
+ *                                 digest (detail "output GROUP")
  *
  * Components are sorted by (kind, name); the key hashes, in that order,
  * each (kind, name, digest) length-prefixed after the domain tag
@@ -81,6 +85,14 @@ struct graph_key_sources {
 	int (*output_digest)(void *payload, const struct graph_node *node,
 			     struct digest *out);
 	void *payload;
+	/*
+	 * Digest of output group `group` of an upstream node when known
+	 * (the files its `outputs: {GROUP: [...]}` globs matched): return 1
+	 * and fill *out, or 0 when unknown. Used for `needs: [NODE.GROUP]`
+	 * edges, which otherwise key on the upstream's key. May be NULL.
+	 */
+	int (*group_digest)(void *payload, const struct graph_node *node,
+			    const char *group, struct digest *out);
 };
 
 struct graph_keys {

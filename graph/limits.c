@@ -4,7 +4,7 @@
  * expansion, and the message for an edge count past its cap, naming the
  * rule that fans out most. deps.c counts the edges as it resolves them.
  */
-#include "graph/deps.h"
+#include "graph/limits.h"
 
 #include <limits.h>
 #include <string.h>
@@ -139,11 +139,12 @@ graph_caps_check_nodes(const struct graph_caps *c, const struct rules *r,
 		 top.kind, top.name, most);
 	rules_each_describe(top.each, &msg, NULL);
 	buf_addch(&msg, ')', NULL);
-	error_set(err, ERROR_INVALID, "%s", msg.data);
+	error_at(err, ERROR_INVALID, r->file ? r->file : "", top.pos.line,
+		 top.pos.col, "%s", msg.data);
 	buf_release(&msg);
 	limit_hint(err, c->nodes_policy, "nodes", c->nodes_ceiling,
 		   r->policy.max_nodes, "narrow its each:");
-	return graph_error_at(err, r, top.pos, "", ERROR_INVALID);
+	return ERROR_INVALID;
 }
 
 void
@@ -186,10 +187,12 @@ graph_caps_edges_error(const struct graph_caps *c, const struct rules *r,
 		 "of its nodes before the count stopped)",
 		 graph_node_kind_name(top->kind), top->name, t->top_edges,
 		 t->top_nodes);
-	error_set(err, ERROR_INVALID, "%s", msg.data);
+	error_at(err, ERROR_INVALID, r->file ? r->file : "", pos.line, pos.col,
+		 "%s", msg.data);
 	buf_release(&msg);
+	error_node(err, at->id);
 	limit_hint(err, c->edges_policy, "edges", c->edges_ceiling,
 		   r->policy.max_edges,
 		   "narrow its needs: with where: or shared axes");
-	return graph_error_at(err, r, pos, at->id, ERROR_INVALID);
+	return ERROR_INVALID;
 }

@@ -12,6 +12,7 @@
 #include "base/mem.h"
 #include "base/strmap.h"
 #include "base/strv.h"
+#include "graph/repo_git.h"
 #include "base/banned.h"
 
 /* A walk's state: seen commits (hex keys owned by `keys`), a stack. */
@@ -77,38 +78,14 @@ seen(const struct walk *w, const git_oid *oid)
 	return strmap_get(&w->seen, hex) != NULL;
 }
 
-/* The commits $GIT_DIR/shallow names (their parents are cut). */
-static int
-read_shallow(git_repository *git, struct strmap *cut, struct strv *keys,
-	     struct error *err)
-{
-	char path[4096], line[128];
-	FILE *f;
-	int rc = 0;
-
-	snprintf(path, sizeof(path), "%sshallow", git_repository_path(git));
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	while (!rc && fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\r\n")] = '\0';
-		if (strlen(line) != GIT_OID_HEXSZ)
-			continue;
-		rc = strv_push(keys, line, err);
-		if (!rc)
-			rc = strmap_put(cut, keys->v[keys->n - 1], keys, err);
-	}
-	fclose(f);
-	return rc;
-}
-
 /*
  * Walk from `start`, not entering commits `stop` has seen (may be NULL),
  * marking boundaries and roots, and w->met when it stops at `target`;
  * w->keys then holds every commit visited.
  */
 static int
-walk_from(git_repository *git, const struct strmap *cut, struct walk *w,
+walk_from(git_repository *git, const struct graph_shallow *cut,
+	  struct walk *w,
 	  const struct walk *stop, const git_oid *start,
 	  const git_oid *target, struct error *err)
 {
@@ -136,7 +113,7 @@ walk_from(git_repository *git, const struct strmap *cut, struct walk *w,
 		if (g < 0)
 			return error_set(err, ERROR_INTERNAL, "cannot read "
 					 "commit %s", hex);
-		if (strmap_get(cut, hex)) {
+		if (graph_git_shallow_has(cut, &oid)) {
 			w->boundary = 1;
 			git_commit_free(c);
 			rc = 0;
@@ -159,23 +136,20 @@ walk_from(git_repository *git, const struct strmap *cut, struct walk *w,
 }
 
 int
-graph_reach_in_shallow(git_repository *git, const git_oid *from,
-		       const git_oid *tag, unsigned long *distance,
-		       struct error *err)
+graph_reach_in_shallow(git_repository *git,
+		       const struct graph_shallow *shallow,
+		       const git_oid *from, const git_oid *tag,
+		       unsigned long *distance, struct error *err)
 {
-	struct strmap cut = STRMAP_INIT;
-	struct strv cut_keys = STRV_INIT;
 	struct walk a, h;
 	int rc;
 
 	*distance = 0;
 	walk_init(&a);
 	walk_init(&h);
-	rc = read_shallow(git, &cut, &cut_keys, err);
+	rc = walk_from(git, shallow, &a, NULL, tag, NULL, err);
 	if (!rc)
-		rc = walk_from(git, &cut, &a, NULL, tag, NULL, err);
-	if (!rc)
-		rc = walk_from(git, &cut, &h, &a, from, tag, err);
+		rc = walk_from(git, shallow, &h, &a, from, tag, err);
 	if (rc)
 		goto done;
 	if (h.boundary || (h.root && a.boundary)) {
@@ -190,7 +164,5 @@ graph_reach_in_shallow(git_repository *git, const git_oid *from,
 done:
 	walk_release(&a);
 	walk_release(&h);
-	strmap_release(&cut);
-	strv_release(&cut_keys);
 	return rc;
 }

@@ -13,6 +13,7 @@
 #include <git2.h>
 
 struct error;
+struct graph_shallow;
 
 enum graph_reach {
 	GRAPH_REACH_YES = 0,	/* `tag` is an ancestor of `from` */
@@ -25,8 +26,9 @@ enum graph_reach {
  * the shallow clone `git`, and with YES the distance git describe prints
  * (the commits reachable from `from` and not from `tag`) in *distance.
  *
- * The rule: walk the tag's ancestors A that are present (a commit named
- * in $GIT_DIR/shallow, or whose parent is missing, is a boundary); walk
+ * The rule: walk the tag's ancestors A that are present (a commit of the
+ * clone's shallow list `shallow` (graph_git_shallow_load), or whose
+ * parent is missing, is a boundary); walk
  * from `from` without entering A, counting. If that walk meets a boundary
  * the answer is UNKNOWN (what lies below could be the tag's history). If
  * it ends at a commit without parents while the tag's walk met a
@@ -37,8 +39,9 @@ enum graph_reach {
  * Returns the enum value (>= 0) or a negative error code: ERROR_NOMEM,
  * ERROR_INTERNAL (a commit that cannot be read for another reason).
  */
-int graph_reach_in_shallow(git_repository *git, const git_oid *from,
-			   const git_oid *tag, unsigned long *distance,
-			   struct error *err);
+int graph_reach_in_shallow(git_repository *git,
+			   const struct graph_shallow *shallow,
+			   const git_oid *from, const git_oid *tag,
+			   unsigned long *distance, struct error *err);
 
 #endif

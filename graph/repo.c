@@ -256,7 +256,7 @@ graph_repo_default_branch(struct graph_repo *repo, char *out, size_t n)
 int
 graph_repo_is_shallow(struct graph_repo *repo)
 {
-	return git_repository_is_shallow(repo->git) == 1;
+	return graph_git_is_shallow(repo->git);
 }
 
 int

@@ -94,7 +94,8 @@ int graph_repo_head_ref(struct graph_repo *repo, char *out, size_t n);
  */
 int graph_repo_default_branch(struct graph_repo *repo, char *out, size_t n);
 
-/* 1 when the repository is a shallow clone, else 0. */
+/* 1 when the repository is a shallow clone (a linked worktree of one too:
+ * graph/shallow.c reads the common git folder's shallow file), else 0. */
 int graph_repo_is_shallow(struct graph_repo *repo);
 
 /* 1 when it is a partial clone (extensions.partialclone set), else 0. */

@@ -7,6 +7,15 @@
 #define RIPPLE_GRAPH_REPO_GIT_H
 
 #include <git2.h>
+/*
+ * libgit2 1.8 moved git_error_clear (with other calls meant for its own
+ * callers) from git2/errors.h to git2/sys/errors.h; 1.5 to 1.7 declare
+ * it in git2/errors.h, which git2.h includes.
+ */
+#if LIBGIT2_VER_MAJOR > 1 || \
+    (LIBGIT2_VER_MAJOR == 1 && LIBGIT2_VER_MINOR >= 8)
+#include <git2/sys/errors.h>
+#endif
 
 #include "graph/repo.h"
 
@@ -43,5 +52,42 @@ int graph_repo_commit_tree(struct graph_repo *repo,
 struct strv;
 int graph_git_tags(git_repository *git, struct strv *names,
 		   struct strv *skipped, struct error *err);
+
+/*
+ * The shallow boundary of a clone: the commits named in the shallow file
+ * of its common git folder (`git rev-parse --git-common-dir`/shallow),
+ * whose parents the clone lacks. ripple reads the file itself: libgit2
+ * 1.5 and 1.6 fail a walk at such a commit, later versions end the walk
+ * there silently (they read the file as grafts), so only this tells a
+ * count from truncated history from a real one on every libgit2.
+ */
+struct graph_shallow {
+	git_oid *ids;	/* sorted; owned */
+	size_t n;	/* 0: not a shallow clone */
+};
+
+/*
+ * Load the boundary of `git` into *out (n = 0 and no error when there is
+ * no shallow file). Errors: ERROR_CORRUPT (a line is not a 40-digit commit
+ * id; FILE:LINE in the message, a fetch hint), ERROR_INVALID (the file is
+ * not a regular file), ERROR_IO, ERROR_NOMEM. Release with
+ * graph_git_shallow_release.
+ */
+int graph_git_shallow_load(git_repository *git, struct graph_shallow *out,
+			   struct error *err);
+
+/* 1 when `id` is a boundary commit of `s` (its parents are missing). */
+int graph_git_shallow_has(const struct graph_shallow *s, const git_oid *id);
+
+/* Free the ids of `s` and empty it. */
+void graph_git_shallow_release(struct graph_shallow *s);
+
+/*
+ * 1 when `git` is a shallow clone (its common git folder has a non-empty
+ * shallow file; a damaged one counts), else 0. Unlike
+ * git_repository_is_shallow, which looks in the worktree's own git
+ * folder, this also answers for a linked worktree of a shallow clone.
+ */
+int graph_git_is_shallow(git_repository *git);
 
 #endif

@@ -170,12 +170,16 @@ shallow_fail(struct error *err, const char *rev)
 /*
  * Commits reachable from `from` and not from `hide` (NULL: all). The walk
  * stops once the count passes `limit`, giving limit + 1: a tag farther
- * than the nearest one found need not be counted to the end.
+ * than the nearest one found need not be counted to the end. A walk that
+ * reaches a commit of the shallow boundary (its parents are not in the
+ * clone) is the shallow error whatever libgit2 does there: 1.5 and 1.6
+ * fail the walk, 1.7 and later end it silently, which would count from
+ * truncated history.
  */
 static int
-count_commits(git_repository *repo, const git_oid *from, const git_oid *hide,
-	      unsigned long limit, const char *rev, unsigned long *count,
-	      struct error *err)
+count_commits(git_repository *repo, const struct graph_shallow *shallow,
+	      const git_oid *from, const git_oid *hide, unsigned long limit,
+	      const char *rev, unsigned long *count, struct error *err)
 {
 	git_revwalk *walk = NULL;
 	git_oid oid;
@@ -187,15 +191,20 @@ count_commits(git_repository *repo, const git_oid *from, const git_oid *hide,
 	if (git_revwalk_push(walk, from) < 0 ||
 	    (hide && git_revwalk_hide(walk, hide) < 0))
 		goto fail;
-	while ((g = git_revwalk_next(&oid, walk)) == 0)
+	while ((g = git_revwalk_next(&oid, walk)) == 0) {
+		if (graph_git_shallow_has(shallow, &oid)) {
+			rc = shallow_fail(err, rev);
+			goto done;
+		}
 		if (++n > limit)
 			break;
+	}
 	if (g != GIT_ITEROVER && g != 0)
 		goto fail;
 	*count = n;
 	goto done;
 fail:
-	if (git_repository_is_shallow(repo) == 1)
+	if (shallow->n)
 		rc = shallow_fail(err, rev);
 	else
 		rc = git_fail(err, "cannot walk the history");
@@ -287,8 +296,9 @@ worktree_dirty(git_repository *repo, const git_oid *commit, int *dirty,
 
 /* Fill cands with the family's tags whose commits exist. */
 static int
-collect(git_repository *repo, const struct version_params *p,
-	const struct strv *names, struct cand *cands, size_t *n_cands,
+collect(git_repository *repo, const struct graph_shallow *shallow,
+	const struct version_params *p, const struct strv *names,
+	struct cand *cands, size_t *n_cands, const char *rev,
 	struct error *err)
 {
 	struct buf refname = BUF_INIT;
@@ -315,9 +325,10 @@ collect(git_repository *repo, const struct version_params *p,
 		}
 		g = git_reference_peel(&obj, ref, GIT_OBJECT_COMMIT);
 		git_reference_free(ref);
-		/* A tag whose commit this shallow clone lacks is not in what
-		 * we have: the walks below (graph/reach.h) say when it could
-		 * still matter, and fail then. */
+		if (g == GIT_ENOTFOUND && shallow->n) {
+			g = shallow_fail(err, rev);
+			goto fail;
+		}
 		if (g < 0)	/* a tag of a tree or blob: not a version */
 			continue;
 		git_oid_cpy(&cands[n].oid, git_object_id(obj));
@@ -401,11 +412,14 @@ version_compute(git_repository *repo, const char *rev,
 	git_object *obj = NULL, *commit = NULL;
 	struct cand *cands = NULL, *best = NULL;
 	struct pep440 fallback;
+	struct graph_shallow shallow = { NULL, 0 };
 	size_t n_cands = 0, i;
+	unsigned long walked;
 	unsigned node_length;
+	int exact = 0;
 	git_oid oid;
 	char hex[GIT_OID_HEXSZ + 1];
-	int rc, g, shallow;
+	int rc, g;
 
 	memset(out, 0, sizeof(*out));
 	strv_init(&out->skipped, 1);
@@ -438,6 +452,9 @@ version_compute(git_repository *repo, const char *rev,
 			goto done;
 	}
 
+	rc = graph_git_shallow_load(repo, &shallow, err);
+	if (rc < 0)
+		goto done;
 	rc = graph_git_tags(repo, &names, &out->skipped, err);
 	if (rc < 0)
 		goto done;
@@ -446,20 +463,17 @@ version_compute(git_repository *repo, const char *rev,
 		rc = error_set(err, ERROR_NOMEM, "out of memory");
 		goto done;
 	}
-	rc = collect(repo, p, &names, cands, &n_cands, err);
+	rc = collect(repo, &shallow, p, &names, cands, &n_cands, revname,
+		     err);
 	if (rc < 0)
 		goto done;
-	shallow = git_repository_is_shallow(repo) == 1;
-	/* A tag at the commit itself decides without walking (a shallow
-	 * clone of a tag holds it at depth 1). */
-	for (i = 0; shallow && i < n_cands; i++)
-		if (git_oid_equal(&cands[i].oid, &oid)) {
-			struct cand t = cands[0];
-
-			cands[0] = cands[i];
-			cands[i] = t;
-			break;
-		}
+	/* A tag at the commit itself wins (git describe --exact-match):
+	 * then no other tag needs a walk, which a shallow clone may lack. */
+	for (i = 0; i < n_cands; i++)
+		if (git_oid_equal(&cands[i].oid, &oid) &&
+		    !(p->fallback_pretend &&
+		      pep440_compare(&cands[i].v, &fallback) < 0))
+			exact = 1;
 	for (i = 0; i < n_cands; i++) {
 		struct cand *c = &cands[i];
 
@@ -468,12 +482,14 @@ version_compute(git_repository *repo, const char *rev,
 			continue;
 		if (git_oid_equal(&c->oid, &oid)) {
 			c->distance = 0;
-		} else if (shallow) {
-			/* The nearest so far is at distance 0: skip walks. */
-			if (best && best->distance == 0)
+		} else if (shallow.n) {
+			if (exact)
 				continue;
-			g = graph_reach_in_shallow(repo, &oid, &c->oid,
-						   &c->distance, err);
+			/* Is the tag reachable in what this clone has?
+			 * graph/reach.h decides from the commits at hand;
+			 * what it cannot prove stays the shallow error. */
+			g = graph_reach_in_shallow(repo, &shallow, &oid,
+						   &c->oid, &c->distance, err);
 			if (g < 0) {
 				rc = g;
 				goto done;
@@ -484,21 +500,36 @@ version_compute(git_repository *repo, const char *rev,
 			}
 			if (g == GRAPH_REACH_NO)
 				continue;
+			if (best && c->distance > best->distance)
+				continue;	/* farther: it cannot win */
 		} else {
+			if (exact)
+				continue;
 			g = git_graph_descendant_of(repo, &oid, &c->oid);
 			if (g < 0) {
-				rc = git_repository_is_shallow(repo) == 1
-					     ? shallow_fail(err, revname)
-					     : git_fail(err, "cannot walk the "
-							     "history");
+				rc = shallow.n ? shallow_fail(err, revname)
+					       : git_fail(err, "cannot walk the "
+							       "history");
 				goto done;
+			}
+			/*
+			 * Not an ancestor in the history this clone has: in a
+			 * shallow clone it may be one beyond the boundary:
+			 * unless the walk from the commit, hiding the tag,
+			 * stays clear of the boundary, that is the shallow
+			 * error (no bound: what the tag hides here may be
+			 * less than it hides in the whole history).
+			 */
+			if (!g && shallow.n) {
+				rc = count_commits(repo, &shallow, &oid,
+						   &c->oid, ULONG_MAX, revname,
+						   &walked, err);
+				if (rc < 0)
+					goto done;
 			}
 			if (!g)
 				continue;
-			/* The nearest so far is at distance 0: skip walks. */
-			if (best && best->distance == 0)
-				continue;
-			rc = count_commits(repo, &oid, &c->oid,
+			rc = count_commits(repo, &shallow, &oid, &c->oid,
 					   best ? best->distance : ULONG_MAX,
 					   revname, &c->distance, err);
 			if (rc < 0)
@@ -518,11 +549,11 @@ version_compute(git_repository *repo, const char *rev,
 		rc = finish(out, &fallback, NULL, p, err);
 	} else if (p->fallback) {
 		out->source = VERSION_SOURCE_FALLBACK;
-		rc = count_commits(repo, &oid, NULL, ULONG_MAX, revname,
-				   &out->distance, err);
+		rc = count_commits(repo, &shallow, &oid, NULL, ULONG_MAX,
+				   revname, &out->distance, err);
 		if (rc == 0)
 			rc = finish(out, &fallback, NULL, p, err);
-	} else if (git_repository_is_shallow(repo) == 1) {
+	} else if (shallow.n) {
 		/* The tags may sit below the shallow boundary or be unfetched. */
 		rc = shallow_fail(err, revname);
 	} else {
@@ -538,6 +569,7 @@ version_compute(git_repository *repo, const char *rev,
 	}
 done:
 	mem_free(cands);
+	graph_git_shallow_release(&shallow);
 	strv_release(&names);
 	if (rc < 0)
 		version_result_release(out);

@@ -251,6 +251,18 @@ rules_load_each(struct rules_load *L, const struct rules_ynode *v,
 			exc = v->items[2 * i + 1];
 			continue;
 		}
+		if (!strcmp(k->str, "from")) {
+			if (v->n != 1) {
+				rules_load_error(L, k, "the file's entries are "
+						 "the matrix: map every axis "
+						 "in from: {axes:}",
+						 "'from' must be the only key "
+						 "of 'each'");
+				return;
+			}
+			rules_load_each_from(L, v->items[1], what, e);
+			return;
+		}
 		load_axis_values(L, k, v->items[2 * i + 1], &e->axes[n]);
 		if (rules_load_failed_nomem(L))
 			return;

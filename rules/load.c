@@ -30,20 +30,6 @@ static const char *const top_keys[] = {
 	"tests", "releases", "targets", "checks", "runners", "policy", NULL,
 };
 
-static int
-value_ok(const char *s)
-{
-	if (!s[0])
-		return 0;
-	if (path_control_char(s))
-		return 0;	/* values become output paths and ids */
-	for (; *s; s++)
-		if (*s == ',' || *s == '=' || *s == '[' || *s == ']' ||
-		    *s == ' ' || *s == '*' || *s == '?')
-			return 0;
-	return 1;
-}
-
 /* A string and where it was: sorting these keeps the first one first. */
 struct named {
 	const char *name;
@@ -118,7 +104,7 @@ load_axis(struct rules_load *L, const struct rules_ynode *k,
 	for (i = 0; i < ax->n_values; i++) {
 		struct buf text = BUF_INIT;
 
-		if (value_ok(ax->values[i]))
+		if (rules_load_value_ok(ax->values[i]))
 			continue;
 		if (path_escape_controls(&text, ax->values[i], NULL))
 			rules_load_nomem(L);
@@ -361,6 +347,8 @@ load_doc(struct rules_load *L, const struct rules_ynode *doc)
 		load_policy(L, f);
 	if (!rules_load_failed_nomem(L))
 		rules_check_model(L);
+	if (!rules_load_failed_nomem(L))
+		rules_check_groups(L);
 }
 
 static void
@@ -381,6 +369,14 @@ int
 rules_load_buffer(const char *display, const char *text, size_t len,
 		  struct rules **out, struct error_list *errors)
 {
+	return rules_load_buffer_files(display, text, len, NULL, out, errors);
+}
+
+int
+rules_load_buffer_files(const char *display, const char *text, size_t len,
+			const struct rules_files *files, struct rules **out,
+			struct error_list *errors)
+{
 	struct rules_load L;
 	struct rules_ynode *doc = NULL;
 	struct rules *r;
@@ -388,6 +384,7 @@ rules_load_buffer(const char *display, const char *text, size_t len,
 
 	*out = NULL;
 	memset(&L, 0, sizeof(L));
+	L.files = files;
 	L.file = display ? display : "ripple.yml";
 	error_list_init(&L.errors, errors ? errors->limit : 0);
 	r = mem_calloc(1, sizeof(*r));
@@ -487,7 +484,20 @@ rules_load_file(const char *path, const char *display, struct rules **out,
 		goto fail;
 	}
 	fclose(f);
-	rc = rules_load_buffer(display, data, len, out, errors);
+	{
+		/* Matrix files (each: {from:}) beside the rules file. */
+		char dir[4096];
+		const char *slash = strrchr(path, '/');
+		struct rules_files fs = { rules_files_read_dir, dir };
+
+		if (slash)
+			snprintf(dir, sizeof(dir), "%.*s",
+				 (int)(slash - path), path);
+		else
+			snprintf(dir, sizeof(dir), ".");
+		rc = rules_load_buffer_files(display, data, len, &fs, out,
+					     errors);
+	}
 	mem_free(data);
 	return rc;
 fail:

@@ -27,6 +27,12 @@ struct rules_load {
 	size_t n_test_names;
 	const char **art_sorted;	/* art_names sorted, for lookups */
 	const char **test_sorted;	/* test_names sorted, for lookups */
+	const struct rules_files *files;	/* matrix files, or NULL */
+	struct rules_matrix_file {	/* parsed once per load */
+		const char *path;
+		struct rules_ynode *doc;	/* NULL: unreadable */
+	} matrix[16];
+	size_t n_matrix;
 };
 
 /* Report an error at (line, col) with an optional hint (NULL: none). */
@@ -160,6 +166,48 @@ int rules_syntax_template(struct rules_load *L, const struct rules_ynode *n,
 void rules_load_nodes(struct rules_load *L, const struct rules_ynode *m,
 		      enum rules_node_kind kind);
 
+/*
+ * rules/node_ci.c, for node.c: `pass-env:` at v into node (after its
+ * `env:`): names and globs of environment variables, checked and sorted.
+ */
+void rules_load_pass_env(struct rules_load *L, const struct rules_ynode *v,
+			 struct rules_node *node);
+/* `container:` at v: an image reference (a template), or {image,
+ * options}, into node->container. */
+void rules_load_container(struct rules_load *L, const struct rules_ynode *v,
+			  struct rules_node *node,
+			  const struct rules_tvars *tv);
+/* `runs-on:` at v (after `gpu:`): runner label templates of a node
+ * without GPUs; a GPU node names its labels in `gpu: {runs-on:}`. */
+void rules_load_runs_on(struct rules_load *L, const struct rules_ynode *v,
+			struct rules_node *node,
+			const struct rules_tvars *tv);
+/* `rewrites:` at v: tracked files (path templates) the action may
+ * modify, restored after it; checked and sorted. */
+void rules_load_rewrites(struct rules_load *L, const struct rules_ynode *v,
+			 struct rules_node *node,
+			 const struct rules_tvars *tv);
+/* `outputs:` as a map of named groups at v (a map): node->groups, and
+ * node->outputs as every group's globs in order. Artifacts only. */
+void rules_load_output_groups(struct rules_load *L,
+			      const struct rules_ynode *v,
+			      struct rules_node *node,
+			      const struct rules_tvars *tv);
+/* `ARTIFACT.GROUP` (the last '.' splits; an artifact of the whole name
+ * was looked up first): 1 with d->name and d->group set when ARTIFACT is
+ * an artifact rule, else 0. The group is checked by rules_check_groups. */
+int rules_dep_group(struct rules_load *L, const char *name,
+		    struct rules_dep *d);
+/* Every `needs: [ARTIFACT.GROUP]` names a group the artifact declares
+ * (after all rules are loaded). */
+void rules_check_groups(struct rules_load *L);
+/* rules/syntax.c: an axis value: non-empty, none of " ,=[]*?", no
+ * control characters. */
+int rules_load_value_ok(const char *s);
+/* `each: {from: {file, select, where, axes}}` at v (rules/each_file.c):
+ * the matrix entries of a repository file as e's combinations. */
+void rules_load_each_from(struct rules_load *L, const struct rules_ynode *v,
+			  const char *what, struct rules_each *e);
 /* Load `releases:` (node.c). */
 void rules_load_releases(struct rules_load *L, const struct rules_ynode *m);
 

@@ -25,7 +25,8 @@ cmp_kv(const void *a, const void *b)
 /* Resolve a dependency name to its kind; reports unknown names. */
 static int
 dep_kind(struct rules_load *L, const struct rules_ynode *n, const char *name,
-	 const struct rules_each *each, enum rules_dep_kind *kind)
+	 const struct rules_each *each, enum rules_dep_kind *kind,
+	 struct rules_dep *group)
 {
 	const char **c;
 	size_t i, k = 0;
@@ -50,6 +51,10 @@ dep_kind(struct rules_load *L, const struct rules_ynode *n, const char *name,
 	}
 	if (rules_load_has_name(L->test_sorted, L->n_test_names, name)) {
 		*kind = RULES_DEP_TEST;
+		return 0;
+	}
+	if (group && rules_dep_group(L, name, group)) {
+		*kind = RULES_DEP_ARTIFACT;
 		return 0;
 	}
 	if (error_list_full(&L->errors)) {
@@ -105,7 +110,7 @@ load_deps(struct rules_load *L, const struct rules_ynode *v, const char *field,
 		}
 		if (rules_load_string(L, nm, field, &d->name))
 			continue;
-		if (dep_kind(L, nm, d->name, &node->each, &d->kind))
+		if (dep_kind(L, nm, d->name, &node->each, &d->kind, d))
 			continue;
 		if (!strcmp(d->name, node->name) &&
 		    (d->kind == RULES_DEP_ARTIFACT || d->kind == RULES_DEP_TEST) &&
@@ -336,7 +341,8 @@ load_node(struct rules_load *L, const struct rules_ynode *k,
 	static const char *const keys[] = {
 		"each", "inputs", "needs", "toolkit", "command", "shell",
 		"builtin", "env", "cwd", "outputs", "timeout", "gpu", "version",
-		"meta", "version-group", "cutoff", NULL,
+		"meta", "version-group", "pass-env", "container", "runs-on", "rewrites",
+		"cutoff", NULL,
 	};
 	const struct rules_ynode *f, *in, *needs, *cmd;
 	struct rules_tvars tv;
@@ -408,6 +414,12 @@ load_node(struct rules_load *L, const struct rules_ynode *k,
 	f = rules_ynode_get(v, "env");
 	if (f)
 		load_kvs(L, f, "env", 1, &tv, &node->env, &node->n_env);
+	f = rules_ynode_get(v, "pass-env");
+	if (f)
+		rules_load_pass_env(L, f, node);
+	f = rules_ynode_get(v, "container");
+	if (f)
+		rules_load_container(L, f, node, &tv);
 	f = rules_ynode_get(v, "meta");
 	if (f)
 		load_kvs(L, f, "meta", 0, &tv, &node->meta, &node->n_meta);
@@ -449,7 +461,9 @@ load_node(struct rules_load *L, const struct rules_ynode *k,
 			node->cutoff_payload = !strcmp(m, "payload");
 	}
 	f = rules_ynode_get(v, "outputs");
-	if (f && !rules_load_strings(L, f, "outputs", 0, &node->outputs,
+	if (f && f->kind == RULES_YNODE_MAP)
+		rules_load_output_groups(L, f, node, &tv);
+	else if (f && !rules_load_strings(L, f, "outputs", 0, &node->outputs,
 				     &node->n_outputs))
 		for (i = 0; i < node->n_outputs; i++)
 			if (!rules_syntax_pattern(L, f->items[i], node->outputs[i]))
@@ -471,6 +485,12 @@ load_node(struct rules_load *L, const struct rules_ynode *k,
 	f = rules_ynode_get(v, "gpu");
 	if (f)
 		load_gpu(L, f, &node->gpu);
+	f = rules_ynode_get(v, "runs-on");
+	if (f)
+		rules_load_runs_on(L, f, node, &tv);
+	f = rules_ynode_get(v, "rewrites");
+	if (f)
+		rules_load_rewrites(L, f, node, &tv);
 }
 
 void

@@ -161,6 +161,9 @@ enum rules_dep_kind {
 struct rules_dep {
 	enum rules_dep_kind kind;
 	const char *name;	/* the rule or source name as written */
+	const char *group;	/* `needs: [libfoo.lib]`: the artifact's
+				   output group "lib" (name is "libfoo"),
+				   or NULL: the whole output */
 	struct rules_kv *where;	/* sorted by key */
 	size_t n_where;
 	struct rules_pos pos;
@@ -173,6 +176,26 @@ struct rules_gpu {
 	const char **runs_on;	/* runner label templates (`${axis}`), or
 				   NULL: the platform's gpu-runs-on */
 	size_t n_runs_on;
+	struct rules_pos pos;
+};
+
+/*
+ * `container:` of an artifact or test: the image its action runs in on CI
+ * (GitHub's job-level `container:`). Both fields are templates over the
+ * rule's axes; the expanded image reference is part of the node's key.
+ */
+struct rules_container {
+	const char *image;	/* template; NULL: no container */
+	const char *options;	/* template of `docker create` options, or
+				   NULL */
+	struct rules_pos pos;
+};
+
+/* A named group of an artifact's outputs (`outputs: {lib: [...]}`). */
+struct rules_output_group {
+	const char *name;
+	const char **outputs;	/* globs, as `outputs:` */
+	size_t n_outputs;
 	struct rules_pos pos;
 };
 
@@ -197,8 +220,23 @@ struct rules_node {
 	struct rules_kv *env;	/* sorted by key; value templates */
 	size_t n_env;
 	const char *cwd;	/* template, repository-relative; NULL: root */
-	const char **outputs;	/* globs relative to the repository root */
+	const char **outputs;	/* globs relative to the repository root
+				   (with groups: every group's, in order) */
 	size_t n_outputs;
+	struct rules_output_group *groups;	/* `outputs:` as a map, in
+						   file order; or NULL */
+	size_t n_groups;
+	const char **pass_env;	/* `pass-env:` names and globs of variables
+				   passed through unkeyed, sorted */
+	size_t n_pass_env;
+	struct rules_container container;
+	const char **runs_on;	/* `runs-on:` runner label templates for a
+				   node without GPUs, or NULL: its
+				   platform's runs-on */
+	size_t n_runs_on;
+	const char **rewrites;	/* `rewrites:` tracked files the action may
+				   modify, restored after it; sorted */
+	size_t n_rewrites;
 	unsigned long long timeout_ms;	/* 0: the executor's default */
 	struct rules_gpu gpu;
 	const char *version;	/* template of the output's version, or NULL */
@@ -413,6 +451,35 @@ struct rules {
  */
 int rules_load_file(const char *path, const char *display,
 		    struct rules **out, struct error_list *errors);
+
+/*
+ * Where the rules read repository files they name (`each: {from: {file:}}`
+ * matrix files): read() puts the bytes of `path` (repository-relative, no
+ * "..") into *data (mem_alloc'd, NUL-terminated; the caller frees it) and
+ * *len, or returns a negative code with err set (ERROR_NOT_FOUND,
+ * ERROR_INVALID for a link or not a file, ERROR_IO).
+ */
+struct rules_files {
+	int (*read)(void *payload, const char *path, char **data,
+		    size_t *len, struct error *err);
+	void *payload;
+};
+
+/*
+ * The file system reader: payload is the folder (a NUL-terminated path)
+ * the paths are relative to; a path that resolves outside it (links
+ * followed) or is not a regular file is refused. Files up to 64 MiB.
+ */
+int rules_files_read_dir(void *payload, const char *path, char **data,
+			 size_t *len, struct error *err);
+
+/*
+ * As rules_load_buffer, reading matrix files through `files` (NULL: rules
+ * naming one are an error). rules_load_file reads them beside the file.
+ */
+int rules_load_buffer_files(const char *display, const char *text,
+			    size_t len, const struct rules_files *files,
+			    struct rules **out, struct error_list *errors);
 
 /*
  * As rules_load_file, from `len` bytes of text (a blob read from a commit's

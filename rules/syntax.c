@@ -309,3 +309,17 @@ rules_syntax_template(struct rules_load *L, const struct rules_ynode *n,
 	}
 	return bad ? -1 : 0;
 }
+
+int
+rules_load_value_ok(const char *s)
+{
+	if (!s[0])
+		return 0;
+	if (path_control_char(s))
+		return 0;	/* values become output paths and ids */
+	for (; *s; s++)
+		if (*s == ',' || *s == '=' || *s == '[' || *s == ']' ||
+		    *s == ' ' || *s == '*' || *s == '?')
+			return 0;
+	return 1;
+}

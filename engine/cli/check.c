@@ -314,6 +314,50 @@ check_test_needs(struct check *ck, const struct rules *r,
 }
 
 /*
+ * A container image named by tag only ("rapidsai/ci-conda:26.06") is keyed
+ * as text: the tag may move to other bytes without the key changing. One
+ * warning per rule, naming its first such image.
+ */
+static void
+check_containers(struct check *ck, const struct rules *r,
+		 const struct graph *g)
+{
+	size_t nr = r->n_artifacts + r->n_tests, i, k;
+	long *first = mem_alloc((nr + 1) * sizeof(*first));
+
+	for (k = 0; first && k < nr; k++)
+		first[k] = -1;
+	for (i = 0; first && i < g->n_nodes; i++) {
+		const struct graph_node *n = &g->nodes[i];
+
+		if (!n->container_image ||
+		    graph_image_pinned(n->container_image))
+			continue;
+		k = n->kind == GRAPH_NODE_TEST
+			? r->n_artifacts + (size_t)(n->rule - r->tests)
+			: (size_t)(n->rule - r->artifacts);
+		if (first[k] < 0)
+			first[k] = (long)i;
+	}
+	/* In file order: artifacts, then tests. */
+	for (k = 0; first && k < nr; k++) {
+		const struct graph_node *n;
+
+		if (first[k] < 0)
+			continue;
+		n = &g->nodes[first[k]];
+		found_warning(ck, r, n->rule->container.pos,
+			      "pin it by digest (IMAGE@sha256:...) so the key "
+			      "names the bytes",
+			      "%s '%s': container image '%s' is a tag, which "
+			      "can move: it is keyed as text",
+			      n->kind == GRAPH_NODE_TEST ? "test" : "artifact",
+			      n->name, n->container_image);
+	}
+	mem_free(first);
+}
+
+/*
  * Expand the rules into the graph, as plan and run will: a `where:` that
  * selects no instance, a toolkit expression naming no toolkit or a cycle
  * is found here rather than in CI. Every declared target must select a
@@ -354,6 +398,7 @@ check_graph(struct check *ck, const struct rules *r)
 	} else {
 		check_sources(ck, r, g);
 		check_test_needs(ck, r, g);
+		check_containers(ck, r, g);
 		rc = check_outputs(ck, r, g);
 	}
 	graph_free(g);

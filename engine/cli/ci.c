@@ -138,7 +138,10 @@ open_planner(const struct cli_ctx *ctx, struct ci_args *a,
 	if (rc)
 		return rc;
 	a->po.remote = a->rem.index;
-	cli_remote_ref(*repo, a->ref_opt, NULL, a->ref, sizeof(a->ref));
+	rc = cli_remote_ref(ctx, *repo, a->ref_opt, NULL, a->ref,
+			    sizeof(a->ref));
+	if (rc)
+		return rc;
 	a->po.ref = a->ref[0] ? a->ref : NULL;
 	cli_remote_default_branch(*repo, a->dbranch, sizeof(a->dbranch));
 	a->po.default_branch = a->dbranch[0] ? a->dbranch : NULL;
@@ -186,6 +189,9 @@ jobs_json(const struct planner *pl, const struct plan_jobs *j, int planned)
 		json_object_set_new(e, "runs-on", labels);
 		json_object_set_new(e, "label", json_string(job->label));
 		json_object_set_new(e, "nodes", nodes);
+		if (job->container_image)
+			json_object_set_new(e, "container",
+					    plan_job_container_json(job));
 		if (planned)
 			json_object_set_new(e, "run", run);
 		else
@@ -263,6 +269,8 @@ cli_jobs(int argc, char **argv, const struct cli_ctx *ctx)
 		printf("  runs-on:");
 		for (k = 0; k < job->n_runs_on; k++)
 			printf("%s%s", k ? "," : " ", job->runs_on[k]);
+		if (job->container_image)
+			printf("  container: %s", job->container_image);
 		printf("  %s\n", job->label);
 	}
 	if (!j->n)

@@ -300,10 +300,12 @@ void cli_remote_close(struct cli_remote *r);
  * The ref a command works for (its trust domain in the remote cache), into
  * out (n bytes; "" when none): `ref` (--ref) when given, else $RIPPLE_REF,
  * else refs/tags/TAG for `tag`, else what GitHub Actions says
- * (cli_github_ref), else the checked-out branch.
+ * (cli_github_ref), else the checked-out branch. Returns 0, or, after
+ * printing why, CLI_USAGE when the ref does not fit in out: a ref cut
+ * short would be judged as another ref.
  */
-void cli_remote_ref(struct graph_repo *repo, const char *ref, const char *tag,
-		    char *out, size_t n);
+int cli_remote_ref(const struct cli_ctx *ctx, struct graph_repo *repo,
+		   const char *ref, const char *tag, char *out, size_t n);
 
 /*
  * The repository's default branch as "refs/heads/NAME" into out (n

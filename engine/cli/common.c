@@ -252,6 +252,7 @@ cli_planner(const struct cli_ctx *ctx, struct graph_repo *repo,
 {
 	struct planner_options o = *po;
 	struct graph_limits limits;
+	const char *full;
 	struct error_list errors;
 	struct error err;
 	size_t i;
@@ -263,6 +264,11 @@ cli_planner(const struct cli_ctx *ctx, struct graph_repo *repo,
 		cli_graph_limits(ctx, &limits);
 		o.limits = &limits;
 	}
+	/* The slow reference path, for checking the fast ones against it
+	 * (docs/performance.md): no source-key memo. */
+	full = getenv("RIPPLE_FULL_WALK");
+	if (full && full[0] && strcmp(full, "0"))
+		o.full_walk = 1;
 	rc = planner_run(repo, cache, &o, &errors, out, &err);
 	/* The gate judges a commit: it refuses --worktree, so it never
 	 * suggests it (issue 25). */

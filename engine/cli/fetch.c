@@ -223,7 +223,9 @@ cli_fetch(int argc, char **argv, const struct cli_ctx *ctx)
 		rc = cli_remote_open(ctx, &rem);
 	if (rc)
 		goto done;
-	cli_remote_ref(repo, a.ref_opt, NULL, a.ref, sizeof(a.ref));
+	rc = cli_remote_ref(ctx, repo, a.ref_opt, NULL, a.ref, sizeof(a.ref));
+	if (rc)
+		goto done;
 	a.po.ref = a.ref[0] ? a.ref : NULL;
 	cli_remote_default_branch(repo, a.dbranch, sizeof(a.dbranch));
 	a.po.default_branch = a.dbranch[0] ? a.dbranch : NULL;

@@ -411,6 +411,15 @@ main(int argc, char **argv)
 		 * every object read (libgit2's default, not git's) was a
 		 * tenth of a plan's time on a 100,000-file repository. */
 		git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+		/*
+		 * libgit2 caches only trees under 4 KiB, so a directory of
+		 * more than about a hundred entries (a monorepo's packages/)
+		 * was inflated and parsed again for every source set that
+		 * looks below it: 46% of a warm plan at 500 packages. Trees
+		 * up to 1 MiB are kept (within the cache's 256 MiB bound).
+		 */
+		git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_TREE,
+				 (size_t)1 << 20);
 		/* Commands parse their own options: argv[0] is their name. */
 		optind = 0;
 		rc = commands[i].run(cargc, argv + first, &ctx);

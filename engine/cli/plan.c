@@ -178,7 +178,10 @@ run_planner(const struct cli_ctx *ctx, struct plan_args *a,
 	if (a->po.worktree && cli_date_epoch(ctx, &a->po.date_epoch) < 0)
 		return CLI_USAGE;
 	a->po.remote = rem->index;
-	cli_remote_ref(*repo, a->ref_opt, a->po.tag, a->ref, sizeof(a->ref));
+	rc = cli_remote_ref(ctx, *repo, a->ref_opt, a->po.tag, a->ref,
+			    sizeof(a->ref));
+	if (rc)
+		return rc;
 	a->po.ref = a->ref[0] ? a->ref : NULL;
 	cli_remote_default_branch(*repo, a->dbranch, sizeof(a->dbranch));
 	a->po.default_branch = a->dbranch[0] ? a->dbranch : NULL;

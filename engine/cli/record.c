@@ -255,6 +255,10 @@ record_one(struct cache *c, struct eval *ev, const char *run, size_t i,
 
 	for (k = 0; k < meta->n && !rc; k++)
 		rc = strv_push(&m, meta->v[k], err);
+	/* Its output groups' digests, as a run records them. */
+	if (!rc && !strcmp(o->status, "ok"))
+		rc = record_group_meta(graph_repo_root(ev->repo),
+				       &ev->graph->nodes[i], arts, &m, err);
 	if (!rc && !strcmp(o->status, "ok"))
 		rc = node_version(graph_repo_root(ev->repo),
 				  &ev->graph->nodes[i], versions, n_v, opt,

@@ -87,21 +87,32 @@ cli_remote_close(struct cli_remote *r)
 	r->client = NULL;
 }
 
-void
-cli_remote_ref(struct graph_repo *repo, const char *ref, const char *tag,
-	       char *out, size_t n)
+int
+cli_remote_ref(const struct cli_ctx *ctx, struct graph_repo *repo,
+	       const char *ref, const char *tag, char *out, size_t n)
 {
 	const char *env = getenv("RIPPLE_REF");
+	struct error err;
+	int len = 0;
 
 	if (ref && ref[0])
-		snprintf(out, n, "%s", ref);
+		len = snprintf(out, n, "%s", ref);
 	else if (env && env[0])
-		snprintf(out, n, "%s", env);
+		len = snprintf(out, n, "%s", env);
 	else if (tag && tag[0])
-		snprintf(out, n, "refs/tags/%s", tag);
+		len = snprintf(out, n, "refs/tags/%s", tag);
 	else if (!cli_github_ref(out, n) &&
 		 !graph_repo_head_ref(repo, out, n))
 		out[0] = '\0';
+	if (len >= 0 && (size_t)len < n)
+		return 0;
+	out[0] = '\0';
+	error_init(&err);
+	error_set(&err, ERROR_INVALID, "the ref to work for is %d bytes long, "
+		  "more than %zu", len, n - 1);
+	error_hint(&err, "a ref cut short would be judged as another ref; "
+		   "name a shorter one with --ref");
+	return cli_fail(ctx, &err);
 }
 
 void

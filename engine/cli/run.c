@@ -246,8 +246,9 @@ done:
 
 /*
  * A job's node that should have run here but was skipped or left to
- * another platform (its upstream has no record: the job that makes it
- * failed or has not run): the job did not do its work. Prints each one.
+ * another platform (an upstream of another platform has no record, or
+ * one without a record under --strict-cache): the job did not do its
+ * work. Gap rebuilds are not the job's own nodes. Prints each one.
  */
 static int
 job_incomplete(const struct planner *pl, const struct run_args *a,
@@ -331,6 +332,7 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	o.visible_devices = getenv("CUDA_VISIBLE_DEVICES");
 	o.base_env = env;
 	o.n_base_env = exec_env_allowed(environ, env);
+	o.pass_env = (const char *const *)environ;
 	o.versions = pl->versions;
 	o.n_versions = pl->n_versions;
 	o.stop = cli_stop_flag();
@@ -442,9 +444,11 @@ cli_run(int argc, char **argv, const struct cli_ctx *ctx)
 	if (rc)
 		return rc < 0 ? CLI_OK : rc;
 	/* A job's upstream comes from other jobs of the same CI run, not
-	 * from the baseline: an ok record of an equal key is the thing. */
+	 * from the baseline: an ok record of an equal key is the thing.
+	 * Only the job's part of the graph is planned and looked up. */
 	if (a.job && a.po.reuse < 0)
 		a.po.reuse = PLAN_REUSE_SCOPE_ANY;
+	a.po.job = a.job;
 	arena_init(&a.arena);
 	/* The report is stdout's, unless JSON is. */
 	report = a.json ? stderr : stdout;

@@ -403,6 +403,7 @@ cli_run_remote(const struct cli_ctx *ctx, struct graph_repo *repo,
 	       struct run_args *a)
 {
 	const char *name = getenv("RIPPLE_RUNNER");
+	int rc;
 
 	if (!name || !name[0])
 		name = getenv("RUNNER_NAME");
@@ -410,7 +411,10 @@ cli_run_remote(const struct cli_ctx *ctx, struct graph_repo *repo,
 		snprintf(a->runner, sizeof(a->runner), "%s", name);
 	else if (gethostname(a->runner, sizeof(a->runner) - 1))
 		a->runner[0] = '\0';
-	cli_remote_ref(repo, a->ref, a->tag, a->ref_buf, sizeof(a->ref_buf));
+	rc = cli_remote_ref(ctx, repo, a->ref, a->tag, a->ref_buf,
+			    sizeof(a->ref_buf));
+	if (rc)
+		return rc;
 	a->ref = a->ref_buf[0] ? a->ref_buf : NULL;
 	a->po.ref = a->ref;
 	cli_remote_default_branch(repo, a->dbranch, sizeof(a->dbranch));

@@ -26,15 +26,21 @@
 #include "rules/rules.h"
 #include "base/banned.h"
 
-/* The toolkit's home: its `home:`, else /usr/local/cuda-MAJOR.MINOR. */
-static void
+/*
+ * The toolkit's home: its `home:`, else /usr/local/cuda-MAJOR.MINOR.
+ * 0, or -1 when it does not fit in out.
+ */
+static int
 home_of(const struct rules_toolkit *tk, char *out, size_t n)
 {
+	int len;
+
 	if (tk->home)
-		snprintf(out, n, "%s", tk->home);
+		len = snprintf(out, n, "%s", tk->home);
 	else
-		snprintf(out, n, "/usr/local/cuda-%u.%u", tk->major,
-			 tk->minor);
+		len = snprintf(out, n, "/usr/local/cuda-%u.%u", tk->major,
+			       tk->minor);
+	return len < 0 || (size_t)len >= n ? -1 : 0;
 }
 
 /* 1 when some node the plan builds or tests uses toolkit tk. */
@@ -87,7 +93,13 @@ probe(const struct cli_ctx *ctx, const struct rules_toolkit *tk,
 	int rc;
 
 	*identity = NULL;
-	home_of(tk, home, sizeof(home));
+	error_init(&err);
+	if (home_of(tk, home, sizeof(home))) {
+		/* Cut short, it would probe another toolkit. */
+		error_set(&err, ERROR_INVALID, "toolkit '%s': home is too long "
+			  "(%zu bytes)", tk->name, strlen(tk->home));
+		return cli_fail(ctx, &err);
+	}
 	if (stat(home, &st) || !S_ISDIR(st.st_mode))
 		return 0;
 	error_init(&err);

@@ -130,6 +130,15 @@ declared(const struct cli_ctx *ctx, const char *rules_path,
 			 t->version ? t->version : "");
 		rq[n].name = rq[n].name_buf;
 		rq[n].pin = t->version ? rq[n].pin_buf : NULL;
+		if (t->home && strlen(t->home) >= sizeof(rq[n].home)) {
+			/* Cut short, it would name another folder. */
+			error_init(&err);
+			error_set(&err, ERROR_INVALID, "toolkit '%s': home is "
+				  "too long (%zu bytes)", t->name,
+				  strlen(t->home));
+			rules_free(r);
+			return -cli_fail(ctx, &err);
+		}
 		if (t->home)
 			snprintf(rq[n].home, sizeof(rq[n].home), "%s", t->home);
 		else

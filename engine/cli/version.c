@@ -17,6 +17,7 @@
 #include "base/buf.h"
 #include "base/error.h"
 #include "graph/repo.h"
+#include "graph/restore.h"
 #include "base/spell.h"
 #include "graph/family.h"
 #include "graph/version.h"
@@ -118,7 +119,13 @@ load_rules_at(const struct cli_ctx *ctx, struct graph_repo *repo,
 	}
 	snprintf(display, sizeof(display), "ripple.yml@%s", rev);
 	error_list_init(&errors, 20);
-	rc = rules_load_buffer(display, text.data, text.len, r, &errors);
+	{
+		struct graph_commit_files cf = { repo, &oid };
+		struct rules_files files = { graph_commit_file_read, &cf };
+
+		rc = rules_load_buffer_files(display, text.data, text.len,
+					     &files, r, &errors);
+	}
 	for (i = 0; i < errors.n; i++)
 		cli_print_error(ctx, &errors.items[i]);
 	error_list_release(&errors);

@@ -195,6 +195,12 @@ cuda_libs_open(const char *home, struct cuda_libs **out, struct error *err)
 	*out = NULL;
 	if (!home || !home[0])
 		return error_set(err, ERROR_INVALID, "empty toolkit home");
+	/* Library paths are HOME/lib64/NAME in CUDA_PATH_MAX bytes: a home
+	 * cut short there would load another toolkit's library. */
+	if (strlen(home) + 64 >= CUDA_PATH_MAX)
+		return error_set(err, ERROR_INVALID, "toolkit home '%.200s...' "
+				 "is too long (%zu bytes; at most %d)", home,
+				 strlen(home), CUDA_PATH_MAX - 65);
 	if (stat(home, &st) != 0 || !S_ISDIR(st.st_mode)) {
 		error_set(err, ERROR_NOT_FOUND,
 			  "toolkit home '%s' does not exist", home);

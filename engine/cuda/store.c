@@ -211,6 +211,12 @@ cuda_store_dir_new(const char *dir, struct cuda_kernel_store **out,
 	struct dir_store *d;
 
 	*out = NULL;
+	/* dir_get and dir_put join dir and a key into 4,096 bytes: a path
+	 * cut short would drop part of the key, and two kernels would
+	 * share one file. Room for "/.KEY.PID.tmp" is kept. */
+	if (strlen(dir) + 2 * CUDA_KEY_BYTES + 32 >= 4096)
+		return error_set(err, ERROR_INVALID, "kernel cache folder "
+				 "'%.200s...' is too long", dir);
 	if (mkdir(dir, 0777) != 0 && errno != EEXIST)
 		return error_set(err, ERROR_IO, "cannot create '%s': %s", dir,
 				 strerror(errno));

@@ -9,14 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/arena.h"
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/mem.h"
+#include "base/strmap.h"
 #include "cache/cache.h"
 #include "graph/family.h"
 #include "graph/graph.h"
 #include "graph/outputs.h"
 #include "graph/pattern.h"
+#include "graph/restore.h"
 #include "graph/source.h"
 #include "rules/rules.h"
 #include "base/banned.h"
@@ -184,6 +187,7 @@ memo_key(struct eval *ev, const struct graph_input *in, char *memo,
 	 struct digest *out, struct error *err)
 {
 	struct eval_input *x;
+	const char *shared;
 	char key[33];
 	struct error e2;
 	int rc = ensure_input(ev, in, &x, err);
@@ -195,14 +199,44 @@ memo_key(struct eval *ev, const struct graph_input *in, char *memo,
 	rc = graph_source_memo_id(ev->repo, &ev->commit, x->set, memo, err);
 	if (rc)
 		return rc;
+	shared = ev->key_memo ? strmap_get(ev->key_memo, memo) : NULL;
+	if (shared && !digest_from_hex(shared, out, NULL)) {
+		ev->memo_hits++;
+		return 1;
+	}
 	error_init(&e2);
-	if (cache_source_key_get(ev->memo, memo, key, &e2) == 1 &&
+	if (ev->memo && cache_source_key_get(ev->memo, memo, key, &e2) == 1 &&
 	    !digest_from_hex(key, out, NULL)) {
 		ev->memo_hits++;
 		return 1;
 	}
 	ev->memo_misses++;
 	return 0;
+}
+
+/* Remember a key computed here under its memo id, where it is safe to. */
+static int
+memo_put(struct eval *ev, const struct graph_input *in, const char *memo,
+	 const struct graph_source_state *st, const struct digest *key,
+	 struct error *err)
+{
+	struct eval_input *x = find_input(ev, in->name);
+	char *k, *v;
+	struct error e2;
+
+	if (!x || !graph_source_state_memoizable(x->set, st))
+		return 0;
+	if (ev->memo_write) {
+		error_init(&e2);
+		cache_source_key_put(ev->memo, memo, key->hex, &e2);
+	}
+	if (!ev->key_memo)
+		return 0;
+	k = arena_strdup(ev->key_memo_arena, memo);
+	v = arena_strdup(ev->key_memo_arena, key->hex);
+	if (!k || !v)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	return strmap_put(ev->key_memo, k, v, err);
 }
 
 static int
@@ -214,7 +248,7 @@ source_key(void *payload, const struct graph_input *in, struct digest *out,
 	char memo[33] = "";
 	int rc;
 
-	if (ev->memo && !ev->worktree) {
+	if ((ev->memo || ev->key_memo) && !ev->worktree) {
 		rc = memo_key(ev, in, memo, out, err);
 		if (rc)
 			return rc < 0 ? rc : 0;
@@ -224,14 +258,8 @@ source_key(void *payload, const struct graph_input *in, struct digest *out,
 		return rc;
 	memcpy(out->bytes, st->key, sizeof(out->bytes));
 	digest_to_hex(out);
-	if (memo[0] && ev->memo_write) {
-		struct eval_input *x = find_input(ev, in->name);
-		struct error e2;
-
-		error_init(&e2);
-		if (x && graph_source_state_memoizable(x->set, st))
-			cache_source_key_put(ev->memo, memo, out->hex, &e2);
-	}
+	if (memo[0])
+		return memo_put(ev, in, memo, st, out, err);
 	return 0;
 }
 
@@ -240,6 +268,13 @@ eval_set_memo(struct eval *ev, struct cache *c, int write)
 {
 	ev->memo = c;
 	ev->memo_write = c && write;
+}
+
+void
+eval_share_key_memo(struct eval *ev, struct strmap *map, struct arena *arena)
+{
+	ev->key_memo = map && arena ? map : NULL;
+	ev->key_memo_arena = map && arena ? arena : NULL;
 }
 
 /* Lines that cannot be right (graph/family.h) refuse the rules. */
@@ -300,8 +335,13 @@ load_rules(struct eval *ev, const char *rules_file,
 		return rc;
 	}
 	snprintf(display, sizeof(display), "ripple.yml@%.9s", ev->commit_hex);
-	rc = rules_load_buffer(display, text.data, text.len, &ev->rules,
-			       errors);
+	{
+		struct graph_commit_files cf = { ev->repo, &ev->commit };
+		struct rules_files files = { graph_commit_file_read, &cf };
+
+		rc = rules_load_buffer_files(display, text.data, text.len,
+					     &files, &ev->rules, errors);
+	}
 	buf_release(&text);
 	if (rc && errors->n)
 		*err = errors->items[0];

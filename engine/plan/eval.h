@@ -45,6 +45,10 @@ struct eval {
 					   outputs; never source inputs */
 	struct cache *memo;		/* source-key memo, borrowed, or NULL */
 	int memo_write;			/* 1: remember keys it computes */
+	struct strmap *key_memo;	/* memo id -> key hex, shared by the
+					   evaluations of one plan, borrowed,
+					   or NULL (eval_share_key_memo) */
+	struct arena *key_memo_arena;	/* holds key_memo's strings */
 	size_t memo_hits, memo_misses;	/* for benchmarks and tests */
 };
 
@@ -72,6 +76,20 @@ int eval_open(struct graph_repo *repo, const char *rev, int worktree,
  */
 struct cache;
 void eval_set_memo(struct eval *ev, struct cache *c, int write);
+
+/*
+ * Share source keys between the evaluations of one plan (the merge base
+ * and the head): a set whose memo id (graph_source_memo_id: its patterns
+ * and the tree ids at its prefixes) one evaluation has keyed takes that
+ * key in the other without a walk, exactly as the cache's memo would,
+ * so a plan with no cache walks only what changed in its second
+ * commit. `map` and `arena` (which holds its strings) are borrowed and
+ * outlive `ev`; NULL turns this off. Commits only.
+ */
+struct strmap;
+struct arena;
+void eval_share_key_memo(struct eval *ev, struct strmap *map,
+			 struct arena *arena);
 
 /* Free an evaluation. Accepts NULL. */
 void eval_free(struct eval *ev);

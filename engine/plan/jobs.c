@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/mem.h"
@@ -50,9 +52,10 @@ node_info(struct work *w, size_t i, struct error *err)
 	struct info *in = &w->in[i];
 	const struct rules_runner *rn;
 	struct arena *a = &w->j->arena;
+	const char *const *own;
 	struct buf key;
 	size_t k;
-	int rc = 0;
+	int rc = 0, gpu;
 
 	in->group = -1;
 	if (!n->rule || (n->kind != GRAPH_NODE_ARTIFACT &&
@@ -62,23 +65,27 @@ node_info(struct work *w, size_t i, struct error *err)
 		  : n->rule->gpu.count ? PLAN_JOB_GPU : PLAN_JOB_TEST;
 	in->platform = graph_node_axis(n, "platform");
 	rn = rules_find_runner(w->g->rules, in->platform);
-	if (in->group == PLAN_JOB_GPU && n->rule->gpu.n_runs_on) {
+	/* A GPU artifact builds in the build group, on a GPU runner. */
+	gpu = n->rule->gpu.count != 0;
+	own = gpu ? n->rule->gpu.runs_on : n->rule->runs_on;
+	if (own) {
 		struct template_env env = { n->axes, n->n_axes, n->root,
 					    n->toolkit, NULL };
 
-		in->n_labels = n->rule->gpu.n_runs_on;
+		in->n_labels = gpu ? n->rule->gpu.n_runs_on
+				   : n->rule->n_runs_on;
 		in->labels = arena_alloc(a, in->n_labels * sizeof(char *));
 		if (!in->labels)
 			return error_set(err, ERROR_NOMEM, "out of memory");
 		for (k = 0; k < in->n_labels; k++) {
-			rc = template_expand(a, n->rule->gpu.runs_on[k], &env,
+			rc = template_expand(a, own[k], &env,
 					     &in->labels[k], err);
 			if (rc) {
 				error_node(err, n->id);
 				return rc;
 			}
 		}
-	} else if (in->group == PLAN_JOB_GPU) {
+	} else if (gpu) {
 		if (rn && rn->n_gpu_runs_on) {
 			in->labels = rn->gpu_runs_on;
 			in->n_labels = rn->n_gpu_runs_on;
@@ -96,11 +103,20 @@ node_info(struct work *w, size_t i, struct error *err)
 		in->labels[0] = default_label(in->platform);
 		in->n_labels = 1;
 	}
+	in->container = n->container_image
+		? arena_printf(a, "%s\t%s", n->container_image,
+			       n->container_options ? n->container_options
+						    : "")
+		: "";
+	if (!in->container)
+		return error_set(err, ERROR_NOMEM, "out of memory");
 	buf_init(&key, 0);
 	rc = buf_addf(&key, err, "%d\t%s", in->group,
 		      in->platform ? in->platform : "");
 	for (k = 0; !rc && k < in->n_labels; k++)
 		rc = buf_addf(&key, err, "\t%s", in->labels[k]);
+	if (!rc && in->container[0])
+		rc = buf_addf(&key, err, "\tcontainer\t%s", in->container);
 	if (!rc) {
 		in->bucket = arena_strdup(a, key.data);
 		if (!in->bucket)
@@ -225,6 +241,10 @@ emit_matrix(struct work *w, const struct slot *s, size_t lo, size_t hi,
 			job->platform = in->platform;
 			job->runs_on = in->labels;
 			job->n_runs_on = in->n_labels;
+			job->container_image =
+				w->g->nodes[s[b0].first].container_image;
+			job->container_options =
+				w->g->nodes[s[b0].first].container_options;
 			job->name = arena_printf(a, "%s-%s-%zu", matrix,
 						 in->platform ? in->platform
 							      : "any",
@@ -321,7 +341,7 @@ plan_jobs_compute(const struct graph *g, const unsigned char *closure,
 	struct plan_jobs *j = mem_calloc(1, sizeof(*j));
 	struct work w;
 	size_t n = g->n_nodes, i, k, *off = NULL, *adj = NULL;
-	int rc = 0, round;
+	int rc = 0;
 
 	*out = NULL;
 	memset(&w, 0, sizeof(w));
@@ -366,7 +386,7 @@ plan_jobs_compute(const struct graph *g, const unsigned char *closure,
 				jobs_unite(w.parent, d, i);
 		}
 	/* Each round merges at least two components; n rounds at most. */
-	for (round = 0;; round++) {
+	for (;;) {
 		jobs_number(&w);
 		rc = jobs_edges(&w, &off, &adj, err);
 		if (rc)
@@ -424,4 +444,21 @@ plan_jobs_find(const struct plan_jobs *j, const char *name)
 		if (!strcmp(j->jobs[i].name, name))
 			return &j->jobs[i];
 	return NULL;
+}
+
+json_t *
+plan_job_container_json(const struct plan_job *job)
+{
+	json_t *c;
+
+	if (!job->container_image)
+		return NULL;
+	c = json_object();
+	if (!c)
+		return NULL;
+	json_object_set_new(c, "image", json_string(job->container_image));
+	if (job->container_options)
+		json_object_set_new(c, "options",
+				    json_string(job->container_options));
+	return c;
 }

@@ -19,11 +19,16 @@
  * - Above PLAN_JOBS_MATRIX_MAX jobs in one matrix (GitHub's limit of 256
  *   jobs), jobs of one bucket are packed together; packing never mixes
  *   buckets (platforms or GPU kinds).
+ * - A node's `container:` (image and options) is part of its bucket: a
+ *   job never mixes containers, so each matrix entry can carry its
+ *   container for GitHub's job-level `container:` (issue 26).
  * - Runner labels come from the rules' `runners:` section (the platform's
- *   `runs-on`, or `gpu-runs-on` for GPU tests; a GPU rule's own `runs-on`
- *   templates win), else from defaults: linux-64 ubuntu-latest,
- *   linux-aarch64 ubuntu-24.04-arm, win-64 windows-latest, GPU tests
- *   [self-hosted, linux, gpu], anything else ubuntu-latest.
+ *   `runs-on`, or `gpu-runs-on` for GPU nodes; a rule's own `runs-on`,
+ *   or a GPU rule's `gpu: {runs-on}`, templates win), else from defaults:
+ *   linux-64 ubuntu-latest, linux-aarch64 ubuntu-24.04-arm, win-64
+ *   windows-latest, GPU nodes [self-hosted, linux, gpu], anything else
+ *   ubuntu-latest. A GPU artifact stays in the build group, on GPU
+ *   runners (issue 26).
  */
 #ifndef RIPPLE_ENGINE_PLAN_JOBS_H
 #define RIPPLE_ENGINE_PLAN_JOBS_H
@@ -52,6 +57,9 @@ struct plan_job {
 	const char *platform;	/* the platform axis value, or NULL */
 	const char **runs_on;	/* runner labels */
 	size_t n_runs_on;
+	const char *container_image;	/* the nodes' container image (one
+					   per job), or NULL */
+	const char *container_options;	/* its options, or NULL */
 	size_t *nodes;		/* graph node indices, topological order */
 	size_t n_nodes;
 	const char *label;	/* for people: first id and how many more */
@@ -81,6 +89,14 @@ void plan_jobs_free(struct plan_jobs *j);
 /* The job named `name`, or NULL. */
 const struct plan_job *plan_jobs_find(const struct plan_jobs *j,
 				      const char *name);
+
+/*
+ * GitHub's job-level container of a job with one: {"image": REF,
+ * "options": TEXT} (options only when set), a new jansson object; NULL
+ * for a job without a container or on out of memory.
+ */
+struct json_t;
+struct json_t *plan_job_container_json(const struct plan_job *job);
 
 /* "build", "test", "gpu". */
 const char *plan_job_group_name(enum plan_job_group g);

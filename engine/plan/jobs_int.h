@@ -17,7 +17,9 @@ struct info {
 	const char *platform;
 	const char **labels;
 	size_t n_labels;
-	const char *bucket;	/* group, platform and labels as one key */
+	const char *container;	/* image and options as one key, or "" */
+	const char *bucket;	/* group, platform, labels and container as
+				   one key */
 };
 
 struct work {

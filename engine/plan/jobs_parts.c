@@ -109,7 +109,8 @@ jobs_edges(struct work *w, size_t **off_out, size_t **adj_out, struct error *err
 /*
  * Merge components on a circle (a -> x -> b with a and b one component),
  * iterative Tarjan. Returns 1 when something merged, 0 when the component
- * graph is acyclic, or an error (two platforms on one circle).
+ * graph is acyclic, or an error (two platforms or two containers on one
+ * circle).
  */
 int
 jobs_merge_circles(struct work *w, const size_t *off, const size_t *adj,
@@ -163,6 +164,7 @@ jobs_merge_circles(struct work *w, const size_t *off, const size_t *adj,
 			{
 				size_t top = sp, u, keep = w->comp_first[v];
 				const char *pf = NULL, *pf_id = NULL;
+				const char *ct = NULL, *ct_id = NULL;
 
 				while (stk[--sp] != v)
 					;
@@ -171,6 +173,21 @@ jobs_merge_circles(struct work *w, const size_t *off, const size_t *adj,
 					const char *p = w->in[f].platform;
 
 					on[c] = 0;
+					if (ct && strcmp(ct, w->in[f].container)) {
+						rc = error_set(err, ERROR_INVALID,
+							"%s and %s need each "
+							"other in one CI group "
+							"across containers",
+							ct_id, w->g->nodes[f].id);
+						error_hint(err, "a job runs in "
+							   "one container; "
+							   "split the chain");
+						break;
+					}
+					if (!ct) {
+						ct = w->in[f].container;
+						ct_id = w->g->nodes[f].id;
+					}
 					if (p && pf && strcmp(p, pf)) {
 						rc = error_set(err, ERROR_INVALID,
 							"%s (%s) and %s (%s) "

@@ -5,6 +5,7 @@
  * come from comparing key components (engine/plan/explain.c).
  */
 #include "engine/plan/plan.h"
+#include "engine/plan/record.h"
 
 #include <string.h>
 
@@ -18,60 +19,6 @@
 #include "graph/key.h"
 #include "rules/rules.h"
 #include "base/banned.h"
-
-static const char *const decision_names[] = {
-	[PLAN_BUILD] = "build", [PLAN_TEST] = "test",
-	[PLAN_REUSE] = "reuse", [PLAN_SKIP] = "skip",
-	[PLAN_BLOCKED] = "blocked", [PLAN_DEFERRED] = "deferred",
-	[PLAN_REMOTE] = "remote",
-};
-
-static const char *const reason_names[] = {
-	[PLAN_REASON_REUSED] = "reused",
-	[PLAN_REASON_NEW_NODE] = "new-node",
-	[PLAN_REASON_INPUT_CHANGED] = "input-content-changed",
-	[PLAN_REASON_INPUT_ADDED] = "input-added",
-	[PLAN_REASON_INPUT_REMOVED] = "input-removed",
-	[PLAN_REASON_SYMLINK_RETARGETED] = "symlink-retargeted",
-	[PLAN_REASON_RULE_CHANGED] = "rule-changed",
-	[PLAN_REASON_TOOLKIT_CHANGED] = "toolkit-changed",
-	[PLAN_REASON_UPSTREAM_REBUILT] = "upstream-rebuilt",
-	[PLAN_REASON_NO_BASELINE] = "no-baseline-run",
-	[PLAN_REASON_BASELINE_FAILED] = "baseline-record-failed",
-	[PLAN_REASON_ARTIFACT_MISSING] = "key-equal-artifact-missing",
-	[PLAN_REASON_FORCED] = "forced",
-	[PLAN_REASON_KEY_CHANGED] = "key-changed",
-	[PLAN_REASON_NOT_SELECTED] = "not-selected",
-	[PLAN_REASON_NOT_REPRODUCIBLE] = "output-not-reproducible",
-	[PLAN_REASON_VERSION_DIFFERS] = "version-differs",
-	[PLAN_REASON_VERSION_GROUP] = "version-group",
-	[PLAN_REASON_BASELINE_DEFERRED] = "baseline-deferred",
-	[PLAN_REASON_RECORD_CONFLICT] = "key-equal-record-conflict",
-};
-
-static const char *const file_status_names[] = {
-	[PLAN_FILE_MODIFIED] = "modified", [PLAN_FILE_ADDED] = "added",
-	[PLAN_FILE_REMOVED] = "removed", [PLAN_FILE_RETARGETED] = "retargeted",
-	[PLAN_FILE_MODE] = "mode",
-};
-
-const char *
-plan_decision_name(enum plan_decision d)
-{
-	return decision_names[d];
-}
-
-const char *
-plan_reason_name(enum plan_reason r)
-{
-	return reason_names[r];
-}
-
-const char *
-plan_file_status_name(enum plan_file_status s)
-{
-	return file_status_names[s];
-}
 
 struct ctx {
 	const struct graph *g;
@@ -92,6 +39,18 @@ reused_digest(void *payload, const struct graph_node *node,
 	if (it->decision != PLAN_REUSE || !d)
 		return 0;
 	return digest_from_hex(d, out, NULL) ? 0 : 1;
+}
+
+static int
+reused_group(void *payload, const struct graph_node *node, const char *group,
+	     struct digest *out)
+{
+	struct ctx *c = payload;
+	const struct plan_item *it = &c->p->items[node->index];
+
+	if (it->decision != PLAN_REUSE)
+		return 0;
+	return record_group_digest(it->output_groups, group, out);
 }
 
 static int
@@ -131,6 +90,10 @@ set_reuse(struct plan *p, struct plan_item *it, const struct plan_record *r,
 		return error_set(err, ERROR_NOMEM, "out of memory");
 	it->reused_version = r->version
 		? arena_strdup(&p->arena, r->version) : NULL;
+	it->output_groups = r->output_groups
+		? arena_strdup(&p->arena, r->output_groups) : NULL;
+	if (r->output_groups && !it->output_groups)
+		return error_set(err, ERROR_NOMEM, "out of memory");
 	if (!it->reused_run || (r->output_digest && !it->output_digest) ||
 	    (r->version && !it->reused_version))
 		return error_set(err, ERROR_NOMEM, "out of memory");
@@ -527,7 +490,7 @@ compute_pass(const struct graph *g, const unsigned char *selected,
 	struct plan *p = mem_calloc(1, sizeof(*p));
 	struct ctx c = { g, src, p, forced };
 	struct graph_key_sources fwd = { fwd_source, fwd_toolkit,
-					 reused_digest, &c };
+					 reused_digest, &c, reused_group };
 	size_t *order = NULL, *starts = NULL, n_levels = 0, i;
 	int rc = 0;
 

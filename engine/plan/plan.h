@@ -114,6 +114,9 @@ struct plan_record {
 	int artifact_missing;		/* 1: an absolute locator is gone */
 	const char *missing_artifact;	/* that locator, or NULL */
 	const char *version;		/* the version recorded, or NULL */
+	const char *output_groups;	/* "GROUP=DIGEST\n"... of its output
+					   groups (record metadata
+					   ripple.output.GROUP), or NULL */
 	int conflict;			/* 1: an imported record of this node
 					   and key has another status or
 					   output digest: reuse neither */
@@ -227,6 +230,8 @@ struct plan_item {
 	const char *key_digest;		/* REUSE: users' keys take this one
 					   when set (plan_record.key_digest) */
 	const char *reused_version;	/* REUSE: the record's version */
+	const char *output_groups;	/* REUSE: the record's output group
+					   digests (plan_record), or NULL */
 	long cause;			/* UPSTREAM_REBUILT: upstream index;
 					   VERSION_GROUP: the member it
 					   rebuilds with (-1: the members'

@@ -10,9 +10,11 @@
 
 #include "base/error.h"
 #include "base/mem.h"
+#include "base/strmap.h"
 #include "cache/cache.h"
 #include "engine/plan/eval.h"
 #include "engine/plan/history.h"
+#include "engine/plan/jobs.h"
 #include "engine/plan/versions.h"
 #include "engine/plan/remote.h"
 #include "graph/graph.h"
@@ -220,6 +222,20 @@ root_versions(struct planner *p, const struct planner_options *o,
  * base's keys there are the baseline. A base whose rules do not load
  * leaves the plan without one (as a missing run would).
  */
+/*
+ * The merge base and the head are both evaluated: a source set unchanged
+ * between them is keyed once (eval_share_key_memo), unless the full walk
+ * is asked for.
+ */
+static void
+share_keys(struct planner *p, const struct planner_options *o)
+{
+	if (o->full_walk)
+		return;
+	eval_share_key_memo(p->base, &p->key_memo, &p->arena);
+	eval_share_key_memo(p->head, &p->key_memo, &p->arena);
+}
+
 static int
 remote_baseline(struct planner *p, const struct planner_options *o,
 		struct error *err)
@@ -244,7 +260,8 @@ remote_baseline(struct planner *p, const struct planner_options *o,
 					o->rules_file, p->head, &p->hist,
 					err);
 	}
-	eval_set_memo(p->base, p->cache, 0);
+	eval_set_memo(p->base, o->full_walk ? NULL : p->cache, 0);
+	share_keys(p, o);
 	rc = history_from_remote_base(p->cache, o->remote, p->base, p->head,
 				      o->targets, o->n_targets, &found,
 				      &p->hist, err);
@@ -253,6 +270,87 @@ remote_baseline(struct planner *p, const struct planner_options *o,
 			 "%.9s's keys in remote cache %s (%zu found)",
 			 p->base_hex, plan_remote_url(o->remote), found);
 	return rc;
+}
+
+/* Mark what scoped nodes need, transitively (deps come first). */
+static void
+scope_add_needs(const struct graph *g, unsigned char *scope)
+{
+	size_t i, k;
+
+	for (i = g->n_nodes; i-- > 0;)
+		for (k = 0; scope[i] && k < g->nodes[i].n_deps; k++)
+			scope[g->nodes[i].deps[k]] = 1;
+}
+
+/*
+ * Members of the version groups of scoped nodes (in the closure): the
+ * groups in one map, then one pass over the nodes. 1 when some were added,
+ * 0 when none, or ERROR_NOMEM.
+ */
+static int
+scope_add_groups(const struct graph *g, const unsigned char *closure,
+		 unsigned char *scope, struct error *err)
+{
+	struct strmap groups = STRMAP_INIT;
+	size_t i;
+	int more = 0, rc = 0;
+
+	for (i = 0; !rc && i < g->n_nodes; i++)
+		if (scope[i] && g->nodes[i].version_group)
+			rc = strmap_put(&groups, g->nodes[i].version_group,
+					(void *)&g->nodes[i], err);
+	for (i = 0; !rc && groups.n && i < g->n_nodes; i++) {
+		const char *vg = g->nodes[i].version_group;
+
+		if (scope[i] || !closure[i] || !vg || !strmap_get(&groups, vg))
+			continue;
+		scope[i] = 1;
+		more = 1;
+	}
+	strmap_release(&groups);
+	return rc ? rc : more;
+}
+
+/*
+ * --job: plan only the job's nodes, what they need, and the members of
+ * their version groups (a group decides together) with what those need:
+ * a job's lookups are its own, not the whole target's (issue 23). A name
+ * that is no job leaves the scope NULL (the CLI's check names it).
+ */
+static int
+job_scope(struct planner *p, const struct planner_options *o,
+	  struct error *err)
+{
+	const struct graph *g = p->head->graph;
+	const struct plan_job *job;
+	struct plan_jobs *jobs = NULL;
+	struct error e2;
+	size_t i;
+	int rc = 0;
+
+	error_init(&e2);
+	rc = plan_jobs_compute(g, p->closure, &jobs, &e2);
+	if (rc == ERROR_NOMEM)
+		*err = e2;
+	if (rc)	/* a target that cuts into no jobs: run's check says so */
+		return rc == ERROR_NOMEM ? rc : 0;
+	job = plan_jobs_find(jobs, o->job);
+	if (job) {
+		p->scope = mem_calloc(g->n_nodes + 1, 1);
+		if (!p->scope) {
+			plan_jobs_free(jobs);
+			return error_set(err, ERROR_NOMEM, "out of memory");
+		}
+		for (i = 0; i < job->n_nodes; i++)
+			p->scope[job->nodes[i]] = 1;
+		do {
+			scope_add_needs(g, p->scope);
+			rc = scope_add_groups(g, p->closure, p->scope, err);
+		} while (rc == 1);
+	}
+	plan_jobs_free(jobs);
+	return rc < 0 ? rc : 0;
 }
 
 int
@@ -283,7 +381,7 @@ planner_run(struct graph_repo *repo, struct cache *cache,
 		       errors, &p->head, err);
 	if (rc)
 		goto done;
-	eval_set_memo(p->head, cache, o->memo_write);
+	eval_set_memo(p->head, o->full_walk ? NULL : cache, o->memo_write);
 	if (o->remote) {
 		const struct rules_policy *pol = &p->head->rules->policy;
 
@@ -305,6 +403,8 @@ planner_run(struct graph_repo *repo, struct cache *cache,
 	if (rc)
 		goto done;
 	rc = root_versions(p, o, err);
+	if (!rc && o->job)
+		rc = job_scope(p, o, err);
 	if (rc)
 		goto done;
 	if (o->base) {
@@ -327,6 +427,8 @@ planner_run(struct graph_repo *repo, struct cache *cache,
 		}
 		rc = eval_open(repo, p->base_hex, 0, o->rules_file,
 			       o->limits, errors, &p->base, err);
+		if (!rc)
+			share_keys(p, o);
 		if (!rc)
 			rc = history_from_eval(p->base, p->head, &p->hist,
 					       err);
@@ -353,7 +455,8 @@ planner_run(struct graph_repo *repo, struct cache *cache,
 	po.check_versions = p->check_versions;
 	po.versions = p->versions;
 	po.n_versions = p->n_versions;
-	rc = plan_compute(p->head->graph, p->selected, p->closure,
+	rc = plan_compute(p->head->graph, p->selected,
+			  p->scope ? p->scope : p->closure,
 			  &p->head->sources, history_plan(p->hist), &po,
 			  &p->plan, err);
 	if (rc)
@@ -392,9 +495,11 @@ planner_free(struct planner *p)
 	eval_free(p->head);
 	mem_free(p->selected);
 	mem_free(p->closure);
+	mem_free(p->scope);
 	strv_release(&p->changed);
 	strv_release(&p->unclaimed);
 	strv_release(&p->ignored);
+	strmap_release(&p->key_memo);
 	arena_release(&p->arena);
 	mem_free(p);
 }

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "base/arena.h"
+#include "base/strmap.h"
 #include "base/strv.h"
 #include "engine/plan/plan.h"
 #include "engine/plan/report.h"
@@ -38,6 +39,11 @@ struct planner_options {
 	const char *rules_file;		/* NULL: ripple.yml of the head */
 	int memo_write;			/* 1: remember computed source keys
 					   in the cache (it is writable) */
+	int full_walk;			/* 1: neither read nor write the
+					   source-key memo: every source set
+					   is walked file by file (the
+					   reference the fast paths must
+					   match; RIPPLE_FULL_WALK=1) */
 	const char *tag;		/* the tag a release run is at (run
 					   --tag, plan --tag), or NULL: then
 					   versioned artifacts are reused
@@ -56,6 +62,15 @@ struct planner_options {
 	const struct graph_limits *limits;	/* the graph's ceilings
 						   (borrowed), or NULL: the
 						   defaults (graph/graph.h) */
+	const char *job;		/* a CI job's name (engine/plan/
+					   jobs.h) or NULL: only its nodes,
+					   what they need and their version
+					   groups are planned (and looked up
+					   in the remote cache); the closure
+					   stays the targets' for the job
+					   names. An unknown name plans the
+					   whole closure (run's --job check
+					   reports it) */
 	const char *ref;		/* the ref being planned: its trust
 					   domain in the remote cache
 					   (plan_remote_trust), or NULL */
@@ -72,6 +87,8 @@ struct planner {
 	struct history *hist;		/* owned */
 	struct plan *plan;		/* owned */
 	unsigned char *selected, *closure;	/* n_nodes bytes each */
+	unsigned char *scope;		/* --job: what is planned, or NULL
+					   (the closure) */
 	struct plan_meta meta;		/* what the reports print */
 	struct strv changed, unclaimed, ignored;
 	char base_hex[GRAPH_OID_HEX];	/* the merge base, or "" */
@@ -83,6 +100,9 @@ struct planner {
 					   computed; strings in arena */
 	size_t n_versions;
 	int check_versions;		/* versions were compared */
+	struct strmap key_memo;		/* source keys the base and head
+					   evaluations share (memo id -> key
+					   hex; strings in arena) */
 	struct arena arena;
 };
 

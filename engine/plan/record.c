@@ -20,7 +20,9 @@
 #include "graph/digest.h"
 #include "graph/graph.h"
 #include "graph/key.h"
+#include "graph/outputs.h"
 #include "graph/source.h"
+#include "rules/rules.h"
 #include "base/banned.h"
 
 /*
@@ -197,6 +199,9 @@ run_output_digest(void *payload, const struct graph_node *node,
 	return found;
 }
 
+static int run_group_digest(void *payload, const struct graph_node *node,
+			    const char *group, struct digest *out);
+
 static int
 run_source_key(void *payload, const struct graph_input *in,
 	       struct digest *out, struct error *err)
@@ -213,7 +218,8 @@ record_node_key(struct cache *c, struct eval *ev, const char *run,
 {
 	struct run_ctx ctx = { c, run, ev };
 	struct graph_key_sources src = { run_source_key, NULL,
-					 run_output_digest, &ctx };
+					 run_output_digest, &ctx,
+					 run_group_digest };
 	const struct graph *g = ev->graph;
 	unsigned char *want;
 	size_t i, k;
@@ -396,4 +402,100 @@ done:
 	if (rc)
 		error_node(err, node->id);
 	return rc;
+}
+
+int
+record_group_meta(const char *root, const struct graph_node *n,
+		  const struct strv *arts, struct strv *meta,
+		  struct error *err)
+{
+	const char **files = NULL;
+	struct digest d;
+	char line[400];
+	size_t i, k, j, nf, first, count;
+	int rc = 0;
+
+	if (!n->rule || !n->rule->n_groups)
+		return 0;
+	files = mem_calloc(arts->n + 1, sizeof(*files));
+	if (!files)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	for (i = 0; !rc && i < n->rule->n_groups; i++) {
+		const char *name = n->rule->groups[i].name;
+
+		if (graph_node_group_outputs(n, name, &first, &count))
+			continue;
+		for (k = nf = 0; k < arts->n; k++)
+			for (j = first; j < first + count; j++)
+				if (graph_glob_match(n->outputs[j],
+						     arts->v[k])) {
+					files[nf++] = arts->v[k];
+					break;
+				}
+		rc = record_output_digest(root, files, nf, &d, err);
+		if (!rc) {
+			snprintf(line, sizeof(line), "%s%s=%s",
+				 RECORD_GROUP_META, name, d.hex);
+			rc = strv_push(meta, line, err);
+		}
+	}
+	mem_free(files);
+	return rc;
+}
+
+int
+record_groups_text(const struct strv *meta, struct buf *out,
+		   struct error *err)
+{
+	size_t i, plen = strlen(RECORD_GROUP_META);
+	int rc = 0;
+
+	for (i = 0; !rc && i < meta->n; i++)
+		if (!strncmp(meta->v[i], RECORD_GROUP_META, plen))
+			rc = buf_addf(out, err, "%s\n", meta->v[i] + plen);
+	return rc;
+}
+
+int
+record_group_digest(const char *text, const char *group, struct digest *out)
+{
+	size_t len = strlen(group);
+	const char *p = text;
+	char hex[33];
+
+	while (p && *p) {
+		const char *eol = strchr(p, '\n');
+
+		if (!strncmp(p, group, len) && p[len] == '=' && eol &&
+		    eol - (p + len + 1) == 32) {
+			memcpy(hex, p + len + 1, 32);
+			hex[32] = '\0';
+			return digest_from_hex(hex, out, NULL) ? 0 : 1;
+		}
+		p = eol ? eol + 1 : NULL;
+	}
+	return 0;
+}
+
+/* This run's record of node's group digest (record_node_key). */
+static int
+run_group_digest(void *payload, const struct graph_node *node,
+		 const char *group, struct digest *out)
+{
+	struct run_ctx *rc = payload;
+	struct cache_record rec;
+	struct error err;
+	struct buf text;
+	int found = 0;
+
+	error_init(&err);
+	cache_record_init(&rec);
+	buf_init(&text, 0);
+	if (!cache_record_get(rc->cache, rc->run, node->id, &rec, &err) &&
+	    rec.status == CACHE_RECORD_STATUS_OK &&
+	    !record_groups_text(&rec.metadata, &text, NULL))
+		found = record_group_digest(text.data, group, out);
+	buf_release(&text);
+	cache_record_release(&rec);
+	return found;
 }

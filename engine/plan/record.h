@@ -16,7 +16,10 @@ struct cache_run;
 struct digest;
 struct error;
 struct eval;
+struct buf;
 struct graph_keys;
+struct graph_node;
+struct strv;
 struct graph_source_state;
 
 struct record_outcome {
@@ -100,5 +103,37 @@ int record_source_manifest(struct cache *c,
 struct graph_source_file;
 void record_file_identity(const struct graph_source_file *f, char *digest,
 			  size_t dn, char *detail, size_t tn);
+
+/*
+ * Output groups (`outputs: {lib: [...], tests: [...]}`): a record keeps each
+ * group's digest (record_output_digest of the artifacts its globs match)
+ * as metadata "ripple.output.GROUP=DIGEST"; plans carry them as text
+ * "GROUP=DIGEST\n" per group.
+ */
+#define RECORD_GROUP_META "ripple.output."
+
+/*
+ * Push "ripple.output.GROUP=DIGEST" for every output group of node n onto
+ * *meta, each over the files of `arts` (repository-relative, under root)
+ * that its globs match. Nothing for a node without groups. Errors: those
+ * of record_output_digest, ERROR_NOMEM.
+ */
+int record_group_meta(const char *root, const struct graph_node *n,
+		      const struct strv *arts, struct strv *meta,
+		      struct error *err);
+
+/*
+ * The "GROUP=DIGEST\n" text of the ripple.output.* entries of `meta`
+ * ("K=V" strings) into *out (empty when none). Returns 0 or ERROR_NOMEM.
+ */
+int record_groups_text(const struct strv *meta, struct buf *out,
+		       struct error *err);
+
+/*
+ * Group `group`'s digest from such a text (NULL: none): 1 and *out, or 0
+ * when absent or malformed.
+ */
+int record_group_digest(const char *text, const char *group,
+			struct digest *out);
 
 #endif

@@ -35,6 +35,8 @@ struct plan_remote {
 	const char *own_ref;		/* the ref planned or run, or NULL */
 	const char *own_domain;		/* its domain id when it is not
 					   trusted; NULL: the trusted one */
+	const char *write_server;	/* URL, or URL/d/DOMAIN: where this
+					   index writes, for published marks */
 	int down;
 	int refused;			/* the server refused a write */
 	struct arena arena;		/* names, labels, trust */
@@ -184,6 +186,12 @@ plan_remote_trust(struct plan_remote *pr, const char *const *globs, size_t n,
 		if (!pr->own_domain)
 			return OOM(err);
 	}
+	pr->write_server = pr->own_domain
+		? arena_printf(&pr->arena, "%s/d/%s", remote_url(pr->r),
+			       pr->own_domain)
+		: NULL;
+	if (pr->own_domain && !pr->write_server)
+		return OOM(err);
 	return remote_set_domain(pr->r, pr->own_domain, err);
 }
 
@@ -197,6 +205,21 @@ const char *
 plan_remote_domain(const struct plan_remote *pr)
 {
 	return pr->own_domain;
+}
+
+const char *
+plan_remote_write_server(const struct plan_remote *pr)
+{
+	return pr->write_server ? pr->write_server : remote_url(pr->r);
+}
+
+int
+plan_remote_writes_for(const struct plan_remote *pr, const char *ref)
+{
+	if (!ref || !pr->own_ref)
+		return 0;
+	return pr->own_domain ? !strcmp(ref, pr->own_ref)
+			      : glob_trusted(pr, ref);
 }
 
 int

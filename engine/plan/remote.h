@@ -108,6 +108,22 @@ const char *plan_remote_own_ref(const struct plan_remote *pr);
 const char *plan_remote_domain(const struct plan_remote *pr);
 
 /*
+ * The server and domain this index writes, as published marks name it
+ * (cache_published_has): the URL for the trusted domain, URL/d/DOMAIN for
+ * a ref's own. Owned by the index.
+ */
+const char *plan_remote_write_server(const struct plan_remote *pr);
+
+/*
+ * Whether records written by a run of `ref` belong to the domain this
+ * index writes: the own ref itself in its own domain; a trusted ref in
+ * the trusted one. A record of another ref is not this run's to publish
+ * (a persistent runner's local records of main are never published into
+ * a pull request's domain, and the reverse). 0 without an own ref.
+ */
+int plan_remote_writes_for(const struct plan_remote *pr, const char *ref);
+
+/*
  * Whether a run may publish: a ref is known, the client is not
  * read-only, the server is up and has not refused a write.
  */

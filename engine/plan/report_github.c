@@ -100,6 +100,9 @@ matrix_json(const struct plan *p, const struct plan_jobs *j, size_t lo,
 			n += runs(&p->items[job->nodes[k]]);
 		json_object_set_new(e, "job", json_string(job->name));
 		json_object_set_new(e, "runs-on", labels);
+		if (job->container_image)
+			json_object_set_new(e, "container",
+					    plan_job_container_json(job));
 		json_object_set_new(e, "platform",
 				    job->platform ? json_string(job->platform)
 						  : json_null());

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "base/arena.h"
+#include "base/buf.h"
 #include "base/error.h"
 #include "base/mem.h"
 #include "cache/cache.h"
@@ -104,6 +105,22 @@ record_source_fill(struct cache *c, struct arena *a,
 	    (rec->output_digest && !out->output_digest) ||
 	    (gone && !out->missing_artifact))
 		return OOM(err);
+	{
+		/* Output group digests (`needs: [NODE.GROUP]` keys). */
+		struct buf groups;
+		int grc;
+
+		buf_init(&groups, 0);
+		grc = record_groups_text(&rec->metadata, &groups, err);
+		if (!grc && groups.len) {
+			out->output_groups = arena_strdup(a, groups.data);
+			if (!out->output_groups)
+				grc = OOM(err);
+		}
+		buf_release(&groups);
+		if (grc)
+			return grc;
+	}
 	return c && rec->conflicts > 0 ? fill_conflict(c, a, rec, out, err)
 				       : 0;
 }

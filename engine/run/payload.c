@@ -13,6 +13,7 @@
 
 #include "base/error.h"
 #include "base/mem.h"
+#include "base/strv.h"
 #include "graph/digest.h"
 #include "base/banned.h"
 
@@ -209,4 +210,20 @@ run_payload_digest(const char *root, const char *const *paths, size_t n,
 		digest_end(&st, out);
 	mem_free(v);
 	return rc;
+}
+
+int
+run_payload_meta(const char *root, const struct strv *arts, struct strv *meta,
+		 struct error *err)
+{
+	struct digest d;
+	char line[64];
+	int rc;
+
+	rc = run_payload_digest(root, (const char *const *)arts->v, arts->n,
+				&d, err);
+	if (rc)
+		return rc;
+	snprintf(line, sizeof(line), "payload-digest=%s", d.hex);
+	return strv_push(meta, line, err);
 }

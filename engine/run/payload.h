@@ -29,4 +29,14 @@ struct error;
 int run_payload_digest(const char *root, const char *const *paths, size_t n,
 		       struct digest *out, struct error *err);
 
+/*
+ * Append "payload-digest=HEX" (run_payload_digest of the artifacts `arts`
+ * under `root`) to `meta`, as a `cutoff: payload` artifact's record holds
+ * it (engine/plan/record.h: record_payload_digest). Errors as
+ * run_payload_digest's.
+ */
+struct strv;
+int run_payload_meta(const char *root, const struct strv *arts,
+		     struct strv *meta, struct error *err);
+
 #endif

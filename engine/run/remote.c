@@ -358,6 +358,8 @@ put_adopted(struct plan_remote *pr, const char *id, const char *key,
 	a.outputs = from->action.outputs;
 	a.n = from->action.n;
 	a.worker = (char *)runner;
+	a.record_text = (char *)blob;	/* inline: one request a hit */
+	a.record_len = len;
 	rc = remote_ac_key(id, key, ac, err);
 	if (!rc)
 		rc = remote_cas_put_buf(r, blob, len, &a.record, err);
@@ -397,6 +399,56 @@ upload_files(const char *root, const struct cache_record *rec,
 	return 0;
 }
 
+/* The value of metadata key `k` ("k=" included) of rec, or NULL. */
+static const char *
+meta_value(const struct cache_record *rec, const char *k)
+{
+	size_t i, n = strlen(k);
+
+	for (i = 0; i < rec->metadata.n; i++)
+		if (!strncmp(rec->metadata.v[i], k, n))
+			return rec->metadata.v[i] + n;
+	return NULL;
+}
+
+/*
+ * The record of node_id as the run that built it recorded it, into *rec
+ * and *run: a run that reused a record recorded a copy naming its source
+ * (metadata reused-from=RUN), so follow those (at most 16 hops). 1 found;
+ * 0 when the chain leaves this cache or names the remote cache (a copy
+ * of a record that is there already); or an error.
+ */
+static int
+builder_record(struct cache *c, const char *run_id, const char *node_id,
+	       struct cache_record *rec, struct cache_run *run,
+	       struct error *err)
+{
+	char id[1024];
+	const char *from;
+	int hop, rc;
+
+	snprintf(id, sizeof(id), "%s", run_id);
+	for (hop = 0; hop < 16; hop++) {
+		cache_record_release(rec);
+		cache_record_init(rec);
+		rc = cache_record_get(c, id, node_id, rec, err);
+		if (rc)
+			return rc == ERROR_NOT_FOUND ? 0 : rc;
+		if (meta_value(rec, "reused-from-remote="))
+			return 0;
+		from = meta_value(rec, "reused-from=");
+		if (!from)
+			break;
+		if (!strcmp(from, id) || strlen(from) >= sizeof(id))
+			return 0;
+		snprintf(id, sizeof(id), "%s", from);
+	}
+	if (hop == 16)
+		return 0;
+	rc = cache_run_get(c, id, run, err);
+	return rc ? (rc == ERROR_NOT_FOUND ? 0 : rc) : 1;
+}
+
 int
 run_remote_publish_pending(struct plan_remote *pr, struct cache *c,
 			   const char *root, const char *run_id,
@@ -404,18 +456,22 @@ run_remote_publish_pending(struct plan_remote *pr, struct cache *c,
 			   struct error *err)
 {
 	struct cache_record rec;
+	struct cache_run run;
 	const char **rel = NULL;
 	size_t i, n = 0;
 	int rc, here;
 
-	if (remote_read_only(plan_remote_client(pr)) || !plan_remote_up(pr))
+	if (!plan_remote_may_write(pr))
 		return 0;
 	cache_record_init(&rec);
-	rc = cache_record_get(c, run_id, node_id, &rec, err);
-	if (rc || rec.status != CACHE_RECORD_STATUS_OK)
+	memset(&run, 0, sizeof(run));
+	rc = builder_record(c, run_id, node_id, &rec, &run, err);
+	/* Only a record of a ref whose domain this run writes is ours. */
+	if (rc <= 0 || rec.status != CACHE_RECORD_STATUS_OK ||
+	    !plan_remote_writes_for(pr, run.ref))
 		goto done;
-	rc = cache_published_has(c, node_id, rec.key, plan_remote_url(pr),
-				 err);
+	rc = cache_published_has(c, node_id, rec.key,
+				 plan_remote_write_server(pr), err);
 	if (rc)
 		goto done;	/* 1: published, or an error */
 	rel = mem_calloc(rec.artifacts.n + 1, sizeof(*rel));
@@ -429,10 +485,11 @@ run_remote_publish_pending(struct plan_remote *pr, struct cache *c,
 	/* Only the files the record names, as they were, can go up. */
 	here = !n || present(root, &rec, rel, n);
 	if (here)
-		rc = run_remote_publish(pr, c, root, run_id, node_id, runner,
+		rc = run_remote_publish(pr, c, root, run.id, node_id, runner,
 					0, NULL, err);
 done:
 	mem_free(rel);
+	cache_run_release(&run);
 	cache_record_release(&rec);
 	return rc < 0 ? rc : 0;
 }
@@ -489,7 +546,7 @@ run_remote_publish(struct plan_remote *pr, struct cache *c, const char *root,
 	/* The plain entry is there now: later runs need not send it. */
 	if (!rc && !from && !reused)
 		rc = cache_published_mark(c, node_id, rec.key,
-					  plan_remote_url(pr), err);
+					  plan_remote_write_server(pr), err);
 done:
 	for (i = 0; paths && i < n; i++)
 		mem_free(paths[i]);

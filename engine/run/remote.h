@@ -70,7 +70,11 @@ int run_remote_publish(struct plan_remote *pr, struct cache *c,
  * died, with its runner or the server, goes up with the next run that can
  * write. Only when the files it lists are in the working tree as recorded
  * (its output digest); else nothing is sent. Read-only or down: nothing.
- * Errors: those of run_remote_publish.
+ * The record published is the builder's: a copy a run recorded when it
+ * reused the node (metadata reused-from=RUN) is followed back to the run
+ * that built it, and only a builder whose ref writes this run's trust
+ * domain (plan_remote_writes_for) is published; a copy of a remote
+ * record is never sent back. Errors: those of run_remote_publish.
  */
 int run_remote_publish_pending(struct plan_remote *pr, struct cache *c,
 			       const char *root, const char *run_id,

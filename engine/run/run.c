@@ -190,9 +190,17 @@ gap(struct sched *s, size_t i, size_t d, const struct error *why,
     struct error *err)
 {
 	struct run_node *rn = &s->r->nodes[i], *dn = &s->r->nodes[d];
+	int reused = dn->state == RUN_STATE_REUSED ||
+		     dn->state == RUN_STATE_CUTOFF;
 
-	if (s->o->strict_cache || dn->gap || !runnable_here(s, &s->g->nodes[d]) ||
-	    (dn->state != RUN_STATE_REUSED && dn->state != RUN_STATE_CUTOFF)) {
+	if (s->o->stop && *s->o->stop) {
+		/* A transfer cut short by Ctrl-C or SIGTERM is no gap. */
+		snprintf(rn->message, sizeof(rn->message), "interrupted");
+		rn->state = RUN_STATE_RUNNING;
+		return run_settle(s, i, RUN_STATE_INTERRUPTED, err);
+	}
+	if (s->o->strict_cache || dn->gap || !reused ||
+	    !runnable_here(s, &s->g->nodes[d])) {
 		snprintf(rn->message, sizeof(rn->message), "%s", why->msg);
 		rn->state = RUN_STATE_RUNNING;	/* counted as an action */
 		return run_settle(s, i, RUN_STATE_FAILED, err);
@@ -203,6 +211,37 @@ gap(struct sched *s, size_t i, size_t d, const struct error *why,
 	snprintf(dn->message, sizeof(dn->message), RUN_GAP_PREFIX "%.460s",
 		 why->msg);
 	s->total++;
+	return 0;
+}
+
+/*
+ * 1 when a running node declares a `rewrites:` file node i declares too:
+ * i waits, so one action's rewritten file is restored before another
+ * rewrites it (both lists are sorted).
+ */
+static int
+rewrite_busy(const struct sched *s, size_t i)
+{
+	const struct graph_node *n = &s->g->nodes[i];
+	size_t j, a, b;
+
+	for (j = 0; j < s->g->n_nodes; j++) {
+		const struct graph_node *o = &s->g->nodes[j];
+
+		if (j == i || !o->n_rewrites ||
+		    s->r->nodes[j].state != RUN_STATE_RUNNING)
+			continue;
+		for (a = b = 0; a < n->n_rewrites && b < o->n_rewrites;) {
+			int c = strcmp(n->rewrites[a], o->rewrites[b]);
+
+			if (!c)
+				return 1;
+			if (c < 0)
+				a++;
+			else
+				b++;
+		}
+	}
 	return 0;
 }
 
@@ -283,7 +322,8 @@ consider(struct sched *s, size_t i, int *changed, struct error *err)
 		if (rc == 0)
 			return 0;	/* waits, holding no CPU slot */
 	}
-	if (s->running >= (s->o->jobs ? s->o->jobs : 1))
+	if (s->running >= (s->o->jobs ? s->o->jobs : 1) ||
+	    (n->n_rewrites && rewrite_busy(s, i)))
 		return 0;
 	*changed = 1;
 	if (s->st->fetch) {

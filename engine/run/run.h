@@ -170,6 +170,10 @@ struct run_options {
 					   entries of its devices */
 	const char *const *base_env;	/* allow-listed "K=V" */
 	size_t n_base_env;
+	const char *const *pass_env;	/* the process environment ("K=V",
+					   NULL-terminated) that rules'
+					   `pass-env:` draw from, or NULL:
+					   nothing passes */
 	const struct rules_kv *versions;	/* root name -> version */
 	size_t n_versions;
 	const volatile sig_atomic_t *stop;	/* set by a signal handler */

@@ -5,6 +5,7 @@
  */
 #include "engine/run/sched.h"
 
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,35 @@ env_overridden(const char *kv, const struct graph_node *n)
 	for (k = 0; k < n->n_env; k++)
 		if (strlen(n->env[k].key) == len &&
 		    !strncmp(n->env[k].key, kv, len))
+			return 1;
+	return 0;
+}
+
+/*
+ * Entry "K=V" of the process environment that the node's `pass-env:`
+ * passes: its name matches a pattern, and neither ripple (RIPPLE_*,
+ * CUDA_VISIBLE_DEVICES), the rule's keyed `env:` nor the allow-list
+ * (already there) sets it. The value is copied into the action's
+ * environment only: never keyed, logged or recorded (docs/rules.md).
+ */
+static int
+passes(const char *kv, const struct graph_node *n,
+       const struct run_options *o)
+{
+	char name[256];
+	size_t k, len = strcspn(kv, "=");
+
+	if (!kv[len] || !len || len >= sizeof(name) ||
+	    env_overridden(kv, n))
+		return 0;
+	for (k = 0; k < o->n_base_env; k++)
+		if (!strncmp(o->base_env[k], kv, len) &&
+		    o->base_env[k][len] == '=')
+			return 0;
+	memcpy(name, kv, len);
+	name[len] = '\0';
+	for (k = 0; k < n->rule->n_pass_env; k++)
+		if (!fnmatch(n->rule->pass_env[k], name, 0))
 			return 1;
 	return 0;
 }
@@ -233,13 +263,16 @@ run_start(struct sched *s, size_t i, unsigned long long mask, struct error *err)
 	const char *ver = version_of(s, n), *outdir = NULL;
 	const char *rver = plan_root_version(s->o->versions,
 					    s->o->n_versions, n);
-	size_t k, ne = 0, argc = 0;
+	size_t k, ne = 0, argc = 0, n_pass = 0;
 	int64_t timeout;
 	int rc, need_version = 0, bad_gpus = 0;
 
 	arena_init(&a);
 	run_file_name(n->id, safe);
-	env = arena_alloc(&a, (s->o->n_base_env + n->n_env + 8) *
+	for (k = 0; rule->n_pass_env && s->o->pass_env &&
+		    s->o->pass_env[k]; k++)
+		n_pass++;
+	env = arena_alloc(&a, (s->o->n_base_env + n->n_env + n_pass + 8) *
 			  sizeof(*env));
 	if (!env) {
 		rc = error_set(err, ERROR_NOMEM, "out of memory");
@@ -248,6 +281,9 @@ run_start(struct sched *s, size_t i, unsigned long long mask, struct error *err)
 	for (k = 0; k < s->o->n_base_env; k++)
 		if (!env_overridden(s->o->base_env[k], n))
 			env[ne++] = s->o->base_env[k];
+	for (k = 0; k < n_pass; k++)
+		if (passes(s->o->pass_env[k], n, s->o))
+			env[ne++] = s->o->pass_env[k];
 	for (k = 0; k < n->n_env; k++)
 		env[ne++] = arena_printf(&a, "%s=%s", n->env[k].key,
 					 with_version(&a, n->env[k].value, rver,

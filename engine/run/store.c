@@ -24,6 +24,7 @@
 #include "engine/plan/versions.h"
 #include "engine/plan/remote.h"
 #include "engine/run/remote.h"
+#include "engine/run/rewrite.h"
 #include "engine/run/run.h"
 #include "engine/run/wheel.h"
 #include "graph/graph.h"
@@ -71,6 +72,11 @@ prepare(void *payload, size_t node, struct error *err)
 	size_t i;
 	int rc = 0;
 
+	if (!s->rewrites) {
+		rc = run_rewrites_begin(s->ev, s->plan, &s->rewrites, err);
+		if (rc)
+			return rc;
+	}
 	if (!n->n_outputs)
 		return 0;
 	if (!s->before) {
@@ -330,35 +336,6 @@ node_meta(const struct run_cache_store *s, const struct graph_node *n,
 }
 
 /*
- * "payload-digest=HEX" for a `cutoff: payload` artifact: what its users'
- * keys take (engine/run/payload.h). Unreadable files fail the node.
- */
-static int
-payload_meta(const struct run_cache_store *s, const struct strv *arts,
-	     struct run_node *rn, struct strv *meta, struct error *err)
-{
-	struct digest d;
-	struct error perr;
-	char line[64];
-	int rc;
-
-	error_init(&perr);
-	rc = run_payload_digest(s->root, (const char *const *)arts->v,
-				arts->n, &d, &perr);
-	if (rc == ERROR_NOMEM) {
-		*err = perr;
-		return rc;
-	}
-	if (rc) {
-		snprintf(rn->message, sizeof(rn->message), "%s", perr.msg);
-		rn->state = RUN_STATE_FAILED;
-		return 0;
-	}
-	snprintf(line, sizeof(line), "payload-digest=%s", d.hex);
-	return strv_push(meta, line, err);
-}
-
-/*
  * "toolkit-identity=NAME PAIRS" for a node built with a toolkit probed
  * here (its pin checked before the run started), so the record says what
  * the build ran against; nothing when the home was not here.
@@ -453,7 +430,8 @@ agree(struct run_cache_store *s, size_t node,
 	error_init(&e);
 	if (hit)
 		rc = cache_published_mark(s->cache, id, hit->key,
-					  plan_remote_url(s->remote), &e);
+					  plan_remote_write_server(s->remote),
+					  &e);
 	else
 		rc = run_remote_publish_pending(s->remote, s->cache, s->root,
 						run, id, s->runner, &e);
@@ -472,6 +450,32 @@ record_finished(struct run_cache_store *s, size_t node, struct run_node *rn,
 	int rc = 0;
 
 	buf_init(&ver, 0);
+	if (s->rewrites) {
+		/* Declared files back as committed; others named. */
+		char why[sizeof(rn->message)];
+		struct error rerr;
+
+		error_init(&rerr);
+		rc = run_rewrites_end(s->rewrites, s->ev, node, why,
+				      sizeof(why), &rerr);
+		if (rc == ERROR_INVALID || rc == ERROR_NOT_FOUND) {
+			/* A file it cannot put back is the node's failure:
+			 * a link or a non-folder the action left on the
+			 * way is never written through. */
+			snprintf(why, sizeof(why), "%s", rerr.msg);
+			rc = 1;
+		} else if (rc < 0) {
+			*err = rerr;
+			goto done;
+		}
+		if (rc == 1 && (rn->state == RUN_STATE_OK ||
+				!rn->message[0])) {
+			memcpy(rn->message, why, sizeof(why));
+			if (rn->state == RUN_STATE_OK)
+				rn->state = RUN_STATE_FAILED;
+		}
+		rc = 0;
+	}
 	if (rn->state == RUN_STATE_OK && n->n_outputs) {
 		struct error oerr;
 
@@ -498,9 +502,23 @@ record_finished(struct run_cache_store *s, size_t node, struct run_node *rn,
 				       err);
 	if (!rc && rn->state == RUN_STATE_OK)
 		rc = node_meta(s, n, &arts, rn, &meta, err);
+	if (!rc && rn->state == RUN_STATE_OK)
+		rc = record_group_meta(s->root, n, &arts, &meta, err);
 	if (!rc && rn->state == RUN_STATE_OK && n->rule &&
-	    n->rule->cutoff_payload && arts.n)
-		rc = payload_meta(s, &arts, rn, &meta, err);
+	    n->rule->cutoff_payload && arts.n) {
+		struct error perr;
+
+		error_init(&perr);
+		rc = run_payload_meta(s->root, &arts, &meta, &perr);
+		if (rc && rc != ERROR_NOMEM) {	/* unreadable: the node fails */
+			snprintf(rn->message, sizeof(rn->message), "%s",
+				 perr.msg);
+			rn->state = RUN_STATE_FAILED;
+			rc = 0;
+		} else if (rc) {
+			*err = perr;
+		}
+	}
 	if (!rc && rn->gpus[0]) {
 		snprintf(line, sizeof(line), "gpus=%s", rn->gpus);
 		rc = strv_push(&meta, line, err);
@@ -595,6 +613,8 @@ run_store_cache_release(struct run_cache_store *s)
 		return;
 	mem_free(s->reused);
 	s->reused = NULL;
+	run_rewrites_free(s->rewrites);
+	s->rewrites = NULL;
 	if (!s->before)
 		return;
 	for (i = 0; i < s->ev->graph->n_nodes; i++)

@@ -19,6 +19,7 @@ struct plan;
 struct plan_history;
 struct plan_remote;
 struct rules_kv;
+struct run_rewrites;
 struct run_store;
 
 struct run_cache_store {
@@ -43,6 +44,9 @@ struct run_cache_store {
 	const char *runner;		/* provenance of published records */
 	const char *tag;		/* the run's --tag, or NULL */
 	unsigned char *reused;		/* internal: n_nodes bytes, owned */
+	struct run_rewrites *rewrites;	/* internal: tracked files actions
+					   rewrite (engine/run/rewrite.h),
+					   from the first prepare; owned */
 };
 
 /*

@@ -86,6 +86,10 @@ run_wheel_metadata(const char *path, struct strv *meta, struct error *err)
 	char *text = NULL;
 	int zerr = 0, rc = 1;
 
+	rc = run_wheel_libs_require(err);
+	if (rc)
+		return rc;
+	rc = 1;
 	z = zip_open(path, ZIP_RDONLY, &zerr);
 	if (!z)
 		return 1;	/* not a zip: a placeholder, not a wheel */

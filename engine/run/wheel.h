@@ -13,6 +13,13 @@ struct strv;
 #define RUN_WHEEL_METADATA_MAX (1u << 20)	/* bytes of METADATA read */
 
 /*
+ * Load libzip (engine/run/zip_dl.c: dlopened when a wheel is first read,
+ * not mapped by every command). Returns 0, or ERROR_UNSUPPORTED naming
+ * libzip.so.4 and its Debian package.
+ */
+int run_wheel_libs_require(struct error *err);
+
+/*
  * Append "Version=V" and "Requires-Dist=R1, R2, ..." (each requirement
  * as written, joined by ", "; left out when there are none) from the
  * wheel at `path` to `meta`. Returns 0; 1 when the file is not a zip

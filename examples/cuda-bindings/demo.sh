@@ -6,8 +6,9 @@
 # runners (one per platform) sharing one run, plan and run a pull request
 # against it (reuse, rebuild, early cutoff, `why`), run CI at two release
 # tags, and ask whether each tag is releasable. The demo's "builds" are tiny
-# shell scripts; the whole thing takes about 20 s on an idle two-core
-# machine (some 30 s of CPU time). Builds nothing of ripple
+# shell scripts; the whole thing takes about 9 s of CPU time, about that
+# much wall time on an idle machine and minutes on a busy one (README.md
+# has measured figures). Builds nothing of ripple
 # itself: run `./configure && ninja` first. RIPPLE (default build/ripple
 # next to this checkout) picks the binary. Exits non-zero when a step does
 # not do what it should.
@@ -173,10 +174,11 @@ heading "Is a tag releasable? (ripple release TAG --dry-run)"
 note "Each check on one line; then the artifacts that would be published," \
 	"each recorded by the tag's run, with the tag's version. The release" \
 	"reads every file it would publish (here from the tag's uploads)."
-show 13 0 release v13.0.1 --dry-run --artifacts .ripple/uploads/v13.0.1
+show 100 0 release v13.0.1 --dry-run --artifacts .ripple/uploads/v13.0.1
 grep -q '^release v13.0.1: ' "$log" || fail "no release line for v13.0.1"
-note "" "The maintenance line, from its own tag family:"
-show 10 0 release v12.9.9 --dry-run --artifacts .ripple/uploads/v12.9.9
+note "" "The maintenance line, from its own tag family (its checks; its" \
+	"artifact table is like the one above):"
+show 11 0 release v12.9.9 --dry-run --artifacts .ripple/uploads/v12.9.9
 note "" "A non-canonical spelling of a version fails (and no CI ran there):"
 git tag v13.0.01 pr/bindings-13-change
 show 10 1 release v13.0.01 --dry-run

@@ -226,3 +226,24 @@ Test(cache_remote_domain, the_documented_nginx_config_enforces_domains)
 	remote_global_cleanup();
 	t_nginx_free(&ng);
 }
+
+/* A server that forbids writes (403): a refused write, not a fault. */
+Test(cache_remote_domain, a_forbidden_write_is_a_refused_write)
+{
+	struct t_nginx ng;
+	char why[512], url[128];
+	struct error err;
+
+	if (t_nginx_start(&ng, why, sizeof(why)))
+		cr_skip_test("%s", why);
+	error_init(&err);
+	cr_assert_eq(remote_global_init(&err), 0);
+	snprintf(url, sizeof(url), "%s/readonly", ng.url);
+	cr_expect_eq(put_entry(url, T_NGINX_PR_HEADER, NULL, &err),
+		     ERROR_UNSUPPORTED, "%s", err.msg);
+	cr_expect(strstr(err.msg, "HTTP 403") != NULL, "%s", err.msg);
+	cr_expect(strstr(err.hint, "RIPPLE_REMOTE_CACHE_HEADER") != NULL,
+		  "%s", err.hint);
+	remote_global_cleanup();
+	t_nginx_free(&ng);
+}

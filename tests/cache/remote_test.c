@@ -847,6 +847,116 @@ Test(cache_remote, hostile_entry_from_the_server_is_a_clear_error)
 	remote_close(r);
 }
 
+/*
+ * Rewrite the AC entry of node_id/key as entries were before records went
+ * inline (the record only in the CAS), as an older ripple wrote it.
+ */
+static void
+old_format_entry(struct remote *r, const char *node_id, const char *key)
+{
+	struct remote_lookup l;
+	unsigned char *bytes = NULL;
+	char ac[REMOTE_HASH_SIZE];
+	struct error err;
+	size_t n = 0;
+
+	memset(&l, 0, sizeof(l));
+	l.node_id = node_id;
+	l.key = key;
+	error_init(&err);
+	cr_assert_eq(remote_node_lookup(r, &l, 1, &err), 0, "%s", err.msg);
+	cr_assert_eq(l.found, 1, "%s", l.err.msg);
+	cr_assert_null(l.action.record_text);
+	cr_assert_eq(remote_action_encode(&l.action, &bytes, &n, &err), 0);
+	cr_assert_eq(remote_ac_key(node_id, key, ac, &err), 0);
+	cr_assert_eq(remote_ac_put(r, ac, bytes, n, &err), 0, "%s", err.msg);
+	mem_free(bytes);
+	remote_lookup_release(&l);
+}
+
+/*
+ * A hit is one request: the record travels inside the AC entry (REAPI's
+ * OutputFile.contents), checked against its digest; tampered contents
+ * are refused; an older entry without them is read through the CAS.
+ */
+Test(cache_remote, a_lookup_hit_is_one_request_with_the_record_inline)
+{
+	struct remote_upload_file f[3];
+	struct remote_lookup l;
+	struct remote *r;
+	struct error err;
+	char *paths[3], *text, *entry, ac[REMOTE_HASH_SIZE], *at;
+	size_t len, n;
+	FILE *fp;
+
+	server();
+	r = open_url(ng.url, NULL);
+	sample_files(f, paths);
+	sample_record(&text, &len);
+	error_init(&err);
+	cr_assert_eq(remote_node_put(r, NODE1, KEY1, f, 3, text, len, 0, NULL,
+				     &err), 0, "%s", err.msg);
+	memset(&l, 0, sizeof(l));
+	l.node_id = NODE1;
+	l.key = KEY1;
+	cr_assert_eq(remote_node_lookup(r, &l, 1, &err), 0, "%s", err.msg);
+	cr_assert_eq(l.found, 1, "%s", l.err.msg);
+	cr_expect_eq(l.record_len, len);
+	cr_expect_eq(memcmp(l.record, text, len), 0);
+	remote_lookup_release(&l);
+	cr_expect_eq(t_nginx_count(&ng, "\"GET /ac/", 1), 1);
+	cr_expect_eq(t_nginx_count(&ng, "\"GET /cas/", 0), 0,
+		     "no second request for the record");
+	/* One byte of the inline record changed: refused, naming it. */
+	cr_assert_eq(remote_ac_key(NODE1, KEY1, ac, &err), 0);
+	at = stored("ac", ac);
+	entry = t_read(at);
+	cr_assert_not_null(entry);
+	fp = fopen(at, "rb");
+	cr_assert(fp);
+	{
+		char buf[65536];
+
+		n = fread(buf, 1, sizeof(buf), fp);
+		fclose(fp);
+		cr_assert(n > len);
+		{
+			size_t k;
+
+			for (k = 0; k + len <= n; k++)
+				if (!memcmp(buf + k, text, len))
+					break;
+			cr_assert(k + len <= n, "the record is inline");
+			buf[k + len / 2] ^= 1;
+		}
+		fp = fopen(at, "wb");
+		cr_assert(fp);
+		cr_assert_eq(fwrite(buf, 1, n, fp), n);
+		fclose(fp);
+	}
+	cr_assert_eq(remote_node_lookup(r, &l, 1, &err), 0, "%s", err.msg);
+	cr_expect_eq(l.found, ERROR_CORRUPT, "%s", l.err.msg);
+	cr_expect(strstr(l.err.msg, "inline record"), "%s", l.err.msg);
+	remote_lookup_release(&l);
+	free(entry);
+	free(at);
+	/* An entry as older ripples wrote it: two requests, same record. */
+	cr_assert_eq(remote_node_put(r, NODE1, KEY1, f, 3, text, len, 0, NULL,
+				     &err), 0, "%s", err.msg);
+	old_format_entry(r, NODE1, KEY1);
+	cr_assert_eq(remote_node_lookup(r, &l, 1, &err), 0, "%s", err.msg);
+	cr_assert_eq(l.found, 1, "%s", l.err.msg);
+	cr_expect_eq(memcmp(l.record, text, len), 0);
+	remote_lookup_release(&l);
+	cr_expect_eq(t_nginx_count(&ng, "\"GET /cas/", 1), 1);
+	free(paths[0]);
+	free(paths[1]);
+	free(paths[2]);
+	mem_free(text);
+	remote_close(r);
+}
+
+/* Older entries (the record only in the CAS): a tampered record blob. */
 Test(cache_remote, lookup_refuses_a_tampered_record_blob)
 {
 	struct remote_upload_file f[3];
@@ -865,6 +975,7 @@ Test(cache_remote, lookup_refuses_a_tampered_record_blob)
 	error_init(&err);
 	cr_assert_eq(remote_node_put(r, NODE1, KEY1, f, 3, text, len, 0, NULL,
 				     &err), 0, "%s", err.msg);
+	old_format_entry(r, NODE1, KEY1);
 	cr_assert_eq(remote_digest_buf(text, len, &d, &err), 0);
 	blob = stored("cas", d.hash);
 	fp = fopen(blob, "r+");

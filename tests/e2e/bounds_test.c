@@ -350,3 +350,73 @@ Test(e2e_bounds, a_same_content_path_is_never_cut_to_another_file)
 	t_rmtree(dir);
 	free(dir);
 }
+
+/*
+ * Issue 22 item 6: the ref a command works for (its trust domain in the
+ * remote cache) was copied into a char[1024]; a longer --ref was cut
+ * short and judged as that other ref. It is refused now.
+ */
+Test(e2e_bounds, a_ref_too_long_for_its_buffer_is_refused)
+{
+	char *rules = matrix_rules(2, 2, 0, "");
+	char *dir = make_repo(rules);
+	char ref[1200];
+	const char *argv[] = { "plan", "--ref", ref, NULL };
+	struct run_result r;
+
+	memcpy(ref, "refs/heads/", 11);
+	memset(ref + 11, 'b', 1100);
+	ref[1111] = '\0';
+	r = t_ripple(dir, argv);
+	cr_expect_eq(r.status, 2, "plan --ref: %d %s", r.status, r.err);
+	expect_has(r.err, "ripple plan: error: the ref to work for is 1111 "
+		   "bytes long, more than 1023\n");
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+	free(rules);
+}
+
+/*
+ * Issue 22 item 6: a toolkit home was copied into CUDA_PATH_MAX (1,024)
+ * bytes: a longer one was probed cut short (another folder, another
+ * toolkit's libraries), and `plan` skipped the pin check without a word.
+ * Both now refuse it.
+ */
+Test(e2e_bounds, a_toolkit_home_too_long_is_refused_not_cut)
+{
+	char home[1300], text[1600];
+	char *dir = t_git_init();
+	const char *toolkits[] = { "toolkits", NULL };
+	const char *plan[] = { "plan", NULL };
+	struct run_result r;
+	size_t len = 0, i;
+
+	len += (size_t)snprintf(home, sizeof(home), "/nonexistent");
+	for (i = 0; i < 6; i++) {
+		home[len++] = '/';
+		memset(home + len, 'h', 200);
+		len += 200;
+	}
+	home[len] = '\0';
+	snprintf(text, sizeof(text), "version: 1\ntoolkits:\n"
+		 "  ctk: {version: 12.9.1, home: '%s'}\nroots:\n"
+		 "  r: {path: ., toolkit: ctk, tags: 'v12.9.*'}\n"
+		 "artifacts:\n  w: {each: {root: roots}, toolkit: "
+		 "root.toolkit, command: ['true']}\n", home);
+	t_write(dir, ".gitignore", ".ripple/\n");
+	t_write(dir, "ripple.yml", text);
+	cr_assert_eq(t_git_commit(dir, "init"), 0);
+	r = t_ripple(dir, toolkits);
+	cr_expect_eq(r.status, 2, "toolkits: %d %s", r.status, r.err);
+	expect_has(r.err, "error: toolkit 'ctk': home is too long (1218 "
+		   "bytes)");
+	t_result_release(&r);
+	r = t_ripple(dir, plan);
+	cr_expect_eq(r.status, 2, "plan: %d %s", r.status, r.err);
+	expect_has(r.err, "error: toolkit 'ctk': home is too long (1218 "
+		   "bytes)");
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}

@@ -296,3 +296,78 @@ Test(e2e_domains, pull_requests_and_forks_never_replace_mains_records)
 	cr_expect_eq(r.status, 1, "found in: %s", r.out);
 	t_result_release(&r);
 }
+
+static const char small_rules[] =
+	"version: 1\n"
+	"sources:\n"
+	"  src: {paths: [src/**]}\n"
+	"artifacts:\n"
+	"  lib:\n"
+	"    inputs: [src]\n"
+	"    command: [sh, -c, 'mkdir -p dist && cat src/a.c > dist/lib.txt']\n"
+	"    outputs: [dist/lib.txt]\n"
+	"  wheel:\n"
+	"    needs: [lib]\n"
+	"    command: [sh, -c, 'cat dist/lib.txt > dist/w.whl']\n"
+	"    outputs: [dist/w.whl]\n"
+	"tests:\n"
+	"  unit:\n"
+	"    needs: [wheel]\n"
+	"    command: [sh, -c, 'test -s dist/w.whl']\n";
+
+/* ripple ARGV... in TMP/runner with the remote cache and `header`. */
+static struct run_result
+on_runner(const char *header, const char *const *argv)
+{
+	char dir[PATH_MAX];
+
+	setenv("RIPPLE_REMOTE_CACHE", ng.url, 1);
+	setenv("RIPPLE_REMOTE_CACHE_HEADER", header, 1);
+	snprintf(dir, sizeof(dir), "%s/runner", tmp);
+	return t_ripple(dir, argv);
+}
+
+/*
+ * A persistent runner (one clone, one local cache) records main's nodes
+ * without publishing them (read-only: an upload that died), then runs a
+ * pull request job on the same keys, then main again. The pull request
+ * reuses main's local records but never publishes them into its own
+ * domain (they are main's, not its ref's); main's next run with its
+ * credential publishes them into the trusted domain.
+ */
+Test(e2e_domains, a_runner_publishes_a_record_only_into_its_writers_domain)
+{
+	const char *ro[] = { "run", "--ref", "refs/heads/main",
+			     "--remote-read-only", NULL };
+	const char *pr[] = { "run", "--reuse", "any", "--ref",
+			     "refs/pull/5/merge", NULL };
+	const char *main_run[] = { "run", "--reuse", "any", "--ref",
+				   "refs/heads/main", NULL };
+	struct run_result r;
+	char why[512];
+
+	if (t_nginx_start_domains(&ng, why, sizeof(why)))
+		cr_skip_test("%s", why);
+	ng_up = 1;
+	free(sh("git init -q -b main runner"));
+	t_write(tmp, "runner/ripple.yml", small_rules);
+	t_write(tmp, "runner/.gitignore", ".ripple/\ndist/\n");
+	t_write(tmp, "runner/src/a.c", "int a;\n");
+	free(sh("cd runner && git add -A && git -c user.name=t -c "
+		"user.email=t@example.com commit -qm init"));
+	r = on_runner(T_NGINX_MAIN_HEADER, ro);
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	t_result_release(&r);
+	r = on_runner(T_NGINX_PR_HEADER, pr);
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.err, "published 0 nodes") != NULL, "%s", r.err);
+	t_result_release(&r);
+	cr_expect_eq(t_nginx_count(&ng, "\"PUT /d/", 0), 0,
+		     "main's records are not the pull request's to publish");
+	r = on_runner(T_NGINX_MAIN_HEADER, main_run);
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.err, "published 3 nodes") != NULL, "%s", r.err);
+	t_result_release(&r);
+	cr_expect_eq(t_nginx_count(&ng, "\"PUT /ac/", 3), 3,
+		     "main's three records reach the trusted domain");
+}

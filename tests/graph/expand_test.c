@@ -1,5 +1,6 @@
 /* Suite graph_expand: matrix expansion, ids, dependencies, order, cycles. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "base/error.h"
@@ -443,4 +444,106 @@ Test(graph_expand, build_under_allocation_faults_fails_or_matches)
 		"    each: {root: roots}\n"
 		"    inputs: [root.sources, root.tests]\n"
 		"    command: [build]\n");
+}
+
+/*
+ * Issue 22 item 5: the ceilings of graph_build_limited. A test over 4
+ * values of y needs every one of 5 artifacts over x: 9 nodes, 20 edges.
+ */
+static const char fan_in[] =
+	"version: 1\n"
+	"axes:\n"
+	"  x: [x0, x1, x2, x3, x4]\n"
+	"  y: [y0, y1, y2, y3]\n"
+	"artifacts:\n"
+	"  a: {each: {x: axes.x}, command: [make]}\n"
+	"tests:\n"
+	"  t: {each: {y: axes.y}, needs: [a], command: [check]}\n";
+
+static int
+build_limited(const char *text, unsigned long long nodes,
+	      unsigned long long edges, struct error *err)
+{
+	struct rules *r = load(text);
+	struct graph_limits lim = { nodes, edges };
+	struct graph *g = NULL;
+	int rc;
+
+	error_init(err);
+	rc = graph_build_limited(r, &lim, &g, err);
+	cr_expect(rc ? g == NULL : g != NULL);
+	graph_free(g);
+	rules_free(r);
+	return rc;
+}
+
+Test(graph_expand, ceilings_bound_nodes_and_edges_exactly)
+{
+	struct error err;
+
+	cr_expect_eq(build_limited(fan_in, 9, 20, &err), 0, "%s", err.msg);
+	cr_expect_eq(build_limited(fan_in, 0, 0, &err), 0, "defaults");
+	cr_expect_eq(build_limited(fan_in, 8, 20, &err), ERROR_INVALID);
+	cr_expect_str_eq(err.msg, "the rules expand to 9 nodes, more than "
+			 "the ceiling of 8 nodes; artifact 'a' fans out most "
+			 "(5 nodes: x 5)");
+	cr_expect_eq(err.line, 6);
+	cr_expect_eq(build_limited(fan_in, 9, 19, &err), ERROR_INVALID);
+	cr_expect_str_eq(err.msg, "the graph has more edges (one node needing "
+			 "another) than the ceiling of 19 edges; test 't' fans "
+			 "out most (19 edges from 4 of its nodes before the "
+			 "count stopped)");
+	cr_expect_str_eq(err.node, "test:t[y=y3]");
+	cr_expect_eq(err.line, 8);
+	cr_expect_str_eq(err.hint, "narrow its needs: with where: or shared "
+			 "axes, or raise the ceiling with --max-edges N (the "
+			 "rules' policy max-edges can only lower it)");
+}
+
+/* The rules' policy lowers a ceiling; it never raises one. */
+Test(graph_expand, policy_lowers_a_ceiling_and_never_raises_it)
+{
+	char text[1024];
+	struct error err;
+
+	snprintf(text, sizeof(text), "%spolicy: {max-edges: 10}\n", fan_in);
+	cr_expect_eq(build_limited(text, 0, 0, &err), ERROR_INVALID);
+	cr_expect(strstr(err.msg, "than policy max-edges 10;") != NULL, "%s",
+		  err.msg);
+	snprintf(text, sizeof(text), "%spolicy: {max-nodes: 1000000, "
+		 "max-edges: 1000000}\n", fan_in);
+	cr_expect_eq(build_limited(text, 8, 0, &err), ERROR_INVALID);
+	cr_expect(strstr(err.hint, "policy max-nodes: 1000000 cannot raise "
+			 "it") != NULL, "%s", err.hint);
+	cr_expect_eq(build_limited(text, 0, 19, &err), ERROR_INVALID);
+	cr_expect_eq(build_limited(text, 9, 20, &err), 0, "%s", err.msg);
+}
+
+/* Under allocation faults a limited build fails with ERROR_NOMEM or
+ * gives the same graph, edges counted alike. */
+Test(graph_expand, limited_build_survives_allocation_faults)
+{
+	long n;
+
+	for (n = 0; n < 100000; n++) {
+		struct rules *r = load(fan_in);
+		struct graph_limits lim = { 9, 20 };
+		struct graph *g = NULL;
+		struct error err;
+		int rc, fired;
+
+		error_init(&err);
+		mem_fault_once(n);
+		rc = graph_build_limited(r, &lim, &g, &err);
+		fired = mem_fault_fired();
+		mem_fault_after(-1);
+		if (rc)
+			cr_assert_eq(rc, ERROR_NOMEM, "n=%ld: %s", n, err.msg);
+		else
+			cr_assert_eq(g->n_nodes, 9);
+		graph_free(g);
+		rules_free(r);
+		if (!fired)
+			break;
+	}
 }

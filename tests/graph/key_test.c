@@ -72,7 +72,7 @@ keys_of(const char *text, const char *salt, struct keyset *ks)
 	struct graph *g = NULL;
 	struct graph_keys *k = NULL;
 	struct graph_key_sources src = { fake_source, NULL, NULL,
-					 (void *)salt };
+					 (void *)salt, NULL };
 	struct error err;
 
 	error_init(&err);
@@ -216,7 +216,7 @@ Test(graph_key, output_digest_gives_early_cutoff)
 	struct graph *g1 = NULL, *g2 = NULL;
 	struct graph_keys *k1 = NULL, *k2 = NULL;
 	struct graph_key_sources src = { fake_source, NULL, known_digest,
-					 NULL };
+					 NULL, NULL };
 	const char *t = "test:t[root=b12]";
 	struct error err;
 
@@ -248,7 +248,7 @@ Test(graph_key, keys_under_allocation_faults_fail_or_match)
 	struct rules *r = load(base_rules);
 	struct graph *g = NULL;
 	struct graph_keys *want = NULL;
-	struct graph_key_sources src = { fake_source, NULL, NULL, NULL };
+	struct graph_key_sources src = { fake_source, NULL, NULL, NULL, NULL };
 	struct error err;
 	size_t i;
 	long n;

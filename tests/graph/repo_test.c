@@ -268,6 +268,34 @@ Test(graph_repo, shallow_clone_missing_history_is_a_clear_error)
 	free(dir);
 }
 
+/* A linked worktree keeps the shallow file in the common git folder:
+ * libgit2's git_repository_is_shallow looks in the worktree's own. */
+Test(graph_repo, linked_worktree_of_a_shallow_clone_is_shallow)
+{
+	char *dir = history(), *clone = t_tmpdir(), cmd[8192];
+	struct graph_repo *repo;
+	struct graph_oid oid;
+	struct error err;
+
+	snprintf(cmd, sizeof(cmd),
+		 "git clone -q --depth 1 'file://%s' '%s/c' && "
+		 "git -C '%s/c' worktree add -q -b side '%s/w'", dir, clone,
+		 clone, clone);
+	sh_ok("/", cmd);
+	snprintf(cmd, sizeof(cmd), "%s/w", clone);
+	repo = open_ok(cmd);
+	cr_expect_eq(graph_repo_is_shallow(repo), 1);
+	error_init(&err);
+	cr_expect_eq(graph_repo_resolve(repo, "HEAD~1", &oid, &err),
+		     ERROR_NOT_FOUND);
+	cr_expect(strstr(err.msg, "shallow") != NULL, "%s", err.msg);
+	graph_repo_close(repo);
+	t_rmtree(clone);
+	free(clone);
+	t_rmtree(dir);
+	free(dir);
+}
+
 static const struct graph_change *
 change(const struct graph_change_list *l, const char *path)
 {

@@ -121,3 +121,18 @@ Test(rules_bad, dash_C_finds_the_default_file)
 	t_rmtree(dir);
 	free(dir);
 }
+
+Test(rules_bad, rapids_example_rules_check_ok)
+{
+	/* Its matrix file is read beside the rules file (--rules DIR/FILE). */
+	const char *argv[] = { "check", "--rules",
+			       "examples/rapids/ripple.yml", NULL };
+	struct run_result r = t_ripple(t_srcdir(), argv);
+
+	cr_expect_eq(r.status, 0, "stderr: %s", r.err);
+	cr_expect_str_eq(r.err, "", "no warnings");
+	cr_expect(strstr(r.out, "examples/rapids/ripple.yml: ok: 2 toolkits, "
+			 "0 roots, 10 sources, 2 axes, 5 artifacts, 5 tests")
+		  != NULL, "%s", r.out);
+	t_result_release(&r);
+}

@@ -137,12 +137,16 @@ write_conf(const struct t_nginx *ng, const char *path)
 		"    root %s/root;\n"
 		"    client_max_body_size 0;\n"
 		"    location /broken/ { return 500; }\n"
+		"    location /readonly/ {\n"
+		"      alias %s/root/;\n"
+		"      limit_except GET HEAD { deny all; }\n"
+		"    }\n"
 		"    location /slow/ {\n"
 		"      alias %s/root/;\n"
 		"      limit_rate 100;\n"
 		"    }\n",
 		geteuid() == 0 ? "user root;\n" : "", d, d, d, d, d, d, d, d,
-		ng->port, d, d);
+		ng->port, d, d, d);
 	write_locations(ng, f);
 	fprintf(f, "  }\n}\n");
 	if (fclose(f))

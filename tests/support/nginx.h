@@ -7,7 +7,8 @@
  *
  * Locations: "/" stores and serves files under `root` (GET, HEAD, PUT);
  * "/broken/" answers every request with 500; "/slow/" serves the same
- * files as "/" at 100 bytes/s. t_nginx_start_domains serves instead the
+ * files as "/" at 100 bytes/s; "/readonly/" serves them and answers
+ * every write 403. t_nginx_start_domains serves instead the
  * documented configuration with credentials (examples/nginx/
  * ripple-cache.conf): reads open, PUT /ac/ for T_NGINX_MAIN_HEADER only,
  * PUT /cas/ and /d/ for it and T_NGINX_PR_HEADER.

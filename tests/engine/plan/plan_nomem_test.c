@@ -136,7 +136,7 @@ static int
 one_pass(const struct rules *rules, struct error *err)
 {
 	struct world w = { NULL, NULL, "old" };
-	struct graph_key_sources src = { fake_source, NULL, NULL, &w };
+	struct graph_key_sources src = { fake_source, NULL, NULL, &w, NULL };
 	struct plan_history h;
 	struct plan_options o = { .reuse = PLAN_REUSE_SCOPE_BASELINE };
 	struct graph *g = NULL;
@@ -230,7 +230,7 @@ Test(engine_plan_nomem, reuse_strings_allocation_failure_is_reported)
 	struct graph *g = NULL;
 	struct graph_keys *base = NULL;
 	struct world w = { NULL, NULL, "same" };
-	struct graph_key_sources src = { fake_source, NULL, NULL, &w };
+	struct graph_key_sources src = { fake_source, NULL, NULL, &w, NULL };
 	struct plan_history h;
 	struct plan_options o = { .reuse = PLAN_REUSE_SCOPE_BASELINE };
 	struct error err;
@@ -295,7 +295,7 @@ struct fixture {
 static void
 fixture_setup(struct fixture *f)
 {
-	struct graph_key_sources src = { fake_source, NULL, NULL, &f->w };
+	struct graph_key_sources src = { fake_source, NULL, NULL, &f->w, NULL };
 	struct error_list errors;
 	struct error err;
 
@@ -325,7 +325,7 @@ fixture_setup(struct fixture *f)
 Test(engine_plan_nomem, one_failed_allocation_fails_or_changes_nothing)
 {
 	struct fixture f;
-	struct graph_key_sources src = { fake_source, NULL, NULL, &f.w };
+	struct graph_key_sources src = { fake_source, NULL, NULL, &f.w, NULL };
 	struct plan_options o = { .reuse = PLAN_REUSE_SCOPE_BASELINE };
 	struct plan *want = NULL;
 	struct error err;

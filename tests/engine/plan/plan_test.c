@@ -79,7 +79,7 @@ static void
 setup_world_from(struct world *w, const char *text)
 {
 	struct error_list errors;
-	struct graph_key_sources src = { fake_source, NULL, NULL, w };
+	struct graph_key_sources src = { fake_source, NULL, NULL, w, NULL };
 	struct error err;
 
 	memset(w, 0, sizeof(*w));
@@ -110,7 +110,7 @@ teardown_world(struct world *w)
 static struct plan *
 plan_with(struct world *w, const struct plan_options *o)
 {
-	struct graph_key_sources src = { fake_source, NULL, NULL, w };
+	struct graph_key_sources src = { fake_source, NULL, NULL, w, NULL };
 	struct plan_history h;
 	struct plan *p = NULL;
 	struct error err;
@@ -130,7 +130,7 @@ static struct plan *
 plan(struct world *w, int has_baseline, enum plan_reuse reuse,
      const char *forced)
 {
-	struct graph_key_sources src = { fake_source, NULL, NULL, w };
+	struct graph_key_sources src = { fake_source, NULL, NULL, w, NULL };
 	struct plan_history h;
 	struct plan_options o = { .reuse = reuse, .forced_reason = forced };
 	struct plan *p = NULL;
@@ -431,7 +431,7 @@ fake_by_key(void *payload, const char *key, size_t nth,
  */
 Test(engine_plan, records_by_key_are_prefetched_a_level_at_a_time)
 {
-	struct graph_key_sources src = { fake_source, NULL, NULL, NULL };
+	struct graph_key_sources src = { fake_source, NULL, NULL, NULL, NULL };
 	struct plan_options o = { PLAN_REUSE_SCOPE_ANY, NULL, 0, NULL, 0 };
 	struct plan_history h;
 	struct batches b;

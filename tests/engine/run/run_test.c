@@ -606,6 +606,7 @@ Test(engine_run, a_reused_dependency_whose_bytes_are_gone_is_rebuilt)
 
 	setup_fixture(&x, chain, NULL, 0);
 	a = graph_find(x.g, "artifact:a");
+	b = graph_find(x.g, "artifact:b");	/* the first graph is freed */
 	x.plan.items[a->index].decision = PLAN_REUSE;
 	x.plan.items[a->index].reason = PLAN_REASON_REUSED;
 	x.st.gap_id = "artifact:a";

@@ -1,0 +1,83 @@
+/*
+ * Suite base_dl: libraries loaded on first use (base/dl.h), and the built
+ * ripple mapping neither libcurl nor libzip before main.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/dl.h"
+#include "base/error.h"
+#include "tests/support/support.h"
+
+static const char *const libm_names[] = { "cos", "sqrt" };
+static const char *const gone_names[] = { "cos", "ripple_no_such_function" };
+static const char *const none_names[] = { "nothing" };
+
+Test(base_dl, loads_a_library_into_its_table_once)
+{
+	dl_fn fns[2] = { NULL, NULL };
+	struct dl_lib lib = DL_LIB("libm.so.6", "libc6", "this test",
+				   libm_names, fns);
+	struct error err;
+	double (*c)(double);
+
+	error_init(&err);
+	cr_expect(!dl_lib_loaded(&lib), "nothing is loaded before a call");
+	cr_assert_eq(dl_lib_require(&lib, &err), 0, "%s", err.msg);
+	cr_expect(dl_lib_loaded(&lib));
+	cr_expect(dl_lib_ready(&lib));
+	c = (double (*)(double))fns[0];
+	cr_expect(c(0.0) == 1.0);
+	cr_expect(fns[1] != NULL);
+}
+
+Test(base_dl, a_missing_library_names_itself_and_its_package)
+{
+	dl_fn fns[1];
+	struct dl_lib lib = DL_LIB("libripple-absent.so.9", "libripple-absent9",
+				   "the test's remote cache", none_names, fns);
+	struct error err;
+
+	error_init(&err);
+	cr_assert_eq(dl_lib_require(&lib, &err), ERROR_UNSUPPORTED);
+	cr_expect(strstr(err.msg, "libripple-absent.so.9"), "%s", err.msg);
+	cr_expect(strstr(err.msg, "the test's remote cache"), "%s", err.msg);
+	cr_expect(strstr(err.msg, "Debian package libripple-absent9"), "%s",
+		  err.msg);
+	cr_expect(strstr(err.hint, "apt-get install libripple-absent9"), "%s",
+		  err.hint);
+	cr_expect(!dl_lib_ready(&lib), "a failure is kept");
+	cr_expect(!dl_lib_loaded(&lib));
+}
+
+Test(base_dl, a_library_without_a_function_is_refused)
+{
+	dl_fn fns[2] = { NULL, NULL };
+	struct dl_lib lib = DL_LIB("libm.so.6", "libc6", "this test",
+				   gone_names, fns);
+	struct error err;
+
+	error_init(&err);
+	cr_assert_eq(dl_lib_require(&lib, &err), ERROR_UNSUPPORTED);
+	cr_expect(strstr(err.msg, "ripple_no_such_function"), "%s", err.msg);
+	cr_expect(!dl_lib_loaded(&lib));
+}
+
+/* What the dynamic loader maps for `ripple --version` (as ldd shows). */
+Test(base_dl, version_maps_neither_libcurl_nor_libzip)
+{
+	const char *bin = getenv("RIPPLE_BIN");
+	char cmd[4096];
+	struct run_result r;
+
+	snprintf(cmd, sizeof(cmd), "LD_TRACE_LOADED_OBJECTS=1 '%s' --version",
+		 bin && bin[0] ? bin : "build/ripple");
+	r = t_sh(".", cmd);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "libgit2"), "the loader lists: %s", r.out);
+	cr_expect(!strstr(r.out, "libcurl"), "libcurl is mapped: %s", r.out);
+	cr_expect(!strstr(r.out, "libzip"), "libzip is mapped: %s", r.out);
+	t_result_release(&r);
+}
