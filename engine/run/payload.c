@@ -113,47 +113,56 @@ add_entry(struct digest_state *st, zip_t *z, zip_uint64_t i,
 	return 0;
 }
 
+/* An entry of a wheel: its name and index. */
+struct entry {
+	const char *name;
+	zip_uint64_t index;
+};
+
+static int
+cmp_entry(const void *a, const void *b)
+{
+	return strcmp(((const struct entry *)a)->name,
+		      ((const struct entry *)b)->name);
+}
+
 /* A wheel's entries; 1 when the file is no zip (hash it whole). */
 static int
 add_wheel(struct digest_state *st, const char *path, struct error *err)
 {
 	zip_t *z;
 	zip_int64_t n, i;
-	const char **names = NULL;
+	struct entry *v = NULL;
 	int zerr = 0, rc = 0;
 
 	z = zip_open(path, ZIP_RDONLY, &zerr);
 	if (!z)
 		return 1;
 	n = zip_get_num_entries(z, 0);
-	names = mem_calloc((size_t)n + 1, sizeof(*names));
-	if (!names) {
+	v = mem_calloc((size_t)(n > 0 ? n : 0) + 1, sizeof(*v));
+	if (!v) {
 		zip_discard(z);
 		return error_set(err, ERROR_NOMEM, "out of memory");
 	}
-	for (i = 0; i < n; i++)
-		names[i] = zip_get_name(z, (zip_uint64_t)i, 0);
-	for (i = 0; i < n; i++)
-		if (!names[i])
+	for (i = 0; !rc && i < n; i++) {
+		v[i].name = zip_get_name(z, (zip_uint64_t)i, 0);
+		v[i].index = (zip_uint64_t)i;
+		if (!v[i].name)
 			rc = error_set(err, ERROR_INVALID, "wheel '%s': an "
 				       "entry has no name", path);
-	if (!rc)
-		qsort(names, (size_t)n, sizeof(*names), cmp_str);
-	for (i = 0; !rc && i < n; i++) {
-		zip_int64_t idx;
-
-		if (ends_with(names[i], ".dist-info/RECORD") ||
-		    ends_with(names[i], "/"))
-			continue;
-		idx = zip_name_locate(z, names[i], 0);
-		if (idx < 0)
-			rc = error_set(err, ERROR_INVALID, "wheel '%s': entry "
-				       "'%s' named twice", path, names[i]);
-		else
-			rc = add_entry(st, z, (zip_uint64_t)idx, names[i],
-				       path, err);
 	}
-	mem_free(names);
+	if (!rc)
+		qsort(v, (size_t)n, sizeof(*v), cmp_entry);
+	for (i = 0; !rc && i < n; i++) {
+		if (i && !strcmp(v[i].name, v[i - 1].name))
+			rc = error_set(err, ERROR_INVALID, "wheel '%s': entry "
+				       "'%s' named twice", path, v[i].name);
+		else if (!ends_with(v[i].name, ".dist-info/RECORD") &&
+			 !ends_with(v[i].name, "/"))
+			rc = add_entry(st, z, v[i].index, v[i].name, path,
+				       err);
+	}
+	mem_free(v);
 	zip_discard(z);
 	return rc;
 }
