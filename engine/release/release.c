@@ -217,7 +217,9 @@ check_spelling(struct release_ctx *x)
 				 p.prefix ? p.prefix : "");
 	}
 	if (!x->n_nodes && x->named) {
-		family_params(x->named, &p, &narrow, prefix, sizeof(prefix));
+		graph_release_family(x->named, &p, &narrow, prefix,
+				     sizeof(prefix));
+		p.regex_file = x->ev->graph->rules->file;
 		rc = version_tag_check_release(&p, x->opt->tag, &x->ver, &e);
 		if (!rc && x->named_out_by) {
 			pep440_format(&x->ver, text, sizeof(text), NULL);
