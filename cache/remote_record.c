@@ -152,19 +152,33 @@ remote_record_release(struct remote_record *r)
 	cache_record_init(&r->rec);
 }
 
-/* Member `name` of obj as an owned string; null or absent gives NULL. */
+/*
+ * Member `name` of obj as an owned string; null or absent gives NULL.
+ * These are one-line fields (ids, refs, versions, digests) that reach
+ * logs and terminals: a control byte in one (a newline forging a log
+ * line or a GitHub "::" command, an escape sequence) makes the record
+ * corrupt.
+ */
 static int
 opt_str(json_t *obj, const char *name, int required, char **out,
 	struct error *err)
 {
 	json_t *v = json_object_get(obj, name);
+	const char *s;
+	size_t i, len;
 
 	*out = NULL;
 	if ((!v || json_is_null(v)) && !required)
 		return 0;
 	if (!json_is_string(v))
 		return BAD(err, "'%s' is not a string", name);
-	*out = mem_strdup(json_string_value(v));
+	s = json_string_value(v);
+	len = json_string_length(v);
+	for (i = 0; i < len; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			return BAD(err, "'%s' holds a control character",
+				   name);
+	*out = mem_strdup(s);
 	return *out ? 0 : OOM(err);
 }
 

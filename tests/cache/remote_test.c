@@ -346,6 +346,39 @@ Test(cache_remote, record_blob_round_trips_with_sorted_keys)
 	mem_free(text);
 }
 
+/*
+ * A record's one-line fields (provenance, node, version) never hold a
+ * control byte: a writer's "r1\nforged" run id was reused and printed as
+ * two lines (red team: log lines and GitHub "::" commands forged).
+ */
+Test(cache_remote, control_bytes_in_a_records_fields_are_refused)
+{
+	static const char *const swaps[][2] = {
+		{ "\"ref\":\"refs/heads/main\"",
+		  "\"ref\":\"refs/heads/main\\n::error::x\"" },
+		{ "\"version\":\"1.2.3\"", "\"version\":\"1.2.3\\u001b[2J\"" },
+		{ "\"runner\":\"runner-a\"", "\"runner\":\"runner-a\\r\"" },
+	};
+	struct remote_record rr;
+	struct error err;
+	size_t i, len;
+	char *text;
+
+	sample_record(&text, &len);
+	for (i = 0; i < sizeof(swaps) / sizeof(swaps[0]); i++) {
+		char *at = strstr(text, swaps[i][0]), buf[8192];
+
+		cr_assert_not_null(at, "%s in %s", swaps[i][0], text);
+		snprintf(buf, sizeof(buf), "%.*s%s%s", (int)(at - text), text,
+			 swaps[i][1], at + strlen(swaps[i][0]));
+		error_init(&err);
+		cr_expect_eq(remote_record_decode(buf, strlen(buf), &rr, &err),
+			     ERROR_CORRUPT, "%s", buf);
+		cr_expect(strstr(err.msg, "control") != NULL, "%s", err.msg);
+	}
+	mem_free(text);
+}
+
 /* Three output files in tmp: a.txt, sub/b.bin (executable), empty. */
 static void
 sample_files(struct remote_upload_file *f, char **paths)
