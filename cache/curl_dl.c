@@ -56,17 +56,8 @@ static const char *const curl_names[C_N] = {
 	[C_URL_STRERROR] = "curl_url_strerror",
 };
 
-/* The soname and package built against (./configure), else Debian 12's. */
-#ifndef RIPPLE_LIBCURL_SONAME
-#define RIPPLE_LIBCURL_SONAME "libcurl.so.4"
-#endif
-#ifndef RIPPLE_LIBCURL_PACKAGE
-#define RIPPLE_LIBCURL_PACKAGE "libcurl4"
-#endif
-
 static dl_fn curl_fns[C_N];
-static struct dl_lib curl_lib = DL_LIB(RIPPLE_LIBCURL_SONAME,
-				       RIPPLE_LIBCURL_PACKAGE,
+static struct dl_lib curl_lib = DL_LIB("libcurl.so.4", "libcurl4",
 				       "the remote cache", curl_names,
 				       curl_fns);
 
@@ -140,7 +131,7 @@ const char *
 curl_easy_strerror(CURLcode code)
 {
 	if (!dl_lib_ready(&curl_lib))
-		return RIPPLE_LIBCURL_SONAME " cannot be loaded";
+		return "libcurl.so.4 cannot be loaded";
 	return CURL_FN(const char *(*)(CURLcode), C_EASY_STRERROR)(code);
 }
 
@@ -261,14 +252,21 @@ curl_url_cleanup(CURLU *u)
 		CURL_FN(void (*)(CURLU *), C_URL_CLEANUP)(u);
 }
 
+/* libcurl 8 takes a const handle here, 7 a plain one: ./configure
+ * compiles both and defines RIPPLE_CURL_URL_GET_CONST to the one that
+ * matches the installed curl/urlapi.h. */
+#ifndef RIPPLE_CURL_URL_GET_CONST
+#define RIPPLE_CURL_URL_GET_CONST
+#endif
 CURLUcode
-curl_url_get(CURLU *u, CURLUPart what, char **part, unsigned int flags)
+curl_url_get(RIPPLE_CURL_URL_GET_CONST CURLU *u, CURLUPart what, char **part,
+	     unsigned int flags)
 {
 	if (!dl_lib_ready(&curl_lib))
 		return CURLUE_OUT_OF_MEMORY;
-	return CURL_FN(CURLUcode (*)(CURLU *, CURLUPart, char **,
-				     unsigned int), C_URL_GET)(u, what, part,
-							       flags);
+	return CURL_FN(CURLUcode (*)(RIPPLE_CURL_URL_GET_CONST CURLU *,
+				     CURLUPart, char **, unsigned int),
+		       C_URL_GET)(u, what, part, flags);
 }
 
 CURLUcode
@@ -285,6 +283,6 @@ const char *
 curl_url_strerror(CURLUcode code)
 {
 	if (!dl_lib_ready(&curl_lib))
-		return RIPPLE_LIBCURL_SONAME " cannot be loaded";
+		return "libcurl.so.4 cannot be loaded";
 	return CURL_FN(const char *(*)(CURLUcode), C_URL_STRERROR)(code);
 }

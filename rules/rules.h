@@ -38,8 +38,10 @@ struct rules_kv {
 
 struct rules_toolkit {
 	const char *name;
-	const char *version;	/* the pin, "12.9.1": MAJOR.MINOR.PATCH */
+	const char *version;	/* the pin, "12.9.1" (MAJOR.MINOR.PATCH) or
+				   "12.9" (MAJOR.MINOR: any patch) */
 	unsigned major, minor, patch;
+	int has_patch;		/* 0 for a MAJOR.MINOR pin (patch 0) */
 	const char *home;	/* install prefix; NULL: /usr/local/cuda-M.m */
 	struct rules_pos pos;
 };
@@ -238,6 +240,10 @@ struct rules_node {
 	unsigned long long timeout_ms;	/* 0: the executor's default */
 	struct rules_gpu gpu;
 	const char *version;	/* template of the output's version, or NULL */
+	int cutoff_payload;	/* artifacts, `cutoff: payload`: users' keys
+				   take the payload digest of its outputs
+				   (a wheel without its long description,
+				   engine/run/payload.h), not their bytes */
 	const char *version_group;	/* artifacts, template: nodes whose
 					   expanded names are equal rebuild
 					   together (docs/rules.md), or NULL */
@@ -274,6 +280,10 @@ struct rules_release {
 	size_t n_exclude;
 	const char *notes;	/* path template ("${root.path}/...${version}...") */
 	int notes_skip_post;	/* post-releases need no notes */
+	const char **notes_from;	/* where the notes are looked up, in
+					   order: "tag" (the tagged tree) or
+					   a branch ("main"); NULL: tag only */
+	size_t n_notes_from;
 	struct rules_meta_check *require_meta;	/* file order */
 	size_t n_require_meta;
 	const char **tests;	/* test rule names whose instances (agreeing on

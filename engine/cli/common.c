@@ -270,6 +270,13 @@ cli_planner(const struct cli_ctx *ctx, struct graph_repo *repo,
 	if (full && full[0] && strcmp(full, "0"))
 		o.full_walk = 1;
 	rc = planner_run(repo, cache, &o, &errors, out, &err);
+	/* The gate judges a commit: it refuses --worktree, so it never
+	 * suggests it (issue 25). */
+	if (rc && ctx->cmd && !strcmp(ctx->cmd, "gate") &&
+	    strstr(err.hint, "--worktree"))
+		snprintf(err.hint, sizeof(err.hint), "the gate reads the rules "
+			 "of the commit: commit ripple.yml, or pass --rules "
+			 "FILE");
 	if (rc) {
 		if (errors.n)
 			for (i = 0; i < errors.n; i++)

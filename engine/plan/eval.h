@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 
+#include "base/strv.h"
 #include "graph/graph.h"
 #include "graph/repo.h"
 #include "graph/key.h"
@@ -38,6 +39,10 @@ struct eval {
 					   input position + 1, 0 empty */
 	size_t n_slots;			/* a power of two > 2 * n_inputs */
 	struct graph_key_sources sources;	/* callbacks over this eval */
+	struct strv own;		/* output globs of ripple's own paths:
+					   .ripple/, an untracked rules file
+					   in the tree, every node's declared
+					   outputs; never source inputs */
 	struct cache *memo;		/* source-key memo, borrowed, or NULL */
 	int memo_write;			/* 1: remember keys it computes */
 	struct strmap *key_memo;	/* memo id -> key hex, shared by the
@@ -106,12 +111,22 @@ int eval_input_patterns(struct eval *ev, const struct graph_input *in,
 			const struct pattern_set **out, struct error *err);
 
 /*
- * 1 when any input of any node, or policy.ignore, claims `path`; sets
- * *ignored when policy.ignore claims it. Returns a negative error code on
+ * 1 when any input of any node, or policy.ignore, claims `path`, or it
+ * lies in the folder of a root whose root.sources some node uses (a path
+ * the root's exclude: leaves out is the root's choice, not unclaimed: a
+ * root at '.' claims every path, as `ripple check` says); sets *ignored
+ * when policy.ignore claims it. Returns a negative error code on
  * failure (pattern compilation).
  */
 int eval_path_claimed(struct eval *ev, const char *path, int *ignored,
 		      struct error *err);
+
+/*
+ * 1 when `path` (repository-relative) is ripple's own: under .ripple/, the
+ * rules file when the commit does not track it, or a declared output of
+ * some node. Such a path is never an input, nor a changed path of a plan.
+ */
+int eval_path_own(const struct eval *ev, const char *path);
 
 /*
  * The state of the input called `name` (as in graph_input.name) if some

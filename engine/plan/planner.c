@@ -150,6 +150,10 @@ classify(struct planner *p, const struct planner_options *o,
 	for (i = 0; !rc && i < ch.n; i++) {
 		int ignored, claimed;
 
+		/* ripple's state, an untracked rules file and the nodes'
+		 * outputs are no change of the repository (issue 25). */
+		if (eval_path_own(p->head, ch.items[i].path))
+			continue;
 		rc = strv_push(&p->changed, ch.items[i].path, err);
 		if (rc)
 			break;
@@ -184,17 +188,26 @@ classify(struct planner *p, const struct planner_options *o,
 /*
  * The roots' versions at the head, when a check or the run needs them:
  * versioned artifacts are compared by version in runs and plans with a
- * tag, and wherever policy reuse-versions is exact.
+ * tag, and wherever policy reuse-versions is exact; version groups keep
+ * members whose records already have the version they have now.
  */
 static int
 root_versions(struct planner *p, const struct planner_options *o,
 	      struct error *err)
 {
 	const struct rules *r = p->head->rules;
+	int groups = 0;
+	size_t i;
 
+	/* Version groups rebuild members only to give them the version
+	 * they have now (group.c): they need it. */
+	for (i = 0; i < p->head->graph->n_nodes && !groups; i++)
+		groups = p->closure[i] &&
+			 p->head->graph->nodes[i].version_group != NULL;
 	p->check_versions = o->tag != NULL ||
 		r->policy.reuse_versions == RULES_REUSE_VERSIONS_EXACT;
-	if ((!p->check_versions && !o->want_versions) || !r->n_roots)
+	if ((!p->check_versions && !o->want_versions && !groups) ||
+	    !r->n_roots)
 		return 0;
 	p->versions = arena_alloc(&p->arena, r->n_roots * sizeof(*p->versions));
 	if (!p->versions)
