@@ -14,6 +14,8 @@ random_bytes(void *buf, size_t n, int nonblock)
 {
 	ssize_t got;
 
+	if (n > 256)
+		return EINVAL;
 	do
 		got = getrandom(buf, n, nonblock ? GRND_NONBLOCK : 0);
 	while (got < 0 && errno == EINTR);

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "base/error.h"
+#include "base/fsys.h"
 #include "base/strv.h"
 #include "cache/cache.h"
 #include "engine/plan/eval.h"
@@ -201,7 +202,7 @@ cli_fetch(int argc, char **argv, const struct cli_ctx *ctx)
 	struct fetch_args a;
 	struct error err;
 	size_t i;
-	int rc, failed = 0;
+	int rc, e, failed = 0;
 
 	rc = parse(argc, argv, ctx, &a);
 	if (rc)
@@ -212,9 +213,9 @@ cli_fetch(int argc, char **argv, const struct cli_ctx *ctx)
 		rc = cli_fail(ctx, &err);
 		goto done;
 	}
-	if (a.to && mkdir(a.to, 0777) && errno != EEXIST) {
+	if (a.to && (e = fsys_mkdir(a.to)) != 0 && e != EEXIST) {
 		error_set(&err, ERROR_IO, "cannot make '%s': %s", a.to,
-			  strerror(errno));
+			  strerror(e));
 		rc = cli_fail(ctx, &err);
 		goto done;
 	}

@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "base/error.h"
+#include "base/fsys.h"
 
 #include "engine/plan/eval.h"
 #include "engine/plan/planner.h"
@@ -128,6 +129,7 @@ mkdirs(const char *dir)
 {
 	char tmp[4096];
 	size_t i, n = strlen(dir);
+	int e;
 
 	if (n >= sizeof(tmp))
 		return ENAMETOOLONG;
@@ -137,8 +139,8 @@ mkdirs(const char *dir)
 			char c = tmp[i];
 
 			tmp[i] = '\0';
-			if (mkdir(tmp, 0777) && errno != EEXIST)
-				return errno;
+			if ((e = fsys_mkdir(tmp)) != 0 && e != EEXIST)
+				return e;
 			tmp[i] = c;
 		}
 	return 0;
