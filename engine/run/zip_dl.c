@@ -30,8 +30,17 @@ static const char *const zip_names[Z_N] = {
 	[Z_STAT_INIT] = "zip_stat_init",
 };
 
+/* The soname of the libzip ripple was built against, and its Debian
+ * package: ./configure reads it from the library (libzip.so.4 on Debian
+ * 12, libzip.so.5 on Debian 13). */
+#ifndef RIPPLE_LIBZIP_SONAME
+#define RIPPLE_LIBZIP_SONAME "libzip.so.4"
+#define RIPPLE_LIBZIP_PACKAGE "libzip4"
+#endif
+
 static dl_fn zip_fns[Z_N];
-static struct dl_lib zip_lib = DL_LIB("libzip.so.4", "libzip4",
+static struct dl_lib zip_lib = DL_LIB(RIPPLE_LIBZIP_SONAME,
+				      RIPPLE_LIBZIP_PACKAGE,
 				      "reading a wheel's metadata", zip_names,
 				      zip_fns);
 
