@@ -1,13 +1,14 @@
 /*
- * dlopen of a library by soname into a table of function pointers, once
- * per process (base/dl.h).
+ * A library by soname into a table of function pointers, once per process
+ * (base/dl.h). The operating system's part is base/dl_posix.c (dlopen) or
+ * base/dl_win.c (LoadLibraryExW), behind base/dl_sys.h.
  */
 #include "base/dl.h"
 
-#include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "base/dl_sys.h"
 #include "base/error.h"
 #include "base/banned.h"
 
@@ -15,31 +16,27 @@
 static void
 load(struct dl_lib *lib)
 {
-	void *h, *p;
-	const char *m;
+	void *h;
+	dl_fn f;
 	size_t i;
 
-	h = dlopen(lib->soname, RTLD_NOW | RTLD_LOCAL);
+	h = dl_sys_open(lib->soname, lib->why, sizeof(lib->why));
 	if (!h) {
-		m = dlerror();
-		snprintf(lib->why, sizeof(lib->why), "%s", m ? m :
-			 "dlopen failed");
 		atomic_store_explicit(&lib->state, -1, memory_order_release);
 		return;
 	}
 	for (i = 0; i < lib->n; i++) {
-		p = dlsym(h, lib->names[i]);
-		if (!p) {
+		f = dl_sys_sym(h, lib->names[i]);
+		if (!f) {
 			snprintf(lib->why, sizeof(lib->why),
 				 "%s has no function '%s' (too old?)",
 				 lib->soname, lib->names[i]);
-			dlclose(h);
+			dl_sys_close(h);
 			atomic_store_explicit(&lib->state, -1,
 					      memory_order_release);
 			return;
 		}
-		/* ISO C has no cast from void * to a function pointer. */
-		memcpy(&lib->fns[i], &p, sizeof(p));
+		lib->fns[i] = f;
 	}
 	/* The handle stays open for the life of the process. */
 	atomic_store_explicit(&lib->state, 1, memory_order_release);
@@ -64,12 +61,7 @@ dl_lib_require(struct dl_lib *lib, struct error *err)
 {
 	if (state(lib, 1) == 1)
 		return 0;
-	error_set(err, ERROR_UNSUPPORTED, "cannot load %s (Debian package "
-		  "%s), which %s needs: %s", lib->soname, lib->package,
-		  lib->purpose, lib->why);
-	error_hint(err, "install the Debian package %s (apt-get install %s)",
-		   lib->package, lib->package);
-	return ERROR_UNSUPPORTED;
+	return dl_sys_error(lib, err);
 }
 
 int

@@ -14,6 +14,17 @@
 
 #include <stddef.h>
 
+#ifdef _WIN32
+/*
+ * winerror.h (which <windows.h>, and so curl.h, brings in) defines
+ * ERROR_NOT_FOUND as 1168, the name of a code below. It is read once here
+ * and the name taken back; its include guard keeps it from coming back,
+ * whichever header a file includes first. docs/windows.md.
+ */
+#include <winerror.h>
+#undef ERROR_NOT_FOUND
+#endif
+
 enum error_code {
 	ERROR_OK = 0,
 	ERROR_INVALID = -1,	/* bad input: rules, arguments, data */

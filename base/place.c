@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,6 +22,7 @@
 #include "base/error.h"
 #include "base/file.h"
 #include "base/mem.h"
+#include "base/random.h"
 #include "base/banned.h"
 
 #define OOM(err) error_set(err, ERROR_NOMEM, "out of memory")
@@ -207,7 +207,7 @@ make_tmp(int dir_fd, const char *name, const char *rel, char **tmp,
 		uint32_t r = 0;
 		int fd;
 
-		if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
+		if (random_bytes(&r, sizeof(r), 1))
 			r = (uint32_t)time(NULL) * 2654435761u + tries;
 		snprintf(*tmp, cap, "%.*s%s%ld-%08x", (int)n, name,
 			 PLACE_TMP_MARK, (long)getpid(), (unsigned)r);

@@ -38,7 +38,30 @@ git=$(command -v git || true)
 	echo "# binary: $bin; git: ${git:-none}"
 	echo "# soname  copied from"
 } > "$out/MANIFEST"
-{ ldd "$bin"; [ -n "$git" ] && ldd "$git"; } |
+# Libraries ripple dlopens when a command needs them (base/dl.h: the
+# remote cache's libcurl, cache/curl_dl.c; the wheel reader's libzip,
+# engine/run/zip_dl.c): ldd of the binary does not list them.
+dl=
+# (Their sonames are the ones ./configure found: libzip.so.4 on Debian 12,
+# libzip.so.5 on Debian 13; build/config.ninja names them.)
+for soname in $(grep -o 'RIPPLE_LIB[A-Z]*_SONAME=\\"[^\\]*' \
+		build/config.ninja 2>/dev/null | sed 's/.*"//') ; do
+	path=$(ldconfig -p 2>/dev/null | awk -v s="$soname" \
+		'$1 == s && $NF ~ /^\// { print $NF; exit }')
+	if [ -z "$path" ]; then
+		echo "gpu-bundle: $soname is not installed here (left out)" >&2
+		continue
+	fi
+	dl="$dl $path"
+done
+{
+	ldd "$bin"
+	[ -n "$git" ] && ldd "$git"
+	for path in $dl; do
+		echo "	$(basename "$path") => $path (0)"
+		ldd "$path"
+	done
+} |
 	awk '$2 == "=>" && $3 ~ /^\// { print $1, $3 }' | sort -u |
 while read -r soname path; do
 	case $soname in

@@ -109,7 +109,18 @@ t1=$(now_us)
 git cherry-pick main >/dev/null
 echo "repository: $dir/repo, $(git ls-files | wc -l) files, $p artifacts (4 levels)"
 echo "recording the base run and publishing it: $(( (t1 - t0) / 1000 )) ms; $(tail -1 "$dir/run.log")"
-echo "nginx holds $(ls "$dir/ng/root/ac" | wc -l) AC entries, $(ls "$dir/ng/root/cas" | wc -l) CAS blobs"
+echo "nginx holds $(find "$dir/ng/root" -path '*/ac/*' -type f | wc -l) AC entries (in trust domains), $(ls "$dir/ng/root/cas" | wc -l) CAS blobs"
+# A local cache holding only the source-key memo (no run, no record): the
+# remote plan with it pays the lookups alone, which splits the remote-only
+# plan's cost into computing source keys and looking records up.
+memo=
+if command -v sqlite3 >/dev/null; then
+	memo=$dir/memo.db
+	cp .ripple/cache.db "$memo"
+	sqlite3 "$memo" "DELETE FROM records; DELETE FROM record_conflicts;
+		DELETE FROM published; DELETE FROM manifests; DELETE FROM runs;"
+	echo "a local cache with the source-key memo only: $(sqlite3 "$memo" 'SELECT count(*) FROM source_keys') keys, no records"
+fi
 
 # timed FILE CMD...: append "wall_ms cpu_ms" (user + sys) of one run.
 timed() {
@@ -121,13 +132,15 @@ timed() {
 col() { cut -d' ' -f"$1" < "$2" | median; }
 
 # plan_pair NAME ARGS: medians (wall and CPU) of the plan with the local
-# cache, with an empty local cache and the remote one, and with neither
-# (every source key computed, nothing reused: what a fresh runner pays
-# before any lookup).
+# cache, with an empty local cache and the remote one (the remote-only
+# plan of issue 23 item 7), and with neither (every source key computed,
+# nothing reused: what a fresh runner pays before any lookup); with
+# sqlite3, also the remote plan over a local cache that holds the
+# source-key memo and nothing else (the lookups' share).
 plan_pair() {
 	name=$1
 	shift
-	: > "$dir/l.txt"; : > "$dir/r.txt"; : > "$dir/z.txt"
+	: > "$dir/l.txt"; : > "$dir/r.txt"; : > "$dir/z.txt"; : > "$dir/m.txt"
 	i=0
 	while [ $i -le "$runs" ]; do	# round 0 warms up
 		timed "$dir/l.txt" "$ripple" plan "$@"
@@ -135,7 +148,9 @@ plan_pair() {
 			--remote-cache "$url" plan "$@"
 		timed "$dir/z.txt" env RIPPLE_CACHE="$dir/none.db" "$ripple" \
 			plan "$@"
-		[ $i -gt 0 ] || { : > "$dir/l.txt"; : > "$dir/r.txt"; : > "$dir/z.txt"; }
+		[ -z "$memo" ] || timed "$dir/m.txt" env RIPPLE_CACHE="$memo" \
+			"$ripple" --remote-cache "$url" plan "$@"
+		[ $i -gt 0 ] || { : > "$dir/l.txt"; : > "$dir/r.txt"; : > "$dir/z.txt"; : > "$dir/m.txt"; }
 		i=$((i + 1))
 	done
 	lw=$(col 1 "$dir/l.txt"); lc=$(col 2 "$dir/l.txt")
@@ -143,7 +158,10 @@ plan_pair() {
 	zw=$(col 1 "$dir/z.txt"); zc=$(col 2 "$dir/z.txt")
 	ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 	echo "plan $name: local cache $lw ms (cpu $lc), remote cache only $rw ms (cpu $rc), no cache at all $zw ms (cpu $zc)"
-	echo "  remote/local: wall $(ratio "$rw" "$lw"), cpu $(ratio "$rc" "$lc") (goal <= 2); remote/no-cache: wall $(ratio "$rw" "$zw"), cpu $(ratio "$rc" "$zc")"
+	echo "  remote-only/local at $p packages: wall $(ratio "$rw" "$lw"), cpu $(ratio "$rc" "$lc") (goal <= 2); remote/no-cache: wall $(ratio "$rw" "$zw"), cpu $(ratio "$rc" "$zc")"
+	[ -n "$memo" ] || return 0
+	mw=$(col 1 "$dir/m.txt"); mc=$(col 2 "$dir/m.txt")
+	echo "  remote records with a local source-key memo: $mw ms (cpu $mc); /local: wall $(ratio "$mw" "$lw"), cpu $(ratio "$mc" "$lc")"
 }
 echo "plan --reuse any, remote: $(RIPPLE_CACHE=$dir/none.db "$ripple" --remote-cache "$url" plan --reuse any | tail -1)"
 plan_pair "--reuse any" --reuse any

@@ -73,7 +73,7 @@ for pf in linux-64 linux-aarch64 win-64; do
 		[ $rc = 4 ] || { cat "$dir/main-$pf.log" >&2; exit 3; }
 	}
 done
-echo "main published: $(ls "$dir/ng/root/ac" | wc -l) AC entries, $(ls "$dir/ng/root/cas" | wc -l) CAS blobs"
+echo "main published: $(find "$dir/ng/root" -path '*/ac/*' -type f | wc -l) AC entries, $(ls "$dir/ng/root/cas" | wc -l) CAS blobs"
 
 git clone -q "$dir/origin" "$dir/pr"
 git -C "$dir/pr" checkout -q --detach "origin/$pr"

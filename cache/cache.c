@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "base/error.h"
+#include "base/fsys.h"
 #include "base/mem.h"
 #include "base/banned.h"
 
@@ -26,7 +27,7 @@ make_parents(const char *path, struct error *err)
 {
 	char *dir = mem_strdup(path);
 	char *s;
-	int rc = 0;
+	int rc = 0, e;
 
 	if (!dir)
 		return error_set(err, ERROR_NOMEM, "out of memory");
@@ -40,10 +41,11 @@ make_parents(const char *path, struct error *err)
 		if (ch != '/' && ch != '\0')
 			continue;
 		*s = '\0';
-		if (mkdir(dir, 0777) && errno != EEXIST) {
+		e = fsys_mkdir(dir);
+		if (e && e != EEXIST) {
 			rc = error_set(err, ERROR_IO,
 				       "cannot create folder '%s': %s", dir,
-				       strerror(errno));
+				       strerror(e));
 			goto done;
 		}
 		*s = ch;

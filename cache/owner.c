@@ -10,20 +10,19 @@
  * makes it interrupted. A run without owner files (made by `ripple
  * record`, whose CI job finishes it with --finish) stays as it is.
  *
- * Open-file-description locks (F_OFD_*): they conflict between two handles
- * of one process too (tests, one process with two caches), and closing
- * another descriptor of the file does not drop them. An owner's file is
+ * The locks are base/lock.h's (open-file-description locks on POSIX,
+ * LockFileEx on Windows): they conflict between two handles of one
+ * process too (tests, one process with two caches), and closing another
+ * descriptor of the file does not drop them. An owner's file is
  * locked under a temporary name and renamed into place, so nobody ever
  * sees it unlocked. run.c and cache.c call this file; it calls only
  * sql.c.
  */
-#define _GNU_SOURCE 1
 #include "cache/cache.h"
 #include "cache/internal.h"
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -31,6 +30,8 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/fsys.h"
+#include "base/lock.h"
 #include "base/mem.h"
 #include "base/banned.h"
 
@@ -73,33 +74,6 @@ run_dir(const struct cache *c, const char *id, char **out,
 	return 0;
 }
 
-/* F_OFD_SETLK of the whole file, never waiting: 0, or an errno. */
-static int
-ofd_trylock(int fd, short type)
-{
-	struct flock fl;
-
-	memset(&fl, 0, sizeof(fl));
-	fl.l_type = type;
-	fl.l_whence = SEEK_SET;
-	while (fcntl(fd, F_OFD_SETLK, &fl))
-		if (errno != EINTR)
-			return errno;
-	return 0;
-}
-
-/* Whether some open file description holds a lock on fd's file. */
-static int
-ofd_held(int fd)
-{
-	struct flock fl;
-
-	memset(&fl, 0, sizeof(fl));
-	fl.l_type = F_WRLCK;
-	fl.l_whence = SEEK_SET;
-	return fcntl(fd, F_OFD_GETLK, &fl) || fl.l_type != F_UNLCK;
-}
-
 /* Make PATH.owners/ID/ and in it our locked file; 0 or an errno. */
 static int
 make_owner_file(char *dir, char *path, size_t n, int *fd_out)
@@ -117,16 +91,19 @@ make_owner_file(char *dir, char *path, size_t n, int *fd_out)
 		snprintf(tmp, sizeof(tmp), "%s/%ld.%lld%09ld.new", dir,
 			 (long)getpid(), (long long)ts.tv_sec, ts.tv_nsec);
 		*slash = '\0';
-		e = mkdir(dir, 0777) && errno != EEXIST ? errno : 0;
+		e = fsys_mkdir(dir);
 		*slash = '/';
-		if (e || (mkdir(dir, 0777) && errno != EEXIST))
-			return e ? e : errno;
-		fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-		if (fd < 0 && (errno == EEXIST || errno == ENOENT))
+		e = e == EEXIST ? 0 : e;
+		if (!e && (e = fsys_mkdir(dir)) == EEXIST)
+			e = 0;
+		if (e)
+			return e;
+		e = lock_open(tmp, LOCK_OPEN_WRITE | LOCK_OPEN_CREATE, &fd);
+		if (e == EEXIST || e == ENOENT)
 			continue;	/* taken, or the folder just went */
-		if (fd < 0)
-			return errno;
-		e = ofd_trylock(fd, F_WRLCK);
+		if (e)
+			return e;
+		e = lock_try(fd);
 		if (!e && !rename(tmp, path)) {
 			*fd_out = fd;
 			return 0;
@@ -244,9 +221,9 @@ cache_owners_scan(struct cache *c, const char *id, int lock,
 			mem_free(path);
 			continue;	/* ourselves */
 		}
-		fd = open(path, (lock ? O_RDWR : O_RDONLY) | O_CLOEXEC);
-		if (fd < 0 || (lock ? ofd_trylock(fd, F_WRLCK) != 0
-				    : ofd_held(fd))) {
+		if (lock_open(path, lock ? LOCK_OPEN_WRITE : 0, &fd))
+			fd = -1;
+		if (fd < 0 || (lock ? lock_try(fd) != 0 : lock_held(fd))) {
 			o->alive += fd >= 0;
 			if (fd >= 0)
 				close(fd);

@@ -138,6 +138,32 @@ cmp_output(const void *a, const void *b)
 	return strcmp(x->path, y->path);
 }
 
+/*
+ * The first output of sorted `o` (n) that names a path under folder
+ * `dir` (dir + "/"), or NULL: a file and a folder cannot share a path, so
+ * an entry listing both is corrupt (staging the one would make the
+ * other impossible to place).
+ */
+static const struct remote_output *
+under(const struct remote_output *o, size_t n, const char *dir)
+{
+	size_t lo = 0, hi = n, len = strlen(dir);
+
+	while (lo < hi) {	/* the first path > dir + "/" ... */
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strncmp(o[mid].path, dir, len);
+
+		if (c < 0 || (c == 0 && (unsigned char)o[mid].path[len] <
+			      (unsigned char)'/'))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < n && !strncmp(o[lo].path, dir, len) && o[lo].path[len] == '/')
+		return &o[lo];
+	return NULL;
+}
+
 static int
 cmp_output_ptr(const void *a, const void *b)
 {
@@ -405,6 +431,17 @@ remote_action_decode(const void *p, size_t len, struct remote_action *out,
 		if (!strcmp(a.outputs[i - 1].path, a.outputs[i].path)) {
 			rc = error_set(err, ERROR_CORRUPT, "ActionResult lists "
 				       "'%s' twice", a.outputs[i].path);
+			goto done;
+		}
+	}
+	for (i = 0; i < a.n; i++) {
+		const struct remote_output *o = under(a.outputs, a.n,
+						      a.outputs[i].path);
+
+		if (o) {
+			rc = error_set(err, ERROR_CORRUPT, "ActionResult lists "
+				       "'%s' as a file and '%s' under it",
+				       a.outputs[i].path, o->path);
 			goto done;
 		}
 	}

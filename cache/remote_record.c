@@ -103,6 +103,10 @@ remote_record_encode(const struct cache_record *rec,
 				 "32 lowercase hex digits", rec->key);
 	}
 	for (i = 0; arts && i < rec->artifacts.n; i++) {
+		/* A locator outside the repository names a file of this
+		 * machine: it never travels (and is refused on reading). */
+		if (rec->artifacts.v[i][0] == '/')
+			continue;
 		if (json_array_append_new(arts,
 				cache_json_text(rec->artifacts.v[i]))) {
 			json_decref(arts);
@@ -185,6 +189,7 @@ read_artifacts(json_t *arr, struct strv *out, struct error *err)
 	if (!json_is_array(arr))
 		return BAD(err, "'artifacts' is not an array");
 	json_array_foreach(arr, i, it) {
+		struct error pe;
 		const char *a;
 		size_t k, len;
 
@@ -197,6 +202,14 @@ read_artifacts(json_t *arr, struct strv *out, struct error *err)
 			if ((unsigned char)a[k] < 0x20 || a[k] == 0x7f)
 				return BAD(err, "artifact %zu holds a control "
 					   "character", i);
+		/*
+		 * A repository path, as an AC entry's outputs: an absolute
+		 * locator (a file of the recording machine) or one with ".."
+		 * would put a file from anywhere into a release's manifest.
+		 */
+		error_init(&pe);
+		if (remote_output_path_check(a, len, &pe))
+			return BAD(err, "artifact %zu: %s", i, pe.msg);
 		rc = strv_push(out, a, err);
 		if (rc)
 			return rc;

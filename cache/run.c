@@ -10,11 +10,11 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
 
 #include "base/error.h"
 #include "base/mem.h"
+#include "base/random.h"
 #include "base/banned.h"
 
 static const char *const run_status_names[] = {
@@ -491,10 +491,10 @@ cache_clock_ms(void)
 int
 cache_entropy(uint64_t *out, struct error *err)
 {
-	ssize_t got = getrandom(out, sizeof(*out), 0);
+	int e = random_bytes(out, sizeof(*out), 0);
 
-	if (got != (ssize_t)sizeof(*out))
+	if (e)
 		return error_set(err, ERROR_IO, "cannot read random bits: %s",
-				 got < 0 ? strerror(errno) : "short read");
+				 e == EIO ? "short read" : strerror(e));
 	return 0;
 }

@@ -49,8 +49,10 @@ graph_family_spell(const struct pep440 *v, enum version_spelling s,
 	out[0] = '\0';
 	if (v->epoch)
 		ADD("%llu!", v->epoch);
+	/* RAPIDS CalVer: the major as its number (26, or 0 in v0.51.00),
+	 * the other release numbers with at least two digits. */
 	for (i = 0; i < v->n_release; i++)
-		ADD("%s%02llu", i ? "." : "", v->release[i]);
+		ADD(i ? ".%02llu" : "%llu", v->release[i]);
 	if (v->pre_kind != PEP440_PRE_NONE) {
 		ADD("%s", pre[v->pre_kind]);
 		if (v->pre)
@@ -231,6 +233,12 @@ regex_version(const struct version_params *p, const char *tag,
 }
 
 int
+version_tag_named(const struct version_params *p, const char *tag)
+{
+	return name_in_family(p, tag);
+}
+
+int
 version_tag_claims(const struct version_params *p, const char *tag,
 		   struct pep440 *v, struct error *err)
 {
@@ -393,6 +401,7 @@ version_params_from_root(const struct rules_root *root,
 	p->regex_line = root->tag_regex_pos.line;
 	p->regex_col = root->tag_regex_pos.col;
 	p->file = root->version_file;
+	p->root_name = root->name;
 	switch (root->version_source) {
 	case RULES_VERSION_SOURCE_TAGS:
 		p->from = VERSION_FROM_TAGS;

@@ -21,8 +21,10 @@ struct rules;
 
 /*
  * Write *v as the spelling writes it into out (size bytes): canonical PEP
- * 440 (pep440_format), or zero-padded: release numbers with at least two
- * digits, a pre-release number 0 left out ("26.08.00a" is 26.8.0a0), the
+ * 440 (pep440_format), or zero-padded (RAPIDS CalVer, any major): the
+ * major as its number, the other release numbers with at least two digits
+ * ("0.51.00", "26.06.00"), a pre-release number 0 left out ("26.08.00a"
+ * is 26.8.0a0), the
  * rest as PEP 440 writes it. Returns the length, or ERROR_INVALID when it
  * does not fit.
  */

@@ -155,8 +155,9 @@ const char *graph_node_axis(const struct graph_node *n, const char *axis);
 
 /*
  * Select nodes for targets: each of `targets` (n of them) is a declared
- * target name (rules `targets:`), "artifacts", "tests", "releases", a rule
- * name, or a glob over node ids (fnmatch). With n == 0: every artifact and
+ * target name (rules `targets:`), "artifacts", "tests", "releases",
+ * "releases@TAG" (the release nodes whose tag family claims TAG, as `ripple
+ * release TAG` finds them), a rule name, or a glob over node ids (fnmatch). With n == 0: every artifact and
  * test node. `selected` (g->n_nodes bytes, caller-owned) is set to 1 for
  * selected nodes and `closure` likewise for them plus everything they
  * depend on; either may be NULL. Errors: ERROR_NOT_FOUND for a target that
@@ -165,6 +166,26 @@ const char *graph_node_axis(const struct graph_node *n, const char *axis);
 int graph_select(const struct graph *g, const char *const *targets, size_t n,
 		 unsigned char *selected, unsigned char *closure,
 		 struct error *err);
+
+struct version_params;
+
+/*
+ * The tag family of release node n: its root's family (narrowed to the
+ * release's `tag:` glob in *narrow when that is not root.tags), else the
+ * glob alone with the text before its first digit or glob character as
+ * the prefix (written into prefix, size bytes). p borrows from n.
+ */
+void graph_release_family(const struct graph_node *n,
+			  struct version_params *p, const char **narrow,
+			  char *prefix, size_t size);
+
+/*
+ * 1 when release node n's tag family claims `tag`, 0 when not (or n is no
+ * release node), or a negative ERROR_* with *err set (a tag-regex past its
+ * PCRE2 limits: version_tag_claims; ERROR_NOMEM).
+ */
+int graph_release_claims(const struct graph *g, const struct graph_node *n,
+			 const char *tag, struct error *err);
 
 /*
  * The outputs of group `group` of artifact node n (`outputs: {lib: [...]}`

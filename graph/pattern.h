@@ -68,6 +68,17 @@ int pattern_set_compile(const char *const *include, size_t n_include,
 			const char *const *exclude, size_t n_exclude,
 			struct pattern_set **out, struct error *err);
 
+/*
+ * Exclude from `set` every path one of `globs` (n of them, in the output
+ * glob dialect of graph/outputs.h: `*` within a component, `**` across
+ * them) matches: ripple's own state and the nodes' declared outputs are
+ * never source inputs (issue 25). The globs are copied; the set's digest
+ * changes with them (n == 0 changes nothing). Errors: ERROR_NOMEM.
+ */
+int pattern_set_exclude_globs(struct pattern_set *set,
+			      const char *const *globs, size_t n,
+			      struct error *err);
+
 /* Free a set. Accepts NULL. */
 void pattern_set_free(struct pattern_set *set);
 

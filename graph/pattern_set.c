@@ -18,6 +18,7 @@
 #include "base/error.h"
 #include "base/mem.h"
 #include "base/strv.h"
+#include "graph/outputs.h"
 #include "base/banned.h"
 
 /* A pattern's literal first component, or none: the index's key. */
@@ -41,6 +42,8 @@ struct list {
 struct pattern_set {
 	struct list inc, exc;
 	char **orig_inc;	/* as given, for prefixes */
+	char **globs;		/* excluded output globs (graph/outputs.h) */
+	size_t n_globs;
 	unsigned char digest[16];
 };
 
@@ -255,16 +258,118 @@ pattern_set_free(struct pattern_set *set)
 		for (i = 0; i < set->inc.n; i++)
 			mem_free(set->orig_inc[i]);
 	mem_free(set->orig_inc);
+	for (i = 0; i < set->n_globs; i++)
+		mem_free(set->globs[i]);
+	mem_free(set->globs);
 	release_list(&set->exc);
 	release_list(&set->inc);
 	mem_free(set);
 }
 
 int
+pattern_set_exclude_globs(struct pattern_set *set, const char *const *globs,
+			  size_t n, struct error *err)
+{
+	XXH3_state_t st;
+	XXH128_canonical_t c;
+	char **v;
+	size_t i;
+
+	if (!n)
+		return 0;
+	v = mem_realloc(set->globs, (set->n_globs + n + 1) * sizeof(*v));
+	if (!v)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	set->globs = v;
+	for (i = 0; i < n; i++) {
+		v[set->n_globs] = mem_strdup(globs[i]);
+		if (!v[set->n_globs])
+			return error_set(err, ERROR_NOMEM, "out of memory");
+		set->n_globs++;
+	}
+	XXH3_128bits_reset(&st);
+	XXH3_128bits_update(&st, "ripple-patterns-globs-v1", 24);
+	XXH3_128bits_update(&st, set->digest, 16);
+	digest_list(&st, (const char *const *)set->globs, set->n_globs);
+	XXH128_canonicalFromHash(&c, XXH3_128bits_digest(&st));
+	memcpy(set->digest, c.digest, 16);
+	return 0;
+}
+
+/*
+ * A glob's literal text before its first wildcard, unescaped, into out
+ * (n bytes); its length. Every path the glob matches starts with it.
+ */
+static size_t
+glob_literal(const char *glob, char *out, size_t n)
+{
+	size_t k = 0;
+
+	for (; *glob && !strchr("*?[", *glob) && k + 1 < n; glob++) {
+		if (*glob == '\\' && glob[1])
+			glob++;
+		out[k++] = *glob;
+	}
+	out[k] = '\0';
+	return k;
+}
+
+static int
+glob_excluded(const struct pattern_set *set, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < set->n_globs; i++)
+		if (graph_glob_match(set->globs[i], path))
+			return 1;
+	return 0;
+}
+
+/* Could a glob match some path under dir (or dir itself)? */
+static int
+glob_may_match_below(const struct pattern_set *set, const char *dir)
+{
+	char lit[1024];
+	size_t i, k, d = strlen(dir);
+
+	for (i = 0; i < set->n_globs; i++) {
+		k = glob_literal(set->globs[i], lit, sizeof(lit));
+		if (!memcmp(lit, dir, k < d ? k : d) &&
+		    (k <= d || lit[d] == '/'))
+			return 1;
+	}
+	return 0;
+}
+
+/* Does a glob of LIT then slash-star-star (LIT literal) cover all below dir? */
+static int
+glob_covers_dir(const struct pattern_set *set, const char *dir)
+{
+	char lit[1024];
+	size_t i, k, d = strlen(dir);
+
+	for (i = 0; i < set->n_globs; i++) {
+		const char *g = set->globs[i];
+		size_t len = strlen(g);
+
+		k = glob_literal(g, lit, sizeof(lit));
+		if (len < 3 || strcmp(g + len - 3, "/**") || k + 2 != len ||
+		    strchr(g, '\\'))
+			continue;
+		k--;	/* "LIT/" less its slash */
+		if (k <= d && !memcmp(lit, dir, k) &&
+		    (dir[k] == '/' || !dir[k]))
+			return 1;
+	}
+	return 0;
+}
+
+int
 pattern_set_match(const struct pattern_set *set, const char *path)
 {
 	return any_match(&set->inc, path, PATTERN_QUERY_PATH) &&
-	       !any_match(&set->exc, path, PATTERN_QUERY_PATH);
+	       !any_match(&set->exc, path, PATTERN_QUERY_PATH) &&
+	       !glob_excluded(set, path);
 }
 
 int
@@ -273,7 +378,8 @@ pattern_set_may_match_dir(const struct pattern_set *set, const char *dir)
 	if (!dir[0])
 		return set->inc.n > 0;
 	return any_match(&set->inc, dir, PATTERN_QUERY_SOME_BELOW) &&
-	       !any_match(&set->exc, dir, PATTERN_QUERY_ALL_BELOW);
+	       !any_match(&set->exc, dir, PATTERN_QUERY_ALL_BELOW) &&
+	       !glob_covers_dir(set, dir);
 }
 
 int
@@ -282,7 +388,8 @@ pattern_set_claims_all_below(const struct pattern_set *set, const char *dir)
 	if (!dir[0])
 		return 0;
 	return any_match(&set->inc, dir, PATTERN_QUERY_ALL_BELOW) &&
-	       !any_match(&set->exc, dir, PATTERN_QUERY_SOME_BELOW);
+	       !any_match(&set->exc, dir, PATTERN_QUERY_SOME_BELOW) &&
+	       !glob_may_match_below(set, dir);
 }
 
 int

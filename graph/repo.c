@@ -305,6 +305,19 @@ graph_repo_resolve(struct graph_repo *repo, const char *rev,
 	char what[300];
 	int grc, rc;
 
+	/* The all-zero id names no object in any clone (GitHub's `before`
+	 * of a branch's first push, a deleted ref): say so, and never blame
+	 * a shallow clone for it. */
+	if ((strlen(rev) == 40 || strlen(rev) == 64) &&
+	    strspn(rev, "0") == strlen(rev)) {
+		error_set(err, ERROR_NOT_FOUND, "revision '%.12s...' is the "
+			  "all-zero id: it names no commit (a branch's first "
+			  "push has no 'before')", rev);
+		error_hint(err, "plan without --base (everything builds), or "
+			   "pass the branch's merge base with its default "
+			   "branch");
+		return ERROR_NOT_FOUND;
+	}
 	grc = git_revparse_single(&obj, repo->git, rev);
 	if (grc < 0) {
 		if (grc == GIT_EINVALIDSPEC || grc == GIT_EAMBIGUOUS) {

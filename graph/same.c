@@ -42,10 +42,16 @@ add(struct error_list *errors, const struct rules *r,
 	return error_list_add(errors, &e) ? ERROR_NOMEM : code;
 }
 
+/* What one file of a group is: its blob id, and its target if a link. */
+struct side {
+	char hex[GIT_OID_HEXSZ + 1];
+	char target[1024];	/* "" unless a symlink */
+};
+
 /* The blob id of working-tree file `rel`, or ERROR_NOT_FOUND/IO. */
 static int
 blob_id(git_repository *g, const char *workdir, const char *rel,
-	char hex[GIT_OID_HEXSZ + 1])
+	struct side *out)
 {
 	char path[4096], target[4096];
 	struct stat st;
@@ -64,6 +70,8 @@ blob_id(git_repository *g, const char *workdir, const char *rel,
 		if (n < 0 || (size_t)n >= sizeof(target))
 			return ERROR_IO;
 		rc = git_odb_hash(&oid, target, (size_t)n, GIT_OBJECT_BLOB);
+		snprintf(out->target, sizeof(out->target), "%.*s", (int)n,
+			 target);
 	} else if (S_ISREG(st.st_mode)) {
 		rc = git_odb_hashfile(&oid, path, GIT_OBJECT_BLOB);
 	} else {
@@ -72,8 +80,38 @@ blob_id(git_repository *g, const char *workdir, const char *rel,
 	(void)g;
 	if (rc < 0)
 		return ERROR_IO;
-	git_oid_tostr(hex, GIT_OID_HEXSZ + 1, &oid);
+	git_oid_tostr(out->hex, sizeof(out->hex), &oid);
 	return 0;
+}
+
+/* Two sides differ: say how, naming a link as one. */
+static int
+differ(struct error_list *errors, const struct rules *r,
+       const struct rules_check *c, const char *pa, const struct side *a,
+       const char *pb, const struct side *b)
+{
+	const char *lp = a->target[0] ? pa : pb;
+	const struct side *l = a->target[0] ? a : b;
+	char hint[1200];
+
+	if (!a->target[0] && !b->target[0])
+		return add(errors, r, c, ERROR_CONFLICT, "make the files "
+			   "identical (copy one over the other), or drop the "
+			   "path from the check", "'%s' (blob %.12s) and '%s' "
+			   "(blob %.12s) differ", pa, a->hex, pb, b->hex);
+	if (a->target[0] && b->target[0])
+		return add(errors, r, c, ERROR_CONFLICT, "point both links at "
+			   "one target, or drop the path from the check",
+			   "'%s' is a symlink to '%s' and '%s' a symlink to "
+			   "'%s': git compares link targets, which differ",
+			   pa, a->target, pb, b->target);
+	snprintf(hint, sizeof(hint), "git stores a link as its target text, "
+		 "so a link never has a file's content: make '%s' a regular "
+		 "copy, or drop it from the check", lp);
+	return add(errors, r, c, ERROR_CONFLICT, hint,
+		   "'%s' is a symlink to '%s', '%s' a regular file: their "
+		   "blobs (%.12s, %.12s) differ", lp, l->target,
+		   lp == pa ? pb : pa, a->hex, b->hex);
 }
 
 /* Compare the group of files paths[0..n): 0, or the first problem. */
@@ -82,12 +120,14 @@ compare(git_repository *g, const char *workdir, const struct rules *r,
 	const struct rules_check *c, const char *const *paths, size_t n,
 	struct error_list *errors)
 {
-	char ref[GIT_OID_HEXSZ + 1], hex[GIT_OID_HEXSZ + 1];
+	struct side ref, cur;
 	size_t i, first = n;
 	int rc = 0, one;
 
+	memset(&ref, 0, sizeof(ref));
 	for (i = 0; i < n; i++) {
-		one = blob_id(g, workdir, paths[i], first == n ? ref : hex);
+		memset(&cur, 0, sizeof(cur));
+		one = blob_id(g, workdir, paths[i], first == n ? &ref : &cur);
 		if (one) {
 			one = add(errors, r, c, one, "restore the file, or "
 				  "drop it from the check",
@@ -101,13 +141,9 @@ compare(git_repository *g, const char *workdir, const struct rules *r,
 			first = i;
 			continue;
 		}
-		if (!strcmp(ref, hex))
+		if (!strcmp(ref.hex, cur.hex))
 			continue;
-		one = add(errors, r, c, ERROR_CONFLICT, "make the files "
-			  "identical (copy one over the other), or drop the "
-			  "path from the check", "'%s' (blob %.12s) and '%s' "
-			  "(blob %.12s) differ", paths[first], ref, paths[i],
-			  hex);
+		one = differ(errors, r, c, paths[first], &ref, paths[i], &cur);
 		rc = rc ? rc : one;
 	}
 	return rc;

@@ -5,11 +5,13 @@
 #include "graph/graph.h"
 
 #include <fnmatch.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "base/error.h"
 #include "base/mem.h"
 #include "base/spell.h"
+#include "graph/version.h"
 #include "rules/rules.h"
 #include "base/banned.h"
 
@@ -44,6 +46,44 @@ find_target(const struct rules *r, const char *name)
 	return NULL;
 }
 
+void
+graph_release_family(const struct graph_node *n, struct version_params *p,
+		     const char **narrow, char *prefix, size_t size)
+{
+	const struct rules_release *rel = n->release;
+
+	*narrow = NULL;
+	if (n->root) {
+		version_params_from_root(n->root, p);
+		if (strcmp(rel->tag, "root.tags"))
+			*narrow = rel->tag;
+		return;
+	}
+	memset(p, 0, sizeof(*p));
+	snprintf(prefix, size, "%.*s",
+		 (int)strcspn(rel->tag, "0123456789*?[\\"), rel->tag);
+	p->patterns = &rel->tag;
+	p->n_patterns = 1;
+	p->prefix = prefix;
+}
+
+int
+graph_release_claims(const struct graph *g, const struct graph_node *n,
+		     const char *tag, struct error *err)
+{
+	struct version_params p;
+	const char *narrow;
+	char prefix[256];
+
+	if (n->kind != GRAPH_NODE_RELEASE || !n->release)
+		return 0;
+	graph_release_family(n, &p, &narrow, prefix, sizeof(prefix));
+	p.regex_file = g->rules ? g->rules->file : NULL;
+	if (narrow && fnmatch(narrow, tag, 0) && strcmp(narrow, tag))
+		return 0;
+	return version_tag_claims(&p, tag, NULL, err);
+}
+
 static size_t
 mark(const struct graph *g, const char *ref, unsigned char *sel)
 {
@@ -64,6 +104,8 @@ mark(const struct graph *g, const char *ref, unsigned char *sel)
 			hit = n->kind == GRAPH_NODE_TEST;
 		else if (!strcmp(ref, "releases"))
 			hit = n->kind == GRAPH_NODE_RELEASE;
+		else if (!strncmp(ref, "releases@", 9))
+			hit = 0;	/* select_ref: errors to report */
 		else
 			hit = !strcmp(n->name, ref) || !fnmatch(ref, n->id, 0);
 		if (hit) {
@@ -84,6 +126,12 @@ not_found(const struct graph *g, const char *ref, struct error *err)
 	const char *s = NULL;
 
 	error_set(err, ERROR_NOT_FOUND, "target '%s' selects no node", ref);
+	if (!strncmp(ref, "releases@", 9)) {
+		error_hint(err, "no release line's tag family claims '%s' "
+			   "(`ripple release %s --dry-run` says why)",
+			   ref + 9, ref + 9);
+		return ERROR_NOT_FOUND;
+	}
 	names = mem_calloc(cap, sizeof(*names));
 	if (!names)
 		return ERROR_NOT_FOUND;
@@ -124,6 +172,21 @@ select_ref(const struct graph *g, const char *ref, unsigned char *sel,
 				return rc;
 		}
 		return 0;
+	}
+	if (!strncmp(ref, "releases@", 9)) {
+		size_t hits = 0;
+
+		for (i = 0; i < g->n_nodes; i++) {
+			rc = graph_release_claims(g, &g->nodes[i], ref + 9,
+						  err);
+			if (rc < 0)
+				return rc;
+			if (rc) {
+				sel[i] = 1;
+				hits++;
+			}
+		}
+		return hits ? 0 : not_found(g, ref, err);
 	}
 	if (!mark(g, ref, sel))
 		return not_found(g, ref, err);

@@ -17,6 +17,7 @@
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/mem.h"
+#include "graph/reach.h"
 #include "graph/repo_git.h"
 #include "base/banned.h"
 
@@ -123,6 +124,27 @@ version_node_from_hex(const char *hex, unsigned length, char *out,
 		out[i + 1] = (char)tolower((unsigned char)hex[i]);
 	out[length + 1] = '\0';
 	return 0;
+}
+
+void
+version_family_text(const struct version_params *p, char *out, size_t n)
+{
+	size_t i, len = 0;
+	int k;
+
+	if (!n)
+		return;
+	out[0] = '\0';
+	if (p->root_name) {
+		k = snprintf(out, n, "root '%s'", p->root_name);
+		len = k < 0 ? 0 : (size_t)k < n ? (size_t)k : n - 1;
+	}
+	for (i = 0; i < p->n_patterns && len + 1 < n; i++) {
+		k = snprintf(out + len, n - len, "%s'%s'", i ? ", "
+			     : len ? ", tags " : "tags ", p->patterns[i]);
+		len += k < 0 ? 0 : (size_t)k < n - len ? (size_t)k
+							: n - len - 1;
+	}
 }
 
 static int
@@ -460,6 +482,26 @@ version_compute(git_repository *repo, const char *rev,
 			continue;
 		if (git_oid_equal(&c->oid, &oid)) {
 			c->distance = 0;
+		} else if (shallow.n) {
+			if (exact)
+				continue;
+			/* Is the tag reachable in what this clone has?
+			 * graph/reach.h decides from the commits at hand;
+			 * what it cannot prove stays the shallow error. */
+			g = graph_reach_in_shallow(repo, &shallow, &oid,
+						   &c->oid, &c->distance, err);
+			if (g < 0) {
+				rc = g;
+				goto done;
+			}
+			if (g == GRAPH_REACH_UNKNOWN) {
+				rc = shallow_fail(err, revname);
+				goto done;
+			}
+			if (g == GRAPH_REACH_NO)
+				continue;
+			if (best && c->distance > best->distance)
+				continue;	/* farther: it cannot win */
 		} else {
 			if (exact)
 				continue;
@@ -515,9 +557,13 @@ version_compute(git_repository *repo, const char *rev,
 		/* The tags may sit below the shallow boundary or be unfetched. */
 		rc = shallow_fail(err, revname);
 	} else {
+		char fam[512];
+
+		version_family_text(p, fam, sizeof(fam));
 		rc = error_set(err, ERROR_NOT_FOUND,
 			       "no tag of the family is reachable from '%s' "
-			       "and there is no fallback version", revname);
+			       "(%s) and there is no fallback version",
+			       revname, fam[0] ? fam : "every tag");
 		error_hint(err, "tag a release, or declare a fallback-version "
 			   "for the root");
 	}

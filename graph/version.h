@@ -92,7 +92,16 @@ struct version_params {
 	   repository-relative file for VERSION_FROM_FILE*. */
 	enum version_from from;
 	const char *file;
+	/* The root's name, for messages only (NULL: none). */
+	const char *root_name;
 };
+
+/*
+ * "root 'NAME', tags 'G1', 'G2'" (either part left out when absent) into
+ * out (n bytes, truncated), for errors that must say which family.
+ */
+void version_family_text(const struct version_params *p, char *out,
+			 size_t n);
 
 /* Where the version came from. */
 enum version_source {
@@ -238,6 +247,13 @@ int version_node_from_hex(const char *hex, unsigned length, char *out,
  */
 int version_tag_claims(const struct version_params *p, const char *tag,
 		       struct pep440 *v, struct error *err);
+
+/*
+ * 1 when `tag` matches a tag pattern of *p and no exclusion, whatever its
+ * spelling: a tag the family would claim if it were spelled as the family
+ * spells versions (graph/family.c). Else 0.
+ */
+int version_tag_named(const struct version_params *p, const char *tag);
 
 /*
  * For the release checker (graph/family.c): 0 when the family claims `tag`

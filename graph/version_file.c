@@ -1,8 +1,9 @@
 /*
  * A root's version by its version source: tags (version.c), a version file
  * read at the revision (numba-cuda's numba_cuda/VERSION), or a file whose
- * release the tags' distance turns into an alpha number (RAPIDS: VERSION
- * 26.08.00 and 49 commits after v26.08.00a give 26.8.0a49).
+ * release the tags' distance turns into a pre-release number (RAPIDS:
+ * VERSION 26.08.00 and 49 commits after v26.08.00a give 26.8.0a49; two
+ * commits after the final v26.06.00, on its release branch, 26.6.0rc2).
  */
 #include "graph/version.h"
 
@@ -91,7 +92,8 @@ done:
 	return rc;
 }
 
-/* RELEASE aN off the nearest family tag; RELEASE itself at its tag. */
+/* RELEASE aN (rcN after a final) off the nearest family tag; RELEASE
+ * itself at its tag. */
 static int
 with_tags(struct graph_repo *repo, const char *rev,
 	  const struct version_params *p, const struct pep440 *file,
@@ -111,11 +113,14 @@ with_tags(struct graph_repo *repo, const char *rev,
 	tp.from = VERSION_FROM_TAGS;
 	rc = version_compute_at(repo, rev, &tp, out, err);
 	if (rc == ERROR_NOT_FOUND && err && strstr(err->msg, "no tag of the")) {
+		char fam[512];
+
+		version_family_text(p, fam, sizeof(fam));
 		error_init(err);
 		error_set(err, ERROR_NOT_FOUND, "no tag of the family is "
-			  "reachable from '%s': version-source file+tags "
+			  "reachable from '%s' (%s): version-source file+tags "
 			  "counts the commits since the nearest one",
-			  rev ? rev : "HEAD");
+			  rev ? rev : "HEAD", fam[0] ? fam : "every tag");
 		error_hint(err, "tag the cycle's opening (an alpha such as "
 			   "v26.08.00a), or use version-source: file");
 	}
@@ -126,8 +131,14 @@ with_tags(struct graph_repo *repo, const char *rev,
 		return rc;
 	if (!rc)
 		memset(&tagv, 0, sizeof(tagv));
+	/* rapids-generate-version: {base}{stage}{distance} with the nearest
+	 * tag's stage (a, b, rc), and "rc" after a tag with none (a final):
+	 * a release branch after v26.06.00 is 26.6.0rcN, main after
+	 * v26.06.00a 26.6.0aN, never one version for both. */
 	if (out->distance || out->dirty || pep440_compare(&tagv, file)) {
-		v.pre_kind = PEP440_PRE_A;
+		v.pre_kind = !tagv.n_release ? PEP440_PRE_A
+			   : tagv.pre_kind == PEP440_PRE_NONE ? PEP440_PRE_RC
+			   : tagv.pre_kind;
 		v.pre = out->distance;
 	}
 	mem_free(out->version);

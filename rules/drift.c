@@ -145,7 +145,8 @@ root_field(struct arena *a, const struct rules_root *root, const char *f,
 }
 
 static const char *
-toolkit_field(struct arena *a, const struct rules_toolkit *t, const char *f)
+toolkit_field(struct arena *a, const struct rules_toolkit *t, const char *f,
+	      int *unset)
 {
 	if (!strcmp(f, "version"))
 		return t->version;
@@ -157,6 +158,12 @@ toolkit_field(struct arena *a, const struct rules_toolkit *t, const char *f)
 		return arena_printf(a, "%u", t->major);
 	if (!strcmp(f, "minor"))
 		return arena_printf(a, "%u", t->minor);
+	if (!strcmp(f, "major.minor"))
+		return arena_printf(a, "%u.%u", t->major, t->minor);
+	if (!t->has_patch) {
+		*unset = 1;	/* a MAJOR.MINOR pin has no patch */
+		return NULL;
+	}
 	return arena_printf(a, "%u", t->patch);
 }
 
@@ -201,10 +208,11 @@ read_rule(struct arena *a, const struct rules *r, const char *path,
 			   rules_find_toolkit(r, name)) {
 			const struct rules_toolkit *t = rules_find_toolkit(r, name);
 
-			out->text = toolkit_field(a, t, field);
+			out->text = toolkit_field(a, t, field, &unset);
 			pos = t->pos;
 			if (!strcmp(field, "major") || !strcmp(field, "minor") ||
-			    !strcmp(field, "patch"))
+			    !strcmp(field, "patch") ||
+			    !strcmp(field, "major.minor"))
 				field = "version";
 		} else if (!strcmp(kind, "sources") &&
 			   rules_find_source(r, name) &&

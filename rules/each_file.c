@@ -49,8 +49,13 @@ rules_files_read_dir(void *payload, const char *path, char **data,
 				 "outside the repository", path, where);
 	snprintf(full, sizeof(full), "%s/%s", dir, path);
 	fd = file_open_regular(full, path, err);
-	if (fd < 0)
+	if (fd < 0) {
+		if (!err->hint[0])
+			error_hint(err, "matrix files are repository paths, "
+				   "read from the repository's root, not "
+				   "from the rules file's folder");
 		return fd;
+	}
 	for (;;) {
 		if (cap - n < 65536) {
 			char *d;

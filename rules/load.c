@@ -423,8 +423,8 @@ rules_load_buffer_files(const char *display, const char *text, size_t len,
 }
 
 int
-rules_load_file(const char *path, const char *display, struct rules **out,
-		struct error_list *errors)
+rules_load_file(const char *path, const char *display, const char *root,
+		struct rules **out, struct error_list *errors)
 {
 	struct error e;
 	FILE *f;
@@ -484,13 +484,22 @@ rules_load_file(const char *path, const char *display, struct rules **out,
 		goto fail;
 	}
 	fclose(f);
+	f = NULL;
 	{
-		/* Matrix files (each: {from:}) beside the rules file. */
+		/* Matrix files (each: {from:}): repository paths. */
 		char dir[4096];
 		const char *slash = strrchr(path, '/');
 		struct rules_files fs = { rules_files_read_dir, dir };
 
-		if (slash)
+		if (root && strlen(root) >= sizeof(dir)) {
+			code = error_at(&e, ERROR_INVALID, display, 0, 0,
+					"the repository's path is too long "
+					"to read matrix files under it");
+			goto fail;
+		}
+		if (root)
+			snprintf(dir, sizeof(dir), "%s", root);
+		else if (slash)
 			snprintf(dir, sizeof(dir), "%.*s",
 				 (int)(slash - path), path);
 		else

@@ -139,6 +139,9 @@ int rules_syntax_glob(struct rules_load *L, const struct rules_ynode *n,
 int rules_syntax_triple(const char *s, unsigned *major, unsigned *minor,
 			unsigned *patch);
 
+/* MAJOR.MINOR, decimal digits. Returns 0 and the parts, or -1. */
+int rules_syntax_pair(const char *s, unsigned *major, unsigned *minor);
+
 /* PEP 440 public version shape (N(.N)*[{a|b|rc}N][.postN][.devN]). */
 int rules_syntax_pep440(const char *s);
 

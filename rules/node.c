@@ -341,7 +341,8 @@ load_node(struct rules_load *L, const struct rules_ynode *k,
 	static const char *const keys[] = {
 		"each", "inputs", "needs", "toolkit", "command", "shell",
 		"builtin", "env", "cwd", "outputs", "timeout", "gpu", "version",
-		"meta", "version-group", "pass-env", "container", "runs-on", "rewrites", NULL,
+		"meta", "version-group", "pass-env", "container", "runs-on", "rewrites",
+		"cutoff", NULL,
 	};
 	const struct rules_ynode *f, *in, *needs, *cmd;
 	struct rules_tvars tv;
@@ -444,6 +445,21 @@ load_node(struct rules_load *L, const struct rules_ynode *k,
 	else if (f && !rules_load_string(L, f, "version-group",
 					 &node->version_group))
 		rules_syntax_template(L, f, node->version_group, &tv);
+	f = rules_ynode_get(v, "cutoff");
+	if (f) {
+		static const char *const modes[] = { "bytes", "payload" };
+		const char *m = NULL;
+
+		if (node->kind == RULES_NODE_TEST)
+			rules_load_error(L, f, "give it to the artifacts the "
+					 "test needs", "%s: 'cutoff' is for "
+					 "artifacts", what);
+		else if (!rules_load_string(L, f, "cutoff", &m) &&
+			 strcmp(m, "bytes") && strcmp(m, "payload"))
+			rules_load_unknown(L, f, "cutoff mode", m, modes, 2);
+		else if (m)
+			node->cutoff_payload = !strcmp(m, "payload");
+	}
 	f = rules_ynode_get(v, "outputs");
 	if (f && f->kind == RULES_YNODE_MAP)
 		rules_load_output_groups(L, f, node, &tv);

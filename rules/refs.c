@@ -92,7 +92,7 @@ check_rule_path(struct rules_load *L, const struct rules_ynode *n,
 		"fallback-version", "fallback-pretend", "node-length",
 	};
 	static const char *const tk_fields[] = {
-		"version", "home", "major", "minor", "patch",
+		"version", "home", "major", "minor", "patch", "major.minor",
 	};
 	static const char *const src_fields[] = { "paths", "exclude" };
 	static const char *const kinds[] = {
@@ -151,10 +151,10 @@ check_rule_path(struct rules_load *L, const struct rules_ynode *n,
 			rules_load_unknown(L, n, "toolkit", name, c, k);
 			return;
 		}
-		for (i = 0; i < 5 && strcmp(tk_fields[i], field); i++)
+		for (i = 0; i < 6 && strcmp(tk_fields[i], field); i++)
 			;
-		if (i == 5)
-			rules_load_unknown(L, n, "toolkit field", field, tk_fields, 5);
+		if (i == 6)
+			rules_load_unknown(L, n, "toolkit field", field, tk_fields, 6);
 		return;
 	}
 	if (!strcmp(kind, "sources")) {

@@ -78,13 +78,38 @@ load_require_meta(struct rules_load *L, const struct rules_ynode *f,
 		load_meta_check(L, f->items[i], tv, &rel->require_meta[i]);
 }
 
+/*
+ * A place release notes are looked up: "tag", or a branch name as git
+ * allows it (check-ref-format, simplified: letters, digits, "/", ".",
+ * "_", "-", no "..", no leading "-" or "/", no trailing "/" or ".lock").
+ */
+static void
+check_notes_from(struct rules_load *L, const struct rules_ynode *n,
+		 const char *s)
+{
+	size_t len = strlen(s);
+
+	if (!strcmp(s, "tag"))
+		return;
+	if (!len || strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRS"
+			   "TUVWXYZ0123456789/._-") != len ||
+	    strstr(s, "..") || strstr(s, "//") || s[0] == '-' ||
+	    s[0] == '/' || s[len - 1] == '/' || s[len - 1] == '.' ||
+	    (len >= 5 && !strcmp(s + len - 5, ".lock")))
+		rules_load_error(L, n, "name 'tag' (the tagged tree) or a "
+				 "branch, e.g. [tag, main]",
+				 "notes-from '%s' is neither 'tag' nor a "
+				 "branch name", s);
+}
+
 static void
 load_release(struct rules_load *L, const struct rules_ynode *k,
 	     const struct rules_ynode *v, struct rules_release *rel)
 {
 	static const char *const keys[] = {
 		"each", "tag", "artifacts", "exclude", "notes",
-		"notes-skip-post", "require-meta", "tests", NULL,
+		"notes-from", "notes-skip-post", "require-meta", "tests",
+		NULL,
 	};
 	const struct rules_ynode *f;
 	struct rules_tvars tv;
@@ -143,6 +168,11 @@ load_release(struct rules_load *L, const struct rules_ynode *k,
 	f = rules_ynode_get(v, "notes");
 	if (f && !rules_load_string(L, f, "notes", &rel->notes))
 		rules_syntax_template(L, f, rel->notes, &tv);
+	f = rules_ynode_get(v, "notes-from");
+	if (f && !rules_load_strings(L, f, "notes-from", 0, &rel->notes_from,
+				     &rel->n_notes_from))
+		for (i = 0; i < rel->n_notes_from; i++)
+			check_notes_from(L, f->items[i], rel->notes_from[i]);
 	f = rules_ynode_get(v, "notes-skip-post");
 	if (f)
 		rules_load_bool(L, f, "notes-skip-post", &rel->notes_skip_post);

@@ -37,11 +37,18 @@ rules_load_toolkit(struct rules_load *L, const struct rules_ynode *k,
 	if (!f)
 		rules_load_error(L, k, "add version: MAJOR.MINOR.PATCH, e.g. 12.9.1",
 				 "toolkit '%s' has no 'version'", k->str);
-	else if (!rules_load_string(L, f, "version", &t->version) &&
-		 rules_syntax_triple(t->version, &t->major, &t->minor,
-				     &t->patch))
-		rules_load_error(L, f, "write MAJOR.MINOR.PATCH, e.g. 12.9.1",
-				 "malformed toolkit version '%s'", t->version);
+	else if (!rules_load_string(L, f, "version", &t->version)) {
+		/* MAJOR.MINOR where the repository only says that (RAPIDS'
+		 * dependencies.yaml: cuda: "12.9"): any patch matches. */
+		t->has_patch = !rules_syntax_triple(t->version, &t->major,
+						    &t->minor, &t->patch);
+		if (!t->has_patch &&
+		    rules_syntax_pair(t->version, &t->major, &t->minor))
+			rules_load_error(L, f, "write MAJOR.MINOR.PATCH (12.9.1) "
+					 "or MAJOR.MINOR (12.9)",
+					 "malformed toolkit version '%s'",
+					 t->version);
+	}
 	f = rules_ynode_get(v, "home");
 	if (f)
 		rules_load_string(L, f, "home", &t->home);

@@ -38,8 +38,10 @@ struct rules_kv {
 
 struct rules_toolkit {
 	const char *name;
-	const char *version;	/* the pin, "12.9.1": MAJOR.MINOR.PATCH */
+	const char *version;	/* the pin, "12.9.1" (MAJOR.MINOR.PATCH) or
+				   "12.9" (MAJOR.MINOR: any patch) */
 	unsigned major, minor, patch;
+	int has_patch;		/* 0 for a MAJOR.MINOR pin (patch 0) */
 	const char *home;	/* install prefix; NULL: /usr/local/cuda-M.m */
 	struct rules_pos pos;
 };
@@ -238,6 +240,10 @@ struct rules_node {
 	unsigned long long timeout_ms;	/* 0: the executor's default */
 	struct rules_gpu gpu;
 	const char *version;	/* template of the output's version, or NULL */
+	int cutoff_payload;	/* artifacts, `cutoff: payload`: users' keys
+				   take the payload digest of its outputs
+				   (a wheel without its long description,
+				   engine/run/payload.h), not their bytes */
 	const char *version_group;	/* artifacts, template: nodes whose
 					   expanded names are equal rebuild
 					   together (docs/rules.md), or NULL */
@@ -274,6 +280,10 @@ struct rules_release {
 	size_t n_exclude;
 	const char *notes;	/* path template ("${root.path}/...${version}...") */
 	int notes_skip_post;	/* post-releases need no notes */
+	const char **notes_from;	/* where the notes are looked up, in
+					   order: "tag" (the tagged tree) or
+					   a branch ("main"); NULL: tag only */
+	size_t n_notes_from;
 	struct rules_meta_check *require_meta;	/* file order */
 	size_t n_require_meta;
 	const char **tests;	/* test rule names whose instances (agreeing on
@@ -382,6 +392,9 @@ struct rules_runner {
 	size_t n_runs_on;
 	const char **gpu_runs_on;	/* labels for GPU tests, or NULL */
 	size_t n_gpu_runs_on;
+	const char *host;		/* `host:` the platform ripple runs as
+					   on these runners (a cross-build),
+					   or NULL: the platform itself */
 	struct rules_pos pos;
 };
 
@@ -437,10 +450,14 @@ struct rules {
  * NULL, every problem found (up to the list's limit) is appended to
  * `errors`, each with file:line:col and a hint where one helps, and the
  * first error's code is returned (ERROR_INVALID for bad rules, ERROR_IO or
- * ERROR_NOT_FOUND when the file cannot be read, ERROR_NOMEM).
+ * ERROR_NOT_FOUND when the file cannot be read, ERROR_NOMEM). Matrix files
+ * (`each: {from: {file:}}`) are repository paths, read under `root` (the
+ * repository's working tree; NULL: the rules file's folder), never from
+ * the rules file's folder when --rules names a file elsewhere.
  */
 int rules_load_file(const char *path, const char *display,
-		    struct rules **out, struct error_list *errors);
+		    const char *root, struct rules **out,
+		    struct error_list *errors);
 
 /*
  * Where the rules read repository files they name (`each: {from: {file:}}`
@@ -465,7 +482,7 @@ int rules_files_read_dir(void *payload, const char *path, char **data,
 
 /*
  * As rules_load_buffer, reading matrix files through `files` (NULL: rules
- * naming one are an error). rules_load_file reads them beside the file.
+ * naming one are an error). rules_load_file reads them under its root.
  */
 int rules_load_buffer_files(const char *display, const char *text,
 			    size_t len, const struct rules_files *files,

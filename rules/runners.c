@@ -3,6 +3,9 @@
  * CI jobs need, and its GPU tests. Keys are values of the `platform` axis
  * or `default`; each names `runs-on` (a label or a list) and optionally
  * `gpu-runs-on`. Labels are checked for what GitHub accepts in a label.
+ * `host: PLATFORM` says the runners are of another platform that builds
+ * this one's nodes (a cross-build: win-64 wheels made on linux-64); it must
+ * be a value of the platform axis.
  */
 #include "rules/load.h"
 
@@ -48,7 +51,8 @@ static void
 load_runner(struct rules_load *L, const struct rules_ynode *k,
 	    const struct rules_ynode *v, struct rules_runner *rn)
 {
-	static const char *const keys[] = { "runs-on", "gpu-runs-on", NULL };
+	static const char *const keys[] = { "runs-on", "gpu-runs-on", "host",
+					    NULL };
 	const struct rules_axis *ax = rules_find_axis(L->r, "platform");
 	const struct rules_ynode *f;
 	char what[160];
@@ -82,6 +86,24 @@ load_runner(struct rules_load *L, const struct rules_ynode *k,
 	if (f)
 		labels(L, f, "gpu-runs-on", &rn->gpu_runs_on,
 		       &rn->n_gpu_runs_on);
+	f = rules_ynode_get(v, "host");
+	if (!f)
+		return;
+	if (f->kind != RULES_YNODE_SCALAR) {
+		rules_load_error(L, f, "host: PLATFORM, one value of the "
+				 "platform axis", "runner '%s': 'host' is not "
+				 "a platform name", k->str);
+		return;
+	}
+	for (i = 0; ax && i < ax->n_values; i++)
+		if (!strcmp(ax->values[i], f->str))
+			break;
+	if (!ax || i == ax->n_values)
+		rules_load_unknown(L, f, "platform", f->str,
+				   ax ? ax->values : NULL,
+				   ax ? ax->n_values : 0);
+	else
+		rn->host = f->str;
 }
 
 void

@@ -145,6 +145,14 @@ rules_syntax_triple(const char *s, unsigned *major, unsigned *minor,
 	return 0;
 }
 
+int
+rules_syntax_pair(const char *s, unsigned *major, unsigned *minor)
+{
+	if (digits(&s, major) || *s++ != '.' || digits(&s, minor) || *s)
+		return -1;
+	return 0;
+}
+
 static int
 skip_prefix(const char **s, const char *prefix)
 {

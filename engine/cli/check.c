@@ -243,6 +243,76 @@ check_sources(struct check *ck, const struct rules *r, const struct graph *g)
 	}
 }
 
+/* Is node `dep` among n's direct dependencies? */
+static int
+has_dep(const struct graph_node *n, size_t dep)
+{
+	size_t k;
+
+	for (k = 0; k < n->n_deps; k++)
+		if (n->deps[k] == dep)
+			return 1;
+	return 0;
+}
+
+/*
+ * Early cutoff and what a test installs (issue 25): a test is reused when
+ * the artifacts it needs have the same output digests. A test that needs
+ * artifact A, where A needs artifact B, installs B too when B is A's
+ * runtime dependency (a wheel and the library wheel it links); if B
+ * changes while A's files do not, the test is reused though it would
+ * install another B. Visible in the rules where A and B are packages of
+ * two roots; warn once per test rule and pair, at the test.
+ */
+static void
+check_test_needs(struct check *ck, const struct rules *r,
+		 const struct graph *g)
+{
+	struct strv seen = STRV_INIT;
+	char key[600];
+	size_t i, k, m;
+
+	for (i = 0; i < g->n_nodes; i++) {
+		const struct graph_node *t = &g->nodes[i];
+
+		if (t->kind != GRAPH_NODE_TEST || !t->rule)
+			continue;
+		for (k = 0; k < t->n_deps; k++) {
+			const struct graph_node *a = &g->nodes[t->deps[k]];
+
+			if (a->kind != GRAPH_NODE_ARTIFACT)
+				continue;
+			for (m = 0; m < a->n_deps; m++) {
+				const struct graph_node *b =
+					&g->nodes[a->deps[m]];
+
+				/* Another root's package is a runtime
+				 * dependency; one of A's own root is a
+				 * part A was made from (core's variants). */
+				if (b->kind != GRAPH_NODE_ARTIFACT ||
+				    has_dep(t, a->deps[m]) || !a->root ||
+				    !b->root || a->root == b->root)
+					continue;
+				snprintf(key, sizeof(key), "%s|%s|%s",
+					 t->name, a->name, b->name);
+				if (strv_find(&seen, key) >= 0 ||
+				    strv_push(&seen, key, NULL))
+					continue;
+				found_warning(ck, r, t->rule->pos,
+					      "add it to the test's needs: "
+					      "if the test installs it",
+					      "test '%s' needs '%s', which "
+					      "needs '%s': early cutoff reuses "
+					      "the test when %s's files are "
+					      "unchanged, even if %s changed",
+					      t->name, a->name, b->name,
+					      a->name, b->name);
+			}
+		}
+	}
+	strv_release(&seen);
+}
+
 /*
  * A container image named by tag only ("rapidsai/ci-conda:26.06") is keyed
  * as text: the tag may move to other bytes without the key changing. One
@@ -327,6 +397,7 @@ check_graph(struct check *ck, const struct rules *r)
 		rc = CLI_USAGE;
 	} else {
 		check_sources(ck, r, g);
+		check_test_needs(ck, r, g);
 		check_containers(ck, r, g);
 		rc = check_outputs(ck, r, g);
 	}
@@ -486,10 +557,14 @@ run_check(struct check *ck, const char *path, const char *file, int drift,
 	  struct rules **r)
 {
 	struct error_list errors;
+	char root[4096];
 	int rc;
 
+	rc = cli_repo_root(ck->ctx, root, sizeof(root));
+	if (rc < 0)
+		return cli_exit_for(rc);
 	error_list_init(&errors, CHECK_ERROR_LIMIT);
-	rc = rules_load_file(path, file, r, &errors);
+	rc = rules_load_file(path, file, root, r, &errors);
 	if (rc) {
 		found_errors(ck, file, &errors);
 		if (!errors.n && !errors.dropped) {

@@ -41,6 +41,7 @@ struct ci_args {
 	const char *ref_opt;	/* --ref, or NULL */
 	char ref[1024];		/* the ref planned for (cli_remote_ref) */
 	char dbranch[1024];	/* the default branch, or "" */
+	struct cli_base auto_base;	/* --base auto, derived */
 };
 
 static const char jobs_help[] =
@@ -145,6 +146,9 @@ open_planner(const struct cli_ctx *ctx, struct ci_args *a,
 	a->po.ref = a->ref[0] ? a->ref : NULL;
 	cli_remote_default_branch(*repo, a->dbranch, sizeof(a->dbranch));
 	a->po.default_branch = a->dbranch[0] ? a->dbranch : NULL;
+	rc = cli_base_resolve(ctx, *repo, *cache, &a->po, &a->auto_base);
+	if (rc)
+		return rc;
 	return cli_planner(ctx, *repo, *cache, &a->po, pl);
 }
 

@@ -17,6 +17,8 @@
 #include <signal.h>
 #include <stdio.h>
 
+#include "base/interrupt.h"
+
 struct error;
 
 enum cli_exit {
@@ -340,13 +342,14 @@ void cli_remote_summary(const struct cli_remote *r);
 
 /* Signal dispositions replaced by cli_stop_catch. */
 struct cli_stop_saved {
-	struct sigaction sigint, sigterm;
+	struct interrupt_saved saved;
 };
 
 /*
- * Catch SIGINT and SIGTERM (engine/cli/stop.c): they set the stop flag
- * instead of killing. once: the next signal kills (SA_RESETHAND). saved
- * (may be NULL) receives the dispositions replaced.
+ * Catch SIGINT and SIGTERM (Ctrl-C, Ctrl-Break and the console closing on
+ * Windows; base/interrupt.h): they set the stop flag instead of killing.
+ * once: the next signal kills (SA_RESETHAND). saved (may be NULL)
+ * receives the dispositions replaced.
  */
 void cli_stop_catch(int once, struct cli_stop_saved *saved);
 
@@ -365,5 +368,49 @@ int cli_fetch(int argc, char **argv, const struct cli_ctx *ctx);
 
 /* `ripple run`: carry out the plan and record it (engine/cli/run.c). */
 int cli_run(int argc, char **argv, const struct cli_ctx *ctx);
+
+struct rules_toolkit;
+
+/* The toolkit's home: its `home:`, else /usr/local/cuda-MAJOR.MINOR (the
+ * runner convention, docs/github.md), into out (n bytes). 0, or -1 when
+ * it does not fit. */
+int cli_toolkit_home(const struct rules_toolkit *tk, char *out, size_t n);
+
+/* The base `--base auto` derives (engine/cli/github_base.c). */
+struct cli_base {
+	char hex[41];		/* the commit to pass as --base; "": none (a
+				   push of the first commit) */
+	char why[512];		/* for people: the event and the rule used */
+};
+
+struct cache;
+struct planner_options;
+
+/*
+ * Derive the base commit from the GitHub Actions event (GITHUB_EVENT_NAME,
+ * GITHUB_EVENT_PATH, GITHUB_REF, GITHUB_BASE_REF, RIPPLE_TARGET_BRANCH):
+ * the target branch of a pull request or a pull-request/N bot branch, the
+ * default branch for a new branch, else the previous record-complete
+ * commit (every build and test node of po's targets has an ok record)
+ * from the push's `before` (a force-push: its merge base with the head),
+ * at most 32 first parents back. po supplies targets, rules, remote and
+ * ref; it is not changed. Returns 0 with *out set, or an exit code after
+ * printing the error (a missing target branch, a bad event file).
+ */
+int cli_base_auto(const struct cli_ctx *ctx, struct graph_repo *repo,
+		  struct cache *cache, const struct planner_options *po,
+		  struct cli_base *out);
+
+/*
+ * When po->base is "auto": derive it (cli_base_auto), note it on stderr,
+ * and point po->base at b->hex (b must outlive po's use). Otherwise 0 and
+ * nothing changes.
+ */
+int cli_base_resolve(const struct cli_ctx *ctx, struct graph_repo *repo,
+		     struct cache *cache, struct planner_options *po,
+		     struct cli_base *b);
+
+/* `ripple base`: print the derived base (engine/cli/github_base.c). */
+int cli_base(int argc, char **argv, const struct cli_ctx *ctx);
 
 #endif

@@ -252,6 +252,7 @@ cli_planner(const struct cli_ctx *ctx, struct graph_repo *repo,
 {
 	struct planner_options o = *po;
 	struct graph_limits limits;
+	const char *full;
 	struct error_list errors;
 	struct error err;
 	size_t i;
@@ -263,7 +264,19 @@ cli_planner(const struct cli_ctx *ctx, struct graph_repo *repo,
 		cli_graph_limits(ctx, &limits);
 		o.limits = &limits;
 	}
+	/* The slow reference path, for checking the fast ones against it
+	 * (docs/performance.md): no source-key memo. */
+	full = getenv("RIPPLE_FULL_WALK");
+	if (full && full[0] && strcmp(full, "0"))
+		o.full_walk = 1;
 	rc = planner_run(repo, cache, &o, &errors, out, &err);
+	/* The gate judges a commit: it refuses --worktree, so it never
+	 * suggests it (issue 25). */
+	if (rc && ctx->cmd && !strcmp(ctx->cmd, "gate") &&
+	    strstr(err.hint, "--worktree"))
+		snprintf(err.hint, sizeof(err.hint), "the gate reads the rules "
+			 "of the commit: commit ripple.yml, or pass --rules "
+			 "FILE");
 	if (rc) {
 		if (errors.n)
 			for (i = 0; i < errors.n; i++)
@@ -273,7 +286,9 @@ cli_planner(const struct cli_ctx *ctx, struct graph_repo *repo,
 		rc = cli_exit_for(rc);
 	}
 	error_list_release(&errors);
-	if (!rc && !po->worktree && !po->rules_file)
+	/* Only the checked-out commit has a working tree to differ from. */
+	if (!rc && !po->worktree && !po->rules_file &&
+	    (!po->head || !strcmp(po->head, "HEAD")))
 		note_uncommitted_rules(ctx, repo, (*out)->head);
 	return rc;
 }

@@ -246,10 +246,14 @@ cli_graph(int argc, char **argv, const struct cli_ctx *ctx)
 		goto done;
 	if (rc < 0) {
 		struct error_list errors;
+		char root[4096];
 		size_t i;
 
 		error_list_init(&errors, 50);
-		rc = rules_load_file(rules_file, NULL, &rules, &errors);
+		rc = cli_repo_root(ctx, root, sizeof(root));
+		if (rc >= 0)
+			rc = rules_load_file(rules_file, NULL, root, &rules,
+					     &errors);
 		for (i = 0; i < errors.n; i++)
 			cli_print_error(ctx, &errors.items[i]);
 		error_list_release(&errors);

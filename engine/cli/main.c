@@ -25,6 +25,8 @@
 #define RIPPLE_VERSION "0.1.0"
 
 static const struct cli_command commands[] = {
+	{ "base", cli_base,
+	  "the base commit CI compares with, from the GitHub event" },
 	{ "cache", cli_cache, "export, import or check the run cache" },
 	{ "check", cli_check, "load and validate the rules file" },
 	{ "cuda-smoke", cli_cuda_smoke,

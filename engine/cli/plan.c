@@ -8,6 +8,7 @@
 #include <fnmatch.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/arena.h"
@@ -23,7 +24,7 @@
 enum {
 	OPT_HEAD = 256, OPT_BASE, OPT_BASELINE, OPT_REUSE, OPT_ASSUME,
 	OPT_RULES, OPT_CACHE, OPT_JSON, OPT_GHO, OPT_GHS, OPT_WORKTREE,
-	OPT_VERBOSE, OPT_TAG, OPT_REF,
+	OPT_VERBOSE, OPT_TAG, OPT_GHSTAGES, OPT_REF,
 };
 
 static const struct option plan_opts[] = {
@@ -38,6 +39,7 @@ static const struct option plan_opts[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "github-output", required_argument, NULL, OPT_GHO },
 	{ "github-step-summary", required_argument, NULL, OPT_GHS },
+	{ "github-stages", required_argument, NULL, OPT_GHSTAGES },
 	{ "verbose", no_argument, NULL, OPT_VERBOSE },
 	{ "tag", required_argument, NULL, OPT_TAG },
 	{ "ref", required_argument, NULL, OPT_REF },
@@ -50,6 +52,8 @@ struct plan_args {
 	const char *cache_opt;
 	const char *gh_output, *gh_summary;
 	int json, verbose;
+	unsigned gh_stages;	/* --github-stages N, or 0 */
+	struct cli_base auto_base;	/* --base auto, derived */
 	const char *ref_opt;	/* --ref, or NULL */
 	char ref[1024];		/* the ref planned for (cli_remote_ref) */
 	char dbranch[1024];	/* the default branch, or "" */
@@ -60,7 +64,8 @@ static const char plan_help[] =
 	"                   [--baseline-run ID|auto] [--reuse baseline|any|none]\n"
 	"                   [--assume-base-built] [--tag TAG] [--rules FILE]\n"
 	"                   [--cache PATH] [--json] [--github-output FILE]\n"
-	"                   [--github-step-summary FILE] [--verbose] [--ref REF]\n"
+	"                   [--github-step-summary FILE] [--github-stages N]\n"
+	"                   [--verbose] [--ref REF]\n"
 	"\n"
 	"Decide, for every node in the targets' closure, build, test, reuse or\n"
 	"skip, with the reason. TARGET is a declared target, a rule name,\n"
@@ -70,7 +75,9 @@ static const char plan_help[] =
 	"  --head REV            plan this commit (default HEAD)\n"
 	"  --worktree            plan the working tree, uncommitted changes too\n"
 	"  --base REV            compare with the merge base of REV and the head:\n"
-	"                        its newest successful run is the baseline\n"
+	"                        its newest successful run is the baseline;\n"
+	"                        auto: derived from the GitHub event (`ripple\n"
+	"                        base` says which and why)\n"
 	"  --baseline-run ID     compare with this recorded run instead\n"
 	"  --reuse SCOPE         baseline (default: the rules' policy), any (a\n"
 	"                        record with the same key in any run), none\n"
@@ -88,6 +95,9 @@ static const char plan_help[] =
 	"  --json                the plan as JSON (schema ripple-plan-v1)\n"
 	"  --github-output FILE  append GitHub Actions outputs (matrices)\n"
 	"  --github-step-summary FILE  append a Markdown summary\n"
+	"  --github-stages N     the workflow runs N job slots in order: also\n"
+	"                        write stage-1..N outputs (has-, matrix-,\n"
+	"                        name-stage-K); more stages than N is an error\n"
 	"  --verbose             list reused and skipped nodes too\n"
 	"  --max-nodes N, --max-edges N  raise the graph's ceilings (100000\n"
 	"                        nodes, 1000000 edges; the rules' policy can\n"
@@ -127,6 +137,17 @@ parse(int argc, char **argv, const struct cli_ctx *ctx, const char *cmd,
 		case OPT_JSON: a->json = 1; break;
 		case OPT_GHO: a->gh_output = optarg; break;
 		case OPT_GHS: a->gh_summary = optarg; break;
+		case OPT_GHSTAGES: {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end || !*optarg || v < 1 || v > 64)
+				return cli_usage_error(ctx, cmd, "--github-"
+						       "stages takes 1 to 64, "
+						       "not '%s'", optarg);
+			a->gh_stages = (unsigned)v;
+			break;
+		}
 		case OPT_VERBOSE: a->verbose = 1; break;
 		case OPT_TAG: a->po.tag = optarg; break;
 		case OPT_REF: a->ref_opt = optarg; break;
@@ -153,6 +174,9 @@ parse(int argc, char **argv, const struct cli_ctx *ctx, const char *cmd,
 	if (a->po.head && a->po.worktree)
 		return cli_usage_error(ctx, cmd, "--head and --worktree "
 				       "exclude each other");
+	if (a->gh_stages && !a->gh_output)
+		return cli_usage_error(ctx, cmd, "--github-stages goes with "
+				       "--github-output");
 	return 0;
 }
 
@@ -185,6 +209,9 @@ run_planner(const struct cli_ctx *ctx, struct plan_args *a,
 	a->po.ref = a->ref[0] ? a->ref : NULL;
 	cli_remote_default_branch(*repo, a->dbranch, sizeof(a->dbranch));
 	a->po.default_branch = a->dbranch[0] ? a->dbranch : NULL;
+	rc = cli_base_resolve(ctx, *repo, *cache, &a->po, &a->auto_base);
+	if (rc)
+		return rc;
 	rc = cli_planner(ctx, *repo, *cache, &a->po, pl);
 	if (!rc) {
 		struct arena ar;
@@ -241,6 +268,7 @@ cli_plan(int argc, char **argv, const struct cli_ctx *ctx)
 		goto done;
 	pl->meta.color = ctx->color_out;
 	pl->meta.verbose = a.verbose;
+	pl->meta.github_stages = a.gh_stages;
 	rc = emit(ctx, NULL, 0, a.json ? report_plan_json : report_plan_text,
 		  pl);
 	if (!rc && a.gh_output)

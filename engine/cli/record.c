@@ -12,13 +12,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/arena.h"
+#include "base/buf.h"
 #include "base/error.h"
+#include "base/mem.h"
 #include "base/strv.h"
 #include "cache/cache.h"
 #include "engine/plan/eval.h"
 #include "engine/plan/record.h"
+#include "engine/plan/versions.h"
+#include "engine/run/wheel.h"
+#include "graph/distfile.h"
 #include "graph/graph.h"
+#include "graph/pep440.h"
 #include "graph/repo.h"
+#include "rules/rules.h"
 #include "base/banned.h"
 
 static const char record_help[] =
@@ -34,7 +42,15 @@ static const char record_help[] =
 	"The output digest is the XXH3-128 of the artifact files. A glob\n"
 	"records every node it matches with the same outcome; --node may\n"
 	"repeat. --finish sets the run's final status: plans look for\n"
-	"successful runs at the merge base.\n";
+	"successful runs at the merge base.\n"
+	"\n"
+	"The version recorded is the one the rule gives the node (its\n"
+	"version:, ${root.version} at the run's commit), as `ripple run`\n"
+	"records it; --version is needed only where the rule says none.\n"
+	"Each artifact must say the same: a wheel's METADATA Version (its\n"
+	"Version and Requires-Dist are recorded as metadata), a wheel's,\n"
+	"sdist's or conda package's file name (NAME-VERSION-BUILD.conda);\n"
+	"a mismatch, or a --version the rule contradicts, records nothing.\n";
 
 enum {
 	OPT_RUN = 256, OPT_NODE, OPT_STATUS, OPT_ARTIFACT, OPT_META,
@@ -91,6 +107,179 @@ run_commit(const struct cli_ctx *ctx, struct cache *c, struct graph_repo *repo,
 	return 0;
 }
 
+/* Equal as PEP 440 versions (as text when either is no version). */
+static int
+same_version(const char *a, const char *b)
+{
+	struct pep440 x, y;
+
+	if (pep440_parse(a, &x, NULL) || pep440_parse(b, &y, NULL))
+		return !strcmp(a, b);
+	return !pep440_compare(&x, &y) && !strcmp(x.local, y.local);
+}
+
+/* The value of "KEY=V" in meta, or NULL. */
+static const char *
+meta_value(const struct strv *meta, const char *key)
+{
+	size_t i, n = strlen(key);
+
+	for (i = 0; i < meta->n; i++)
+		if (!strncmp(meta->v[i], key, n) && meta->v[i][n] == '=')
+			return meta->v[i] + n + 1;
+	return NULL;
+}
+
+/*
+ * What artifact `path` says its version is (`what` names the source), into
+ * ver: the METADATA of a wheel that is a zip (its Version and Requires-Dist
+ * go to *meta for the first wheel), else the file name's. "" when it says
+ * nothing. A wheel whose name and METADATA disagree is an error.
+ */
+static int
+artifact_version(const char *root, const char *path, int first_wheel,
+		 struct strv *meta, char *ver, size_t n, const char **what,
+		 struct error *err)
+{
+	struct strv wm = STRV_INIT;
+	char full[4096];
+	const char *mv;
+	size_t i;
+	int kind, rc = 0;
+
+	kind = graph_dist_file_version(path, ver, n);
+	*what = "file name";
+	if (kind != GRAPH_DIST_WHEEL)	/* a bad name: `release` says so */
+		return 0;
+	snprintf(full, sizeof(full), "%s%s%s", path[0] == '/' ? "" : root,
+		 path[0] == '/' ? "" : "/", path);
+	rc = run_wheel_metadata(full, &wm, err);
+	if (rc == 1) {
+		rc = 0;	/* no zip: the name speaks */
+		goto done;
+	}
+	if (rc)
+		goto done;
+	mv = meta_value(&wm, "Version");
+	if (mv && !same_version(mv, ver)) {
+		rc = error_set(err, ERROR_CONFLICT, "wheel '%s' is named "
+			       "version %s but its METADATA says Version %s",
+			       path, ver, mv);
+		goto done;
+	}
+	if (mv) {
+		snprintf(ver, n, "%s", mv);
+		*what = "METADATA Version";
+	}
+	for (i = 0; first_wheel && i < wm.n && !rc; i++)
+		rc = strv_push(meta, wm.v[i], err);
+done:
+	strv_release(&wm);
+	return rc;
+}
+
+/*
+ * The version to record for node n (issue 25): --version, the rule's
+ * (${root.version} at the commit) or the artifacts', which must all agree;
+ * into *ver ("" for none). The first wheel's METADATA fields go to *meta.
+ */
+static int
+node_version(const char *root, const struct graph_node *n,
+	     const struct rules_kv *versions, size_t n_v, const char *opt,
+	     const struct strv *arts, struct strv *meta, struct buf *ver,
+	     struct error *err)
+{
+	struct buf rule = BUF_INIT;
+	char av[256];
+	const char *what, *want_from = NULL;
+	size_t i;
+	int wheel = 0, rc;
+
+	rc = plan_node_version(n, versions, n_v, &rule, err);
+	if (rc)
+		goto done;
+	if (opt && rule.len && !same_version(opt, rule.data)) {
+		rc = error_set(err, ERROR_CONFLICT, "--version %s is not the "
+			       "version the rule gives the node: %s", opt,
+			       rule.data);
+		error_hint(err, "leave --version out: the rule's version is "
+			   "recorded");
+		goto done;
+	}
+	if (opt) {
+		rc = buf_addf(ver, err, "%s", opt);
+		want_from = "--version";
+	} else if (rule.len) {
+		rc = buf_addf(ver, err, "%s", rule.data);
+		want_from = "the rule";
+	}
+	for (i = 0; !rc && i < arts->n; i++) {
+		int is_wheel = graph_dist_file_version(arts->v[i], av,
+						       sizeof(av)) ==
+			       GRAPH_DIST_WHEEL;
+
+		rc = artifact_version(root, arts->v[i], is_wheel && !wheel,
+				      meta, av, sizeof(av), &what, err);
+		wheel |= is_wheel;
+		if (rc || !av[0])
+			continue;
+		if (!ver->len) {
+			rc = buf_addf(ver, err, "%s", av);
+			want_from = arts->v[i];
+		} else if (!same_version(av, ver->data)) {
+			rc = error_set(err, ERROR_CONFLICT, "artifact '%s' is "
+				       "version %s (its %s), but %s says %s",
+				       arts->v[i], av, what, want_from,
+				       ver->data);
+			error_hint(err, "record the files built at this "
+				   "commit, or fix the version the build "
+				   "stamps");
+		}
+	}
+done:
+	buf_release(&rule);
+	return rc;
+}
+
+/* Record node i with its version and the artifacts' metadata. */
+static int
+record_one(struct cache *c, struct eval *ev, const char *run, size_t i,
+	   struct record_outcome *o, const struct strv *arts,
+	   const struct strv *meta, const char *opt,
+	   const struct rules_kv *versions, size_t n_v, struct error *err)
+{
+	struct strv m = STRV_INIT;
+	struct buf ver = BUF_INIT;
+	size_t k;
+	int rc = 0;
+
+	for (k = 0; k < meta->n && !rc; k++)
+		rc = strv_push(&m, meta->v[k], err);
+	/* Its output groups' digests, as a run records them. */
+	if (!rc && !strcmp(o->status, "ok"))
+		rc = record_group_meta(graph_repo_root(ev->repo),
+				       &ev->graph->nodes[i], arts, &m, err);
+	if (!rc && !strcmp(o->status, "ok"))
+		rc = node_version(graph_repo_root(ev->repo),
+				  &ev->graph->nodes[i], versions, n_v, opt,
+				  arts, &m, &ver, err);
+	else if (!rc && opt)
+		rc = buf_addf(&ver, err, "%s", opt);
+	if (!rc) {
+		o->meta = (const char *const *)m.v;
+		o->n_meta = m.n;
+		o->version = ver.len ? ver.data : NULL;
+		rc = record_node(c, ev, run, i, o, err);
+	}
+	if (rc)
+		error_node(err, ev->graph->nodes[i].id);
+	o->meta = NULL;
+	o->version = NULL;
+	buf_release(&ver);
+	strv_release(&m);
+	return rc;
+}
+
 int
 cli_record(int argc, char **argv, const struct cli_ctx *ctx)
 {
@@ -116,12 +305,14 @@ cli_record(int argc, char **argv, const struct cli_ctx *ctx)
 	const char *rev = NULL, *ref = NULL, *tag = NULL, *cache_opt = NULL;
 	const char *rules = NULL, *finish = NULL;
 	struct strv artifacts = STRV_INIT, meta = STRV_INIT;
-	struct strv node_meta = STRV_INIT;
 	struct graph_repo *repo = NULL;
 	struct cache *c = NULL;
 	struct eval *ev = NULL;
 	struct record_outcome o;
 	struct cache_run made;
+	struct rules_kv *versions = NULL;
+	struct arena varena;
+	size_t n_versions = 0;
 	char path[4096], commit[GRAPH_OID_HEX] = "";
 	struct error err;
 	long duration = 0;
@@ -129,6 +320,7 @@ cli_record(int argc, char **argv, const struct cli_ctx *ctx)
 	int ch, rc = 0;
 
 	error_init(&err);
+	arena_init(&varena);
 	while ((ch = cli_getopt(ctx, "record", argc, argv, "h", opts)) != -1) {
 		switch (ch) {
 		case OPT_RUN: run = optarg; break;
@@ -194,6 +386,17 @@ cli_record(int argc, char **argv, const struct cli_ctx *ctx)
 	if (rc)
 		goto done;
 	eval_set_memo(ev, c, 1);
+	versions = mem_calloc(ev->rules->n_roots + 1, sizeof(*versions));
+	if (!versions) {
+		error_set(&err, ERROR_NOMEM, "out of memory");
+		rc = fail(ctx, &err);
+		goto done;
+	}
+	if (plan_root_versions(repo, ev->rules, commit, 0, 0, &varena,
+			       versions, &n_versions, &err)) {
+		rc = fail(ctx, &err);
+		goto done;
+	}
 	memset(&o, 0, sizeof(o));
 	o.status = status;
 	o.artifacts = (const char *const *)artifacts.v;
@@ -221,18 +424,8 @@ cli_record(int argc, char **argv, const struct cli_ctx *ctx)
 		if (k == nodes.n)
 			continue;
 		hits++;
-		/* Its output groups' digests, as a run records them. */
-		strv_release(&node_meta);
-		strv_init(&node_meta, 1);
-		for (k = 0; !rc && k < meta.n; k++)
-			rc = strv_push(&node_meta, meta.v[k], &err);
-		if (!rc && !strcmp(status, "ok"))
-			rc = record_group_meta(graph_repo_root(repo), n,
-					       &artifacts, &node_meta, &err);
-		o.meta = (const char *const *)node_meta.v;
-		o.n_meta = node_meta.n;
-		if (!rc)
-			rc = record_node(c, ev, run, i, &o, &err);
+		rc = record_one(c, ev, run, i, &o, &artifacts, &meta, version,
+				versions, n_versions, &err);
 		if (rc) {
 			rc = fail(ctx, &err);
 			goto done;
@@ -248,11 +441,12 @@ cli_record(int argc, char **argv, const struct cli_ctx *ctx)
 		rc = fail(ctx, &err);
 	}
 done:
+	mem_free(versions);
+	arena_release(&varena);
 	eval_free(ev);
 	graph_repo_close(repo);
 	cache_close(c);
 	strv_release(&artifacts);
-	strv_release(&node_meta);
 	strv_release(&meta);
 	strv_release(&nodes);
 	return rc;

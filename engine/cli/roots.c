@@ -65,9 +65,10 @@ toolkit_json(const struct rules_toolkit *t)
 		return json_null();
 	snprintf(home, sizeof(home), "/usr/local/cuda-%u.%u", t->major,
 		 t->minor);
-	return json_pack("{s:s, s:s, s:i, s:i, s:i, s:s}", "name", t->name,
+	return json_pack("{s:s, s:s, s:i, s:i, s:o, s:s}", "name", t->name,
 			 "version", t->version, "major", (int)t->major,
-			 "minor", (int)t->minor, "patch", (int)t->patch,
+			 "minor", (int)t->minor, "patch", t->has_patch
+			 ? json_integer((json_int_t)t->patch) : json_null(),
 			 "home", t->home ? t->home : home);
 }
 

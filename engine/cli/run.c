@@ -53,7 +53,8 @@ static const char run_help[] =
 	"                  [--head REV | --worktree] [--base REV]\n"
 	"                  [--baseline-run ID|auto] [--reuse baseline|any|none]\n"
 	"                  [--timeout SECONDS] [--rules FILE] [--cache PATH]\n"
-	"                  [--platform P] [--strict-cache] [--json]\n"
+	"                  [--platform P] [--strict-cache] [--failed-logs DIR]\n"
+	"                  [--json]\n"
 	"\n"
 	"Plan exactly as `ripple plan` does, then carry the plan out: reused\n"
 	"nodes are recorded into the new run from their baseline record; build\n"
@@ -75,7 +76,9 @@ static const char run_help[] =
 	"evicted or damaged blob), is built here first, with what it needs;\n"
 	"the report lists these gap rebuilds. --strict-cache fails such a node\n"
 	"instead (and leaves unrecorded upstream to other jobs).\n"
-	"Logs: .ripple/logs/RUN/NODE.log. --dry-run prints the plan only.\n"
+	"Logs: .ripple/logs/RUN/NODE.log; --failed-logs DIR also copies the\n"
+	"logs of the nodes that failed or timed out into DIR (for a CI\n"
+	"artifact). --dry-run prints the plan only.\n"
 	"--platform P runs as a runner of platform P (default: this host's,\n"
 	"e.g. linux-64). Runners of one CI run share --run-id: a run id that\n"
 	"exists at the same commit is joined, and a failure anywhere keeps the\n"
@@ -102,6 +105,7 @@ enum {
 	OPT_HEAD = 256, OPT_BASE, OPT_BASELINE, OPT_REUSE, OPT_RULES,
 	OPT_CACHE, OPT_JSON, OPT_WORKTREE, OPT_KEEP, OPT_RUNID, OPT_ONLY, OPT_JOB,
 	OPT_DRY, OPT_REF, OPT_TAG, OPT_TIMEOUT, OPT_PLATFORM, OPT_STRICT,
+	OPT_FAILED_LOGS,
 };
 
 
@@ -125,6 +129,7 @@ parse(int argc, char **argv, const struct cli_ctx *ctx, struct run_args *a)
 		{ "ref", required_argument, NULL, OPT_REF },
 		{ "tag", required_argument, NULL, OPT_TAG },
 		{ "platform", required_argument, NULL, OPT_PLATFORM },
+		{ "failed-logs", required_argument, NULL, OPT_FAILED_LOGS },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "strict-cache", no_argument, NULL, OPT_STRICT },
 		{ "jobs", required_argument, NULL, 'j' },
@@ -159,6 +164,7 @@ parse(int argc, char **argv, const struct cli_ctx *ctx, struct run_args *a)
 		case OPT_TAG: a->tag = optarg; break;
 		case OPT_PLATFORM: a->platform = optarg; break;
 		case OPT_STRICT: a->strict_cache = 1; break;
+		case OPT_FAILED_LOGS: a->failed_logs = optarg; break;
 		case OPT_TIMEOUT:
 			errno = 0;
 			a->timeout_s = strtol(optarg, &end, 10);
@@ -246,8 +252,9 @@ done:
 
 /*
  * A job's node that should have run here but was skipped or left to
- * another platform (its upstream has no record: the job that makes it
- * failed or has not run): the job did not do its work. Prints each one.
+ * another platform (an upstream of another platform has no record, or
+ * one without a record under --strict-cache): the job did not do its
+ * work. Gap rebuilds are not the job's own nodes. Prints each one.
  */
 static int
 job_incomplete(const struct planner *pl, const struct run_args *a,
@@ -411,6 +418,12 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	}
 	cli_run_summary(report, pl->head->graph, &res, run_id, status);
 	cli_remote_summary(&a->rem);
+	if (a->failed_logs) {
+		int lrc = cli_run_failed_logs(ctx, a->failed_logs, &res);
+
+		if (lrc && !rc)
+			rc = lrc;
+	}
 	if (a->json) {
 		int prc;
 
@@ -433,6 +446,7 @@ cli_run(int argc, char **argv, const struct cli_ctx *ctx)
 	struct cache *cache = NULL;
 	struct planner *pl = NULL;
 	struct run_args a;
+	struct cli_base auto_base;
 	struct error err;
 	char path[4096], id[CACHE_RUN_ID_SIZE];
 	const char *run_id;
@@ -495,7 +509,9 @@ cli_run(int argc, char **argv, const struct cli_ctx *ctx)
 		rc = CLI_USAGE;
 		goto done;
 	}
-	rc = cli_planner(ctx, repo, cache, &a.po, &pl);
+	rc = cli_base_resolve(ctx, repo, cache, &a.po, &auto_base);
+	if (!rc)
+		rc = cli_planner(ctx, repo, cache, &a.po, &pl);
 	if (!rc)
 		rc = cli_toolkits_check(ctx, pl, &a.arena, &a.toolkit_ids,
 					&a.n_toolkit_ids);

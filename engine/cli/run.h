@@ -26,6 +26,7 @@ struct run_gpu;
 struct run_args {
 	struct planner_options po;
 	const char *cache_opt, *run_id, *ref, *tag, *platform;
+	const char *failed_logs;	/* --failed-logs DIR, or NULL */
 	const char *only[64];	/* --only GLOB, repeatable: their union */
 	size_t n_only;
 	const char *job;	/* --job NAME: exactly one CI job's nodes */
@@ -50,6 +51,14 @@ struct run_args {
 
 struct json_t;
 struct run_result;
+
+/*
+ * --failed-logs DIR: copy the log of every node that failed or timed out
+ * (NODE.log, as under .ripple/logs/RUN/) into DIR, made when needed and
+ * only when there is one. 0, or an exit code after printing the error.
+ */
+int cli_run_failed_logs(const struct cli_ctx *ctx, const char *dir,
+			const struct run_result *res);
 
 /* The --json document of a finished run (engine/cli/run_report.c). */
 struct json_t *cli_run_json(const struct planner *pl,

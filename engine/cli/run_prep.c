@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/buf.h"
@@ -175,6 +176,46 @@ select_only(const struct cli_ctx *ctx, struct run_args *a,
 	return 0;
 }
 
+/*
+ * A GPU job needs every toolkit its nodes pin at the pin's home (the
+ * runner convention): a runner without one fails here, naming the pin,
+ * before anything runs, rather than deep in a test.
+ */
+static int
+job_toolkits(const struct cli_ctx *ctx, const struct graph *g,
+	     const struct plan_job *job)
+{
+	char home[4096];
+	struct error err;
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < job->n_nodes; i++) {
+		const struct graph_node *n = &g->nodes[job->nodes[i]];
+		const struct rules_toolkit *tk = n->toolkit;
+
+		if (!tk)
+			continue;
+		if (!cli_toolkit_home(tk, home, sizeof(home)) &&
+		    !stat(home, &st) && S_ISDIR(st.st_mode))
+			continue;
+		error_init(&err);
+		error_set(&err, ERROR_NOT_FOUND, "job '%s' needs toolkit '%s' "
+			  "(pinned %s at %s:%u:%u) at %s, which this runner "
+			  "does not have", job->name, tk->name, tk->version,
+			  g->rules->file ? g->rules->file : "ripple.yml",
+			  tk->pos.line, tk->pos.col, home);
+		error_node(&err, n->id);
+		error_hint(&err, "GPU runners keep each pinned toolkit at its "
+			   "home (toolkits: %s: {home:}, else "
+			   "/usr/local/cuda-%u.%u; docs/github.md): install "
+			   "CUDA %s there", tk->name, tk->major, tk->minor,
+			   tk->version);
+		return cli_fail(ctx, &err);
+	}
+	return 0;
+}
+
 static int
 select_job(const struct cli_ctx *ctx, struct run_args *a,
 	   const struct planner *pl)
@@ -210,6 +251,12 @@ select_job(const struct cli_ctx *ctx, struct run_args *a,
 		plan_jobs_free(jobs);
 		return cli_fail(ctx, &err);
 	}
+	if (job->platform && job->host && strcmp(job->host, job->platform) &&
+	    !a->platform && host && !strcmp(job->host, host)) {
+		/* A cross-build: runners: P: {host: H}, and this is H. */
+		a->platform = job->platform;
+		host = job->platform;
+	}
 	if (job->platform && (!host || strcmp(job->platform, host))) {
 		error_set(&err, ERROR_INVALID, "job '%s' is for platform %s; "
 			  "this runner is %s", job->name, job->platform,
@@ -219,6 +266,13 @@ select_job(const struct cli_ctx *ctx, struct run_args *a,
 			   "ripple cannot run on", job->platform);
 		plan_jobs_free(jobs);
 		return cli_fail(ctx, &err);
+	}
+	if (job->group == PLAN_JOB_GPU) {
+		rc = job_toolkits(ctx, g, job);
+		if (rc) {
+			plan_jobs_free(jobs);
+			return rc;
+		}
 	}
 	for (i = 0; i < job->n_nodes; i++)
 		a->select[job->nodes[i]] = 1;

@@ -6,10 +6,14 @@
 #include "engine/cli/cli.h"
 #include "engine/cli/run.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <jansson.h>
+
+#include "base/error.h"
 
 #include "engine/plan/eval.h"
 #include "engine/plan/planner.h"
@@ -116,4 +120,91 @@ cli_run_summary(FILE *f, const struct graph *g, const struct run_result *res,
 			run_state_name(rn->state), why);
 	}
 	fflush(f);
+}
+
+/* mkdir -p; 0 or errno. */
+static int
+mkdirs(const char *dir)
+{
+	char tmp[4096];
+	size_t i, n = strlen(dir);
+
+	if (n >= sizeof(tmp))
+		return ENAMETOOLONG;
+	memcpy(tmp, dir, n + 1);
+	for (i = 1; i <= n; i++)
+		if (tmp[i] == '/' || !tmp[i]) {
+			char c = tmp[i];
+
+			tmp[i] = '\0';
+			if (mkdir(tmp, 0777) && errno != EEXIST)
+				return errno;
+			tmp[i] = c;
+		}
+	return 0;
+}
+
+static int
+copy(const char *from, const char *to)
+{
+	FILE *in = fopen(from, "rb"), *out;
+	char buf[65536];
+	size_t n;
+	int rc = 0;
+
+	if (!in)
+		return errno;
+	out = fopen(to, "wb");
+	if (!out) {
+		rc = errno;
+		fclose(in);
+		return rc;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, out) != n) {
+			rc = errno ? errno : EIO;
+			break;
+		}
+	if (ferror(in) && !rc)
+		rc = EIO;
+	fclose(in);
+	if (fclose(out) && !rc)
+		rc = errno;
+	return rc;
+}
+
+int
+cli_run_failed_logs(const struct cli_ctx *ctx, const char *dir,
+		    const struct run_result *res)
+{
+	struct error err;
+	size_t i, n = 0;
+	int e;
+
+	for (i = 0; i < res->n; i++) {
+		const struct run_node *rn = &res->nodes[i];
+		const char *base;
+		char to[4096];
+
+		if ((rn->state != RUN_STATE_FAILED &&
+		     rn->state != RUN_STATE_TIMEOUT) || !rn->log_path)
+			continue;
+		if (!n++ && (e = mkdirs(dir)) != 0) {
+			error_init(&err);
+			error_set(&err, ERROR_IO, "--failed-logs %s: %s", dir,
+				  strerror(e));
+			return cli_fail(ctx, &err);
+		}
+		base = strrchr(rn->log_path, '/');
+		base = base ? base + 1 : rn->log_path;
+		snprintf(to, sizeof(to), "%s/%s", dir, base);
+		e = copy(rn->log_path, to);
+		if (e && e != ENOENT) {
+			error_init(&err);
+			error_set(&err, ERROR_IO, "--failed-logs: %s -> %s: %s",
+				  rn->log_path, to, strerror(e));
+			return cli_fail(ctx, &err);
+		}
+	}
+	return 0;
 }

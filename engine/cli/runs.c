@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "base/error.h"
+#include "base/mem.h"
 #include "cache/cache.h"
 #include "engine/plan/report.h"
 #include "base/banned.h"
@@ -36,7 +37,8 @@ usage(FILE *f)
 		"                 at the repository's root)\n"
 		"  --json         a JSON array, keys sorted\n"
 		"  --commit SHA   only runs of this full commit id\n"
-		"  --ref REF      only runs of this ref\n"
+		"  --ref REF      only runs of this ref (a short name such as\n"
+		"                 12.9.x also matches refs/heads/ and refs/tags/)\n"
 		"  --tag TAG      only runs of this tag\n");
 }
 
@@ -121,6 +123,59 @@ print_table(const struct cache_run_list *list)
 	}
 }
 
+static int
+cmp_run(const void *a, const void *b)
+{
+	const struct cache_run *x = a, *y = b;
+
+	if (x->started_ms != y->started_ms)
+		return x->started_ms < y->started_ms ? -1 : 1;
+	return strcmp(x->id, y->id);
+}
+
+/*
+ * A short --ref (`12.9.x`, `main`) names the branch or tag as git does:
+ * the runs of refs/heads/NAME and refs/tags/NAME join those of the text
+ * as given, in the list's order (started, then id).
+ */
+static int
+short_ref(struct cache *c, struct cache_run_filter *filter,
+	  struct cache_run_list *list, struct error *err)
+{
+	static const char *const prefixes[] = { "refs/heads/", "refs/tags/" };
+	const char *given = filter->ref;
+	char ref[1024];
+	size_t i, k;
+	int rc = 0;
+
+	for (i = 0; !rc && i < 2; i++) {
+		struct cache_run_list more = { NULL, 0 };
+		struct cache_run *v;
+
+		snprintf(ref, sizeof(ref), "%s%s", prefixes[i], given);
+		filter->ref = ref;
+		rc = cache_run_list(c, filter, &more, err);
+		if (!rc && more.n) {
+			v = mem_realloc(list->items, (list->n + more.n) *
+					sizeof(*v));
+			if (!v) {
+				rc = error_set(err, ERROR_NOMEM,
+					       "out of memory");
+			} else {
+				list->items = v;
+				for (k = 0; k < more.n; k++)
+					v[list->n++] = more.items[k];
+				more.n = 0;	/* moved */
+			}
+		}
+		cache_run_list_release(&more);
+	}
+	filter->ref = given;
+	if (!rc && list->n > 1)
+		qsort(list->items, list->n, sizeof(*list->items), cmp_run);
+	return rc;
+}
+
 int
 cli_runs(int argc, char **argv, const struct cli_ctx *ctx)
 {
@@ -165,6 +220,8 @@ cli_runs(int argc, char **argv, const struct cli_ctx *ctx)
 		rc = 0;
 	} else if (!rc) {
 		rc = cache_run_list(c, &filter, &list, &err);
+		if (!rc && filter.ref && strncmp(filter.ref, "refs/", 5))
+			rc = short_ref(c, &filter, &list, &err);
 	}
 	cache_close(c);
 	if (rc) {

@@ -8,48 +8,29 @@
  */
 #include "engine/cli/cli.h"
 
-#include <signal.h>
-#include <string.h>
-
+#include "base/interrupt.h"
 #include "base/banned.h"
-
-static volatile sig_atomic_t stop_flag;
-
-static void
-on_stop(int sig)
-{
-	(void)sig;
-	stop_flag = 1;
-}
 
 void
 cli_stop_catch(int once, struct cli_stop_saved *saved)
 {
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sa.sa_flags = once ? SA_RESETHAND : 0;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, saved ? &saved->sigint : NULL);
-	sigaction(SIGTERM, &sa, saved ? &saved->sigterm : NULL);
+	interrupt_catch(once, saved ? &saved->saved : NULL);
 }
 
 void
 cli_stop_restore(const struct cli_stop_saved *saved)
 {
-	sigaction(SIGINT, &saved->sigint, NULL);
-	sigaction(SIGTERM, &saved->sigterm, NULL);
+	interrupt_restore(&saved->saved);
 }
 
 const volatile sig_atomic_t *
 cli_stop_flag(void)
 {
-	return &stop_flag;
+	return interrupt_flag();
 }
 
 int
 cli_stopped(void)
 {
-	return stop_flag != 0;
+	return *interrupt_flag() != 0;
 }

@@ -26,12 +26,8 @@
 #include "rules/rules.h"
 #include "base/banned.h"
 
-/*
- * The toolkit's home: its `home:`, else /usr/local/cuda-MAJOR.MINOR.
- * 0, or -1 when it does not fit in out.
- */
-static int
-home_of(const struct rules_toolkit *tk, char *out, size_t n)
+int
+cli_toolkit_home(const struct rules_toolkit *tk, char *out, size_t n)
 {
 	int len;
 
@@ -94,7 +90,7 @@ probe(const struct cli_ctx *ctx, const struct rules_toolkit *tk,
 
 	*identity = NULL;
 	error_init(&err);
-	if (home_of(tk, home, sizeof(home))) {
+	if (cli_toolkit_home(tk, home, sizeof(home))) {
 		/* Cut short, it would probe another toolkit. */
 		error_set(&err, ERROR_INVALID, "toolkit '%s': home is too long "
 			  "(%zu bytes)", tk->name, strlen(tk->home));

@@ -95,7 +95,7 @@ declared(const struct cli_ctx *ctx, const char *rules_path,
 	struct rules *r = NULL;
 	struct stat st;
 	struct error err;
-	char path[CUDA_PATH_MAX];
+	char path[CUDA_PATH_MAX], root[4096];
 	const char *display;
 	size_t i;
 	int n = 0;
@@ -114,7 +114,9 @@ declared(const struct cli_ctx *ctx, const char *rules_path,
 		return 0;
 	}
 	error_list_init(&errs, 0);
-	if (rules_load_file(path, NULL, &r, &errs)) {
+	if (cli_repo_root(ctx, root, sizeof(root)) < 0)
+		return -CLI_ERROR;
+	if (rules_load_file(path, NULL, root, &r, &errs)) {
 		for (i = 0; i < errs.n; i++)
 			cli_print_error(ctx, &errs.items[i]);
 		error_list_release(&errs);

@@ -57,7 +57,7 @@ static int
 load_rules(const struct cli_ctx *ctx, const char *file, struct rules **r)
 {
 	struct error_list errors;
-	char path[4096];
+	char path[4096], root[4096];
 	size_t i;
 	int rc, n;
 
@@ -74,8 +74,11 @@ load_rules(const struct cli_ctx *ctx, const char *file, struct rules **r)
 		cli_print_error(ctx, &e);
 		return ERROR_INVALID;
 	}
+	rc = cli_repo_root(ctx, root, sizeof(root));
+	if (rc < 0)
+		return rc;
 	error_list_init(&errors, 20);
-	rc = rules_load_file(path, file, r, &errors);
+	rc = rules_load_file(path, file, root, r, &errors);
 	if (rc) {
 		for (i = 0; i < errors.n; i++)
 			cli_print_error(ctx, &errors.items[i]);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/fsys.h"
 #include "base/mem.h"
 #include "base/banned.h"
 
@@ -209,6 +210,7 @@ cuda_store_dir_new(const char *dir, struct cuda_kernel_store **out,
 		   struct error *err)
 {
 	struct dir_store *d;
+	int e;
 
 	*out = NULL;
 	/* dir_get and dir_put join dir and a key into 4,096 bytes: a path
@@ -217,9 +219,10 @@ cuda_store_dir_new(const char *dir, struct cuda_kernel_store **out,
 	if (strlen(dir) + 2 * CUDA_KEY_BYTES + 32 >= 4096)
 		return error_set(err, ERROR_INVALID, "kernel cache folder "
 				 "'%.200s...' is too long", dir);
-	if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+	e = fsys_mkdir(dir);
+	if (e && e != EEXIST)
 		return error_set(err, ERROR_IO, "cannot create '%s': %s", dir,
-				 strerror(errno));
+				 strerror(e));
 	d = mem_calloc(1, sizeof(*d));
 	if (!d)
 		return error_set(err, ERROR_NOMEM, "out of memory");

@@ -6,14 +6,18 @@
 #include "engine/plan/eval.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "base/arena.h"
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/mem.h"
+#include "base/strmap.h"
 #include "cache/cache.h"
 #include "graph/family.h"
 #include "graph/graph.h"
+#include "graph/outputs.h"
 #include "graph/pattern.h"
 #include "graph/restore.h"
 #include "graph/source.h"
@@ -99,6 +103,10 @@ compile(struct eval *ev, const struct graph_input *in,
 		ex[n++] = pol->ignore[i];
 	rc = pattern_set_compile(in->include, in->n_include, ex, n, out, err);
 	mem_free(ex);
+	if (!rc)
+		rc = pattern_set_exclude_globs(*out,
+					       (const char *const *)ev->own.v,
+					       ev->own.n, err);
 	return rc;
 }
 
@@ -179,6 +187,7 @@ memo_key(struct eval *ev, const struct graph_input *in, char *memo,
 	 struct digest *out, struct error *err)
 {
 	struct eval_input *x;
+	const char *shared;
 	char key[33];
 	struct error e2;
 	int rc = ensure_input(ev, in, &x, err);
@@ -190,14 +199,44 @@ memo_key(struct eval *ev, const struct graph_input *in, char *memo,
 	rc = graph_source_memo_id(ev->repo, &ev->commit, x->set, memo, err);
 	if (rc)
 		return rc;
+	shared = ev->key_memo ? strmap_get(ev->key_memo, memo) : NULL;
+	if (shared && !digest_from_hex(shared, out, NULL)) {
+		ev->memo_hits++;
+		return 1;
+	}
 	error_init(&e2);
-	if (cache_source_key_get(ev->memo, memo, key, &e2) == 1 &&
+	if (ev->memo && cache_source_key_get(ev->memo, memo, key, &e2) == 1 &&
 	    !digest_from_hex(key, out, NULL)) {
 		ev->memo_hits++;
 		return 1;
 	}
 	ev->memo_misses++;
 	return 0;
+}
+
+/* Remember a key computed here under its memo id, where it is safe to. */
+static int
+memo_put(struct eval *ev, const struct graph_input *in, const char *memo,
+	 const struct graph_source_state *st, const struct digest *key,
+	 struct error *err)
+{
+	struct eval_input *x = find_input(ev, in->name);
+	char *k, *v;
+	struct error e2;
+
+	if (!x || !graph_source_state_memoizable(x->set, st))
+		return 0;
+	if (ev->memo_write) {
+		error_init(&e2);
+		cache_source_key_put(ev->memo, memo, key->hex, &e2);
+	}
+	if (!ev->key_memo)
+		return 0;
+	k = arena_strdup(ev->key_memo_arena, memo);
+	v = arena_strdup(ev->key_memo_arena, key->hex);
+	if (!k || !v)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	return strmap_put(ev->key_memo, k, v, err);
 }
 
 static int
@@ -209,7 +248,7 @@ source_key(void *payload, const struct graph_input *in, struct digest *out,
 	char memo[33] = "";
 	int rc;
 
-	if (ev->memo && !ev->worktree) {
+	if ((ev->memo || ev->key_memo) && !ev->worktree) {
 		rc = memo_key(ev, in, memo, out, err);
 		if (rc)
 			return rc < 0 ? rc : 0;
@@ -219,14 +258,8 @@ source_key(void *payload, const struct graph_input *in, struct digest *out,
 		return rc;
 	memcpy(out->bytes, st->key, sizeof(out->bytes));
 	digest_to_hex(out);
-	if (memo[0] && ev->memo_write) {
-		struct eval_input *x = find_input(ev, in->name);
-		struct error e2;
-
-		error_init(&e2);
-		if (x && graph_source_state_memoizable(x->set, st))
-			cache_source_key_put(ev->memo, memo, out->hex, &e2);
-	}
+	if (memo[0])
+		return memo_put(ev, in, memo, st, out, err);
 	return 0;
 }
 
@@ -235,6 +268,13 @@ eval_set_memo(struct eval *ev, struct cache *c, int write)
 {
 	ev->memo = c;
 	ev->memo_write = c && write;
+}
+
+void
+eval_share_key_memo(struct eval *ev, struct strmap *map, struct arena *arena)
+{
+	ev->key_memo = map && arena ? map : NULL;
+	ev->key_memo_arena = map && arena ? arena : NULL;
 }
 
 /* Lines that cannot be right (graph/family.h) refuse the rules. */
@@ -270,10 +310,12 @@ load_rules(struct eval *ev, const char *rules_file,
 						 "the repository's path is too "
 						 "long for its ripple.yml");
 			rules_file = path;
-			rc = rules_load_file(path, "ripple.yml", &ev->rules,
+			rc = rules_load_file(path, "ripple.yml",
+					     graph_repo_root(ev->repo), &ev->rules,
 					     errors);
 		} else {
-			rc = rules_load_file(rules_file, NULL, &ev->rules,
+			rc = rules_load_file(rules_file, NULL,
+					     graph_repo_root(ev->repo), &ev->rules,
 					     errors);
 		}
 		if (rc && errors->n == 0)
@@ -310,6 +352,99 @@ load_rules(struct eval *ev, const char *rules_file,
 	return rc ? rc : check_families(ev, errors, err);
 }
 
+/* Append `path` to *sv as an output glob matching that path alone. */
+static int
+push_literal_glob(struct strv *sv, const char *path, struct error *err)
+{
+	struct buf b = BUF_INIT;
+	int rc = 0;
+
+	for (; *path && !rc; path++) {
+		if (strchr("*?[\\", *path))
+			rc = buf_addch(&b, '\\', err);
+		if (!rc)
+			rc = buf_addch(&b, *path, err);
+	}
+	if (!rc)
+		rc = strv_push(sv, b.data, err);
+	buf_release(&b);
+	return rc;
+}
+
+/*
+ * The rules file's path in the working tree when it lies there and the
+ * commit does not track it (numba-cuda's untracked ripple.yml beside a
+ * root at '.'), into *out; "" otherwise.
+ */
+static int
+untracked_rules_path(struct eval *ev, const char *rules_file,
+		     struct buf *out, struct error *err)
+{
+	char *abs = NULL, *top = NULL;
+	struct buf blob = BUF_INIT;
+	struct error e2;
+	size_t n;
+	int rc = 0;
+
+	if (graph_repo_is_bare(ev->repo))
+		return 0;
+	if (rules_file) {
+		abs = realpath(rules_file, NULL);
+	} else {
+		rc = buf_addf(out, err, "%s/ripple.yml",
+			      graph_repo_root(ev->repo));
+		if (rc)
+			return rc;
+		abs = realpath(out->data, NULL);
+		buf_reset(out);
+	}
+	top = realpath(graph_repo_root(ev->repo), NULL);
+	if (!abs || !top)
+		goto done;
+	n = strlen(top);
+	if (strncmp(abs, top, n) || abs[n] != '/')
+		goto done;
+	error_init(&e2);
+	if (graph_repo_read_blob(ev->repo, &ev->commit, abs + n + 1, &blob,
+				 &e2) == ERROR_NOT_FOUND)
+		rc = buf_addf(out, err, "%s", abs + n + 1);
+done:
+	buf_release(&blob);
+	free(abs);
+	free(top);
+	return rc;
+}
+
+/*
+ * ripple's own paths (issue 25): its state folder, an untracked rules file
+ * in the tree, and every node's declared outputs. They are left out of
+ * every source set in both modes alike, so a commit's keys and the working
+ * tree's agree, and a run's own outputs never change the next run's keys.
+ */
+static int
+own_paths(struct eval *ev, const char *rules_file, struct error *err)
+{
+	struct buf rel = BUF_INIT;
+	size_t i, k;
+	int rc;
+
+	rc = strv_push(&ev->own, ".ripple/**", err);
+	if (!rc)
+		rc = untracked_rules_path(ev, rules_file, &rel, err);
+	if (!rc && rel.len)
+		rc = push_literal_glob(&ev->own, rel.data, err);
+	for (i = 0; !rc && i < ev->graph->n_nodes; i++) {
+		const struct graph_node *n = &ev->graph->nodes[i];
+
+		for (k = 0; !rc && k < n->n_outputs; k++)
+			rc = strv_push(&ev->own, n->outputs[k], err);
+	}
+	buf_release(&rel);
+	if (!rc)
+		strv_sort_unique(&ev->own);
+	return rc;
+}
+
 int
 eval_open(struct graph_repo *repo, const char *rev, int worktree,
 	  const char *rules_file, const struct graph_limits *limits,
@@ -321,6 +456,7 @@ eval_open(struct graph_repo *repo, const char *rev, int worktree,
 	*out = NULL;
 	if (!ev)
 		return error_set(err, ERROR_NOMEM, "out of memory");
+	strv_init(&ev->own, 1);
 	ev->repo = repo;
 	ev->worktree = worktree;
 	if (limits)
@@ -340,6 +476,8 @@ eval_open(struct graph_repo *repo, const char *rev, int worktree,
 	if (rc)
 		goto done;
 	rc = graph_build_limited(ev->rules, &ev->limits, &ev->graph, err);
+	if (!rc)
+		rc = own_paths(ev, rules_file, err);
 done:
 	if (rc) {
 		eval_free(ev);
@@ -363,6 +501,7 @@ eval_free(struct eval *ev)
 	}
 	mem_free(ev->inputs);
 	mem_free(ev->slots);
+	strv_release(&ev->own);
 	graph_worktree_free(ev->wt);
 	graph_free(ev->graph);
 	rules_free(ev->rules);
@@ -395,6 +534,25 @@ eval_path_claimed(struct eval *ev, const char *path, int *ignored,
 	}
 	for (i = 0; i < ev->n_inputs; i++)
 		if (pattern_set_match(ev->inputs[i].set, path))
+			return 1;
+	for (i = 0; i < ev->graph->n_nodes; i++) {
+		const struct graph_node *n = &ev->graph->nodes[i];
+
+		for (k = 0; k < n->n_inputs; k++)
+			if (!strncmp(n->inputs[k].name, "root.sources:", 13) &&
+			    pattern_match(n->inputs[k].include[0], path))
+				return 1;
+	}
+	return 0;
+}
+
+int
+eval_path_own(const struct eval *ev, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < ev->own.n; i++)
+		if (graph_glob_match(ev->own.v[i], path))
 			return 1;
 	return 0;
 }

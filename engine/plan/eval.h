@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 
+#include "base/strv.h"
 #include "graph/graph.h"
 #include "graph/repo.h"
 #include "graph/key.h"
@@ -38,8 +39,16 @@ struct eval {
 					   input position + 1, 0 empty */
 	size_t n_slots;			/* a power of two > 2 * n_inputs */
 	struct graph_key_sources sources;	/* callbacks over this eval */
+	struct strv own;		/* output globs of ripple's own paths:
+					   .ripple/, an untracked rules file
+					   in the tree, every node's declared
+					   outputs; never source inputs */
 	struct cache *memo;		/* source-key memo, borrowed, or NULL */
 	int memo_write;			/* 1: remember keys it computes */
+	struct strmap *key_memo;	/* memo id -> key hex, shared by the
+					   evaluations of one plan, borrowed,
+					   or NULL (eval_share_key_memo) */
+	struct arena *key_memo_arena;	/* holds key_memo's strings */
 	size_t memo_hits, memo_misses;	/* for benchmarks and tests */
 };
 
@@ -68,6 +77,20 @@ int eval_open(struct graph_repo *repo, const char *rev, int worktree,
 struct cache;
 void eval_set_memo(struct eval *ev, struct cache *c, int write);
 
+/*
+ * Share source keys between the evaluations of one plan (the merge base
+ * and the head): a set whose memo id (graph_source_memo_id: its patterns
+ * and the tree ids at its prefixes) one evaluation has keyed takes that
+ * key in the other without a walk, exactly as the cache's memo would,
+ * so a plan with no cache walks only what changed in its second
+ * commit. `map` and `arena` (which holds its strings) are borrowed and
+ * outlive `ev`; NULL turns this off. Commits only.
+ */
+struct strmap;
+struct arena;
+void eval_share_key_memo(struct eval *ev, struct strmap *map,
+			 struct arena *arena);
+
 /* Free an evaluation. Accepts NULL. */
 void eval_free(struct eval *ev);
 
@@ -88,12 +111,22 @@ int eval_input_patterns(struct eval *ev, const struct graph_input *in,
 			const struct pattern_set **out, struct error *err);
 
 /*
- * 1 when any input of any node, or policy.ignore, claims `path`; sets
- * *ignored when policy.ignore claims it. Returns a negative error code on
+ * 1 when any input of any node, or policy.ignore, claims `path`, or it
+ * lies in the folder of a root whose root.sources some node uses (a path
+ * the root's exclude: leaves out is the root's choice, not unclaimed: a
+ * root at '.' claims every path, as `ripple check` says); sets *ignored
+ * when policy.ignore claims it. Returns a negative error code on
  * failure (pattern compilation).
  */
 int eval_path_claimed(struct eval *ev, const char *path, int *ignored,
 		      struct error *err);
+
+/*
+ * 1 when `path` (repository-relative) is ripple's own: under .ripple/, the
+ * rules file when the commit does not track it, or a declared output of
+ * some node. Such a path is never an input, nor a changed path of a plan.
+ */
+int eval_path_own(const struct eval *ev, const char *path);
 
 /*
  * The state of the input called `name` (as in graph_input.name) if some

@@ -9,7 +9,9 @@
 
 #include "base/error.h"
 #include "base/mem.h"
+#include "base/buf.h"
 #include "engine/plan/plan.h"
+#include "engine/plan/versions.h"
 #include "graph/graph.h"
 #include "base/banned.h"
 
@@ -111,8 +113,24 @@ version_split(const struct graph *g, const struct plan *p, size_t head)
 	return -1;
 }
 
+int
+plan_group_member_current(const struct graph_node *n, const char *recorded,
+			  const struct rules_kv *versions, size_t n_v)
+{
+	struct buf now;
+	int rc;
+
+	if (!versions || !n->version || !recorded)
+		return 0;
+	buf_init(&now, 0);
+	rc = plan_version_matches(n, versions, n_v, recorded, &now, NULL);
+	buf_release(&now);
+	return rc == 1;
+}
+
 size_t
-plan_groups_force(const struct graph *g, const struct plan *p, long *forced)
+plan_groups_force(const struct graph *g, const struct plan *p, long *forced,
+		  const struct rules_kv *versions, size_t n_v)
 {
 	size_t i, marked = 0;
 
@@ -141,8 +159,14 @@ plan_groups_force(const struct graph *g, const struct plan *p, long *forced)
 			continue;
 		at = (long)i;
 		do {
+			/* Re-versioning is why a group rebuilds: a member
+			 * whose record has the version it has now needs no
+			 * new build (issue 25). */
 			if (p->items[at].decision == PLAN_REUSE &&
-			    forced[at] == -1) {
+			    forced[at] == -1 &&
+			    !plan_group_member_current(
+				    &g->nodes[at], p->items[at].reused_version,
+				    versions, n_v)) {
 				forced[at] = cause;
 				marked++;
 			}

@@ -432,6 +432,7 @@ remote_base_record(void *payload, const char *id, struct plan_record *out,
 	out->key = k->key.hex;
 	out->ok = 1;
 	out->output_digest = it->output_digest;
+	out->key_digest = it->key_digest;
 	out->output_groups = it->output_groups;
 	out->components = k->components;
 	out->n_components = k->n_components;

@@ -39,9 +39,80 @@ default_label(const char *platform)
 {
 	if (platform && !strcmp(platform, "linux-aarch64"))
 		return "ubuntu-24.04-arm";
-	if (platform && !strcmp(platform, "win-64"))
-		return "windows-latest";
 	return "ubuntu-latest";
+}
+
+/* The platforms ripple runs on (engine/run's run_host_platform). */
+static const char *const ripple_hosts[] = { "linux-64", "linux-aarch64" };
+
+int
+plan_jobs_host_ok(const char *platform)
+{
+	size_t i;
+
+	if (!platform)
+		return 1;
+	for (i = 0; i < sizeof(ripple_hosts) / sizeof(ripple_hosts[0]); i++)
+		if (!strcmp(platform, ripple_hosts[i]))
+			return 1;
+	return 0;
+}
+
+/* 1 when a runner label names an operating system ripple does not run on
+ * (GitHub's hosted images and self-hosted OS labels). */
+static int
+foreign_label(const char *label)
+{
+	static const char *const os[] = { "windows", "Windows", "macos",
+					   "macOS" };
+	size_t i;
+
+	for (i = 0; i < sizeof(os) / sizeof(os[0]); i++)
+		if (!strncmp(label, os[i], strlen(os[i])))
+			return 1;
+	return 0;
+}
+
+/*
+ * Where the node would run must be a place ripple runs (Linux); a node of
+ * another platform is refused here, at plan time, rather than sent to a
+ * runner where the job can only fail.
+ */
+static int
+check_host(struct work *w, size_t i, const struct rules_runner *rn,
+	   struct error *err)
+{
+	const struct graph_node *n = &w->g->nodes[i];
+	const struct info *in = &w->in[i];
+	const char *pf = in->platform;
+	size_t k;
+
+	for (k = 0; k < in->n_labels; k++)
+		if (foreign_label(in->labels[k]))
+			break;
+	if (plan_jobs_host_ok(in->host) && k == in->n_labels)
+		return 0;
+	if (k < in->n_labels)
+		error_set(err, ERROR_INVALID, "%s would run on runners labelled "
+			  "'%s', where ripple cannot run (ripple runs on "
+			  "linux-64 and linux-aarch64; a Windows or macOS "
+			  "build of ripple does not exist yet)", n->id,
+			  in->labels[k]);
+	else
+		error_set(err, ERROR_INVALID, "%s is a %s node and no runner "
+			  "ripple runs on is given for %s (ripple runs on "
+			  "linux-64 and linux-aarch64; a Windows or macOS "
+			  "build of ripple does not exist yet)", n->id, pf, pf);
+	error_node(err, n->id);
+	if (rn && rn->host && plan_jobs_host_ok(rn->host))
+		error_hint(err, "runners: %s: has host: %s; give it Linux "
+			   "runner labels in runs-on", pf, rn->host);
+	else
+		error_hint(err, "build %s on Linux (a cross-build): in the "
+			   "rules, runners: {%s: {runs-on: [ubuntu-24.04], "
+			   "host: linux-64}}; or leave %s nodes out of this "
+			   "target", pf, pf, pf);
+	return ERROR_INVALID;
 }
 
 /* Group, platform and runner labels of node i; group -1 when not a job. */
@@ -65,6 +136,9 @@ node_info(struct work *w, size_t i, struct error *err)
 		  : n->rule->gpu.count ? PLAN_JOB_GPU : PLAN_JOB_TEST;
 	in->platform = graph_node_axis(n, "platform");
 	rn = rules_find_runner(w->g->rules, in->platform);
+	in->host = rn && rn->host && in->platform &&
+		   !strcmp(rn->platform, in->platform) ? rn->host
+						       : in->platform;
 	/* A GPU artifact builds in the build group, on a GPU runner. */
 	gpu = n->rule->gpu.count != 0;
 	own = gpu ? n->rule->gpu.runs_on : n->rule->runs_on;
@@ -103,6 +177,9 @@ node_info(struct work *w, size_t i, struct error *err)
 		in->labels[0] = default_label(in->platform);
 		in->n_labels = 1;
 	}
+	rc = check_host(w, i, rn, err);
+	if (rc)
+		return rc;
 	in->container = n->container_image
 		? arena_printf(a, "%s\t%s", n->container_image,
 			       n->container_options ? n->container_options
@@ -239,6 +316,7 @@ emit_matrix(struct work *w, const struct slot *s, size_t lo, size_t hi,
 			job->group = (enum plan_job_group)s[b0].group;
 			job->stage = s[b0].stage;
 			job->platform = in->platform;
+			job->host = in->host;
 			job->runs_on = in->labels;
 			job->n_runs_on = in->n_labels;
 			job->container_image =

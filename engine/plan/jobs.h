@@ -25,10 +25,13 @@
  * - Runner labels come from the rules' `runners:` section (the platform's
  *   `runs-on`, or `gpu-runs-on` for GPU nodes; a rule's own `runs-on`,
  *   or a GPU rule's `gpu: {runs-on}`, templates win), else from defaults:
- *   linux-64 ubuntu-latest, linux-aarch64 ubuntu-24.04-arm, win-64
- *   windows-latest, GPU nodes [self-hosted, linux, gpu], anything else
- *   ubuntu-latest. A GPU artifact stays in the build group, on GPU
- *   runners (issue 26).
+ *   linux-64 ubuntu-latest, linux-aarch64 ubuntu-24.04-arm, GPU nodes
+ *   [self-hosted, linux, gpu], anything else ubuntu-latest. A GPU artifact
+ *   stays in the build group, on GPU runners (issue 26).
+ * - Nodes are never sent where ripple cannot run: a node whose platform is
+ *   not one ripple runs on (win-64, osx-arm64) needs `runners: P: {host:
+ *   linux-64}` (built on Linux: a cross-build), and runner labels naming
+ *   Windows or macOS are refused, both when the jobs are cut (plan time).
  */
 #ifndef RIPPLE_ENGINE_PLAN_JOBS_H
 #define RIPPLE_ENGINE_PLAN_JOBS_H
@@ -55,6 +58,9 @@ struct plan_job {
 	enum plan_job_group group;
 	unsigned stage;		/* 1-based within the group */
 	const char *platform;	/* the platform axis value, or NULL */
+	const char *host;	/* the platform ripple runs as on its runner:
+				   `runners: P: {host:}` (a cross-build), else
+				   platform */
 	const char **runs_on;	/* runner labels */
 	size_t n_runs_on;
 	const char *container_image;	/* the nodes' container image (one
@@ -75,7 +81,9 @@ struct plan_jobs {
 /*
  * Cut the artifact and test nodes marked in `closure` (g->n_nodes bytes)
  * into jobs. On success *out is new (plan_jobs_free). Errors:
- * ERROR_INVALID naming the nodes when an artifact needs a test, a test
+ * ERROR_INVALID naming the nodes when a node would run where ripple
+ * cannot (a platform other than linux-64 or linux-aarch64 without a Linux
+ * `host:`, or Windows/macOS runner labels), an artifact needs a test, a test
  * without GPUs needs a GPU test, nodes of two platforms need each other,
  * a runner label template cannot be expanded, or one matrix would need
  * more buckets than GitHub allows jobs; ERROR_NOMEM.
@@ -85,6 +93,12 @@ int plan_jobs_compute(const struct graph *g, const unsigned char *closure,
 
 /* Free. Accepts NULL. */
 void plan_jobs_free(struct plan_jobs *j);
+
+/*
+ * 1 when ripple runs on `platform` (linux-64, linux-aarch64) or platform
+ * is NULL (nodes without a platform run anywhere ripple does).
+ */
+int plan_jobs_host_ok(const char *platform);
 
 /* The job named `name`, or NULL. */
 const struct plan_job *plan_jobs_find(const struct plan_jobs *j,

@@ -15,6 +15,7 @@ struct plan_jobs;
 struct info {
 	int group;		/* enum plan_job_group, or -1: not a job node */
 	const char *platform;
+	const char *host;	/* the platform ripple runs as, or NULL */
 	const char **labels;
 	size_t n_labels;
 	const char *container;	/* image and options as one key, or "" */

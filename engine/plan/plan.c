@@ -34,9 +34,11 @@ reused_digest(void *payload, const struct graph_node *node,
 	struct ctx *c = payload;
 	const struct plan_item *it = &c->p->items[node->index];
 
-	if (it->decision != PLAN_REUSE || !it->output_digest)
+	const char *d = it->key_digest ? it->key_digest : it->output_digest;
+
+	if (it->decision != PLAN_REUSE || !d)
 		return 0;
-	return digest_from_hex(it->output_digest, out, NULL) ? 0 : 1;
+	return digest_from_hex(d, out, NULL) ? 0 : 1;
 }
 
 static int
@@ -82,6 +84,10 @@ set_reuse(struct plan *p, struct plan_item *it, const struct plan_record *r,
 	it->remote = r->remote;
 	it->output_digest = r->output_digest
 		? arena_strdup(&p->arena, r->output_digest) : NULL;
+	it->key_digest = r->key_digest
+		? arena_strdup(&p->arena, r->key_digest) : NULL;
+	if (r->key_digest && !it->key_digest)
+		return error_set(err, ERROR_NOMEM, "out of memory");
 	it->reused_version = r->version
 		? arena_strdup(&p->arena, r->version) : NULL;
 	it->output_groups = r->output_groups
@@ -574,7 +580,8 @@ plan_compute(const struct graph *g, const unsigned char *selected,
 	}
 	for (i = 0; i < g->n_nodes; i++)
 		forced[i] = -1;
-	while (plan_groups_force(g, p, forced)) {
+	while (plan_groups_force(g, p, forced, opts->versions,
+				 opts->n_versions)) {
 		plan_free(p);
 		p = NULL;
 		rc = compute_pass(g, selected, closure, src, hist, opts,

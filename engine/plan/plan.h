@@ -108,6 +108,9 @@ struct plan_record {
 	const char *key;		/* 32 hex */
 	int ok;				/* 1: status ok */
 	const char *output_digest;	/* 32 hex, or NULL */
+	const char *key_digest;	/* what users' keys take from it: the
+					   payload digest of a `cutoff: payload`
+					   artifact, or NULL: output_digest */
 	int artifact_missing;		/* 1: an absolute locator is gone */
 	const char *missing_artifact;	/* that locator, or NULL */
 	const char *version;		/* the version recorded, or NULL */
@@ -224,6 +227,8 @@ struct plan_item {
 	const struct plan_remote_hit *remote;	/* REUSE: from the remote
 						   cache, or NULL (local) */
 	const char *output_digest;	/* REUSE: the record's digest */
+	const char *key_digest;		/* REUSE: users' keys take this one
+					   when set (plan_record.key_digest) */
 	const char *reused_version;	/* REUSE: the record's version */
 	const char *output_groups;	/* REUSE: the record's output group
 					   digests (plan_record), or NULL */

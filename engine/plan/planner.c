@@ -10,6 +10,7 @@
 
 #include "base/error.h"
 #include "base/mem.h"
+#include "base/strmap.h"
 #include "cache/cache.h"
 #include "engine/plan/eval.h"
 #include "engine/plan/history.h"
@@ -149,6 +150,10 @@ classify(struct planner *p, const struct planner_options *o,
 	for (i = 0; !rc && i < ch.n; i++) {
 		int ignored, claimed;
 
+		/* ripple's state, an untracked rules file and the nodes'
+		 * outputs are no change of the repository (issue 25). */
+		if (eval_path_own(p->head, ch.items[i].path))
+			continue;
 		rc = strv_push(&p->changed, ch.items[i].path, err);
 		if (rc)
 			break;
@@ -183,17 +188,26 @@ classify(struct planner *p, const struct planner_options *o,
 /*
  * The roots' versions at the head, when a check or the run needs them:
  * versioned artifacts are compared by version in runs and plans with a
- * tag, and wherever policy reuse-versions is exact.
+ * tag, and wherever policy reuse-versions is exact; version groups keep
+ * members whose records already have the version they have now.
  */
 static int
 root_versions(struct planner *p, const struct planner_options *o,
 	      struct error *err)
 {
 	const struct rules *r = p->head->rules;
+	int groups = 0;
+	size_t i;
 
+	/* Version groups rebuild members only to give them the version
+	 * they have now (group.c): they need it. */
+	for (i = 0; i < p->head->graph->n_nodes && !groups; i++)
+		groups = p->closure[i] &&
+			 p->head->graph->nodes[i].version_group != NULL;
 	p->check_versions = o->tag != NULL ||
 		r->policy.reuse_versions == RULES_REUSE_VERSIONS_EXACT;
-	if ((!p->check_versions && !o->want_versions) || !r->n_roots)
+	if ((!p->check_versions && !o->want_versions && !groups) ||
+	    !r->n_roots)
 		return 0;
 	p->versions = arena_alloc(&p->arena, r->n_roots * sizeof(*p->versions));
 	if (!p->versions)
@@ -208,6 +222,20 @@ root_versions(struct planner *p, const struct planner_options *o,
  * base's keys there are the baseline. A base whose rules do not load
  * leaves the plan without one (as a missing run would).
  */
+/*
+ * The merge base and the head are both evaluated: a source set unchanged
+ * between them is keyed once (eval_share_key_memo), unless the full walk
+ * is asked for.
+ */
+static void
+share_keys(struct planner *p, const struct planner_options *o)
+{
+	if (o->full_walk)
+		return;
+	eval_share_key_memo(p->base, &p->key_memo, &p->arena);
+	eval_share_key_memo(p->head, &p->key_memo, &p->arena);
+}
+
 static int
 remote_baseline(struct planner *p, const struct planner_options *o,
 		struct error *err)
@@ -232,7 +260,8 @@ remote_baseline(struct planner *p, const struct planner_options *o,
 					o->rules_file, p->head, &p->hist,
 					err);
 	}
-	eval_set_memo(p->base, p->cache, 0);
+	eval_set_memo(p->base, o->full_walk ? NULL : p->cache, 0);
+	share_keys(p, o);
 	rc = history_from_remote_base(p->cache, o->remote, p->base, p->head,
 				      o->targets, o->n_targets, &found,
 				      &p->hist, err);
@@ -243,47 +272,44 @@ remote_baseline(struct planner *p, const struct planner_options *o,
 	return rc;
 }
 
-/* Mark what node i needs, transitively (deps come first in the graph). */
-static int
+/* Mark what scoped nodes need, transitively (deps come first). */
+static void
 scope_add_needs(const struct graph *g, unsigned char *scope)
 {
 	size_t i, k;
-	int more = 0;
 
-	for (i = g->n_nodes; i-- > 0;) {
-		if (!scope[i])
-			continue;
-		for (k = 0; k < g->nodes[i].n_deps; k++) {
-			more |= !scope[g->nodes[i].deps[k]];
+	for (i = g->n_nodes; i-- > 0;)
+		for (k = 0; scope[i] && k < g->nodes[i].n_deps; k++)
 			scope[g->nodes[i].deps[k]] = 1;
-		}
-	}
-	return more;
 }
 
-/* Members of the version groups of scoped nodes (in the closure). */
+/*
+ * Members of the version groups of scoped nodes (in the closure): the
+ * groups in one map, then one pass over the nodes. 1 when some were added,
+ * 0 when none, or ERROR_NOMEM.
+ */
 static int
 scope_add_groups(const struct graph *g, const unsigned char *closure,
-		 unsigned char *scope)
+		 unsigned char *scope, struct error *err)
 {
-	size_t i, k;
-	int more = 0;
+	struct strmap groups = STRMAP_INIT;
+	size_t i;
+	int more = 0, rc = 0;
 
-	for (i = 0; i < g->n_nodes; i++) {
+	for (i = 0; !rc && i < g->n_nodes; i++)
+		if (scope[i] && g->nodes[i].version_group)
+			rc = strmap_put(&groups, g->nodes[i].version_group,
+					(void *)&g->nodes[i], err);
+	for (i = 0; !rc && groups.n && i < g->n_nodes; i++) {
 		const char *vg = g->nodes[i].version_group;
 
-		if (!scope[i] || !vg)
+		if (scope[i] || !closure[i] || !vg || !strmap_get(&groups, vg))
 			continue;
-		for (k = 0; k < g->n_nodes; k++) {
-			if (scope[k] || !closure[k] ||
-			    !g->nodes[k].version_group ||
-			    strcmp(g->nodes[k].version_group, vg))
-				continue;
-			scope[k] = 1;
-			more = 1;
-		}
+		scope[i] = 1;
+		more = 1;
 	}
-	return more;
+	strmap_release(&groups);
+	return rc ? rc : more;
 }
 
 /*
@@ -301,10 +327,14 @@ job_scope(struct planner *p, const struct planner_options *o,
 	struct plan_jobs *jobs = NULL;
 	struct error e2;
 	size_t i;
+	int rc = 0;
 
 	error_init(&e2);
-	if (plan_jobs_compute(g, p->closure, &jobs, &e2))
-		return e2.code == ERROR_NOMEM ? (*err = e2, e2.code) : 0;
+	rc = plan_jobs_compute(g, p->closure, &jobs, &e2);
+	if (rc == ERROR_NOMEM)
+		*err = e2;
+	if (rc)	/* a target that cuts into no jobs: run's check says so */
+		return rc == ERROR_NOMEM ? rc : 0;
 	job = plan_jobs_find(jobs, o->job);
 	if (job) {
 		p->scope = mem_calloc(g->n_nodes + 1, 1);
@@ -314,12 +344,13 @@ job_scope(struct planner *p, const struct planner_options *o,
 		}
 		for (i = 0; i < job->n_nodes; i++)
 			p->scope[job->nodes[i]] = 1;
-		while (scope_add_needs(g, p->scope) |
-		       scope_add_groups(g, p->closure, p->scope))
-			;
+		do {
+			scope_add_needs(g, p->scope);
+			rc = scope_add_groups(g, p->closure, p->scope, err);
+		} while (rc == 1);
 	}
 	plan_jobs_free(jobs);
-	return 0;
+	return rc < 0 ? rc : 0;
 }
 
 int
@@ -350,7 +381,7 @@ planner_run(struct graph_repo *repo, struct cache *cache,
 		       errors, &p->head, err);
 	if (rc)
 		goto done;
-	eval_set_memo(p->head, cache, o->memo_write);
+	eval_set_memo(p->head, o->full_walk ? NULL : cache, o->memo_write);
 	if (o->remote) {
 		const struct rules_policy *pol = &p->head->rules->policy;
 
@@ -396,6 +427,8 @@ planner_run(struct graph_repo *repo, struct cache *cache,
 		}
 		rc = eval_open(repo, p->base_hex, 0, o->rules_file,
 			       o->limits, errors, &p->base, err);
+		if (!rc)
+			share_keys(p, o);
 		if (!rc)
 			rc = history_from_eval(p->base, p->head, &p->hist,
 					       err);
@@ -466,6 +499,7 @@ planner_free(struct planner *p)
 	strv_release(&p->changed);
 	strv_release(&p->unclaimed);
 	strv_release(&p->ignored);
+	strmap_release(&p->key_memo);
 	arena_release(&p->arena);
 	mem_free(p);
 }

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "base/arena.h"
+#include "base/strmap.h"
 #include "base/strv.h"
 #include "engine/plan/plan.h"
 #include "engine/plan/report.h"
@@ -38,6 +39,11 @@ struct planner_options {
 	const char *rules_file;		/* NULL: ripple.yml of the head */
 	int memo_write;			/* 1: remember computed source keys
 					   in the cache (it is writable) */
+	int full_walk;			/* 1: neither read nor write the
+					   source-key memo: every source set
+					   is walked file by file (the
+					   reference the fast paths must
+					   match; RIPPLE_FULL_WALK=1) */
 	const char *tag;		/* the tag a release run is at (run
 					   --tag, plan --tag), or NULL: then
 					   versioned artifacts are reused
@@ -94,6 +100,9 @@ struct planner {
 					   computed; strings in arena */
 	size_t n_versions;
 	int check_versions;		/* versions were compared */
+	struct strmap key_memo;		/* source keys the base and head
+					   evaluations share (memo id -> key
+					   hex; strings in arena) */
 	struct arena arena;
 };
 

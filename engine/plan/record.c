@@ -165,6 +165,19 @@ struct run_ctx {
 	struct eval *ev;
 };
 
+const char *
+record_payload_digest(const struct cache_record *rec)
+{
+	static const char key[] = "payload-digest=";
+	size_t i;
+
+	for (i = 0; i < rec->metadata.n; i++)
+		if (!strncmp(rec->metadata.v[i], key, sizeof(key) - 1) &&
+		    strlen(rec->metadata.v[i]) == sizeof(key) - 1 + 32)
+			return rec->metadata.v[i] + sizeof(key) - 1;
+	return NULL;
+}
+
 static int
 run_output_digest(void *payload, const struct graph_node *node,
 		  struct digest *out)
@@ -178,7 +191,9 @@ run_output_digest(void *payload, const struct graph_node *node,
 	cache_record_init(&rec);
 	if (!cache_record_get(rc->cache, rc->run, node->id, &rec, &err) &&
 	    rec.status == CACHE_RECORD_STATUS_OK && rec.output_digest &&
-	    !digest_from_hex(rec.output_digest, out, NULL))
+	    !digest_from_hex(record_payload_digest(&rec)
+			     ? record_payload_digest(&rec)
+			     : rec.output_digest, out, NULL))
 		found = 1;
 	cache_record_release(&rec);
 	return found;

@@ -57,6 +57,15 @@ int record_output_digest_files(const char *const *names,
 			       struct digest *out, struct error *err);
 
 /*
+ * The payload digest (32 hex) a record of a `cutoff: payload` artifact
+ * carries in its metadata ("payload-digest"), or NULL. Users' keys take it
+ * in place of the output digest (early cutoff through package metadata:
+ * engine/run/payload.h).
+ */
+struct cache_record;
+const char *record_payload_digest(const struct cache_record *rec);
+
+/*
  * Compute node `index`'s key in `ev` as recorded in `run` (upstream output
  * digests from that run's records) into *keys (allocated when NULL; the
  * caller frees it with graph_keys_free). Errors: cache and eval errors.

@@ -42,6 +42,8 @@ struct plan_meta {
 	size_t n_changed;
 	int color;			/* ANSI colours in text */
 	int verbose;			/* text: list reused and skipped too */
+	unsigned github_stages;		/* --github-stages: the workflow's job
+					   slots (stage-1..N), or 0: none */
 };
 
 /* Text table: decision, id, reason; root causes, cascades, then the rest. */
@@ -59,8 +61,13 @@ int report_plan_json(const struct graph *g, const struct plan *p,
  * (compact JSON of ids per decision), `build`/`test` ("true"/"false"),
  * `matrix-<group>` for each job group (kind and rule name) with an
  * `include` list of entries (axes plus `nodes`, space-separated ids; when a
- * group exceeds 256 entries, nodes are packed several per entry). An
- * output over 1 MB is ERROR_INVALID naming it.
+ * group exceeds 256 entries, nodes are packed several per entry). With
+ * m->github_stages N (a workflow of N generic job slots, each needing the
+ * one before): the matrices in run order are also `stage-K` for K = 1..N
+ * (`has-stage-K`, `matrix-stage-K`, `name-stage-K`), and `stages` is how
+ * many the target has; a target whose jobs need more stages than N is
+ * ERROR_INVALID (at plan time, never a stage left out). An output over 1 MB
+ * is ERROR_INVALID naming it.
  */
 int report_plan_github(const struct graph *g, const struct plan *p,
 		       const struct plan_meta *m, struct buf *out,

@@ -11,6 +11,10 @@
  * - a matrix: 256 jobs (jobs.c packs within that), never empty (GitHub
  *   rejects `{"include":[]}`): a group with nothing to run gets only
  *   `has-GROUP=false`;
+ * - a workflow's jobs are fixed in its YAML: with --github-stages N the
+ *   matrices (build, build-2, ..., test, gpu, ...) go to generic slots
+ *   stage-1..N in run order, and a target that needs more than N stages is
+ *   refused here, before any job starts, so no stage is silently left out;
  * - Mermaid: 500 edges and 50,000 characters by default (maxEdges,
  *   maxTextSize): larger plans fold into one box per rule, with counts.
  */
@@ -114,6 +118,93 @@ matrix_json(const struct plan *p, const struct plan_jobs *j, size_t lo,
 	return doc;
 }
 
+/* Matrices of j in run order: starts[k] is the first job of matrix k. */
+static size_t
+matrix_starts(const struct plan_jobs *j, size_t *starts)
+{
+	size_t lo, n = 0;
+
+	for (lo = 0; lo < j->n; lo++)
+		if (!lo || strcmp(j->jobs[lo].matrix, j->jobs[lo - 1].matrix))
+			starts[n++] = lo;
+	starts[n] = j->n;
+	return n;
+}
+
+/* The stage-K outputs for a workflow of `slots` generic job slots. */
+static int
+stage_outputs(const struct plan *p, const struct plan_jobs *j,
+	      unsigned slots, struct buf *out, size_t *size,
+	      struct error *err)
+{
+	size_t *starts = mem_alloc((j->n + 2) * sizeof(size_t));
+	size_t n, k, x, work;
+	char name[64], num[32], *s;
+	struct buf list;
+	int rc = 0;
+
+	if (!starts)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	n = matrix_starts(j, starts);
+	if (n > slots) {
+		const struct plan_job *deep = &j->jobs[starts[n - 1]];
+
+		buf_init(&list, 0);
+		for (k = 0; !rc && k < n; k++)
+			rc = buf_addf(&list, err, "%s%s", k ? ", " : "",
+				      j->jobs[starts[k]].matrix);
+		if (!rc) {
+			error_set(err, ERROR_INVALID, "the target's jobs need "
+				  "%zu stages in order (%s), but the workflow "
+				  "runs %u (--github-stages %u): jobs of a "
+				  "stage past %u would never run; the deepest "
+				  "is %s (%s)", n, list.data, slots, slots,
+				  slots, deep->name, deep->label);
+			error_hint(err, "each stage is a job of another "
+				   "platform or runner that needs the one "
+				   "before; shorten that chain in the rules, "
+				   "plan a narrower target per workflow, or "
+				   "give the workflow more stage jobs");
+			rc = ERROR_INVALID;
+		}
+		buf_release(&list);
+		mem_free(starts);
+		return rc;
+	}
+	snprintf(num, sizeof(num), "%zu", n);
+	rc = output(out, size, "stages", num, err);
+	for (k = 0; !rc && k < slots; k++) {
+		snprintf(name, sizeof(name), "has-stage-%zu", k + 1);
+		work = 0;
+		for (x = k < n ? starts[k] : 0; k < n && x < starts[k + 1]; x++)
+			work += job_runs(p, &j->jobs[x]);
+		rc = output(out, size, name, work ? "true" : "false", err);
+		if (rc || k >= n)
+			continue;
+		snprintf(name, sizeof(name), "name-stage-%zu", k + 1);
+		rc = output(out, size, name, j->jobs[starts[k]].matrix, err);
+		if (rc || !work)
+			continue;
+		{
+			json_t *doc = matrix_json(p, j, starts[k],
+						  starts[k + 1]);
+
+			s = doc ? json_dumps(doc, JSON_COMPACT |
+					     JSON_SORT_KEYS) : NULL;
+			json_decref(doc);
+		}
+		if (!s) {
+			rc = error_set(err, ERROR_NOMEM, "out of memory");
+			break;
+		}
+		snprintf(name, sizeof(name), "matrix-stage-%zu", k + 1);
+		rc = output(out, size, name, s, err);
+		free(s);
+	}
+	mem_free(starts);
+	return rc;
+}
+
 int
 report_plan_github(const struct graph *g, const struct plan *p,
 		   const struct plan_meta *m, struct buf *out,
@@ -125,7 +216,6 @@ report_plan_github(const struct graph *g, const struct plan *p,
 	char *s = NULL, name[96];
 	int rc;
 
-	(void)m;
 	for (i = 0; i <= PLAN_REMOTE; i++)
 		json_object_set_new(doc, plan_decision_name(i), json_array());
 	for (i = 0; i < p->n; i++) {
@@ -151,6 +241,8 @@ report_plan_github(const struct graph *g, const struct plan *p,
 		rc = output(out, &size, "test", nt ? "true" : "false", err);
 	if (!rc)
 		rc = plan_jobs_compute(g, p->in_closure, &j, err);
+	if (!rc && m->github_stages)
+		rc = stage_outputs(p, j, m->github_stages, out, &size, err);
 	for (lo = 0; !rc && j && lo < j->n;) {
 		size_t hi = lo, k, work = 0;
 

@@ -94,6 +94,10 @@ record_source_fill(struct cache *c, struct arena *a,
 	out->ok = rec->status == CACHE_RECORD_STATUS_OK;
 	out->output_digest = rec->output_digest
 		? arena_strdup(a, rec->output_digest) : NULL;
+	out->key_digest = record_payload_digest(rec)
+		? arena_strdup(a, record_payload_digest(rec)) : NULL;
+	if (record_payload_digest(rec) && !out->key_digest)
+		return OOM(err);
 	out->version = rec->version ? arena_strdup(a, rec->version) : NULL;
 	out->artifact_missing = gone != NULL;
 	out->missing_artifact = gone ? arena_strdup(a, gone) : NULL;

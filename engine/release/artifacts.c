@@ -14,6 +14,7 @@
 #include "base/mem.h"
 #include "engine/plan/eval.h"
 #include "engine/release/internal.h"
+#include "graph/distfile.h"
 #include "graph/graph.h"
 #include "rules/rules.h"
 #include "base/banned.h"
@@ -212,12 +213,28 @@ cmp_row(const void *a, const void *b)
 	return c;
 }
 
+/*
+ * The name a file is published under: its base name, and for a conda
+ * package its folder's too (a channel keeps one folder per subdir, and
+ * packages of two platforms share a file name: linux-64/x-1.0-h0_0.conda
+ * and linux-aarch64/x-1.0-h0_0.conda are two packages).
+ */
 static const char *
-base_name(const char *path)
+publish_name(const char *path)
 {
 	const char *s = strrchr(path, '/');
+	char v[8];
 
-	return s ? s + 1 : path;
+	if (!s)
+		return path;
+	if (graph_dist_file_version(path, v, sizeof(v)) == GRAPH_DIST_CONDA) {
+		const char *d = s;
+
+		while (d > path && d[-1] != '/')
+			d--;
+		return d;
+	}
+	return s + 1;
 }
 
 /* Two ok rows publishing one file name: both are duplicates. */
@@ -237,9 +254,9 @@ file_duplicates(struct release_ctx *x, struct rows *rows)
 				continue;
 			for (k = 0; k < p->n_locators; k++)
 				for (l = 0; l < q->n_locators; l++) {
-					const char *f = base_name(p->locators[k]);
+					const char *f = publish_name(p->locators[k]);
 
-					if (strcmp(f, base_name(q->locators[l])))
+					if (strcmp(f, publish_name(q->locators[l])))
 						continue;
 					p->state = q->state =
 						RELEASE_ARTIFACT_DUPLICATE;
@@ -481,46 +498,6 @@ done:
 	return rc ? error_set(err, rc, "out of memory") : 0;
 }
 
-/*
- * The version a distribution file's name carries: a wheel's second
- * dash-separated field (PEP 427: NAME-VERSION[-BUILD]-PY-ABI-PLAT.whl),
- * an sdist's text after its last dash (NAME-VERSION.tar.gz, .zip).
- * Copies it into out; returns 1, 0 for other files, -1 for a wheel name
- * with fewer than five fields.
- */
-static int
-file_version(const char *locator, char *out, size_t n)
-{
-	const char *base = strrchr(locator, '/'), *end, *dash;
-	size_t len, fields = 1;
-	const char *p;
-
-	base = base ? base + 1 : locator;
-	len = strlen(base);
-	if (len > 4 && !strcmp(base + len - 4, ".whl")) {
-		for (p = base; p < base + len - 4; p++)
-			fields += *p == '-';
-		if (fields < 5)
-			return -1;
-		dash = strchr(base, '-');
-		end = strchr(dash + 1, '-');
-		snprintf(out, n, "%.*s", (int)(end - dash - 1), dash + 1);
-		return 1;
-	}
-	if (len > 7 && !strcmp(base + len - 7, ".tar.gz"))
-		end = base + len - 7;
-	else if (len > 4 && !strcmp(base + len - 4, ".zip"))
-		end = base + len - 4;
-	else
-		return 0;
-	for (dash = end; dash > base && dash[-1] != '-'; dash--)
-		;
-	if (dash == base)
-		return 0;
-	snprintf(out, n, "%.*s", (int)(end - dash), dash);
-	return 1;
-}
-
 /* Files whose names carry another version than the tag's (case 70). */
 static int
 check_file_names(struct release_ctx *x, const struct release_artifact *row)
@@ -533,15 +510,16 @@ check_file_names(struct release_ctx *x, const struct release_artifact *row)
 	for (i = 0; i < row->n_locators; i++) {
 		const char *loc = row->locators[i];
 
-		kind = file_version(loc, text, sizeof(text));
-		if (kind == 0)
+		kind = graph_dist_file_version(loc, text, sizeof(text));
+		if (kind == GRAPH_DIST_OTHER)
 			continue;
 		if (kind < 0) {
 			if (release_problem(x, RELEASE_CHECK_VERSIONS, "%s: "
-					    "'%s' is not a valid wheel name "
-					    "(PEP 427: five or six dash-"
-					    "separated fields)", row->node_id,
-					    loc))
+					    "'%s' is not a valid wheel or "
+					    "conda package name (PEP 427: "
+					    "five or six dash-separated "
+					    "fields; conda: NAME-VERSION-"
+					    "BUILD)", row->node_id, loc))
 				return -1;
 		} else if (pep440_parse(text, &v, NULL) ||
 			   pep440_compare(&v, &x->ver) || v.local[0]) {
@@ -549,6 +527,42 @@ check_file_names(struct release_ctx *x, const struct release_artifact *row)
 					    "file '%s' carries version '%s', "
 					    "not the tag's '%s'", row->node_id,
 					    loc, text, x->r->version))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * What the built wheel says (its METADATA Version, recorded by run and
+ * record) is the tag's version: always checked, with or without a
+ * require-meta naming Version (issue 25).
+ */
+static int
+check_meta_version(struct release_ctx *x, const struct release_artifact *row)
+{
+	const char *id = row->record_id ? row->record_id : row->node_id;
+	struct pep440 v;
+	size_t i, k, n = strlen("Version");
+
+	for (i = 0; i < x->recs.n; i++) {
+		const struct cache_record *rec = &x->recs.items[i];
+
+		if (strcmp(rec->node_id, id))
+			continue;
+		for (k = 0; k < rec->metadata.n; k++) {
+			const char *m = rec->metadata.v[k];
+
+			if (strncmp(m, "Version", n) || m[n] != '=')
+				continue;
+			m += n + 1;
+			if (!pep440_parse(m, &v, NULL) &&
+			    !pep440_compare(&v, &x->ver) && !v.local[0])
+				continue;
+			if (release_problem(x, RELEASE_CHECK_VERSIONS, "%s: "
+					    "METADATA Version '%s' is not "
+					    "the tag's '%s'", row->node_id, m,
+					    x->r->version))
 				return -1;
 		}
 	}
@@ -599,6 +613,8 @@ release_check_versions(struct release_ctx *x, struct error *err)
 		/* A good recorded version: do the files say the same? */
 		if (!rc && x->problems[RELEASE_CHECK_VERSIONS].n == before)
 			rc = check_file_names(x, row);
+		if (!rc && x->problems[RELEASE_CHECK_VERSIONS].n == before)
+			rc = check_meta_version(x, row);
 		if (rc)
 			return error_set(err, ERROR_NOMEM, "out of memory");
 	}

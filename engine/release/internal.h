@@ -28,6 +28,12 @@ struct release_ctx {
 	const struct graph_node **nodes;	/* the claiming releases, by id */
 	size_t n_nodes;
 	const struct graph_node *node;		/* the one a check is at */
+	const struct graph_node *named;		/* with no claimant: a release
+						   whose tag patterns name the
+						   tag (spelled otherwise) */
+	const char *named_out_by;		/* or whose root's family claims
+						   it but its tag: glob (this,
+						   narrowing) leaves it out */
 	struct pep440 ver;			/* the tag's version */
 	int have_ver;
 	struct graph_oid commit;

@@ -3,12 +3,14 @@
  * tagged tree, and the declared metadata checks (`require-meta`) against
  * the run's records.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "base/buf.h"
 #include "base/error.h"
 #include "engine/release/internal.h"
 #include "graph/graph.h"
+#include "graph/repo.h"
 #include "graph/template.h"
 #include "rules/rules.h"
 #include "base/banned.h"
@@ -63,13 +65,37 @@ blank(const struct buf *b)
 	return 1;
 }
 
-/* Check 6: the release notes exist in the tagged tree and are not empty. */
+/*
+ * The commit of branch `name` (notes-from): the local branch, else the
+ * remote-tracking origin/NAME a CI clone has. Non-zero when neither.
+ */
+static int
+notes_branch(struct graph_repo *repo, const char *name, struct graph_oid *out)
+{
+	char ref[600];
+	struct error e;
+
+	error_init(&e);
+	snprintf(ref, sizeof(ref), "refs/heads/%s", name);
+	if (!graph_repo_resolve(repo, ref, out, &e))
+		return 0;
+	error_init(&e);
+	snprintf(ref, sizeof(ref), "refs/remotes/origin/%s", name);
+	return graph_repo_resolve(repo, ref, out, &e);
+}
+
+/*
+ * Check 6: the release notes exist where the line keeps them (the tagged
+ * tree, else the branches of notes-from, in order) and are not empty.
+ */
 int
 release_check_notes(struct release_ctx *x, struct error *err)
 {
 	const struct rules_release *rel = x->node->release;
-	const char *path;
-	struct buf b;
+	const char *const *from = rel->notes_from;
+	size_t n_from = from ? rel->n_notes_from : 1, i;
+	const char *path, *found = NULL;
+	struct buf b, where;
 	struct error e;
 	int rc;
 
@@ -96,10 +122,31 @@ release_check_notes(struct release_ctx *x, struct error *err)
 	while (!strncmp(path, "./", 2))	/* a root at "." */
 		path += 2;
 	buf_init(&b, 0);
-	rc = graph_repo_read_blob(x->repo, &x->commit, path, &b, &e);
+	buf_init(&where, 0);
+	rc = ERROR_NOT_FOUND;
+	for (i = 0; rc == ERROR_NOT_FOUND && i < n_from; i++) {
+		struct graph_oid at;
+		const char *place = from ? from[i] : "tag";
+
+		error_init(&e);
+		buf_addf(&where, NULL, "%s%s%s", i ? (i + 1 == n_from
+						       ? " nor " : ", ") : "",
+			 i && strcmp(place, "tag") ? "in " : "",
+			 strcmp(place, "tag") ? place : "the tagged tree");
+		if (!strcmp(place, "tag")) {
+			at = x->commit;
+		} else if (notes_branch(x->repo, place, &at)) {
+			continue;	/* no such branch here: not there */
+		}
+		buf_reset(&b);
+		rc = graph_repo_read_blob(x->repo, &at, path, &b, &e);
+		if (!rc)
+			found = place;
+	}
 	if (rc == ERROR_NOT_FOUND)
 		release_set(x, RELEASE_CHECK_NOTES, RELEASE_STATUS_FAIL,
-			    "missing: %s is not in the tagged tree", path);
+			    "missing: %s is not in %s", path,
+			    where.data ? where.data : "the tagged tree");
 	else if (rc)
 		release_set(x, RELEASE_CHECK_NOTES, RELEASE_STATUS_FAIL,
 			    "%s: %s", path, e.msg);
@@ -107,9 +154,13 @@ release_check_notes(struct release_ctx *x, struct error *err)
 		release_set(x, RELEASE_CHECK_NOTES, RELEASE_STATUS_FAIL,
 			    "empty: %s has %s", path,
 			    b.len ? "only whitespace" : "zero bytes");
+	else if (found && strcmp(found, "tag"))
+		release_set(x, RELEASE_CHECK_NOTES, RELEASE_STATUS_OK,
+			    "%s (%zu bytes, from %s)", path, b.len, found);
 	else
 		release_set(x, RELEASE_CHECK_NOTES, RELEASE_STATUS_OK,
 			    "%s (%zu bytes)", path, b.len);
+	buf_release(&where);
 	buf_release(&b);
 	return rc == ERROR_NOMEM ? error_set(err, rc, "out of memory") : 0;
 }

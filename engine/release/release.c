@@ -50,43 +50,6 @@ skip_rest(struct release_ctx *x, const enum release_check_id *ids, size_t n,
 			release_set(x, ids[i], RELEASE_STATUS_SKIP, "%s", why);
 }
 
-/*
- * The tag family of a release node as version parameters: its root's
- * family for `tag: root.tags`; for a glob, the root's family (spelling,
- * regex, prefix, exclusions) narrowed to the glob (*narrow), or the glob
- * alone with the text before its first digit or glob character as prefix.
- */
-static void
-family_params(const struct graph_node *n, struct version_params *p,
-	      const char **narrow, char *prefix, size_t size)
-{
-	const struct rules_release *rel = n->release;
-
-	*narrow = NULL;
-	if (n->root) {
-		version_params_from_root(n->root, p);
-		if (strcmp(rel->tag, "root.tags"))
-			*narrow = rel->tag;
-		return;
-	}
-	memset(p, 0, sizeof(*p));
-	snprintf(prefix, size, "%.*s",
-		 (int)strcspn(rel->tag, "0123456789*?[\\"), rel->tag);
-	p->patterns = &rel->tag;
-	p->n_patterns = 1;
-	p->prefix = prefix;
-}
-
-/* 1 claimed, 0 not, or a negative error (a tag-regex past its limits). */
-static int
-claims(const struct version_params *p, const char *narrow, const char *tag,
-       struct error *err)
-{
-	if (narrow && fnmatch(narrow, tag, 0) && strcmp(narrow, tag))
-		return 0;
-	return version_tag_claims(p, tag, NULL, err);
-}
-
 static const char *
 family_text(struct arena *a, const struct version_params *p,
 	    const char *narrow)
@@ -134,10 +97,10 @@ check_family(struct release_ctx *x)
 		if (n->kind != GRAPH_NODE_RELEASE)
 			continue;
 		n_rel++;
-		family_params(n, &p, &narrow, prefix, sizeof(prefix));
+		graph_release_family(n, &p, &narrow, prefix, sizeof(prefix));
 		p.regex_file = g->rules->file;
 		error_init(&e);
-		c = claims(&p, narrow, x->opt->tag, &e);
+		c = graph_release_claims(g, n, x->opt->tag, &e);
 		if (c == ERROR_NOMEM)
 			return c;
 		if (c < 0) {
@@ -150,12 +113,41 @@ check_family(struct release_ctx *x)
 				return ERROR_NOMEM;
 			return 0;
 		}
+		if (!c && !x->named && narrow &&
+		    version_tag_claims(&p, x->opt->tag, NULL, NULL) == 1) {
+			x->named = n;	/* its root's tag, not its release */
+			x->named_out_by = narrow;
+		} else if (!c && !x->named &&
+			   version_tag_named(&p, x->opt->tag) &&
+			   (!narrow || !fnmatch(narrow, x->opt->tag, 0) ||
+			    !strcmp(narrow, x->opt->tag))) {
+			x->named = n;
+		}
 		if (!c && release_problem(x, RELEASE_CHECK_TAG_FAMILY,
 					  "not %s %s", n->id,
 					  family_text(x->a, &p, narrow)))
 			return ERROR_NOMEM;
 		if (c)
 			x->nodes[x->n_nodes++] = n;
+	}
+	if (!x->n_nodes && x->named && x->named_out_by) {
+		x->problems[RELEASE_CHECK_TAG_FAMILY].n = 0;
+		release_set(x, RELEASE_CHECK_TAG_FAMILY, RELEASE_STATUS_FAIL,
+			    "tag '%s' is a tag of root %s's family, but %s "
+			    "releases only tags matching '%s'", x->opt->tag,
+			    x->named->root ? x->named->root->name : "-",
+			    x->named->id, x->named_out_by);
+		return 0;
+	}
+	if (!x->n_nodes && x->named) {
+		/* The patterns name it: the spelling is what is wrong
+		 * (check 1b says how), not the lines. */
+		x->problems[RELEASE_CHECK_TAG_FAMILY].n = 0;
+		release_set(x, RELEASE_CHECK_TAG_FAMILY, RELEASE_STATUS_FAIL,
+			    "tag '%s' matches the tag patterns of %s but is "
+			    "not spelled as its family spells versions (see "
+			    "tag-spelling)", x->opt->tag, x->named->id);
+		return 0;
 	}
 	if (!x->n_nodes) {
 		release_set(x, RELEASE_CHECK_TAG_FAMILY, RELEASE_STATUS_FAIL,
@@ -207,7 +199,8 @@ check_spelling(struct release_ctx *x)
 	error_init(&e);
 	memset(&p, 0, sizeof(p));
 	for (i = 0; i < x->n_nodes && !rc; i++) {
-		family_params(x->nodes[i], &p, &narrow, prefix, sizeof(prefix));
+		graph_release_family(x->nodes[i], &p, &narrow, prefix,
+				     sizeof(prefix));
 		p.regex_file = x->ev->graph->rules->file;
 		rc = version_tag_check_release(&p, x->opt->tag, &v, &e);
 		if (!rc && i && pep440_compare(&v, &x->ver)) {
@@ -223,7 +216,25 @@ check_spelling(struct release_ctx *x)
 			snprintf(prefix, sizeof(prefix), "%s",
 				 p.prefix ? p.prefix : "");
 	}
-	if (!x->n_nodes) {
+	if (!x->n_nodes && x->named) {
+		graph_release_family(x->named, &p, &narrow, prefix,
+				     sizeof(prefix));
+		p.regex_file = x->ev->graph->rules->file;
+		rc = version_tag_check_release(&p, x->opt->tag, &x->ver, &e);
+		if (!rc && x->named_out_by) {
+			pep440_format(&x->ver, text, sizeof(text), NULL);
+			release_set(x, RELEASE_CHECK_TAG_SPELLING,
+				    RELEASE_STATUS_OK, "'%s' is version %s of "
+				    "root %s's family", x->opt->tag, text,
+				    x->named->root ? x->named->root->name
+						   : "-");
+			return 0;
+		}
+		if (!rc)	/* claimed after all: should not happen */
+			rc = error_set(&e, ERROR_INVALID, "tag '%s' is not "
+				       "claimed by %s", x->opt->tag,
+				       x->named->id);
+	} else if (!x->n_nodes) {
 		/* No line claims it: assume the text before a digit. */
 		snprintf(prefix, sizeof(prefix), "%.*s",
 			 (int)strcspn(x->opt->tag, "0123456789"), x->opt->tag);

@@ -17,6 +17,7 @@
 #include "cache/cache.h"
 #include "engine/plan/eval.h"
 #include "engine/plan/group.h"
+#include "engine/run/payload.h"
 #include "engine/plan/plan.h"
 #include "engine/plan/record.h"
 #include "engine/run/outputs.h"
@@ -182,8 +183,11 @@ cutoff(void *payload, size_t node, struct error *err)
 		return rc;
 	if (!rec.ok || rec.artifact_missing || rec.conflict)
 		return 0;
-	/* Its version group builds: reusing it would split the versions. */
-	if (plan_group_builds(s->plan, node))
+	/* Its version group builds: reusing it would split the versions,
+	 * unless its record already has the version it has now. */
+	if (plan_group_builds(s->plan, node) &&
+	    !plan_group_member_current(n, rec.version, s->versions,
+				       s->n_versions))
 		return 0;
 	if (s->check_versions) {
 		struct buf now;
@@ -500,6 +504,21 @@ record_finished(struct run_cache_store *s, size_t node, struct run_node *rn,
 		rc = node_meta(s, n, &arts, rn, &meta, err);
 	if (!rc && rn->state == RUN_STATE_OK)
 		rc = record_group_meta(s->root, n, &arts, &meta, err);
+	if (!rc && rn->state == RUN_STATE_OK && n->rule &&
+	    n->rule->cutoff_payload && arts.n) {
+		struct error perr;
+
+		error_init(&perr);
+		rc = run_payload_meta(s->root, &arts, &meta, &perr);
+		if (rc && rc != ERROR_NOMEM) {	/* unreadable: the node fails */
+			snprintf(rn->message, sizeof(rn->message), "%s",
+				 perr.msg);
+			rn->state = RUN_STATE_FAILED;
+			rc = 0;
+		} else if (rc) {
+			*err = perr;
+		}
+	}
 	if (!rc && rn->gpus[0]) {
 		snprintf(line, sizeof(line), "gpus=%s", rn->gpus);
 		rc = strv_push(&meta, line, err);

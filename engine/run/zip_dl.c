@@ -30,11 +30,14 @@ static const char *const zip_names[Z_N] = {
 	[Z_STAT_INIT] = "zip_stat_init",
 };
 
-/* The soname of the libzip ripple was built against, and its Debian
- * package: ./configure reads it from the library (libzip.so.4 on Debian
- * 12, libzip.so.5 on Debian 13). */
+/*
+ * The soname and package built against (./configure): libzip.so.4 in
+ * libzip4 on Debian 12, libzip.so.5 in libzip5 on Debian 13.
+ */
 #ifndef RIPPLE_LIBZIP_SONAME
 #define RIPPLE_LIBZIP_SONAME "libzip.so.4"
+#endif
+#ifndef RIPPLE_LIBZIP_PACKAGE
 #define RIPPLE_LIBZIP_PACKAGE "libzip4"
 #endif
 

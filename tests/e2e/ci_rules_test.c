@@ -847,6 +847,42 @@ Test(e2e_ci_rules, matrix_file_problems_are_reported_where_they_are)
 	free(dir);
 }
 
+/*
+ * With --rules naming a file in a subfolder, a matrix file is still a
+ * repository path (docs/rules.md), read from the repository's root, not
+ * from the rules file's folder (seen failing: "cannot open").
+ */
+Test(e2e_ci_rules, matrix_file_is_read_from_the_repository_with_rules_elsewhere)
+{
+	char *dir = make_repo(matrix_rules);
+	const char *check[] = { "check", "--rules", "sub/r.yml", NULL };
+	const char *graph[] = { "graph", "nightly", "--rules", "sub/r.yml",
+				"--format", "json", NULL };
+	struct run_result r;
+
+	t_write(dir, "ci/matrix.yaml", matrix_yaml);
+	t_write(dir, "sub/r.yml", matrix_rules);
+	cr_assert_eq(t_git_commit(dir, "matrix"), 0);
+	r = t_ripple(dir, check);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	t_result_release(&r);
+	r = t_ripple(dir, graph);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect_not_null(strstr(r.out, "test:nightly-test[cuda=13,"),
+			   "%s", r.out);
+	t_result_release(&r);
+	/* A missing matrix file says where it was looked for. */
+	r = t_sh(dir, "rm ci/matrix.yaml");
+	t_result_release(&r);
+	r = t_ripple(dir, check);
+	cr_expect_eq(r.status, 2);
+	cr_expect_not_null(strstr(r.err, "read from the repository's root"), "%s",
+			   r.err);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
+
 /* With a (fake) CUDA runtime that reports one sm_90 GPU, a GPU artifact
  * gets its device as a GPU test would; one needing more waits (defers). */
 Test(e2e_ci_rules, a_gpu_artifact_gets_a_device_that_fits)

@@ -18,7 +18,7 @@ static const char ci_rules[] =
 	"sources:\n"
 	"  src: {paths: [src/**]}\n"
 	"axes:\n"
-	"  platform: [linux-64, win-64]\n"
+	"  platform: [linux-64, linux-aarch64, win-64]\n"
 	"  python: ['3.12', '3.13']\n"
 	"artifacts:\n"
 	"  pure:\n"
@@ -40,7 +40,9 @@ static const char ci_rules[] =
 	"    needs: [{node: wheel, where: {python: '3.12'}}]\n"
 	"    command: [sh, -c, 'test -s dist/w/3.12/w.txt']\n"
 	"targets:\n"
-	"  linux: [pure, wheel, unit]\n";
+	"  linux: [pure, wheel, unit]\n"
+	"runners:\n"
+	"  win-64: {runs-on: [ubuntu-24.04-arm], host: linux-aarch64}\n";
 
 static char *
 ci_repo(void)
@@ -189,6 +191,41 @@ Test(e2e_ci, a_job_name_that_does_not_exist_or_another_platform_is_refused)
 	cr_expect(strstr(r.err, "is for platform win-64") != NULL, "%s",
 		  r.err);
 	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
+
+Test(e2e_ci, a_cross_built_platform_runs_on_its_host_and_windows_is_refused)
+{
+	char *dir = ci_repo();
+	const char *jobs[] = { "jobs", NULL };
+	const char *win[] = { "run", "--job", "build-win-64-1", "--json",
+			      NULL };
+	char *text = malloc(sizeof(ci_rules) + 64), *at;
+	struct run_result r;
+
+	/* No Linux host for win-64: refused when the jobs are cut. */
+	strcpy(text, ci_rules);
+	at = strstr(text, "runners:");
+	cr_assert_not_null(at);
+	*at = '\0';
+	t_write(dir, "ripple.yml", text);
+	cr_assert_eq(t_git_commit(dir, "no runner for win-64"), 0);
+	r = rip(dir, jobs);
+	cr_expect_eq(r.status, 2, "%s", r.out);
+	cr_expect(strstr(r.err, "artifact:winwheel[platform=win-64] is a "
+			 "win-64 node") != NULL, "%s", r.err);
+	t_result_release(&r);
+	/* Cross-built on linux-64: this runner runs the job. */
+	strcat(text, "runners:\n  win-64: {runs-on: [ubuntu-24.04], host: "
+	       "linux-64}\n");
+	t_write(dir, "ripple.yml", text);
+	cr_assert_eq(t_git_commit(dir, "win-64 built on linux-64"), 0);
+	r = rip(dir, win);
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "\"built\": 1") != NULL, "%s", r.out);
+	t_result_release(&r);
+	free(text);
 	t_rmtree(dir);
 	free(dir);
 }

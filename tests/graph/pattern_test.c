@@ -409,3 +409,43 @@ Test(graph_pattern, big_set_answers_as_its_patterns_one_by_one)
 	cr_expect_eq(pattern_set_match(s, "p7/skip/x"), 0);
 	pattern_set_free(s);
 }
+
+/*
+ * Issue 25: ripple's own paths and declared outputs, given as output globs,
+ * are left out of a set that would claim them (a root at '.'), and the
+ * walk's shortcuts stay sound: no claims_all_below over a folder a glob can
+ * reach, a folder a glob covers whole is pruned.
+ */
+Test(graph_pattern, output_globs_are_excluded)
+{
+	const char *inc[] = { "/**" };
+	const char *globs[] = { ".ripple/**", "dist/*/pkg-*.whl",
+				"ripple\\*.yml" };
+	struct pattern_set *set = NULL;
+	unsigned char before[16];
+	struct error err;
+
+	error_init(&err);
+	cr_assert_eq(pattern_set_compile(inc, 1, NULL, 0, &set, &err), 0);
+	memcpy(before, pattern_set_digest(set), 16);
+	cr_expect(pattern_set_claims_all_below(set, "dist"));
+	cr_assert_eq(pattern_set_exclude_globs(set, globs, 3, &err), 0);
+	cr_expect(memcmp(before, pattern_set_digest(set), 16) != 0);
+	cr_expect(!pattern_set_match(set, ".ripple/cache.db"));
+	cr_expect(!pattern_set_match(set, ".ripple/logs/r1/x.log"));
+	cr_expect(!pattern_set_match(set, "dist/linux/pkg-1.0.whl"));
+	cr_expect(pattern_set_match(set, "dist/linux/other-1.0.whl"));
+	cr_expect(pattern_set_match(set, "dist/pkg-1.0.whl"));
+	cr_expect(!pattern_set_match(set, "ripple*.yml"));
+	cr_expect(pattern_set_match(set, "ripple.yml"));
+	cr_expect(pattern_set_match(set, "src/a.py"));
+	cr_expect(!pattern_set_may_match_dir(set, ".ripple"));
+	cr_expect(!pattern_set_may_match_dir(set, ".ripple/logs"));
+	cr_expect(pattern_set_may_match_dir(set, ".rippled"));
+	cr_expect(pattern_set_may_match_dir(set, "dist"));
+	cr_expect(!pattern_set_claims_all_below(set, "dist"));
+	cr_expect(!pattern_set_claims_all_below(set, "dist/linux"));
+	cr_expect(pattern_set_claims_all_below(set, "src"));
+	cr_expect(pattern_set_claims_all_below(set, ".rippled"));
+	pattern_set_free(set);
+}

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "graph/distfile.h"
 #include "graph/pep440.h"
 
 /* PEP 440 "Normalization": each spelling and its canonical form. */
@@ -282,4 +283,31 @@ Test(graph_pep440, a_local_label_of_127_bytes_fits_and_128_does_not)
 	snprintf(text, sizeof(text), "1.0+%s", label + 1);	/* 127 + ".b" */
 	error_init(&err);
 	cr_expect_eq(pep440_parse(text, &v, &err), ERROR_INVALID);
+}
+
+/* Issue 25: the version a distribution file's name carries. */
+
+Test(graph_pep440, distribution_file_names_carry_versions)
+{
+	char v[64];
+
+	cr_expect_eq(graph_dist_file_version(
+		"dist/cuda_bindings-13.1.1-cp312-cp312-manylinux_2_28_x86_64.whl",
+		v, sizeof(v)), GRAPH_DIST_WHEEL);
+	cr_expect_str_eq(v, "13.1.1");
+	cr_expect_eq(graph_dist_file_version("dist/a.whl", v, sizeof(v)), -1);
+	cr_expect_eq(graph_dist_file_version("dist/rmm-26.06.00.tar.gz", v,
+					     sizeof(v)), GRAPH_DIST_SDIST);
+	cr_expect_str_eq(v, "26.06.00");
+	cr_expect_eq(graph_dist_file_version(
+		"conda-bld/linux-64/librmm-tests-26.06.00a12-cuda12_0.conda",
+		v, sizeof(v)), GRAPH_DIST_CONDA);
+	cr_expect_str_eq(v, "26.06.00a12");
+	cr_expect_eq(graph_dist_file_version("x/pkg-1.0-h0_0.tar.bz2", v,
+					     sizeof(v)), GRAPH_DIST_CONDA);
+	cr_expect_str_eq(v, "1.0");
+	cr_expect_eq(graph_dist_file_version("x/nodash.conda", v, sizeof(v)),
+		     -1);
+	cr_expect_eq(graph_dist_file_version("docs/index.html", v, sizeof(v)),
+		     GRAPH_DIST_OTHER);
 }

@@ -124,15 +124,26 @@ Test(rules_bad, dash_C_finds_the_default_file)
 
 Test(rules_bad, rapids_example_rules_check_ok)
 {
-	/* Its matrix file is read beside the rules file (--rules DIR/FILE). */
-	const char *argv[] = { "check", "--rules",
-			       "examples/rapids/ripple.yml", NULL };
-	struct run_result r = t_ripple(t_srcdir(), argv);
+	/*
+	 * Its matrix file is a repository path (ci/test-matrix.yaml): check
+	 * a copy of the example, a folder in no repository, from its root.
+	 */
+	char *dir = t_tmpdir(), cmd[8192], src[4096];
+	const char *argv[] = { "-C", dir, "check", NULL };
+	struct run_result r;
 
+	cr_assert_not_null(realpath(t_srcdir(), src));
+	snprintf(cmd, sizeof(cmd), "cp -R '%s/examples/rapids/.' .", src);
+	r = t_sh(dir, cmd);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	t_result_release(&r);
+	r = t_ripple(".", argv);
 	cr_expect_eq(r.status, 0, "stderr: %s", r.err);
 	cr_expect_str_eq(r.err, "", "no warnings");
-	cr_expect(strstr(r.out, "examples/rapids/ripple.yml: ok: 2 toolkits, "
+	cr_expect(strstr(r.out, "ripple.yml: ok: 2 toolkits, "
 			 "0 roots, 10 sources, 2 axes, 5 artifacts, 5 tests")
 		  != NULL, "%s", r.out);
 	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
 }

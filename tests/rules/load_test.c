@@ -337,7 +337,8 @@ Test(rules_load, missing_file_is_not_found)
 	struct rules *r = NULL;
 
 	error_list_init(&errs, 0);
-	cr_expect_eq(rules_load_file("/nonexistent/ripple.yml", NULL, &r, &errs),
+	cr_expect_eq(rules_load_file("/nonexistent/ripple.yml", NULL, NULL, &r,
+				     &errs),
 		     ERROR_NOT_FOUND);
 	cr_expect_null(r);
 	cr_expect_eq(errs.n, 1);

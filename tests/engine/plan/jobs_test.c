@@ -77,7 +77,7 @@ static const char noarch_rules[] =
 	"  gpu: [h100, l4]\n"
 	"runners:\n"
 	"  linux-64: {runs-on: [ubuntu-24.04], gpu-runs-on: [gpu-a, big]}\n"
-	"  win-64: {runs-on: windows-2022}\n"
+	"  win-64: {runs-on: win-cross, host: linux-64}\n"
 	"  default: {runs-on: [ubuntu-24.04]}\n"
 	"artifacts:\n"
 	"  pure: {command: [b]}\n"
@@ -129,7 +129,7 @@ Test(engine_plan_jobs, noarch_upstream_puts_platform_jobs_in_stage_two)
 	cr_expect_str_eq(b->name, "build-2-linux-64-1");
 	cr_expect_str_eq(b->platform, "linux-64");
 	cr_expect_str_eq(job_of(&f, j, "artifact:merged[platform=win-64]")
-				 ->runs_on[0], "windows-2022");
+				 ->runs_on[0], "win-cross");
 	cr_expect_str_eq(job_of(&f, j, "test:unit[platform=linux-64]")->matrix,
 			 "test");
 	plan_jobs_free(j);
@@ -172,8 +172,9 @@ Test(engine_plan_jobs, packing_above_256_never_mixes_platforms)
 	int x;
 
 	n += (size_t)snprintf(text + n, sizeof(text) - n,
-			      "version: 1\naxes:\n  platform: [linux-64, "
-			      "win-64]\n  x: [");
+			      "version: 1\nrunners:\n  win-64: {runs-on: "
+			      "[x], host: linux-64}\naxes:\n  platform: "
+			      "[linux-64, win-64]\n  x: [");
 	for (x = 0; x < 300; x++)
 		n += (size_t)snprintf(text + n, sizeof(text) - n, "%sx%d",
 				      x ? ", " : "", x);
@@ -231,6 +232,7 @@ Test(engine_plan_jobs, a_circle_through_another_platform_is_refused)
 	 * would need the windows job in the middle of it. */
 	setup(&f, "version: 1\n"
 		  "axes:\n  platform: [linux-64, win-64]\n"
+		  "runners:\n  win-64: {runs-on: [w], host: linux-64}\n"
 		  "artifacts:\n"
 		  "  l1: {each: {platform: [linux-64]}, command: [b]}\n"
 		  "  w:\n    each: {platform: [win-64]}\n"
@@ -311,5 +313,89 @@ Test(engine_plan_jobs, runners_name_known_platforms_only)
 		  errors.items[0].hint);
 	cr_expect(strstr(errors.items[1].msg, "bad runner label"), "%s",
 		  errors.items[1].msg);
+	error_list_release(&errors);
+}
+
+static int
+jobs_error(const char *text, struct error *err)
+{
+	struct plan_jobs *j = NULL;
+	struct fix f;
+	int rc;
+
+	setup(&f, text);
+	error_init(err);
+	rc = plan_jobs_compute(f.g, f.all, &j, err);
+	plan_jobs_free(j);
+	teardown(&f);
+	return rc;
+}
+
+Test(engine_plan_jobs, a_node_ripple_cannot_run_is_refused_when_cut)
+{
+	static const char bare[] =
+		"version: 1\naxes:\n  platform: [linux-64, win-64]\n"
+		"artifacts:\n  w: {each: {platform: axes.platform}, "
+		"command: [b]}\n";
+	static const char labelled[] =
+		"version: 1\naxes:\n  platform: [linux-64, win-64]\n"
+		"runners:\n  win-64: {runs-on: [windows-2022], "
+		"host: linux-64}\n"
+		"artifacts:\n  w: {each: {platform: axes.platform}, "
+		"command: [b]}\n";
+	struct error err;
+
+	/* Before: win-64 went to windows-latest, where the job can only
+	 * fail; now the jobs are not cut at all. */
+	cr_assert_eq(jobs_error(bare, &err), ERROR_INVALID);
+	cr_expect(strstr(err.msg, "artifact:w[platform=win-64] is a win-64 "
+			 "node") != NULL, "%s", err.msg);
+	cr_expect(strstr(err.hint, "host: linux-64") != NULL, "%s", err.hint);
+	cr_assert_eq(jobs_error(labelled, &err), ERROR_INVALID);
+	cr_expect(strstr(err.msg, "labelled 'windows-2022'") != NULL, "%s",
+		  err.msg);
+}
+
+Test(engine_plan_jobs, a_cross_built_platform_runs_on_its_host)
+{
+	struct plan_jobs *j = NULL;
+	const struct plan_job *w;
+	struct error err;
+	struct fix f;
+
+	setup(&f, "version: 1\naxes:\n  platform: [linux-64, win-64]\n"
+		  "runners:\n  win-64: {runs-on: [ubuntu-24.04], "
+		  "host: linux-64}\n"
+		  "artifacts:\n  w: {each: {platform: axes.platform}, "
+		  "command: [b]}\n");
+	error_init(&err);
+	cr_assert_eq(plan_jobs_compute(f.g, f.all, &j, &err), 0, "%s",
+		     err.msg);
+	w = job_of(&f, j, "artifact:w[platform=win-64]");
+	cr_expect_str_eq(w->platform, "win-64");
+	cr_expect_str_eq(w->host, "linux-64");
+	cr_expect_str_eq(w->runs_on[0], "ubuntu-24.04");
+	w = job_of(&f, j, "artifact:w[platform=linux-64]");
+	cr_expect_str_eq(w->host, "linux-64");
+	plan_jobs_free(j);
+	teardown(&f);
+}
+
+Test(engine_plan_jobs, a_runner_host_must_be_a_platform)
+{
+	struct error_list errors;
+	struct rules *r = NULL;
+	static const char text[] =
+		"version: 1\naxes:\n  platform: [linux-64, win-64]\n"
+		"runners:\n  win-64: {runs-on: [x], host: linux64}\n"
+		"artifacts:\n  a: {command: [b]}\n";
+
+	error_list_init(&errors, 10);
+	cr_assert_eq(rules_load_buffer("t.yml", text, strlen(text), &r,
+				       &errors), ERROR_INVALID);
+	cr_assert_eq(errors.n, 1);
+	cr_expect(strstr(errors.items[0].msg, "unknown platform 'linux64'"),
+		  "%s", errors.items[0].msg);
+	cr_expect_eq(errors.items[0].line, 5);
 	error_list_release(&errors);
 }

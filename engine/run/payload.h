@@ -1,0 +1,42 @@
+/*
+ * Early cutoff that sees through package metadata (issue 25): the payload
+ * digest of a node's artifacts, for an artifact whose rule says
+ * `cutoff: payload`. A wheel's README is its METADATA's long description;
+ * a README edit rebuilds the wheel with every byte of its payload equal,
+ * and the tests of that wheel need not run again.
+ */
+#ifndef RIPPLE_ENGINE_RUN_PAYLOAD_H
+#define RIPPLE_ENGINE_RUN_PAYLOAD_H
+
+#include <stddef.h>
+
+struct digest;
+struct error;
+
+/*
+ * XXH3-128 (domain "ripple-payload-v1") over the artifacts at `paths` (n,
+ * repository-relative under `root` or absolute), in name order, each as
+ * its base name then its content, where a wheel (a .whl that is a zip) is
+ * its entries in name order, each name then bytes, except: the
+ * .dist-info/RECORD file (it holds METADATA's hash) is left out, and
+ * .dist-info/METADATA is its header fields without `Description:` (and
+ * its continuation lines) and without the body after the first empty line
+ * (the long description). Every other header (Version, Requires-Dist,
+ * ...) and every file of the package counts. Another file (an sdist, a
+ * conda package) counts whole. Errors: ERROR_NOT_FOUND, ERROR_IO,
+ * ERROR_INVALID (a wheel whose entries cannot be read), ERROR_NOMEM.
+ */
+int run_payload_digest(const char *root, const char *const *paths, size_t n,
+		       struct digest *out, struct error *err);
+
+/*
+ * Append "payload-digest=HEX" (run_payload_digest of the artifacts `arts`
+ * under `root`) to `meta`, as a `cutoff: payload` artifact's record holds
+ * it (engine/plan/record.h: record_payload_digest). Errors as
+ * run_payload_digest's.
+ */
+struct strv;
+int run_payload_meta(const char *root, const struct strv *arts,
+		     struct strv *meta, struct error *err);
+
+#endif

@@ -1,0 +1,164 @@
+/*
+ * Suite e2e_full_walk: every decision the fast paths make is the one the
+ * full walk makes. The planner's fast path reads source keys from the
+ * memo (graph/source_memo.c: a set's key by the tree ids at its prefixes,
+ * written by `ripple record`); RIPPLE_FULL_WALK=1 walks every set file by
+ * file instead. On the demo and on a generated repository, warm and cold
+ * plans and a why must come out byte for byte the same both ways (plan
+ * JSON has no timing fields), and the memo must have been there to use.
+ */
+#include <criterion/criterion.h>
+#include <limits.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/support/support.h"
+
+#define GIT_ID "export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com " \
+	"GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com " \
+	"GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1; "
+
+/* RIPPLE_BIN, else build/ripple, as an absolute path (malloc'd). */
+static char *
+ripple_path(void)
+{
+	const char *bin = getenv("RIPPLE_BIN");
+	char *p = realpath(bin && *bin ? bin : "build/ripple", NULL);
+
+	cr_assert_not_null(p, "no ripple binary");
+	return p;
+}
+
+static void
+must(const char *dir, const char *cmd)
+{
+	struct run_result r = t_sh(dir, cmd);
+
+	cr_assert_eq(r.status, 0, "'%s' failed: %s%s", cmd, r.out, r.err);
+	t_result_release(&r);
+}
+
+/* Rows of the source-key memo in the cache at `db`. */
+static long
+memo_rows(const char *db)
+{
+	sqlite3 *h = NULL;
+	sqlite3_stmt *st = NULL;
+	long n = -1;
+
+	cr_assert_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL),
+		     SQLITE_OK, "cannot open %s", db);
+	if (sqlite3_prepare_v2(h, "SELECT count(*) FROM source_keys", -1,
+			       &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return n;
+}
+
+/*
+ * In dir (a repository with a recorded baseline), run each ripple command
+ * line of `cmds` (NULL-terminated; BASE in them is $base of the shell)
+ * with and without RIPPLE_FULL_WALK=1 and compare the outputs.
+ */
+static void
+same_both_ways(const char *tmp, const char *dir, const char *ripple,
+	       const char *base, const char *const *cmds)
+{
+	char cmd[5 * PATH_MAX + 512], a[PATH_MAX + 32], b[PATH_MAX + 32];
+	size_t i;
+
+	for (i = 0; cmds[i]; i++) {
+		char *fast, *full;
+
+		snprintf(a, sizeof(a), "%s/fast-%zu.out", tmp, i);
+		snprintf(b, sizeof(b), "%s/full-%zu.out", tmp, i);
+		snprintf(cmd, sizeof(cmd), "base=%s; '%s' %s > '%s' && "
+			 "RIPPLE_FULL_WALK=1 '%s' %s > '%s'", base, ripple,
+			 cmds[i], a, ripple, cmds[i], b);
+		must(dir, cmd);
+		fast = t_read(a);
+		full = t_read(b);
+		cr_assert(strlen(fast) > 100, "%s: %s", cmds[i], fast);
+		cr_expect_str_eq(fast, full, "'%s' differs with the memo "
+				 "(%s) and with the full walk (%s)", cmds[i],
+				 a, b);
+		free(fast);
+		free(full);
+	}
+}
+
+Test(e2e_full_walk, generated_repository_decides_the_same_both_ways,
+     .timeout = 300)
+{
+	static const char *const cmds[] = {
+		"plan --base \"$base\" --json",
+		"plan --base \"$base\" --assume-base-built --json",
+		"why artifact:pkg001 --base \"$base\"",
+		NULL
+	};
+	char *tmp = t_tmpdir(), *ripple = ripple_path(), *src;
+	char cmd[4 * PATH_MAX + 1024], dir[PATH_MAX], db[PATH_MAX + 32];
+
+	src = realpath(t_srcdir(), NULL);
+	cr_assert_not_null(src);
+	/* bench/plan_bench.sh's layout, smaller: 3,000 files in 30
+	 * packages, one source set and one artifact each, a baseline run at
+	 * the rules commit, then 10 files edited in 3 packages. */
+	snprintf(cmd, sizeof(cmd), GIT_ID
+		 "sh '%s/bench/gen-repo.sh' g 3000 30 >/dev/null && cd g && "
+		 "git checkout -q -b t main~1 && "
+		 "awk 'BEGIN { print \"version: 1\"; print \"sources:\"; "
+		 "for (i = 0; i < 30; i++) printf \"  src-pkg%%03d: {paths: "
+		 "[pkg%%03d/**]}\\n\", i, i; print \"artifacts:\"; "
+		 "for (i = 0; i < 30; i++) printf \"  pkg%%03d: {inputs: "
+		 "[src-pkg%%03d], command: [build, pkg%%03d]}\\n\", i, i, i }' "
+		 "> ripple.yml && printf '.ripple/\\n' > .gitignore && "
+		 "git add ripple.yml .gitignore && git commit -q -m rules && "
+		 "git tag base && "
+		 "'%s' record --run base --node '*' --status ok >/dev/null && "
+		 "'%s' record --run base --finish ok >/dev/null && "
+		 "git cherry-pick main >/dev/null", src, ripple, ripple);
+	must(tmp, cmd);
+	snprintf(dir, sizeof(dir), "%s/g", tmp);
+	snprintf(db, sizeof(db), "%s/.ripple/cache.db", dir);
+	cr_assert_gt(memo_rows(db), 0, "record wrote no source-key memo");
+	same_both_ways(tmp, dir, ripple, "base", cmds);
+	t_rmtree(tmp);
+	free(tmp);
+	free(src);
+	free(ripple);
+}
+
+Test(e2e_full_walk, demo_decides_the_same_both_ways, .timeout = 300)
+{
+	static const char *const cmds[] = {
+		"plan --base \"$base\" --json",
+		"plan --base \"$base\" --assume-base-built --json",
+		NULL
+	};
+	char *tmp = t_tmpdir(), *ripple = ripple_path(), *src;
+	char cmd[4 * PATH_MAX + 1024], dir[PATH_MAX], db[PATH_MAX + 32];
+
+	src = realpath(t_srcdir(), NULL);
+	cr_assert_not_null(src);
+	snprintf(cmd, sizeof(cmd), GIT_ID
+		 "'%s/examples/cuda-bindings/make-demo-repo' demo >/dev/null "
+		 "&& cd demo && '%s' record --run base --node '*' --status ok "
+		 ">/dev/null && '%s' record --run base --finish ok && "
+		 "git checkout -q -b t && "
+		 "echo '# probe' >> cuda_bindings/examples/vectorAdd.py && "
+		 "git commit -qam probe", src, ripple, ripple);
+	must(tmp, cmd);
+	snprintf(dir, sizeof(dir), "%s/demo", tmp);
+	snprintf(db, sizeof(db), "%s/.ripple/cache.db", dir);
+	cr_assert_gt(memo_rows(db), 0, "record wrote no source-key memo");
+	same_both_ways(tmp, dir, ripple, "main", cmds);
+	t_rmtree(tmp);
+	free(tmp);
+	free(src);
+	free(ripple);
+}

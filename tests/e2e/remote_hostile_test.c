@@ -1,0 +1,365 @@
+/*
+ * Suite e2e_remote_hostile: what a hostile cache writer tried after
+ * issues 22 and 23 (a red-team pass), against a real nginx on loopback.
+ * A producer publishes honestly; its entries are then rewritten as a
+ * writer would (the record edited with jansson, the entry re-encoded) and
+ * a consumer clone fetches or releases. Each test states what
+ * docs/security.md promises; both failed on main before the fix.
+ */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "cache/remote.h"
+#include "engine/plan/record.h"
+#include "graph/digest.h"
+#include "tests/support/nginx.h"
+#include "tests/support/support.h"
+
+static struct t_nginx ng;
+static int ng_up;
+static char *tmp;
+
+static void
+setup(void)
+{
+	tmp = t_tmpdir();
+}
+
+static void
+teardown(void)
+{
+	if (ng_up)
+		t_nginx_free(&ng);
+	ng_up = 0;
+	t_rmtree(tmp);
+	free(tmp);
+}
+
+TestSuite(e2e_remote_hostile, .init = setup, .fini = teardown, .timeout = 240);
+
+static char *
+sh(const char *cmd)
+{
+	struct run_result r = t_sh(tmp, cmd);
+	size_t n;
+
+	cr_assert_eq(r.status, 0, "'%s' failed: %s%s", cmd, r.out, r.err);
+	n = strlen(r.out);
+	while (n && r.out[n - 1] == '\n')
+		r.out[--n] = '\0';
+	free(r.err);
+	return r.out;
+}
+
+/* ripple ARGV... in TMP/dir with the remote cache. */
+static struct run_result
+rip(const char *dir, const char *const *argv)
+{
+	const char *v[32];
+	char path[PATH_MAX];
+	size_t n = 0;
+
+	v[n++] = "--remote-cache";
+	v[n++] = ng.url;
+	while (argv[n - 2] && n < 30) {
+		v[n] = argv[n - 2];
+		n++;
+	}
+	v[n] = NULL;
+	snprintf(path, sizeof(path), "%s/%s", tmp, dir);
+	return t_ripple(path, v);
+}
+
+static unsigned char *
+slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char *p = malloc(1 << 20);
+
+	cr_assert(f && p, "%s", path);
+	*len = fread(p, 1, 1 << 20, f);
+	fclose(f);
+	return p;
+}
+
+static void
+spill(const char *path, const void *p, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	cr_assert_not_null(f, "%s", path);
+	cr_assert_eq(fwrite(p, 1, n, f), n);
+	fclose(f);
+}
+
+static void
+cas_put(const void *p, size_t n, struct remote_digest *d)
+{
+	char path[PATH_MAX];
+	struct error err;
+
+	error_init(&err);
+	cr_assert_eq(remote_digest_buf(p, n, d, &err), 0, "%s", err.msg);
+	snprintf(path, sizeof(path), "%s/cas/%s", ng.root, d->hash);
+	spill(path, p, n);
+}
+
+/* An entry on the server whose record names `node`, as a writer sees it. */
+struct entry {
+	char ac[PATH_MAX + 512];
+	struct remote_action a;
+	json_t *rec;
+};
+
+/* Load the nth (0-based) entry of `node` under ROOT/ac; 0 when found. */
+static int
+entry_load(struct entry *e, const char *node, int nth)
+{
+	char dir[PATH_MAX];
+	struct dirent *de;
+	struct error err;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%s/ac", ng.root);
+	d = opendir(dir);
+	cr_assert_not_null(d);
+	while ((de = readdir(d))) {
+		unsigned char *p;
+		size_t n;
+		json_t *j;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(e->ac, sizeof(e->ac), "%s/%s", dir, de->d_name);
+		p = slurp(e->ac, &n);
+		error_init(&err);
+		cr_assert_eq(remote_action_decode(p, n, &e->a, &err), 0, "%s",
+			     err.msg);
+		free(p);
+		j = json_loadb(e->a.record_text, e->a.record_len, 0, NULL);
+		cr_assert_not_null(j);
+		if (!strcmp(json_string_value(json_object_get(j, "node")),
+			    node) && nth-- == 0) {
+			e->rec = j;
+			closedir(d);
+			return 0;
+		}
+		json_decref(j);
+		remote_action_release(&e->a);
+	}
+	closedir(d);
+	return -1;
+}
+
+/* Write e back: its (edited) outputs, and its (edited) record inline. */
+static void
+entry_store(struct entry *e)
+{
+	struct remote_action a = e->a;
+	unsigned char *bytes = NULL;
+	struct error err;
+	char *blob = json_dumps(e->rec, JSON_SORT_KEYS | JSON_COMPACT);
+	size_t n = 0;
+
+	cas_put(blob, strlen(blob), &a.record);
+	a.record_text = blob;
+	a.record_len = strlen(blob);
+	error_init(&err);
+	cr_assert_eq(remote_action_encode(&a, &bytes, &n, &err), 0, "%s",
+		     err.msg);
+	spill(e->ac, bytes, n);
+	free(bytes);
+	free(blob);
+}
+
+static void
+entry_release(struct entry *e)
+{
+	remote_action_release(&e->a);
+	json_decref(e->rec);
+}
+
+static const char site_rules[] =
+	"version: 1\n"
+	"sources:\n"
+	"  src: {paths: [src/**]}\n"
+	"artifacts:\n"
+	"  docs:\n"
+	"    inputs: [src]\n"
+	"    command: [sh, -c, 'mkdir -p site && echo doc > site/index.html']\n"
+	"    outputs: [\"site/**\"]\n"
+	"policy:\n"
+	"  trusted-refs: [refs/heads/main]\n";
+
+static void
+start(const char *rules, const char *producer_run)
+{
+	char why[512], cmd[1024];
+	struct run_result r;
+	const char *argv[8] = { NULL };
+	char *copy, *tok, *save = NULL;
+	size_t n = 0;
+
+	if (t_nginx_start(&ng, why, sizeof(why)))
+		cr_skip_test("%s", why);
+	ng_up = 1;
+	free(sh("git init -q -b main origin"));
+	t_write(tmp, "origin/ripple.yml", rules);
+	t_write(tmp, "origin/.gitignore", ".ripple/\ndist/\nsite/\n");
+	t_write(tmp, "origin/src/a.c", "int a;\n");
+	t_write(tmp, "origin/a/x.py", "x = 1\n");
+	snprintf(cmd, sizeof(cmd), "cd origin && git add -A && git -c "
+		 "user.name=t -c user.email=t@example.com commit -qm init && "
+		 "git tag a-v1.0.0 && cd .. && git clone -q origin a && "
+		 "git clone -q origin b");
+	free(sh(cmd));
+	copy = strdup(producer_run);
+	for (tok = strtok_r(copy, " ", &save); tok && n < 7;
+	     tok = strtok_r(NULL, " ", &save))
+		argv[n++] = tok;
+	argv[n] = NULL;
+	r = rip("a", argv);
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	t_result_release(&r);
+	free(copy);
+}
+
+/*
+ * docs/security.md: "Never ... leave part of a set in place". An entry
+ * of a node with a glob output lists `site/index.html`, `site/q` and
+ * `site/q/x` (all match the glob site/STARSTAR, the set's output digest is right).
+ * Staging site/q/x makes the folder site/q, so site/q cannot be renamed
+ * into place; but site/index.html was renamed just before: the fetch
+ * fails and leaves the writer's site/index.html behind.
+ */
+Test(e2e_remote_hostile, a_prefix_folder_entry_leaves_no_file_in_place)
+{
+	const char *fetch[] = { "fetch", "docs", NULL };
+	struct remote_output outs[3];
+	struct remote_digest evil, q;
+	const char *names[3], *files[3];
+	char f0[PATH_MAX], f1[PATH_MAX], *before, *after;
+	struct digest od;
+	struct entry e;
+	struct error err;
+	struct run_result r;
+	json_t *arts;
+	size_t i;
+
+	start(site_rules, "run docs");
+	memset(&e, 0, sizeof(e));
+	cr_assert_eq(entry_load(&e, "artifact:docs", 0), 0);
+	cas_put("evil index\n", 11, &evil);
+	cas_put("q\n", 2, &q);
+	memset(outs, 0, sizeof(outs));
+	outs[0].path = "site/index.html";
+	outs[0].digest = evil;
+	outs[1].path = "site/q";
+	outs[1].digest = q;
+	outs[2].path = "site/q/x";
+	outs[2].digest = q;
+	snprintf(f0, sizeof(f0), "%s/cas/%s", ng.root, evil.hash);
+	snprintf(f1, sizeof(f1), "%s/cas/%s", ng.root, q.hash);
+	arts = json_array();
+	for (i = 0; i < 3; i++) {
+		names[i] = outs[i].path;
+		files[i] = i ? f1 : f0;
+		json_array_append_new(arts, json_string(outs[i].path));
+	}
+	error_init(&err);
+	cr_assert_eq(record_output_digest_files(names, files, 3, &od, &err),
+		     0, "%s", err.msg);
+	json_object_set_new(e.rec, "artifacts", arts);
+	json_object_set_new(e.rec, "output_digest", json_string(od.hex));
+	/* The outputs are the test's; keep the decoded ones to free. */
+	{
+		struct remote_output *keep = e.a.outputs;
+		size_t kn = e.a.n;
+
+		e.a.outputs = outs;
+		e.a.n = 3;
+		entry_store(&e);
+		e.a.outputs = keep;
+		e.a.n = kn;
+	}
+	before = sh("cd b && find . -path ./.git -prune -o -path ./.ripple "
+		    "-prune -o -print | LC_ALL=C sort");
+	r = rip("b", fetch);
+	cr_expect_neq(r.status, 0, "%s%s", r.out, r.err);
+	t_result_release(&r);
+	after = sh("cd b && find . -path ./.git -prune -o -path ./.ripple "
+		   "-prune -o -print | LC_ALL=C sort");
+	cr_expect_str_eq(after, before, "a failed fetch left files: %s",
+			 after);
+	free(before);
+	free(after);
+	entry_release(&e);
+}
+
+static const char release_rules[] =
+	"version: 1\n"
+	"roots:\n"
+	"  a: {path: a, tags: \"a-v*\"}\n"
+	"artifacts:\n"
+	"  wheel:\n"
+	"    each: {root: roots}\n"
+	"    inputs: [root.sources]\n"
+	"    command: [sh, -c, 'mkdir -p dist && echo whl > "
+	"dist/a-${root.version}-py3-none-any.whl']\n"
+	"    outputs: [\"dist/*.whl\"]\n"
+	"    version: \"${root.version}\"\n"
+	"releases:\n"
+	"  lib: {each: {root: roots}, tag: root.tags, artifacts: [wheel]}\n"
+	"policy:\n"
+	"  trusted-refs: [refs/heads/main, \"refs/tags/*\"]\n";
+
+/*
+ * docs/security.md: an entry writes (and names) only its node's declared
+ * outputs. A record's artifacts may also hold absolute paths, which the
+ * checks skip ("a locator outside: not ours"). A writer adds
+ * /home/runner/.ssh/id_rsa (here: a secret file of the test) to the
+ * records of a tag's wheel: `release --dry-run` from the remote cache
+ * says the tag is releasable and the publish manifest, "what a
+ * publishing job would upload", lists the secret file.
+ */
+Test(e2e_remote_hostile, a_remote_record_cannot_add_a_host_file_to_a_release)
+{
+	const char *rel[] = { "release", "a-v1.0.0", "--dry-run", "--manifest",
+			      NULL, NULL };
+	char man[PATH_MAX], secret[PATH_MAX];
+	struct entry e;
+	struct run_result r;
+	int nth, found = 0;
+	char *text;
+
+	start(release_rules, "run --tag a-v1.0.0");
+	snprintf(secret, sizeof(secret), "%s/secret.txt", tmp);
+	t_write(tmp, "secret.txt", "TOP SECRET\n");
+	for (nth = 0; nth < 4; nth++) {
+		memset(&e, 0, sizeof(e));
+		if (entry_load(&e, "artifact:wheel[root=a]", nth))
+			break;
+		json_array_append_new(json_object_get(e.rec, "artifacts"),
+				      json_string(secret));
+		entry_store(&e);
+		entry_release(&e);
+		found++;
+	}
+	cr_assert(found > 0);
+	free(sh("cd b && git checkout -q a-v1.0.0"));
+	snprintf(man, sizeof(man), "%s/manifest.json", tmp);
+	rel[4] = man;
+	r = rip("b", rel);
+	text = t_read(man);
+	cr_expect(r.status != 0 || !text || !strstr(text, secret),
+		  "a hostile record put a host file into the publish "
+		  "manifest:\n%s\n%s", text ? text : "", r.out);
+	t_result_release(&r);
+	free(text);
+}

@@ -1,0 +1,52 @@
+#!/bin/sh
+# Configure the Windows build: make sure the libraries are built
+# (tools/windows/deps.sh, cached under build-windows/deps), then write
+# build-windows/config.ninja for windows.ninja. `ninja windows` runs this.
+#
+#   tools/windows/configure.sh [--no-deps]   --no-deps: use the prefix as is
+set -eu
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+out=build-windows
+deps=$out/deps
+host=x86_64-w64-mingw32
+
+[ "${1:-}" = --no-deps ] || nice -n 10 sh tools/windows/deps.sh "$deps"
+
+prefix=$(cd "$deps/prefix" && pwd)
+pkgs="libgit2 yaml-0.1 libxxhash sqlite3 jansson libprotobuf-c libcrypto
+libpcre2-8"
+export PKG_CONFIG_LIBDIR="$prefix/lib/pkgconfig"
+export PKG_CONFIG_PATH=
+for p in $pkgs; do
+	pkg-config --exists "$p" || {
+		echo "configure.sh: $p missing in $PKG_CONFIG_LIBDIR" \
+			"(run tools/windows/deps.sh)" >&2
+		exit 1
+	}
+done
+cflags=$(pkg-config --cflags $pkgs)
+libs=$(pkg-config --libs $pkgs)
+command -v protoc-c >/dev/null || {
+	echo "configure.sh: protoc-c (protobuf-c-compiler) runs on this" \
+		"machine; install it" >&2
+	exit 1
+}
+
+# __USE_MINGW_ANSI_STDIO: mingw-w64's own C99 printf (%zu, %lld) in place
+# of msvcrt's. -Wno-format: GCC reads format(printf) on MinGW as msvcrt's
+# dialect and flags every %zu; the Linux build checks the same strings.
+mkdir -p "$out"
+cat > "$out/config.ninja" <<NINJA
+# written by tools/windows/configure.sh; edits are lost on the next run
+cc = $host-gcc
+winprefix = $prefix
+extra_cflags = -D__USE_MINGW_ANSI_STDIO=1 -D_WIN32_WINNT=0x0A00 -Wno-format
+extra_ldflags = -static-libgcc
+pkg_cflags = $cflags
+pkg_libs = $libs -Wl,-Bstatic -lwinpthread -Wl,-Bdynamic -lbcrypt
+protoc_c = protoc-c
+wine = ${WINE:-/usr/lib/wine/wine64}
+NINJA
+echo "configure.sh: wrote $out/config.ninja (libraries in $prefix)"
