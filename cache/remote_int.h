@@ -101,6 +101,9 @@ struct xfer {
 	int local_errno;		/* a local read or write failed */
 	unsigned attempt;		/* attempts made */
 	int64_t due_ms;			/* retry time (monotonic ms) */
+	int64_t first_ms;		/* the first attempt's start
+					   (monotonic ms): the total time
+					   covers every retry */
 	int state;
 	char errbuf[256];		/* CURL_ERROR_SIZE */
 };

@@ -204,6 +204,16 @@ start(struct remote *r, struct xfer *x)
 	}
 	if (rc)
 		return rc;
+	if (!x->attempt)
+		x->first_ms = mono_ms();
+	else if (r->opts.timeout_s > 0) {
+		/* A retry gets what is left of the request's total time. */
+		int64_t left = (int64_t)r->opts.timeout_s * 1000 -
+			       (mono_ms() - x->first_ms);
+
+		curl_easy_setopt(x->easy, CURLOPT_TIMEOUT_MS,
+				 (long)(left > 1 ? left : 1));
+	}
 	if (curl_multi_add_handle(r->multi, x->easy) != CURLM_OK)
 		return remote_xfer_fail(r, x, ERROR_INTERNAL, "cannot add a transfer");
 	x->attempt++;
@@ -244,6 +254,11 @@ finish(struct remote *r, struct xfer *x, CURLcode cc)
 	long code = remote_body_code(x);
 	int retry_left = x->attempt <= r->opts.retries;
 	char what[400];
+
+	/* --remote-timeout bounds the request, its retries included. */
+	if (r->opts.timeout_s > 0 && mono_ms() - x->first_ms >=
+	    (int64_t)r->opts.timeout_s * 1000)
+		retry_left = 0;
 
 	if (cancelled(r)) {
 		remote_xfer_fail(r, x, ERROR_IO, "interrupted");

@@ -161,6 +161,38 @@ Test(cache_remote_limits, a_request_past_its_total_time_is_cut_off)
 	free(dest);
 }
 
+/*
+ * The total time bounds the request with its retries: 2 s with two
+ * retries took 3 x 2 s and more before (red team: a drip held a batch
+ * some 30 minutes against the documented 600 s).
+ */
+Test(cache_remote_limits, retries_stay_within_the_total_time)
+{
+	struct remote_options o = REMOTE_OPTIONS_INIT;
+	struct remote_digest d;
+	struct remote *r;
+	struct error err;
+	char *dest;
+	double t0, took;
+
+	slow_blob(&d);
+	o.low_speed_limit = 0;
+	o.low_speed_time_s = 0;
+	o.timeout_s = 2;
+	o.retries = 2;
+	r = open_slow(&o);
+	dest = malloc(strlen(tmp) + 8);
+	snprintf(dest, strlen(tmp) + 8, "%s/blob", tmp);
+	error_init(&err);
+	t0 = now_s();
+	cr_expect_eq(remote_cas_get_file(r, &d, dest, 0644, &err), ERROR_IO);
+	took = now_s() - t0;
+	cr_expect_lt(took, 3.5, "%.1f s for a 2 s total time", took);
+	cr_expect_neq(access(dest, F_OK), 0, "nothing placed");
+	remote_close(r);
+	free(dest);
+}
+
 static volatile sig_atomic_t stop;
 
 static void
