@@ -39,6 +39,26 @@ env_glob_ok(const char *s)
 	return 1;
 }
 
+/*
+ * 1 when pass-env name p (no glob) is one every action gets anyway (the
+ * allow-list of engine/run/exec.c's exec_env_allowed): listing it would
+ * look like a choice and change nothing.
+ */
+static int
+passed_anyway(const char *p)
+{
+	static const char *const always[] = {
+		"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TERM", "USER",
+		"CUDA_HOME", "LD_LIBRARY_PATH",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(always) / sizeof(*always); i++)
+		if (!strcmp(p, always[i]))
+			return 1;
+	return 0;
+}
+
 void
 rules_load_pass_env(struct rules_load *L, const struct rules_ynode *v,
 		    struct rules_node *node)
@@ -57,6 +77,24 @@ rules_load_pass_env(struct rules_load *L, const struct rules_ynode *v,
 			rules_load_error(L, it, "use letters, digits and '_', "
 					 "with '*' and '?' as globs",
 					 "invalid pass-env name '%s'", p);
+			continue;
+		}
+		if (!strncmp(p, "RIPPLE_", 7) ||
+		    !strcmp(p, "CUDA_VISIBLE_DEVICES")) {
+			rules_load_error(L, it, "ripple sets RIPPLE_* and "
+					 "CUDA_VISIBLE_DEVICES itself and never "
+					 "passes them; drop the entry",
+					 "pass-env '%s' names a variable ripple "
+					 "never passes", p);
+			continue;
+		}
+		if (passed_anyway(p)) {
+			rules_load_error(L, it, "every action gets PATH, HOME, "
+					 "LANG, LC_ALL, TMPDIR, TERM, USER, "
+					 "CUDA_HOME and LD_LIBRARY_PATH "
+					 "(docs/rules.md); drop the entry",
+					 "pass-env '%s' names a variable every "
+					 "action already gets", p);
 			continue;
 		}
 		for (k = 0; k < node->n_env; k++)
