@@ -245,7 +245,10 @@ int
 plan_remote_fault(struct plan_remote *pr, const struct error *e,
 		  struct error *err)
 {
-	pr->stats.faults++;
+	/* A refused write (the run turned read-only) is the server's
+	 * answer, reported once, not a fault of the cache. */
+	if (!(pr->refused && e->code == ERROR_UNSUPPORTED))
+		pr->stats.faults++;
 	if (pr->o.required) {
 		*err = *e;
 		err->hint[0] = '\0';

@@ -157,7 +157,9 @@ const struct plan_remote_hit *plan_remote_find(const struct plan_remote *pr,
 
 /*
  * Report a fault with the remote cache: 0 after telling the observer, or
- * (required) *e copied into err and its code returned. Counts it.
+ * (required) *e copied into err and its code returned. Counts it, unless
+ * it is the refused write (ERROR_UNSUPPORTED after
+ * plan_remote_refuse_writes) that made the run read-only.
  */
 int plan_remote_fault(struct plan_remote *pr, const struct error *e,
 		      struct error *err);
