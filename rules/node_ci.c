@@ -39,22 +39,22 @@ env_glob_ok(const char *s)
 	return 1;
 }
 
+const char *const rules_env_always[] = {
+	"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TERM", "USER",
+	"CUDA_HOME", "LD_LIBRARY_PATH", NULL,
+};
+
 /*
- * 1 when pass-env name p (no glob) is one every action gets anyway (the
- * allow-list of engine/run/exec.c's exec_env_allowed): listing it would
- * look like a choice and change nothing.
+ * 1 when pass-env name p (no glob) is one every action gets anyway:
+ * listing it would look like a choice and change nothing.
  */
 static int
 passed_anyway(const char *p)
 {
-	static const char *const always[] = {
-		"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TERM", "USER",
-		"CUDA_HOME", "LD_LIBRARY_PATH",
-	};
 	size_t i;
 
-	for (i = 0; i < sizeof(always) / sizeof(*always); i++)
-		if (!strcmp(p, always[i]))
+	for (i = 0; rules_env_always[i]; i++)
+		if (!strcmp(p, rules_env_always[i]))
 			return 1;
 	return 0;
 }

@@ -444,6 +444,14 @@ struct rules {
 };
 
 /*
+ * The variables every action gets from ripple's environment besides its
+ * rule's `env:` and `pass-env:` (engine/run/exec.c passes them; a
+ * `pass-env:` entry naming one is an error: it would change nothing).
+ * NULL-terminated.
+ */
+extern const char *const rules_env_always[];
+
+/*
  * Load and check the rules file at `path` (read from the file system).
  * `display` names the file in messages (NULL: path). On success *out owns a
  * new model (free with rules_free) and 0 is returned. On failure *out is

@@ -26,6 +26,7 @@
 
 #include "base/error.h"
 #include "base/mem.h"
+#include "rules/rules.h"
 #include "base/banned.h"
 
 /*
@@ -397,13 +398,10 @@ exec_runner_posix(struct exec_runner *out)
 size_t
 exec_env_allowed(char *const *environ_, const char **out)
 {
-	static const char *const allowed[] = {
-		"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TERM", "USER",
-		"CUDA_HOME", "LD_LIBRARY_PATH",
-	};
+	const char *const *allowed = rules_env_always;
 	size_t i, k, n = 0;
 
-	for (k = 0; k < sizeof(allowed) / sizeof(*allowed); k++) {
+	for (k = 0; allowed[k]; k++) {
 		size_t len = strlen(allowed[k]);
 
 		for (i = 0; environ_ && environ_[i]; i++)
