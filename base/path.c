@@ -8,10 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "base/buf.h"
 #include "base/error.h"
+#include "base/fsys.h"
 #include "base/banned.h"
 
 int
@@ -100,13 +100,13 @@ resolve(const char *path, char *out, size_t n, struct error *err)
 	int len;
 
 	len = snprintf(buf, sizeof(buf), "%s", path);
-	if (len < 0 || (size_t)len >= sizeof(buf) || path[0] != '/')
+	if (len < 0 || (size_t)len >= sizeof(buf) || !fsys_absolute(path))
 		return error_set(err, ERROR_INVALID, "path '%.200s' is too "
 				 "long or not absolute", path);
 	for (;;) {
 		char t[PATH_RESOLVED_MAX];
 
-		r = realpath(buf, NULL);
+		r = fsys_realpath(buf);
 		if (r)
 			break;
 		if (errno != ENOENT && errno != ENOTDIR)
@@ -195,7 +195,7 @@ path_mkdirs_under(const char *root, const char *rel, struct error *err)
 {
 	char part[PATH_RESOLVED_MAX], where[PATH_RESOLVED_MAX];
 	size_t i, len = strlen(rel);
-	int rc;
+	int rc, e;
 
 	if (len >= sizeof(part) || path_leaves(rel))
 		return error_set(err, ERROR_INVALID, "folder '%.200s' leaves "
@@ -218,9 +218,10 @@ path_mkdirs_under(const char *root, const char *rel, struct error *err)
 				   "inside the repository");
 			return ERROR_INVALID;
 		}
-		if (mkdir(where, 0777) && errno != EEXIST)
+		e = fsys_mkdir(where);
+		if (e && e != EEXIST)
 			return error_set(err, ERROR_IO, "cannot make '%s': %s",
-					 where, strerror(errno));
+					 where, strerror(e));
 		/* A link made or changed in between, or a dangling one. */
 		rc = path_resolve_under(root, part, 1, where, sizeof(where),
 					err);
@@ -232,9 +233,9 @@ path_mkdirs_under(const char *root, const char *rel, struct error *err)
 			return ERROR_INVALID;
 		}
 		{
-			struct stat st;
+			struct fsys_stat st;
 
-			if (stat(where, &st) || !S_ISDIR(st.st_mode))
+			if (fsys_stat(where, &st) || st.kind != FSYS_DIR)
 				return error_set(err, ERROR_IO, "cannot make "
 						 "'%s': not a folder", where);
 		}

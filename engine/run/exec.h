@@ -24,6 +24,15 @@ struct exec_spec {
 	const char *log_path;	/* stdout and stderr, truncated first */
 };
 
+/*
+ * What kill sends: SIGTERM (ask the action to stop) and SIGKILL (end it
+ * now), by their Linux numbers on every system, as exec_status reports a
+ * signal. Windows has no signals: its runner ends the action's job
+ * object for either (base/proc_win.c).
+ */
+#define EXEC_SIGTERM 15
+#define EXEC_SIGKILL 9
+
 /* How a started action ended. */
 struct exec_status {
 	int exited;		/* 1: exit(2) with code */

@@ -25,7 +25,7 @@ fi
 
 prefix=$(cd "$deps/prefix" && pwd)
 pkgs="libgit2 yaml-0.1 libxxhash sqlite3 jansson libprotobuf-c libcrypto
-libpcre2-8"
+libpcre2-8 libpcre2-posix"
 export PKG_CONFIG_LIBDIR="$prefix/lib/pkgconfig"
 export PKG_CONFIG_PATH=
 have=
