@@ -357,16 +357,22 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	cs.runner = a->runner[0] ? a->runner : NULL;
 	cs.tag = a->tag;
 	run_store_cache(&cs, &store);
-	exec_runner_posix(&ex);
+	rc = exec_runner_system(&ex, &err);
+	if (rc) {
+		rc = cli_fail(ctx, &err);
+		goto done;
+	}
 	cli_stop_catch(0, &saved);
 	/*
 	 * A reader that goes away (`ripple run | head`) must not kill the
 	 * run half-way and leave it "running": writes fail instead, and the
-	 * run is finished and recorded. Actions get SIGPIPE back (exec.c).
+	 * run is finished and recorded. Actions get SIGPIPE back
+	 * (base/proc_posix.c).
 	 */
 	interrupt_ignore_broken_pipe();
 	rc = run_execute(pl->head->graph, pl->plan, &ex, &store, &o, &res,
 			 &err);
+	exec_runner_system_release(&ex);
 	run_store_cache_release(&cs);
 	cli_stop_restore(&saved);
 	cli_run_progress_end(&pr);
