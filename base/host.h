@@ -10,6 +10,15 @@
 #include <stddef.h>
 
 /*
+ * Make the standard streams, and files fopen opens without "b", carry
+ * bytes as written: Windows opens them in text mode, writing "\r\n" for
+ * "\n" (JSON, GitHub output files and logs then differ from Linux's);
+ * also turns on escape sequences (colours) on a Windows console. Call once
+ * at the start of main. Nothing to do on POSIX.
+ */
+void host_stdio_init(void);
+
+/*
  * The conda platform (subdir) of this machine: "linux-64",
  * "linux-aarch64", "win-64" or "win-arm64"; NULL for another system or
  * processor. A static string.

@@ -10,6 +10,11 @@
 
 #include "base/banned.h"
 
+void
+host_stdio_init(void)
+{
+}
+
 const char *
 host_platform(void)
 {

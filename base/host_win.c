@@ -3,11 +3,34 @@
  */
 #include "base/host.h"
 
+#include <fcntl.h>
+#include <io.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/wide_win.h"
 #include "base/banned.h"
+
+void
+host_stdio_init(void)
+{
+	static const DWORD outs[] = { STD_OUTPUT_HANDLE, STD_ERROR_HANDLE };
+	size_t i;
+
+	_fmode = _O_BINARY;
+	_setmode(_fileno(stdin), _O_BINARY);
+	_setmode(_fileno(stdout), _O_BINARY);
+	_setmode(_fileno(stderr), _O_BINARY);
+	for (i = 0; i < sizeof(outs) / sizeof(outs[0]); i++) {
+		HANDLE h = GetStdHandle(outs[i]);
+		DWORD mode;
+
+		if (h != INVALID_HANDLE_VALUE && GetConsoleMode(h, &mode))
+			SetConsoleMode(h, mode |
+				       ENABLE_VIRTUAL_TERMINAL_PROCESSING);
+	}
+}
 
 const char *
 host_platform(void)

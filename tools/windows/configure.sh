@@ -49,6 +49,14 @@ command -v protoc-c >/dev/null || {
 	exit 1
 }
 
+# Every program links the manifest (UTF-8 code page, long paths) and
+# CRT_noglob.o: MinGW's C runtime would otherwise expand wildcards in
+# arguments ('artifact:*' would match files in the current folder).
+mkdir -p "$out"
+$host-windres -I tools/windows tools/windows/ripple.rc -O coff \
+	-o "$out/manifest.o"
+noglob=$($host-gcc -print-file-name=CRT_noglob.o)
+
 # __USE_MINGW_ANSI_STDIO: mingw-w64's own C99 printf (%zu, %lld) in place
 # of msvcrt's. -Wno-format: GCC reads format(printf) on MinGW as msvcrt's
 # dialect and flags every %zu; the Linux build checks the same strings.
@@ -62,7 +70,7 @@ cat > "$out/config.ninja" <<NINJA
 cc = $host-gcc
 winprefix = $prefix
 extra_cflags = -D__USE_MINGW_ANSI_STDIO=1 -D_WIN32_WINNT=0x0A00 -Wno-format -DCURL_STATICLIB -DZIP_STATIC
-extra_ldflags = -static-libgcc
+extra_ldflags = -static-libgcc $out/manifest.o $noglob
 pkg_cflags = $cflags
 pkg_libs = $libs -Wl,-Bstatic -lwinpthread -Wl,-Bdynamic -lbcrypt
 protoc_c = protoc-c
