@@ -279,7 +279,7 @@ Test(e2e_ci_rules, jobs_carry_their_container_and_never_mix_them)
 	free(out);
 	r = t_ripple(dir, check);
 	cr_expect_eq(r.status, 0, "%s", r.err);
-	cr_expect_not_null(strstr(r.err, "ripple.yml:10:16: warning: artifact "
+	cr_expect_not_null(strstr(r.err, "ripple.yml:10:24: warning: artifact "
 				  "'libfoo-conda': container image "
 				  "'rapidsai/ci-conda:26.06-cuda12' is a tag"),
 			   "%s", r.err);
