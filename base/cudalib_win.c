@@ -103,14 +103,26 @@ cudalib_open(const char *path, char *why, size_t n)
 		snprintf(why, n, "%s: %s", path, err.msg);
 		return NULL;
 	}
-	/* LoadLibraryExW takes '\' only; a bare name comes from System32. */
+	/* LoadLibraryExW takes '\\' only; a bare name comes from System32. */
 	for (k = w; *k; k++)
 		if (*k == L'/')
 			*k = L'\\';
-	flags = strchr(path, '/') || strchr(path, '\\')
-		? LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR |
-		  LOAD_LIBRARY_SEARCH_DEFAULT_DIRS
-		: LOAD_LIBRARY_SEARCH_SYSTEM32;
+	flags = LOAD_LIBRARY_SEARCH_SYSTEM32;
+	if (strchr(path, '/') || strchr(path, '\\')) {
+		/* Its own folder first (LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR),
+		 * which takes an absolute path only. */
+		DWORD len = GetFullPathNameW(w, 0, NULL, NULL);
+		wchar_t *full = len ? malloc(len * sizeof(*full)) : NULL;
+
+		if (full && GetFullPathNameW(w, len, full, NULL) < len) {
+			free(w);
+			w = full;
+		} else {
+			free(full);
+		}
+		flags = LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR |
+			LOAD_LIBRARY_SEARCH_DEFAULT_DIRS;
+	}
 	h = LoadLibraryExW(w, NULL, flags);
 	/* Kept loaded until the process ends, as RTLD_NODELETE does:
 	 * NVRTC and cudart keep threads and callbacks of their own. */
