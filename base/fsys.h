@@ -17,6 +17,14 @@
  */
 int fsys_absolute(const char *path);
 
+/*
+ * The length of the root that begins the absolute `path`, its last
+ * separator included: 1 for / on POSIX; on Windows 3 for C:/, and
+ * //host/share/ or \\?\C:\ whole. 0 when path is not absolute. ".." never
+ * climbs above it.
+ */
+size_t fsys_root_len(const char *path);
+
 /* mkdir(path, 0777): EEXIST when something is there already. */
 int fsys_mkdir(const char *path);
 
@@ -102,6 +110,13 @@ int fsys_symlink(const char *target, const char *path);
  * refuses an existing destination).
  */
 int fsys_rename(const char *from, const char *to);
+
+/*
+ * 1 when files carry an executable bit (POSIX), 0 when they do not
+ * (Windows): then a file's git mode is the index's, as git does with
+ * core.filemode false.
+ */
+int fsys_exec_bits(void);
 
 /*
  * fchmod(fd, mode). 0 or errno. Windows: NTFS keeps no permission bits

@@ -130,3 +130,15 @@ fsys_pread(int fd, void *buf, size_t n, int64_t off)
 {
 	return (long long)pread(fd, buf, n, (off_t)off);
 }
+
+size_t
+fsys_root_len(const char *path)
+{
+	return path[0] == '/';
+}
+
+int
+fsys_exec_bits(void)
+{
+	return 1;
+}

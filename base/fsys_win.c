@@ -434,3 +434,33 @@ fsys_pread(int fd, void *buf, size_t n, int64_t off)
 	}
 	return (long long)got;
 }
+
+static int
+is_sep(char c)
+{
+	return c == '/' || c == '\\';
+}
+
+size_t
+fsys_root_len(const char *path)
+{
+	size_t i = 0, parts;
+
+	if (!fsys_absolute(path))
+		return 0;
+	if (!is_sep(path[0]))
+		return 3;			/* C:/ */
+	if (path[2] == '?' && is_sep(path[3]))
+		return 4 + fsys_root_len(path + 4);	/* \\?\C:\ */
+	/* //host/share/: past two more separators */
+	for (i = 2, parts = 0; path[i]; i++)
+		if (is_sep(path[i]) && ++parts == 2)
+			return i + 1;
+	return i;
+}
+
+int
+fsys_exec_bits(void)
+{
+	return 0;
+}

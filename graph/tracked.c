@@ -52,11 +52,19 @@ same_stat(const struct fsys_stat *a, const struct fsys_stat *b)
 	       a->ctime_s == b->ctime_s && a->ctime_ns == b->ctime_ns;
 }
 
+/* A regular file's executable bit: the file's, or on a file system
+ * without one (Windows) the index's, as git's core.filemode false. */
+static unsigned
+exec_bit(const struct fsys_stat *st, unsigned index_mode)
+{
+	return fsys_exec_bits() ? st->mode & 0100 : index_mode & 0100;
+}
+
 /* The git mode and blob id of what is at full now; mode 0: absent or
- * unreadable (then the id is zero). */
+ * unreadable (then the id is zero). index_mode: the index's mode. */
 static void
 content_id(const char *full, const struct fsys_stat *st, int exists,
-	   unsigned *mode, git_oid *id)
+	   unsigned index_mode, unsigned *mode, git_oid *id)
 {
 	char target[4096];
 	size_t n;
@@ -74,7 +82,7 @@ content_id(const char *full, const struct fsys_stat *st, int exists,
 	if (st->kind != FSYS_REG)
 		return;
 	if (!git_odb_hashfile(id, full, GIT_OBJECT_BLOB))
-		*mode = st->mode & 0100 ? GIT_FILEMODE_BLOB_EXECUTABLE
+		*mode = exec_bit(st, index_mode) ? GIT_FILEMODE_BLOB_EXECUTABLE
 					   : GIT_FILEMODE_BLOB;
 }
 
@@ -96,7 +104,7 @@ index_stat_matches(const git_index_entry *ie, const struct fsys_stat *st)
 	       (uint32_t)st->mtime_ns == ie->mtime.nanoseconds &&
 	       norm_mode(ie->mode) == (st->kind == FSYS_LNK
 				       ? GIT_FILEMODE_LINK
-				       : st->mode & 0100
+				       : exec_bit(st, ie->mode)
 				       ? GIT_FILEMODE_BLOB_EXECUTABLE
 				       : GIT_FILEMODE_BLOB);
 }
@@ -150,8 +158,8 @@ graph_tracked_snapshot(struct graph_repo *repo, const struct strv *only,
 		} else {
 			/* Differs from the index already: compare with
 			 * what it holds now. */
-			content_id(full, &e->st, e->exists, &e->ref_mode,
-				   &e->ref);
+			content_id(full, &e->st, e->exists, ie->mode,
+				   &e->ref_mode, &e->ref);
 			if (e->exists && e->ref_mode == norm_mode(ie->mode) &&
 			    !git_oid_cmp(&e->ref, &ie->id))
 				e->ref = ie->id;
@@ -191,7 +199,7 @@ graph_tracked_changed(struct graph_repo *repo, struct graph_tracked *t,
 		e->exists = exists;
 		if (exists)
 			e->st = st;
-		content_id(full, &st, exists, &mode, &id);
+		content_id(full, &st, exists, e->ref_mode, &mode, &id);
 		if (mode == e->ref_mode && (!mode || !git_oid_cmp(&id, &e->ref)))
 			continue;	/* touched, same content */
 		e->ref = id;

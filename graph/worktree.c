@@ -114,7 +114,9 @@ hash_path(struct graph_worktree *wt, const char *path, struct wt_entry *e,
 	} else if (sb.kind == FSYS_REG) {
 		grc = git_repository_hashfile(&oid, graph_repo_git(wt->repo),
 					      full.data, GIT_OBJECT_BLOB, path);
-		e->raw.mode = (sb.mode & 0100) ? 0100755 : 0100644;
+		/* No executable bit on Windows: the index's stays. */
+		if (fsys_exec_bits() || (e->raw.mode & 0170000) != 0100000)
+			e->raw.mode = (sb.mode & 0100) ? 0100755 : 0100644;
 	} else {
 		e->gone = 1;	/* a directory (e.g. a nested repo) or device */
 		goto done;
