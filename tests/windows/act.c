@@ -11,6 +11,11 @@
  *   act orphan MS FILE    start "act sleep MS" then "act touch FILE", not
  *                         waited for, and exit 0 at once: ripple must end it
  *   act later MS FILE     sleep MS, then write FILE (the orphan's child)
+ *
+ * Named sh.exe it stands in for Git for Windows' sh: "sh -c 'LINE'" and
+ * "sh SCRIPT ARG..." (a file beginning with "#!") run LINE, or the
+ * script's second line followed by the ARGs, as act's own arguments
+ * (split at spaces).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,8 +92,61 @@ start(const char *args)
 	return 0;
 }
 
+static int dispatch(int argc, char **argv);
+
+/* Run `line` (split at spaces) and `extra` as act's arguments. */
+static int
+run_line(char *line, int n_extra, char **extra)
+{
+	char *v[64], *p;
+	int n = 1, i;
+
+	v[0] = "act";
+	for (p = strtok(line, " \r\n"); p && n < 48; p = strtok(NULL, " \r\n"))
+		v[n++] = p;
+	for (i = 0; i < n_extra && n < 63; i++)
+		v[n++] = extra[i];
+	v[n] = NULL;
+	return dispatch(n, v);
+}
+
+/* "sh SCRIPT ARG...": the script's second line. */
+static int
+script(int argc, char **argv)
+{
+	char line[4096];
+	FILE *f = fopen(argv[1], "rb");
+	int ok;
+
+	if (!f)
+		return 127;
+	ok = fgets(line, sizeof(line), f) && !strncmp(line, "#!", 2) &&
+	     fgets(line, sizeof(line), f);
+	fclose(f);
+	if (!ok)
+		return 126;
+	return run_line(line, argc - 2, argv + 2);
+}
+
 int
 main(int argc, char **argv)
+{
+	const char *base = strrchr(argv[0], '\\') ? strrchr(argv[0], '\\') + 1
+			   : strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1
+			   : argv[0];
+
+	if (!_strnicmp(base, "sh", 2) && (!base[2] || base[2] == '.')) {
+		if (argc == 3 && !strcmp(argv[1], "-c"))
+			return run_line(argv[2], 0, NULL);
+		if (argc >= 2)
+			return script(argc, argv);
+		return 64;
+	}
+	return dispatch(argc, argv);
+}
+
+static int
+dispatch(int argc, char **argv)
 {
 	char args[2 * MAX_PATH];
 
