@@ -60,7 +60,9 @@ void proc_set_free(struct proc_set *ps);
 /*
  * Start *spec: argv[0] without a '/' (Windows: nor '\') is looked up in
  * the PATH of spec's environment (else /bin:/usr/bin; Windows: its PATH
- * with ".exe" added), relative entries against cwd. 0 and *handle (> 0,
+ * with ".exe" added), relative entries against cwd. Windows starts only
+ * programs: a script ("#!" first) runs with the interpreter its first
+ * line names, found in that PATH, as Git for Windows does. 0 and *handle (> 0,
  * unique among live actions), or ERROR_NOT_FOUND / ERROR_IO naming
  * argv[0] (with a hint for a missing cwd), ERROR_NOMEM.
  */

@@ -9,6 +9,10 @@
  * the action's process group (it was created in a new one); PROC_SIGKILL
  * terminates the job.
  *
+ * A script named as the command runs with the interpreter of its "#!"
+ * line, found in the action's PATH ("#!/bin/sh": sh.exe; "#!/usr/bin/env
+ * python3": python3.exe), as Git for Windows runs scripts.
+ *
  * Command lines are quoted as the Microsoft C runtime splits them
  * (CommandLineToArgvW's rules); the environment block is UTF-16, sorted
  * as Windows expects; stdin is NUL and the log file is inherited as
@@ -221,6 +225,50 @@ find_program(const char *argv0, const struct proc_spec *s, char *out,
 	return ENOENT;
 }
 
+/*
+ * A script named as the command: Windows starts only programs, so, as Git
+ * for Windows does, read its "#!" line. "#!/bin/sh -e" gives "sh" and
+ * "-e" (one argument, the rest of the line, as Linux passes it);
+ * "#!/usr/bin/env python3" gives "python3". 1 with interp and arg
+ * filled, 0 when `path` is no script (a program).
+ */
+static int
+shebang(const char *path, char *interp, size_t n, char *arg, size_t an)
+{
+	char line[256], *p, *end, *name;
+	size_t len;
+	FILE *f = fopen(path, "rb");
+
+	if (!f)
+		return 0;
+	len = fread(line, 1, sizeof(line) - 1, f);
+	fclose(f);
+	line[len] = '\0';
+	if (len < 3 || line[0] != '#' || line[1] != '!')
+		return 0;
+	line[strcspn(line, "\r\n")] = '\0';
+	p = line + 2 + strspn(line + 2, " \t");
+	end = p + strcspn(p, " \t");
+	name = end;
+	while (name > p && name[-1] != '/' && name[-1] != '\\')
+		name--;
+	if (*end)
+		*end++ = '\0';
+	end += strspn(end, " \t");
+	if (!strcmp(name, "env") && *end) {
+		/* "#!/usr/bin/env NAME": NAME from the PATH */
+		name = end;
+		end = name + strcspn(name, " \t");
+		if (*end)
+			*end++ = '\0';
+		end = "";
+	}
+	if (!*name || (size_t)snprintf(interp, n, "%s", name) >= n ||
+	    (size_t)snprintf(arg, an, "%s", end) >= an)
+		return 0;
+	return 1;
+}
+
 /* An inheritable handle to `path` for writing, truncated, or NULL. */
 static HANDLE
 open_log(const char *path, struct error *err)
@@ -321,7 +369,7 @@ int
 proc_spawn(struct proc_set *ps, const struct proc_spec *s, long *handle,
 	   struct error *err)
 {
-	char path[4096];
+	char path[4096], script[4096], interp[128], arg[128];
 	struct buf cmd = BUF_INIT;
 	const char *argv0;
 	wchar_t *wapp = NULL, *wcmd = NULL, *wenv = NULL, *wcwd = NULL;
@@ -361,6 +409,26 @@ proc_spawn(struct proc_set *ps, const struct proc_spec *s, long *handle,
 			rc = quote_arg(&cmd, "-c", err);
 		if (!rc)
 			rc = quote_arg(&cmd, s->argv[0], err);
+	} else if (shebang(path, interp, sizeof(interp), arg, sizeof(arg))) {
+		/* interp [arg] SCRIPT ARGS..., interp from the PATH */
+		memcpy(script, path, sizeof(script));
+		e = find_program(interp, s, path, sizeof(path));
+		if (e) {
+			error_set(err, ERROR_NOT_FOUND, "cannot start '%s': its "
+				  "interpreter '%s' is not in the action's "
+				  "PATH", s->argv[0], interp);
+			error_hint(err, "a script runs with the program its "
+				   "#! line names, found in PATH (Git for "
+				   "Windows' usr/bin has sh and bash)");
+			return ERROR_NOT_FOUND;
+		}
+		rc = quote_arg(&cmd, interp, err);
+		if (!rc && arg[0])
+			rc = quote_arg(&cmd, arg, err);
+		if (!rc)
+			rc = quote_arg(&cmd, script, err);
+		for (i = 1; !rc && i < s->argc; i++)
+			rc = quote_arg(&cmd, s->argv[i], err);
 	} else {
 		for (i = 0; !rc && i < s->argc; i++)
 			rc = quote_arg(&cmd, s->argv[i], err);

@@ -4,8 +4,11 @@
 # build-windows/act.exe: Wine has no sh, and its findstr finds nothing),
 # and this checks what base/proc_win.c promises: the action's exit status,
 # its stdout in the node's log, the rules' environment and nothing else,
-# a reused second run, a failure, a timeout that kills the action, and a
-# process the action left running killed with its job when it exits.
+# a reused second run, a failure, a timeout that kills the action, a
+# process the action left running killed with its job when it exits, and
+# scripts: a shell command (sh -c) and a script named as the command (its
+# #! line's interpreter found in PATH), with act.exe copied to bin/sh.exe
+# standing in for Git for Windows' sh.exe (WINEPATH puts bin/ in PATH).
 #
 #   tools/windows/run.sh        (ninja check-windows runs it)
 set -u
@@ -35,13 +38,18 @@ check() {	# check WHAT COMMAND...: count a check that COMMAND passes
 	fi
 }
 rip() {	# rip ARG...: ripple.exe in the repository; output in $repo.out
-	(cd "$repo" && "$wine" "$exe" "$@") > "$repo.out" 2>&1
+	(cd "$repo" && WINEPATH="Z:$(echo "$repo/bin" | tr / '\\')" \
+		"$wine" "$exe" "$@") > "$repo.out" 2>&1
 	rc=$?
 }
 has() { grep -q -- "$1" "$repo.out"; }
 
-rm -rf "$repo" && mkdir -p "$repo/src" "$repo/tests" "$repo/tools" || exit 2
+rm -rf "$repo" && mkdir -p "$repo/src" "$repo/tests" "$repo/tools" \
+	"$repo/bin" || exit 2
 cp "$act" "$repo/tools/act.exe"
+cp "$act" "$repo/bin/sh.exe"
+printf '#!/bin/sh\ncopy src/lib.txt\n' > "$repo/tools/gen"
+printf '#!/usr/bin/env python9\nprint(1)\n' > "$repo/tools/py"
 printf '# a comment\nhello\n' > "$repo/src/lib.txt"
 echo test > "$repo/tests/t.txt"
 printf '.ripple/\nout/\n' > "$repo/.gitignore"
@@ -56,6 +64,14 @@ artifacts:
     inputs: [lib-src, tool]
     command: [tools/act.exe, copy, src/lib.txt, out/lib.bin]
     outputs: [out/lib.bin]
+  gen:
+    inputs: [lib-src, tool]
+    command: [tools/gen, out/gen.bin]
+    outputs: [out/gen.bin]
+  shelled:
+    inputs: [lib-src, tool]
+    command: "copy src/lib.txt out/sh.bin"
+    outputs: [out/sh.bin]
 tests:
   lib-test:
     needs: [lib, tests-src]
@@ -77,6 +93,9 @@ tests:
   orphan-test:
     needs: [tool]
     command: [tools/act.exe, orphan, "3000", out/late.txt]
+  py-test:
+    needs: [tool]
+    command: [tools/py]
 YML
 (cd "$repo" && git init -q && git add -A &&
 	git -c user.name=ripple -c user.email=ripple@example.org \
@@ -112,5 +131,13 @@ rip run orphan-test --run-id r6
 sleep 5
 check "what the action left running ended with it (exit $rc)" \
 	eval '[ $rc = 0 ] && [ ! -e "$repo/out/late.txt" ]'
+rip run gen shelled --run-id r7
+check "a #! script runs with sh.exe from PATH, a shell command with sh -c (exit $rc)" \
+	eval '[ $rc = 0 ] && has "2 built" &&
+	[ "$(cat "$repo/out/gen.bin")" = hello ] &&
+	[ "$(cat "$repo/out/sh.bin")" = hello ]'
+rip run py-test --run-id r8
+check "a script whose interpreter is not in PATH is named (exit $rc)" \
+	eval '[ $rc != 0 ] && has "interpreter .python9. is not in the action.s PATH"'
 echo "run: $ok of $n checks pass (ripple.exe run under Wine, $repo)"
 [ $ok = $n ]
