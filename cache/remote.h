@@ -356,8 +356,9 @@ void remote_action_release(struct remote_action *a);
 /*
  * Whether `path` may be an output path: not empty, at most
  * REMOTE_PATH_MAX bytes, relative, no "", "." or ".." component, no
- * backslash, no control byte (< 0x20 or 0x7f: a newline would forge a
- * line of SHA256SUMS), no ".git" component (any case: git's own files,
+ * backslash, no control character (C0, DEL or C1: a newline would forge
+ * a line of SHA256SUMS) and nothing that is not UTF-8 (base/path.h:
+ * path_bad_char), no ".git" component (any case: git's own files,
  * hooks among them) and not under ".ripple/" (reserved). Whether it is
  * one of its node's outputs is the caller's question. Returns 0 or
  * ERROR_INVALID naming the path (control bytes shown as '?').

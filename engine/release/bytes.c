@@ -11,6 +11,7 @@
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/mem.h"
+#include "base/path.h"
 #include "engine/plan/record.h"
 #include "engine/release/internal.h"
 #include "graph/digest.h"
@@ -31,14 +32,11 @@ base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
-/* Whether s holds a byte below 0x20 or 0x7f (a newline, an escape). */
+/* Whether s holds a control character (C0 or C1, base/path.h). */
 static int
 has_control(const char *s)
 {
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return 1;
-	return 0;
+	return path_bad_char(s, strlen(s), NULL) != NULL;
 }
 
 /* Read one ok row's files; a problem turns it failed. */

@@ -358,6 +358,9 @@ Test(cache_remote, control_bytes_in_a_records_fields_are_refused)
 		  "\"ref\":\"refs/heads/main\\n::error::x\"" },
 		{ "\"version\":\"1.2.3\"", "\"version\":\"1.2.3\\u001b[2J\"" },
 		{ "\"runner\":\"runner-a\"", "\"runner\":\"runner-a\\r\"" },
+		{ "\"ref\":\"refs/heads/main\"",
+		  "\"ref\":\"refs/heads/main\\u0085::error::x\"" },
+		{ "\"version\":\"1.2.3\"", "\"version\":\"1.2.3\\u009b2J\"" },
 	};
 	struct remote_record rr;
 	struct error err;
@@ -791,6 +794,14 @@ Test(cache_remote, hostile_action_result_paths_are_refused)
 		{ "dist/a\nb", 8, "control character" },
 		{ "dist/\033[2Jx", 10, "control character" },
 		{ "dist/\177", 6, "control character" },
+		/* C1 controls, UTF-8 encoded: U+0085 (NEL, a line break to
+		 * some readers) and U+009B (CSI, an escape to a terminal) */
+		{ "dist/a\xc2\x85" "b", 9, "control character" },
+		{ "dist/\xc2\x9b" "2Jx", 10, "control character" },
+		/* not UTF-8: a stray byte, an overlong '/', a cut sequence */
+		{ "dist/\xffx", 7, "not UTF-8" },
+		{ "dist/\xc0\xafx", 8, "not UTF-8" },
+		{ "dist/x\xe2\x82", 8, "not UTF-8" },
 		{ ".git/hooks/post-checkout", 24, "'.git'" },
 		{ "sub/.GiT/config", 15, "'.git'" },
 	};
