@@ -323,7 +323,7 @@ sink_of(const struct remote_fetch *f, struct place *pl, struct error *err)
 	mem_free(dir);
 	if (!rc)
 		rc = place_stage(pl, slash ? slash + 1 : f->dest, f->mode, err);
-	return rc < 0 ? rc : place_fd(pl, (size_t)rc);
+	return rc < 0 ? rc : place_fd(pl, (size_t)rc, err);
 }
 
 int

@@ -118,10 +118,18 @@ sweep(const char *root, const struct plan_remote_hit *h, int to_dir)
 	}
 }
 
+/*
+ * Staged files downloaded at once: each holds a descriptor while its
+ * batch runs, so a node with thousands of outputs stays far below the
+ * process's limit (1024 by default) whatever RIPPLE_REMOTE_PARALLEL says.
+ */
+#define FETCH_BATCH 64
+
 /* The bytes of one fetch: a file per output, kept or staged. */
 struct fetch_set {
 	struct place pl;
 	struct remote_fetch *f;		/* the staged ones, m */
+	size_t *staged;			/* their place indexes, m */
 	size_t m;
 	char **files;			/* where output i's bytes are now */
 	size_t n;
@@ -137,6 +145,7 @@ fetch_set_release(struct fetch_set *s)
 		mem_free(s->files[i]);
 	mem_free(s->files);
 	mem_free(s->f);
+	mem_free(s->staged);
 }
 
 /* Keep output i when `base`/name holds its bytes already, else stage it. */
@@ -177,19 +186,49 @@ keep_or_stage(struct fetch_set *s, const char *base,
 	if (!s->files[i])
 		return OOM(err);
 	s->f[s->m].digest = o->digest;
-	s->f[s->m].fd = place_fd(&s->pl, (size_t)k);
+	s->f[s->m].fd = -1;
+	s->staged[s->m] = (size_t)k;
 	s->m++;
 	return 0;
 }
 
-/* Fetch the staged files; count them. */
+/* Fetch staged files [at, at + n) with a descriptor each, then close. */
+static int
+download_batch(struct plan_remote *pr, struct fetch_set *s, size_t at,
+	       size_t n, struct error *err)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = at; !rc && i < at + n; i++) {
+		int fd = place_fd(&s->pl, s->staged[i], err);
+
+		rc = fd < 0 ? fd : 0;
+		s->f[i].fd = fd;
+	}
+	if (!rc)
+		rc = remote_cas_get_files(plan_remote_client(pr), s->f + at, n,
+					  err);
+	for (i = at; i < at + n; i++) {
+		int c = place_fd_close(&s->pl, s->staged[i], err);
+
+		s->f[i].fd = -1;
+		rc = rc ? rc : c;
+	}
+	return rc;
+}
+
+/* Fetch the staged files, FETCH_BATCH at a time; count them. */
 static int
 download(struct plan_remote *pr, struct fetch_set *s, struct error *err)
 {
 	struct plan_remote_stats *st = plan_remote_stats(pr);
 	size_t i;
-	int rc = remote_cas_get_files(plan_remote_client(pr), s->f, s->m, err);
+	int rc = 0;
 
+	for (i = 0; !rc && i < s->m; i += FETCH_BATCH)
+		rc = download_batch(pr, s, i, s->m - i < FETCH_BATCH
+					      ? s->m - i : FETCH_BATCH, err);
 	for (i = 0; !rc && i < s->m; i++) {
 		if (s->f[i].result == 1) {
 			st->fetched_files++;
@@ -245,7 +284,8 @@ fetch_all(struct plan_remote *pr, const char *base, int to_dir,
 	s.n = h->action.n;
 	s.f = mem_calloc(s.n + 1, sizeof(*s.f));
 	s.files = mem_calloc(s.n + 1, sizeof(*s.files));
-	if (!s.f || !s.files) {
+	s.staged = mem_calloc(s.n + 1, sizeof(*s.staged));
+	if (!s.f || !s.files || !s.staged) {
 		rc = OOM(err);
 		goto done;
 	}
