@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -564,13 +565,58 @@ tmp_pid(const char *name)
 	return pid;
 }
 
-int
-place_sweep(const char *root, const char *rel_dir, struct error *err)
+/* Whether a folder named `name` is git's or ripple's own. */
+static int
+reserved_dir(const char *name)
+{
+	return !strcasecmp(name, ".git") || !strcmp(name, ".ripple");
+}
+
+/* Sweep the open folder d (closed here); below it too with depth > 0. */
+static int
+sweep_dir(DIR *d, int depth)
 {
 	struct dirent *de;
+	int removed = 0;
+
+	while ((de = readdir(d))) {
+		long pid = tmp_pid(de->d_name);
+		struct stat st;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW))
+			continue;
+		if (S_ISDIR(st.st_mode) && depth > 0 &&
+		    !reserved_dir(de->d_name)) {
+			int fd = openat(dirfd(d), de->d_name, O_RDONLY |
+					O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK |
+					O_CLOEXEC);
+			DIR *sub = fd >= 0 ? fdopendir(fd) : NULL;
+
+			if (sub)
+				removed += sweep_dir(sub, depth - 1);
+			else if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		if (!pid || pid == (long)getpid() || !S_ISREG(st.st_mode) ||
+		    !(kill((pid_t)pid, 0) && errno == ESRCH))
+			continue;
+		if (!unlinkat(dirfd(d), de->d_name, 0))
+			removed++;
+	}
+	closedir(d);
+	return removed;
+}
+
+int
+place_sweep(const char *root, const char *rel_dir, int deep,
+	    struct error *err)
+{
 	struct error e;
 	DIR *d;
-	int root_fd, dir_fd, removed = 0;
+	int root_fd, dir_fd;
 
 	root_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (root_fd < 0)
@@ -595,19 +641,5 @@ place_sweep(const char *root, const char *rel_dir, struct error *err)
 		return error_set(err, ERROR_IO, "cannot list '%s': %s",
 				 rel_dir, strerror(errno));
 	}
-	while ((de = readdir(d))) {
-		long pid = tmp_pid(de->d_name);
-		struct stat st;
-
-		if (!pid || pid == (long)getpid() ||
-		    !(kill((pid_t)pid, 0) && errno == ESRCH))
-			continue;
-		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
-		    !S_ISREG(st.st_mode))
-			continue;
-		if (!unlinkat(dirfd(d), de->d_name, 0))
-			removed++;
-	}
-	closedir(d);
-	return removed;
+	return sweep_dir(d, deep ? PLACE_SWEEP_DEPTH : 0);
 }

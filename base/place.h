@@ -130,10 +130,15 @@ int place_read_open(const char *root, const char *rel, struct error *err);
 /*
  * Remove temporary files of placements whose process is gone
  * (NAME.ripple-tmp-PID-RANDOM with no process PID on this host) from the
- * folder root/rel_dir ("" for root), which is not entered through a link.
- * A missing folder is no error. Returns how many were removed (>= 0), or
- * ERROR_INVALID (a link on the way), ERROR_IO.
+ * folder root/rel_dir ("" for root), which is not entered through a link;
+ * with `deep`, from every folder below it too (PLACE_SWEEP_DEPTH levels
+ * at most), never entering a link, a ".git" folder (any case) or
+ * ".ripple". Only regular files are removed. A missing folder is no
+ * error. Returns how many were removed (>= 0), or ERROR_INVALID (a link
+ * on the way to rel_dir), ERROR_IO.
  */
-int place_sweep(const char *root, const char *rel_dir, struct error *err);
+#define PLACE_SWEEP_DEPTH 64
+int place_sweep(const char *root, const char *rel_dir, int deep,
+		struct error *err);
 
 #endif

@@ -22,6 +22,7 @@
 #include "cache/remote.h"
 #include "engine/plan/record.h"
 #include "engine/plan/remote.h"
+#include "engine/run/outputs.h"
 #include "graph/digest.h"
 #include "graph/outputs.h"
 #include "base/banned.h"
@@ -99,23 +100,22 @@ dest_name(const struct plan_remote_hit *h, size_t i, int to_dir,
 	return 0;
 }
 
-/* Remove temp files a killed fetch left in the folders of the outputs. */
+/*
+ * Remove temp files a killed fetch left: in the node's declared output
+ * folders (below them too where a pattern spans folders: any older entry
+ * of the node may have put files there), or in the --to folder.
+ */
 static void
-sweep(const char *root, const struct plan_remote_hit *h, int to_dir)
+sweep(const char *root, const char *const *patterns, size_t n_patterns,
+      const char *to_dir)
 {
-	char dir[PATH_MAX];
 	struct error e;
-	size_t i;
 
-	for (i = 0; i < h->action.n; i++) {
-		const char *path = h->action.outputs[i].path;
-		const char *slash = to_dir ? NULL : strrchr(path, '/');
-
-		snprintf(dir, sizeof(dir), "%.*s",
-			 slash ? (int)(slash - path) : 0, path);
-		error_init(&e);
-		place_sweep(root, dir, &e);
-	}
+	error_init(&e);
+	if (to_dir)
+		place_sweep(to_dir, "", 0, &e);
+	else
+		run_outputs_sweep(root, patterns, n_patterns);
 }
 
 /*
@@ -365,7 +365,7 @@ run_remote_fetch(struct plan_remote *pr, const char *root,
 	rc = declared(rec, patterns, n_patterns, h, err);
 	if (rc)
 		goto done;
-	sweep(to_dir ? to_dir : root, h, to_dir != NULL);
+	sweep(root, patterns, n_patterns, to_dir);
 	rc = fetch_all(pr, to_dir ? to_dir : root, to_dir != NULL, rec, h,
 		       err);
 done:

@@ -182,8 +182,8 @@ Test(base_place, sweep_removes_temp_files_of_gone_processes_only)
 	t_write(tmp, "repo/dist/keep.ripple-tmp-notours", "user's");
 	snprintf(root, sizeof(root), "%s/repo", tmp);
 	error_init(&err);
-	cr_expect_eq(place_sweep(root, "dist", &err), 1, "%s", err.msg);
-	cr_expect_eq(place_sweep(root, "missing/dir", &err), 0, "%s",
+	cr_expect_eq(place_sweep(root, "dist", 0, &err), 1, "%s", err.msg);
+	cr_expect_eq(place_sweep(root, "missing/dir", 1, &err), 0, "%s",
 		     err.msg);
 	s = tree();
 	snprintf(name, sizeof(name), "./repo/dist/w.bin" PLACE_TMP_MARK
@@ -191,6 +191,45 @@ Test(base_place, sweep_removes_temp_files_of_gone_processes_only)
 	cr_expect(strstr(s, name) != NULL, "%s", s);
 	cr_expect(strstr(s, "0badcafe") == NULL, "%s", s);
 	cr_expect(strstr(s, "keep.ripple-tmp-notours") != NULL, "%s", s);
+	free(s);
+}
+
+/*
+ * A deep sweep goes down the folders below (a killed fetch of a node
+ * whose outputs are dist/STARSTAR leaves files anywhere there), but never
+ * through a link, into ".git" or ".ripple"; a shallow one stays put.
+ */
+Test(base_place, deep_sweep_stays_below_and_never_follows_links)
+{
+	const char *at[] = { "repo/dist/a/b/c", "repo/dist/x", "repo/dist/.GIT/h",
+			     "repo/dist/.ripple/r", "outside/o" };
+	char root[PATH_MAX], name[PATH_MAX];
+	struct error err;
+	pid_t child = fork();
+	size_t i;
+	char *s;
+
+	cr_assert_geq(child, 0);
+	if (!child)
+		_exit(0);
+	waitpid(child, NULL, 0);
+	sh("mkdir -p repo/dist/a/b repo/dist/.GIT repo/dist/.ripple outside "
+	   "&& ln -s ../../outside repo/dist/ln");
+	for (i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+		snprintf(name, sizeof(name), "%s" PLACE_TMP_MARK "%ld-0badcafe",
+			 at[i], (long)child);
+		t_write(tmp, name, "partial");
+	}
+	snprintf(root, sizeof(root), "%s/repo", tmp);
+	error_init(&err);
+	cr_expect_eq(place_sweep(root, "dist", 0, &err), 1, "%s", err.msg);
+	cr_expect_eq(place_sweep(root, "dist", 1, &err), 1, "%s", err.msg);
+	s = tree();
+	cr_expect(strstr(s, "dist/a/b/c.ripple") == NULL, "%s", s);
+	cr_expect(strstr(s, "dist/x.ripple") == NULL, "%s", s);
+	cr_expect(strstr(s, ".GIT/h.ripple") != NULL, "%s", s);
+	cr_expect(strstr(s, ".ripple/r.ripple") != NULL, "%s", s);
+	cr_expect(strstr(s, "outside/o.ripple") != NULL, "%s", s);
 	free(s);
 }
 
