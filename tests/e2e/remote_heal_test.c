@@ -1,0 +1,259 @@
+/*
+ * Suite e2e_remote_heal: what is left of issue 22 (Trust III), against a
+ * real nginx on loopback: a blob damaged after main uploaded it fails a
+ * release check and a fetch by name, and the next run of its node
+ * repairs it; a node with thousands of outputs is fetched under a low
+ * descriptor limit; temporary files a killed fetch left in deep folders
+ * of a node's outputs are swept by the next fetch or run; and `fetch --to
+ * DIR` writes what `release --artifacts DIR` reads.
+ */
+#include <criterion/criterion.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/support/nginx.h"
+#include "tests/support/support.h"
+
+static struct t_nginx ng;
+static int ng_up;
+static char *tmp;
+
+static void
+setup(void)
+{
+	tmp = t_tmpdir();
+}
+
+static void
+teardown(void)
+{
+	if (ng_up)
+		t_nginx_free(&ng);
+	ng_up = 0;
+	t_rmtree(tmp);
+	free(tmp);
+}
+
+TestSuite(e2e_remote_heal, .init = setup, .fini = teardown, .timeout = 300);
+
+/* Output of a shell command in TMP, trailing newlines cut; must succeed. */
+static char *
+sh(const char *cmd)
+{
+	struct run_result r = t_sh(tmp, cmd);
+	size_t n;
+
+	cr_assert_eq(r.status, 0, "'%s' failed: %s%s", cmd, r.out, r.err);
+	n = strlen(r.out);
+	while (n && r.out[n - 1] == '\n')
+		r.out[--n] = '\0';
+	free(r.err);
+	return r.out;
+}
+
+/* ripple --remote-cache URL ARGV... in TMP/dir. */
+static struct run_result
+rip(const char *dir, const char *const *argv)
+{
+	const char *v[32];
+	char path[PATH_MAX];
+	size_t n = 0;
+
+	v[n++] = "--remote-cache";
+	v[n++] = ng.url;
+	while (argv[n - 2] && n < 30) {
+		v[n] = argv[n - 2];
+		n++;
+	}
+	v[n] = NULL;
+	snprintf(path, sizeof(path), "%s/%s", tmp, dir);
+	return t_ripple(path, v);
+}
+
+/* The ripple binary as an absolute path (for shell commands); free it. */
+static char *
+bin(void)
+{
+	const char *b = getenv("RIPPLE_BIN");
+	char *abs = realpath(b && b[0] ? b : "build/ripple", NULL);
+
+	cr_assert_not_null(abs);
+	return abs;
+}
+
+/*
+ * nginx; an origin on main (tagged a-v1.0.0) with `rules`, cloned to
+ * producer `a` and consumer `b`; the producer runs `producer_run`.
+ */
+static void
+start(const char *rules, const char *const *producer_run)
+{
+	char why[512];
+	struct run_result r;
+
+	if (t_nginx_start(&ng, why, sizeof(why)))
+		cr_skip_test("%s", why);
+	ng_up = 1;
+	free(sh("git init -q -b main origin"));
+	t_write(tmp, "origin/ripple.yml", rules);
+	t_write(tmp, "origin/.gitignore", ".ripple/\ndist/\nout/\nbig/\n"
+		"wheelhouse/\n");
+	t_write(tmp, "origin/src/a.c", "int a;\n");
+	t_write(tmp, "origin/a/x.py", "x = 1\n");
+	free(sh("cd origin && git add -A && git -c user.name=t -c "
+		"user.email=t@example.com commit -qm init && git tag a-v1.0.0 "
+		"&& cd .. && git clone -q origin a && git clone -q origin b"));
+	r = rip("a", producer_run);
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	t_result_release(&r);
+}
+
+static const char release_rules[] =
+	"version: 1\n"
+	"roots:\n"
+	"  a: {path: a, tags: \"a-v*\"}\n"
+	"artifacts:\n"
+	"  wheel:\n"
+	"    each: {root: roots}\n"
+	"    inputs: [root.sources]\n"
+	"    command: [sh, -c, 'mkdir -p dist/a && echo whl > "
+	"dist/a/a-${root.version}-py3-none-any.whl']\n"
+	"    outputs: [\"dist/a/*.whl\"]\n"
+	"    version: \"${root.version}\"\n"
+	"releases:\n"
+	"  lib: {each: {root: roots}, tag: root.tags, artifacts: [wheel]}\n"
+	"policy:\n"
+	"  trusted-refs: [refs/heads/main, \"refs/tags/*\"]\n";
+
+static const char *const tag_run[] = { "run", "--tag", "a-v1.0.0", NULL };
+
+/*
+ * Item 4: the release job of docs/github.md with a folder of its own:
+ * `ripple fetch --to wheelhouse` of the tag's wheel, then `ripple release
+ * TAG --artifacts wheelhouse` over those bytes, SHA256SUMS checked there.
+ * fetch wrote base names and release read repository paths under the
+ * folder: "artifact file missing: wheelhouse/dist/a/a-1.0.0-...".
+ */
+Test(e2e_remote_heal, fetch_to_a_folder_then_release_from_it)
+{
+	const char *fetch[] = { "fetch", "artifact:wheel*", "--to",
+				"wheelhouse", NULL };
+	const char *rel[] = { "release", "a-v1.0.0", "--dry-run",
+			      "--artifacts", "wheelhouse", "--sha256sums",
+			      "wheelhouse/SHA256SUMS", NULL };
+	struct run_result r;
+	char *s;
+
+	start(release_rules, tag_run);
+	free(sh("cd b && git checkout -q a-v1.0.0"));
+	r = rip("b", fetch);
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	t_result_release(&r);
+	r = rip("b", rel);
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	t_result_release(&r);
+	s = sh("cd b/wheelhouse && sha256sum -c SHA256SUMS");
+	cr_expect_str_eq(s, "a-1.0.0-py3-none-any.whl: OK");
+	free(s);
+	/* The files are read: one changed there fails the release. */
+	free(sh("echo WHL > b/wheelhouse/a-1.0.0-py3-none-any.whl"));
+	rel[5] = NULL;
+	r = rip("b", rel);
+	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "differ from the record") != NULL, "%s",
+		  r.out);
+	t_result_release(&r);
+}
+
+static const char many_rules[] =
+	"version: 1\n"
+	"sources:\n"
+	"  src: {paths: [src/**]}\n"
+	"artifacts:\n"
+	"  big:\n"
+	"    inputs: [src]\n"
+	"    command: [sh, -c, 'for d in $(seq 0 29); do mkdir -p big/d$d; "
+	"for f in $(seq 0 99); do echo $d.$f > big/d$d/f$f.txt; done; "
+	"done']\n"
+	"    outputs: [\"big/**\"]\n"
+	"  deep:\n"
+	"    inputs: [src]\n"
+	"    command: [sh, -c, 'mkdir -p out/a/b && cat src/a.c > "
+	"out/a/b/c.txt']\n"
+	"    outputs: [\"out/**\"]\n"
+	"policy:\n"
+	"  trusted-refs: [refs/heads/main]\n";
+
+static const char *const main_run[] = { "run", "big", "deep", NULL };
+
+/*
+ * Item 2: 3000 outputs fetched with at most 256 descriptors (a staged
+ * file held two: ~125 outputs were the most, "Too many open files").
+ */
+Test(e2e_remote_heal, three_thousand_outputs_are_fetched_with_few_fds)
+{
+	char cmd[2 * PATH_MAX], *b = bin(), *s;
+
+	start(many_rules, main_run);
+	snprintf(cmd, sizeof(cmd), "cd b && ulimit -n 256 && '%s' "
+		 "--remote-cache %s fetch big", b, ng.url);
+	s = sh(cmd);
+	cr_expect_str_eq(s, "artifact:big: 3000 files");
+	free(s);
+	s = sh("cd b && find big -type f | wc -l && cat big/d29/f99.txt && "
+	       "diff -r ../a/big big && echo same");
+	cr_expect_str_eq(s, "3000\n29.99\nsame");
+	free(s);
+	free(b);
+}
+
+/* A temp file of a placement by a process that is gone, at rel in b. */
+static void
+stale_temp(const char *rel)
+{
+	char cmd[PATH_MAX + 256], *pid;
+
+	pid = sh("sh -c 'exit 0' & wait; echo $!");
+	snprintf(cmd, sizeof(cmd), "mkdir -p \"b/$(dirname '%s')\" && "
+		 "echo partial > 'b/%s.ripple-tmp-%s-0badcafe'", rel, rel, pid);
+	free(sh(cmd));
+	free(pid);
+}
+
+/*
+ * Item 3: a killed fetch of an older entry left temp files two folders
+ * below the fixed folder of the glob out/STARSTAR (out/old/sub/, where no output of
+ * today's entry lies): the next fetch of the node removes them, and so
+ * does the next run of the node, which must not take one for an output.
+ * Before: only the folders of today's outputs and the pattern's fixed
+ * folder were swept.
+ */
+Test(e2e_remote_heal, deep_temp_files_of_a_killed_fetch_are_swept)
+{
+	const char *fetch[] = { "fetch", "deep", NULL };
+	const char *run[] = { "run", "deep", "--reuse", "none", NULL };
+	struct run_result r;
+	char *s;
+
+	start(many_rules, main_run);
+	stale_temp("out/old/sub/c.txt");
+	stale_temp("out/a/b/x/y/c.txt");
+	r = rip("b", fetch);
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	t_result_release(&r);
+	s = sh("cd b && find . -name '*.ripple-tmp-*' | wc -l");
+	cr_expect_str_eq(s, "0", "the fetch swept them");
+	free(s);
+	stale_temp("out/old/sub/c.txt");
+	stale_temp("out/q/r/s/t.txt");
+	/* Outside the node's output folders: not ripple's to sweep. */
+	stale_temp("keep/deep/x.txt");
+	r = rip("b", run);
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	t_result_release(&r);
+	s = sh("cd b && find . -name '*.ripple-tmp-*' | sed 's/-tmp-.*//'");
+	cr_expect_str_eq(s, "./keep/deep/x.txt.ripple", "%s", s);
+	free(s);
+}
