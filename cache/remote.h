@@ -249,6 +249,29 @@ int remote_hash_valid(const char *s);
 int remote_cas_has(struct remote *r, const struct remote_digest *d,
 		   size_t n, unsigned char *present, struct error *err);
 
+/* One blob to check (remote_cas_verify), and what became of it. */
+struct remote_check {
+	struct remote_digest digest;	/* in */
+	int result;			/* out: 1 intact, 0 missing, < 0 an
+					   error: ERROR_CORRUPT when the
+					   blob is damaged (digest or size
+					   mismatch), ERROR_IO */
+	struct error err;		/* out: why result < 0 */
+};
+
+/*
+ * Download n blobs in parallel and check each while it streams (SHA-256
+ * and size; a longer body is cut off), keeping none of the bytes: what a
+ * command vouches for without placing files (`release --dry-run`). A HEAD
+ * cannot tell a damaged blob from a good one of the same size (garbage
+ * PUT over a blob after it was uploaded). Each item gets its own result
+ * and error. Returns 0 once every item has one, or ERROR_INVALID (a
+ * malformed digest), ERROR_NOMEM, ERROR_INTERNAL before or instead of
+ * the batch.
+ */
+int remote_cas_verify(struct remote *r, struct remote_check *c, size_t n,
+		      struct error *err);
+
 /*
  * Upload n files to the CAS: hash each (or take digests[i] when digests is
  * not NULL), then PUT them all in parallel, also those the server may

@@ -205,6 +205,50 @@ done:
 	return rc;
 }
 
+int
+remote_cas_verify(struct remote *r, struct remote_check *c, size_t n,
+		  struct error *err)
+{
+	struct xfer *x = NULL;
+	size_t *idx = NULL, m = 0, i;
+	int rc = 0;
+
+	for (i = 0; i < n; i++) {
+		rc = digest_check(&c[i].digest, err);
+		if (rc)
+			return rc;
+	}
+	x = xfers_new(n);
+	idx = mem_calloc(n ? n : 1, sizeof(*idx));
+	if (!x || !idx) {
+		rc = OOM(err);
+		goto done;
+	}
+	for (i = 0; i < n; i++) {
+		error_init(&c[i].err);
+		c[i].result = 1;
+		if (is_empty(&c[i].digest))
+			continue;	/* every server has it */
+		x[m].method = XFER_GET;
+		x[m].space = "cas";
+		memcpy(x[m].hash, c[i].digest.hash, REMOTE_HASH_SIZE);
+		x[m].sink = XFER_SINK_HASH;
+		x[m].expect_size = c[i].digest.size;
+		x[m].verify = 1;
+		idx[m++] = i;
+	}
+	rc = remote_xfer_run(r, x, m, err);
+	for (i = 0; !rc && i < m; i++) {
+		c[idx[i]].result = x[i].result;
+		if (x[i].result < 0)
+			c[idx[i]].err = x[i].err;
+	}
+done:
+	xfers_free(x, m);
+	mem_free(idx);
+	return rc;
+}
+
 /*
  * PUT the n blobs (d: their digests) from files (paths) or one buffer
  * (mem), every one but the empty blob, whether the server claims to hold

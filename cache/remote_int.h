@@ -56,6 +56,7 @@ enum xfer_sink {
 	XFER_SINK_NONE,		/* discard the body (HEAD, PUT answers) */
 	XFER_SINK_MEM,		/* into mem, at most `max` bytes */
 	XFER_SINK_FILE,		/* into `out_fd` (the caller's file) */
+	XFER_SINK_HASH,		/* hashed and counted (verify), not kept */
 };
 
 /*

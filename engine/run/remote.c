@@ -192,6 +192,40 @@ keep_or_stage(struct fetch_set *s, const char *base,
 	return 0;
 }
 
+/*
+ * A blob of staged files [at, at + n) failed its digest or size: say
+ * which output and blob, that the server holds damaged bytes, and what
+ * repairs them (issue 22: garbage PUT over a blob after it was uploaded
+ * is found here, never placed).
+ */
+static void
+damaged(struct plan_remote *pr, const struct fetch_set *s, size_t at,
+	size_t n, struct error *err)
+{
+	const char *why;
+	char detail[sizeof(err->msg)];
+	size_t i;
+
+	for (i = at; i < at + n; i++)
+		if (s->f[i].result == ERROR_CORRUPT)
+			break;
+	if (i == at + n)
+		return;
+	why = strstr(err->msg, s->f[i].digest.hash);
+	why = why ? why + REMOTE_HASH_LEN + 2 : err->msg;
+	snprintf(detail, sizeof(detail), "%s", why);
+	error_init(err);
+	error_set(err, ERROR_CORRUPT, "output '%s': blob %s (%lld bytes) is "
+		  "damaged in remote cache %s: %s",
+		  s->pl.files[s->staged[i]].rel, s->f[i].digest.hash,
+		  (long long)s->f[i].digest.size, plan_remote_url(pr), detail);
+	error_hint(err, "nothing was written; a run that builds the node "
+		   "again uploads its true bytes over the damaged ones (`ripple "
+		   "run --reuse none` of the node, with a credential that may "
+		   "write), and a run that needs them rebuilds the node by "
+		   "itself (a cache gap)");
+}
+
 /* Fetch staged files [at, at + n) with a descriptor each, then close. */
 static int
 download_batch(struct plan_remote *pr, struct fetch_set *s, size_t at,
@@ -209,6 +243,8 @@ download_batch(struct plan_remote *pr, struct fetch_set *s, size_t at,
 	if (!rc)
 		rc = remote_cas_get_files(plan_remote_client(pr), s->f + at, n,
 					  err);
+	if (rc == ERROR_CORRUPT)
+		damaged(pr, s, at, n, err);
 	for (i = at; i < at + n; i++) {
 		int c = place_fd_close(&s->pl, s->staged[i], err);
 

@@ -1269,3 +1269,51 @@ Test(cache_remote, out_of_memory_at_every_allocation)
 	}
 	mem_free(text);
 }
+
+/*
+ * remote_cas_verify downloads and hashes, keeping nothing: a blob damaged
+ * after its upload (same size: HEAD calls it present) is ERROR_CORRUPT,
+ * a short one too, a missing one 0, the empty blob is never asked for,
+ * and no file appears anywhere.
+ */
+Test(cache_remote, verify_tells_damaged_blobs_from_intact_ones)
+{
+	struct remote *r;
+	struct remote_check c[5];
+	struct error err;
+	unsigned char present = 0;
+	char *at;
+
+	server();
+	r = open_url(ng.url, NULL);
+	memset(c, 0, sizeof(c));
+	put_text(r, "intact\n", &c[0].digest);
+	put_text(r, "damaged\n", &c[1].digest);
+	put_text(r, "short\n", &c[2].digest);
+	error_init(&err);
+	cr_assert_eq(remote_digest_buf("absent", 6, &c[3].digest, &err), 0);
+	cr_assert_eq(remote_digest_buf("", 0, &c[4].digest, &err), 0);
+	at = stored("cas", c[1].digest.hash);
+	t_write(ng.root, at + strlen(ng.root) + 1, "DAMAGED\n");
+	free(at);
+	at = stored("cas", c[2].digest.hash);
+	t_write(ng.root, at + strlen(ng.root) + 1, "sho");
+	free(at);
+	cr_expect_eq(remote_cas_has(r, &c[1].digest, 1, &present, &err), 0);
+	cr_expect_eq(present, 1, "a HEAD cannot tell");
+	cr_assert_eq(remote_cas_verify(r, c, 5, &err), 0, "%s", err.msg);
+	cr_expect_eq(c[0].result, 1, "%s", c[0].err.msg);
+	cr_expect_eq(c[1].result, ERROR_CORRUPT);
+	cr_expect(strstr(c[1].err.msg, "digest mismatch") != NULL, "%s",
+		  c[1].err.msg);
+	cr_expect(strstr(c[1].err.msg, c[1].digest.hash) != NULL, "%s",
+		  c[1].err.msg);
+	cr_expect_eq(c[2].result, ERROR_CORRUPT);
+	cr_expect(strstr(c[2].err.msg, "truncated") != NULL, "%s",
+		  c[2].err.msg);
+	cr_expect_eq(c[3].result, 0, "%s", c[3].err.msg);
+	cr_expect_eq(c[4].result, 1);
+	cr_expect_eq(t_nginx_count(&ng, "\"GET /cas/", 4), 4);
+	cr_expect_eq(entries(tmp), 0, "nothing written");
+	remote_close(r);
+}

@@ -167,6 +167,59 @@ Test(e2e_remote_heal, fetch_to_a_folder_then_release_from_it)
 	t_result_release(&r);
 }
 
+/*
+ * Item 1: the tag's wheel blob is damaged on the server after the tag's
+ * run uploaded it (same size: a HEAD sees nothing wrong). `release
+ * --dry-run` must not vouch for it: it reads and hashes what it vouches
+ * for, and names the damaged blob; `fetch` names it damaged too. The
+ * next run of the node (which uploads its true bytes even though the
+ * server says it holds the blob) repairs the cache: the release passes
+ * and the fetch gets the true bytes. Before: the release passed, and
+ * nothing but a rebuild could help the fetch.
+ */
+Test(e2e_remote_heal, a_blob_damaged_after_upload_fails_release_until_a_run)
+{
+	const char *rel[] = { "release", "a-v1.0.0", "--dry-run", NULL };
+	const char *fetch[] = { "fetch", "artifact:wheel*", NULL };
+	const char *rebuild[] = { "run", "--tag", "a-v1.0.0", "--reuse",
+				  "none", NULL };
+	char at[PATH_MAX], *h, *s;
+	struct run_result r;
+
+	start(release_rules, tag_run);
+	free(sh("cd b && git checkout -q a-v1.0.0"));
+	h = sh("echo whl | sha256sum | cut -c1-64");
+	snprintf(at, sizeof(at), "cas/%s", h);
+	t_write(ng.root, at, "WHL\n");
+	r = rip("b", rel);
+	cr_expect_eq(r.status, 1, "a damaged blob was vouched for: %s%s",
+		     r.out, r.err);
+	cr_expect(strstr(r.out, "damaged") != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, h) != NULL, "names the blob: %s", r.out);
+	t_result_release(&r);
+	r = rip("b", fetch);
+	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.err, "damaged") != NULL, "%s", r.err);
+	cr_expect(strstr(r.err, h) != NULL, "names the blob: %s", r.err);
+	t_result_release(&r);
+	s = sh("cd b && find . -name '*.whl*' | wc -l");
+	cr_expect_str_eq(s, "0", "nothing placed");
+	free(s);
+	r = rip("a", rebuild);
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	t_result_release(&r);
+	r = rip("b", rel);
+	cr_expect_eq(r.status, 0, "healed: %s%s", r.out, r.err);
+	t_result_release(&r);
+	r = rip("b", fetch);
+	cr_expect_eq(r.status, 0, "healed: %s%s", r.out, r.err);
+	t_result_release(&r);
+	s = sh("cat b/dist/a/a-1.0.0-py3-none-any.whl");
+	cr_expect_str_eq(s, "whl");
+	free(s);
+	free(h);
+}
+
 static const char many_rules[] =
 	"version: 1\n"
 	"sources:\n"
