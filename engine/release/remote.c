@@ -149,6 +149,7 @@ ask_blobs(struct release_ctx *x, struct remote_check *c, size_t n,
 {
 	struct remote *r = plan_remote_client(x->opt->remote);
 	struct remote_digest *d;
+	const char **dom;
 	unsigned char *have;
 	size_t i;
 	int rc;
@@ -156,18 +157,19 @@ ask_blobs(struct release_ctx *x, struct remote_check *c, size_t n,
 	if (!x->opt->artifacts_dir)
 		return remote_cas_verify(r, c, n, err);
 	d = mem_calloc(n + 1, sizeof(*d));
+	dom = mem_calloc(n + 1, sizeof(*dom));
 	have = mem_calloc(n + 1, 1);
-	if (!d || !have) {
-		mem_free(d);
-		mem_free(have);
-		return OOM(err);
-	}
-	for (i = 0; i < n; i++)
+	rc = d && dom && have ? 0 : OOM(err);
+	for (i = 0; !rc && i < n; i++) {
 		d[i] = c[i].digest;
-	rc = remote_cas_has(r, d, n, have, err);
+		dom[i] = c[i].domain;
+	}
+	if (!rc)
+		rc = remote_cas_has(r, d, n, dom, have, err);
 	for (i = 0; !rc && i < n; i++)
 		c[i].result = have[i];
 	mem_free(d);
+	mem_free(dom);
 	mem_free(have);
 	return rc;
 }
@@ -201,6 +203,7 @@ check_blobs(struct release_ctx *x, const struct plan *p, size_t *missing,
 			continue;
 		for (k = 0; k < h->action.n; k++) {
 			c[n].digest = h->action.outputs[k].digest;
+			c[n].domain = h->domain;
 			node[n] = g->nodes[i].id;
 			what[n++] = h->action.outputs[k].path;
 		}

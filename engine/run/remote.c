@@ -130,6 +130,7 @@ struct fetch_set {
 	struct place pl;
 	struct remote_fetch *f;		/* the staged ones, m */
 	size_t *staged;			/* their place indexes, m */
+	const char *domain;		/* the entry's trust domain, or NULL */
 	size_t m;
 	char **files;			/* where output i's bytes are now */
 	size_t n;
@@ -186,6 +187,7 @@ keep_or_stage(struct fetch_set *s, const char *base,
 	if (!s->files[i])
 		return OOM(err);
 	s->f[s->m].digest = o->digest;
+	s->f[s->m].domain = s->domain;
 	s->f[s->m].fd = -1;
 	s->staged[s->m] = (size_t)k;
 	s->m++;
@@ -318,6 +320,7 @@ fetch_all(struct plan_remote *pr, const char *base, int to_dir,
 	memset(&s, 0, sizeof(s));
 	s.pl.root_fd = -1;
 	s.n = h->action.n;
+	s.domain = h->domain;
 	s.f = mem_calloc(s.n + 1, sizeof(*s.f));
 	s.files = mem_calloc(s.n + 1, sizeof(*s.files));
 	s.staged = mem_calloc(s.n + 1, sizeof(*s.staged));

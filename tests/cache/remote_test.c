@@ -162,7 +162,7 @@ Test(cache_remote, cas_blob_round_trips_and_put_is_idempotent)
 	error_init(&err);
 	put_text(r, "hello, cache\n", &d);
 	cr_expect_eq(d.size, 13);
-	cr_assert_eq(remote_cas_has(r, &d, 1, &present, &err), 0, "%s",
+	cr_assert_eq(remote_cas_has(r, &d, 1, NULL, &present, &err), 0, "%s",
 		     err.msg);
 	cr_expect_eq(present, 1);
 	cr_assert_eq(remote_cas_get_buf(r, &d, 100, &buf, &len, &err), 1,
@@ -608,7 +608,7 @@ Test(cache_remote, missing_blob_and_entry_are_misses)
 	r = open_url(ng.url, NULL);
 	error_init(&err);
 	cr_assert_eq(remote_digest_buf("absent", 6, &d, &err), 0);
-	cr_expect_eq(remote_cas_has(r, &d, 1, &present, &err), 0, "%s",
+	cr_expect_eq(remote_cas_has(r, &d, 1, NULL, &present, &err), 0, "%s",
 		     err.msg);
 	cr_expect_eq(present, 0);
 	cr_expect_eq(remote_cas_get_file(r, &d, dest, 0644, &err), 0, "%s",
@@ -645,7 +645,7 @@ Test(cache_remote, stopped_server_is_a_quick_clear_error)
 	error_init(&err);
 	cr_assert_eq(remote_digest_buf("x", 1, &d, &err), 0);
 	t0 = now_s();
-	cr_expect_eq(remote_cas_has(r, &d, 1, &present, &err), ERROR_IO);
+	cr_expect_eq(remote_cas_has(r, &d, 1, NULL, &present, &err), ERROR_IO);
 	cr_expect_lt(now_s() - t0, 5.0);
 	cr_expect(strstr(err.msg, ng.url), "%s", err.msg);
 	cr_expect(strstr(err.msg, "HEAD cas/"), "%s", err.msg);
@@ -1067,7 +1067,7 @@ Test(cache_remote, has_checks_a_batch_of_50_in_parallel)
 						       &d[i], &err), 0);
 	}
 	t0 = now_s();
-	cr_assert_eq(remote_cas_has(r, d, 50, present, &err), 0, "%s",
+	cr_assert_eq(remote_cas_has(r, d, 50, NULL, present, &err), 0, "%s",
 		     err.msg);
 	cr_log_info("50 HEADs: %.1f ms", (now_s() - t0) * 1000);
 	for (i = 0; i < 50; i++)
@@ -1299,7 +1299,8 @@ Test(cache_remote, verify_tells_damaged_blobs_from_intact_ones)
 	at = stored("cas", c[2].digest.hash);
 	t_write(ng.root, at + strlen(ng.root) + 1, "sho");
 	free(at);
-	cr_expect_eq(remote_cas_has(r, &c[1].digest, 1, &present, &err), 0);
+	cr_expect_eq(remote_cas_has(r, &c[1].digest, 1, NULL, &present,
+				    &err), 0);
 	cr_expect_eq(present, 1, "a HEAD cannot tell");
 	cr_assert_eq(remote_cas_verify(r, c, 5, &err), 0, "%s", err.msg);
 	cr_expect_eq(c[0].result, 1, "%s", c[0].err.msg);

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error.h"
+#include "cache/remote.h"
 #include "tests/support/nginx.h"
 #include "tests/support/support.h"
 
@@ -309,4 +311,112 @@ Test(e2e_remote_heal, deep_temp_files_of_a_killed_fetch_are_swept)
 	s = sh("cd b && find . -name '*.ripple-tmp-*' | sed 's/-tmp-.*//'");
 	cr_expect_str_eq(s, "./keep/deep/x.txt.ripple", "%s", s);
 	free(s);
+}
+
+static const char unit_rules[] =
+	"version: 1\n"
+	"sources:\n"
+	"  src: {paths: [src/**]}\n"
+	"artifacts:\n"
+	"  wheel:\n"
+	"    inputs: [src]\n"
+	"    command: [sh, -c, 'mkdir -p dist && cat src/a.c > dist/w.whl "
+	"&& echo w >> dist/w.whl']\n"
+	"    outputs: [dist/w.whl]\n"
+	"tests:\n"
+	"  unit:\n"
+	"    needs: [wheel]\n"
+	"    command: [sh, -c, 'printf \"int a;\\nw\\n\" | cmp - dist/w.whl']\n"
+	"policy:\n"
+	"  trusted-refs: [refs/heads/main]\n";
+
+/* ripple ARGV (one shell word list) in TMP/dir with credential header. */
+static struct run_result
+rip_as(const char *dir, const char *header, const char *args)
+{
+	char cmd[4 * PATH_MAX], *b = bin();
+	struct run_result r;
+
+	snprintf(cmd, sizeof(cmd), "cd %s && RIPPLE_REMOTE_CACHE_HEADER='%s' "
+		 "'%s' --remote-cache %s %s", dir, header ? header : "", b,
+		 ng.url, args);
+	r = t_sh(tmp, cmd);
+	free(b);
+	return r;
+}
+
+/*
+ * Item 1, the server's side (examples/nginx/ripple-cache.conf): a pull
+ * request's credential can no longer PUT into the trusted CAS, so it
+ * cannot damage a blob main uploaded (or will upload); its runs write
+ * their blobs into their own domain's CAS (d/<id>/cas/), where its later
+ * jobs read them, and main's readers never look. Before: the PUT of
+ * garbage at the wheel's predictable digest was accepted (201), and a
+ * pull request's blobs went to the trusted CAS.
+ */
+Test(e2e_remote_heal, a_pull_request_cannot_write_a_blob_main_reads)
+{
+	char why[512], cmd[2 * PATH_MAX], domain[REMOTE_DOMAIN_SIZE], *h, *s;
+	struct run_result r;
+	struct error err;
+	int reads;
+
+	if (t_nginx_start_domains(&ng, why, sizeof(why)))
+		cr_skip_test("%s", why);
+	ng_up = 1;
+	free(sh("git init -q -b main origin"));
+	t_write(tmp, "origin/ripple.yml", unit_rules);
+	t_write(tmp, "origin/.gitignore", ".ripple/\ndist/\n");
+	t_write(tmp, "origin/src/a.c", "int a;\n");
+	free(sh("cd origin && git add -A && git -c user.name=t -c "
+		"user.email=t@example.com commit -qm init && cd .. && "
+		"for c in main pr pr2 fresh; do git clone -q origin $c; done"));
+	h = sh("printf 'int a;\\nw\\n' | sha256sum | cut -c1-64");
+	/* The attack: garbage of the right size at the predicted digest. */
+	snprintf(cmd, sizeof(cmd), "printf 'INT A;\\nW\\n' | curl -s -o "
+		 "/dev/null -w '%%{http_code}' -X PUT --data-binary @- -H '%s' "
+		 "%s/cas/%s", T_NGINX_PR_HEADER, ng.url, h);
+	s = sh(cmd);
+	cr_expect_str_eq(s, "401", "a PR's credential wrote the trusted CAS");
+	free(s);
+	/* The pull request publishes into its own domain, blobs too. */
+	r = rip_as("pr", T_NGINX_PR_HEADER, "run wheel --ref "
+		   "refs/pull/5/merge");
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.err, "published 1 nodes") != NULL, "%s", r.err);
+	t_result_release(&r);
+	error_init(&err);
+	cr_assert_eq(remote_domain_id("refs/pull/5/merge", domain, &err), 0);
+	snprintf(cmd, sizeof(cmd), "test -f '%s/d/%s/cas/%s' && ! test -e "
+		 "'%s/cas/%s' && echo ok", ng.root, domain, h, ng.root, h);
+	s = sh(cmd);
+	cr_expect_str_eq(s, "ok", "the PR's blob is in its domain's CAS");
+	free(s);
+	/* Its next job reads it there. */
+	r = rip_as("pr2", NULL, "run --only 'test:*' --reuse any --ref "
+		   "refs/pull/5/merge");
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "0 built, 1 reused") != NULL, "%s", r.out);
+	cr_expect(strstr(r.err, "fetched 1 files") != NULL, "%s", r.err);
+	t_result_release(&r);
+	snprintf(cmd, sizeof(cmd), "\"GET /d/%s/cas/%s ", domain, h);
+	cr_expect_eq(t_nginx_count(&ng, cmd, 1), 1, "read in its domain");
+	reads = t_nginx_count(&ng, "\"GET /d/", 1);
+	/* Main publishes into the trusted CAS; a fresh clone of main uses it. */
+	r = rip_as("main", T_NGINX_MAIN_HEADER, "run wheel --ref "
+		   "refs/heads/main");
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.err, "published 1 nodes") != NULL, "%s", r.err);
+	t_result_release(&r);
+	r = rip_as("fresh", NULL, "run --only 'test:*' --reuse any --ref "
+		   "refs/heads/main");
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "0 built, 1 reused") != NULL, "%s", r.out);
+	t_result_release(&r);
+	cr_expect_eq(t_nginx_count(&ng, "\"GET /d/", reads), reads,
+		     "main never reads a pull request's domain");
+	s = sh("cd fresh && cmp dist/w.whl ../main/dist/w.whl && echo same");
+	cr_expect_str_eq(s, "same");
+	free(s);
+	free(h);
 }
