@@ -65,6 +65,12 @@ usage(FILE *f)
 		"to FILE when\n"
 		"                       every check passes\n"
 		"\n"
+		"From a remote cache, every output blob the release vouches for "
+		"is\n"
+		"downloaded and hashed (none is kept): a damaged one fails check "
+		"run,\n"
+		"named. With --artifacts DIR the files there are read instead.\n"
+		"\n"
 		"Exit: 0 releasable, 1 a check failed, 2 usage, 3 internal "
 		"error.\n");
 }
