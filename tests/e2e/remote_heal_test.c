@@ -18,60 +18,14 @@
 #include "tests/support/nginx.h"
 #include "tests/support/support.h"
 
-static struct t_nginx ng;
-static int ng_up;
-static char *tmp;
+TestSuite(e2e_remote_heal, .init = t_fx_setup, .fini = t_fx_teardown,
+	  .timeout = 300);
 
-static void
-setup(void)
-{
-	tmp = t_tmpdir();
-}
-
-static void
-teardown(void)
-{
-	if (ng_up)
-		t_nginx_free(&ng);
-	ng_up = 0;
-	t_rmtree(tmp);
-	free(tmp);
-}
-
-TestSuite(e2e_remote_heal, .init = setup, .fini = teardown, .timeout = 300);
-
-/* Output of a shell command in TMP, trailing newlines cut; must succeed. */
+/* A shell command in the test's folder that must succeed: its stdout. */
 static char *
 sh(const char *cmd)
 {
-	struct run_result r = t_sh(tmp, cmd);
-	size_t n;
-
-	cr_assert_eq(r.status, 0, "'%s' failed: %s%s", cmd, r.out, r.err);
-	n = strlen(r.out);
-	while (n && r.out[n - 1] == '\n')
-		r.out[--n] = '\0';
-	free(r.err);
-	return r.out;
-}
-
-/* ripple --remote-cache URL ARGV... in TMP/dir. */
-static struct run_result
-rip(const char *dir, const char *const *argv)
-{
-	const char *v[32];
-	char path[PATH_MAX];
-	size_t n = 0;
-
-	v[n++] = "--remote-cache";
-	v[n++] = ng.url;
-	while (argv[n - 2] && n < 30) {
-		v[n] = argv[n - 2];
-		n++;
-	}
-	v[n] = NULL;
-	snprintf(path, sizeof(path), "%s/%s", tmp, dir);
-	return t_ripple(path, v);
+	return t_sh_out(t_fx.tmp, cmd);
 }
 
 /* The ripple binary as an absolute path (for shell commands); free it. */
@@ -92,22 +46,19 @@ bin(void)
 static void
 start(const char *rules, const char *const *producer_run)
 {
-	char why[512];
 	struct run_result r;
 
-	if (t_nginx_start(&ng, why, sizeof(why)))
-		cr_skip_test("%s", why);
-	ng_up = 1;
+	t_fx_serve();
 	free(sh("git init -q -b main origin"));
-	t_write(tmp, "origin/ripple.yml", rules);
-	t_write(tmp, "origin/.gitignore", ".ripple/\ndist/\nout/\nbig/\n"
+	t_write(t_fx.tmp, "origin/ripple.yml", rules);
+	t_write(t_fx.tmp, "origin/.gitignore", ".ripple/\ndist/\nout/\nbig/\n"
 		"wheelhouse/\n");
-	t_write(tmp, "origin/src/a.c", "int a;\n");
-	t_write(tmp, "origin/a/x.py", "x = 1\n");
+	t_write(t_fx.tmp, "origin/src/a.c", "int a;\n");
+	t_write(t_fx.tmp, "origin/a/x.py", "x = 1\n");
 	free(sh("cd origin && git add -A && git -c user.name=t -c "
 		"user.email=t@example.com commit -qm init && git tag a-v1.0.0 "
 		"&& cd .. && git clone -q origin a && git clone -q origin b"));
-	r = rip("a", producer_run);
+	r = t_fx_ripple("a", producer_run, NULL);
 	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
 	t_result_release(&r);
 }
@@ -150,10 +101,10 @@ Test(e2e_remote_heal, fetch_to_a_folder_then_release_from_it)
 
 	start(release_rules, tag_run);
 	free(sh("cd b && git checkout -q a-v1.0.0"));
-	r = rip("b", fetch);
+	r = t_fx_ripple("b", fetch, NULL);
 	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
 	t_result_release(&r);
-	r = rip("b", rel);
+	r = t_fx_ripple("b", rel, NULL);
 	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
 	t_result_release(&r);
 	s = sh("cd b/wheelhouse && sha256sum -c SHA256SUMS");
@@ -162,7 +113,7 @@ Test(e2e_remote_heal, fetch_to_a_folder_then_release_from_it)
 	/* The files are read: one changed there fails the release. */
 	free(sh("echo WHL > b/wheelhouse/a-1.0.0-py3-none-any.whl"));
 	rel[5] = NULL;
-	r = rip("b", rel);
+	r = t_fx_ripple("b", rel, NULL);
 	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.out, "differ from the record") != NULL, "%s",
 		  r.out);
@@ -192,14 +143,14 @@ Test(e2e_remote_heal, a_blob_damaged_after_upload_fails_release_until_a_run)
 	free(sh("cd b && git checkout -q a-v1.0.0"));
 	h = sh("echo whl | sha256sum | cut -c1-64");
 	snprintf(at, sizeof(at), "cas/%s", h);
-	t_write(ng.root, at, "WHL\n");
-	r = rip("b", rel);
+	t_write(t_fx.ng.root, at, "WHL\n");
+	r = t_fx_ripple("b", rel, NULL);
 	cr_expect_eq(r.status, 1, "a damaged blob was vouched for: %s%s",
 		     r.out, r.err);
 	cr_expect(strstr(r.out, "damaged") != NULL, "%s", r.out);
 	cr_expect(strstr(r.out, h) != NULL, "names the blob: %s", r.out);
 	t_result_release(&r);
-	r = rip("b", fetch);
+	r = t_fx_ripple("b", fetch, NULL);
 	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.err, "damaged") != NULL, "%s", r.err);
 	cr_expect(strstr(r.err, h) != NULL, "names the blob: %s", r.err);
@@ -207,13 +158,13 @@ Test(e2e_remote_heal, a_blob_damaged_after_upload_fails_release_until_a_run)
 	s = sh("cd b && find . -name '*.whl*' | wc -l");
 	cr_expect_str_eq(s, "0", "nothing placed");
 	free(s);
-	r = rip("a", rebuild);
+	r = t_fx_ripple("a", rebuild, NULL);
 	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
 	t_result_release(&r);
-	r = rip("b", rel);
+	r = t_fx_ripple("b", rel, NULL);
 	cr_expect_eq(r.status, 0, "healed: %s%s", r.out, r.err);
 	t_result_release(&r);
-	r = rip("b", fetch);
+	r = t_fx_ripple("b", fetch, NULL);
 	cr_expect_eq(r.status, 0, "healed: %s%s", r.out, r.err);
 	t_result_release(&r);
 	s = sh("cat b/dist/a/a-1.0.0-py3-none-any.whl");
@@ -253,7 +204,7 @@ Test(e2e_remote_heal, three_thousand_outputs_are_fetched_with_few_fds)
 
 	start(many_rules, main_run);
 	snprintf(cmd, sizeof(cmd), "cd b && ulimit -n 256 && '%s' "
-		 "--remote-cache %s fetch big", b, ng.url);
+		 "--remote-cache %s fetch big", b, t_fx.ng.url);
 	s = sh(cmd);
 	cr_expect_str_eq(s, "artifact:big: 3000 files");
 	free(s);
@@ -279,9 +230,10 @@ stale_temp(const char *rel)
 
 /*
  * Item 3: a killed fetch of an older entry left temp files two folders
- * below the fixed folder of the glob out/STARSTAR (out/old/sub/, where no output of
- * today's entry lies): the next fetch of the node removes them, and so
- * does the next run of the node, which must not take one for an output.
+ * below the fixed folder of the glob out/STARSTAR (out/old/sub/, where no
+ * output of today's entry lies): the next fetch of the node removes them,
+ * and so does the next run of the node, which must not take one for an
+ * output.
  * Before: only the folders of today's outputs and the pattern's fixed
  * folder were swept.
  */
@@ -295,7 +247,7 @@ Test(e2e_remote_heal, deep_temp_files_of_a_killed_fetch_are_swept)
 	start(many_rules, main_run);
 	stale_temp("out/old/sub/c.txt");
 	stale_temp("out/a/b/x/y/c.txt");
-	r = rip("b", fetch);
+	r = t_fx_ripple("b", fetch, NULL);
 	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
 	t_result_release(&r);
 	s = sh("cd b && find . -name '*.ripple-tmp-*' | wc -l");
@@ -305,7 +257,7 @@ Test(e2e_remote_heal, deep_temp_files_of_a_killed_fetch_are_swept)
 	stale_temp("out/q/r/s/t.txt");
 	/* Outside the node's output folders: not ripple's to sweep. */
 	stale_temp("keep/deep/x.txt");
-	r = rip("b", run);
+	r = t_fx_ripple("b", run, NULL);
 	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
 	t_result_release(&r);
 	s = sh("cd b && find . -name '*.ripple-tmp-*' | sed 's/-tmp-.*//'");
@@ -339,8 +291,8 @@ rip_as(const char *dir, const char *header, const char *args)
 
 	snprintf(cmd, sizeof(cmd), "cd %s && RIPPLE_REMOTE_CACHE_HEADER='%s' "
 		 "'%s' --remote-cache %s %s", dir, header ? header : "", b,
-		 ng.url, args);
-	r = t_sh(tmp, cmd);
+		 t_fx.ng.url, args);
+	r = t_sh(t_fx.tmp, cmd);
 	free(b);
 	return r;
 }
@@ -356,18 +308,16 @@ rip_as(const char *dir, const char *header, const char *args)
  */
 Test(e2e_remote_heal, a_pull_request_cannot_write_a_blob_main_reads)
 {
-	char why[512], cmd[2 * PATH_MAX], domain[REMOTE_DOMAIN_SIZE], *h, *s;
+	char cmd[2 * PATH_MAX], domain[REMOTE_DOMAIN_SIZE], *h, *s;
 	struct run_result r;
 	struct error err;
 	int reads;
 
-	if (t_nginx_start_domains(&ng, why, sizeof(why)))
-		cr_skip_test("%s", why);
-	ng_up = 1;
+	t_fx_serve_domains();
 	free(sh("git init -q -b main origin"));
-	t_write(tmp, "origin/ripple.yml", unit_rules);
-	t_write(tmp, "origin/.gitignore", ".ripple/\ndist/\n");
-	t_write(tmp, "origin/src/a.c", "int a;\n");
+	t_write(t_fx.tmp, "origin/ripple.yml", unit_rules);
+	t_write(t_fx.tmp, "origin/.gitignore", ".ripple/\ndist/\n");
+	t_write(t_fx.tmp, "origin/src/a.c", "int a;\n");
 	free(sh("cd origin && git add -A && git -c user.name=t -c "
 		"user.email=t@example.com commit -qm init && cd .. && "
 		"for c in main pr pr2 fresh; do git clone -q origin $c; done"));
@@ -375,7 +325,7 @@ Test(e2e_remote_heal, a_pull_request_cannot_write_a_blob_main_reads)
 	/* The attack: garbage of the right size at the predicted digest. */
 	snprintf(cmd, sizeof(cmd), "printf 'INT A;\\nW\\n' | curl -s -o "
 		 "/dev/null -w '%%{http_code}' -X PUT --data-binary @- -H '%s' "
-		 "%s/cas/%s", T_NGINX_PR_HEADER, ng.url, h);
+		 "%s/cas/%s", T_NGINX_PR_HEADER, t_fx.ng.url, h);
 	s = sh(cmd);
 	cr_expect_str_eq(s, "401", "a PR's credential wrote the trusted CAS");
 	free(s);
@@ -388,7 +338,8 @@ Test(e2e_remote_heal, a_pull_request_cannot_write_a_blob_main_reads)
 	error_init(&err);
 	cr_assert_eq(remote_domain_id("refs/pull/5/merge", domain, &err), 0);
 	snprintf(cmd, sizeof(cmd), "test -f '%s/d/%s/cas/%s' && ! test -e "
-		 "'%s/cas/%s' && echo ok", ng.root, domain, h, ng.root, h);
+		 "'%s/cas/%s' && echo ok", t_fx.ng.root, domain, h,
+		 t_fx.ng.root, h);
 	s = sh(cmd);
 	cr_expect_str_eq(s, "ok", "the PR's blob is in its domain's CAS");
 	free(s);
@@ -400,9 +351,10 @@ Test(e2e_remote_heal, a_pull_request_cannot_write_a_blob_main_reads)
 	cr_expect(strstr(r.err, "fetched 1 files") != NULL, "%s", r.err);
 	t_result_release(&r);
 	snprintf(cmd, sizeof(cmd), "\"GET /d/%s/cas/%s ", domain, h);
-	cr_expect_eq(t_nginx_count(&ng, cmd, 1), 1, "read in its domain");
-	reads = t_nginx_count(&ng, "\"GET /d/", 1);
-	/* Main publishes into the trusted CAS; a fresh clone of main uses it. */
+	cr_expect_eq(t_nginx_count(&t_fx.ng, cmd, 1), 1, "read in its domain");
+	reads = t_nginx_count(&t_fx.ng, "\"GET /d/", 1);
+	/* Main publishes into the trusted CAS; a fresh clone of main reads
+	 * it there. */
 	r = rip_as("main", T_NGINX_MAIN_HEADER, "run wheel --ref "
 		   "refs/heads/main");
 	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
@@ -413,7 +365,7 @@ Test(e2e_remote_heal, a_pull_request_cannot_write_a_blob_main_reads)
 	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.out, "0 built, 1 reused") != NULL, "%s", r.out);
 	t_result_release(&r);
-	cr_expect_eq(t_nginx_count(&ng, "\"GET /d/", reads), reads,
+	cr_expect_eq(t_nginx_count(&t_fx.ng, "\"GET /d/", reads), reads,
 		     "main never reads a pull request's domain");
 	s = sh("cd fresh && cmp dist/w.whl ../main/dist/w.whl && echo same");
 	cr_expect_str_eq(s, "same");
