@@ -4,17 +4,24 @@
  * release check and a fetch by name, and the next run of its node
  * repairs it; a node with thousands of outputs is fetched under a low
  * descriptor limit; temporary files a killed fetch left in deep folders
- * of a node's outputs are swept by the next fetch or run; and `fetch --to
- * DIR` writes what `release --artifacts DIR` reads.
+ * of a node's outputs are swept by the next fetch or run; `fetch --to
+ * DIR` writes what `release --artifacts DIR` reads; a pull request's
+ * credential cannot write a blob main reads; an entry path holding a C1
+ * control or a byte that is not UTF-8 writes nothing.
  */
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <jansson.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/error.h"
 #include "cache/remote.h"
+#include "engine/plan/record.h"
+#include "graph/digest.h"
 #include "tests/support/nginx.h"
 #include "tests/support/support.h"
 
@@ -371,4 +378,153 @@ Test(e2e_remote_heal, a_pull_request_cannot_write_a_blob_main_reads)
 	cr_expect_str_eq(s, "same");
 	free(s);
 	free(h);
+}
+
+/* ---- raw protobuf: what a hostile writer writes, unchecked ---- */
+
+static size_t
+varint(unsigned char *p, uint64_t v)
+{
+	size_t n = 0;
+
+	do {
+		p[n++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+	return n;
+}
+
+static size_t
+field_bytes(unsigned char *p, unsigned field, const void *s, size_t len)
+{
+	size_t n = varint(p, (uint64_t)field << 3 | 2);
+
+	n += varint(p + n, len);
+	memcpy(p + n, s, len);
+	return n + len;
+}
+
+/* An OutputFile (path, digest) as ActionResult field 2. */
+static size_t
+pb_output(unsigned char *p, const char *path, const struct remote_digest *d)
+{
+	unsigned char dg[128], of[8192];
+	size_t nd = field_bytes(dg, 1, d->hash, 64), no;
+
+	nd += varint(dg + nd, 2 << 3);
+	nd += varint(dg + nd, (uint64_t)d->size);
+	no = field_bytes(of, 1, path, strlen(path));
+	no += field_bytes(of + no, 2, dg, nd);
+	return field_bytes(p, 2, of, no);
+}
+
+/*
+ * Rewrite every AC entry of the tag's wheel as a writer would: its one
+ * output renamed to `path` (same bytes), listed so in the record, whose
+ * output digest is made right for it. Returns how many were rewritten.
+ */
+static int
+rename_wheel_output(const char *path)
+{
+	char dir[PATH_MAX], at[2 * PATH_MAX];
+	struct dirent *de;
+	FILE *f;
+	int n = 0;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%s/ac", t_fx.ng.root);
+	d = opendir(dir);
+	cr_assert_not_null(d);
+	while ((de = readdir(d))) {
+		unsigned char buf[65536];
+		struct remote_action a;
+		struct remote_digest recd;
+		struct digest od;
+		struct error err;
+		const char *names[1], *files[1];
+		char blob[2 * PATH_MAX], *s;
+		json_t *j, *arts;
+		size_t len;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(at, sizeof(at), "%s/%s", dir, de->d_name);
+		f = fopen(at, "rb");
+		cr_assert_not_null(f, "%s", at);
+		len = fread(buf, 1, sizeof(buf), f);
+		fclose(f);
+		error_init(&err);
+		cr_assert_eq(remote_action_decode(buf, len, &a, &err), 0, "%s",
+			     err.msg);
+		j = json_loadb(a.record_text, a.record_len, 0, NULL);
+		cr_assert_not_null(j);
+		if (strcmp(json_string_value(json_object_get(j, "node")),
+			   "artifact:wheel[root=a]") || a.n != 1) {
+			json_decref(j);
+			remote_action_release(&a);
+			continue;
+		}
+		arts = json_array();
+		json_array_append_new(arts, json_string(path));
+		json_object_set_new(j, "artifacts", arts);
+		snprintf(blob, sizeof(blob), "%s/cas/%s", t_fx.ng.root,
+			 a.outputs[0].digest.hash);
+		names[0] = path;
+		files[0] = blob;
+		error_init(&err);
+		cr_assert_eq(record_output_digest_files(names, files, 1, &od,
+							&err), 0);
+		json_object_set_new(j, "output_digest", json_string(od.hex));
+		s = json_dumps(j, JSON_SORT_KEYS | JSON_COMPACT);
+		t_fx_cas_put(s, strlen(s), &recd);
+		len = pb_output(buf, path, &a.outputs[0].digest);
+		len += pb_output(buf + len, REMOTE_RECORD_PATH, &recd);
+		t_write_bytes(at, buf, len);
+		free(s);
+		json_decref(j);
+		remote_action_release(&a);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/*
+ * Item 5, in entries: a writer renames the tag's wheel to a name that
+ * matches the node's glob (dist/a/STAR.whl) but holds U+0085 (NEL, a line
+ * break to some readers: it would forge a line of SHA256SUMS) or a byte
+ * that is not UTF-8. The entry is corrupt: nothing is written, the node
+ * has no usable record. Before: fetch wrote 'a<NEL>-1.0.0-...whl'.
+ */
+Test(e2e_remote_heal, an_entry_path_with_a_c1_control_writes_nothing)
+{
+	static const char *const paths[] = {
+		"dist/a/a\xc2\x85" "0000  evil.whl-1.0.0-py3-none-any.whl",
+		"dist/a/a\xff-1.0.0-py3-none-any.whl",
+	};
+	const char *fetch[] = { "fetch", "artifact:wheel*", "--to",
+				"wheelhouse", NULL };
+	char cmd[3 * PATH_MAX], *s;
+	struct run_result r;
+	size_t i;
+
+	start(release_rules, tag_run);
+	free(sh("cd b && git checkout -q a-v1.0.0"));
+	snprintf(cmd, sizeof(cmd), "cp -a '%s/ac' '%s/ac.orig'", t_fx.ng.root,
+		 t_fx.ng.root);
+	free(sh(cmd));
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/ac' && cp -a '%s/ac.orig' "
+		 "'%s/ac'", t_fx.ng.root, t_fx.ng.root, t_fx.ng.root);
+	for (i = 0; i < 2; i++) {
+		free(sh(cmd));
+		cr_assert_gt(rename_wheel_output(paths[i]), 0);
+		r = t_fx_ripple("b", fetch, NULL);
+		cr_expect_eq(r.status, 1, "%s: %s%s", paths[i], r.out, r.err);
+		cr_expect(strstr(r.err, "no ok record") != NULL, "%s", r.err);
+		t_result_release(&r);
+		s = sh("cd b && find . -path ./.git -prune -o -name '*.whl*' "
+		       "-print | wc -l");
+		cr_expect_str_eq(s, "0", "nothing written for %s", paths[i]);
+		free(s);
+	}
 }
