@@ -1,0 +1,209 @@
+/*
+ * Suite e2e_cutoff_plan: early cutoff foreseen by the plan and through a
+ * re-versioned payload (issue 25). A version group re-versions a member
+ * whose users see only its payload, without its version: the plan says
+ * they are expected to be cut off and the run cuts them off; a README
+ * edit's tests are shown as cut off if the payload stays, and are.
+ */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/support/support.h"
+
+static struct run_result
+ripple_ok(const char *dir, const char *const *argv)
+{
+	struct run_result r = t_ripple(dir, argv);
+
+	cr_assert_eq(r.status, 0, "ripple %s: exit %d\nstdout: %s\n"
+		     "stderr: %s", argv[0], r.status, r.out, r.err);
+	return r;
+}
+
+static void
+sh_ok(const char *dir, const char *cmd)
+{
+	struct run_result r = t_sh(dir, cmd);
+
+	cr_assert_eq(r.status, 0, "%s: %s", cmd, r.err);
+	t_result_release(&r);
+}
+
+/*
+ * tools/mkwheel.py ROOT: a wheel of ROOT/a.py at $RIPPLE_VERSION, shaped
+ * as setuptools-scm builds one: the version in the file name, the
+ * dist-info folder, METADATA (with ROOT/README as long description) and
+ * ROOT/_version.py, whose version_tuple spells the dev segment and the
+ * local label apart.
+ */
+static const char mkwheel_py[] =
+	"import os, re, sys, zipfile\n"
+	"root, v = sys.argv[1], os.environ['RIPPLE_VERSION']\n"
+	"pub, _, local = v.partition('+')\n"
+	"parts = [int(x) if x.isdigit() else x for x in pub.split('.')]\n"
+	"if local: parts.append(local)\n"
+	"os.makedirs('dist', exist_ok=True)\n"
+	"with zipfile.ZipFile(f'dist/{root}-{v}-py3-none-any.whl', 'w') as z:\n"
+	"    z.writestr(f'{root}/a.py', open(f'{root}/a.py').read())\n"
+	"    z.writestr(f'{root}/_version.py',\n"
+	"               f'__version__ = version = {v!r}\\n'\n"
+	"               f'__version_tuple__ = version_tuple = {tuple(parts)!r}\\n')\n"
+	"    z.writestr(f'{root}-{v}.dist-info/METADATA',\n"
+	"               f'Metadata-Version: 2.1\\nName: {root}\\nVersion: {v}\\n'\n"
+	"               '\\n' + open(f'{root}/README').read())\n"
+	"    z.writestr(f'{root}-{v}.dist-info/RECORD', v)\n";
+
+static const char rules[] =
+	"version: 1\n"
+	"roots:\n"
+	"  lib: {path: lib, tags: \"v*\", exclude: [], tests: []}\n"
+	"  meta: {path: meta, tags: \"v*\", exclude: [], tests: []}\n"
+	"sources:\n"
+	"  tools: {paths: [tools/**]}\n"
+	"artifacts:\n"
+	"  lib-wheel:\n"
+	"    each: {root: [lib]}\n"
+	"    inputs: [root.sources, tools]\n"
+	"    command: [python3, tools/mkwheel.py, lib]\n"
+	"    outputs: [\"dist/lib-*.whl\"]\n"
+	"    cutoff: payload\n"
+	"    version: \"${root.version}\"\n"
+	"    version-group: pinned\n"
+	"  meta-wheel:\n"
+	"    each: {root: [meta]}\n"
+	"    inputs: [root.sources, tools]\n"
+	"    command: [python3, tools/mkwheel.py, meta]\n"
+	"    outputs: [\"dist/meta-*.whl\"]\n"
+	"    cutoff: payload\n"
+	"    version: \"${root.version}\"\n"
+	"    version-group: pinned\n"
+	"tests:\n"
+	"  lib-tests:\n"
+	"    each: {root: [lib]}\n"
+	"    needs: [lib-wheel]\n"
+	"    command: \"echo ran >> ran.log\"\n";
+
+/* The plan's expected_cutoff of node `id`: its kind and "on" node. */
+static void
+expect_of(const char *plan, const char *id, const char *kind,
+	  const char *on)
+{
+	json_error_t je;
+	json_t *doc = json_loads(plan, 0, &je), *n, *e;
+	size_t i;
+	int seen = 0;
+
+	cr_assert_not_null(doc, "bad JSON: %s\n%s", je.text, plan);
+	json_array_foreach(json_object_get(doc, "nodes"), i, n) {
+		if (strcmp(json_string_value(json_object_get(n, "id")), id))
+			continue;
+		seen = 1;
+		e = json_object_get(n, "expected_cutoff");
+		cr_expect(json_is_object(e), "%s: no expected_cutoff\n%s", id,
+			  plan);
+		cr_expect_str_eq(json_string_value(json_object_get(e, "kind")),
+				 kind, "%s", plan);
+		cr_expect_str_eq(json_string_value(json_object_get(e, "on")),
+				 on, "%s", plan);
+	}
+	cr_expect(seen, "%s not in the plan", id);
+	json_decref(doc);
+}
+
+static char *
+setup(void)
+{
+	char *dir = t_git_init();
+	const char *run1[] = { "run", "--run-id", "r1", NULL };
+	struct run_result r;
+
+	t_write(dir, ".gitignore", ".ripple/\ndist/\nran.log\n");
+	t_write(dir, "tools/mkwheel.py", mkwheel_py);
+	t_write(dir, "lib/a.py", "x = 1\n");
+	t_write(dir, "lib/README", "# lib\n");
+	t_write(dir, "meta/a.py", "# metapackage\n");
+	t_write(dir, "meta/README", "# meta\n");
+	t_write(dir, "ripple.yml", rules);
+	cr_assert_eq(t_git_commit(dir, "c0"), 0);
+	sh_ok(dir, "git tag v1.0.0");
+	t_write(dir, "lib/a.py", "x = 2\n");
+	cr_assert_eq(t_git_commit(dir, "c1"), 0);
+	r = ripple_ok(dir, run1);
+	t_result_release(&r);
+	return dir;
+}
+
+/*
+ * The metapackage's README alone changes: the group re-versions lib-wheel
+ * (1.0.1.dev1+g... -> 1.0.1.dev2+g...), whose payload without its version
+ * is unchanged, so lib-tests is expected to be cut off, and is.
+ */
+Test(e2e_cutoff_plan, version_group_reversion_cuts_off_the_users)
+{
+	char *dir = setup();
+	const char *plan[] = { "plan", "--base", "HEAD~1", "--json", NULL };
+	const char *why[] = { "why", "test:lib-tests[root=lib]", "--base",
+			      "HEAD~1", NULL };
+	const char *run2[] = { "run", "--run-id", "r2", "--base", "HEAD~1",
+			       NULL };
+	struct run_result r;
+
+	t_write(dir, "meta/README", "# meta\n\nBetter words.\n");
+	cr_assert_eq(t_git_commit(dir, "meta readme"), 0);
+	r = ripple_ok(dir, plan);
+	expect_of(r.out, "test:lib-tests[root=lib]", "expected",
+		  "artifact:lib-wheel[root=lib]");
+	t_result_release(&r);
+	r = ripple_ok(dir, why);
+	cr_expect(strstr(r.out, "cutoff    expected") != NULL, "%s", r.out);
+	t_result_release(&r);
+	r = ripple_ok(dir, run2);
+	cr_expect(strstr(r.out, "2 built, 1 reused (1 cut off), 0 tested")
+		  != NULL, "%s", r.out);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
+
+/*
+ * lib's README alone changes: lib-wheel rebuilds for its input, so the
+ * plan cannot know its payload; it says lib-tests is cut off if the
+ * payload stays, and the run cuts it off. A code edit then runs it.
+ */
+Test(e2e_cutoff_plan, readme_edit_shows_cutoff_if_payload_unchanged)
+{
+	char *dir = setup();
+	const char *plan[] = { "plan", "--base", "HEAD~1", "--json", NULL };
+	const char *text[] = { "plan", "--base", "HEAD~1", NULL };
+	const char *run2[] = { "run", "--run-id", "r2", "--base", "HEAD~1",
+			       NULL };
+	const char *run3[] = { "run", "--run-id", "r3", "--base", "HEAD~1",
+			       NULL };
+	struct run_result r;
+
+	t_write(dir, "lib/README", "# lib\n\nBetter words.\n");
+	cr_assert_eq(t_git_commit(dir, "lib readme"), 0);
+	r = ripple_ok(dir, plan);
+	expect_of(r.out, "test:lib-tests[root=lib]", "if-payload-unchanged",
+		  "artifact:lib-wheel[root=lib]");
+	t_result_release(&r);
+	r = ripple_ok(dir, text);
+	cr_expect(strstr(r.out, "1 cut off if rebuilt payloads are "
+			 "unchanged") != NULL, "%s", r.out);
+	t_result_release(&r);
+	r = ripple_ok(dir, run2);
+	cr_expect(strstr(r.out, "2 built, 1 reused (1 cut off), 0 tested")
+		  != NULL, "%s", r.out);
+	t_result_release(&r);
+	t_write(dir, "lib/a.py", "x = 3\n");
+	cr_assert_eq(t_git_commit(dir, "code"), 0);
+	r = ripple_ok(dir, run3);
+	cr_expect(strstr(r.out, "2 built, 0 reused (0 cut off), 1 tested")
+		  != NULL, "%s", r.out);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
