@@ -17,11 +17,8 @@
 #include "base/mem.h"
 #include "base/strv.h"
 #include "graph/digest.h"
+#include "engine/run/payload_int.h"
 #include "base/banned.h"
-
-/* The largest wheel entry read (bytes): a payload digest of a wheel with
- * a larger one fails, and its users are not cut off. */
-#define PAYLOAD_ENTRY_MAX (1u << 30)
 
 static int
 cmp_str(const void *a, const void *b)
@@ -35,159 +32,6 @@ ends_with(const char *s, const char *tail)
 	size_t n = strlen(s), k = strlen(tail);
 
 	return n >= k && !strcmp(s + n - k, tail);
-}
-
-/*
- * The package's own version as its bytes spell it, left out of the
- * payload (issue 25: a version group re-versions a member without
- * changing what its users get): the version itself, its dev segment
- * ("dev560") and its local label ("gcb56ab9f9"), as setuptools-scm's
- * _version.py writes them apart in version_tuple. Longest first.
- */
-#define N_TOKENS 3
-
-struct tokens {
-	char text[N_TOKENS][160];
-	size_t len[N_TOKENS];
-	size_t n;
-};
-
-static void
-token_add(struct tokens *t, const char *s, size_t n)
-{
-	if (n < 3 || n >= sizeof(t->text[0]) || t->n == N_TOKENS)
-		return;
-	memcpy(t->text[t->n], s, n);
-	t->text[t->n][n] = '\0';
-	t->len[t->n++] = n;
-}
-
-static void
-tokens_of(struct tokens *t, const char *v, size_t n)
-{
-	const char *plus = memchr(v, '+', n), *dev;
-	size_t pub = plus ? (size_t)(plus - v) : n;
-
-	t->n = 0;
-	token_add(t, v, n);
-	if (plus)
-		token_add(t, plus + 1, n - pub - 1);
-	for (dev = v; dev + 3 < v + pub; dev++)
-		if (!memcmp(dev, "dev", 3) && dev[3] >= '0' && dev[3] <= '9') {
-			size_t k = 3;
-
-			while (dev + k < v + pub && dev[k] >= '0' &&
-			       dev[k] <= '9')
-				k++;
-			token_add(t, dev, k);
-			break;
-		}
-}
-
-/* Digest `len` bytes with every token spelled "{version}" instead. */
-/* The first `tn` bytes `tok` in p[0..n), or NULL (memmem is not C11 and
- * not on Windows). */
-static const char *
-find(const char *p, size_t n, const char *tok, size_t tn)
-{
-	const char *end = p + n;
-
-	while (tn && (size_t)(end - p) >= tn) {
-		const char *at = memchr(p, tok[0], (size_t)(end - p) - tn + 1);
-
-		if (!at)
-			return NULL;
-		if (!memcmp(at, tok, tn))
-			return at;
-		p = at + 1;
-	}
-	return NULL;
-}
-
-/* Append `len` bytes to b with every token spelled "{version}". */
-static int
-masked(struct buf *b, const struct tokens *t, const char *p, size_t len,
-       struct error *err)
-{
-	const char *end = p + len;
-	int rc = 0;
-
-	while (!rc && p < end) {
-		const char *best = NULL;
-		size_t k, best_len = 0;
-
-		for (k = 0; k < t->n; k++) {
-			const char *at = find(p, (size_t)(end - p),
-					      t->text[k], t->len[k]);
-
-			if (at && (!best || at < best)) {
-				best = at;
-				best_len = t->len[k];
-			}
-		}
-		if (!best)
-			return buf_add(b, p, (size_t)(end - p), err);
-		rc = buf_add(b, p, (size_t)(best - p), err);
-		if (!rc)
-			rc = buf_add(b, "{version}", 9, err);
-		p = best + best_len;
-	}
-	return rc;
-}
-
-/* digest_add_str of s with the version masked. */
-static int
-add_name(struct digest_state *st, const struct tokens *t, const char *s,
-	 struct error *err)
-{
-	struct buf b;
-	int rc;
-
-	buf_init(&b, 0);
-	rc = masked(&b, t, s, strlen(s), err);
-	if (!rc)
-		rc = buf_addch(&b, '\0', err);
-	if (!rc)
-		digest_add_str(st, b.data);
-	buf_release(&b);
-	return rc;
-}
-
-/* METADATA's headers without Description: (folded lines included), into
- * b; the Version header's value into *ver (NULL when none). */
-static int
-metadata_headers(const char *text, size_t len, struct buf *b,
-		 const char **ver, size_t *ver_len, struct error *err)
-{
-	const char *p = text, *end = text + len;
-	int skipping = 0, rc = 0;
-
-	*ver = NULL;
-	*ver_len = 0;
-	while (!rc && p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
-		size_t k = n;
-
-		while (k && (p[k - 1] == '\n' || p[k - 1] == '\r'))
-			k--;
-		if (!k)
-			break;	/* the body: the long description */
-		if (p[0] != ' ' && p[0] != '\t')
-			skipping = k >= 12 && !strncmp(p, "Description:", 12);
-		if (!*ver && k > 8 && !strncmp(p, "Version:", 8)) {
-			*ver = p + 8;
-			*ver_len = k - 8;
-			while (*ver_len && (**ver == ' ' || **ver == '\t')) {
-				(*ver)++;
-				(*ver_len)--;
-			}
-		}
-		if (!skipping)
-			rc = buf_add(b, p, k, err);
-		p += n;
-	}
-	return rc;
 }
 
 /* An entry's bytes, whole (the version may straddle any chunk). */
@@ -240,7 +84,7 @@ cmp_entry(const void *a, const void *b)
 /* The wheel's own version, from its METADATA, as tokens to mask. */
 static int
 wheel_tokens(zip_t *z, const struct entry *v, size_t n, const char *path,
-	     struct tokens *t, struct error *err)
+	     struct payload_tokens *t, struct error *err)
 {
 	struct buf raw, hdr;
 	const char *ver;
@@ -257,10 +101,10 @@ wheel_tokens(zip_t *z, const struct entry *v, size_t n, const char *path,
 	buf_init(&hdr, 0);
 	rc = read_entry(z, v[i].index, v[i].name, path, &raw, err);
 	if (!rc)
-		rc = metadata_headers(raw.data, raw.len, &hdr, &ver, &ver_len,
+		rc = payload_metadata_headers(raw.data, raw.len, &hdr, &ver, &ver_len,
 				      err);
 	if (!rc && ver)
-		tokens_of(t, ver, ver_len);
+		payload_tokens_of(t, ver, ver_len);
 	buf_release(&hdr);
 	buf_release(&raw);
 	return rc;
@@ -268,7 +112,7 @@ wheel_tokens(zip_t *z, const struct entry *v, size_t n, const char *path,
 
 static int
 add_entry(struct digest_state *st, zip_t *z, const struct entry *e,
-	  const char *path, const struct tokens *t, struct error *err)
+	  const char *path, const struct payload_tokens *t, struct error *err)
 {
 	struct buf raw, out;
 	const char *ver;
@@ -277,20 +121,20 @@ add_entry(struct digest_state *st, zip_t *z, const struct entry *e,
 
 	buf_init(&raw, 0);
 	buf_init(&out, 0);
-	rc = add_name(st, t, e->name, err);
+	rc = payload_add_name(st, t, e->name, err);
 	if (!rc)
 		rc = read_entry(z, e->index, e->name, path, &raw, err);
 	if (!rc && ends_with(e->name, ".dist-info/METADATA")) {
 		struct buf hdr;
 
 		buf_init(&hdr, 0);
-		rc = metadata_headers(raw.data, raw.len, &hdr, &ver, &ver_len,
+		rc = payload_metadata_headers(raw.data, raw.len, &hdr, &ver, &ver_len,
 				      err);
 		if (!rc)
-			rc = masked(&out, t, hdr.data, hdr.len, err);
+			rc = payload_masked(&out, t, hdr.data, hdr.len, err);
 		buf_release(&hdr);
 	} else if (!rc) {
-		rc = masked(&out, t, raw.data, raw.len, err);
+		rc = payload_masked(&out, t, raw.data, raw.len, err);
 	}
 	if (!rc)
 		digest_add(st, out.data, out.len);
@@ -305,7 +149,7 @@ static int
 add_wheel(struct digest_state *st, const char *path, const char *base,
 	  struct error *err)
 {
-	struct tokens t;
+	struct payload_tokens t;
 	zip_t *z;
 	zip_int64_t n, i;
 	struct entry *v = NULL;
@@ -337,7 +181,7 @@ add_wheel(struct digest_state *st, const char *path, const char *base,
 		rc = wheel_tokens(z, v, (size_t)(n > 0 ? n : 0), path, &t,
 				  err);
 	if (!rc)
-		rc = add_name(st, &t, base, err);
+		rc = payload_add_name(st, &t, base, err);
 	for (i = 0; !rc && i < n; i++)
 		if (!ends_with(v[i].name, ".dist-info/RECORD") &&
 		    !ends_with(v[i].name, "/"))
