@@ -34,7 +34,8 @@ run_conda_libs_require(struct error *err)
 enum {
 	A_READ_NEW, A_FILTER_ALL, A_FORMAT_TAR, A_FORMAT_ZIP, A_OPEN_FILENAME,
 	A_OPEN_MEMORY, A_NEXT_HEADER, A_READ_DATA, A_READ_FREE,
-	A_ERROR_STRING, A_ERRNO, A_ENTRY_PATHNAME, A_ENTRY_SIZE, A_N
+	A_ERROR_STRING, A_ERRNO, A_ENTRY_PATHNAME, A_ENTRY_SIZE, A_READ_OPEN,
+	A_ENTRY_FILETYPE, A_ENTRY_SYMLINK, A_N
 };
 
 static const char *const archive_names[A_N] = {
@@ -51,6 +52,9 @@ static const char *const archive_names[A_N] = {
 	[A_ERRNO] = "archive_errno",
 	[A_ENTRY_PATHNAME] = "archive_entry_pathname",
 	[A_ENTRY_SIZE] = "archive_entry_size",
+	[A_READ_OPEN] = "archive_read_open",
+	[A_ENTRY_FILETYPE] = "archive_entry_filetype",
+	[A_ENTRY_SYMLINK] = "archive_entry_symlink",
 };
 
 /* The soname and package built against (./configure): libarchive.so.13 in
@@ -184,6 +188,35 @@ archive_entry_size(struct archive_entry *e)
 	if (!dl_lib_loaded(&archive_lib))
 		return 0;
 	return A_FN(la_int64_t (*)(struct archive_entry *), A_ENTRY_SIZE)(e);
+}
+
+int
+archive_read_open(struct archive *a, void *client, archive_open_callback *o,
+		  archive_read_callback *r, archive_close_callback *c)
+{
+	if (!dl_lib_ready(&archive_lib))
+		return ARCHIVE_FATAL;
+	return A_FN(int (*)(struct archive *, void *, archive_open_callback *,
+			    archive_read_callback *, archive_close_callback *),
+		    A_READ_OPEN)(a, client, o, r, c);
+}
+
+__LA_MODE_T
+archive_entry_filetype(struct archive_entry *e)
+{
+	if (!dl_lib_loaded(&archive_lib))
+		return 0;
+	return A_FN(__LA_MODE_T (*)(struct archive_entry *),
+		    A_ENTRY_FILETYPE)(e);
+}
+
+const char *
+archive_entry_symlink(struct archive_entry *e)
+{
+	if (!dl_lib_loaded(&archive_lib))
+		return NULL;
+	return A_FN(const char *(*)(struct archive_entry *),
+		    A_ENTRY_SYMLINK)(e);
 }
 
 #endif

@@ -13,6 +13,7 @@
 
 #include "base/buf.h"
 #include "base/error.h"
+#include "base/mem.h"
 #include "base/banned.h"
 
 #ifdef RIPPLE_NO_LIBARCHIVE
@@ -23,6 +24,16 @@ run_conda_index_read(const char *path, struct run_conda_index *out,
 {
 	(void)path;
 	memset(out, 0, sizeof(*out));
+	return run_conda_libs_require(err);
+}
+
+int
+run_conda_walk(const char *path, run_conda_entry_fn fn, void *payload,
+	       struct error *err)
+{
+	(void)path;
+	(void)fn;
+	(void)payload;
 	return run_conda_libs_require(err);
 }
 
@@ -234,6 +245,128 @@ done:
 	archive_read_free(a);
 	buf_release(&info);
 	buf_release(&json);
+	return rc;
+}
+
+/* The .conda's zip, read as the source of a tarball inside it. */
+struct outer {
+	struct archive *zip;
+	char chunk[65536];
+};
+
+static la_ssize_t
+outer_read(struct archive *inner, void *client, const void **out)
+{
+	struct outer *o = client;
+
+	(void)inner;
+	*out = o->chunk;
+	return archive_read_data(o->zip, o->chunk, sizeof(o->chunk));
+}
+
+/* Each regular file and link of tarball t, to fn. */
+static int
+walk_tar(struct archive *t, const char *path, run_conda_entry_fn fn,
+	 void *payload, struct error *err)
+{
+	struct archive_entry *e;
+	struct buf data = BUF_INIT;
+	int r = ARCHIVE_OK, rc = 0;
+
+	while (!rc && ((r = archive_read_next_header(t, &e)) == ARCHIVE_OK ||
+		       r == ARCHIVE_WARN)) {
+		const char *name = archive_entry_pathname(e);
+		__LA_MODE_T ft = archive_entry_filetype(e);
+
+		if (!name)
+			continue;
+		if (ft == AE_IFLNK) {
+			const char *to = archive_entry_symlink(e);
+
+			rc = fn(payload, name, to ? to : "", NULL, err);
+			continue;
+		}
+		if (ft != AE_IFREG)
+			continue;
+		buf_reset(&data);
+		rc = entry_data(t, path, name, RUN_CONDA_ENTRY_MAX, &data,
+				err);
+		if (!rc)
+			rc = fn(payload, name, NULL, &data, err);
+	}
+	if (!rc && r != ARCHIVE_EOF)
+		rc = error_set(err, ERROR_INVALID, "conda package '%s': %s",
+			       path, archive_error_string(t)
+			       ? archive_error_string(t) : "unreadable");
+	buf_release(&data);
+	return rc;
+}
+
+/* The info-*.tar.zst and pkg-*.tar.zst of the .conda open in zip. */
+static int
+walk_conda(struct archive *zip, const char *path, run_conda_entry_fn fn,
+	   void *payload, struct error *err)
+{
+	struct outer *o = NULL;
+	struct archive_entry *e;
+	int r, rc = 0;
+
+	while (!rc && ((r = archive_read_next_header(zip, &e)) == ARCHIVE_OK ||
+		       r == ARCHIVE_WARN)) {
+		const char *name = archive_entry_pathname(e);
+		struct archive *inner;
+
+		if (!name || !ends_with(name, ".tar.zst") ||
+		    (!starts_with(name, "info-") && !starts_with(name, "pkg-")))
+			continue;
+		if (!o && !(o = mem_calloc(1, sizeof(*o))))
+			return error_set(err, ERROR_NOMEM, "out of memory");
+		o->zip = zip;
+		inner = reader(0);
+		if (!inner) {
+			rc = error_set(err, ERROR_NOMEM, "out of memory");
+			break;
+		}
+		if (archive_read_open(inner, o, NULL, outer_read, NULL) !=
+		    ARCHIVE_OK)
+			rc = error_set(err, ERROR_INVALID, "conda package "
+				       "'%s': '%s': %s", path, name,
+				       archive_error_string(inner)
+				       ? archive_error_string(inner) : "?");
+		else
+			rc = walk_tar(inner, path, fn, payload, err);
+		archive_read_free(inner);
+	}
+	mem_free(o);
+	if (!rc && r != ARCHIVE_EOF)
+		rc = error_set(err, ERROR_INVALID, "conda package '%s': %s",
+			       path, archive_error_string(zip)
+			       ? archive_error_string(zip) : "unreadable");
+	return rc;
+}
+
+int
+run_conda_walk(const char *path, run_conda_entry_fn fn, void *payload,
+	       struct error *err)
+{
+	int zip = ends_with(path, ".conda"), rc;
+	struct archive *a;
+
+	rc = run_conda_libs_require(err);
+	if (rc)
+		return rc;
+	a = reader(zip);
+	if (!a)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	if (archive_read_open_filename(a, path, 65536) != ARCHIVE_OK)
+		rc = archive_errno(a) == NOT_AN_ARCHIVE ? 1
+		   : error_set(err, ERROR_IO, "cannot open conda package "
+			       "'%s': %s", path, archive_error_string(a)
+			       ? archive_error_string(a) : "?");
+	else
+		rc = zip ? walk_conda(a, path, fn, payload, err)
+			 : walk_tar(a, path, fn, payload, err);
+	archive_read_free(a);
 	return rc;
 }
 

@@ -45,6 +45,25 @@ int run_conda_index_read(const char *path, struct run_conda_index *out,
 			 struct error *err);
 
 /*
+ * Every regular file and symbolic link of the conda package at `path`,
+ * in the package's order (a .conda: its info part and its pkg part, in
+ * the zip's order), handed to fn: `name` as the tarball names it
+ * ("info/index.json", "lib/libx.so"), then for a link its target in
+ * `link` (data NULL), else its bytes, whole, in `data` (at most
+ * RUN_CONDA_ENTRY_MAX). fn returns 0 to go on, or a negative code that
+ * stops the walk and is returned. Returns 0; 1 when the file is no
+ * archive at all; ERROR_INVALID for an unreadable archive or an entry
+ * over the limit; ERROR_IO, ERROR_UNSUPPORTED, ERROR_NOMEM.
+ */
+#define RUN_CONDA_ENTRY_MAX (1u << 30)
+struct buf;
+typedef int (*run_conda_entry_fn)(void *payload, const char *name,
+				  const char *link, const struct buf *data,
+				  struct error *err);
+int run_conda_walk(const char *path, run_conda_entry_fn fn, void *payload,
+		   struct error *err);
+
+/*
  * The canonical file name of the package `ix` describes ("NAME-VERSION-
  * BUILD" then `ext`, ".conda" or ".tar.bz2"), as conda-build names it,
  * into out (n bytes). Returns 0, or ERROR_INVALID when it does not fit.

@@ -234,7 +234,9 @@ run_payload_digest(const char *root, const char *const *paths, size_t n,
 			 v[i][0] == '/' ? "" : root,
 			 v[i][0] == '/' ? "" : "/", v[i]);
 		rc = ends_with(v[i], ".whl") ? add_wheel(&st, full, base, err)
-					     : 1;
+		   : ends_with(v[i], ".conda") || ends_with(v[i], ".tar.bz2")
+			? payload_add_conda(&st, full, err)
+			: 1;
 		if (rc == 1) {
 			digest_add_str(&st, base);
 			rc = add_file(&st, full, err);

@@ -29,8 +29,13 @@ struct error;
  * group's member) has the payload of the old one, and its users are cut
  * off (issue 25). A user whose bytes embed that version belongs in the
  * version group instead (docs/rules.md). Every other header (Requires-
- * Dist, ...) and every file of the package counts. Another file (an
- * sdist, a conda package) counts whole, name included. Errors:
+ * Dist, ...) and every file of the package counts. A conda package
+ * (.conda, .tar.bz2) counts as its files and links with its version
+ * masked the same way, a dist-info METADATA read as a wheel's, and of
+ * info/ only index.json without build, build_number and timestamp, and
+ * has_prefix, no_link and link.json (engine/run/payload_conda.c); one
+ * that cannot be seen through counts whole. Another file (an sdist)
+ * counts whole, name included. Errors:
  * ERROR_NOT_FOUND, ERROR_IO, ERROR_INVALID (a wheel whose entries cannot
  * be read, or one over 1 GiB), ERROR_NOMEM.
  */

@@ -53,4 +53,15 @@ int payload_metadata_headers(const char *text, size_t len, struct buf *b,
 			     const char **ver, size_t *ver_len,
 			     struct error *err);
 
+/*
+ * Add the conda package at `path` (.conda or .tar.bz2) to st: its name
+ * from info/index.json, then, sorted, one "NAME\nHEX" per file and link
+ * (payload_conda.c says what counts). Returns 0; 1 when it cannot be
+ * seen through (no archive, no info/index.json, no libarchive, an entry
+ * over the limit: the caller hashes the file whole, which never cuts off
+ * wrongly); ERROR_NOMEM.
+ */
+int payload_add_conda(struct digest_state *st, const char *path,
+		      struct error *err);
+
 #endif

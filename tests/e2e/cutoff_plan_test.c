@@ -207,3 +207,106 @@ Test(e2e_cutoff_plan, readme_edit_shows_cutoff_if_payload_unchanged)
 	t_rmtree(dir);
 	free(dir);
 }
+
+/*
+ * tools/mkconda.py: a .conda package of lib at $RIPPLE_VERSION, as a
+ * RAPIDS conda build writes one: site-packages/lib-V.dist-info/METADATA
+ * with lib/README as its long description, a build string naming the
+ * commit (info/index.json `build`), info/about.json with the README too,
+ * and a timestamp.
+ */
+static const char mkconda_py[] =
+	"import io, json, os, subprocess, sys, tarfile, time, zipfile\n"
+	"v = os.environ['RIPPLE_VERSION']\n"
+	"rev = subprocess.run(['git', 'rev-parse', '--short', 'HEAD'],\n"
+	"                     capture_output=True, text=True).stdout.strip()\n"
+	"readme = open('lib/README').read()\n"
+	"def tar(files):\n"
+	"    b = io.BytesIO()\n"
+	"    with tarfile.open(fileobj=b, mode='w') as t:\n"
+	"        for n, data in sorted(files.items()):\n"
+	"            ti = tarfile.TarInfo(n)\n"
+	"            ti.size = len(data)\n"
+	"            t.addfile(ti, io.BytesIO(data.encode()))\n"
+	"    return subprocess.run(['zstd', '-q', '-c'], input=b.getvalue(),\n"
+	"                          capture_output=True, check=True).stdout\n"
+	"build = 'py312_' + rev + '_0'\n"
+	"stem = f'lib-{v}-{build}'\n"
+	"sp = 'lib/python3.12/site-packages'\n"
+	"pkg = {f'{sp}/lib/a.py': open('lib/a.py').read(),\n"
+	"       f'{sp}/lib-{v}.dist-info/METADATA':\n"
+	"           f'Metadata-Version: 2.1\\nName: lib\\nVersion: {v}\\n\\n'\n"
+	"           + readme,\n"
+	"       f'{sp}/lib-{v}.dist-info/RECORD': str(hash(readme))}\n"
+	"info = {'info/index.json': json.dumps({'name': 'lib', 'version': v,\n"
+	"            'build': build, 'build_number': 0, 'depends': ['python'],\n"
+	"            'timestamp': int(time.time() * 1000)}),\n"
+	"        'info/about.json': json.dumps({'description': readme})}\n"
+	"os.makedirs('dist/conda', exist_ok=True)\n"
+	"with zipfile.ZipFile(f'dist/conda/{stem}.conda', 'w') as z:\n"
+	"    z.writestr('metadata.json', '{\"conda_pkg_format_version\": 2}')\n"
+	"    z.writestr(f'pkg-{stem}.tar.zst', tar(pkg))\n"
+	"    z.writestr(f'info-{stem}.tar.zst', tar(info))\n";
+
+static const char conda_rules[] =
+	"version: 1\n"
+	"roots:\n"
+	"  lib: {path: lib, tags: \"v*\", exclude: [], tests: []}\n"
+	"sources:\n"
+	"  tools: {paths: [tools/**]}\n"
+	"artifacts:\n"
+	"  lib-conda:\n"
+	"    each: {root: [lib]}\n"
+	"    inputs: [root.sources, tools]\n"
+	"    command: [python3, tools/mkconda.py]\n"
+	"    outputs: [\"dist/conda/lib-*.conda\"]\n"
+	"    cutoff: payload\n"
+	"    version: \"${root.version}\"\n"
+	"tests:\n"
+	"  conda-tests:\n"
+	"    each: {root: [lib]}\n"
+	"    needs: [lib-conda]\n"
+	"    command: \"echo ran >> ran.log\"\n";
+
+/*
+ * A conda package seen through: a README edit (the dist-info METADATA's
+ * long description, about.json) at a new dev version, build string and
+ * timestamp leaves its payload, and its tests are cut off; a code edit
+ * runs them.
+ */
+Test(e2e_cutoff_plan, conda_payload_sees_through_metadata_and_version)
+{
+	char *dir = t_git_init();
+	const char *run1[] = { "run", "--run-id", "r1", NULL };
+	const char *run2[] = { "run", "--run-id", "r2", "--base", "HEAD~1",
+			       NULL };
+	const char *run3[] = { "run", "--run-id", "r3", "--base", "HEAD~1",
+			       NULL };
+	struct run_result r;
+
+	t_write(dir, ".gitignore", ".ripple/\ndist/\nran.log\n");
+	t_write(dir, "tools/mkconda.py", mkconda_py);
+	t_write(dir, "lib/a.py", "x = 1\n");
+	t_write(dir, "lib/README", "# lib\n");
+	t_write(dir, "ripple.yml", conda_rules);
+	cr_assert_eq(t_git_commit(dir, "c0"), 0);
+	sh_ok(dir, "git tag v1.0.0");
+	t_write(dir, "lib/a.py", "x = 2\n");
+	cr_assert_eq(t_git_commit(dir, "c1"), 0);
+	r = ripple_ok(dir, run1);
+	t_result_release(&r);
+	t_write(dir, "lib/README", "# lib\n\nBetter words.\n");
+	cr_assert_eq(t_git_commit(dir, "readme"), 0);
+	r = ripple_ok(dir, run2);
+	cr_expect(strstr(r.out, "1 built, 1 reused (1 cut off), 0 tested")
+		  != NULL, "%s", r.out);
+	t_result_release(&r);
+	t_write(dir, "lib/a.py", "x = 3\n");
+	cr_assert_eq(t_git_commit(dir, "code"), 0);
+	r = ripple_ok(dir, run3);
+	cr_expect(strstr(r.out, "1 built, 0 reused (0 cut off), 1 tested")
+		  != NULL, "%s", r.out);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
