@@ -42,7 +42,8 @@ usable_record(const struct graph_node *n, const struct plan_history *h,
  */
 static int
 own_output(const struct graph_node *n, struct plan_item *it,
-	   const struct plan_history *h, struct error *err)
+	   const struct plan_history *h, const struct plan_options *o,
+	   struct error *err)
 {
 	struct plan_record rec;
 	int rc;
@@ -53,6 +54,11 @@ own_output(const struct graph_node *n, struct plan_item *it,
 	rc = usable_record(n, h, &rec, err);
 	if (rc <= 0)
 		return rc;
+	/* A run's record without a payload digest (made before the rule
+	 * said `cutoff: payload`) gave its users its bytes, version and
+	 * all: nothing to foresee. */
+	if (!o->assumed_base && !rec.key_digest)
+		return 0;
 	if (it->reason == PLAN_REASON_VERSION_GROUP &&
 	    !strcmp(rec.key, it->key.hex))
 		it->output_expect = PLAN_EXPECT_CUTOFF;
@@ -205,7 +211,7 @@ plan_predict_cutoff(const struct graph *g, struct plan *p,
 			continue;
 		rc = cascade(g, p, i, h, o, err);
 		if (!rc && it->expect == PLAN_EXPECT_NONE)
-			rc = own_output(&g->nodes[i], it, h, err);
+			rc = own_output(&g->nodes[i], it, h, o, err);
 		if (rc)
 			error_node(err, g->nodes[i].id);
 		else

@@ -44,6 +44,7 @@ struct world {
 	struct graph *graph;
 	struct graph_keys *base;
 	const char *edited;	/* the root whose sources changed */
+	int no_payload;		/* records hold no payload digest */
 };
 
 static int
@@ -76,6 +77,9 @@ fake_record(void *payload, const char *id, struct plan_record *out,
 	out->run_id = "base";
 	out->key = k->key.hex;
 	out->ok = 1;
+	/* A `cutoff: payload` artifact's record holds its payload digest. */
+	if (n->rule && n->rule->cutoff_payload && !w->no_payload)
+		out->key_digest = "0123456789abcdef0123456789abcdef";
 	out->components = k->components;
 	out->n_components = k->n_components;
 	return 1;
@@ -194,6 +198,23 @@ Test(engine_plan_predict, rebuilt_payload_users_cut_off_if_unchanged)
 	cr_expect_eq(t->reason, PLAN_REASON_UPSTREAM_REBUILT);
 	cr_expect_eq(t->expect, PLAN_EXPECT_IF_PAYLOAD);
 	cr_expect_eq(p->expected[PLAN_EXPECT_IF_PAYLOAD], 1);
+	plan_free(p);
+	teardown(&w);
+}
+
+/* A run's record made before the rule said `cutoff: payload` has no
+ * payload digest: its users took its bytes, so nothing is foreseen. */
+Test(engine_plan_predict, record_without_payload_digest_foresees_nothing)
+{
+	struct world w;
+	struct plan *p;
+
+	setup(&w, "payload");
+	w.no_payload = 1;
+	w.edited = "lib";
+	p = plan_for(&w, 0);
+	cr_expect_eq(item(&w, p, "test:t[root=lib]")->expect,
+		     PLAN_EXPECT_NONE);
 	plan_free(p);
 	teardown(&w);
 }
