@@ -120,7 +120,7 @@ setup(void)
 	const char *run1[] = { "run", "--run-id", "r1", NULL };
 	struct run_result r;
 
-	t_write(dir, ".gitignore", ".ripple/\ndist/\nran.log\n");
+	t_write(dir, ".gitignore", ".ripple/\ndist/\nran.log\nsummary.md\n");
 	t_write(dir, "tools/mkwheel.py", mkwheel_py);
 	t_write(dir, "lib/a.py", "x = 1\n");
 	t_write(dir, "lib/README", "# lib\n");
@@ -147,6 +147,9 @@ Test(e2e_cutoff_plan, version_group_reversion_cuts_off_the_users)
 	const char *plan[] = { "plan", "--base", "HEAD~1", "--json", NULL };
 	const char *why[] = { "why", "test:lib-tests[root=lib]", "--base",
 			      "HEAD~1", NULL };
+	const char *summary[] = { "plan", "--base", "HEAD~1",
+				  "--github-step-summary", "summary.md",
+				  NULL };
 	const char *run2[] = { "run", "--run-id", "r2", "--base", "HEAD~1",
 			       NULL };
 	struct run_result r;
@@ -159,6 +162,12 @@ Test(e2e_cutoff_plan, version_group_reversion_cuts_off_the_users)
 	t_result_release(&r);
 	r = ripple_ok(dir, why);
 	cr_expect(strstr(r.out, "cutoff    expected") != NULL, "%s", r.out);
+	t_result_release(&r);
+	r = ripple_ok(dir, summary);
+	t_result_release(&r);
+	r = t_sh(dir, "cat summary.md");
+	cr_expect(strstr(r.out, "Early cutoff foreseen: 1 expected") != NULL,
+		  "%s", r.out);
 	t_result_release(&r);
 	r = ripple_ok(dir, run2);
 	cr_expect(strstr(r.out, "2 built, 1 reused (1 cut off), 0 tested")
