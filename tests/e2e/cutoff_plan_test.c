@@ -319,3 +319,92 @@ Test(e2e_cutoff_plan, conda_payload_sees_through_metadata_and_version)
 	t_rmtree(dir);
 	free(dir);
 }
+
+/*
+ * The same with a real build: setuptools with setuptools-scm (Debian's
+ * python3-setuptools-scm and python3-wheel, which ./configure installs)
+ * writes lib/_version.py with version_tuple, the dist-info folder and
+ * METADATA at the commit's dev version. The metapackage's README edit
+ * re-versions the wheel (1.0.1.dev1+g... -> 1.0.1.dev2+g...) and its
+ * test is cut off.
+ */
+static const char scm_setup_py[] =
+	"from setuptools import setup\n"
+	"setup(name='lib', packages=['lib'],\n"
+	"      long_description=open('README').read(),\n"
+	"      use_scm_version={'root': '..', 'relative_to': __file__,\n"
+	"                       'write_to': 'lib/lib/_version.py'})\n";
+
+static const char scm_rules[] =
+	"version: 1\n"
+	"roots:\n"
+	"  lib: {path: lib, tags: \"v*\", exclude: [], tests: [], "
+	"node-length: 7}\n"
+	"  meta: {path: meta, tags: \"v*\", exclude: [], tests: [], "
+	"node-length: 7}\n"
+	"artifacts:\n"
+	"  lib-wheel:\n"
+	"    each: {root: [lib]}\n"
+	"    inputs: [root.sources]\n"
+	"    command: \"cd lib && /usr/bin/python3 setup.py -q bdist_wheel "
+	"-d ../dist && rm -rf build\"\n"
+	"    outputs: [\"dist/lib-*.whl\"]\n"
+	"    cutoff: payload\n"
+	"    version: \"${root.version}\"\n"
+	"    version-group: pinned\n"
+	"  meta-wheel:\n"
+	"    each: {root: [meta]}\n"
+	"    inputs: [root.sources]\n"
+	"    command: \"mkdir -p dist && cp meta/README "
+	"dist/meta-${root.version}.txt\"\n"
+	"    outputs: [\"dist/meta-*.txt\"]\n"
+	"    version: \"${root.version}\"\n"
+	"    version-group: pinned\n"
+	"tests:\n"
+	"  lib-tests:\n"
+	"    each: {root: [lib]}\n"
+	"    needs: [lib-wheel]\n"
+	"    command: \"echo ran >> ran.log\"\n";
+
+Test(e2e_cutoff_plan, setuptools_scm_wheel_reversioned_is_cut_off)
+{
+	char *dir = t_git_init();
+	const char *run1[] = { "run", "--run-id", "r1", NULL };
+	const char *run2[] = { "run", "--run-id", "r2", "--base", "HEAD~1",
+			       NULL };
+	struct run_result r;
+
+	r = t_sh(dir, "/usr/bin/python3 -c 'import setuptools_scm, wheel'");
+	cr_assert_eq(r.status, 0, "Debian's python3-setuptools-scm and "
+		     "python3-wheel are needed (./configure installs them): "
+		     "%s", r.err);
+	t_result_release(&r);
+	t_write(dir, ".gitignore", ".ripple/\ndist/\nran.log\nlib/build/\n"
+		"lib/*.egg-info/\nlib/lib/_version.py\n");
+	t_write(dir, "lib/setup.py", scm_setup_py);
+	t_write(dir, "lib/lib/__init__.py", "x = 1\n");
+	t_write(dir, "lib/README", "# lib\n");
+	t_write(dir, "meta/README", "# meta\n");
+	t_write(dir, "ripple.yml", scm_rules);
+	cr_assert_eq(t_git_commit(dir, "c0"), 0);
+	sh_ok(dir, "git tag v1.0.0");
+	t_write(dir, "lib/lib/__init__.py", "x = 2\n");
+	cr_assert_eq(t_git_commit(dir, "c1"), 0);
+	r = ripple_ok(dir, run1);
+	t_result_release(&r);
+	r = t_sh(dir, "/usr/bin/python3 -c \"import glob, zipfile; print("
+		 "zipfile.ZipFile(glob.glob('dist/lib-*.whl')[0])"
+		 ".read('lib/_version.py').decode())\"");
+	cr_expect(strstr(r.out, "version_tuple = (1, 0, 1, 'dev1', 'g") !=
+		  NULL, "a real setuptools-scm _version.py: %s", r.out);
+	t_result_release(&r);
+	t_write(dir, "meta/README", "# meta\n\nBetter words.\n");
+	cr_assert_eq(t_git_commit(dir, "meta readme"), 0);
+	sh_ok(dir, "rm -rf dist");
+	r = ripple_ok(dir, run2);
+	cr_expect(strstr(r.out, "2 built, 1 reused (1 cut off), 0 tested")
+		  != NULL, "%s", r.out);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
