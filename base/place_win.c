@@ -278,7 +278,6 @@ place_stage(struct place *p, const char *rel, unsigned mode,
 	f = &p->files[p->n];
 	memset(f, 0, sizeof(*f));
 	f->fd = -1;
-	f->dir_fd = -1;
 	f->mode = mode;
 	f->rel = mem_strdup(rel);
 	if (!f->rel)
@@ -298,14 +297,66 @@ place_stage(struct place *p, const char *rel, unsigned mode,
 		mem_free(f->rel);
 		return rc;
 	}
-	f->fd = rc;
+	close(rc);	/* no descriptor held per staged file */
 	return (int)p->n++;
 }
 
 int
-place_fd(const struct place *p, size_t i)
+place_fd(struct place *p, size_t i, struct error *err)
 {
-	return p->files[i].fd;
+	struct place_file *f = &p->files[i];
+	struct buf b = BUF_INIT;
+	struct fsys_stat st;
+	struct error we;
+	const char *name;
+	size_t dlen = split(f->rel, &name);
+	wchar_t *w = NULL;
+	int rc, fd = -1, e;
+
+	if (f->fd >= 0)
+		return f->fd;
+	/* The way there again, never through a link. */
+	rc = check_dirs(NULL, p->root, f->rel, f->rel, dlen, err);
+	if (!rc)
+		rc = file_path(p, f, 1, &b, err);
+	if (rc)
+		goto done;
+	e = fsys_lstat(b.data, &st);
+	if (e || st.kind != FSYS_REG) {
+		rc = e ? error_set(err, ERROR_IO, "cannot open the temporary "
+				   "file of '%s': %s", f->rel, strerror(e))
+		       : refuse(f->rel, f->rel, strlen(f->rel), "not a "
+				"regular file (its temporary file)", err);
+		goto done;
+	}
+	error_init(&we);
+	w = wide_from_utf8(b.data, &we);
+	fd = w ? _wopen(w, _O_WRONLY | _O_BINARY | _O_NOINHERIT) : -1;
+	if (fd < 0)
+		rc = error_set(err, ERROR_IO, "cannot open the temporary file "
+			       "of '%s': %s", f->rel, strerror(errno));
+	else
+		f->fd = fd;
+done:
+	free(w);
+	buf_release(&b);
+	return rc ? rc : fd;
+}
+
+int
+place_fd_close(struct place *p, size_t i, struct error *err)
+{
+	struct place_file *f = &p->files[i];
+	int rc;
+
+	if (f->fd < 0)
+		return 0;
+	rc = close(f->fd);
+	f->fd = -1;
+	if (rc)
+		return error_set(err, ERROR_IO, "cannot write '%s': %s",
+				 f->rel, strerror(errno));
+	return 0;
 }
 
 char *
@@ -327,21 +378,21 @@ place_commit(struct place *p, struct error *err)
 	size_t i;
 	int rc = 0, e;
 
+	/* NTFS keeps no mode bits (fsys_fchmod): close what is open. */
 	for (i = 0; i < p->n; i++) {
-		struct place_file *f = &p->files[i];
-
-		e = fsys_fchmod(f->fd, f->mode);
-		if (close(f->fd) && !e)
-			e = errno;
-		f->fd = -1;
-		if (e)
-			return error_set(err, ERROR_IO, "cannot write '%s': %s",
-					 f->rel, strerror(e));
+		rc = place_fd_close(p, i, err);
+		if (rc)
+			return rc;
 	}
 	for (i = 0; !rc && i < p->n; i++) {
 		struct place_file *f = &p->files[i];
+		const char *name;
 
-		rc = file_path(p, f, 0, &dest, err);
+		/* The way there again, never through a link. */
+		rc = check_dirs(NULL, p->root, f->rel, f->rel,
+				split(f->rel, &name), err);
+		if (!rc)
+			rc = file_path(p, f, 0, &dest, err);
 		if (!rc)
 			rc = file_path(p, f, 1, &tmp, err);
 		if (!rc)
@@ -497,15 +548,73 @@ gone(long pid)
 	return dead;
 }
 
-int
-place_sweep(const char *root, const char *rel_dir, struct error *err)
+/* Whether a folder named `name` is git's or ripple's own. */
+static int
+reserved_dir(const char *name)
 {
-	struct buf dir = BUF_INIT, file = BUF_INIT;
-	struct error e, werr;
+	return !_stricmp(name, ".git") || !strcmp(name, ".ripple");
+}
+
+/* Sweep the folder `dir` (UTF-8); below it too with depth > 0. */
+static int
+sweep_dir(const char *dir, int depth)
+{
+	struct buf pat = BUF_INIT, file = BUF_INIT;
+	struct error werr;
 	WIN32_FIND_DATAW fd;
 	HANDLE h = INVALID_HANDLE_VALUE;
-	wchar_t *w = NULL;
-	int rc, removed = 0;
+	wchar_t *w;
+	int removed = 0;
+
+	error_init(&werr);
+	if (buf_addf(&pat, NULL, "%s/*", dir))
+		goto done;
+	w = wide_from_utf8(pat.data, &werr);
+	if (w)
+		h = FindFirstFileW(w, &fd);
+	free(w);
+	if (h == INVALID_HANDLE_VALUE)
+		goto done;
+	do {
+		char *name = wide_to_utf8(fd.cFileName, &werr);
+		long pid = name ? tmp_pid(name) : 0;
+		struct fsys_stat st;
+
+		if (!name || !strcmp(name, ".") || !strcmp(name, "..")) {
+			free(name);
+			continue;
+		}
+		buf_reset(&file);
+		if (buf_addf(&file, NULL, "%s/%s", dir, name) ||
+		    fsys_lstat(file.data, &st)) {
+			free(name);
+			continue;
+		}
+		/* Links (symlinks, junctions) are FSYS_LNK: never entered. */
+		if (st.kind == FSYS_DIR && depth > 0 && !reserved_dir(name))
+			removed += sweep_dir(file.data, depth - 1);
+		else if (pid && pid != (long)GetCurrentProcessId() &&
+			 st.kind == FSYS_REG && gone(pid)) {
+			remove_path(file.data, 0);
+			if (fsys_lstat(file.data, &st) == ENOENT)
+				removed++;
+		}
+		free(name);
+	} while (FindNextFileW(h, &fd));
+	FindClose(h);
+done:
+	buf_release(&pat);
+	buf_release(&file);
+	return removed;
+}
+
+int
+place_sweep(const char *root, const char *rel_dir, int deep,
+	    struct error *err)
+{
+	struct buf dir = BUF_INIT;
+	struct error e;
+	int rc, removed;
 
 	error_init(&e);
 	rc = check_dirs(NULL, root, rel_dir, rel_dir, strlen(rel_dir), &e);
@@ -517,38 +626,9 @@ place_sweep(const char *root, const char *rel_dir, struct error *err)
 		return rc;
 	}
 	rc = join(&dir, root, rel_dir, strlen(rel_dir), err);
-	if (!rc)
-		rc = buf_addstr(&dir, "/*", err);
-	error_init(&werr);
-	w = rc ? NULL : wide_from_utf8(dir.data, &werr);
-	if (w)
-		h = FindFirstFileW(w, &fd);
-	free(w);
-	if (rc || h == INVALID_HANDLE_VALUE) {
-		buf_release(&dir);
-		return rc ? rc : 0;
-	}
-	dir.len -= 2;
-	dir.data[dir.len] = '\0';
-	do {
-		char *name = wide_to_utf8(fd.cFileName, &werr);
-		long pid = name ? tmp_pid(name) : 0;
-		struct fsys_stat st;
-
-		if (pid && pid != (long)GetCurrentProcessId() && gone(pid)) {
-			buf_reset(&file);
-			if (!buf_addf(&file, NULL, "%s/%s", dir.data, name) &&
-			    !fsys_lstat(file.data, &st) &&
-			    st.kind == FSYS_REG) {
-				remove_path(file.data, 0);
-				if (fsys_lstat(file.data, &st) == ENOENT)
-					removed++;
-			}
-		}
-		free(name);
-	} while (FindNextFileW(h, &fd));
-	FindClose(h);
+	if (rc)
+		return rc;
+	removed = sweep_dir(dir.data, deep ? PLACE_SWEEP_DEPTH : 0);
 	buf_release(&dir);
-	buf_release(&file);
 	return removed;
 }
