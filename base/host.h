@@ -31,6 +31,25 @@ const char *host_platform(void);
  */
 void host_name(char *out, size_t n);
 
+/* The most names host_env_always lists. */
+#define HOST_ENV_ALWAYS_MAX 12
+
+/*
+ * The system's own variables that every process needs, which every action
+ * gets beside the rules' list (rules_env_always): none on POSIX; on
+ * Windows SYSTEMROOT (without it Winsock and the C runtime fail), WINDIR,
+ * TEMP, TMP, USERPROFILE, PATHEXT, COMSPEC, APPDATA, LOCALAPPDATA,
+ * PROGRAMDATA, PROGRAMFILES. NULL-terminated, static.
+ */
+const char *const *host_env_always(void);
+
+/*
+ * 1 when the environment entry `entry` ("NAME=value") is the variable
+ * `name`: exactly on POSIX, in any case on Windows, whose environment
+ * spells PATH as Path.
+ */
+int host_env_is(const char *entry, const char *name);
+
 /* Processors online (at least 1). */
 size_t host_cpus(void);
 

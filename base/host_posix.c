@@ -39,6 +39,22 @@ host_name(char *out, size_t n)
 	out[n - 1] = '\0';
 }
 
+const char *const *
+host_env_always(void)
+{
+	static const char *const none[] = { NULL };
+
+	return none;
+}
+
+int
+host_env_is(const char *entry, const char *name)
+{
+	size_t len = strlen(name);
+
+	return !strncmp(entry, name, len) && entry[len] == '=';
+}
+
 size_t
 host_cpus(void)
 {

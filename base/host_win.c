@@ -68,6 +68,26 @@ host_name(char *out, size_t n)
 	free(u8);
 }
 
+const char *const *
+host_env_always(void)
+{
+	static const char *const names[HOST_ENV_ALWAYS_MAX + 1] = {
+		"SYSTEMROOT", "WINDIR", "TEMP", "TMP", "USERPROFILE",
+		"PATHEXT", "COMSPEC", "APPDATA", "LOCALAPPDATA", "PROGRAMDATA",
+		"PROGRAMFILES", NULL,
+	};
+
+	return names;
+}
+
+int
+host_env_is(const char *entry, const char *name)
+{
+	size_t len = strlen(name);
+
+	return !_strnicmp(entry, name, len) && entry[len] == '=';
+}
+
 size_t
 host_cpus(void)
 {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/host.h"
 #include "base/proc.h"
 #include "rules/rules.h"
 #include "base/banned.h"
@@ -81,21 +82,26 @@ exec_runner_system_release(struct exec_runner *r)
 	r->payload = NULL;
 }
 
-size_t
-exec_env_allowed(char *const *environ_, const char **out)
+/* Append the first entry of environ_ for each of `names` to out. */
+static size_t
+add_named(char *const *environ_, const char *const *names,
+	  const char **out, size_t n)
 {
-	const char *const *allowed = rules_env_always;
-	size_t i, k, n = 0;
+	size_t i, k;
 
-	for (k = 0; allowed[k]; k++) {
-		size_t len = strlen(allowed[k]);
-
+	for (k = 0; names[k]; k++)
 		for (i = 0; environ_ && environ_[i]; i++)
-			if (!strncmp(environ_[i], allowed[k], len) &&
-			    environ_[i][len] == '=') {
+			if (host_env_is(environ_[i], names[k])) {
 				out[n++] = environ_[i];
 				break;
 			}
-	}
 	return n;
+}
+
+size_t
+exec_env_allowed(char *const *environ_, const char **out)
+{
+	size_t n = add_named(environ_, rules_env_always, out, 0);
+
+	return add_named(environ_, host_env_always(), out, n);
 }

@@ -11,6 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/host.h"
+#include "rules/rules.h"
+
 struct error;
 
 /* What to start. All strings borrowed for the duration of spawn. */
@@ -70,11 +73,16 @@ int exec_runner_system(struct exec_runner *out, struct error *err);
 /* Free what exec_runner_system made (its payload). */
 void exec_runner_system_release(struct exec_runner *r);
 
+/* The most entries exec_env_allowed adds. */
+#define EXEC_ENV_ALWAYS_MAX (RULES_ENV_ALWAYS_COUNT + HOST_ENV_ALWAYS_MAX)
+
 /*
  * The allow-listed variables of `environ_` (rules_env_always: PATH, HOME,
- * LANG, LC_ALL, TMPDIR, TERM, USER, CUDA_HOME, LD_LIBRARY_PATH), as "K=V"
- * pointers into environ_ (the first of each name) stored in out, which
- * holds RULES_ENV_ALWAYS_COUNT (rules/rules.h). Returns how many.
+ * LANG, LC_ALL, TMPDIR, TERM, USER, CUDA_HOME, LD_LIBRARY_PATH; and the
+ * system's own, host_env_always: none on POSIX, SYSTEMROOT, TEMP and the
+ * like on Windows, where names match in any case), as "K=V" pointers into
+ * environ_ appended to *out (at most EXEC_ENV_ALWAYS_MAX). Returns how
+ * many were added.
  */
 size_t exec_env_allowed(char *const *environ_, const char **out);
 

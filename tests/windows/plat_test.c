@@ -3,7 +3,8 @@
  * under Wine (wine-tests.exe, tests/windows/criterion.h), on files made
  * here in a folder of the run's own: roots and absolute paths, file kinds,
  * links, realpath, pread, a replacing rename, resolution under a root on
- * a drive, and a placement committed or abandoned.
+ * a drive, a placement committed or abandoned; and the environment every
+ * action gets (engine/run/exec.c over base/host).
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -16,8 +17,10 @@
 
 #include "base/error.h"
 #include "base/fsys.h"
+#include "base/host.h"
 #include "base/path.h"
 #include "base/place.h"
+#include "engine/run/exec.h"
 
 static char dir[64];
 static unsigned serial;
@@ -226,4 +229,29 @@ Test(base_win, a_placement_commits_all_or_leaves_nothing)
 		close(fd);
 	cr_expect_eq(place_read_open(dir, "d/e", &err), ERROR_INVALID);
 	cr_expect_eq(place_read_open(dir, "d/none", &err), ERROR_NOT_FOUND);
+}
+
+/*
+ * Windows spells PATH as Path and needs SYSTEMROOT in every process: the
+ * allow-list matches names in any case and adds the system's own.
+ */
+Test(base_win, actions_get_path_in_any_case_and_the_systems_variables)
+{
+	char *env[] = { "Path=C:\\bin", "SystemRoot=C:\\Windows",
+			"TEMP=C:\\tmp", "SECRET_TOKEN=x", NULL };
+	const char *out[EXEC_ENV_ALWAYS_MAX + 1];
+	size_t n, i;
+	int path = 0, root = 0, temp = 0;
+
+	cr_expect(host_env_is("Path=x", "PATH"));
+	cr_expect(!host_env_is("PATHEXT=x", "PATH"));
+	n = exec_env_allowed(env, out);
+	cr_assert_leq(n, EXEC_ENV_ALWAYS_MAX);
+	for (i = 0; i < n; i++) {
+		path |= !strcmp(out[i], "Path=C:\\bin");
+		root |= !strcmp(out[i], "SystemRoot=C:\\Windows");
+		temp |= !strcmp(out[i], "TEMP=C:\\tmp");
+		cr_expect(strncmp(out[i], "SECRET", 6), "%s", out[i]);
+	}
+	cr_expect(path && root && temp, "%zu passed", n);
 }
