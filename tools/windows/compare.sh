@@ -8,7 +8,8 @@
 #
 # DEMO: a repository made by examples/cuda-bindings/demo.sh (its runs are
 # in its cache, so plans reuse, releases find their runs); default
-# build-windows/compare/demo, made once with the Linux ripple. Needs
+# build-windows/compare/demo, made with the Linux ripple, and made again
+# when build/ripple changed (its SHA-256 in compare/demo.stamp). Needs
 # build/ripple (./configure && ninja) and build-windows/ripple.exe (ninja
 # windows). Prints one line per command; exits 1 when any stdout or exit
 # status differs, showing how (stderr differences are shown, not failed:
@@ -33,6 +34,11 @@ command -v "$wine" >/dev/null 2>&1 || {
 }
 mkdir -p "$out"
 demo=${1:-$out/demo}
+stamp=
+if [ $# -eq 0 ]; then
+	stamp=$(sha256sum < "$lin")
+	[ "$stamp" = "$(cat "$out/demo.stamp" 2>/dev/null)" ] || rm -rf "$demo"
+fi
 if [ ! -d "$demo/.git" ]; then
 	rm -rf "$demo"
 	echo "compare.sh: making the demo repository in $demo"
@@ -41,6 +47,7 @@ if [ ! -d "$demo/.git" ]; then
 		echo "compare.sh: demo.sh failed (see $out/demo.log)" >&2
 		exit 1
 	}
+	[ -z "$stamp" ] || echo "$stamp" > "$out/demo.stamp"
 fi
 demo=$(cd "$demo" && pwd)
 export WINEPREFIX=$top/build-windows/wineprefix WINEDEBUG=-all
