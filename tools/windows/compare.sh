@@ -106,6 +106,7 @@ one release-12 release v12.9.9 --dry-run --json \
 	--artifacts .ripple/uploads/v12.9.9
 one release-bad release v13.0.01 --dry-run --json
 one graph graph --format json
+one run-dry-win run --dry-run --platform win-64 --json
 one graph-dot graph --format dot
 echo "compare: $same of $n commands give the same output and exit status" \
 	"on Linux and under Wine ($demo); $notes with other notes on stderr"
