@@ -78,7 +78,7 @@ plan_tag(struct release_ctx *x, const char *ns, unsigned char *sel,
 	 unsigned char *clo, struct history **h, struct plan **p,
 	 struct error *err)
 {
-	struct plan_options po = { PLAN_REUSE_SCOPE_ANY, NULL, 0, NULL, 0 };
+	struct plan_options po = { .reuse = PLAN_REUSE_SCOPE_ANY };
 	const char *target = x->node->id;
 	int rc;
 
