@@ -1,6 +1,7 @@
 /*
  * Inside base/place: the walk without links (place_walk.c) that placing
- * files (place.c) builds on. Not for use outside base/.
+ * files (place.c) builds on, on POSIX; the temporary files' names
+ * (place_tmp.c) on every system. Not for use outside base/.
  */
 #ifndef RIPPLE_BASE_PLACE_INT_H
 #define RIPPLE_BASE_PLACE_INT_H
@@ -29,6 +30,13 @@ int place_refuse(const char *rel, const char *what, size_t what_len,
  */
 int place_open_dir(struct place *p, int root_fd, const char *whole,
 		   const char *rel, size_t len, struct error *err);
+
+/*
+ * The PID in a temporary file's name (NAME + PLACE_TMP_MARK + PID-RANDOM,
+ * RANDOM lowercase hex), or 0 when the name is not one a placement made
+ * (place_tmp.c, on every system).
+ */
+long place_tmp_pid(const char *name);
 
 /* The folder part of rel: its length (0 for none); *name the rest. */
 size_t place_split(const char *rel, const char **name);

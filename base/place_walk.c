@@ -33,7 +33,12 @@ static const char hint_links[] =
 const char *
 place_kind_of(unsigned mode)
 {
-	return S_ISLNK(mode) ? "a symbolic link" : file_kind_name(mode);
+	return S_ISLNK(mode) ? "a symbolic link"
+		: file_kind_name(S_ISFIFO(mode) ? FSYS_FIFO
+				 : S_ISCHR(mode) ? FSYS_CHR
+				 : S_ISBLK(mode) ? FSYS_BLK
+				 : S_ISSOCK(mode) ? FSYS_SOCK
+				 : S_ISDIR(mode) ? FSYS_DIR : FSYS_REG);
 }
 
 /* ERROR_INVALID: rel is not written because `what` (a prefix) is `kind`. */
@@ -214,29 +219,6 @@ place_read_open(const char *root, const char *rel, struct error *err)
 	return fd;
 }
 
-/* The PID in a temp file's name, or 0 when it is not one of ours. */
-static long
-tmp_pid(const char *name)
-{
-	const char *m = strstr(name, PLACE_TMP_MARK);
-	const char *p;
-	long pid = 0;
-
-	if (!m)
-		return 0;
-	for (p = m + strlen(PLACE_TMP_MARK); *p >= '0' && *p <= '9'; p++) {
-		pid = pid * 10 + (*p - '0');
-		if (pid > 1L << 30)
-			return 0;
-	}
-	if (*p != '-' || p == m + strlen(PLACE_TMP_MARK))
-		return 0;
-	for (p++; *p; p++)
-		if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
-			return 0;
-	return pid;
-}
-
 /* Whether a folder named `name` is git's or ripple's own. */
 static int
 reserved_dir(const char *name)
@@ -252,7 +234,7 @@ sweep_dir(DIR *d, int depth)
 	int removed = 0;
 
 	while ((de = readdir(d))) {
-		long pid = tmp_pid(de->d_name);
+		long pid = place_tmp_pid(de->d_name);
 		struct stat st;
 
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
