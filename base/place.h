@@ -41,6 +41,8 @@ struct place_file {
 	int fd;			/* the temp file while open for writing
 				   (place_fd to place_fd_close), or -1 */
 	unsigned mode;		/* permission bits once placed */
+	unsigned long long dev, ino;	/* the temp file made (O_EXCL): a
+				   reopen must find this very file */
 };
 
 /* A set of files to be placed under one root, all or none. */
@@ -77,7 +79,9 @@ int place_stage(struct place *p, const char *rel, unsigned mode,
 /*
  * The temp file of staged file i, opened for writing (from its start)
  * when it is not open yet: reached again from the root without following
- * a link, and refused unless it is still a regular file. The descriptor
+ * a link, and refused unless it is still the regular file place_stage
+ * created (same device and inode, one link: never another file put or
+ * linked in its place). The descriptor
  * (>= 0) is owned by p: release it with place_fd_close once the bytes are
  * written, so a placement of many files holds few descriptors at a time
  * (place_commit and place_close close what is left). Errors:

@@ -9,6 +9,7 @@
  * renames and the sweep of a gone process's files are as on POSIX.
  */
 #include "base/place.h"
+#include "base/place_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +32,8 @@
 
 #define OOM(err) error_set(err, ERROR_NOMEM, "out of memory")
 #define NAME_KEEP 160		/* bytes of a name kept in its temp name */
+
+static void remove_path(const char *path, int folder);
 
 static const char hint_links[] =
 	"ripple never writes through a link, into a FIFO or onto a device: "
@@ -293,11 +296,27 @@ place_stage(struct place *p, const char *rel, unsigned mode,
 		rc = make_tmp(dir.data, name, rel, &f->tmp, err);
 	buf_release(&dir);
 	buf_release(&dest);
+	if (rc >= 0) {
+		/* No descriptor is held per staged file (base/place.h):
+		 * remember which file it is, and close it. */
+		struct fsys_stat st;
+		int fd = rc, e = fsys_fstat(fd, &st);
+
+		f->dev = st.dev;
+		f->ino = st.ino;
+		if (close(fd) && !e)
+			e = errno;
+		rc = e ? error_set(err, ERROR_IO, "cannot create a temporary "
+				   "file for '%s': %s", rel, strerror(e)) : 0;
+		if (rc && !file_path(p, f, 1, &dest, NULL))
+			remove_path(dest.data, 0);
+		buf_release(&dest);
+	}
 	if (rc < 0) {
+		mem_free(f->tmp);
 		mem_free(f->rel);
 		return rc;
 	}
-	close(rc);	/* no descriptor held per staged file */
 	return (int)p->n++;
 }
 
@@ -307,40 +326,42 @@ place_fd(struct place *p, size_t i, struct error *err)
 	struct place_file *f = &p->files[i];
 	struct buf b = BUF_INIT;
 	struct fsys_stat st;
-	struct error we;
 	const char *name;
 	size_t dlen = split(f->rel, &name);
 	wchar_t *w = NULL;
-	int rc, fd = -1, e;
+	int rc, e;
 
 	if (f->fd >= 0)
 		return f->fd;
-	/* The way there again, never through a link. */
 	rc = check_dirs(NULL, p->root, f->rel, f->rel, dlen, err);
 	if (!rc)
 		rc = file_path(p, f, 1, &b, err);
-	if (rc)
-		goto done;
-	e = fsys_lstat(b.data, &st);
-	if (e || st.kind != FSYS_REG) {
-		rc = e ? error_set(err, ERROR_IO, "cannot open the temporary "
-				   "file of '%s': %s", f->rel, strerror(e))
-		       : refuse(f->rel, f->rel, strlen(f->rel), "not a "
-				"regular file (its temporary file)", err);
-		goto done;
-	}
-	error_init(&we);
-	w = wide_from_utf8(b.data, &we);
-	fd = w ? _wopen(w, _O_WRONLY | _O_BINARY | _O_NOINHERIT) : -1;
-	if (fd < 0)
+	if (!rc && (e = fsys_lstat(b.data, &st)) != 0)
 		rc = error_set(err, ERROR_IO, "cannot open the temporary file "
-			       "of '%s': %s", f->rel, strerror(errno));
-	else
-		f->fd = fd;
-done:
+			       "of '%s': %s", f->rel, strerror(e));
+	else if (!rc && (st.kind != FSYS_REG || st.dev != f->dev ||
+			 st.ino != f->ino))
+		rc = refuse(f->rel, f->rel, strlen(f->rel), "not the "
+			    "temporary file ripple made (replaced meanwhile)",
+			    err);
+	if (!rc) {
+		w = wide_from_utf8(b.data, err);
+		rc = w ? 0 : ERROR_INVALID;
+	}
+	if (!rc) {
+		int fd = _wopen(w, _O_WRONLY | _O_BINARY | _O_NOINHERIT);
+
+		e = errno;
+		if (fd < 0)
+			rc = error_set(err, ERROR_IO, "cannot open the "
+				       "temporary file of '%s': %s", f->rel,
+				       strerror(e));
+		else
+			f->fd = fd;
+	}
 	free(w);
 	buf_release(&b);
-	return rc ? rc : fd;
+	return rc ? rc : f->fd;
 }
 
 int
@@ -378,19 +399,24 @@ place_commit(struct place *p, struct error *err)
 	size_t i;
 	int rc = 0, e;
 
-	/* NTFS keeps no mode bits (fsys_fchmod): close what is open. */
-	for (i = 0; i < p->n; i++) {
+	for (i = 0; !rc && i < p->n; i++)
 		rc = place_fd_close(p, i, err);
-		if (rc)
-			return rc;
-	}
 	for (i = 0; !rc && i < p->n; i++) {
 		struct place_file *f = &p->files[i];
-		const char *name;
+		int fd = place_fd(p, i, err), c;
 
-		/* The way there again, never through a link. */
-		rc = check_dirs(NULL, p->root, f->rel, f->rel,
-				split(f->rel, &name), err);
+		if (fd < 0) {
+			rc = fd;
+			break;
+		}
+		e = fsys_fchmod(fd, f->mode);
+		c = place_fd_close(p, i, err);
+		if (e) {
+			rc = error_set(err, ERROR_IO, "cannot write '%s': %s",
+				       f->rel, strerror(e));
+			break;
+		}
+		rc = c;
 		if (!rc)
 			rc = file_path(p, f, 0, &dest, err);
 		if (!rc)
@@ -509,29 +535,6 @@ done:
 	return rc ? rc : fd;
 }
 
-/* The PID in a temp file's name, or 0 when it is not one of ours. */
-static long
-tmp_pid(const char *name)
-{
-	const char *m = strstr(name, PLACE_TMP_MARK);
-	const char *p;
-	long pid = 0;
-
-	if (!m)
-		return 0;
-	for (p = m + strlen(PLACE_TMP_MARK); *p >= '0' && *p <= '9'; p++) {
-		pid = pid * 10 + (*p - '0');
-		if (pid > 1L << 30)
-			return 0;
-	}
-	if (*p != '-' || p == m + strlen(PLACE_TMP_MARK))
-		return 0;
-	for (p++; *p; p++)
-		if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
-			return 0;
-	return pid;
-}
-
 /* 1 when no process `pid` runs on this machine. */
 static int
 gone(long pid)
@@ -555,66 +558,16 @@ reserved_dir(const char *name)
 	return !_stricmp(name, ".git") || !strcmp(name, ".ripple");
 }
 
-/* Sweep the folder `dir` (UTF-8); below it too with depth > 0. */
+/* Sweep root/rel_dir; the folders below too while depth > 0. */
 static int
-sweep_dir(const char *dir, int depth)
+sweep_in(const char *root, const char *rel_dir, int depth, struct error *err)
 {
-	struct buf pat = BUF_INIT, file = BUF_INIT;
-	struct error werr;
+	struct buf dir = BUF_INIT, file = BUF_INIT;
+	struct error e, werr;
 	WIN32_FIND_DATAW fd;
 	HANDLE h = INVALID_HANDLE_VALUE;
-	wchar_t *w;
-	int removed = 0;
-
-	error_init(&werr);
-	if (buf_addf(&pat, NULL, "%s/*", dir))
-		goto done;
-	w = wide_from_utf8(pat.data, &werr);
-	if (w)
-		h = FindFirstFileW(w, &fd);
-	free(w);
-	if (h == INVALID_HANDLE_VALUE)
-		goto done;
-	do {
-		char *name = wide_to_utf8(fd.cFileName, &werr);
-		long pid = name ? tmp_pid(name) : 0;
-		struct fsys_stat st;
-
-		if (!name || !strcmp(name, ".") || !strcmp(name, "..")) {
-			free(name);
-			continue;
-		}
-		buf_reset(&file);
-		if (buf_addf(&file, NULL, "%s/%s", dir, name) ||
-		    fsys_lstat(file.data, &st)) {
-			free(name);
-			continue;
-		}
-		/* Links (symlinks, junctions) are FSYS_LNK: never entered. */
-		if (st.kind == FSYS_DIR && depth > 0 && !reserved_dir(name))
-			removed += sweep_dir(file.data, depth - 1);
-		else if (pid && pid != (long)GetCurrentProcessId() &&
-			 st.kind == FSYS_REG && gone(pid)) {
-			remove_path(file.data, 0);
-			if (fsys_lstat(file.data, &st) == ENOENT)
-				removed++;
-		}
-		free(name);
-	} while (FindNextFileW(h, &fd));
-	FindClose(h);
-done:
-	buf_release(&pat);
-	buf_release(&file);
-	return removed;
-}
-
-int
-place_sweep(const char *root, const char *rel_dir, int deep,
-	    struct error *err)
-{
-	struct buf dir = BUF_INIT;
-	struct error e;
-	int rc, removed;
+	wchar_t *w = NULL;
+	int rc, removed = 0;
 
 	error_init(&e);
 	rc = check_dirs(NULL, root, rel_dir, rel_dir, strlen(rel_dir), &e);
@@ -626,9 +579,65 @@ place_sweep(const char *root, const char *rel_dir, int deep,
 		return rc;
 	}
 	rc = join(&dir, root, rel_dir, strlen(rel_dir), err);
-	if (rc)
-		return rc;
-	removed = sweep_dir(dir.data, deep ? PLACE_SWEEP_DEPTH : 0);
+	if (!rc)
+		rc = buf_addstr(&dir, "/*", err);
+	error_init(&werr);
+	w = rc ? NULL : wide_from_utf8(dir.data, &werr);
+	if (w)
+		h = FindFirstFileW(w, &fd);
+	free(w);
+	if (rc || h == INVALID_HANDLE_VALUE) {
+		buf_release(&dir);
+		return rc ? rc : 0;
+	}
+	dir.len -= 2;
+	dir.data[dir.len] = '\0';
+	do {
+		char *name = wide_to_utf8(fd.cFileName, &werr);
+		long pid = name ? place_tmp_pid(name) : 0;
+		struct fsys_stat st;
+
+		/* A folder below, never a link or junction (a reparse
+		 * point): check_dirs checks the way again. */
+		if (name && depth > 0 &&
+		    (fd.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) &&
+		    !(fd.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT) &&
+		    strcmp(name, ".") && strcmp(name, "..") &&
+		    !reserved_dir(name)) {
+			struct buf sub = BUF_INIT;
+			struct error se;
+
+			error_init(&se);
+			if (!buf_addf(&sub, NULL, "%s%s%s", rel_dir,
+				      rel_dir[0] ? "/" : "", name)) {
+				int k = sweep_in(root, sub.data, depth - 1,
+						 &se);
+
+				removed += k > 0 ? k : 0;
+			}
+			buf_release(&sub);
+		}
+		if (pid && pid != (long)GetCurrentProcessId() && gone(pid)) {
+			buf_reset(&file);
+			if (!buf_addf(&file, NULL, "%s/%s", dir.data, name) &&
+			    !fsys_lstat(file.data, &st) &&
+			    st.kind == FSYS_REG) {
+				remove_path(file.data, 0);
+				if (fsys_lstat(file.data, &st) == ENOENT)
+					removed++;
+			}
+		}
+		free(name);
+	} while (FindNextFileW(h, &fd));
+	FindClose(h);
 	buf_release(&dir);
+	buf_release(&file);
 	return removed;
+}
+
+int
+place_sweep(const char *root, const char *rel_dir, int deep,
+	    struct error *err)
+{
+	return sweep_in(root, rel_dir, deep ? PLACE_SWEEP_DEPTH : 0, err);
 }

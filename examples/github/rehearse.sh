@@ -273,9 +273,10 @@ runner() {	# runner ORIGIN REF: print the path of a fresh checkout
 	echo "$d"
 }
 
-bytes_fetched() {	# GET bodies of CAS blobs served so far
-	awk '$1 == "GET" && $2 ~ /^\/cas\// && $3 == 200 { b += $4 }
-		END { print b + 0 }' "$ngx/access.log" 2>/dev/null || echo 0
+bytes_fetched() {	# GET bodies of CAS blobs served so far (any domain's)
+	awk '$1 == "GET" && $2 ~ /^\/(d\/[^\/]*\/)?cas\// && $3 == 200 {
+		b += $4 } END { print b + 0 }' "$ngx/access.log" 2>/dev/null ||
+		echo 0
 }
 
 # The environment GitHub gives the jobs of one workflow run.

@@ -279,3 +279,40 @@ Test(base_place, thousands_of_files_need_no_descriptor_each)
 	sh("test $(find repo -type f | wc -l) = 3000");
 	sh("test $(find repo -type f -size +0 | wc -l) = 429");
 }
+
+/*
+ * A staged file is reopened by name (no descriptor is held meanwhile), so
+ * the reopen must find the very file place_stage made: one put in its
+ * place (a hard link to a file elsewhere, a new file) is refused, never
+ * written into or placed.
+ */
+Test(base_place, a_temp_file_swapped_meanwhile_is_refused)
+{
+	char root[PATH_MAX], cmd[PATH_MAX + 128];
+	struct place p;
+	struct error err;
+	char *tmpname, *s;
+	int k;
+
+	sh("mkdir -p repo/dist && echo secret > victim");
+	snprintf(root, sizeof(root), "%s/repo", tmp);
+	error_init(&err);
+	cr_assert_eq(place_open(&p, root, &err), 0, "%s", err.msg);
+	k = place_stage(&p, "dist/w.bin", 0644, &err);
+	cr_assert_geq(k, 0, "%s", err.msg);
+	tmpname = place_tmp_path(&p, (size_t)k);
+	cr_assert_not_null(tmpname);
+	snprintf(cmd, sizeof(cmd), "rm '%s' && ln victim '%s'", tmpname,
+		 tmpname);
+	sh(cmd);
+	cr_expect_eq(place_fd(&p, (size_t)k, &err), ERROR_INVALID);
+	cr_expect(strstr(err.msg, "replaced meanwhile") != NULL, "%s",
+		  err.msg);
+	error_init(&err);
+	cr_expect_eq(place_commit(&p, &err), ERROR_INVALID, "%s", err.msg);
+	place_close(&p);
+	s = t_read(strcat(root, "/../victim"));
+	cr_expect_str_eq(s, "secret\n");
+	free(s);
+	mem_free(tmpname);
+}

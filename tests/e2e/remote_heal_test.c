@@ -199,7 +199,8 @@ static const char many_rules[] =
 	"policy:\n"
 	"  trusted-refs: [refs/heads/main]\n";
 
-static const char *const main_run[] = { "run", "big", "deep", NULL };
+static const char *const big_run[] = { "run", "big", NULL };
+static const char *const deep_run[] = { "run", "deep", NULL };
 
 /*
  * Item 2: 3000 outputs fetched with at most 256 descriptors (a staged
@@ -209,7 +210,7 @@ Test(e2e_remote_heal, three_thousand_outputs_are_fetched_with_few_fds)
 {
 	char cmd[2 * PATH_MAX], *b = bin(), *s;
 
-	start(many_rules, main_run);
+	start(many_rules, big_run);
 	snprintf(cmd, sizeof(cmd), "cd b && ulimit -n 256 && '%s' "
 		 "--remote-cache %s fetch big", b, t_fx.ng.url);
 	s = sh(cmd);
@@ -251,7 +252,7 @@ Test(e2e_remote_heal, deep_temp_files_of_a_killed_fetch_are_swept)
 	struct run_result r;
 	char *s;
 
-	start(many_rules, main_run);
+	start(many_rules, deep_run);
 	stale_temp("out/old/sub/c.txt");
 	stale_temp("out/a/b/x/y/c.txt");
 	r = t_fx_ripple("b", fetch, NULL);
