@@ -90,8 +90,18 @@ struct jw {
 static void
 jw_raw(struct jw *w, const char *s, size_t n)
 {
-	if (!w->rc)
-		w->rc = buf_add(w->b, s, n, w->err);
+	struct buf *b = w->b;
+
+	if (w->rc)
+		return;
+	if (b->cap && !b->max && b->len + n < b->cap) {
+		/* The common case, without buf_add's checks. */
+		memcpy(b->data + b->len, s, n);
+		b->len += n;
+		b->data[b->len] = '\0';
+		return;
+	}
+	w->rc = buf_add(b, s, n, w->err);
 }
 
 /* The separator before a member or element: ",", newline, indent. */
