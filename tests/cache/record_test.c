@@ -565,6 +565,26 @@ Test(cache_record, manifest_text_reads_as_jansson_reads_it)
 		"",
 		"[{\"detail\":\"1\",\"digest\":\"2\",\"kind\":\"file\","
 		"\"name\":\"\\u0000\"}]",
+		"[{\"detail\":\"1\",\"digest\":\"2\",\"kind\":\"file\","
+		"\"name\":\"\\n\\t\\/\\b\\f\\r \\u0041\\u00E9\\u20ac\"}]",
+		"[{\"detail\":\"1\",\"digest\":\"2\",\"kind\":\"file\","
+		"\"name\":\"\\ud83d\\ude00\"}]",
+		"[{\"detail\":\"1\",\"digest\":\"2\",\"kind\":\"file\","
+		"\"name\":\"\\ud800\"}]",
+		"[{\"detail\":\"1\",\"digest\":\"2\",\"kind\":\"file\","
+		"\"name\":\"\\x41\"}]",
+		"[{\"detail\":\"1\",\"digest\":\"2\",\"kind\":\"file\","
+		"\"name\":\"\\u12\"}]",
+		"[{\"detail\":\"1\",\"digest\":\"2\",\"kind\":\"file\","
+		"\"name\":\"\xe2\x82\"}]",
+		"[{\"detail\":\"1\",\"digest\":\"2\",\"kind\":\"file\","
+		"\"name\":\"\xc0\xaf\"}]",
+		"[{\"detail\":\"1\",\"digest\":\"2\",\"kind\":\"file\","
+		"\"name\":\"\x7f\"}]",
+		"[{\"detail\":\"1\",\"digest\":\"2\",\"kind\":\"file\","
+		"\"name\":\"[\\\"echo\\\",\\\"build\\\"]\"}]",
+		"[{\"detail\":\"1\",\"digest\":\"2\",\"kind\":\"file\","
+		"\"na\\u006de\":\"escaped key\"}]",
 	};
 	size_t i, k;
 
