@@ -290,6 +290,47 @@ check_families(struct eval *ev, struct error_list *errors, struct error *err)
 	return rc;
 }
 
+/* The memo id of a rules text's parsed tree into hex (33 bytes). */
+static int
+tree_id(const char *text, size_t len, char *hex)
+{
+	struct digest_state st = { NULL, NULL };
+	struct digest d;
+
+	if (digest_begin(&st, RULES_TREE_FORMAT, NULL))
+		return -1;
+	digest_add(&st, text, len);
+	digest_end(&st, &d);
+	memcpy(hex, d.hex, 33);
+	return 0;
+}
+
+/* rules_tree_memo over the evaluation's cache (eval_open_memo). */
+static int
+tree_get(void *payload, const char *text, size_t len, struct buf *out)
+{
+	struct eval *ev = payload;
+	char hex[33];
+	struct error e2;
+
+	error_init(&e2);
+	return !tree_id(text, len, hex) &&
+	       cache_rules_tree_get(ev->memo, hex, out, &e2) == 1;
+}
+
+static void
+tree_put(void *payload, const char *text, size_t len, const void *tree,
+	 size_t tree_len)
+{
+	struct eval *ev = payload;
+	char hex[33];
+	struct error e2;
+
+	error_init(&e2);
+	if (ev->memo_write && !tree_id(text, len, hex))
+		cache_rules_tree_put(ev->memo, hex, tree, tree_len, &e2);
+}
+
 static int
 load_rules(struct eval *ev, const char *rules_file,
 	   struct error_list *errors, struct error *err)
@@ -339,7 +380,9 @@ load_rules(struct eval *ev, const char *rules_file,
 	snprintf(display, sizeof(display), "ripple.yml@%.9s", ev->commit_hex);
 	{
 		struct graph_commit_files cf = { ev->repo, &ev->commit };
-		struct rules_files files = { graph_commit_file_read, &cf };
+		struct rules_tree_memo memo = { tree_get, tree_put, ev };
+		struct rules_files files = { graph_commit_file_read, &cf,
+					     ev->memo ? &memo : NULL };
 
 		rc = rules_load_buffer_files(display, text.data, text.len,
 					     &files, &ev->rules, errors);
@@ -450,6 +493,16 @@ eval_open(struct graph_repo *repo, const char *rev, int worktree,
 	  const char *rules_file, const struct graph_limits *limits,
 	  struct error_list *errors, struct eval **out, struct error *err)
 {
+	return eval_open_memo(repo, rev, worktree, rules_file, limits, NULL,
+			      0, errors, out, err);
+}
+
+int
+eval_open_memo(struct graph_repo *repo, const char *rev, int worktree,
+	       const char *rules_file, const struct graph_limits *limits,
+	       struct cache *memo, int write, struct error_list *errors,
+	       struct eval **out, struct error *err)
+{
 	struct eval *ev = mem_calloc(1, sizeof(*ev));
 	int rc;
 
@@ -457,6 +510,7 @@ eval_open(struct graph_repo *repo, const char *rev, int worktree,
 	if (!ev)
 		return error_set(err, ERROR_NOMEM, "out of memory");
 	strv_init(&ev->own, 1);
+	eval_set_memo(ev, memo, write);
 	ev->repo = repo;
 	ev->worktree = worktree;
 	if (limits)

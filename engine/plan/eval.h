@@ -69,6 +69,18 @@ int eval_open(struct graph_repo *repo, const char *rev, int worktree,
 	      struct error *err);
 
 /*
+ * As eval_open, with the cache's memos on from the start (eval_set_memo:
+ * `memo` borrowed, or NULL; `write` to remember what is computed): the
+ * rules of a commit are taken from the parsed trees remembered by their
+ * text (rules_tree_memo), so an unchanged ripple.yml is not parsed again.
+ */
+struct cache;
+int eval_open_memo(struct graph_repo *repo, const char *rev, int worktree,
+		   const char *rules_file, const struct graph_limits *limits,
+		   struct cache *memo, int write, struct error_list *errors,
+		   struct eval **out, struct error *err);
+
+/*
  * Take source keys from the cache's memo when the objects at a set's
  * prefixes are ones seen before (graph_source_memo_id), and, with
  * `write`, remember the keys computed here. Commits only: the working

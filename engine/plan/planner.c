@@ -247,8 +247,9 @@ remote_baseline(struct planner *p, const struct planner_options *o,
 
 	error_list_init(&base_errors, 1);
 	error_init(&e2);
-	rc = eval_open(p->repo, p->base_hex, 0, o->rules_file, o->limits,
-		       &base_errors, &p->base, &e2);
+	rc = eval_open_memo(p->repo, p->base_hex, 0, o->rules_file, o->limits,
+			    o->full_walk ? NULL : p->cache, 0, &base_errors,
+			    &p->base, &e2);
 	error_list_release(&base_errors);
 	if (rc == ERROR_NOMEM)
 		return error_set(err, rc, "out of memory");
@@ -260,7 +261,6 @@ remote_baseline(struct planner *p, const struct planner_options *o,
 					o->rules_file, p->head, &p->hist,
 					err);
 	}
-	eval_set_memo(p->base, o->full_walk ? NULL : p->cache, 0);
 	share_keys(p, o);
 	rc = history_from_remote_base(p->cache, o->remote, p->base, p->head,
 				      o->targets, o->n_targets, &found,
@@ -377,11 +377,11 @@ planner_run(struct graph_repo *repo, struct cache *cache,
 	strv_init(&p->changed, 1);
 	strv_init(&p->unclaimed, 1);
 	strv_init(&p->ignored, 1);
-	rc = eval_open(repo, o->head, o->worktree, o->rules_file, o->limits,
-		       errors, &p->head, err);
+	rc = eval_open_memo(repo, o->head, o->worktree, o->rules_file,
+			    o->limits, o->full_walk ? NULL : cache,
+			    o->memo_write, errors, &p->head, err);
 	if (rc)
 		goto done;
-	eval_set_memo(p->head, o->full_walk ? NULL : cache, o->memo_write);
 	if (o->remote) {
 		const struct rules_policy *pol = &p->head->rules->policy;
 
