@@ -40,18 +40,20 @@ must(const char *dir, const char *cmd)
 	t_result_release(&r);
 }
 
-/* Rows of the source-key memo in the cache at `db`. */
+/* Rows of `table` in the cache at `db`. */
 static long
-memo_rows(const char *db)
+table_rows(const char *db, const char *table)
 {
 	sqlite3 *h = NULL;
 	sqlite3_stmt *st = NULL;
 	long n = -1;
+	char sql[128];
 
 	cr_assert_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL),
 		     SQLITE_OK, "cannot open %s", db);
-	if (sqlite3_prepare_v2(h, "SELECT count(*) FROM source_keys", -1,
-			       &st, NULL) == SQLITE_OK &&
+
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s", table);
+	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK &&
 	    sqlite3_step(st) == SQLITE_ROW)
 		n = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
@@ -125,7 +127,10 @@ Test(e2e_full_walk, generated_repository_decides_the_same_both_ways,
 	must(tmp, cmd);
 	snprintf(dir, sizeof(dir), "%s/g", tmp);
 	snprintf(db, sizeof(db), "%s/.ripple/cache.db", dir);
-	cr_assert_gt(memo_rows(db), 0, "record wrote no source-key memo");
+	cr_assert_gt(table_rows(db, "source_keys"), 0,
+		     "record wrote no source-key memo");
+	cr_assert_gt(table_rows(db, "rules_trees"), 0,
+		     "record remembered no rules tree");
 	same_both_ways(tmp, dir, ripple, "base", cmds);
 	t_rmtree(tmp);
 	free(tmp);
@@ -155,10 +160,96 @@ Test(e2e_full_walk, demo_decides_the_same_both_ways, .timeout = 300)
 	must(tmp, cmd);
 	snprintf(dir, sizeof(dir), "%s/demo", tmp);
 	snprintf(db, sizeof(db), "%s/.ripple/cache.db", dir);
-	cr_assert_gt(memo_rows(db), 0, "record wrote no source-key memo");
+	cr_assert_gt(table_rows(db, "source_keys"), 0,
+		     "record wrote no source-key memo");
+	cr_assert_gt(table_rows(db, "rules_trees"), 0,
+		     "record remembered no rules tree");
 	same_both_ways(tmp, dir, ripple, "main", cmds);
 	t_rmtree(tmp);
 	free(tmp);
 	free(src);
+	free(ripple);
+}
+
+/*
+ * The cases the memo ids must get right (graph/source_memo.c: a set keyed
+ * by the id of the folder covering its prefixes): a set of two prefixes
+ * whose folder changes outside them; links inside, dangling, escaping, and
+ * one whose hop lies outside the set (never remembered); excludes and
+ * policy.ignore; a renamed folder, a deleted folder, a folder that
+ * appears; a declared output in the tree. Plans at each later commit,
+ * warm and cold, and a why, must read the same both ways.
+ */
+Test(e2e_full_walk, covers_links_excludes_and_moves_decide_the_same,
+     .timeout = 300)
+{
+	static const char *const cmds[] = {
+		"plan --base \"$base\" --json",
+		"plan --base \"$base\" --assume-base-built --json",
+		"why artifact:a --base \"$base\" --json",
+		"why artifact:links --base \"$base\" --json",
+		NULL
+	};
+	static const char *const steps[] = {
+		/* outside a's prefixes, inside their folder p/ */
+		"echo n > p/NOTES && git add p/NOTES",
+		/* the outside hop of links/l1 retargeted */
+		"ln -sfn ../a/g x/l2 && git add x/l2",
+		/* excluded and ignored files only */
+		"echo 2 > p/src/gen/out.c && echo 2 > p/src/README.md && "
+		"git add -A",
+		/* a folder renamed, one deleted, one new */
+		"git mv p/src/sub p/src/moved && git rm -rq q/lib && "
+		"mkdir -p q/new && echo 1 > q/new/n.c && git add -A",
+		/* a claimed file edited, a link made to dangle */
+		"echo 3 >> p/src/main.c && rm links/in && "
+		"ln -s nowhere links/in && git add -A",
+		NULL
+	};
+	char *tmp = t_tmpdir(), *ripple = ripple_path();
+	char cmd[4 * PATH_MAX + 2048], dir[PATH_MAX], db[PATH_MAX + 32];
+	size_t i;
+
+	snprintf(cmd, sizeof(cmd), GIT_ID
+		 "mkdir c && cd c && git init -q -b main && "
+		 "mkdir -p p/src/sub p/src/gen p/inc q/lib a x links && "
+		 "for f in p/src/main.c p/src/sub/s.c p/src/gen/out.c "
+		 "p/inc/h.h p/package.json q/lib/l.c q/lib/m.c a/f a/g "
+		 "p/src/README.md; do echo 1 > $f; done && "
+		 "ln -s ../a/f x/l2 && ln -s ../x/l2 links/l1 && "
+		 "ln -s ../p/inc/h.h links/in && ln -s /etc/passwd links/out "
+		 "&& printf '%%s\\n' 'version: 1' "
+		 "'policy: {ignore: [\"**/*.md\"]}' 'sources:' "
+		 "'  a-src: {paths: [p/src/**, p/inc/**, p/package.json], "
+		 "exclude: [p/src/gen/**]}' "
+		 "'  q-src: {paths: [q/**]}' "
+		 "'  links-src: {paths: [links/**]}' "
+		 "'artifacts:' "
+		 "'  a: {inputs: [a-src], command: [build, a], "
+		 "outputs: [p/dist/**]}' "
+		 "'  q: {inputs: [q-src], command: [build, q]}' "
+		 "'  links: {inputs: [links-src], command: [build, links]}' "
+		 "'tests:' "
+		 "'  t: {needs: [a, q], command: [test]}' > ripple.yml && "
+		 "printf '.ripple/\\n' > .gitignore && "
+		 "git add -A && git commit -qm base && git tag base && "
+		 "'%s' record --run base --node '*' --status ok >/dev/null && "
+		 "'%s' record --run base --finish ok >/dev/null",
+		 ripple, ripple);
+	must(tmp, cmd);
+	snprintf(dir, sizeof(dir), "%s/c", tmp);
+	snprintf(db, sizeof(db), "%s/.ripple/cache.db", dir);
+	cr_assert_gt(table_rows(db, "source_keys"), 0,
+		     "record wrote no source-key memo");
+	cr_assert_gt(table_rows(db, "rules_trees"), 0,
+		     "record remembered no rules tree");
+	for (i = 0; steps[i]; i++) {
+		snprintf(cmd, sizeof(cmd), GIT_ID "%s && git commit -qm "
+			 "'step %zu'", steps[i], i);
+		must(dir, cmd);
+		same_both_ways(tmp, dir, ripple, "base", cmds);
+	}
+	t_rmtree(tmp);
+	free(tmp);
 	free(ripple);
 }
