@@ -387,7 +387,7 @@ parse(struct rules_load *L, const char *text, size_t len,
 		return;		/* decoded, or out of memory (in L) */
 	}
 	rules_yaml_parse(L, text, len, doc);
-	if (*doc && !L->code && !L->errors.n &&
+	if (memo->write && *doc && !L->code && !L->errors.n &&
 	    !rules_ytree_encode(*doc, L->n_nodes, &b))
 		memo->put(memo->payload, text, len, b.data, b.len);
 	buf_release(&b);

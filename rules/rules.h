@@ -500,6 +500,7 @@ struct rules_tree_memo {
 	void (*put)(void *payload, const char *text, size_t len,
 		    const void *tree, size_t tree_len);
 	void *payload;
+	int write;		/* 0: get only (no tree is encoded to put) */
 };
 
 /*

@@ -380,7 +380,8 @@ load_rules(struct eval *ev, const char *rules_file,
 	snprintf(display, sizeof(display), "ripple.yml@%.9s", ev->commit_hex);
 	{
 		struct graph_commit_files cf = { ev->repo, &ev->commit };
-		struct rules_tree_memo memo = { tree_get, tree_put, ev };
+		struct rules_tree_memo memo = { tree_get, tree_put, ev,
+						ev->memo_write };
 		struct rules_files files = { graph_commit_file_read, &cf,
 					     ev->memo ? &memo : NULL };
 

@@ -112,7 +112,7 @@ fake_source(void *payload, const struct graph_input *in, struct digest *out,
 static void
 load(const char *text, struct memo *m, struct buf *out)
 {
-	struct rules_tree_memo tm = { memo_get, memo_put, m };
+	struct rules_tree_memo tm = { memo_get, memo_put, m, 1 };
 	struct rules_files files = { no_files, NULL, m ? &tm : NULL };
 	struct graph_key_sources src = { fake_source, NULL, NULL, NULL, NULL };
 	struct error_list errors;
