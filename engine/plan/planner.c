@@ -5,6 +5,7 @@
  */
 #include "engine/plan/planner.h"
 
+#include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -353,6 +354,51 @@ job_scope(struct planner *p, const struct planner_options *o,
 	return rc < 0 ? rc : 0;
 }
 
+long
+planner_node(const struct graph *g, const char *pat, size_t *n)
+{
+	const struct graph_node *exact = graph_find(g, pat);
+	long hit = -1;
+	size_t i;
+
+	*n = exact ? 1 : 0;
+	if (exact)
+		return (long)exact->index;
+	for (i = 0; i < g->n_nodes; i++)
+		if (!fnmatch(pat, g->nodes[i].id, 0) ||
+		    !strcmp(pat, g->nodes[i].name)) {
+			hit = (long)i;
+			(*n)++;
+		}
+	return *n == 1 ? hit : -1;
+}
+
+/*
+ * why NODE: plan the node, what it needs and the members of its version
+ * groups with what those need (job_scope's closure): every decision the
+ * node's and its chain's depend on, and nothing else.
+ */
+static int
+why_scope(struct planner *p, const char *pat, struct error *err)
+{
+	const struct graph *g = p->head->graph;
+	size_t n;
+	long at = planner_node(g, pat, &n);
+	int rc;
+
+	if (at < 0 || !p->closure[at])
+		return 0;	/* the CLI names the problem */
+	p->scope = mem_calloc(g->n_nodes + 1, 1);
+	if (!p->scope)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	p->scope[at] = 1;
+	do {
+		scope_add_needs(g, p->scope);
+		rc = scope_add_groups(g, p->closure, p->scope, err);
+	} while (rc == 1);
+	return rc < 0 ? rc : 0;
+}
+
 int
 planner_run(struct graph_repo *repo, struct cache *cache,
 	    const struct planner_options *o, struct error_list *errors,
@@ -405,6 +451,8 @@ planner_run(struct graph_repo *repo, struct cache *cache,
 	rc = root_versions(p, o, err);
 	if (!rc && o->job)
 		rc = job_scope(p, o, err);
+	if (!rc && o->why_node && !p->scope)
+		rc = why_scope(p, o->why_node, err);
 	if (rc)
 		goto done;
 	if (o->base) {

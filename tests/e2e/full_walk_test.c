@@ -8,6 +8,7 @@
  * JSON has no timing fields), and the memo must have been there to use.
  */
 #include <criterion/criterion.h>
+#include <jansson.h>
 #include <limits.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -93,6 +94,76 @@ same_both_ways(const char *tmp, const char *dir, const char *ripple,
 	}
 }
 
+/* The JSON document `ripple ARGS` prints in dir (base=BASE in ARGS). */
+static json_t *
+json_of(const char *dir, const char *ripple, const char *base,
+	const char *args)
+{
+	char cmd[2 * PATH_MAX + 512];
+	struct run_result r;
+	json_error_t je;
+	json_t *j;
+
+	snprintf(cmd, sizeof(cmd), "base=%s; '%s' %s", base, ripple, args);
+	r = t_sh(dir, cmd);
+	cr_assert_eq(r.status, 0, "'%s' failed: %s", cmd, r.err);
+	j = json_loads(r.out, 0, &je);
+	cr_assert_not_null(j, "'%s': %s", cmd, je.text);
+	t_result_release(&r);
+	return j;
+}
+
+/* The node object of id in a plan document. */
+static json_t *
+plan_item(json_t *plan, const char *id)
+{
+	json_t *it;
+	size_t i;
+
+	json_array_foreach(json_object_get(plan, "nodes"), i, it)
+		if (!strcmp(json_string_value(json_object_get(it, "id")), id))
+			return it;
+	cr_assert_fail("no node %s in the plan", id);
+	return NULL;
+}
+
+/*
+ * `why` plans only its node, what that needs and its version groups
+ * (planner why_node); every node's why (node and chain) must read as the
+ * whole plan's items, with the whole closure's coverage.
+ */
+static void
+why_reads_as_the_plan(const char *dir, const char *ripple, const char *base)
+{
+	json_t *plan = json_of(dir, ripple, base,
+			       "plan --base \"$base\" --json"), *it, *c;
+	char args[PATH_MAX + 64];
+	size_t i, k, whys = 0;
+
+	json_array_foreach(json_object_get(plan, "nodes"), i, it) {
+		const char *id = json_string_value(json_object_get(it, "id"));
+		json_t *why;
+
+		snprintf(args, sizeof(args), "why '%s' --base \"$base\" --json",
+			 id);
+		why = json_of(dir, ripple, base, args);
+		cr_expect(json_equal(json_object_get(why, "node"), it),
+			  "why %s: its node differs from the plan's", id);
+		cr_expect(json_equal(json_object_get(why, "baseline_coverage"),
+				     json_object_get(plan,
+						     "baseline_coverage")),
+			  "why %s: coverage", id);
+		json_array_foreach(json_object_get(why, "chain"), k, c)
+			cr_expect(json_equal(c, plan_item(plan,
+				json_string_value(json_object_get(c, "id")))),
+				  "why %s: chain item %zu differs", id, k);
+		json_decref(why);
+		whys++;
+	}
+	cr_assert_gt(whys, 2);
+	json_decref(plan);
+}
+
 Test(e2e_full_walk, generated_repository_decides_the_same_both_ways,
      .timeout = 300)
 {
@@ -165,6 +236,14 @@ Test(e2e_full_walk, demo_decides_the_same_both_ways, .timeout = 300)
 	cr_assert_gt(table_rows(db, "rules_trees"), 0,
 		     "record remembered no rules tree");
 	same_both_ways(tmp, dir, ripple, "main", cmds);
+	why_reads_as_the_plan(dir, ripple, "main");
+	/* The metapackage rebuilds its version group's bindings wheels:
+	 * a why of a wheel must plan the group's other members too. */
+	must(dir, GIT_ID "f=$(git ls-files cuda_python | grep -v '^cuda_python/"
+	     "docs/' | head -1) && echo '# probe' >> \"$f\" && "
+	     "git commit -qam meta");
+	same_both_ways(tmp, dir, ripple, "main", cmds);
+	why_reads_as_the_plan(dir, ripple, "main");
 	t_rmtree(tmp);
 	free(tmp);
 	free(src);
@@ -248,6 +327,7 @@ Test(e2e_full_walk, covers_links_excludes_and_moves_decide_the_same,
 			 "'step %zu'", steps[i], i);
 		must(dir, cmd);
 		same_both_ways(tmp, dir, ripple, "base", cmds);
+		why_reads_as_the_plan(dir, ripple, "base");
 	}
 	t_rmtree(tmp);
 	free(tmp);
