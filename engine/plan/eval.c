@@ -28,7 +28,9 @@ struct eval_input {
 	char *name;
 	struct pattern_set *set;
 	struct graph_source_state state;
-	int computed;
+	int computed;		/* state holds the files */
+	int key_known;		/* key holds the set's key */
+	struct digest key;
 };
 
 static size_t
@@ -245,13 +247,23 @@ source_key(void *payload, const struct graph_input *in, struct digest *out,
 {
 	struct eval *ev = payload;
 	const struct graph_source_state *st;
+	struct eval_input *x;
 	char memo[33] = "";
 	int rc;
 
+	rc = ensure_input(ev, in, &x, err);
+	if (rc)
+		return rc;
+	if (x->key_known) {
+		*out = x->key;
+		return 0;
+	}
 	if ((ev->memo || ev->key_memo) && !ev->worktree) {
 		rc = memo_key(ev, in, memo, out, err);
+		if (rc < 0)
+			return rc;
 		if (rc)
-			return rc < 0 ? rc : 0;
+			goto known;
 	}
 	rc = eval_input_state(ev, in, &st, err);
 	if (rc)
@@ -259,8 +271,25 @@ source_key(void *payload, const struct graph_input *in, struct digest *out,
 	memcpy(out->bytes, st->key, sizeof(out->bytes));
 	digest_to_hex(out);
 	if (memo[0])
-		return memo_put(ev, in, memo, st, out, err);
+		rc = memo_put(ev, in, memo, st, out, err);
+	if (rc)
+		return rc;
+	if (ev->stream) {
+		/* Only the key is kept: an explanation walks the set again
+		 * (eval_input_state), so memory stays one set's files. */
+		graph_source_state_release(&x->state);
+		x->computed = 0;
+	}
+known:
+	x->key = *out;
+	x->key_known = 1;
 	return 0;
+}
+
+void
+eval_set_stream(struct eval *ev, int stream)
+{
+	ev->stream = stream;
 }
 
 void

@@ -262,6 +262,7 @@ remote_baseline(struct planner *p, const struct planner_options *o,
 					o->rules_file, p->head, &p->hist,
 					err);
 	}
+	eval_set_stream(p->base, !o->full_walk);
 	share_keys(p, o);
 	rc = history_from_remote_base(p->cache, o->remote, p->base, p->head,
 				      o->targets, o->n_targets, &found,
@@ -428,6 +429,9 @@ planner_run(struct graph_repo *repo, struct cache *cache,
 			    o->memo_write, errors, &p->head, err);
 	if (rc)
 		goto done;
+	/* A plan keeps keys, not file lists; a run records every input's
+	 * files, so it keeps them. */
+	eval_set_stream(p->head, !o->memo_write && !o->full_walk);
 	if (o->remote) {
 		const struct rules_policy *pol = &p->head->rules->policy;
 
@@ -475,8 +479,10 @@ planner_run(struct graph_repo *repo, struct cache *cache,
 		}
 		rc = eval_open(repo, p->base_hex, 0, o->rules_file,
 			       o->limits, errors, &p->base, err);
-		if (!rc)
+		if (!rc) {
+			eval_set_stream(p->base, !o->full_walk);
 			share_keys(p, o);
+		}
 		if (!rc)
 			rc = history_from_eval(p->base, p->head, &p->hist,
 					       err);
