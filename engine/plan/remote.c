@@ -427,6 +427,7 @@ settle(struct plan_remote *pr, struct entry *e, struct remote_lookup *l,
 	if (!h)
 		return OOM(err);
 	h->action = l->action;
+	h->domain = l->domain;	/* the index's own domain id, or NULL */
 	memset(&l->action, 0, sizeof(l->action));
 	rc = remote_record_decode(l->record, l->record_len, &h->rec, &fe);
 	if (rc == ERROR_NOMEM) {

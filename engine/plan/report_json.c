@@ -325,6 +325,23 @@ jw_axes(struct jw *w, const struct graph_node *n)
 	jw_close(w, '}');
 }
 
+/* {"kind": "expected"|"if-payload-unchanged", "on": ID}, or null. */
+static void
+jw_expect(struct jw *w, const struct graph *g, const struct plan_item *it)
+{
+	jw_key(w, "expected_cutoff");
+	if (it->expect == PLAN_EXPECT_NONE) {
+		jw_raw(w, "null", 4);
+		return;
+	}
+	jw_open(w, '{');
+	jw_kstr(w, "kind", it->expect == PLAN_EXPECT_CUTOFF
+		? "expected" : "if-payload-unchanged");
+	jw_kstr(w, "on", it->expect_on >= 0 ? g->nodes[it->expect_on].id
+					    : NULL);
+	jw_close(w, '}');
+}
+
 static void
 jw_item(struct jw *w, const struct graph *g, const struct plan *p, size_t i)
 {
@@ -344,6 +361,7 @@ jw_item(struct jw *w, const struct graph *g, const struct plan *p, size_t i)
 	}
 	jw_close(w, ']');
 	jw_kstr(w, "decision", plan_decision_name(it->decision));
+	jw_expect(w, g, it);
 	jw_kstr(w, "id", n->id);
 	jw_kstr(w, "key", it->decision == PLAN_SKIP ? NULL : it->key.hex);
 	jw_kstr(w, "kind", graph_node_kind_name(n->kind));
@@ -393,6 +411,12 @@ report_plan_json(const struct graph *g, const struct plan *p,
 	jw_kstr(&w, "baseline_run", m->baseline_run);
 	jw_strings(&w, "changed_paths", m->changed, m->n_changed);
 	jw_counts(&w, p);
+	jw_key(&w, "expected_cutoff");
+	jw_open(&w, '{');
+	jw_kint(&w, "expected", (long long)p->expected[PLAN_EXPECT_CUTOFF]);
+	jw_kint(&w, "if_payload_unchanged",
+		(long long)p->expected[PLAN_EXPECT_IF_PAYLOAD]);
+	jw_close(&w, '}');
 	jw_kstr(&w, "forced", m->forced_reason);
 	jw_kstr(&w, "head", m->head);
 	jw_strings(&w, "ignored_paths", m->ignored, m->n_ignored);

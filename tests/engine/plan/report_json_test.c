@@ -136,6 +136,12 @@ Test(engine_report_json, plan_and_why_are_jansson_bytes)
 	p->items[2].decision = PLAN_REUSE;
 	p->items[2].remote = &hit;
 	p->items[3].decision = PLAN_SKIP;
+	p->items[1].expect = PLAN_EXPECT_CUTOFF;
+	p->items[1].expect_on = 0;
+	p->items[4].expect = PLAN_EXPECT_IF_PAYLOAD;
+	p->items[4].expect_on = -1;
+	p->expected[PLAN_EXPECT_CUTOFF] = 1;
+	p->expected[PLAN_EXPECT_IF_PAYLOAD] = 1;
 	p->items[p->n - 1].cause = 0;
 	p->items[p->n - 1].reason = PLAN_REASON_UPSTREAM_REBUILT;
 	memset(&m, 0, sizeof(m));
@@ -151,6 +157,8 @@ Test(engine_report_json, plan_and_why_are_jansson_bytes)
 	m.n_unclaimed = 1;
 	buf_init(&out, 0);
 	cr_assert_eq(report_plan_json(g, p, &m, &out, &err), 0);
+	cr_expect(strstr(out.data, "\"if-payload-unchanged\"") != NULL,
+		  "%s", out.data);
 	cr_expect(strstr(out.data, "\\\\xff\\\\xfe") != NULL,
 		  "bytes that are not UTF-8 are named: %s", out.data);
 	expect_jansson_bytes(out.data);
