@@ -533,6 +533,19 @@ history_remote_only(struct history *h, const char *ns, struct error *err)
 	return 0;
 }
 
+void
+history_give_run_records(struct history *h, struct cache_record_list *recs)
+{
+	if (h && h->run && !h->run_recs_read) {
+		h->run_recs = *recs;
+		h->run_recs_read = 1;
+		recs->items = NULL;
+		recs->n = 0;
+		return;
+	}
+	cache_record_list_release(recs);
+}
+
 const struct plan_history *
 history_plan(struct history *h)
 {

@@ -24,11 +24,12 @@
 
 /*
  * How many nodes of the closure run `id` holds a successful record of
- * (*covered), and how many the closure has (*total).
+ * (*covered), and how many the closure has (*total). The run's records
+ * are left in *recs (release them).
  */
 static int
 coverage(struct planner *p, const char *id, long *covered, long *total,
-	 struct error *err)
+	 struct cache_record_list *recs_out, struct error *err)
 {
 	struct cache_record_list recs = { NULL, 0 };
 	const struct graph *g = p->head->graph;
@@ -46,7 +47,7 @@ coverage(struct planner *p, const char *id, long *covered, long *total,
 		    recs.items[i].status == CACHE_RECORD_STATUS_OK)
 			(*covered)++;
 	}
-	cache_record_list_release(&recs);
+	*recs_out = recs;
 	return rc;
 }
 
@@ -78,7 +79,7 @@ find_baseline(struct planner *p, const struct planner_options *o,
 			error_hint(err, "`ripple runs` lists the recorded runs");
 			return rc;
 		}
-		rc = coverage(p, run.id, &covered, &total, err);
+		rc = coverage(p, run.id, &covered, &total, &p->run_recs, err);
 		if (!rc) {
 			snprintf(p->run_id, sizeof(p->run_id), "%s", run.id);
 			snprintf(p->label, sizeof(p->label),
@@ -108,11 +109,20 @@ find_baseline(struct planner *p, const struct planner_options *o,
 	rc = cache_run_list(p->cache, &f, &runs, err);
 	/* Oldest first: ">=" lets the newest of equals win. */
 	for (i = 0; !rc && i < runs.n; i++) {
-		rc = coverage(p, runs.items[i].id, &covered, &total, err);
+		struct cache_record_list recs = { NULL, 0 };
+
+		rc = coverage(p, runs.items[i].id, &covered, &total, &recs,
+			      err);
 		if (!rc && covered >= best_covered) {
 			best_covered = covered;
 			best = i;
+			/* The baseline's records, read once. */
+			cache_record_list_release(&p->run_recs);
+			p->run_recs = recs;
+			recs.items = NULL;
+			recs.n = 0;
 		}
+		cache_record_list_release(&recs);
 	}
 	if (!rc && runs.n) {
 		const struct cache_run *r = &runs.items[best];
@@ -500,6 +510,8 @@ planner_run(struct graph_repo *repo, struct cache *cache,
 					      p->run_id[0] ? p->run_id : NULL,
 					      p->label, o->rules_file, p->head,
 					      &p->hist, err);
+		if (!rc && p->run_id[0])
+			history_give_run_records(p->hist, &p->run_recs);
 	}
 	if (rc)
 		goto done;
@@ -555,6 +567,7 @@ planner_free(struct planner *p)
 	strv_release(&p->unclaimed);
 	strv_release(&p->ignored);
 	strmap_release(&p->key_memo);
+	cache_record_list_release(&p->run_recs);
 	arena_release(&p->arena);
 	mem_free(p);
 }

@@ -14,6 +14,7 @@
 #include "base/arena.h"
 #include "base/strmap.h"
 #include "base/strv.h"
+#include "cache/cache.h"
 #include "engine/plan/plan.h"
 #include "engine/plan/report.h"
 #include "graph/repo.h"
@@ -108,6 +109,9 @@ struct planner {
 					   computed; strings in arena */
 	size_t n_versions;
 	int check_versions;		/* versions were compared */
+	struct cache_record_list run_recs;	/* the baseline run's records
+						   (coverage read them), until
+						   the history takes them */
 	struct strmap key_memo;		/* source keys the base and head
 					   evaluations share (memo id -> key
 					   hex; strings in arena) */
