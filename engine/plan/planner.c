@@ -5,11 +5,11 @@
  */
 #include "engine/plan/planner.h"
 
-#include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "base/error.h"
+#include "base/fnmatch.h"
 #include "base/mem.h"
 #include "base/strmap.h"
 #include "cache/cache.h"
@@ -376,7 +376,7 @@ planner_node(const struct graph *g, const char *pat, size_t *n)
 	if (exact)
 		return (long)exact->index;
 	for (i = 0; i < g->n_nodes; i++)
-		if (!fnmatch(pat, g->nodes[i].id, 0) ||
+		if (fnmatch_match(pat, g->nodes[i].id) ||
 		    !strcmp(pat, g->nodes[i].name)) {
 			hit = (long)i;
 			(*n)++;

@@ -6,12 +6,12 @@
  */
 #include "engine/plan/remote.h"
 
-#include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "base/arena.h"
 #include "base/error.h"
+#include "base/fnmatch.h"
 #include "base/mem.h"
 #include "base/banned.h"
 
@@ -49,7 +49,7 @@ glob_trusted(const struct plan_remote *pr, const char *ref)
 	size_t i;
 
 	for (i = 0; ref && i < pr->n_globs; i++)
-		if (!fnmatch(pr->globs[i], ref, 0))
+		if (fnmatch_match(pr->globs[i], ref))
 			return 1;
 	return 0;
 }

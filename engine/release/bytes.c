@@ -6,10 +6,10 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "base/buf.h"
 #include "base/error.h"
+#include "base/fsys.h"
 #include "base/mem.h"
 #include "base/path.h"
 #include "engine/plan/record.h"
@@ -50,12 +50,12 @@ static const char *
 file_of(struct release_ctx *x, const char *dir, const char *loc)
 {
 	const char *path;
-	struct stat st;
+	struct fsys_stat st;
 
-	if (loc[0] == '/')
+	if (fsys_absolute(loc))
 		return loc;
 	path = arena_printf(x->a, "%s/%s", dir, loc);
-	if (!path || !x->opt->artifacts_dir || !lstat(path, &st) ||
+	if (!path || !x->opt->artifacts_dir || !fsys_lstat(path, &st) ||
 	    !strchr(loc, '/'))
 		return path;
 	return arena_printf(x->a, "%s/%s", dir, base_name(loc));
