@@ -16,6 +16,8 @@ that a noisy machine slows every row alike:
   ripple plan ... --assume-base-built --json   cold: no cache
   ripple why artifact:pkg-0037 ...    warm
   ripple --version
+  ripple version bindings-13          on the cuda-bindings demo (its package
+                                      roots), beside git describe --tags there
 
 Each row reports the median wall time, the median CPU time of the child
 (user + system, from wait4: steadier than wall time on a shared machine)
@@ -119,11 +121,19 @@ def bench_size(a, binaries, size, tmp):
     base, head = "bench-base", "bench-head"
     env = dict(os.environ)
     env.pop("RIPPLE_REMOTE_CACHE", None)
+    demo = os.path.join(tmp, "demo")
+    if not os.path.isdir(demo):
+        subprocess.run([os.path.join(ROOT, "examples", "cuda-bindings",
+                                     "make-demo-repo"), demo], check=True,
+                       stdout=subprocess.DEVNULL, env=dict(
+                           env, GIT_AUTHOR_NAME="b", GIT_COMMITTER_NAME="b",
+                           GIT_AUTHOR_EMAIL="b@example.com",
+                           GIT_COMMITTER_EMAIL="b@example.com"))
     rows = [("git diff", ["git", "diff", "--name-only", base, head], env,
-             None),
-            ("git ls-tree", ["git", "ls-tree", "-r", head], env, None),
-            ("git --version", ["git", "--version"], env, None),
-            ("git describe", ["git", "describe", "--tags", head], env, None)]
+             None, repo),
+            ("git ls-tree", ["git", "ls-tree", "-r", head], env, None, repo),
+            ("git --version", ["git", "--version"], env, None, repo),
+            ("git describe", ["git", "describe", "--tags"], env, None, demo)]
     for tag, b in binaries:
         warm = dict(env, RIPPLE_CACHE=os.path.join(tmp, tag + "-warm.db"))
         cold_db = os.path.join(tmp, tag + "-cold.db")
@@ -140,32 +150,34 @@ def bench_size(a, binaries, size, tmp):
                     os.unlink(path + s)
         rows += [
             (tag + " plan warm", [b, "plan", "--base", base, "--head", head,
-                                  "--json"], warm, None),
+                                  "--json"], warm, None, repo),
             (tag + " plan cold", [b, "plan", "--base", base, "--head", head,
                                   "--assume-base-built", "--json"], cold,
-             wipe),
+             wipe, repo),
             (tag + " why warm", [b, "why", "artifact:pkg-0037", "--base",
-                                 base, "--head", head], warm, None),
-            (tag + " --version", [b, "--version"], env, None)]
+                                 base, "--head", head], warm, None, repo),
+            (tag + " --version", [b, "--version"], env, None, repo),
+            (tag + " version", [b, "version", "bindings-13"], env, None,
+             demo)]
     got = {r[0]: [] for r in rows}
     for i in range(a.reps + 1):
-        for name, argv, e, prep in rows:
-            m = run_once(argv, repo, e, prep)
+        for name, argv, e, prep, cwd in rows:
+            m = run_once(argv, cwd, e, prep)
             if m[2] != 0:
                 sys.exit("%s failed (status %d) in %s" % (
-                    " ".join(argv), m[2], repo))
+                    " ".join(argv), m[2], cwd))
             if i:		# the first rep warms the page cache
                 got[name].append(m)
     med = {n: (statistics.median(x[0] for x in v) * 1e3,
                statistics.median(x[1] for x in v) * 1e3)
            for n, v in got.items()}
-    peak = {name: peak_mib(argv, repo, e, prep, tmp)
-            for name, argv, e, prep in rows}
+    peak = {name: peak_mib(argv, cwd, e, prep, tmp)
+            for name, argv, e, prep, cwd in rows}
     print("## %d files, 500 packages, %d reps (median), %s" % (
         size, a.reps, time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())))
     print("%-22s %10s %10s %9s" % ("command", "wall ms", "cpu ms",
                                    "peak MiB"))
-    for name, _, _, _ in rows:
+    for name, _, _, _, _ in rows:
         w, c = med[name]
         r = peak[name]
         print("%-22s %10.1f %10.1f %9s" % (name, w, c, "-" if r is None
@@ -179,7 +191,9 @@ def bench_size(a, binaries, size, tmp):
                  "git ls-tree"),
                 ("why warm / git diff (<= 3)", "why warm", "git diff"),
                 ("--version / git --version (<= 2)", "--version",
-                 "git --version")):
+                 "git --version"),
+                ("version / git describe (<= 2)", "version",
+                 "git describe")):
             n, d = med[tag + " " + num], med[den]
             print("%-42s %6.1fx %6.1fx" % (
                 tag + ": " + label, n[0] / d[0], n[1] / d[1]))

@@ -42,7 +42,7 @@ struct error;
 struct cache;
 
 /* The schema version this build writes (PRAGMA user_version). */
-#define CACHE_SCHEMA_VERSION 5
+#define CACHE_SCHEMA_VERSION 6
 
 /* A content key: 32 lowercase hex digits (XXH3-128), plus the NUL. */
 #define CACHE_KEY_LEN 32
@@ -314,6 +314,26 @@ int cache_source_key_get(struct cache *c, const char *memo, char *key,
 			 struct error *err);
 int cache_source_key_put(struct cache *c, const char *memo, const char *key,
 			 struct error *err);
+
+/* ---- parsed rules files (rules/yaml_memo.c) ---- */
+
+/* The newest trees kept: older ones are dropped as new ones are stored. */
+#define CACHE_RULES_TREES_KEPT 16
+
+/*
+ * The parsed tree of a rules text remembered under `digest` (32 hex
+ * digits, rules_ytree_digest), so a plan of an unchanged ripple.yml skips
+ * libyaml. cache_rules_tree_get: 1 and the bytes appended to *out on a
+ * hit, 0 on a miss (a cache older than the table misses too), or a
+ * negative error. cache_rules_tree_put: stores them (the newest
+ * CACHE_RULES_TREES_KEPT are kept); 0 or an error. The bytes are data:
+ * the reader checks them (rules_ytree_decode).
+ */
+struct buf;
+int cache_rules_tree_get(struct cache *c, const char *digest,
+			 struct buf *out, struct error *err);
+int cache_rules_tree_put(struct cache *c, const char *digest,
+			 const void *tree, size_t len, struct error *err);
 
 /* ---- what the remote cache holds (engine/run) ---- */
 

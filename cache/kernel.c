@@ -1,12 +1,16 @@
 /*
  * The kernel cache: compiled GPU code (cubins) stored by the caller's
- * content key, with the architecture it was linked for.
+ * content key, with the architecture it was linked for; and the memos a
+ * plan reads instead of recomputing: source-set keys by memo id, parsed
+ * rules trees by their text's digest.
  */
 #include "cache/cache.h"
 #include "cache/internal.h"
 
+#include <limits.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "base/error.h"
 #include "base/mem.h"
 #include "base/banned.h"
@@ -143,4 +147,77 @@ cache_source_key_put(struct cache *c, const char *memo, const char *key,
 	if (!rc)
 		rc = cache_stmt_step(c, st, err);
 	return rc < 0 ? rc : 0;
+}
+
+int
+cache_rules_tree_get(struct cache *c, const char *digest, struct buf *out,
+		     struct error *err)
+{
+	sqlite3_stmt *st;
+	const void *blob;
+	int rc, n;
+
+	if (!cache_key_valid(digest))
+		return error_set(err, ERROR_INVALID, "bad rules digest '%s'",
+				 digest);
+	if (c->version < 6)
+		return 0;
+	st = cache_stmt_get(c, CACHE_STMT_RULES_TREE_GET, err);
+	if (!st)
+		return err ? err->code : ERROR_INTERNAL;
+	rc = cache_bind_text(c, st, 1, digest, err);
+	if (rc)
+		return rc;
+	rc = cache_stmt_step(c, st, err);
+	if (rc <= 0)
+		return rc;
+	blob = sqlite3_column_blob(st, 0);
+	n = sqlite3_column_bytes(st, 0);
+	rc = blob && n > 0 ? buf_add(out, blob, (size_t)n, err) : 0;
+	sqlite3_reset(st);
+	return rc ? rc : blob && n > 0;
+}
+
+int
+cache_rules_tree_put(struct cache *c, const char *digest, const void *tree,
+		     size_t len, struct error *err)
+{
+	sqlite3_stmt *st;
+	int rc, own;
+
+	if (!cache_key_valid(digest) || len > INT_MAX)
+		return error_set(err, ERROR_INVALID, "bad rules tree entry "
+				 "'%s'", digest);
+	if (c->readonly || c->version < 6)
+		return 0;
+	/* Inside the caller's transaction, or in one of its own. */
+	own = sqlite3_get_autocommit(c->db);
+	rc = own ? cache_txn_begin(c, err) : 0;
+	if (rc)
+		return rc;
+	st = cache_stmt_get(c, CACHE_STMT_RULES_TREE_PUT, err);
+	rc = st ? cache_bind_text(c, st, 1, digest, err)
+		: (err ? err->code : ERROR_INTERNAL);
+	if (!rc && sqlite3_bind_blob(st, 2, tree, (int)len,
+				     SQLITE_TRANSIENT) != SQLITE_OK)
+		rc = cache_sqlite_error(c, SQLITE_ERROR, err);
+	if (!rc && sqlite3_bind_int64(st, 3, cache_clock_ms()) != SQLITE_OK)
+		rc = cache_sqlite_error(c, SQLITE_ERROR, err);
+	if (!rc)
+		rc = cache_stmt_step(c, st, err);
+	if (rc >= 0) {
+		st = cache_stmt_get(c, CACHE_STMT_RULES_TREE_TRIM, err);
+		rc = st ? 0 : (err ? err->code : ERROR_INTERNAL);
+		if (!rc && sqlite3_bind_int(st, 1, CACHE_RULES_TREES_KEPT) !=
+			   SQLITE_OK)
+			rc = cache_sqlite_error(c, SQLITE_ERROR, err);
+		if (!rc)
+			rc = cache_stmt_step(c, st, err);
+	}
+	if (rc < 0) {
+		if (own)
+			cache_txn_rollback(c);
+		return rc;
+	}
+	return own ? cache_txn_commit(c, err) : 0;
 }

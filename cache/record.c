@@ -213,10 +213,14 @@ static int
 decode_artifacts(struct cache *c, const char *text, struct strv *sv,
 		 struct error *err)
 {
-	json_t *arr = json_loads(text ? text : "[]", 0, NULL), *it;
+	json_t *arr, *it;
 	size_t i;
 	int rc = 0;
 
+	/* Most records: no artifacts, no JSON parse. */
+	if (!text || !strcmp(text, "[]"))
+		return 0;
+	arr = json_loads(text, 0, NULL);
 	if (!json_is_array(arr)) {
 		rc = error_at(err, ERROR_CORRUPT, c->path, 0, 0,
 			      "stored artifacts are not a JSON array");
@@ -242,12 +246,15 @@ static int
 decode_metadata(struct cache *c, const char *text, struct strv *sv,
 		struct error *err)
 {
-	json_t *obj = json_loads(text ? text : "{}", 0, NULL), *v;
+	json_t *obj, *v;
 	const char **keys = NULL;
 	const char *k;
 	size_t n = 0, i;
 	int rc = 0;
 
+	if (!text || !strcmp(text, "{}"))
+		return 0;
+	obj = json_loads(text, 0, NULL);
 	if (!json_is_object(obj)) {
 		rc = error_at(err, ERROR_CORRUPT, c->path, 0, 0,
 			      "stored metadata is not a JSON object");

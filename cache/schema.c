@@ -85,6 +85,12 @@ static const struct upgrade upgrades[] = {
 	  " key TEXT NOT NULL CHECK (length(key) = 32),"
 	  " server TEXT NOT NULL,"
 	  " PRIMARY KEY (node_id, key, server));" },
+	{ 5, "remember parsed rules files by their text's digest, so a plan "
+	     "reads ripple.yml without parsing it again",
+	  "CREATE TABLE rules_trees ("
+	  " digest TEXT PRIMARY KEY NOT NULL CHECK (length(digest) = 32),"
+	  " tree BLOB NOT NULL,"
+	  " stored_ms INTEGER NOT NULL);" },
 };
 
 int

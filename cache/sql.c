@@ -102,6 +102,14 @@ static const char *const stmt_sql[CACHE_STMT_COUNT] = {
 		"SELECT key FROM source_keys WHERE memo = ?1",
 	[CACHE_STMT_SOURCE_KEY_PUT] =
 		"INSERT OR IGNORE INTO source_keys (memo, key) VALUES (?1, ?2)",
+	[CACHE_STMT_RULES_TREE_GET] =
+		"SELECT tree FROM rules_trees WHERE digest = ?1",
+	[CACHE_STMT_RULES_TREE_PUT] =
+		"INSERT OR REPLACE INTO rules_trees (digest, tree, stored_ms) "
+		"VALUES (?1, ?2, ?3)",
+	[CACHE_STMT_RULES_TREE_TRIM] =
+		"DELETE FROM rules_trees WHERE digest NOT IN (SELECT digest "
+		"FROM rules_trees ORDER BY stored_ms DESC, digest LIMIT ?1)",
 	[CACHE_STMT_PUBLISHED_HAS] =
 		"SELECT 1 FROM published WHERE node_id = ?1 AND key = ?2 "
 		"AND server = ?3",

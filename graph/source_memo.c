@@ -1,21 +1,74 @@
 /*
  * Memo ids for source-set keys. A set's claimed files all lie under its
- * include patterns' fixed prefixes, and git names each prefix's content by
- * one object id (a subtree's id hashes everything below it). So the ids at
- * the prefixes, with the patterns, determine the key, unless a symlink
- * inside reaches outside them at any hop of its resolution (a link to a
- * link outside that points back in): such states are not memoized.
+ * include patterns' fixed prefixes, and git names each folder's content by
+ * one object id (a subtree's id hashes everything below it). So the id of
+ * the deepest folder holding every prefix (the cover; with no common
+ * folder, the ids at each prefix), with the patterns, determines the key,
+ * unless a symlink inside reaches outside the prefixes at any hop of its
+ * resolution (a link to a link outside that points back in): such states
+ * are not memoized. The cover's id sits in its parent's tree, so keying an
+ * unchanged package reads no tree of that package: a plan pays for the
+ * folders that changed.
  */
 #include "graph/source.h"
 
 #include <string.h>
 
+#include "base/buf.h"
 #include "base/error.h"
 #include "base/strv.h"
 #include "graph/digest.h"
 #include "graph/pattern.h"
 #include "graph/repo_git.h"
 #include "base/banned.h"
+
+/*
+ * The deepest folder (or the one path) every prefix lies at or under,
+ * compared component by component ("a-b" is not under "a"), into *out:
+ * "" when they share no first component. Returns 0 or ERROR_NOMEM.
+ */
+static int
+cover_of(const struct strv *prefixes, struct buf *out, struct error *err)
+{
+	size_t i, n;
+	int rc;
+
+	buf_reset(out);
+	if (!prefixes->n)
+		return 0;
+	rc = buf_addstr(out, prefixes->v[0], err);
+	for (i = 1; !rc && i < prefixes->n && out->len; i++) {
+		const char *p = prefixes->v[i];
+
+		for (n = 0; n < out->len && p[n] == out->data[n]; n++)
+			;
+		if (n == out->len && (!p[n] || p[n] == '/'))
+			continue;	/* p is at or under the cover */
+		/* Back to the last whole component both share. */
+		while (n > 0 && !(out->data[n] == '/' &&
+				  (p[n] == '/' || !p[n])))
+			n--;
+		out->len = n;
+		out->data[n] = '\0';
+	}
+	return rc;
+}
+
+/* The hex id of the entry at `path` in `tree` ("" the tree), or "-". */
+static void
+id_at(git_tree *tree, const char *path, char hex[GRAPH_OID_HEX])
+{
+	git_tree_entry *e = NULL;
+
+	hex[0] = '-';
+	hex[1] = '\0';
+	if (!path[0]) {
+		git_oid_tostr(hex, GRAPH_OID_HEX, git_tree_id(tree));
+	} else if (git_tree_entry_bypath(&e, tree, path) == 0) {
+		git_oid_tostr(hex, GRAPH_OID_HEX, git_tree_entry_id(e));
+		git_tree_entry_free(e);
+	}
+}
 
 int
 graph_source_memo_id(struct graph_repo *repo, const struct graph_oid *commit,
@@ -24,37 +77,44 @@ graph_source_memo_id(struct graph_repo *repo, const struct graph_oid *commit,
 {
 	struct strv prefixes = STRV_INIT;
 	struct digest_state st = { NULL, NULL };
+	struct buf cover = BUF_INIT;
 	struct digest d;
 	git_tree *tree = NULL;
+	char hex[GRAPH_OID_HEX];
 	size_t i;
 	int rc;
 
 	rc = pattern_set_prefixes(set, &prefixes, err);
 	if (!rc)
+		rc = cover_of(&prefixes, &cover, err);
+	if (!rc)
 		rc = graph_repo_commit_tree(repo, commit, &tree, err);
 	if (!rc)
-		rc = digest_begin(&st, "ripple-source-memo-v2", err);
+		rc = digest_begin(&st, "ripple-source-memo-v3", err);
 	if (rc)
 		goto done;
 	digest_add(&st, pattern_set_digest(set), 16);
-	for (i = 0; i < prefixes.n; i++) {
-		git_tree_entry *e = NULL;
-		char hex[GRAPH_OID_HEX] = "-";
-
-		if (!prefixes.v[i][0]) {
-			git_oid_tostr(hex, sizeof(hex), git_tree_id(tree));
-		} else if (git_tree_entry_bypath(&e, tree, prefixes.v[i]) == 0) {
-			git_oid_tostr(hex, sizeof(hex), git_tree_entry_id(e));
-			git_tree_entry_free(e);
-		}
-		digest_add_str(&st, prefixes.v[i]);
+	if (cover.len) {
+		/* One id names everything below the prefixes: reading it
+		 * reads no tree below the cover's parent, so an unchanged
+		 * package costs no tree of its own. */
+		id_at(tree, cover.data, hex);
+		digest_add_str(&st, "cover");
+		digest_add_str(&st, cover.data);
 		digest_add_str(&st, hex);
+	} else {
+		for (i = 0; i < prefixes.n; i++) {
+			id_at(tree, prefixes.v[i], hex);
+			digest_add_str(&st, prefixes.v[i]);
+			digest_add_str(&st, hex);
+		}
 	}
 	digest_end(&st, &d);
 	memcpy(out, d.hex, 33);
 done:
 	digest_abort(&st);
 	git_tree_free(tree);
+	buf_release(&cover);
 	strv_release(&prefixes);
 	return rc;
 }

@@ -365,6 +365,34 @@ merge_errors(struct rules_load *L, struct error_list *errors)
 	error_list_release(&L->errors);
 }
 
+/*
+ * The YAML tree of text: remembered (files->memo) under the text's digest,
+ * else parsed, and then remembered when it parsed without a problem.
+ */
+static void
+parse(struct rules_load *L, const char *text, size_t len,
+      struct rules_ynode **doc)
+{
+	const struct rules_tree_memo *memo = L->files ? L->files->memo : NULL;
+	struct buf b = BUF_INIT;
+
+	*doc = NULL;
+	if (!memo) {
+		rules_yaml_parse(L, text, len, doc);
+		return;
+	}
+	if (memo->get(memo->payload, text, len, &b) == 1 &&
+	    rules_ytree_decode(L, b.data, b.len, doc) != 1) {
+		buf_release(&b);
+		return;		/* decoded, or out of memory (in L) */
+	}
+	rules_yaml_parse(L, text, len, doc);
+	if (memo->write && *doc && !L->code && !L->errors.n &&
+	    !rules_ytree_encode(*doc, L->n_nodes, &b))
+		memo->put(memo->payload, text, len, b.data, b.len);
+	buf_release(&b);
+}
+
 int
 rules_load_buffer(const char *display, const char *text, size_t len,
 		  struct rules **out, struct error_list *errors)
@@ -403,7 +431,7 @@ rules_load_buffer_files(const char *display, const char *text, size_t len,
 		memcpy(copy, text, len);
 		r->text = copy;
 		r->text_len = len;
-		rules_yaml_parse(&L, copy, len, &doc);
+		parse(&L, copy, len, &doc);
 	}
 	if (!L.code && !doc)
 		rules_load_error_at(&L, 1, 1, "start the file with `version: 1`",
@@ -489,7 +517,7 @@ rules_load_file(const char *path, const char *display, const char *root,
 		/* Matrix files (each: {from:}): repository paths. */
 		char dir[4096];
 		const char *slash = strrchr(path, '/');
-		struct rules_files fs = { rules_files_read_dir, dir };
+		struct rules_files fs = { rules_files_read_dir, dir, NULL };
 
 		if (root && strlen(root) >= sizeof(dir)) {
 			code = error_at(&e, ERROR_INVALID, display, 0, 0,

@@ -477,10 +477,33 @@ int rules_load_file(const char *path, const char *display,
  * *len, or returns a negative code with err set (ERROR_NOT_FOUND,
  * ERROR_INVALID for a link or not a file, ERROR_IO).
  */
+struct rules_tree_memo;
 struct rules_files {
 	int (*read)(void *payload, const char *path, char **data,
 		    size_t *len, struct error *err);
 	void *payload;
+	const struct rules_tree_memo *memo;	/* or NULL: parse every time */
+};
+
+/*
+ * Where parsed rules texts are remembered (the cache's rules_trees table):
+ * a load takes the tree remembered for its text instead of parsing, and
+ * remembers the tree of a text that parsed without a problem. The memo
+ * keys a tree by a digest of RULES_TREE_FORMAT and the text's bytes.
+ * get() appends the bytes remembered for text[0..len) to *out and returns
+ * 1, or returns 0 (none; an error counts as none); put() remembers them,
+ * failures ignored. The bytes are checked on reading (rules/yaml_memo.c);
+ * what does not decode is parsed.
+ */
+#define RULES_TREE_FORMAT "ripple-ytree-v1"
+struct buf;
+struct rules_tree_memo {
+	int (*get)(void *payload, const char *text, size_t len,
+		   struct buf *out);
+	void (*put)(void *payload, const char *text, size_t len,
+		    const void *tree, size_t tree_len);
+	void *payload;
+	int write;		/* 0: get only (no tree is encoded to put) */
 };
 
 /*

@@ -51,4 +51,24 @@ const char *rules_ynode_kind_name(const struct rules_ynode *n);
 struct rules_ynode *rules_ynode_get(const struct rules_ynode *m,
 				    const char *key);
 
+struct buf;
+
+/*
+ * The tree under root as bytes (rules/yaml_memo.c), with n_nodes, the
+ * parse's node budget count, into *out (emptied first). Returns 0,
+ * ERROR_INVALID for a tree too large to remember (16 MiB), or
+ * ERROR_NOMEM.
+ */
+int rules_ytree_encode(const struct rules_ynode *root, size_t n_nodes,
+		       struct buf *out);
+
+/*
+ * The tree of bytes rules_ytree_encode wrote, rebuilt in L's arena into
+ * *out with L->n_nodes restored. Every count and bound is checked: bytes
+ * that are not such a tree give 1 (and *out NULL), so a caller parses the
+ * text instead. Returns 0, 1, or ERROR_NOMEM (reported through L).
+ */
+int rules_ytree_decode(struct rules_load *L, const void *data, size_t len,
+		       struct rules_ynode **out);
+
 #endif

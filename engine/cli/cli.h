@@ -163,6 +163,17 @@ int cli_open_eval(const struct cli_ctx *ctx, const char *rev, int worktree,
 		  struct eval **ev);
 
 /*
+ * As cli_open_eval, with the writable cache `memo` (borrowed, or NULL)
+ * read and written as the evaluation's memos (eval_open_memo): source-set
+ * keys and parsed rules trees.
+ */
+struct cache;
+int cli_open_eval_memo(const struct cli_ctx *ctx, const char *rev,
+		       int worktree, const char *rules_file,
+		       struct cache *memo, struct graph_repo **repo,
+		       struct eval **ev);
+
+/*
  * Run the planner (engine/plan/planner.h) and print every rule error or the
  * error. Returns 0 with *out set (planner_free it), or the exit code.
  */

@@ -90,6 +90,15 @@ cli_open_eval(const struct cli_ctx *ctx, const char *rev, int worktree,
 	      const char *rules_file, struct graph_repo **repo,
 	      struct eval **ev)
 {
+	return cli_open_eval_memo(ctx, rev, worktree, rules_file, NULL, repo,
+				  ev);
+}
+
+int
+cli_open_eval_memo(const struct cli_ctx *ctx, const char *rev, int worktree,
+		   const char *rules_file, struct cache *memo,
+		   struct graph_repo **repo, struct eval **ev)
+{
 	struct graph_limits limits;
 	struct error_list errors;
 	struct error err;
@@ -107,8 +116,8 @@ cli_open_eval(const struct cli_ctx *ctx, const char *rev, int worktree,
 	}
 	error_list_init(&errors, 50);
 	cli_graph_limits(ctx, &limits);
-	rc = eval_open(*repo, rev, worktree, rules_file, &limits, &errors, ev,
-		       &err);
+	rc = eval_open_memo(*repo, rev, worktree, rules_file, &limits, memo,
+			    memo != NULL, &errors, ev, &err);
 	if (rc) {
 		if (errors.n) {
 			for (i = 0; i < errors.n; i++)

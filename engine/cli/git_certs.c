@@ -11,6 +11,8 @@
  * scope). Only this program is affected; libraries ripple dlopens or links
  * for TLS (libcurl, with OpenSSL) have their own stores.
  *
+ * libssh2's initialization is skipped the same way (libssh2_init below).
+ *
  * Failing closed: should a future libgit2 network call ever be made, no CA
  * is trusted and certificate checks fail; nothing is accepted unverified.
  * With a libgit2 built against OpenSSL, nothing calls this and it is inert.
@@ -30,4 +32,23 @@ mbedtls_x509_crt_parse_file(void *chain, const char *path)
 	(void)chain;
 	(void)path;
 	return -0x2900;
+}
+
+/*
+ * The same for SSH: Debian's libgit2 links libssh2 (built on OpenSSL), and
+ * git_libgit2_init calls libssh2_init, which initializes OpenSSL and loads
+ * its built-in engines: 1 M instructions on every command, for SSH remotes
+ * ripple never opens. libssh2_init returns 0 here without doing that, so
+ * libgit2's init goes on; libssh2_exit at shutdown sees libssh2 was never
+ * initialized and does nothing. Should an SSH transport ever be opened,
+ * libssh2's crypto would be left to OpenSSL 3's own initialization on first
+ * use.
+ */
+int libssh2_init(int flags);
+
+int
+libssh2_init(int flags)
+{
+	(void)flags;
+	return 0;
 }

@@ -286,20 +286,12 @@ done:
 static long
 find_node(const struct cli_ctx *ctx, const struct graph *g, const char *pat)
 {
-	const struct graph_node *exact = graph_find(g, pat);
 	struct error err;
-	long hit = -1;
-	size_t i, n = 0;
+	long hit;
+	size_t i, n;
 
-	if (exact)
-		return (long)exact->index;
-	for (i = 0; i < g->n_nodes; i++)
-		if (fnmatch_match(pat, g->nodes[i].id) ||
-		    !strcmp(pat, g->nodes[i].name)) {
-			hit = (long)i;
-			n++;
-		}
-	if (n == 1)
+	hit = planner_node(g, pat, &n);
+	if (hit >= 0)
 		return hit;
 	error_init(&err);
 	if (n == 0) {
@@ -346,7 +338,8 @@ cli_why(int argc, char **argv, const struct cli_ctx *ctx)
 	if (argc - optind != 1)
 		return cli_usage_error(ctx, "why", "expected one NODE");
 	a.po.targets = (const char *const *)argv + optind;
-	a.po.n_targets = 0;	/* plan every node: causes may lie upstream */
+	a.po.n_targets = 0;	/* the whole closure for the coverage; */
+	a.po.why_node = argv[optind];	/* planned: the node's own scope */
 	error_init(&err);
 	buf_init(&b, 0);
 	rc = run_planner(ctx, &a, &repo, &cache, &rem, &pl);

@@ -428,10 +428,9 @@ cli_record(int argc, char **argv, const struct cli_ctx *ctx)
 	rc = run_commit(ctx, c, repo, run, rev, commit, sizeof(commit));
 	if (rc)
 		goto done;
-	rc = cli_open_eval(ctx, commit, 0, rules, &repo, &ev);
+	rc = cli_open_eval_memo(ctx, commit, 0, rules, c, &repo, &ev);
 	if (rc)
 		goto done;
-	eval_set_memo(ev, c, 1);
 	versions = mem_calloc(ev->rules->n_roots + 1, sizeof(*versions));
 	if (!versions) {
 		error_set(&err, ERROR_NOMEM, "out of memory");

@@ -124,7 +124,8 @@ load_rules_at(const struct cli_ctx *ctx, struct graph_repo *repo,
 	error_list_init(&errors, 20);
 	{
 		struct graph_commit_files cf = { repo, &oid };
-		struct rules_files files = { graph_commit_file_read, &cf };
+		struct rules_files files = { graph_commit_file_read, &cf,
+					      NULL };
 
 		rc = rules_load_buffer_files(display, text.data, text.len,
 					     &files, r, &errors);

@@ -4,6 +4,7 @@
  * the repository view, remembered per input name.
  */
 #include "engine/plan/eval.h"
+#include "engine/plan/eval_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +30,9 @@ struct eval_input {
 	char *name;
 	struct pattern_set *set;
 	struct graph_source_state state;
-	int computed;
+	int computed;		/* state holds the files */
+	int key_known;		/* key holds the set's key */
+	struct digest key;
 };
 
 static size_t
@@ -246,13 +249,23 @@ source_key(void *payload, const struct graph_input *in, struct digest *out,
 {
 	struct eval *ev = payload;
 	const struct graph_source_state *st;
+	struct eval_input *x;
 	char memo[33] = "";
 	int rc;
 
+	rc = ensure_input(ev, in, &x, err);
+	if (rc)
+		return rc;
+	if (x->key_known) {
+		*out = x->key;
+		return 0;
+	}
 	if ((ev->memo || ev->key_memo) && !ev->worktree) {
 		rc = memo_key(ev, in, memo, out, err);
+		if (rc < 0)
+			return rc;
 		if (rc)
-			return rc < 0 ? rc : 0;
+			goto known;
 	}
 	rc = eval_input_state(ev, in, &st, err);
 	if (rc)
@@ -260,8 +273,25 @@ source_key(void *payload, const struct graph_input *in, struct digest *out,
 	memcpy(out->bytes, st->key, sizeof(out->bytes));
 	digest_to_hex(out);
 	if (memo[0])
-		return memo_put(ev, in, memo, st, out, err);
+		rc = memo_put(ev, in, memo, st, out, err);
+	if (rc)
+		return rc;
+	if (ev->stream) {
+		/* Only the key is kept: an explanation walks the set again
+		 * (eval_input_state), so memory stays one set's files. */
+		graph_source_state_release(&x->state);
+		x->computed = 0;
+	}
+known:
+	x->key = *out;
+	x->key_known = 1;
 	return 0;
+}
+
+void
+eval_set_stream(struct eval *ev, int stream)
+{
+	ev->stream = stream;
 }
 
 void
@@ -276,81 +306,6 @@ eval_share_key_memo(struct eval *ev, struct strmap *map, struct arena *arena)
 {
 	ev->key_memo = map && arena ? map : NULL;
 	ev->key_memo_arena = map && arena ? arena : NULL;
-}
-
-/* Lines that cannot be right (graph/family.h) refuse the rules. */
-static int
-check_families(struct eval *ev, struct error_list *errors, struct error *err)
-{
-	int rc = graph_family_check_roots(ev->rules, errors);
-
-	if (rc == ERROR_NOMEM)
-		return error_set(err, rc, "out of memory");
-	if (rc && errors->n)
-		*err = errors->items[0];
-	return rc;
-}
-
-static int
-load_rules(struct eval *ev, const char *rules_file,
-	   struct error_list *errors, struct error *err)
-{
-	struct buf text;
-	char display[128];
-	int rc;
-
-	if (rules_file || ev->worktree) {
-		char path[4096];
-
-		if (!rules_file) {
-			int n = snprintf(path, sizeof(path), "%s/ripple.yml",
-					 graph_repo_root(ev->repo));
-
-			if (n < 0 || (size_t)n >= sizeof(path))
-				return error_set(err, ERROR_INVALID,
-						 "the repository's path is too "
-						 "long for its ripple.yml");
-			rules_file = path;
-			rc = rules_load_file(path, "ripple.yml",
-					     graph_repo_root(ev->repo), &ev->rules,
-					     errors);
-		} else {
-			rc = rules_load_file(rules_file, NULL,
-					     graph_repo_root(ev->repo), &ev->rules,
-					     errors);
-		}
-		if (rc && errors->n == 0)
-			error_set(err, rc, "cannot load the rules");
-		else if (rc)
-			*err = errors->items[0];
-		return rc ? rc : check_families(ev, errors, err);
-	}
-	buf_init(&text, 0);
-	rc = graph_repo_read_blob(ev->repo, &ev->commit, "ripple.yml", &text,
-				  err);
-	if (rc) {
-		if (rc == ERROR_NOT_FOUND)
-			snprintf(err->hint, sizeof(err->hint),
-				 "plans read the rules of the commit: commit "
-				 "ripple.yml, or use --worktree to read the "
-				 "working tree's, or --rules FILE");
-		buf_release(&text);
-		return rc;
-	}
-	snprintf(display, sizeof(display), "ripple.yml@%.9s", ev->commit_hex);
-	{
-		struct graph_commit_files cf = { ev->repo, &ev->commit };
-		struct rules_files files = { graph_commit_file_read, &cf };
-
-		rc = rules_load_buffer_files(display, text.data, text.len,
-					     &files, &ev->rules, errors);
-	}
-	buf_release(&text);
-	if (rc && errors->n)
-		*err = errors->items[0];
-	else if (rc)
-		error_set(err, rc, "cannot load the rules");
-	return rc ? rc : check_families(ev, errors, err);
 }
 
 /* Append `path` to *sv as an output glob matching that path alone. */
@@ -451,6 +406,16 @@ eval_open(struct graph_repo *repo, const char *rev, int worktree,
 	  const char *rules_file, const struct graph_limits *limits,
 	  struct error_list *errors, struct eval **out, struct error *err)
 {
+	return eval_open_memo(repo, rev, worktree, rules_file, limits, NULL,
+			      0, errors, out, err);
+}
+
+int
+eval_open_memo(struct graph_repo *repo, const char *rev, int worktree,
+	       const char *rules_file, const struct graph_limits *limits,
+	       struct cache *memo, int write, struct error_list *errors,
+	       struct eval **out, struct error *err)
+{
 	struct eval *ev = mem_calloc(1, sizeof(*ev));
 	int rc;
 
@@ -458,6 +423,7 @@ eval_open(struct graph_repo *repo, const char *rev, int worktree,
 	if (!ev)
 		return error_set(err, ERROR_NOMEM, "out of memory");
 	strv_init(&ev->own, 1);
+	eval_set_memo(ev, memo, write);
 	ev->repo = repo;
 	ev->worktree = worktree;
 	if (limits)
@@ -473,7 +439,7 @@ eval_open(struct graph_repo *repo, const char *rev, int worktree,
 		if (rc)
 			goto done;
 	}
-	rc = load_rules(ev, rules_file, errors, err);
+	rc = eval_load_rules(ev, rules_file, errors, err);
 	if (rc)
 		goto done;
 	rc = graph_build_limited(ev->rules, &ev->limits, &ev->graph, err);

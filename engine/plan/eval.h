@@ -50,6 +50,8 @@ struct eval {
 					   or NULL (eval_share_key_memo) */
 	struct arena *key_memo_arena;	/* holds key_memo's strings */
 	size_t memo_hits, memo_misses;	/* for benchmarks and tests */
+	int stream;			/* 1: drop a set's files once keyed
+					   (eval_set_stream) */
 };
 
 /*
@@ -67,6 +69,18 @@ int eval_open(struct graph_repo *repo, const char *rev, int worktree,
 	      const char *rules_file, const struct graph_limits *limits,
 	      struct error_list *errors, struct eval **out,
 	      struct error *err);
+
+/*
+ * As eval_open, with the cache's memos on from the start (eval_set_memo:
+ * `memo` borrowed, or NULL; `write` to remember what is computed): the
+ * rules of a commit are taken from the parsed trees remembered by their
+ * text (rules_tree_memo), so an unchanged ripple.yml is not parsed again.
+ */
+struct cache;
+int eval_open_memo(struct graph_repo *repo, const char *rev, int worktree,
+		   const char *rules_file, const struct graph_limits *limits,
+		   struct cache *memo, int write, struct error_list *errors,
+		   struct eval **out, struct error *err);
 
 /*
  * Take source keys from the cache's memo when the objects at a set's
@@ -90,6 +104,15 @@ struct strmap;
 struct arena;
 void eval_share_key_memo(struct eval *ev, struct strmap *map,
 			 struct arena *arena);
+
+/*
+ * With `stream` 1, a source set's file list is dropped as soon as its key
+ * is known (the key is kept), so a plan's memory does not grow with the
+ * tree; eval_input_state walks the set again when an explanation asks for
+ * its files. For plans and why, which explain few sets; not for a run or
+ * a record, which store every input's files.
+ */
+void eval_set_stream(struct eval *ev, int stream);
 
 /* Free an evaluation. Accepts NULL. */
 void eval_free(struct eval *ev);

@@ -33,6 +33,9 @@ struct history {
 	size_t n_src;
 	struct record_source *local;	/* src's local cache, or NULL */
 	char *run;
+	struct cache_record_list run_recs;	/* run's records, by node id
+						   (read on first use) */
+	int run_recs_read;
 	const char *rules_file;	/* the planner's --rules, or NULL */
 	struct eval *base, *head;
 	struct eval *run_eval;	/* the baseline run's commit, owned */
@@ -57,31 +60,41 @@ run_components(void *payload, struct plan_record *rec, struct error *err)
 					    err);
 }
 
+/*
+ * The baseline run's record of node `id`: the run's records are read in
+ * one query on first use (ordered by node id, as SQLite's binary
+ * collation orders bytes) and searched, instead of one query a node.
+ */
 static int
 run_record(void *payload, const char *id, struct plan_record *out,
 	   struct error *err)
 {
 	struct history *h = payload;
-	struct cache_record rec;
-	struct error e2;
-	int rc;
+	const struct cache_record_list *l = &h->run_recs;
+	size_t lo = 0, hi, mid;
+	int rc, c;
 
-	cache_record_init(&rec);
-	error_init(&e2);
-	rc = cache_record_get(h->cache, h->run, id, &rec, &e2);
-	if (rc == ERROR_NOT_FOUND) {
-		cache_record_release(&rec);
-		return 0;
+	if (!h->run_recs_read) {
+		rc = cache_record_list(h->cache, h->run, &h->run_recs, err);
+		if (rc)
+			return rc;
+		h->run_recs_read = 1;
 	}
-	if (rc) {
-		*err = e2;
-		cache_record_release(&rec);
-		return rc;
+	for (hi = l->n; lo < hi;) {
+		mid = lo + (hi - lo) / 2;
+		c = strcmp(l->items[mid].node_id, id);
+		if (!c) {
+			rc = record_source_fill(h->cache, &h->arena,
+						&l->items[mid], out, err);
+			out->source = h->local;
+			return rc ? rc : 1;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	rc = record_source_fill(h->cache, &h->arena, &rec, out, err);
-	out->source = h->local;
-	cache_record_release(&rec);
-	return rc ? rc : 1;
+	return 0;
 }
 
 /*
@@ -520,6 +533,19 @@ history_remote_only(struct history *h, const char *ns, struct error *err)
 	return 0;
 }
 
+void
+history_give_run_records(struct history *h, struct cache_record_list *recs)
+{
+	if (h && h->run && !h->run_recs_read) {
+		h->run_recs = *recs;
+		h->run_recs_read = 1;
+		recs->items = NULL;
+		recs->n = 0;
+		return;
+	}
+	cache_record_list_release(recs);
+}
+
 const struct plan_history *
 history_plan(struct history *h)
 {
@@ -532,6 +558,7 @@ history_free(struct history *h)
 	if (!h)
 		return;
 	graph_keys_free(h->base_keys);
+	cache_record_list_release(&h->run_recs);
 	while (h->n_src)
 		record_source_free(h->src[--h->n_src]);
 	eval_free(h->run_eval);

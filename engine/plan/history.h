@@ -61,6 +61,17 @@ int history_from_eval(struct eval *base, struct eval *head,
 		      struct history **out, struct error *err);
 
 /*
+ * The baseline run's records as the planner already read them
+ * (cache_record_list of the run history_from_run was given), taken over
+ * from *recs (left empty), so the run is not read a second time. Does
+ * nothing but release them when the history has no local baseline run
+ * or has read it already.
+ */
+struct cache_record_list;
+void history_give_run_records(struct history *h,
+			      struct cache_record_list *recs);
+
+/*
  * Make a history of history_from_run serve records of the remote cache
  * only (no local cache), from namespace `ns` ("tag/TAG/": the records a
  * run of a tag published; NULL: the plain entries). For `release`, which

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/fnmatch.h"
 #include "base/mem.h"
 #include "base/strmap.h"
 #include "cache/cache.h"
@@ -23,11 +24,12 @@
 
 /*
  * How many nodes of the closure run `id` holds a successful record of
- * (*covered), and how many the closure has (*total).
+ * (*covered), and how many the closure has (*total). The run's records
+ * are left in *recs (release them).
  */
 static int
 coverage(struct planner *p, const char *id, long *covered, long *total,
-	 struct error *err)
+	 struct cache_record_list *recs_out, struct error *err)
 {
 	struct cache_record_list recs = { NULL, 0 };
 	const struct graph *g = p->head->graph;
@@ -45,7 +47,7 @@ coverage(struct planner *p, const char *id, long *covered, long *total,
 		    recs.items[i].status == CACHE_RECORD_STATUS_OK)
 			(*covered)++;
 	}
-	cache_record_list_release(&recs);
+	*recs_out = recs;
 	return rc;
 }
 
@@ -77,7 +79,7 @@ find_baseline(struct planner *p, const struct planner_options *o,
 			error_hint(err, "`ripple runs` lists the recorded runs");
 			return rc;
 		}
-		rc = coverage(p, run.id, &covered, &total, err);
+		rc = coverage(p, run.id, &covered, &total, &p->run_recs, err);
 		if (!rc) {
 			snprintf(p->run_id, sizeof(p->run_id), "%s", run.id);
 			snprintf(p->label, sizeof(p->label),
@@ -107,11 +109,20 @@ find_baseline(struct planner *p, const struct planner_options *o,
 	rc = cache_run_list(p->cache, &f, &runs, err);
 	/* Oldest first: ">=" lets the newest of equals win. */
 	for (i = 0; !rc && i < runs.n; i++) {
-		rc = coverage(p, runs.items[i].id, &covered, &total, err);
+		struct cache_record_list recs = { NULL, 0 };
+
+		rc = coverage(p, runs.items[i].id, &covered, &total, &recs,
+			      err);
 		if (!rc && covered >= best_covered) {
 			best_covered = covered;
 			best = i;
+			/* The baseline's records, read once. */
+			cache_record_list_release(&p->run_recs);
+			p->run_recs = recs;
+			recs.items = NULL;
+			recs.n = 0;
 		}
+		cache_record_list_release(&recs);
 	}
 	if (!rc && runs.n) {
 		const struct cache_run *r = &runs.items[best];
@@ -247,8 +258,9 @@ remote_baseline(struct planner *p, const struct planner_options *o,
 
 	error_list_init(&base_errors, 1);
 	error_init(&e2);
-	rc = eval_open(p->repo, p->base_hex, 0, o->rules_file, o->limits,
-		       &base_errors, &p->base, &e2);
+	rc = eval_open_memo(p->repo, p->base_hex, 0, o->rules_file, o->limits,
+			    o->full_walk ? NULL : p->cache, 0, &base_errors,
+			    &p->base, &e2);
 	error_list_release(&base_errors);
 	if (rc == ERROR_NOMEM)
 		return error_set(err, rc, "out of memory");
@@ -260,7 +272,7 @@ remote_baseline(struct planner *p, const struct planner_options *o,
 					o->rules_file, p->head, &p->hist,
 					err);
 	}
-	eval_set_memo(p->base, o->full_walk ? NULL : p->cache, 0);
+	eval_set_stream(p->base, !o->full_walk);
 	share_keys(p, o);
 	rc = history_from_remote_base(p->cache, o->remote, p->base, p->head,
 				      o->targets, o->n_targets, &found,
@@ -353,6 +365,51 @@ job_scope(struct planner *p, const struct planner_options *o,
 	return rc < 0 ? rc : 0;
 }
 
+long
+planner_node(const struct graph *g, const char *pat, size_t *n)
+{
+	const struct graph_node *exact = graph_find(g, pat);
+	long hit = -1;
+	size_t i;
+
+	*n = exact ? 1 : 0;
+	if (exact)
+		return (long)exact->index;
+	for (i = 0; i < g->n_nodes; i++)
+		if (fnmatch_match(pat, g->nodes[i].id) ||
+		    !strcmp(pat, g->nodes[i].name)) {
+			hit = (long)i;
+			(*n)++;
+		}
+	return *n == 1 ? hit : -1;
+}
+
+/*
+ * why NODE: plan the node, what it needs and the members of its version
+ * groups with what those need (job_scope's closure): every decision the
+ * node's and its chain's depend on, and nothing else.
+ */
+static int
+why_scope(struct planner *p, const char *pat, struct error *err)
+{
+	const struct graph *g = p->head->graph;
+	size_t n;
+	long at = planner_node(g, pat, &n);
+	int rc;
+
+	if (at < 0 || !p->closure[at])
+		return 0;	/* the CLI names the problem */
+	p->scope = mem_calloc(g->n_nodes + 1, 1);
+	if (!p->scope)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	p->scope[at] = 1;
+	do {
+		scope_add_needs(g, p->scope);
+		rc = scope_add_groups(g, p->closure, p->scope, err);
+	} while (rc == 1);
+	return rc < 0 ? rc : 0;
+}
+
 int
 planner_run(struct graph_repo *repo, struct cache *cache,
 	    const struct planner_options *o, struct error_list *errors,
@@ -377,11 +434,14 @@ planner_run(struct graph_repo *repo, struct cache *cache,
 	strv_init(&p->changed, 1);
 	strv_init(&p->unclaimed, 1);
 	strv_init(&p->ignored, 1);
-	rc = eval_open(repo, o->head, o->worktree, o->rules_file, o->limits,
-		       errors, &p->head, err);
+	rc = eval_open_memo(repo, o->head, o->worktree, o->rules_file,
+			    o->limits, o->full_walk ? NULL : cache,
+			    o->memo_write, errors, &p->head, err);
 	if (rc)
 		goto done;
-	eval_set_memo(p->head, o->full_walk ? NULL : cache, o->memo_write);
+	/* A plan keeps keys, not file lists; a run records every input's
+	 * files, so it keeps them. */
+	eval_set_stream(p->head, !o->memo_write && !o->full_walk);
 	if (o->remote) {
 		const struct rules_policy *pol = &p->head->rules->policy;
 
@@ -405,6 +465,8 @@ planner_run(struct graph_repo *repo, struct cache *cache,
 	rc = root_versions(p, o, err);
 	if (!rc && o->job)
 		rc = job_scope(p, o, err);
+	if (!rc && o->why_node && !p->scope)
+		rc = why_scope(p, o->why_node, err);
 	if (rc)
 		goto done;
 	if (o->base) {
@@ -427,8 +489,10 @@ planner_run(struct graph_repo *repo, struct cache *cache,
 		}
 		rc = eval_open(repo, p->base_hex, 0, o->rules_file,
 			       o->limits, errors, &p->base, err);
-		if (!rc)
+		if (!rc) {
+			eval_set_stream(p->base, !o->full_walk);
 			share_keys(p, o);
+		}
 		if (!rc)
 			rc = history_from_eval(p->base, p->head, &p->hist,
 					       err);
@@ -446,6 +510,8 @@ planner_run(struct graph_repo *repo, struct cache *cache,
 					      p->run_id[0] ? p->run_id : NULL,
 					      p->label, o->rules_file, p->head,
 					      &p->hist, err);
+		if (!rc && p->run_id[0])
+			history_give_run_records(p->hist, &p->run_recs);
 	}
 	if (rc)
 		goto done;
@@ -501,6 +567,7 @@ planner_free(struct planner *p)
 	strv_release(&p->unclaimed);
 	strv_release(&p->ignored);
 	strmap_release(&p->key_memo);
+	cache_record_list_release(&p->run_recs);
 	arena_release(&p->arena);
 	mem_free(p);
 }

@@ -14,6 +14,7 @@
 #include "base/arena.h"
 #include "base/strmap.h"
 #include "base/strv.h"
+#include "cache/cache.h"
 #include "engine/plan/plan.h"
 #include "engine/plan/report.h"
 #include "graph/repo.h"
@@ -71,6 +72,14 @@ struct planner_options {
 					   names. An unknown name plans the
 					   whole closure (run's --job check
 					   reports it) */
+	const char *why_node;		/* `why`: the one node (planner_node
+					   matches it) whose decision is
+					   asked; only it, what it needs and
+					   its version groups are planned
+					   (its decision and chain are those
+					   of the whole plan), the coverage
+					   stays the closure's. No single
+					   match: the whole closure */
 	const char *ref;		/* the ref being planned: its trust
 					   domain in the remote cache
 					   (plan_remote_trust), or NULL */
@@ -100,6 +109,9 @@ struct planner {
 					   computed; strings in arena */
 	size_t n_versions;
 	int check_versions;		/* versions were compared */
+	struct cache_record_list run_recs;	/* the baseline run's records
+						   (coverage read them), until
+						   the history takes them */
 	struct strmap key_memo;		/* source keys the base and head
 					   evaluations share (memo id -> key
 					   hex; strings in arena) */
@@ -119,5 +131,13 @@ int planner_run(struct graph_repo *repo, struct cache *cache,
 
 /* Free. Accepts NULL. */
 void planner_free(struct planner *p);
+
+/*
+ * The node `pat` names in g: its id exactly, else the nodes whose id
+ * matches it as a glob (fnmatch) or whose rule name it is. Returns the
+ * index of the one match, or -1, with *n the number of matches (0, or 2
+ * and more). The one matcher of `why` and the planner's why_node.
+ */
+long planner_node(const struct graph *g, const char *pat, size_t *n);
 
 #endif

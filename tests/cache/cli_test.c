@@ -171,7 +171,7 @@ Test(cache_cli, check_reports_ok_and_corrupt_files)
 
 	r = t_ripple(dir, ok);
 	cr_expect_eq(r.status, 0, "%s", r.err);
-	cr_expect(strstr(r.out, "ok (schema version 5)") != NULL, "%s",
+	cr_expect(strstr(r.out, "ok (schema version 6)") != NULL, "%s",
 		  r.out);
 	t_result_release(&r);
 	t_write(dir, "junk.db", "this is not a database, not at all, no. "

@@ -102,7 +102,7 @@ Test(cache_schema, newer_schema_is_refused)
 	cr_expect_eq(cache_open(path, 0, &c, &err), ERROR_UNSUPPORTED);
 	cr_expect_null(c);
 	cr_expect_str_eq(err.msg, "cache schema version 99 is newer than "
-			 "this ripple understands (5)");
+			 "this ripple understands (6)");
 	cr_expect_str_eq(err.file, path);
 	t_rmtree(dir);
 	free(dir);

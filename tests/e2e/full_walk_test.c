@@ -8,6 +8,7 @@
  * JSON has no timing fields), and the memo must have been there to use.
  */
 #include <criterion/criterion.h>
+#include <jansson.h>
 #include <limits.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -40,18 +41,20 @@ must(const char *dir, const char *cmd)
 	t_result_release(&r);
 }
 
-/* Rows of the source-key memo in the cache at `db`. */
+/* Rows of `table` in the cache at `db`. */
 static long
-memo_rows(const char *db)
+table_rows(const char *db, const char *table)
 {
 	sqlite3 *h = NULL;
 	sqlite3_stmt *st = NULL;
 	long n = -1;
+	char sql[128];
 
 	cr_assert_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL),
 		     SQLITE_OK, "cannot open %s", db);
-	if (sqlite3_prepare_v2(h, "SELECT count(*) FROM source_keys", -1,
-			       &st, NULL) == SQLITE_OK &&
+
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s", table);
+	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK &&
 	    sqlite3_step(st) == SQLITE_ROW)
 		n = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
@@ -91,6 +94,76 @@ same_both_ways(const char *tmp, const char *dir, const char *ripple,
 	}
 }
 
+/* The JSON document `ripple ARGS` prints in dir (base=BASE in ARGS). */
+static json_t *
+json_of(const char *dir, const char *ripple, const char *base,
+	const char *args)
+{
+	char cmd[2 * PATH_MAX + 512];
+	struct run_result r;
+	json_error_t je;
+	json_t *j;
+
+	snprintf(cmd, sizeof(cmd), "base=%s; '%s' %s", base, ripple, args);
+	r = t_sh(dir, cmd);
+	cr_assert_eq(r.status, 0, "'%s' failed: %s", cmd, r.err);
+	j = json_loads(r.out, 0, &je);
+	cr_assert_not_null(j, "'%s': %s", cmd, je.text);
+	t_result_release(&r);
+	return j;
+}
+
+/* The node object of id in a plan document. */
+static json_t *
+plan_item(json_t *plan, const char *id)
+{
+	json_t *it;
+	size_t i;
+
+	json_array_foreach(json_object_get(plan, "nodes"), i, it)
+		if (!strcmp(json_string_value(json_object_get(it, "id")), id))
+			return it;
+	cr_assert_fail("no node %s in the plan", id);
+	return NULL;
+}
+
+/*
+ * `why` plans only its node, what that needs and its version groups
+ * (planner why_node); every node's why (node and chain) must read as the
+ * whole plan's items, with the whole closure's coverage.
+ */
+static void
+why_reads_as_the_plan(const char *dir, const char *ripple, const char *base)
+{
+	json_t *plan = json_of(dir, ripple, base,
+			       "plan --base \"$base\" --json"), *it, *c;
+	char args[PATH_MAX + 64];
+	size_t i, k, whys = 0;
+
+	json_array_foreach(json_object_get(plan, "nodes"), i, it) {
+		const char *id = json_string_value(json_object_get(it, "id"));
+		json_t *why;
+
+		snprintf(args, sizeof(args), "why '%s' --base \"$base\" --json",
+			 id);
+		why = json_of(dir, ripple, base, args);
+		cr_expect(json_equal(json_object_get(why, "node"), it),
+			  "why %s: its node differs from the plan's", id);
+		cr_expect(json_equal(json_object_get(why, "baseline_coverage"),
+				     json_object_get(plan,
+						     "baseline_coverage")),
+			  "why %s: coverage", id);
+		json_array_foreach(json_object_get(why, "chain"), k, c)
+			cr_expect(json_equal(c, plan_item(plan,
+				json_string_value(json_object_get(c, "id")))),
+				  "why %s: chain item %zu differs", id, k);
+		json_decref(why);
+		whys++;
+	}
+	cr_assert_gt(whys, 2);
+	json_decref(plan);
+}
+
 Test(e2e_full_walk, generated_repository_decides_the_same_both_ways,
      .timeout = 300)
 {
@@ -125,7 +198,10 @@ Test(e2e_full_walk, generated_repository_decides_the_same_both_ways,
 	must(tmp, cmd);
 	snprintf(dir, sizeof(dir), "%s/g", tmp);
 	snprintf(db, sizeof(db), "%s/.ripple/cache.db", dir);
-	cr_assert_gt(memo_rows(db), 0, "record wrote no source-key memo");
+	cr_assert_gt(table_rows(db, "source_keys"), 0,
+		     "record wrote no source-key memo");
+	cr_assert_gt(table_rows(db, "rules_trees"), 0,
+		     "record remembered no rules tree");
 	same_both_ways(tmp, dir, ripple, "base", cmds);
 	t_rmtree(tmp);
 	free(tmp);
@@ -155,10 +231,105 @@ Test(e2e_full_walk, demo_decides_the_same_both_ways, .timeout = 300)
 	must(tmp, cmd);
 	snprintf(dir, sizeof(dir), "%s/demo", tmp);
 	snprintf(db, sizeof(db), "%s/.ripple/cache.db", dir);
-	cr_assert_gt(memo_rows(db), 0, "record wrote no source-key memo");
+	cr_assert_gt(table_rows(db, "source_keys"), 0,
+		     "record wrote no source-key memo");
+	cr_assert_gt(table_rows(db, "rules_trees"), 0,
+		     "record remembered no rules tree");
 	same_both_ways(tmp, dir, ripple, "main", cmds);
+	why_reads_as_the_plan(dir, ripple, "main");
+	/* The metapackage rebuilds its version group's bindings wheels:
+	 * a why of a wheel must plan the group's other members too. */
+	must(dir, GIT_ID "f=$(git ls-files cuda_python | grep -v '^cuda_python/"
+	     "docs/' | head -1) && echo '# probe' >> \"$f\" && "
+	     "git commit -qam meta");
+	same_both_ways(tmp, dir, ripple, "main", cmds);
+	why_reads_as_the_plan(dir, ripple, "main");
 	t_rmtree(tmp);
 	free(tmp);
 	free(src);
+	free(ripple);
+}
+
+/*
+ * The cases the memo ids must get right (graph/source_memo.c: a set keyed
+ * by the id of the folder covering its prefixes): a set of two prefixes
+ * whose folder changes outside them; links inside, dangling, escaping, and
+ * one whose hop lies outside the set (never remembered); excludes and
+ * policy.ignore; a renamed folder, a deleted folder, a folder that
+ * appears; a declared output in the tree. Plans at each later commit,
+ * warm and cold, and a why, must read the same both ways.
+ */
+Test(e2e_full_walk, covers_links_excludes_and_moves_decide_the_same,
+     .timeout = 300)
+{
+	static const char *const cmds[] = {
+		"plan --base \"$base\" --json",
+		"plan --base \"$base\" --assume-base-built --json",
+		"why artifact:a --base \"$base\" --json",
+		"why artifact:links --base \"$base\" --json",
+		NULL
+	};
+	static const char *const steps[] = {
+		/* outside a's prefixes, inside their folder p/ */
+		"echo n > p/NOTES && git add p/NOTES",
+		/* the outside hop of links/l1 retargeted */
+		"ln -sfn ../a/g x/l2 && git add x/l2",
+		/* excluded and ignored files only */
+		"echo 2 > p/src/gen/out.c && echo 2 > p/src/README.md && "
+		"git add -A",
+		/* a folder renamed, one deleted, one new */
+		"git mv p/src/sub p/src/moved && git rm -rq q/lib && "
+		"mkdir -p q/new && echo 1 > q/new/n.c && git add -A",
+		/* a claimed file edited, a link made to dangle */
+		"echo 3 >> p/src/main.c && rm links/in && "
+		"ln -s nowhere links/in && git add -A",
+		NULL
+	};
+	char *tmp = t_tmpdir(), *ripple = ripple_path();
+	char cmd[4 * PATH_MAX + 2048], dir[PATH_MAX], db[PATH_MAX + 32];
+	size_t i;
+
+	snprintf(cmd, sizeof(cmd), GIT_ID
+		 "mkdir c && cd c && git init -q -b main && "
+		 "mkdir -p p/src/sub p/src/gen p/inc q/lib a x links && "
+		 "for f in p/src/main.c p/src/sub/s.c p/src/gen/out.c "
+		 "p/inc/h.h p/package.json q/lib/l.c q/lib/m.c a/f a/g "
+		 "p/src/README.md; do echo 1 > $f; done && "
+		 "ln -s ../a/f x/l2 && ln -s ../x/l2 links/l1 && "
+		 "ln -s ../p/inc/h.h links/in && ln -s /etc/passwd links/out "
+		 "&& printf '%%s\\n' 'version: 1' "
+		 "'policy: {ignore: [\"**/*.md\"]}' 'sources:' "
+		 "'  a-src: {paths: [p/src/**, p/inc/**, p/package.json], "
+		 "exclude: [p/src/gen/**]}' "
+		 "'  q-src: {paths: [q/**]}' "
+		 "'  links-src: {paths: [links/**]}' "
+		 "'artifacts:' "
+		 "'  a: {inputs: [a-src], command: [build, a], "
+		 "outputs: [p/dist/**]}' "
+		 "'  q: {inputs: [q-src], command: [build, q]}' "
+		 "'  links: {inputs: [links-src], command: [build, links]}' "
+		 "'tests:' "
+		 "'  t: {needs: [a, q], command: [test]}' > ripple.yml && "
+		 "printf '.ripple/\\n' > .gitignore && "
+		 "git add -A && git commit -qm base && git tag base && "
+		 "'%s' record --run base --node '*' --status ok >/dev/null && "
+		 "'%s' record --run base --finish ok >/dev/null",
+		 ripple, ripple);
+	must(tmp, cmd);
+	snprintf(dir, sizeof(dir), "%s/c", tmp);
+	snprintf(db, sizeof(db), "%s/.ripple/cache.db", dir);
+	cr_assert_gt(table_rows(db, "source_keys"), 0,
+		     "record wrote no source-key memo");
+	cr_assert_gt(table_rows(db, "rules_trees"), 0,
+		     "record remembered no rules tree");
+	for (i = 0; steps[i]; i++) {
+		snprintf(cmd, sizeof(cmd), GIT_ID "%s && git commit -qm "
+			 "'step %zu'", steps[i], i);
+		must(dir, cmd);
+		same_both_ways(tmp, dir, ripple, "base", cmds);
+		why_reads_as_the_plan(dir, ripple, "base");
+	}
+	t_rmtree(tmp);
+	free(tmp);
 	free(ripple);
 }

@@ -9,7 +9,7 @@
 #
 #   tests/fuzz/run.sh SECONDS [TARGET...]     (from the repository root)
 #
-# Targets: rules pep440 cache_import pattern remote_entry (default: all). Each runs
+# Targets: rules pep440 cache_import pattern remote_entry memo (default: all). Each runs
 # with its seeds (tests/fuzz/corpus/TARGET, read only) and a working corpus
 # that grows across runs (build/fuzz/corpus/TARGET); logs and findings go
 # to build/fuzz/runs/TIME-PID/. FUZZ_PARALLEL=1 runs the targets at once.
@@ -18,7 +18,7 @@
 set -eu
 secs=${1:?usage: tests/fuzz/run.sh SECONDS [TARGET...]}
 shift
-targets=${*:-rules pep440 cache_import pattern remote_entry}
+targets=${*:-rules pep440 cache_import pattern remote_entry memo}
 fuzz_cc=$(sed -n 's/^fuzz_cc = //p' build/config.ninja 2>/dev/null || true)
 if [ -z "$fuzz_cc" ]; then
 	# 77: a skip under `ninja check` (tests/check/step.sh)

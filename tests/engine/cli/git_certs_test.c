@@ -66,3 +66,41 @@ Test(engine_cli_git_certs, libgit2_init_loads_no_ca_bundle)
 	t_rmtree(dir);
 	free(dir);
 }
+
+/* libgit2's libssh2_init (OpenSSL's init and engines) lands in ripple. */
+Test(engine_cli_git_certs, libgit2_init_skips_libssh2_init)
+{
+	const char *bin = ripple_bin();
+	char cmd[8400], *dir, *line, *save = NULL;
+	static char abs[4096];
+	struct run_result r;
+	int found = 0;
+
+	cr_assert(realpath(bin, abs), "no ripple at %s", bin);
+	snprintf(cmd, sizeof(cmd), "LD_TRACE_LOADED_OBJECTS=1 '%s'", abs);
+	r = t_sh(".", cmd);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	if (!strstr(r.out, "libssh2")) {
+		t_result_release(&r);
+		cr_skip_test("libgit2 is not built with libssh2 here");
+	}
+	t_result_release(&r);
+	dir = t_tmpdir();
+	snprintf(cmd, sizeof(cmd), "LD_DEBUG=bindings '%s' plan 2>&1", abs);
+	r = t_sh(dir, cmd);
+	for (line = strtok_r(r.out, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		const char *to = strstr(line, " to ");
+
+		if (!strstr(line, "libgit2") || !to ||
+		    !strstr(line, "`libssh2_init'"))
+			continue;
+		found = 1;
+		cr_expect(strstr(to, "ripple") && !strstr(to, "libssh2.so"), "%s",
+			  line);
+	}
+	cr_expect(found, "libgit2 never called libssh2_init?");
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}

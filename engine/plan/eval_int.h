@@ -1,0 +1,22 @@
+/*
+ * Internal to engine/plan/eval*.c: the step of eval_open that reads the
+ * rules (eval_rules.c).
+ */
+#ifndef RIPPLE_ENGINE_PLAN_EVAL_INT_H
+#define RIPPLE_ENGINE_PLAN_EVAL_INT_H
+
+struct error;
+struct error_list;
+struct eval;
+
+/*
+ * Load ev->rules: from `rules_file` (or the working tree's ripple.yml with
+ * ev->worktree), else from ev->commit's ripple.yml, taking and (with
+ * ev->memo_write) leaving its parsed tree in ev->memo. Rule errors go to
+ * `errors` (the first also to err); the hint names --rules and
+ * --worktree when the commit has no ripple.yml. Returns 0 or an error.
+ */
+int eval_load_rules(struct eval *ev, const char *rules_file,
+		    struct error_list *errors, struct error *err);
+
+#endif

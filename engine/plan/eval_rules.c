@@ -1,0 +1,140 @@
+/*
+ * The rules of an evaluation (eval_open): read from a file or the working
+ * tree, or from the commit's ripple.yml through the cache's memo of parsed
+ * trees (rules_tree_memo over cache_rules_tree_get/put), then checked for
+ * tag families that cannot be right.
+ */
+#include "engine/plan/eval.h"
+#include "engine/plan/eval_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/error.h"
+#include "cache/cache.h"
+#include "graph/digest.h"
+#include "graph/family.h"
+#include "graph/repo.h"
+#include "graph/restore.h"
+#include "rules/rules.h"
+#include "base/banned.h"
+
+/* Lines that cannot be right (graph/family.h) refuse the rules. */
+static int
+check_families(struct eval *ev, struct error_list *errors, struct error *err)
+{
+	int rc = graph_family_check_roots(ev->rules, errors);
+
+	if (rc == ERROR_NOMEM)
+		return error_set(err, rc, "out of memory");
+	if (rc && errors->n)
+		*err = errors->items[0];
+	return rc;
+}
+
+/* The memo id of a rules text's parsed tree into hex (33 bytes). */
+static int
+tree_id(const char *text, size_t len, char *hex)
+{
+	struct digest_state st = { NULL, NULL };
+	struct digest d;
+
+	if (digest_begin(&st, RULES_TREE_FORMAT, NULL))
+		return -1;
+	digest_add(&st, text, len);
+	digest_end(&st, &d);
+	memcpy(hex, d.hex, 33);
+	return 0;
+}
+
+/* rules_tree_memo over the evaluation's cache (eval_open_memo). */
+static int
+tree_get(void *payload, const char *text, size_t len, struct buf *out)
+{
+	struct eval *ev = payload;
+	char hex[33];
+	struct error e2;
+
+	error_init(&e2);
+	return !tree_id(text, len, hex) &&
+	       cache_rules_tree_get(ev->memo, hex, out, &e2) == 1;
+}
+
+static void
+tree_put(void *payload, const char *text, size_t len, const void *tree,
+	 size_t tree_len)
+{
+	struct eval *ev = payload;
+	char hex[33];
+	struct error e2;
+
+	error_init(&e2);
+	if (ev->memo_write && !tree_id(text, len, hex))
+		cache_rules_tree_put(ev->memo, hex, tree, tree_len, &e2);
+}
+
+int
+eval_load_rules(struct eval *ev, const char *rules_file,
+		struct error_list *errors, struct error *err)
+{
+	struct buf text;
+	char display[128];
+	int rc;
+
+	if (rules_file || ev->worktree) {
+		char path[4096];
+
+		if (!rules_file) {
+			int n = snprintf(path, sizeof(path), "%s/ripple.yml",
+					 graph_repo_root(ev->repo));
+
+			if (n < 0 || (size_t)n >= sizeof(path))
+				return error_set(err, ERROR_INVALID,
+						 "the repository's path is too "
+						 "long for its ripple.yml");
+			rules_file = path;
+			rc = rules_load_file(path, "ripple.yml",
+					     graph_repo_root(ev->repo), &ev->rules,
+					     errors);
+		} else {
+			rc = rules_load_file(rules_file, NULL,
+					     graph_repo_root(ev->repo), &ev->rules,
+					     errors);
+		}
+		if (rc && errors->n == 0)
+			error_set(err, rc, "cannot load the rules");
+		else if (rc)
+			*err = errors->items[0];
+		return rc ? rc : check_families(ev, errors, err);
+	}
+	buf_init(&text, 0);
+	rc = graph_repo_read_blob(ev->repo, &ev->commit, "ripple.yml", &text,
+				  err);
+	if (rc) {
+		if (rc == ERROR_NOT_FOUND)
+			snprintf(err->hint, sizeof(err->hint),
+				 "plans read the rules of the commit: commit "
+				 "ripple.yml, or use --worktree to read the "
+				 "working tree's, or --rules FILE");
+		buf_release(&text);
+		return rc;
+	}
+	snprintf(display, sizeof(display), "ripple.yml@%.9s", ev->commit_hex);
+	{
+		struct graph_commit_files cf = { ev->repo, &ev->commit };
+		struct rules_tree_memo memo = { tree_get, tree_put, ev,
+						ev->memo_write };
+		struct rules_files files = { graph_commit_file_read, &cf,
+					     ev->memo ? &memo : NULL };
+
+		rc = rules_load_buffer_files(display, text.data, text.len,
+					     &files, &ev->rules, errors);
+	}
+	buf_release(&text);
+	if (rc && errors->n)
+		*err = errors->items[0];
+	else if (rc)
+		error_set(err, rc, "cannot load the rules");
+	return rc ? rc : check_families(ev, errors, err);
+}
