@@ -29,6 +29,9 @@ struct eval_input {
 	struct pattern_set *set;
 	struct graph_source_state state;
 	int computed;
+	int from_remote;		/* key taken from the remote memo,
+					   not confirmed yet */
+	char remote_memo[33], remote_key[33];
 };
 
 static size_t
@@ -187,7 +190,7 @@ memo_key(struct eval *ev, const struct graph_input *in, char *memo,
 	 struct digest *out, struct error *err)
 {
 	struct eval_input *x;
-	const char *shared;
+	const char *shared, *v;
 	char key[33];
 	struct error e2;
 	int rc = ensure_input(ev, in, &x, err);
@@ -207,6 +210,15 @@ memo_key(struct eval *ev, const struct graph_input *in, char *memo,
 	error_init(&e2);
 	if (ev->memo && cache_source_key_get(ev->memo, memo, key, &e2) == 1 &&
 	    !digest_from_hex(key, out, NULL)) {
+		ev->memo_hits++;
+		return 1;
+	}
+	v = ev->remote_memo ? strmap_get(ev->remote_memo, memo) : NULL;
+	if (v && v[0] && !digest_from_hex(v, out, NULL)) {
+		/* A claim until a record or a walk confirms it. */
+		x->from_remote = 1;
+		memcpy(x->remote_memo, memo, 33);
+		memcpy(x->remote_key, v, 33);
 		ev->memo_hits++;
 		return 1;
 	}
@@ -248,7 +260,7 @@ source_key(void *payload, const struct graph_input *in, struct digest *out,
 	char memo[33] = "";
 	int rc;
 
-	if ((ev->memo || ev->key_memo) && !ev->worktree) {
+	if ((ev->memo || ev->key_memo || ev->remote_memo) && !ev->worktree) {
 		rc = memo_key(ev, in, memo, out, err);
 		if (rc)
 			return rc < 0 ? rc : 0;
@@ -268,6 +280,70 @@ eval_set_memo(struct eval *ev, struct cache *c, int write)
 {
 	ev->memo = c;
 	ev->memo_write = c && write;
+}
+
+int
+eval_input_memo(struct eval *ev, const struct graph_input *in, char *memo,
+		char *key, struct error *err)
+{
+	struct eval_input *x;
+	struct digest d;
+	int rc;
+
+	if (ev->worktree)
+		return 0;
+	rc = source_key(ev, in, &d, err);
+	if (!rc)
+		rc = ensure_input(ev, in, &x, err);
+	if (!rc)
+		rc = graph_source_memo_id(ev->repo, &ev->commit, x->set, memo,
+					  err);
+	if (rc)
+		return rc;
+	/* A key from a memo was memoizable when it was stored. */
+	if (x->computed && !graph_source_state_memoizable(x->set, &x->state))
+		return 0;
+	memcpy(key, d.hex, 33);
+	return 1;
+}
+
+void
+eval_set_remote_memo(struct eval *ev, const struct strmap *map)
+{
+	ev->remote_memo = map;
+}
+
+int
+eval_remote_memo_verify(struct eval *ev,
+			int (*attested)(void *payload, const char *memo,
+					const char *key),
+			void *payload, int *wrong, struct error *err)
+{
+	const struct graph_source_state *st;
+	struct graph_input in;
+	struct digest d;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < ev->n_inputs && !*wrong; i++) {
+		struct eval_input *x = &ev->inputs[i];
+
+		if (!x->from_remote)
+			continue;
+		x->from_remote = 0;
+		if (attested(payload, x->remote_memo, x->remote_key))
+			continue;
+		memset(&in, 0, sizeof(in));
+		in.name = x->name;
+		rc = eval_input_state(ev, &in, &st, err);
+		if (rc)
+			return rc;
+		memcpy(d.bytes, st->key, sizeof(d.bytes));
+		digest_to_hex(&d);
+		if (strcmp(d.hex, x->remote_key))
+			*wrong = 1;
+	}
+	return 0;
 }
 
 void

@@ -49,6 +49,9 @@ struct eval {
 					   evaluations of one plan, borrowed,
 					   or NULL (eval_share_key_memo) */
 	struct arena *key_memo_arena;	/* holds key_memo's strings */
+	const struct strmap *remote_memo;	/* memo id -> key hex from
+					   the remote cache's bundles,
+					   borrowed, or NULL */
 	size_t memo_hits, memo_misses;	/* for benchmarks and tests */
 };
 
@@ -90,6 +93,35 @@ struct strmap;
 struct arena;
 void eval_share_key_memo(struct eval *ev, struct strmap *map,
 			 struct arena *arena);
+
+/*
+ * Take source keys from `map` (memo id -> key hex, plan_remote_memo:
+ * what records of the remote cache's bundles attest) after the shared
+ * and local memos miss. Each such key is a claim: eval_remote_memo_verify
+ * settles them after the plan. NULL turns it off. Commits only.
+ */
+void eval_set_remote_memo(struct eval *ev, const struct strmap *map);
+
+/*
+ * Settle every source key taken from the remote memo: confirmed when
+ * attested(payload, memo id, key) says a record reused in the plan
+ * attests that pair, else the input is walked and its true key compared;
+ * *wrong is set to 1 at the first that differs (the plan must be made
+ * again without the remote memo). Returns 0 or the walk's error.
+ */
+int eval_remote_memo_verify(struct eval *ev,
+			    int (*attested)(void *payload, const char *memo,
+					    const char *key),
+			    void *payload, int *wrong, struct error *err);
+
+/*
+ * The memo id (graph_source_memo_id) and key of input `in` at this
+ * commit, each 32 hex digits and a NUL into memo and key (33 bytes): 1
+ * when its key may be remembered by that id (graph_source_state_
+ * memoizable), 0 when not or in the working tree, or an error.
+ */
+int eval_input_memo(struct eval *ev, const struct graph_input *in, char *memo,
+		    char *key, struct error *err);
 
 /* Free an evaluation. Accepts NULL. */
 void eval_free(struct eval *ev);

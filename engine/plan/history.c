@@ -520,6 +520,12 @@ history_remote_only(struct history *h, const char *ns, struct error *err)
 	return 0;
 }
 
+const struct plan *
+history_base_plan(const struct history *h)
+{
+	return h ? h->base_plan : NULL;
+}
+
 const struct plan_history *
 history_plan(struct history *h)
 {

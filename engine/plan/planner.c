@@ -261,6 +261,7 @@ remote_baseline(struct planner *p, const struct planner_options *o,
 					err);
 	}
 	eval_set_memo(p->base, o->full_walk ? NULL : p->cache, 0);
+	eval_set_remote_memo(p->base, p->remote_memo);
 	share_keys(p, o);
 	rc = history_from_remote_base(p->cache, o->remote, p->base, p->head,
 				      o->targets, o->n_targets, &found,
@@ -353,10 +354,141 @@ job_scope(struct planner *p, const struct planner_options *o,
 	return rc < 0 ? rc : 0;
 }
 
+static int planner_run_once(struct graph_repo *repo, struct cache *cache,
+			    const struct planner_options *o, int remote_memo,
+			    struct error_list *errors, struct planner **out,
+			    struct error *err);
+
+/* Plans of fewer nodes look their records up one by one (a job). */
+#define BUNDLE_MIN_NODES 16
+
+/*
+ * A remote cache and enough nodes to plan: fetch the bundles of the
+ * head, its first parent and the merge base (one batch), and take source
+ * keys from the memo their records attest (checked after the plan).
+ */
+static int
+fetch_bundles(struct planner *p, const struct planner_options *o,
+	      struct error *err)
+{
+	const unsigned char *in = p->scope ? p->scope : p->closure;
+	const char *commits[3];
+	char parent[GRAPH_OID_HEX], rev[GRAPH_OID_HEX + 2];
+	struct graph_oid oid;
+	struct error e2;
+	size_t i, n = 0;
+	int rc;
+
+	if (!o->remote || o->full_walk)
+		return 0;
+	for (i = 0; i < p->head->graph->n_nodes; i++)
+		n += in[i] != 0;
+	if (n < BUNDLE_MIN_NODES)
+		return 0;
+	n = 0;
+	commits[n++] = p->head->commit_hex;
+	error_init(&e2);
+	snprintf(rev, sizeof(rev), "%s^", p->head->commit_hex);
+	if (!graph_repo_resolve(p->repo, rev, &oid, &e2)) {
+		graph_oid_hex(&oid, parent);
+		commits[n++] = parent;
+	}
+	if (p->base_hex[0])
+		commits[n++] = p->base_hex;
+	rc = plan_remote_bundles(o->remote, commits, n, err);
+	if (rc)
+		return rc;
+	p->remote_memo = plan_remote_memo(o->remote);
+	eval_set_remote_memo(p->head, p->remote_memo);
+	return 0;
+}
+
+/* The memo pairs that records reused in plan `pl` attest, into m. */
+static int
+attested_pairs(struct planner *p, const struct plan *pl, struct strmap *m,
+	       struct error *err)
+{
+	size_t i, k;
+
+	for (i = 0; pl && i < pl->n; i++) {
+		const struct plan_remote_hit *h = pl->items[i].remote;
+
+		if (pl->items[i].decision != PLAN_REUSE || !h)
+			continue;
+		for (k = 0; k + 1 < h->sources.n; k += 2) {
+			char *pair = arena_printf(&p->arena, "%s %s",
+						  h->sources.v[k],
+						  h->sources.v[k + 1]);
+
+			if (!pair || strmap_put(m, pair, pair, err))
+				return error_set(err, ERROR_NOMEM,
+						 "out of memory");
+		}
+	}
+	return 0;
+}
+
+static int
+pair_attested(void *payload, const char *memo, const char *key)
+{
+	char pair[80];
+
+	snprintf(pair, sizeof(pair), "%s %s", memo, key);
+	return strmap_get(payload, pair) != NULL;
+}
+
+/*
+ * Settle the source keys the plan took from the remote memo: those a
+ * reused record attests stand; the rest are walked. *wrong: one was not
+ * what the trees say (a forged or damaged memo entry).
+ */
+static int
+check_remote_memo(struct planner *p, int *wrong, struct error *err)
+{
+	struct strmap m = STRMAP_INIT;
+	int rc;
+
+	*wrong = 0;
+	rc = attested_pairs(p, p->plan, &m, err);
+	if (!rc)
+		rc = attested_pairs(p, history_base_plan(p->hist), &m, err);
+	if (!rc)
+		rc = eval_remote_memo_verify(p->head, pair_attested, &m,
+					     wrong, err);
+	if (!rc && p->base && !*wrong)
+		rc = eval_remote_memo_verify(p->base, pair_attested, &m,
+					     wrong, err);
+	strmap_release(&m);
+	return rc;
+}
+
 int
 planner_run(struct graph_repo *repo, struct cache *cache,
 	    const struct planner_options *o, struct error_list *errors,
 	    struct planner **out, struct error *err)
+{
+	int rc, wrong = 0;
+
+	rc = planner_run_once(repo, cache, o, 1, errors, out, err);
+	if (rc || !(*out)->remote_memo)
+		return rc;
+	rc = check_remote_memo(*out, &wrong, err);
+	if (!rc && !wrong)
+		return 0;
+	/* A source key the memo gave is not the trees': plan again from
+	 * the trees, so the memo costs time, never a decision. */
+	planner_free(*out);
+	*out = NULL;
+	if (rc)
+		return rc;
+	return planner_run_once(repo, cache, o, 0, errors, out, err);
+}
+
+static int
+planner_run_once(struct graph_repo *repo, struct cache *cache,
+		 const struct planner_options *o, int remote_memo,
+		 struct error_list *errors, struct planner **out,
+		 struct error *err)
 {
 	struct planner *p = mem_calloc(1, sizeof(*p));
 	struct plan_options po;
@@ -419,6 +551,10 @@ planner_run(struct graph_repo *repo, struct cache *cache,
 		if (rc)
 			goto done;
 	}
+	if (remote_memo)
+		rc = fetch_bundles(p, o, err);
+	if (rc)
+		goto done;
 	if (o->assume_base_built) {
 		if (!o->base) {
 			rc = error_set(err, ERROR_INVALID,

@@ -100,6 +100,9 @@ struct planner {
 					   computed; strings in arena */
 	size_t n_versions;
 	int check_versions;		/* versions were compared */
+	const struct strmap *remote_memo;	/* the remote cache's memo
+					   this plan took keys from
+					   (plan_remote_memo), or NULL */
 	struct strmap key_memo;		/* source keys the base and head
 					   evaluations share (memo id -> key
 					   hex; strings in arena) */

@@ -392,6 +392,30 @@ publish_fault(struct run_cache_store *s, size_t node, int rc,
 }
 
 /*
+ * The memo ids and keys of node's inputs (eval_input_memo), pairs into
+ * out: what the node's record in the run's bundle attests.
+ */
+static int
+node_sources(struct run_cache_store *s, size_t node, struct strv *out,
+	     struct error *err)
+{
+	const struct graph_node *n = &s->ev->graph->nodes[node];
+	char memo[33], key[33];
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; !rc && i < n->n_inputs; i++) {
+		rc = eval_input_memo(s->ev, &n->inputs[i], memo, key, err);
+		if (rc != 1)
+			continue;	/* not memoizable (0), or an error */
+		rc = strv_push(out, memo, err);
+		if (!rc)
+			rc = strv_push(out, key, err);
+	}
+	return rc;
+}
+
+/*
  * Publish an ok node (one it built; or, for a tag's run, one it reused,
  * from the remote cache when `from`); a failure is a fault of the remote
  * cache.
@@ -403,12 +427,18 @@ publish(struct run_cache_store *s, size_t node, int reused,
 	struct error e;
 	int rc;
 
+	struct strv src = STRV_INIT;
+
 	if (!s->remote || (reused && !s->tag))
 		return 0;	/* only a tag's run publishes what it reused */
 	error_init(&e);
-	rc = run_remote_publish(s->remote, s->cache, s->root, s->run_id,
-				s->ev->graph->nodes[node].id, s->runner,
-				reused, from, &e);
+	rc = node_sources(s, node, &src, &e);
+	if (!rc)
+		rc = run_remote_publish(s->remote, s->cache, s->root,
+					s->run_id,
+					s->ev->graph->nodes[node].id,
+					s->runner, reused, from, &src, &e);
+	strv_release(&src);
 	return rc ? publish_fault(s, node, rc, &e, err) : 0;
 }
 
@@ -428,11 +458,24 @@ agree(struct run_cache_store *s, size_t node,
 	if (!s->remote)
 		return 0;
 	error_init(&e);
-	if (hit)
+	if (hit) {
+		struct strv src = STRV_INIT;
+
 		rc = cache_published_mark(s->cache, id, hit->key,
 					  plan_remote_write_server(s->remote),
 					  &e);
-	else
+		/* Of this run's domain: its bundle lists it too. */
+		if (!rc && plan_remote_writes_for(s->remote,
+						  hit->rec.run.ref))
+			rc = node_sources(s, node, &src, &e);
+		if (!rc && plan_remote_writes_for(s->remote,
+						  hit->rec.run.ref))
+			rc = plan_remote_bundle_add(s->remote, &hit->rec.rec,
+						    &hit->rec.run,
+						    hit->rec.runner,
+						    &hit->action, &src, &e);
+		strv_release(&src);
+	} else
 		rc = run_remote_publish_pending(s->remote, s->cache, s->root,
 						run, id, s->runner, &e);
 	return rc ? publish_fault(s, node, rc, &e, err) : 0;
