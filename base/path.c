@@ -57,11 +57,12 @@ path_escape_controls(struct buf *b, const char *s, struct error *err)
 
 /*
  * Fold "." and ".." components of the absolute path in buf lexically, in
- * place ("/a/b/../c" -> "/a/c"; ".." at "/" stays at "/"). buf holds at
- * most PATH_RESOLVED_MAX bytes.
+ * place ("/a/b/../c" -> "/a/c"; ".." at "/" stays at "/"). Folding never
+ * lengthens a path, so it fits in buf; a path of PATH_RESOLVED_MAX bytes
+ * or more is refused (ERROR_INVALID) rather than cut.
  */
-static void
-fold(char *buf)
+static int
+fold(char *buf, struct error *err)
 {
 	char tmp[PATH_RESOLVED_MAX];
 	const char *p = buf + 1;
@@ -75,8 +76,11 @@ fold(char *buf)
 				o--;
 			if (o > 0)
 				o--;
-		} else if (len && !(len == 1 && p[0] == '.') &&
-			   o + len + 2 < sizeof(tmp)) {
+		} else if (len && !(len == 1 && p[0] == '.')) {
+			/* '/', the component and the final NUL */
+			if (o + 1 + len + 1 > sizeof(tmp))
+				return error_set(err, ERROR_INVALID, "path "
+						 "'%.200s' is too long", buf);
 			tmp[o++] = '/';
 			memcpy(tmp + o, p, len);
 			o += len;
@@ -89,13 +93,19 @@ fold(char *buf)
 		tmp[o++] = '/';
 	tmp[o] = '\0';
 	memcpy(buf, tmp, o + 1);
+	return 0;
 }
 
-/* realpath(3) of the deepest existing prefix of the absolute `path`. */
+/*
+ * realpath(3) of the deepest existing prefix of the absolute `path`, the
+ * missing rest appended. That rest is always a suffix of `path` (buf is
+ * `path` cut at a '/'), so it is taken from `path` in place, not copied.
+ */
 static int
 resolve(const char *path, char *out, size_t n, struct error *err)
 {
-	char buf[PATH_RESOLVED_MAX], tail[PATH_RESOLVED_MAX] = "";
+	char buf[PATH_RESOLVED_MAX];
+	const char *tail = "";
 	char *r = NULL, *slash;
 	int len;
 
@@ -104,8 +114,6 @@ resolve(const char *path, char *out, size_t n, struct error *err)
 		return error_set(err, ERROR_INVALID, "path '%.200s' is too "
 				 "long or not absolute", path);
 	for (;;) {
-		char t[PATH_RESOLVED_MAX];
-
 		r = realpath(buf, NULL);
 		if (r)
 			break;
@@ -116,9 +124,7 @@ resolve(const char *path, char *out, size_t n, struct error *err)
 		if (!slash)
 			return error_set(err, ERROR_IO, "cannot resolve "
 					 "'%.200s'", path);
-		snprintf(t, sizeof(t), "%s%s%s", slash + 1,
-			 tail[0] ? "/" : "", tail);
-		memcpy(tail, t, sizeof(tail));
+		tail = path + (slash - buf) + 1;
 		if (slash == buf)
 			buf[1] = '\0';
 		else
@@ -130,8 +136,7 @@ resolve(const char *path, char *out, size_t n, struct error *err)
 	if (len < 0 || (size_t)len >= n)
 		return error_set(err, ERROR_INVALID, "path '%.200s' is too "
 				 "long", path);
-	fold(out);
-	return 0;
+	return fold(out, err);
 }
 
 static int

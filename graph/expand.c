@@ -288,12 +288,17 @@ expand_fields(struct builder *b, struct graph_node *node,
 	if (!rc)
 		rc = template_expand(a, rule->version_group, &env,
 				     &node->version_group, err);
-	if (!rc && rule->container.image)
+	if (!rc && rule->container.image) {
 		rc = template_expand(a, rule->container.image, &env,
 				     &node->container_image, err);
-	if (!rc && rule->container.image)
-		rc = check_image(rule->container.image, node->container_image,
-				 err);
+		if (!rc)
+			rc = check_image(rule->container.image,
+					 node->container_image, err);
+		if (rc)	/* at the image, not the rule's name */
+			return graph_error_at(err, b->rules,
+					      rule->container.pos, node->id,
+					      rc);
+	}
 	if (!rc)
 		rc = template_expand(a, rule->container.options, &env,
 				     &node->container_options, err);

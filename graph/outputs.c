@@ -316,6 +316,112 @@ lower_bound(const struct entry *v, size_t count, const char *p, size_t n)
 	return lo;
 }
 
+/* Index of group `which`'s first glob among the node's outputs. */
+static size_t
+group_first(const struct rules_node *rule, size_t which)
+{
+	size_t i, at = 0;
+
+	for (i = 0; i < which; i++)
+		at += rule->groups[i].n_outputs;
+	return at;
+}
+
+/* 1 with a glob of each of groups a and b in *x, *y that can meet. */
+static int
+groups_meet(const struct graph_node *n, size_t a, size_t b, const char **x,
+	    const char **y)
+{
+	const struct rules_node *rule = n->rule;
+	size_t i, k, fa = group_first(rule, a), fb = group_first(rule, b);
+
+	for (i = 0; i < rule->groups[a].n_outputs; i++)
+		for (k = 0; k < rule->groups[b].n_outputs; k++)
+			if (graph_glob_overlap(n->outputs[fa + i],
+					       n->outputs[fb + k])) {
+				*x = n->outputs[fa + i];
+				*y = n->outputs[fb + k];
+				return 1;
+			}
+	return 0;
+}
+
+/*
+ * Two output groups of node n whose globs can match one file: that file
+ * is in both groups' digests, so a change to it rebuilds the users of
+ * each and `needs: [A.GROUP]` cuts off nothing. Reports every such pair
+ * (at the later group's name); returns 1 when there was one, 0 when none,
+ * or ERROR_NOMEM.
+ */
+static int
+group_overlaps(const struct graph *g, const struct graph_node *n,
+	       struct error_list *errors)
+{
+	const struct rules_node *rule = n->rule;
+	const struct rules_output_group *ga, *gb;
+	const char *x, *y;
+	size_t a, b;
+	struct error e;
+	int found = 0;
+
+	for (a = 0; a < rule->n_groups; a++)
+		for (b = a + 1; b < rule->n_groups; b++) {
+			if (!groups_meet(n, a, b, &x, &y))
+				continue;
+			ga = &rule->groups[a];
+			gb = &rule->groups[b];
+			error_init(&e);
+			error_at(&e, ERROR_INVALID, g->rules->file,
+				 gb->pos.line, gb->pos.col, "output group '%s' "
+				 "of artifact '%s' can match the same files "
+				 "as group '%s' (%u:%u): '%s' and '%s'",
+				 gb->name, rule->name, ga->name, ga->pos.line,
+				 ga->pos.col, y, x);
+			error_node(&e, n->id);
+			error_hint(&e, "a file in two groups is in both "
+				   "digests, so a change to it rebuilds the "
+				   "users of each: make the globs disjoint "
+				   "(NAME-[0-9]*.conda beside "
+				   "NAME-tests-*.conda)");
+			if (error_list_add(errors, &e))
+				return ERROR_NOMEM;
+			found = 1;
+		}
+	return found;
+}
+
+/* group_overlaps for each artifact rule, at its first such node. */
+static int
+check_groups(const struct graph *g, struct error_list *errors,
+	     size_t *found)
+{
+	const struct rules_node **done;
+	size_t i, k, n_done = 0;
+	int rc = 0;
+
+	done = mem_calloc(g->n_nodes + 1, sizeof(*done));
+	if (!done)
+		return ERROR_NOMEM;
+	for (i = 0; !rc && i < g->n_nodes; i++) {
+		const struct graph_node *n = &g->nodes[i];
+
+		if (!n->rule || n->rule->n_groups < 2)
+			continue;
+		for (k = 0; k < n_done && done[k] != n->rule; k++)
+			;
+		if (k < n_done)
+			continue;
+		rc = group_overlaps(g, n, errors);
+		if (rc == 1) {
+			done[n_done++] = n->rule;
+			(*found)++;
+			rc = 0;
+		}
+	}
+	mem_free(done);
+	return rc;
+}
+
 int
 graph_outputs_check(const struct graph *g, struct error_list *errors)
 {
@@ -362,6 +468,8 @@ graph_outputs_check(const struct graph *g, struct error_list *errors)
 		}
 	}
 	mem_free(v);
+	if (!rc)
+		rc = check_groups(g, errors, &found);
 	if (rc)
 		return rc;
 	return found ? ERROR_INVALID : 0;

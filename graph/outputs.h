@@ -38,8 +38,11 @@ int graph_glob_overlap(const char *a, const char *b);
 /*
  * Add an error to `errors` (at the later node's rule, with its node id and
  * a hint) for every two nodes that can run on one runner and declare
- * outputs that can name the same file. Returns 0 when there are none, or
- * ERROR_INVALID when some were found, ERROR_NOMEM.
+ * outputs that can name the same file; and (at the later group's name,
+ * naming the other's line:col) for every two output groups of one artifact
+ * whose globs can name the same file, once per rule (its first node with
+ * such a pair): the file would change both groups' digests. Returns 0
+ * when there are none, or ERROR_INVALID when some were found, ERROR_NOMEM.
  */
 int graph_outputs_check(const struct graph *g, struct error_list *errors);
 

@@ -135,6 +135,7 @@ rules_load_container(struct rules_load *L, const struct rules_ynode *v,
 			return;
 		}
 	}
+	c->pos = rules_load_pos(img);
 	if (rules_load_string(L, img, "image", &c->image))
 		return;
 	if (!c->image[0])

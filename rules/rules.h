@@ -188,7 +188,7 @@ struct rules_container {
 	const char *image;	/* template; NULL: no container */
 	const char *options;	/* template of `docker create` options, or
 				   NULL */
-	struct rules_pos pos;
+	struct rules_pos pos;	/* of the image value (in either form) */
 };
 
 /* A named group of an artifact's outputs (`outputs: {lib: [...]}`). */

@@ -48,8 +48,9 @@ usage(FILE *f)
 		"                       opened read-only\n"
 		"  --use-current-rules  when the tagged tree has no ripple.yml, "
 		"use the\n"
-		"                       working tree's (every dependent line "
-		"warns)\n"
+		"                       working tree's (a warning names the "
+		"checks\n"
+		"                       that rest on it)\n"
 		"  --artifacts DIR      read repository-relative artifact files "
 		"under DIR\n"
 		"                       (default: the repository's root)\n"
@@ -64,6 +65,50 @@ usage(FILE *f)
 		"\n"
 		"Exit: 0 releasable, 1 a check failed, 2 usage, 3 internal "
 		"error.\n");
+}
+
+/* How many checks carry the warning of check i (0 when it has none). */
+static size_t
+shared_by(const struct release_report *r, size_t i)
+{
+	const char *w = r->checks[i].warning;
+	size_t j, n = 0;
+
+	for (j = 0; w && j < RELEASE_CHECK_COUNT; j++)
+		if (r->checks[j].warning && !strcmp(r->checks[j].warning, w))
+			n++;
+	return n;
+}
+
+/*
+ * A warning several checks carry (the current rules under every check
+ * that rests on them) is said once, after the checks, naming them; the
+ * JSON keeps it on each check.
+ */
+static void
+print_shared_warnings(const struct release_report *r)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < RELEASE_CHECK_COUNT; i++) {
+		const char *w = r->checks[i].warning;
+
+		if (shared_by(r, i) < 2)
+			continue;
+		for (j = 0; j < i; j++)
+			if (r->checks[j].warning &&
+			    !strcmp(r->checks[j].warning, w))
+				break;
+		if (j < i)
+			continue;	/* said already */
+		printf("warning: %s (", w);
+		for (k = i, j = 0; k < RELEASE_CHECK_COUNT; k++)
+			if (r->checks[k].warning &&
+			    !strcmp(r->checks[k].warning, w))
+				printf("%s%s", j++ ? ", " : "",
+				       r->checks[k].name);
+		printf(")\n");
+	}
 }
 
 static void
@@ -92,9 +137,10 @@ print_text(const struct release_report *r)
 		       c->name, c->detail);
 		for (k = 0; k < c->n_problems; k++)
 			printf("      - %s\n", c->problems[k]);
-		if (c->warning)
+		if (c->warning && shared_by(r, i) == 1)
 			printf("      warning: %s\n", c->warning);
 	}
+	print_shared_warnings(r);
 	if (!r->n_artifacts)
 		return;
 	for (i = 0; i < r->n_artifacts; i++) {

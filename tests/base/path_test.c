@@ -78,6 +78,60 @@ Test(base_path, resolve_follows_every_link_and_tells_inside_from_out)
 	free(base);
 }
 
+/*
+ * rel (missing, so resolved by appending) padded with 100-byte components
+ * to make ROOT/rel exactly `total` bytes long.
+ */
+static void
+long_rel(const char *root, size_t total, char *rel, size_t n)
+{
+	size_t have = strlen(root) + 1, o = 0;
+
+	cr_assert_lt(total, n + have);
+	while (have + o < total) {
+		size_t left = total - have - o, part = left > 101 ? 100 : left;
+
+		if (part == left - 1)	/* leave no lone "/" at the end */
+			part--;
+		if (o)
+			rel[o++] = '/', part--;
+		memset(rel + o, 'd', part);
+		o += part;
+	}
+	rel[o] = '\0';
+	cr_assert_eq(strlen(root) + 1 + strlen(rel), total);
+}
+
+/*
+ * A path of PATH_RESOLVED_MAX - 1 bytes fits: it resolves to itself, not
+ * to its parent (fold dropped the last component of a 4,095-byte path, so
+ * a write there went one folder up); one byte more is an error.
+ */
+Test(base_path, a_path_that_fits_resolves_whole_and_a_longer_one_fails)
+{
+	char *base = t_tmpdir(), root[PATH_MAX], rel[PATH_RESOLVED_MAX];
+	char out[PATH_RESOLVED_MAX], want[2 * PATH_RESOLVED_MAX];
+	struct error err;
+
+	cr_assert_not_null(realpath(base, root));
+	long_rel(root, PATH_RESOLVED_MAX - 1, rel, sizeof(rel));
+	snprintf(want, sizeof(want), "%s/%s", root, rel);
+	error_init(&err);
+	cr_expect_eq(path_resolve_under(root, rel, 1, out, sizeof(out), &err),
+		     1, "%s", err.msg);
+	cr_expect_str_eq(out, want);
+	cr_expect_eq(path_resolve_under(root, rel, 0, out, sizeof(out), &err),
+		     1, "%s", err.msg);
+	cr_expect_str_eq(out, want);
+	long_rel(root, PATH_RESOLVED_MAX, rel, sizeof(rel));
+	error_init(&err);
+	cr_expect_eq(path_resolve_under(root, rel, 1, out, sizeof(out), &err),
+		     ERROR_INVALID);
+	cr_expect(strstr(err.msg, "too long") != NULL, "%s", err.msg);
+	t_rmtree(base);
+	free(base);
+}
+
 Test(base_path, mkdirs_makes_nothing_outside)
 {
 	char *base = t_tmpdir(), root[PATH_MAX];

@@ -14,7 +14,8 @@
 #include "cache/remote.h"
 #include "tests/support/nginx.h"
 
-TestSuite(cache_remote_domain);
+TestSuite(cache_remote_domain, .init = t_fx_setup_client,
+	  .fini = t_fx_teardown_client);
 
 static void
 id(const char *ref, char *out)
@@ -100,21 +101,19 @@ Test(cache_remote_domain, bad_ids_and_empty_refs_are_refused)
 /* remote_set_domain moves the handle's AC writes and reads; CAS is shared. */
 Test(cache_remote_domain, writes_go_to_the_handles_domain)
 {
-	struct t_nginx ng;
 	struct remote *r = NULL;
 	struct remote_action a;
 	struct remote_digest blob;
 	unsigned char *bytes = NULL;
-	char why[512], ac[REMOTE_HASH_SIZE], d[REMOTE_DOMAIN_SIZE];
+	char ac[REMOTE_HASH_SIZE], d[REMOTE_DOMAIN_SIZE];
 	char path[1024];
 	size_t n = 0;
 	struct error err;
 
-	if (t_nginx_start(&ng, why, sizeof(why)))
-		cr_skip_test("%s", why);
+	t_fx_serve();
 	error_init(&err);
-	cr_assert_eq(remote_global_init(&err), 0);
-	cr_assert_eq(remote_open(ng.url, NULL, &r, &err), 0, "%s", err.msg);
+	cr_assert_eq(remote_open(t_fx.ng.url, NULL, &r, &err), 0, "%s",
+		     err.msg);
 	id("refs/pull/3/merge", d);
 	cr_expect_eq(remote_set_domain(r, "../x", &err), ERROR_INVALID);
 	cr_assert_eq(remote_set_domain(r, d, &err), 0);
@@ -127,11 +126,11 @@ Test(cache_remote_domain, writes_go_to_the_handles_domain)
 	cr_assert_eq(remote_ac_key("artifact:x", "00112233445566778899aabbc"
 				   "cddeeff", ac, &err), 0);
 	cr_assert_eq(remote_ac_put(r, ac, bytes, n, &err), 0, "%s", err.msg);
-	snprintf(path, sizeof(path), "%s/d/%s/ac/%s", ng.root, d, ac);
+	snprintf(path, sizeof(path), "%s/d/%s/ac/%s", t_fx.ng.root, d, ac);
 	cr_expect_eq(access(path, F_OK), 0, "%s", path);
-	snprintf(path, sizeof(path), "%s/ac/%s", ng.root, ac);
+	snprintf(path, sizeof(path), "%s/ac/%s", t_fx.ng.root, ac);
 	cr_expect_neq(access(path, F_OK), 0, "not in the trusted domain");
-	snprintf(path, sizeof(path), "%s/cas/%s", ng.root, blob.hash);
+	snprintf(path, sizeof(path), "%s/cas/%s", t_fx.ng.root, blob.hash);
 	cr_expect_eq(access(path, F_OK), 0, "the CAS is shared");
 	remote_action_release(&a);
 	cr_expect_eq(remote_ac_get(r, ac, &a, &err), 1, "%s", err.msg);
@@ -141,8 +140,6 @@ Test(cache_remote_domain, writes_go_to_the_handles_domain)
 	cr_expect_eq(remote_ac_get(r, ac, &a, &err), 0, "a miss there");
 	mem_free(bytes);
 	remote_close(r);
-	remote_global_cleanup();
-	t_nginx_free(&ng);
 }
 
 /* One AC entry put through a client with `header` into `domain`. */
@@ -184,37 +181,36 @@ put_entry(const char *url, const char *header, const char *domain,
  */
 Test(cache_remote_domain, the_documented_nginx_config_enforces_domains)
 {
-	struct t_nginx ng;
 	struct remote *r = NULL;
 	struct remote_action a;
-	char why[512], d[REMOTE_DOMAIN_SIZE], ac[REMOTE_HASH_SIZE];
+	char d[REMOTE_DOMAIN_SIZE], ac[REMOTE_HASH_SIZE];
 	struct error err;
 
-	if (t_nginx_start_domains(&ng, why, sizeof(why)))
-		cr_skip_test("%s", why);
+	t_fx_serve_domains();
 	error_init(&err);
-	cr_assert_eq(remote_global_init(&err), 0);
 	id("refs/pull/9/merge", d);
-	cr_expect_eq(put_entry(ng.url, NULL, NULL, &err), ERROR_UNSUPPORTED,
+	cr_expect_eq(put_entry(t_fx.ng.url, NULL, NULL, &err),
+		     ERROR_UNSUPPORTED,
 		     "no credential: %s", err.msg);
 	cr_expect(strstr(err.msg, "HTTP 401") != NULL, "%s", err.msg);
 	cr_expect(strstr(err.msg, "bWFp") == NULL, "no secret in messages");
 	error_init(&err);
-	cr_expect_eq(put_entry(ng.url, NULL, d, &err), ERROR_UNSUPPORTED);
+	cr_expect_eq(put_entry(t_fx.ng.url, NULL, d, &err), ERROR_UNSUPPORTED);
 	error_init(&err);
-	cr_expect_eq(put_entry(ng.url, T_NGINX_PR_HEADER, NULL, &err),
+	cr_expect_eq(put_entry(t_fx.ng.url, T_NGINX_PR_HEADER, NULL, &err),
 		     ERROR_UNSUPPORTED, "a PR may not write the trusted");
 	cr_expect(strstr(err.msg, "PUT ac/") != NULL, "%s", err.msg);
 	cr_expect(strstr(err.msg, T_NGINX_PR_SECRET) == NULL, "%s", err.msg);
 	error_init(&err);
-	cr_expect_eq(put_entry(ng.url, T_NGINX_PR_HEADER, d, &err), 0, "%s",
-		     err.msg);
-	cr_expect_eq(put_entry(ng.url, T_NGINX_MAIN_HEADER, NULL, &err), 0,
+	cr_expect_eq(put_entry(t_fx.ng.url, T_NGINX_PR_HEADER, d, &err), 0,
 		     "%s", err.msg);
-	cr_expect_eq(t_nginx_count(&ng, "\"PUT /ac/", 2), 2, "PR, main");
-	cr_expect_eq(t_nginx_count(&ng, "\" 401 ", 3), 3, "three refusals");
+	cr_expect_eq(put_entry(t_fx.ng.url, T_NGINX_MAIN_HEADER, NULL, &err),
+		     0, "%s", err.msg);
+	cr_expect_eq(t_nginx_count(&t_fx.ng, "\"PUT /ac/", 2), 2, "PR, main");
+	cr_expect_eq(t_nginx_count(&t_fx.ng, "\" 401 ", 3), 3,
+		     "three refusals");
 	/* Reads need nothing. */
-	cr_assert_eq(remote_open(ng.url, NULL, &r, &err), 0);
+	cr_assert_eq(remote_open(t_fx.ng.url, NULL, &r, &err), 0);
 	cr_assert_eq(remote_ac_key("artifact:x", "00112233445566778899aabbcc"
 				   "ddeeff", ac, &err), 0);
 	cr_expect_eq(remote_ac_get(r, ac, &a, &err), 1, "%s", err.msg);
@@ -223,27 +219,20 @@ Test(cache_remote_domain, the_documented_nginx_config_enforces_domains)
 	cr_expect_eq(remote_ac_get(r, ac, &a, &err), 1, "%s", err.msg);
 	remote_action_release(&a);
 	remote_close(r);
-	remote_global_cleanup();
-	t_nginx_free(&ng);
 }
 
 /* A server that forbids writes (403): a refused write, not a fault. */
 Test(cache_remote_domain, a_forbidden_write_is_a_refused_write)
 {
-	struct t_nginx ng;
-	char why[512], url[128];
+	char url[128];
 	struct error err;
 
-	if (t_nginx_start(&ng, why, sizeof(why)))
-		cr_skip_test("%s", why);
+	t_fx_serve();
 	error_init(&err);
-	cr_assert_eq(remote_global_init(&err), 0);
-	snprintf(url, sizeof(url), "%s/readonly", ng.url);
+	snprintf(url, sizeof(url), "%s/readonly", t_fx.ng.url);
 	cr_expect_eq(put_entry(url, T_NGINX_PR_HEADER, NULL, &err),
 		     ERROR_UNSUPPORTED, "%s", err.msg);
 	cr_expect(strstr(err.msg, "HTTP 403") != NULL, "%s", err.msg);
 	cr_expect(strstr(err.hint, "RIPPLE_REMOTE_CACHE_HEADER") != NULL,
 		  "%s", err.hint);
-	remote_global_cleanup();
-	t_nginx_free(&ng);
 }

@@ -19,33 +19,8 @@
 #include "tests/support/nginx.h"
 #include "tests/support/support.h"
 
-static struct t_nginx ng;
-static int ng_up;
-static char *tmp;
-
-static void
-setup(void)
-{
-	struct error err;
-
-	error_init(&err);
-	cr_assert_eq(remote_global_init(&err), 0, "%s", err.msg);
-	tmp = t_tmpdir();
-}
-
-static void
-teardown(void)
-{
-	if (ng_up)
-		t_nginx_free(&ng);
-	ng_up = 0;
-	t_rmtree(tmp);
-	free(tmp);
-	remote_global_cleanup();
-}
-
-TestSuite(cache_remote_limits, .init = setup, .fini = teardown,
-	  .timeout = 60);
+TestSuite(cache_remote_limits, .init = t_fx_setup_client,
+	  .fini = t_fx_teardown_client, .timeout = 60);
 
 static double
 now_s(void)
@@ -106,15 +81,14 @@ slow_blob(struct remote_digest *d)
 {
 	struct remote *r = NULL;
 	struct error err;
-	char why[512], *big = malloc(20000);
+	char *big = malloc(20000);
 
-	if (t_nginx_start(&ng, why, sizeof(why)))
-		cr_skip_test("%s", why);
-	ng_up = 1;
+	t_fx_serve();
 	cr_assert_not_null(big);
 	memset(big, 's', 20000);
 	error_init(&err);
-	cr_assert_eq(remote_open(ng.url, NULL, &r, &err), 0, "%s", err.msg);
+	cr_assert_eq(remote_open(t_fx.ng.url, NULL, &r, &err), 0, "%s",
+		     err.msg);
 	cr_assert_eq(remote_cas_put_buf(r, big, 20000, d, &err), 0, "%s",
 		     err.msg);
 	remote_close(r);
@@ -128,7 +102,7 @@ open_slow(const struct remote_options *o)
 	struct error err;
 	char url[128];
 
-	snprintf(url, sizeof(url), "%s/slow", ng.url);
+	snprintf(url, sizeof(url), "%s/slow", t_fx.ng.url);
 	error_init(&err);
 	cr_assert_eq(remote_open(url, o, &r, &err), 0, "%s", err.msg);
 	return r;
@@ -149,8 +123,8 @@ Test(cache_remote_limits, a_request_past_its_total_time_is_cut_off)
 	o.timeout_s = 1;
 	o.retries = 0;
 	r = open_slow(&o);
-	dest = malloc(strlen(tmp) + 8);
-	snprintf(dest, strlen(tmp) + 8, "%s/blob", tmp);
+	dest = malloc(strlen(t_fx.tmp) + 8);
+	snprintf(dest, strlen(t_fx.tmp) + 8, "%s/blob", t_fx.tmp);
 	error_init(&err);
 	t0 = now_s();
 	cr_expect_eq(remote_cas_get_file(r, &d, dest, 0644, &err), ERROR_IO);
@@ -181,8 +155,8 @@ Test(cache_remote_limits, retries_stay_within_the_total_time)
 	o.timeout_s = 2;
 	o.retries = 2;
 	r = open_slow(&o);
-	dest = malloc(strlen(tmp) + 8);
-	snprintf(dest, strlen(tmp) + 8, "%s/blob", tmp);
+	dest = malloc(strlen(t_fx.tmp) + 8);
+	snprintf(dest, strlen(t_fx.tmp) + 8, "%s/blob", t_fx.tmp);
 	error_init(&err);
 	t0 = now_s();
 	cr_expect_eq(remote_cas_get_file(r, &d, dest, 0644, &err), ERROR_IO);
@@ -215,8 +189,8 @@ Test(cache_remote_limits, a_stop_flag_ends_a_transfer_at_once)
 	slow_blob(&d);
 	o.cancel = &stop;
 	r = open_slow(&o);
-	dest = malloc(strlen(tmp) + 8);
-	snprintf(dest, strlen(tmp) + 8, "%s/blob", tmp);
+	dest = malloc(strlen(t_fx.tmp) + 8);
+	snprintf(dest, strlen(t_fx.tmp) + 8, "%s/blob", t_fx.tmp);
 	signal(SIGALRM, on_alarm);
 	memset(&it, 0, sizeof(it));
 	it.it_value.tv_usec = 500000;
@@ -228,7 +202,7 @@ Test(cache_remote_limits, a_stop_flag_ends_a_transfer_at_once)
 	cr_expect(strstr(err.msg, "interrupted") != NULL, "%s", err.msg);
 	remote_close(r);
 	{
-		struct run_result l = t_sh(tmp, "ls -A");
+		struct run_result l = t_sh(t_fx.tmp, "ls -A");
 
 		cr_expect_str_eq(l.out, "", "no file or temp file: %s", l.out);
 		t_result_release(&l);
@@ -242,32 +216,31 @@ Test(cache_remote_limits, a_download_never_goes_through_a_link)
 	struct remote *r = NULL;
 	struct remote_digest d;
 	struct error err;
-	char why[512], *dest, *victim;
+	char *dest, *victim;
 
-	if (t_nginx_start(&ng, why, sizeof(why)))
-		cr_skip_test("%s", why);
-	ng_up = 1;
+	t_fx_serve();
 	error_init(&err);
-	cr_assert_eq(remote_open(ng.url, NULL, &r, &err), 0, "%s", err.msg);
+	cr_assert_eq(remote_open(t_fx.ng.url, NULL, &r, &err), 0, "%s",
+		     err.msg);
 	cr_assert_eq(remote_cas_put_buf(r, "evil\n", 5, &d, &err), 0, "%s",
 		     err.msg);
-	t_write(tmp, "victim", "precious\n");
+	t_write(t_fx.tmp, "victim", "precious\n");
 	{
-		struct run_result l = t_sh(tmp, "mkdir in && ln -s ../victim "
-					   "in/out");
+		struct run_result l = t_sh(t_fx.tmp, "mkdir in && ln -s "
+					   "../victim in/out");
 
 		cr_assert_eq(l.status, 0, "%s", l.err);
 		t_result_release(&l);
 	}
-	dest = malloc(strlen(tmp) + 16);
-	snprintf(dest, strlen(tmp) + 16, "%s/in/out", tmp);
+	dest = malloc(strlen(t_fx.tmp) + 16);
+	snprintf(dest, strlen(t_fx.tmp) + 16, "%s/in/out", t_fx.tmp);
 	error_init(&err);
 	cr_expect_eq(remote_cas_get_file(r, &d, dest, 0644, &err),
 		     ERROR_INVALID);
 	cr_expect_str_eq(err.msg, "'out' is not written: it is a symbolic "
 			 "link");
-	victim = malloc(strlen(tmp) + 16);
-	snprintf(victim, strlen(tmp) + 16, "%s/victim", tmp);
+	victim = malloc(strlen(t_fx.tmp) + 16);
+	snprintf(victim, strlen(t_fx.tmp) + 16, "%s/victim", t_fx.tmp);
 	{
 		char *v = t_read(victim);
 

@@ -29,43 +29,8 @@
 #define KEY1 "00112233445566778899aabbccddeeff"
 #define NODE1 "artifact:wheel[python=3.12]"
 
-static struct t_nginx ng;
-static int ng_up;
-static char *tmp;	/* scratch folder of the test */
-
-static void
-setup(void)
-{
-	struct error err;
-
-	error_init(&err);
-	cr_assert_eq(remote_global_init(&err), 0, "%s", err.msg);
-	tmp = t_tmpdir();
-}
-
-static void
-teardown(void)
-{
-	if (ng_up)
-		t_nginx_free(&ng);
-	ng_up = 0;
-	t_rmtree(tmp);
-	free(tmp);
-	remote_global_cleanup();
-}
-
-TestSuite(cache_remote, .init = setup, .fini = teardown);
-
-/* Start nginx for this test, or skip it saying why. */
-static void
-server(void)
-{
-	char why[512];
-
-	if (t_nginx_start(&ng, why, sizeof(why)))
-		cr_skip_test("%s", why);
-	ng_up = 1;
-}
+TestSuite(cache_remote, .init = t_fx_setup_client,
+	  .fini = t_fx_teardown_client);
 
 static struct remote *
 open_url(const char *url, const struct remote_options *o)
@@ -98,15 +63,15 @@ now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* tmp/NAME, in a static-free malloc'd string. */
+/* t_fx.tmp/NAME, in a static-free malloc'd string. */
 static char *
 scratch(const char *name)
 {
-	size_t n = strlen(tmp) + strlen(name) + 2;
+	size_t n = strlen(t_fx.tmp) + strlen(name) + 2;
 	char *p = malloc(n);
 
 	cr_assert(p);
-	snprintf(p, n, "%s/%s", tmp, name);
+	snprintf(p, n, "%s/%s", t_fx.tmp, name);
 	return p;
 }
 
@@ -114,15 +79,15 @@ scratch(const char *name)
 static char *
 stored(const char *space, const char *hash)
 {
-	size_t n = strlen(ng.root) + strlen(space) + strlen(hash) + 3;
+	size_t n = strlen(t_fx.ng.root) + strlen(space) + strlen(hash) + 3;
 	char *p = malloc(n);
 
 	cr_assert(p);
-	snprintf(p, n, "%s/%s/%s", ng.root, space, hash);
+	snprintf(p, n, "%s/%s/%s", t_fx.ng.root, space, hash);
 	return p;
 }
 
-/* Entries in tmp other than "." and "..". */
+/* Entries in t_fx.tmp other than "." and "..". */
 static int
 entries(const char *dir)
 {
@@ -157,8 +122,8 @@ Test(cache_remote, cas_blob_round_trips_and_put_is_idempotent)
 	char *buf = NULL, *dest, *got;
 	size_t len = 0;
 
-	server();
-	r = open_url(ng.url, NULL);
+	t_fx_serve();
+	r = open_url(t_fx.ng.url, NULL);
 	error_init(&err);
 	put_text(r, "hello, cache\n", &d);
 	cr_expect_eq(d.size, 13);
@@ -180,8 +145,8 @@ Test(cache_remote, cas_blob_round_trips_and_put_is_idempotent)
 	 * blob the server claims to hold may be garbage of the right size. */
 	put_text(r, "hello, cache\n", &d2);
 	cr_expect_str_eq(d2.hash, d.hash);
-	cr_expect_eq(t_nginx_count(&ng, "\"PUT /cas/", 2), 2);
-	cr_expect_eq(t_nginx_count(&ng, "\"HEAD /cas/", 1), 1);
+	cr_expect_eq(t_nginx_count(&t_fx.ng, "\"PUT /cas/", 2), 2);
+	cr_expect_eq(t_nginx_count(&t_fx.ng, "\"HEAD /cas/", 1), 1);
 	/* The empty blob needs no server. */
 	cr_assert_eq(remote_cas_put_buf(r, "", 0, &d2, &err), 0, "%s",
 		     err.msg);
@@ -190,7 +155,7 @@ Test(cache_remote, cas_blob_round_trips_and_put_is_idempotent)
 	got = t_read(dest);
 	cr_expect_str_eq(got, "");
 	free(got);
-	cr_expect_eq(t_nginx_count(&ng, "\"PUT /cas/", 2), 2);
+	cr_expect_eq(t_nginx_count(&t_fx.ng, "\"PUT /cas/", 2), 2);
 	free(dest);
 	remote_close(r);
 }
@@ -209,22 +174,22 @@ Test(cache_remote, a_poisoned_blob_is_overwritten_by_the_next_upload)
 	char *at, *got, *src, *evil;
 	const char *paths[1];
 
-	server();
-	r = open_url(ng.url, NULL);
+	t_fx_serve();
+	r = open_url(t_fx.ng.url, NULL);
 	error_init(&err);
 	cr_assert_eq(remote_digest_buf(text, strlen(text), &d, &err), 0);
 	at = stored("cas", d.hash);
 	evil = strdup(text);
 	cr_assert(evil);
 	evil[0] ^= 1;	/* same size, another digest */
-	t_write(ng.root, at + strlen(ng.root) + 1, evil);
+	t_write(t_fx.ng.root, at + strlen(t_fx.ng.root) + 1, evil);
 	put_text(r, text, NULL);
 	got = t_read(at);
 	cr_expect_str_eq(got, text, "the buffer's upload replaced garbage");
 	free(got);
-	t_write(ng.root, at + strlen(ng.root) + 1, evil);
+	t_write(t_fx.ng.root, at + strlen(t_fx.ng.root) + 1, evil);
 	src = scratch("w.whl");
-	t_write(tmp, "w.whl", text);
+	t_write(t_fx.tmp, "w.whl", text);
 	paths[0] = src;
 	cr_assert_eq(remote_cas_put_files(r, paths, NULL, 1, NULL, &err), 0,
 		     "%s", err.msg);
@@ -244,11 +209,11 @@ Test(cache_remote, digest_matches_sha256sum)
 	struct error err;
 	char *path = scratch("f.bin");
 
-	t_write(tmp, "f.bin", "some bytes\n");
+	t_write(t_fx.tmp, "f.bin", "some bytes\n");
 	error_init(&err);
 	cr_assert_eq(remote_digest_file(path, &d, &err), 0, "%s", err.msg);
 	cr_expect_eq(d.size, 11);
-	res = t_sh(tmp, "sha256sum f.bin | cut -c1-64");
+	res = t_sh(t_fx.tmp, "sha256sum f.bin | cut -c1-64");
 	cr_expect_eq(strncmp(res.out, d.hash, 64), 0, "%s vs %s", res.out,
 		     d.hash);
 	t_result_release(&res);
@@ -265,8 +230,8 @@ Test(cache_remote, ac_key_is_sha256_of_the_namespaced_node_key)
 
 	error_init(&err);
 	cr_assert_eq(remote_ac_key(NODE1, KEY1, key, &err), 0, "%s", err.msg);
-	res = t_sh(tmp, "printf 'ripple-ac-v1\\000" NODE1 "\\000" KEY1 "' | "
-		   "sha256sum | cut -c1-64");
+	res = t_sh(t_fx.tmp, "printf 'ripple-ac-v1\\000" NODE1 "\\000" KEY1
+		   "' | sha256sum | cut -c1-64");
 	cr_expect_eq(strncmp(res.out, key, 64), 0, "%s vs %s", res.out, key);
 	t_result_release(&res);
 	cr_expect_eq(remote_ac_key(NODE1, "XYZ", key, &err), ERROR_INVALID);
@@ -379,13 +344,13 @@ Test(cache_remote, control_bytes_in_a_records_fields_are_refused)
 	mem_free(text);
 }
 
-/* Three output files in tmp: a.txt, sub/b.bin (executable), empty. */
+/* Three output files in t_fx.tmp: a.txt, sub/b.bin (executable), empty. */
 static void
 sample_files(struct remote_upload_file *f, char **paths)
 {
-	t_write(tmp, "a.txt", "alpha\n");
-	t_write(tmp, "sub/b.bin", "beta beta\n");
-	t_write(tmp, "empty", "");
+	t_write(t_fx.tmp, "a.txt", "alpha\n");
+	t_write(t_fx.tmp, "sub/b.bin", "beta beta\n");
+	t_write(t_fx.tmp, "empty", "");
 	paths[0] = scratch("a.txt");
 	paths[1] = scratch("sub/b.bin");
 	paths[2] = scratch("empty");
@@ -405,8 +370,8 @@ Test(cache_remote, node_round_trips_and_protoc_decodes_the_ac_entry)
 	char *paths[3], *text, *ac_file, ac[REMOTE_HASH_SIZE], cmd[2048];
 	size_t len, i;
 
-	server();
-	r = open_url(ng.url, NULL);
+	t_fx_serve();
+	r = open_url(t_fx.ng.url, NULL);
 	sample_files(f, paths);
 	sample_record(&text, &len);
 	error_init(&err);
@@ -487,8 +452,8 @@ Test(cache_remote, node_put_writes_no_ac_entry_when_an_output_fails)
 	char *paths[3], *text, *acdir;
 	size_t len;
 
-	server();
-	r = open_url(ng.url, NULL);
+	t_fx_serve();
+	r = open_url(t_fx.ng.url, NULL);
 	sample_files(f, paths);
 	f[1].path = "/nonexistent/file";
 	sample_record(&text, &len);
@@ -508,7 +473,7 @@ Test(cache_remote, node_put_writes_no_ac_entry_when_an_output_fails)
 	error_init(&err);
 	cr_expect_eq(remote_node_put(r, NODE1, KEY1, f, 1, text, len, 0, NULL,
 				     &err), ERROR_INVALID);
-	cr_expect_eq(t_nginx_count(&ng, "\"PUT /ac/", 0), 0);
+	cr_expect_eq(t_nginx_count(&t_fx.ng, "\"PUT /ac/", 0), 0);
 	mem_free(text);
 	free(paths[0]);
 	free(paths[1]);
@@ -525,23 +490,23 @@ stored_blob(struct remote *r, const char *text, struct remote_digest *d)
 }
 
 /* get_file of d must fail with `code`, naming the server and digest, and
- * leave tmp as it was. */
+ * leave t_fx.tmp as it was. */
 static void
 expect_refused(struct remote *r, const struct remote_digest *d, int code,
 	       const char *why)
 {
 	struct error err;
 	char *dest = scratch("fetched");
-	int before = entries(tmp);
+	int before = entries(t_fx.tmp);
 
 	error_init(&err);
 	cr_expect_eq(remote_cas_get_file(r, d, dest, 0644, &err), code, "%s",
 		     err.msg);
-	cr_expect(strstr(err.msg, ng.url), "%s", err.msg);
+	cr_expect(strstr(err.msg, t_fx.ng.url), "%s", err.msg);
 	cr_expect(strstr(err.msg, d->hash), "%s", err.msg);
 	cr_expect(strstr(err.msg, why), "%s", err.msg);
 	cr_expect_neq(access(dest, F_OK), 0, "a refused blob is in place");
-	cr_expect_eq(entries(tmp), before, "a temp file was left behind");
+	cr_expect_eq(entries(t_fx.tmp), before, "a temp file was left behind");
 	free(dest);
 }
 
@@ -552,10 +517,10 @@ Test(cache_remote, tampered_truncated_or_longer_blob_is_refused)
 	char *path, *big;
 	FILE *f;
 
-	server();
-	r = open_url(ng.url, NULL);
+	t_fx_serve();
+	r = open_url(t_fx.ng.url, NULL);
 	path = stored_blob(r, "the real wheel bytes\n", &d);
-	t_write(ng.root, "cas/x", "");
+	t_write(t_fx.ng.root, "cas/x", "");
 	/* Same size, one byte changed. */
 	f = fopen(path, "r+");
 	cr_assert(f);
@@ -601,8 +566,8 @@ Test(cache_remote, missing_blob_and_entry_are_misses)
 	char *dest = scratch("never"), *buf = NULL;
 	size_t len;
 
-	server();
-	r = open_url(ng.url, NULL);
+	t_fx_serve();
+	r = open_url(t_fx.ng.url, NULL);
 	error_init(&err);
 	cr_assert_eq(remote_digest_buf("absent", 6, &d, &err), 0);
 	cr_expect_eq(remote_cas_has(r, &d, 1, &present, &err), 0, "%s",
@@ -611,7 +576,7 @@ Test(cache_remote, missing_blob_and_entry_are_misses)
 	cr_expect_eq(remote_cas_get_file(r, &d, dest, 0644, &err), 0, "%s",
 		     err.msg);
 	cr_expect_neq(access(dest, F_OK), 0);
-	cr_expect_eq(entries(tmp), 0);
+	cr_expect_eq(entries(t_fx.tmp), 0);
 	cr_expect_eq(remote_cas_get_buf(r, &d, 100, &buf, &len, &err), 0);
 	cr_expect_eq(remote_ac_get(r, d.hash, &a, &err), 0, "%s", err.msg);
 	memset(&l, 0, sizeof(l));
@@ -620,7 +585,7 @@ Test(cache_remote, missing_blob_and_entry_are_misses)
 	cr_expect_eq(remote_node_lookup(r, &l, 1, &err), 0);
 	cr_expect_eq(l.found, 0, "%s", l.err.msg);
 	cr_expect_eq(err.code, 0, "%s", err.msg);
-	cr_expect_eq(t_nginx_count(&ng, "\" 404 ", 5), 5);
+	cr_expect_eq(t_nginx_count(&t_fx.ng, "\" 404 ", 5), 5);
 	free(dest);
 	remote_close(r);
 }
@@ -636,22 +601,22 @@ Test(cache_remote, stopped_server_is_a_quick_clear_error)
 	double t0;
 	char *dest;
 
-	server();
-	t_nginx_stop(&ng);
-	r = open_url(ng.url, &o);
+	t_fx_serve();
+	t_nginx_stop(&t_fx.ng);
+	r = open_url(t_fx.ng.url, &o);
 	error_init(&err);
 	cr_assert_eq(remote_digest_buf("x", 1, &d, &err), 0);
 	t0 = now_s();
 	cr_expect_eq(remote_cas_has(r, &d, 1, &present, &err), ERROR_IO);
 	cr_expect_lt(now_s() - t0, 5.0);
-	cr_expect(strstr(err.msg, ng.url), "%s", err.msg);
+	cr_expect(strstr(err.msg, t_fx.ng.url), "%s", err.msg);
 	cr_expect(strstr(err.msg, "HEAD cas/"), "%s", err.msg);
 	cr_expect(strstr(err.msg, "3 attempts"), "%s", err.msg);
 	cr_log_info("stopped server: %s (%.3f s)", err.msg, now_s() - t0);
 	dest = scratch("fetched");
 	error_init(&err);
 	cr_expect_eq(remote_cas_get_file(r, &d, dest, 0644, &err), ERROR_IO);
-	cr_expect_eq(entries(tmp), 0);
+	cr_expect_eq(entries(t_fx.tmp), 0);
 	memset(&l, 0, sizeof(l));
 	l.node_id = NODE1;
 	l.key = KEY1;
@@ -672,8 +637,8 @@ Test(cache_remote, server_error_is_retried_then_reported)
 	char url[128], *buf = NULL;
 	size_t len;
 
-	server();
-	snprintf(url, sizeof(url), "%s/broken/", ng.url);
+	t_fx_serve();
+	snprintf(url, sizeof(url), "%s/broken/", t_fx.ng.url);
 	r = open_url(url, &o);
 	url[strlen(url) - 1] = '\0';
 	cr_expect_str_eq(remote_url(r), url);
@@ -683,7 +648,7 @@ Test(cache_remote, server_error_is_retried_then_reported)
 		     ERROR_IO);
 	cr_expect(strstr(err.msg, "HTTP 500 (3 attempts)"), "%s", err.msg);
 	cr_expect(strstr(err.msg, "/broken: GET cas/"), "%s", err.msg);
-	cr_expect_eq(t_nginx_count(&ng, "GET /broken/cas/", 3), 3);
+	cr_expect_eq(t_nginx_count(&t_fx.ng, "GET /broken/cas/", 3), 3);
 	error_init(&err);
 	cr_expect_eq(remote_cas_put_buf(r, "x", 1, NULL, &err), ERROR_IO);
 	cr_expect(strstr(err.msg, "PUT cas/"), "%s", err.msg);
@@ -700,8 +665,8 @@ Test(cache_remote, slow_server_times_out)
 	size_t len, n = 20000;
 	double t0;
 
-	server();
-	r = open_url(ng.url, NULL);
+	t_fx_serve();
+	r = open_url(t_fx.ng.url, NULL);
 	big = malloc(n);
 	cr_assert(big);
 	memset(big, 's', n);
@@ -711,7 +676,7 @@ Test(cache_remote, slow_server_times_out)
 	o.low_speed_limit = 1000;
 	o.low_speed_time_s = 1;
 	o.retries = 0;
-	snprintf(url, sizeof(url), "%s/slow", ng.url);
+	snprintf(url, sizeof(url), "%s/slow", t_fx.ng.url);
 	slow = open_url(url, &o);
 	t0 = now_s();
 	cr_expect_eq(remote_cas_get_buf(slow, &d, n, &buf, &len, &err),
@@ -862,8 +827,8 @@ Test(cache_remote, hostile_entry_from_the_server_is_a_clear_error)
 	char ac[REMOTE_HASH_SIZE];
 	size_t n;
 
-	server();
-	r = open_url(ng.url, NULL);
+	t_fx_serve();
+	r = open_url(t_fx.ng.url, NULL);
 	error_init(&err);
 	cr_assert_eq(remote_ac_key(NODE1, KEY1, ac, &err), 0);
 	n = hostile(bytes, "../../etc/passwd", 16);
@@ -873,7 +838,7 @@ Test(cache_remote, hostile_entry_from_the_server_is_a_clear_error)
 	l.key = KEY1;
 	cr_assert_eq(remote_node_lookup(r, &l, 1, &err), 0, "%s", err.msg);
 	cr_expect_eq(l.found, ERROR_CORRUPT);
-	cr_expect(strstr(l.err.msg, ng.url), "%s", l.err.msg);
+	cr_expect(strstr(l.err.msg, t_fx.ng.url), "%s", l.err.msg);
 	cr_expect(strstr(l.err.msg, "'..'"), "%s", l.err.msg);
 	cr_log_info("hostile entry: %s", l.err.msg);
 	remote_lookup_release(&l);
@@ -922,8 +887,8 @@ Test(cache_remote, a_lookup_hit_is_one_request_with_the_record_inline)
 	size_t len, n;
 	FILE *fp;
 
-	server();
-	r = open_url(ng.url, NULL);
+	t_fx_serve();
+	r = open_url(t_fx.ng.url, NULL);
 	sample_files(f, paths);
 	sample_record(&text, &len);
 	error_init(&err);
@@ -937,8 +902,8 @@ Test(cache_remote, a_lookup_hit_is_one_request_with_the_record_inline)
 	cr_expect_eq(l.record_len, len);
 	cr_expect_eq(memcmp(l.record, text, len), 0);
 	remote_lookup_release(&l);
-	cr_expect_eq(t_nginx_count(&ng, "\"GET /ac/", 1), 1);
-	cr_expect_eq(t_nginx_count(&ng, "\"GET /cas/", 0), 0,
+	cr_expect_eq(t_nginx_count(&t_fx.ng, "\"GET /ac/", 1), 1);
+	cr_expect_eq(t_nginx_count(&t_fx.ng, "\"GET /cas/", 0), 0,
 		     "no second request for the record");
 	/* One byte of the inline record changed: refused, naming it. */
 	cr_assert_eq(remote_ac_key(NODE1, KEY1, ac, &err), 0);
@@ -981,7 +946,7 @@ Test(cache_remote, a_lookup_hit_is_one_request_with_the_record_inline)
 	cr_assert_eq(l.found, 1, "%s", l.err.msg);
 	cr_expect_eq(memcmp(l.record, text, len), 0);
 	remote_lookup_release(&l);
-	cr_expect_eq(t_nginx_count(&ng, "\"GET /cas/", 1), 1);
+	cr_expect_eq(t_nginx_count(&t_fx.ng, "\"GET /cas/", 1), 1);
 	free(paths[0]);
 	free(paths[1]);
 	free(paths[2]);
@@ -1001,8 +966,8 @@ Test(cache_remote, lookup_refuses_a_tampered_record_blob)
 	size_t len;
 	FILE *fp;
 
-	server();
-	r = open_url(ng.url, NULL);
+	t_fx_serve();
+	r = open_url(t_fx.ng.url, NULL);
 	sample_files(f, paths);
 	sample_record(&text, &len);
 	error_init(&err);
@@ -1044,8 +1009,8 @@ Test(cache_remote, has_checks_a_batch_of_50_in_parallel)
 	double t0;
 	size_t i;
 
-	server();
-	r = open_url(ng.url, NULL);
+	t_fx_serve();
+	r = open_url(t_fx.ng.url, NULL);
 	error_init(&err);
 	for (i = 0; i < 50; i++) {
 		snprintf(text, sizeof(text), "blob %zu", i);
@@ -1061,7 +1026,7 @@ Test(cache_remote, has_checks_a_batch_of_50_in_parallel)
 	cr_log_info("50 HEADs: %.1f ms", (now_s() - t0) * 1000);
 	for (i = 0; i < 50; i++)
 		cr_expect_eq(present[i], i % 2 == 0, "blob %zu", i);
-	cr_expect_eq(t_nginx_count(&ng, "\"HEAD /cas/", 50), 50);
+	cr_expect_eq(t_nginx_count(&t_fx.ng, "\"HEAD /cas/", 50), 50);
 	remote_close(r);
 }
 
@@ -1088,8 +1053,8 @@ Test(cache_remote, large_blob_streams_without_being_held_in_memory)
 	size_t i;
 	FILE *f;
 
-	server();
-	r = open_url(ng.url, NULL);
+	t_fx_serve();
+	r = open_url(t_fx.ng.url, NULL);
 	buf = malloc(chunk);
 	cr_assert(buf);
 	f = fopen(src, "wb");
@@ -1172,9 +1137,9 @@ Test(cache_remote, headers_reach_the_server_and_read_only_refuses_writes)
 	struct error err;
 	char *paths[3];
 
-	server();
+	t_fx_serve();
 	o.read_only = 1;
-	r = open_url(ng.url, &o);
+	r = open_url(t_fx.ng.url, &o);
 	cr_expect(remote_read_only(r));
 	error_init(&err);
 	cr_expect_eq(remote_cas_put_buf(r, "x", 1, &d, &err),
@@ -1184,16 +1149,16 @@ Test(cache_remote, headers_reach_the_server_and_read_only_refuses_writes)
 	error_init(&err);
 	cr_expect_eq(remote_node_put(r, NODE1, KEY1, f, 3, "{}", 2, 0, NULL,
 				     &err), ERROR_UNSUPPORTED);
-	cr_expect_eq(t_nginx_count(&ng, "\"PUT ", 0), 0);
+	cr_expect_eq(t_nginx_count(&t_fx.ng, "\"PUT ", 0), 0);
 	remote_close(r);
 	/* Credentials headers are sent with every request. */
 	o = (struct remote_options)REMOTE_OPTIONS_INIT;
 	o.headers = "Authorization: Bearer t0ken\nX-Extra: 1";
-	r = open_url(ng.url, &o);
+	r = open_url(t_fx.ng.url, &o);
 	error_init(&err);
 	cr_expect_eq(remote_cas_put_buf(r, "x", 1, &d, &err), 0, "%s",
 		     err.msg);
-	cr_expect_eq(t_nginx_count(&ng, "auth=\"Bearer t0ken\"", 1), 1);
+	cr_expect_eq(t_nginx_count(&t_fx.ng, "auth=\"Bearer t0ken\"", 1), 1);
 	free(paths[0]);
 	free(paths[1]);
 	free(paths[2]);

@@ -279,7 +279,7 @@ Test(e2e_ci_rules, jobs_carry_their_container_and_never_mix_them)
 	free(out);
 	r = t_ripple(dir, check);
 	cr_expect_eq(r.status, 0, "%s", r.err);
-	cr_expect_not_null(strstr(r.err, "ripple.yml:10:16: warning: artifact "
+	cr_expect_not_null(strstr(r.err, "ripple.yml:10:24: warning: artifact "
 				  "'libfoo-conda': container image "
 				  "'rapidsai/ci-conda:26.06-cuda12' is a tag"),
 			   "%s", r.err);
@@ -980,34 +980,29 @@ Test(e2e_ci_rules, ripple_record_keeps_output_group_digests)
 /* A remote cache (nginx with WebDAV on loopback) holds the records and
  * outputs of a run with credentials passed through: none of the values. */
 Test(e2e_ci_rules, pass_env_values_never_reach_the_remote_cache,
-     .timeout = 120)
+     .init = t_fx_setup, .fini = t_fx_teardown, .timeout = 120)
 {
-	struct t_nginx ng;
-	char why[256], *dir, *out;
+	char *dir, *out;
 	struct run_result r;
 
-	if (!t_nginx_program())
-		cr_skip_test("nginx is not installed");
-	if (t_nginx_start(&ng, why, sizeof(why)))
-		cr_skip_test("%s", why);
+	t_fx_serve();
 	dir = make_repo(pass_yml);
 	setenv("GH_TOKEN", TOKEN, 1);
 	setenv("SCCACHE_BUCKET", BUCKET, 1);
 	{
 		const char *run[] = { "run", "--run-id", "r1",
-				      "--remote-cache", ng.url, "--json",
+				      "--remote-cache", t_fx.ng.url, "--json",
 				      NULL };
 
 		out = ok(dir, 0, run);
 		cr_expect_null(strstr(out, TOKEN));
 		free(out);
 	}
-	r = t_sh(ng.root, "find . -type f | wc -l");
+	r = t_sh(t_fx.ng.root, "find . -type f | wc -l");
 	cr_expect_neq(atoi(r.out), 0, "the run published to the cache");
 	t_result_release(&r);
-	expect_nowhere(ng.root, ".", TOKEN);
-	expect_nowhere(ng.root, ".", BUCKET);
-	t_nginx_free(&ng);
+	expect_nowhere(t_fx.ng.root, ".", TOKEN);
+	expect_nowhere(t_fx.ng.root, ".", BUCKET);
 	t_rmtree(dir);
 	free(dir);
 }

@@ -29,41 +29,14 @@
 #define RUN "run " TARGETS " --reuse any --platform linux-64"
 #define REV(b) " $(git -C origin rev-parse " b ") "
 
-static struct t_nginx ng;
-static int ng_up;
-static char *tmp;
-
-static void
-setup(void)
-{
-	tmp = t_tmpdir();
-}
-
-static void
-teardown(void)
-{
-	if (ng_up)
-		t_nginx_free(&ng);
-	ng_up = 0;
-	t_rmtree(tmp);
-	free(tmp);
-}
-
-TestSuite(e2e_domains, .init = setup, .fini = teardown, .timeout = 300);
+TestSuite(e2e_domains, .init = t_fx_setup, .fini = t_fx_teardown,
+	  .timeout = 300);
 
 /* Output of a shell command in TMP, trailing newlines cut; must succeed. */
 static char *
 sh(const char *cmd)
 {
-	struct run_result r = t_sh(tmp, cmd);
-	size_t n;
-
-	cr_assert_eq(r.status, 0, "'%s' failed: %s%s", cmd, r.out, r.err);
-	n = strlen(r.out);
-	while (n && r.out[n - 1] == '\n')
-		r.out[--n] = '\0';
-	free(r.err);
-	return r.out;
+	return t_sh_out(t_fx.tmp, cmd);
 }
 
 /*
@@ -109,8 +82,8 @@ make_origin(void)
 		 "> ../\"$name\".out 2> ../\"$name\".err; "
 		 "echo $? > ../\"$name\".rc) &\n"
 		 "}\n",
-		 ng.url, bin);
-	t_write(tmp, "runner.sh", cmd);
+		 t_fx.ng.url, bin);
+	t_write(t_fx.tmp, "runner.sh", cmd);
 	free(src);
 	free(bin);
 }
@@ -122,7 +95,7 @@ out_of(const char *name, const char *ext)
 	char p[PATH_MAX];
 	char *s;
 
-	snprintf(p, sizeof(p), "%s/%s.%s", tmp, name, ext);
+	snprintf(p, sizeof(p), "%s/%s.%s", t_fx.tmp, name, ext);
 	s = t_read(p);
 	cr_assert_not_null(s, "%s", p);
 	return s;
@@ -157,8 +130,8 @@ log_lines(const char *a, const char *b, const char *c)
 	char p[PATH_MAX], *log, *line, *save = NULL;
 	int n = 0;
 
-	t_nginx_count(&ng, a, 1);	/* let the last requests land */
-	snprintf(p, sizeof(p), "%s/access.log", ng.dir);
+	t_nginx_count(&t_fx.ng, a, 1);	/* let the last requests land */
+	snprintf(p, sizeof(p), "%s/access.log", t_fx.ng.dir);
 	log = t_read(p);
 	cr_assert_not_null(log);
 	for (line = strtok_r(log, "\n", &save); line;
@@ -213,9 +186,7 @@ Test(e2e_domains, pull_requests_and_forks_never_replace_mains_records)
 	char why[1024], *s;
 	struct run_result r;
 
-	if (t_nginx_start_domains(&ng, why, sizeof(why)))
-		cr_skip_test("%s", why);
-	ng_up = 1;
+	t_fx_serve_domains();
 	make_origin();
 
 	/* Main at M publishes into the trusted domain. */
@@ -293,8 +264,8 @@ Test(e2e_domains, pull_requests_and_forks_never_replace_mains_records)
 	/* No credential reached a record, a local cache or the server's files. */
 	snprintf(why, sizeof(why), "grep -rl -e cHI6 -e bWFp -e pr-secret "
 		 "-e main-secret pr1/.ripple main/.ripple rogue/.ripple '%s'",
-		 ng.root);
-	r = t_sh(tmp, why);
+		 t_fx.ng.root);
+	r = t_sh(t_fx.tmp, why);
 	cr_expect_eq(r.status, 1, "found in: %s", r.out);
 	t_result_release(&r);
 }
@@ -323,9 +294,9 @@ on_runner(const char *header, const char *const *argv)
 {
 	char dir[PATH_MAX];
 
-	setenv("RIPPLE_REMOTE_CACHE", ng.url, 1);
+	setenv("RIPPLE_REMOTE_CACHE", t_fx.ng.url, 1);
 	setenv("RIPPLE_REMOTE_CACHE_HEADER", header, 1);
-	snprintf(dir, sizeof(dir), "%s/runner", tmp);
+	snprintf(dir, sizeof(dir), "%s/runner", t_fx.tmp);
 	return t_ripple(dir, argv);
 }
 
@@ -346,15 +317,12 @@ Test(e2e_domains, a_runner_publishes_a_record_only_into_its_writers_domain)
 	const char *main_run[] = { "run", "--reuse", "any", "--ref",
 				   "refs/heads/main", NULL };
 	struct run_result r;
-	char why[512];
 
-	if (t_nginx_start_domains(&ng, why, sizeof(why)))
-		cr_skip_test("%s", why);
-	ng_up = 1;
+	t_fx_serve_domains();
 	free(sh("git init -q -b main runner"));
-	t_write(tmp, "runner/ripple.yml", small_rules);
-	t_write(tmp, "runner/.gitignore", ".ripple/\ndist/\n");
-	t_write(tmp, "runner/src/a.c", "int a;\n");
+	t_write(t_fx.tmp, "runner/ripple.yml", small_rules);
+	t_write(t_fx.tmp, "runner/.gitignore", ".ripple/\ndist/\n");
+	t_write(t_fx.tmp, "runner/src/a.c", "int a;\n");
 	free(sh("cd runner && git add -A && git -c user.name=t -c "
 		"user.email=t@example.com commit -qm init"));
 	r = on_runner(T_NGINX_MAIN_HEADER, ro);
@@ -364,12 +332,12 @@ Test(e2e_domains, a_runner_publishes_a_record_only_into_its_writers_domain)
 	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.err, "published 0 nodes") != NULL, "%s", r.err);
 	t_result_release(&r);
-	cr_expect_eq(t_nginx_count(&ng, "\"PUT /d/", 0), 0,
+	cr_expect_eq(t_nginx_count(&t_fx.ng, "\"PUT /d/", 0), 0,
 		     "main's records are not the pull request's to publish");
 	r = on_runner(T_NGINX_MAIN_HEADER, main_run);
 	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.err, "published 3 nodes") != NULL, "%s", r.err);
 	t_result_release(&r);
-	cr_expect_eq(t_nginx_count(&ng, "\"PUT /ac/", 3), 3,
+	cr_expect_eq(t_nginx_count(&t_fx.ng, "\"PUT /ac/", 3), 3,
 		     "main's three records reach the trusted domain");
 }

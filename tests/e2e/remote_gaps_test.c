@@ -24,42 +24,8 @@
 /* The wheel's true bytes, which unit checks byte for byte. */
 #define WHEEL_TEXT "int a;\nw\n"
 
-static struct t_nginx ng;
-static int ng_up;
-static char *tmp;
-
-static void
-setup(void)
-{
-	tmp = t_tmpdir();
-}
-
-static void
-teardown(void)
-{
-	if (ng_up)
-		t_nginx_free(&ng);
-	ng_up = 0;
-	t_rmtree(tmp);
-	free(tmp);
-}
-
-TestSuite(e2e_remote_gaps, .init = setup, .fini = teardown, .timeout = 300);
-
-/* Output of a shell command in dir, trailing newlines cut; must succeed. */
-static char *
-sh(const char *dir, const char *cmd)
-{
-	struct run_result r = t_sh(dir, cmd);
-	size_t n;
-
-	cr_assert_eq(r.status, 0, "'%s' failed: %s", cmd, r.err);
-	n = strlen(r.out);
-	while (n && r.out[n - 1] == '\n')
-		r.out[--n] = '\0';
-	free(r.err);
-	return r.out;
-}
+TestSuite(e2e_remote_gaps, .init = t_fx_setup, .fini = t_fx_teardown,
+	  .timeout = 300);
 
 /*
  * The rules: lib from src, wheel from lib (plus `extra`, a shell command
@@ -100,47 +66,17 @@ origin(const char *extra, const char *stop, const char *const *clones,
 		 stop ? "  stop:\n    command: [sh, -c, '" : "",
 		 stop ? stop : "", stop ? "']\n" : "",
 		 stop ? ", stop" : "");
-	free(sh(tmp, "git init -q -b main origin"));
-	t_write(tmp, "origin/ripple.yml", rules);
-	t_write(tmp, "origin/.gitignore", ".ripple/\ndist/\n");
-	t_write(tmp, "origin/src/a.c", "int a;\n");
-	free(sh(tmp, "cd origin && git add -A && git -c user.name=t -c "
-		"user.email=t@example.com commit -qm init"));
+	free(t_sh_out(t_fx.tmp, "git init -q -b main origin"));
+	t_write(t_fx.tmp, "origin/ripple.yml", rules);
+	t_write(t_fx.tmp, "origin/.gitignore", ".ripple/\ndist/\n");
+	t_write(t_fx.tmp, "origin/src/a.c", "int a;\n");
+	free(t_sh_out(t_fx.tmp, "cd origin && git add -A && git -c "
+		      "user.name=t -c user.email=t@example.com commit -qm "
+		      "init"));
 	for (i = 0; i < n; i++) {
 		snprintf(cmd, sizeof(cmd), "git clone -q origin %s", clones[i]);
-		free(sh(tmp, cmd));
+		free(t_sh_out(t_fx.tmp, cmd));
 	}
-}
-
-static void
-server(void)
-{
-	char why[512];
-
-	if (t_nginx_start(&ng, why, sizeof(why)))
-		cr_skip_test("%s", why);
-	ng_up = 1;
-}
-
-/* ripple ARGV... --remote-cache URL [EXTRA] in TMP/CLONE. */
-static struct run_result
-rip(const char *clone, const char *const *argv, const char *extra)
-{
-	const char *v[32];
-	char dir[PATH_MAX];
-	size_t n = 0;
-
-	while (argv[n] && n < 28) {
-		v[n] = argv[n];
-		n++;
-	}
-	v[n++] = "--remote-cache";
-	v[n++] = ng.url;
-	if (extra)
-		v[n++] = extra;
-	v[n] = NULL;
-	snprintf(dir, sizeof(dir), "%s/%s", tmp, clone);
-	return t_ripple(dir, v);
 }
 
 /* The SHA-256 of a file of a clone (or of the server's root). */
@@ -151,7 +87,7 @@ sha_of(const char *dir, const char *rel)
 
 	snprintf(cmd, sizeof(cmd), "sha256sum < '%s/%s' | cut -c1-64", dir,
 		 rel);
-	return sh(tmp, cmd);
+	return t_sh_out(t_fx.tmp, cmd);
 }
 
 /* Entries the server holds in "ac" or "cas". */
@@ -161,9 +97,9 @@ stored(const char *space)
 	char cmd[PATH_MAX], *s;
 	int n;
 
-	snprintf(cmd, sizeof(cmd), "ls '%s/%s' 2>/dev/null | wc -l", ng.root,
-		 space);
-	s = sh(tmp, cmd);
+	snprintf(cmd, sizeof(cmd), "ls '%s/%s' 2>/dev/null | wc -l",
+		 t_fx.ng.root, space);
+	s = t_sh_out(t_fx.tmp, cmd);
 	n = atoi(s);
 	free(s);
 	return n;
@@ -177,13 +113,13 @@ static const char *const unit_job[] = { "run", "--only", "test:*",
 static char *
 publish_main(const char *clone)
 {
-	struct run_result r = rip(clone, main_run, NULL);
+	struct run_result r = t_fx_ripple(clone, main_run, NULL);
 	char dir[PATH_MAX];
 
 	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.err, "published 2 nodes") != NULL, "%s", r.err);
 	t_result_release(&r);
-	snprintf(dir, sizeof(dir), "%s/%s", tmp, clone);
+	snprintf(dir, sizeof(dir), "%s/%s", t_fx.tmp, clone);
 	return sha_of(dir, "dist/w/w.whl");
 }
 
@@ -193,7 +129,7 @@ expect_true_wheel(const char *clone, const char *wheel_sha)
 {
 	char dir[PATH_MAX], *s;
 
-	snprintf(dir, sizeof(dir), "%s/%s", tmp, clone);
+	snprintf(dir, sizeof(dir), "%s/%s", t_fx.tmp, clone);
 	s = sha_of(dir, "dist/w/w.whl");
 	cr_expect_str_eq(s, wheel_sha, "%s ran on the true wheel", clone);
 	free(s);
@@ -215,17 +151,17 @@ Test(e2e_remote_gaps, an_evicted_output_blob_is_rebuilt_by_the_job)
 	struct run_result r;
 	struct stat st;
 
-	server();
+	t_fx_serve();
 	origin(NULL, NULL, clones, 4);
 	wheel = publish_main("a");
-	snprintf(blob, sizeof(blob), "%s/cas/%s", ng.root, wheel);
+	snprintf(blob, sizeof(blob), "%s/cas/%s", t_fx.ng.root, wheel);
 	cr_assert_eq(unlink(blob), 0, "the wheel's blob was on the server");
-	r = rip("c", strict, NULL);
+	r = t_fx_ripple("c", strict, NULL);
 	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.out, "cannot get the bytes of artifact:wheel") !=
 		  NULL, "%s", r.out);
 	t_result_release(&r);
-	r = rip("b", unit_job, NULL);
+	r = t_fx_ripple("b", unit_job, NULL);
 	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.out, "1 rebuilt because of a cache gap") != NULL,
 		  "%s", r.out);
@@ -237,7 +173,7 @@ Test(e2e_remote_gaps, an_evicted_output_blob_is_rebuilt_by_the_job)
 	t_result_release(&r);
 	expect_true_wheel("b", wheel);
 	cr_expect_eq(stat(blob, &st), 0, "the rebuild put the blob back");
-	r = rip("d", gate, NULL);
+	r = t_fx_ripple("d", gate, NULL);
 	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.out, "1 of them rebuilt because of a cache gap")
 		  != NULL, "%s", r.out);
@@ -261,7 +197,7 @@ Test(e2e_remote_gaps, a_runner_killed_during_its_upload_publishes_next_time)
 	struct run_result r;
 	int tries;
 
-	server();
+	t_fx_serve();
 	origin("head -c 300000000 /dev/zero > dist/w/big.bin", NULL, clones,
 	       3);
 	bin = realpath(getenv("RIPPLE_BIN") ? getenv("RIPPLE_BIN")
@@ -277,13 +213,13 @@ Test(e2e_remote_gaps, a_runner_killed_during_its_upload_publishes_next_time)
 			 "[ -z \"$(find '%s/tmp/body' -type f -size +1M)\" "
 			 "]; do i=$((i+1)); sleep 0.005; done; kill -9 $p; "
 			 "wait $p; ls '%s/ac' 2>/dev/null | wc -l",
-			 ng.root, ng.root, ng.dir, bin, ng.url, ng.dir,
-			 ng.root);
+			 t_fx.ng.root, t_fx.ng.root, t_fx.ng.dir, bin,
+			 t_fx.ng.url, t_fx.ng.dir, t_fx.ng.root);
 		{
 			char dir[PATH_MAX];
 			struct run_result k;
 
-			snprintf(dir, sizeof(dir), "%s/a", tmp);
+			snprintf(dir, sizeof(dir), "%s/a", t_fx.tmp);
 			k = t_sh(dir, cmd);
 			out = strdup(k.out);
 			t_result_release(&k);
@@ -296,9 +232,9 @@ Test(e2e_remote_gaps, a_runner_killed_during_its_upload_publishes_next_time)
 	}
 	free(bin);
 	cr_assert_lt(tries, 3, "the kill never came during the upload");
-	wheel = sh(tmp, "sha256sum < a/dist/w/w.whl | cut -c1-64");
+	wheel = t_sh_out(t_fx.tmp, "sha256sum < a/dist/w/w.whl | cut -c1-64");
 	/* A fork's job: reads, builds the gap itself, writes nothing. */
-	r = rip("fork", unit_job, "--remote-read-only");
+	r = t_fx_ripple("fork", unit_job, "--remote-read-only");
 	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.out, "rebuilt because of a cache gap") != NULL,
 		  "%s", r.out);
@@ -309,17 +245,17 @@ Test(e2e_remote_gaps, a_runner_killed_during_its_upload_publishes_next_time)
 	t_result_release(&r);
 	expect_true_wheel("fork", wheel);
 	/* The runner again, with the credential: it publishes the wheel. */
-	r = rip("a", again, NULL);
+	r = t_fx_ripple("a", again, NULL);
 	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.out, "0 built, 2 reused") != NULL, "%s", r.out);
 	cr_expect(strstr(r.err, "published 1 nodes") != NULL, "%s", r.err);
 	t_result_release(&r);
 	cr_expect_eq(stored("ac"), 2, "lib's and wheel's entries");
 	/* Published once: a third run sends nothing. */
-	r = rip("a", again, NULL);
+	r = t_fx_ripple("a", again, NULL);
 	cr_expect(strstr(r.err, "published 0 nodes") != NULL, "%s", r.err);
 	t_result_release(&r);
-	r = rip("c", unit_job, NULL);
+	r = t_fx_ripple("c", unit_job, NULL);
 	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.out, "0 built, 2 reused (0 cut off), 1 tested") !=
 		  NULL, "%s", r.out);
@@ -340,11 +276,11 @@ Test(e2e_remote_gaps, the_server_stopped_mid_run_slows_the_job_down)
 	char stop[128], *wheel;
 	struct run_result r;
 
-	server();
-	snprintf(stop, sizeof(stop), "kill %ld", (long)ng.pid);
+	t_fx_serve();
+	snprintf(stop, sizeof(stop), "kill %ld", (long)t_fx.ng.pid);
 	origin(NULL, stop, clones, 2);
 	wheel = publish_main("a");
-	r = rip("b", unit_job, NULL);
+	r = t_fx_ripple("b", unit_job, NULL);
 	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
 	/* stop, needed and not recorded, is a gap too: its publish is the
 	 * first request to fail. Then lib and wheel cannot be fetched. */
@@ -375,19 +311,19 @@ Test(e2e_remote_gaps, garbage_put_before_main_builds_is_healed_by_main)
 	char *true_sha, *wheel, *evil, at[PATH_MAX];
 	struct run_result r;
 
-	server();
+	t_fx_serve();
 	origin(NULL, NULL, clones, 2);
-	t_write(tmp, "w.whl", WHEEL_TEXT);
-	true_sha = sha_of(tmp, "w.whl");
+	t_write(t_fx.tmp, "w.whl", WHEEL_TEXT);
+	true_sha = sha_of(t_fx.tmp, "w.whl");
 	evil = strdup(WHEEL_TEXT);
 	cr_assert_not_null(evil);
 	evil[0] = 'I';	/* same size */
 	snprintf(at, sizeof(at), "cas/%s", true_sha);
-	t_write(ng.root, at, evil);
+	t_write(t_fx.ng.root, at, evil);
 	free(evil);
 	wheel = publish_main("main");
 	cr_expect_str_eq(wheel, true_sha, "the digest was predictable");
-	r = rip("consumer", unit_job, NULL);
+	r = t_fx_ripple("consumer", unit_job, NULL);
 	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.out, "cache gap") == NULL, "healed before: %s",
 		  r.out);
@@ -396,8 +332,8 @@ Test(e2e_remote_gaps, garbage_put_before_main_builds_is_healed_by_main)
 	cr_expect(strstr(r.err, "fetched 1 files") != NULL, "%s", r.err);
 	t_result_release(&r);
 	expect_true_wheel("consumer", true_sha);
-	t_nginx_stop(&ng);
-	r = rip("consumer", plan, NULL);
+	t_nginx_stop(&t_fx.ng);
+	r = t_fx_ripple("consumer", plan, NULL);
 	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.out, "0 build, 0 test, 3 reuse") != NULL, "%s",
 		  r.out);
@@ -426,27 +362,27 @@ Test(e2e_remote_gaps, a_pull_requests_record_is_never_published_as_mains)
 			       "--ref", "refs/heads/main", NULL };
 	struct run_result r;
 
-	server();
+	t_fx_serve();
 	origin(NULL, NULL, clones, 2);
-	r = rip("r", pr, NULL);
+	r = t_fx_ripple("r", pr, NULL);
 	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.err, "published 2 nodes") != NULL, "%s", r.err);
 	t_result_release(&r);
 	cr_expect_eq(stored("ac"), 0, "nothing in the trusted domain");
-	r = rip("r", main_, NULL);
+	r = t_fx_ripple("r", main_, NULL);
 	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.err, "published 0 nodes") != NULL, "%s", r.err);
 	t_result_release(&r);
 	cr_expect_eq(stored("ac"), 0, "still nothing in the trusted domain");
-	r = rip("r", build, NULL);
+	r = t_fx_ripple("r", build, NULL);
 	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.err, "published 2 nodes") != NULL, "%s", r.err);
 	t_result_release(&r);
-	r = rip("r", main_, NULL);
+	r = t_fx_ripple("r", main_, NULL);
 	cr_expect(strstr(r.err, "published 0 nodes") != NULL, "once: %s",
 		  r.err);
 	t_result_release(&r);
-	r = rip("fresh", plan, NULL);
+	r = t_fx_ripple("fresh", plan, NULL);
 	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.out, "0 build, 0 test, 2 reuse") != NULL, "%s",
 		  r.out);

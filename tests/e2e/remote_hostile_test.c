@@ -21,93 +21,13 @@
 #include "tests/support/nginx.h"
 #include "tests/support/support.h"
 
-static struct t_nginx ng;
-static int ng_up;
-static char *tmp;
-
-static void
-setup(void)
-{
-	tmp = t_tmpdir();
-}
-
-static void
-teardown(void)
-{
-	if (ng_up)
-		t_nginx_free(&ng);
-	ng_up = 0;
-	t_rmtree(tmp);
-	free(tmp);
-}
-
-TestSuite(e2e_remote_hostile, .init = setup, .fini = teardown, .timeout = 240);
+TestSuite(e2e_remote_hostile, .init = t_fx_setup, .fini = t_fx_teardown,
+	  .timeout = 240);
 
 static char *
 sh(const char *cmd)
 {
-	struct run_result r = t_sh(tmp, cmd);
-	size_t n;
-
-	cr_assert_eq(r.status, 0, "'%s' failed: %s%s", cmd, r.out, r.err);
-	n = strlen(r.out);
-	while (n && r.out[n - 1] == '\n')
-		r.out[--n] = '\0';
-	free(r.err);
-	return r.out;
-}
-
-/* ripple ARGV... in TMP/dir with the remote cache. */
-static struct run_result
-rip(const char *dir, const char *const *argv)
-{
-	const char *v[32];
-	char path[PATH_MAX];
-	size_t n = 0;
-
-	v[n++] = "--remote-cache";
-	v[n++] = ng.url;
-	while (argv[n - 2] && n < 30) {
-		v[n] = argv[n - 2];
-		n++;
-	}
-	v[n] = NULL;
-	snprintf(path, sizeof(path), "%s/%s", tmp, dir);
-	return t_ripple(path, v);
-}
-
-static unsigned char *
-slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	unsigned char *p = malloc(1 << 20);
-
-	cr_assert(f && p, "%s", path);
-	*len = fread(p, 1, 1 << 20, f);
-	fclose(f);
-	return p;
-}
-
-static void
-spill(const char *path, const void *p, size_t n)
-{
-	FILE *f = fopen(path, "wb");
-
-	cr_assert_not_null(f, "%s", path);
-	cr_assert_eq(fwrite(p, 1, n, f), n);
-	fclose(f);
-}
-
-static void
-cas_put(const void *p, size_t n, struct remote_digest *d)
-{
-	char path[PATH_MAX];
-	struct error err;
-
-	error_init(&err);
-	cr_assert_eq(remote_digest_buf(p, n, d, &err), 0, "%s", err.msg);
-	snprintf(path, sizeof(path), "%s/cas/%s", ng.root, d->hash);
-	spill(path, p, n);
+	return t_sh_out(t_fx.tmp, cmd);
 }
 
 /* An entry on the server whose record names `node`, as a writer sees it. */
@@ -126,7 +46,7 @@ entry_load(struct entry *e, const char *node, int nth)
 	struct error err;
 	DIR *d;
 
-	snprintf(dir, sizeof(dir), "%s/ac", ng.root);
+	snprintf(dir, sizeof(dir), "%s/ac", t_fx.ng.root);
 	d = opendir(dir);
 	cr_assert_not_null(d);
 	while ((de = readdir(d))) {
@@ -137,7 +57,7 @@ entry_load(struct entry *e, const char *node, int nth)
 		if (de->d_name[0] == '.')
 			continue;
 		snprintf(e->ac, sizeof(e->ac), "%s/%s", dir, de->d_name);
-		p = slurp(e->ac, &n);
+		p = t_read_bytes(e->ac, &n);
 		error_init(&err);
 		cr_assert_eq(remote_action_decode(p, n, &e->a, &err), 0, "%s",
 			     err.msg);
@@ -169,13 +89,13 @@ entry_store(struct entry *e)
 	char *blob = json_dumps(e->rec, JSON_SORT_KEYS | JSON_COMPACT);
 	size_t n = 0;
 
-	cas_put(blob, strlen(blob), &a.record);
+	t_fx_cas_put(blob, strlen(blob), &a.record);
 	a.record_text = blob;
 	a.record_len = strlen(blob);
 	error_init(&err);
 	cr_assert_eq(remote_action_encode(&a, &bytes, &n, &err), 0, "%s",
 		     err.msg);
-	spill(e->ac, bytes, n);
+	t_write_bytes(e->ac, bytes, n);
 	free(bytes);
 	free(blob);
 }
@@ -202,20 +122,18 @@ static const char site_rules[] =
 static void
 start(const char *rules, const char *producer_run)
 {
-	char why[512], cmd[1024];
+	char cmd[1024];
 	struct run_result r;
 	const char *argv[8] = { NULL };
 	char *copy, *tok, *save = NULL;
 	size_t n = 0;
 
-	if (t_nginx_start(&ng, why, sizeof(why)))
-		cr_skip_test("%s", why);
-	ng_up = 1;
+	t_fx_serve();
 	free(sh("git init -q -b main origin"));
-	t_write(tmp, "origin/ripple.yml", rules);
-	t_write(tmp, "origin/.gitignore", ".ripple/\ndist/\nsite/\n");
-	t_write(tmp, "origin/src/a.c", "int a;\n");
-	t_write(tmp, "origin/a/x.py", "x = 1\n");
+	t_write(t_fx.tmp, "origin/ripple.yml", rules);
+	t_write(t_fx.tmp, "origin/.gitignore", ".ripple/\ndist/\nsite/\n");
+	t_write(t_fx.tmp, "origin/src/a.c", "int a;\n");
+	t_write(t_fx.tmp, "origin/a/x.py", "x = 1\n");
 	snprintf(cmd, sizeof(cmd), "cd origin && git add -A && git -c "
 		 "user.name=t -c user.email=t@example.com commit -qm init && "
 		 "git tag a-v1.0.0 && cd .. && git clone -q origin a && "
@@ -226,7 +144,7 @@ start(const char *rules, const char *producer_run)
 	     tok = strtok_r(NULL, " ", &save))
 		argv[n++] = tok;
 	argv[n] = NULL;
-	r = rip("a", argv);
+	r = t_fx_ripple("a", argv, NULL);
 	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
 	t_result_release(&r);
 	free(copy);
@@ -257,8 +175,8 @@ Test(e2e_remote_hostile, a_prefix_folder_entry_leaves_no_file_in_place)
 	start(site_rules, "run docs");
 	memset(&e, 0, sizeof(e));
 	cr_assert_eq(entry_load(&e, "artifact:docs", 0), 0);
-	cas_put("evil index\n", 11, &evil);
-	cas_put("q\n", 2, &q);
+	t_fx_cas_put("evil index\n", 11, &evil);
+	t_fx_cas_put("q\n", 2, &q);
 	memset(outs, 0, sizeof(outs));
 	outs[0].path = "site/index.html";
 	outs[0].digest = evil;
@@ -266,8 +184,8 @@ Test(e2e_remote_hostile, a_prefix_folder_entry_leaves_no_file_in_place)
 	outs[1].digest = q;
 	outs[2].path = "site/q/x";
 	outs[2].digest = q;
-	snprintf(f0, sizeof(f0), "%s/cas/%s", ng.root, evil.hash);
-	snprintf(f1, sizeof(f1), "%s/cas/%s", ng.root, q.hash);
+	snprintf(f0, sizeof(f0), "%s/cas/%s", t_fx.ng.root, evil.hash);
+	snprintf(f1, sizeof(f1), "%s/cas/%s", t_fx.ng.root, q.hash);
 	arts = json_array();
 	for (i = 0; i < 3; i++) {
 		names[i] = outs[i].path;
@@ -292,7 +210,7 @@ Test(e2e_remote_hostile, a_prefix_folder_entry_leaves_no_file_in_place)
 	}
 	before = sh("cd b && find . -path ./.git -prune -o -path ./.ripple "
 		    "-prune -o -print | LC_ALL=C sort");
-	r = rip("b", fetch);
+	r = t_fx_ripple("b", fetch, NULL);
 	cr_expect_neq(r.status, 0, "%s%s", r.out, r.err);
 	t_result_release(&r);
 	after = sh("cd b && find . -path ./.git -prune -o -path ./.ripple "
@@ -341,8 +259,8 @@ Test(e2e_remote_hostile, a_remote_record_cannot_add_a_host_file_to_a_release)
 	char *text;
 
 	start(release_rules, "run --tag a-v1.0.0");
-	snprintf(secret, sizeof(secret), "%s/secret.txt", tmp);
-	t_write(tmp, "secret.txt", "TOP SECRET\n");
+	snprintf(secret, sizeof(secret), "%s/secret.txt", t_fx.tmp);
+	t_write(t_fx.tmp, "secret.txt", "TOP SECRET\n");
 	for (nth = 0; nth < 4; nth++) {
 		memset(&e, 0, sizeof(e));
 		if (entry_load(&e, "artifact:wheel[root=a]", nth))
@@ -355,9 +273,9 @@ Test(e2e_remote_hostile, a_remote_record_cannot_add_a_host_file_to_a_release)
 	}
 	cr_assert(found > 0);
 	free(sh("cd b && git checkout -q a-v1.0.0"));
-	snprintf(man, sizeof(man), "%s/manifest.json", tmp);
+	snprintf(man, sizeof(man), "%s/manifest.json", t_fx.tmp);
 	rel[4] = man;
-	r = rip("b", rel);
+	r = t_fx_ripple("b", rel, NULL);
 	text = t_read(man);
 	cr_expect(r.status != 0 || !text || !strstr(text, secret),
 		  "a hostile record put a host file into the publish "

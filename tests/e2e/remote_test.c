@@ -31,42 +31,8 @@
 #define TAG "v13.0.1"
 #define RELEASE "release:bindings[root=bindings-13]"
 
-static struct t_nginx ng;
-static int ng_up;
-static char *tmp;
-
-static void
-setup(void)
-{
-	tmp = t_tmpdir();
-}
-
-static void
-teardown(void)
-{
-	if (ng_up)
-		t_nginx_free(&ng);
-	ng_up = 0;
-	t_rmtree(tmp);
-	free(tmp);
-}
-
-TestSuite(e2e_remote, .init = setup, .fini = teardown, .timeout = 300);
-
-/* Output of a shell command in dir, trailing newlines cut; must succeed. */
-static char *
-sh(const char *dir, const char *cmd)
-{
-	struct run_result r = t_sh(dir, cmd);
-	size_t n;
-
-	cr_assert_eq(r.status, 0, "'%s' failed: %s", cmd, r.err);
-	n = strlen(r.out);
-	while (n && r.out[n - 1] == '\n')
-		r.out[--n] = '\0';
-	free(r.err);
-	return r.out;
-}
+TestSuite(e2e_remote, .init = t_fx_setup, .fini = t_fx_teardown,
+	  .timeout = 300);
 
 /* The demo with a smaller python axis, and four clones of it. */
 static void
@@ -84,33 +50,12 @@ make_clones(void)
 		 "RIPPLE_DEMO_RULES=$PWD/rules.yml "
 		 "'%s/examples/cuda-bindings/make-demo-repo' origin "
 		 ">/dev/null", src, src);
-	free(sh(tmp, cmd));
+	free(t_sh_out(t_fx.tmp, cmd));
 	free(src);
 	for (i = 0; i < 4; i++) {
 		snprintf(cmd, sizeof(cmd), "git clone -q origin %s", c[i]);
-		free(sh(tmp, cmd));
+		free(t_sh_out(t_fx.tmp, cmd));
 	}
-}
-
-/* ripple ARGV... --remote-cache URL [EXTRA] in TMP/CLONE. */
-static struct run_result
-rip(const char *clone, const char *const *argv, const char *extra)
-{
-	const char *v[32];
-	char dir[PATH_MAX];
-	size_t n = 0;
-
-	while (argv[n] && n < 28) {
-		v[n] = argv[n];
-		n++;
-	}
-	v[n++] = "--remote-cache";
-	v[n++] = ng.url;
-	if (extra)
-		v[n++] = extra;
-	v[n] = NULL;
-	snprintf(dir, sizeof(dir), "%s/%s", tmp, clone);
-	return t_ripple(dir, v);
 }
 
 static char *
@@ -119,7 +64,7 @@ path(const char *clone, const char *rel)
 	char *p = malloc(PATH_MAX);
 
 	cr_assert_not_null(p);
-	snprintf(p, PATH_MAX, "%s/%s/%s", tmp, clone, rel);
+	snprintf(p, PATH_MAX, "%s/%s/%s", t_fx.tmp, clone, rel);
 	return p;
 }
 
@@ -130,7 +75,7 @@ gets_of(const char *hash, int want)
 	char needle[128];
 
 	snprintf(needle, sizeof(needle), "\"GET /cas/%s ", hash);
-	return t_nginx_count(&ng, needle, want);
+	return t_nginx_count(&t_fx.ng, needle, want);
 }
 
 /* Runners A and B: CI at main, one platform each. */
@@ -143,7 +88,7 @@ record_main(void)
 			    "linux-aarch64", "--reuse", "any", NULL };
 	struct run_result r;
 
-	r = rip("A", a, NULL);
+	r = t_fx_ripple("A", a, NULL);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_expect(strstr(r.err, "published 5 nodes") != NULL, "%s", r.err);
 	t_result_release(&r);
@@ -154,7 +99,7 @@ record_main(void)
 	 * only re-version it, so it is reused (issue 25), not left to a
 	 * linux-64 runner.
 	 */
-	r = rip("B", b, NULL);
+	r = t_fx_ripple("B", b, NULL);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_expect(strstr(r.out, "1 built, 5 reused") != NULL, "%s", r.out);
 	cr_expect(strstr(r.out, "0 remote") != NULL, "%s", r.out);
@@ -177,14 +122,14 @@ pull_request(const char *pf_hash, const char *wheel_hash)
 	char *sum;
 	struct run_result r;
 
-	free(sh(tmp, "cd C && git checkout -q pr/linux-infra"));
-	r = rip("C", plan, NULL);
+	free(t_sh_out(t_fx.tmp, "cd C && git checkout -q pr/linux-infra"));
+	r = t_fx_ripple("C", plan, NULL);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_expect(strstr(r.out, "records of merge base") != NULL, "%s", r.out);
 	cr_expect(strstr(r.out, "0 build, 3 test, 3 reuse") != NULL, "%s",
 		  r.out);
 	t_result_release(&r);
-	r = rip("C", run, NULL);
+	r = t_fx_ripple("C", run, NULL);
 	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.out, "3 reused (0 cut off), 3 tested") != NULL,
 		  "%s", r.out);
@@ -194,7 +139,7 @@ pull_request(const char *pf_hash, const char *wheel_hash)
 	/* Exactly the pathfinder wheel came down, once, bytes intact. */
 	cr_expect_eq(gets_of(pf_hash, 2), 2, "A's B and C's fetch");
 	cr_expect_eq(gets_of(wheel_hash, 0), 0, "no bindings wheel fetched");
-	sum = sh(tmp, "sha256sum < C/" PF_WHEEL " | cut -c1-64");
+	sum = t_sh_out(t_fx.tmp, "sha256sum < C/" PF_WHEEL " | cut -c1-64");
 	cr_expect_str_eq(sum, pf_hash);
 	free(sum);
 }
@@ -208,7 +153,7 @@ gate_from_remote(void)
 	struct stat st;
 	char *db = path("D", ".ripple/cache.db");
 
-	r = rip("D", gate, NULL);
+	r = t_fx_ripple("D", gate, NULL);
 	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.out, "gate: ok: all 6 nodes") != NULL, "%s", r.out);
 	t_result_release(&r);
@@ -229,16 +174,17 @@ release_from_remote(void)
 	struct run_result r;
 	size_t i;
 
-	free(sh(tmp, "cd A && git checkout -q " TAG " && rm -rf dist"));
+	free(t_sh_out(t_fx.tmp, "cd A && git checkout -q " TAG
+		       " && rm -rf dist"));
 	for (i = 0; i < 3; i++) {
 		const char *run[] = { "run", RELEASE, "--tag", TAG, "--reuse",
 				      "any", "--platform", pf[i], NULL };
 
-		r = rip("A", run, NULL);
+		r = t_fx_ripple("A", run, NULL);
 		cr_assert_eq(r.status, 0, "%s", r.err);
 		t_result_release(&r);
 	}
-	r = rip("D", rel, NULL);
+	r = t_fx_ripple("D", rel, NULL);
 	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.out, "ok    run           remote cache") != NULL,
 		  "%s", r.out);
@@ -269,7 +215,7 @@ tampered(const char *pf_hash)
 	struct run_result r;
 	struct stat st;
 
-	snprintf(blob, sizeof(blob), "%s/cas/%s", ng.root, pf_hash);
+	snprintf(blob, sizeof(blob), "%s/cas/%s", t_fx.ng.root, pf_hash);
 	saved = t_read(blob);
 	cr_assert_not_null(saved);
 	/* Same size, one byte changed: only the digest can tell. (The
@@ -279,15 +225,15 @@ tampered(const char *pf_hash)
 
 		snprintf(cmd, sizeof(cmd), "printf Q | dd of='%s' bs=1 "
 			 "count=1 conv=notrunc 2>/dev/null", blob);
-		free(sh(tmp, cmd));
+		free(t_sh_out(t_fx.tmp, cmd));
 	}
-	free(sh(tmp, "cd C && rm -rf dist .ripple"));
-	r = rip("C", strict, NULL);
+	free(t_sh_out(t_fx.tmp, "cd C && rm -rf dist .ripple"));
+	r = t_fx_ripple("C", strict, NULL);
 	cr_expect_eq(r.status, 1, "%s", r.err);
 	cr_expect(strstr(r.out, "cannot get the bytes of "
 			 "artifact:pathfinder-wheel") != NULL, "%s", r.out);
 	cr_expect(strstr(r.out, "digest mismatch") != NULL, "%s", r.out);
-	cr_expect(strstr(r.out, ng.url) != NULL, "names the server: %s",
+	cr_expect(strstr(r.out, t_fx.ng.url) != NULL, "names the server: %s",
 		  r.out);
 	cr_expect(strstr(r.out, "1 tested, 1 failed") != NULL, "%s", r.out);
 	t_result_release(&r);
@@ -297,13 +243,13 @@ tampered(const char *pf_hash)
 		cr_expect_neq(stat(w, &st), 0, "no tampered file left");
 		free(w);
 	}
-	r = rip("D", fetch, NULL);
+	r = t_fx_ripple("D", fetch, NULL);
 	cr_expect_eq(r.status, 1, "%s", r.err);
 	cr_expect(strstr(r.err, "digest mismatch") != NULL, "%s", r.err);
 	t_result_release(&r);
 	/* The default: a gap rebuild, then the true bytes go back up. */
-	free(sh(tmp, "cd C && rm -rf dist .ripple"));
-	r = rip("C", run, NULL);
+	free(t_sh_out(t_fx.tmp, "cd C && rm -rf dist .ripple"));
+	r = t_fx_ripple("C", run, NULL);
 	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.out, "1 rebuilt because of a cache gap") != NULL,
 		  "%s", r.out);
@@ -313,7 +259,7 @@ tampered(const char *pf_hash)
 	cr_expect(strstr(r.out, "damaged") != NULL, "%s", r.out);
 	cr_expect(strstr(r.out, "3 tested, 0 failed") != NULL, "%s", r.out);
 	t_result_release(&r);
-	sum = sh(tmp, "sha256sum < C/" PF_WHEEL " | cut -c1-64");
+	sum = t_sh_out(t_fx.tmp, "sha256sum < C/" PF_WHEEL " | cut -c1-64");
 	cr_expect_str_eq(sum, pf_hash, "the rebuilt wheel is the true one");
 	free(sum);
 	{
@@ -321,12 +267,12 @@ tampered(const char *pf_hash)
 
 		snprintf(cmd, sizeof(cmd), "sha256sum < '%s' | cut -c1-64",
 			 blob);
-		sum = sh(tmp, cmd);
+		sum = t_sh_out(t_fx.tmp, cmd);
 		cr_expect_str_eq(sum, pf_hash, "the server holds the true "
 				 "bytes again");
 		free(sum);
 	}
-	r = rip("D", fetch, NULL);
+	r = t_fx_ripple("D", fetch, NULL);
 	cr_expect_eq(r.status, 0, "healed without help: %s", r.err);
 	cr_expect(strstr(r.err, "fetched 1 files") != NULL, "%s", r.err);
 	t_result_release(&r);
@@ -340,14 +286,14 @@ stopped(void)
 	const char *gate[] = { "gate", T_WHEEL, T_TESTS, NULL };
 	struct run_result r;
 
-	t_nginx_stop(&ng);
-	r = rip("D", gate, NULL);
+	t_nginx_stop(&t_fx.ng);
+	r = t_fx_ripple("D", gate, NULL);
 	cr_expect_eq(r.status, 1, "not complete without records: %s", r.out);
 	cr_expect(strstr(r.err, "warning: remote cache") != NULL, "%s", r.err);
-	cr_expect(strstr(r.err, ng.url) != NULL, "%s", r.err);
+	cr_expect(strstr(r.err, t_fx.ng.url) != NULL, "%s", r.err);
 	cr_expect(strstr(r.out, "gate: FAIL") != NULL, "%s", r.out);
 	t_result_release(&r);
-	r = rip("D", gate, "--remote-required");
+	r = t_fx_ripple("D", gate, "--remote-required");
 	cr_expect_eq(r.status, 3, "%s", r.err);
 	cr_expect(strstr(r.err, "error: remote cache") != NULL, "%s", r.err);
 	t_result_release(&r);
@@ -355,16 +301,15 @@ stopped(void)
 
 Test(e2e_remote, four_clones_share_only_the_remote_cache)
 {
-	char why[512], *pf_hash, *wheel_hash;
+	char *pf_hash, *wheel_hash;
 
-	if (t_nginx_start(&ng, why, sizeof(why)))
-		cr_skip_test("%s", why);
-	ng_up = 1;
+	t_fx_serve();
 	make_clones();
 	record_main();
-	pf_hash = sh(tmp, "sha256sum < A/" PF_WHEEL " | cut -c1-64");
-	wheel_hash = sh(tmp, "sha256sum A/dist/bindings-13/3.12/linux-64/* "
-			"| cut -c1-64");
+	pf_hash = t_sh_out(t_fx.tmp, "sha256sum < A/" PF_WHEEL
+			   " | cut -c1-64");
+	wheel_hash = t_sh_out(t_fx.tmp, "sha256sum A/dist/bindings-13/3.12/"
+			      "linux-64/* | cut -c1-64");
 	pull_request(pf_hash, wheel_hash);
 	gate_from_remote();
 	release_from_remote();
@@ -403,15 +348,17 @@ small_origin(const char *const *names, size_t n)
 	char cmd[512];
 	size_t i;
 
-	free(sh(tmp, "git init -q -b main origin"));
-	t_write(tmp, "origin/ripple.yml", small_rules);
-	t_write(tmp, "origin/.gitignore", ".ripple/\ndist/\nwheelhouse/\n");
-	t_write(tmp, "origin/src/a.c", "int a;\n");
-	free(sh(tmp, "cd origin && git add -A && git -c user.name=t -c "
-		"user.email=t@example.com commit -qm init"));
+	free(t_sh_out(t_fx.tmp, "git init -q -b main origin"));
+	t_write(t_fx.tmp, "origin/ripple.yml", small_rules);
+	t_write(t_fx.tmp, "origin/.gitignore",
+		".ripple/\ndist/\nwheelhouse/\n");
+	t_write(t_fx.tmp, "origin/src/a.c", "int a;\n");
+	free(t_sh_out(t_fx.tmp, "cd origin && git add -A && git -c "
+		      "user.name=t -c user.email=t@example.com commit -qm "
+		      "init"));
 	for (i = 0; i < n; i++) {
 		snprintf(cmd, sizeof(cmd), "git clone -q origin %s", names[i]);
-		free(sh(tmp, cmd));
+		free(t_sh_out(t_fx.tmp, cmd));
 	}
 }
 
@@ -427,30 +374,27 @@ Test(e2e_remote, main_never_reuses_a_pull_requests_records)
 	const char *run[] = { "run", NULL };
 	const char *any[] = { "run", "--reuse", "any", NULL };
 	const char *plan[] = { "plan", "--reuse", "any", "--verbose", NULL };
-	char why[512];
 	struct run_result r;
 
-	if (t_nginx_start(&ng, why, sizeof(why)))
-		cr_skip_test("%s", why);
-	ng_up = 1;
+	t_fx_serve();
 	small_origin(names, 3);
-	free(sh(tmp, "cd pr && git checkout -q -b pr/evil"));
-	free(sh(tmp, "cd pr2 && git checkout -q -b pr/evil"));
-	r = rip("pr", run, NULL);
+	free(t_sh_out(t_fx.tmp, "cd pr && git checkout -q -b pr/evil"));
+	free(t_sh_out(t_fx.tmp, "cd pr2 && git checkout -q -b pr/evil"));
+	r = t_fx_ripple("pr", run, NULL);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_expect(strstr(r.err, "published 3 nodes") != NULL, "%s", r.err);
 	t_result_release(&r);
-	cr_expect_eq(t_nginx_count(&ng, "\"PUT /d/heads-pr-evil-", 3), 3,
+	cr_expect_eq(t_nginx_count(&t_fx.ng, "\"PUT /d/heads-pr-evil-", 3), 3,
 		     "three AC entries in the branch's domain");
-	cr_expect_eq(t_nginx_count(&ng, "\"PUT /ac/", 0), 0,
+	cr_expect_eq(t_nginx_count(&t_fx.ng, "\"PUT /ac/", 0), 0,
 		     "nothing in the trusted domain");
-	r = rip("main", any, NULL);
+	r = t_fx_ripple("main", any, NULL);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_expect(strstr(r.out, "2 built, 0 reused") != NULL, "%s", r.out);
 	cr_expect(strstr(r.err, "3 looked up, 0 found;") != NULL, "%s", r.err);
 	t_result_release(&r);
-	cr_expect_eq(t_nginx_count(&ng, "\"PUT /ac/", 3), 3, "main's own");
-	r = rip("pr2", plan, NULL);
+	cr_expect_eq(t_nginx_count(&t_fx.ng, "\"PUT /ac/", 3), 3, "main's own");
+	r = t_fx_ripple("pr2", plan, NULL);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_expect(strstr(r.out, "0 build, 0 test, 3 reuse") != NULL, "%s",
 		  r.out);
@@ -469,44 +413,42 @@ Test(e2e_remote, read_only_runs_publish_nothing_and_fetch_fills_paths)
 	const char *any[] = { "run", "--reuse", "any", NULL };
 	const char *fetch[] = { "fetch", "wheel", NULL };
 	const char *evil[] = { "fetch", "wheel", "--to", "", NULL };
-	char why[512], *x, *y;
+	char *x, *y;
 	struct run_result r;
 
-	if (t_nginx_start(&ng, why, sizeof(why)))
-		cr_skip_test("%s", why);
-	ng_up = 1;
+	t_fx_serve();
 	small_origin(names, 2);
-	r = rip("a", run, "--remote-read-only");
+	r = t_fx_ripple("a", run, "--remote-read-only");
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_expect(strstr(r.err, "published 0 nodes (read-only)") != NULL,
 		  "%s", r.err);
 	t_result_release(&r);
-	cr_expect_eq(t_nginx_count(&ng, "\"PUT ", 0), 0, "no PUT at all");
+	cr_expect_eq(t_nginx_count(&t_fx.ng, "\"PUT ", 0), 0, "no PUT at all");
 	/* Reused locally; with write access, what never went up goes up
 	 * now (issue 23: local and remote agree), once. */
-	r = rip("a", any, NULL);
+	r = t_fx_ripple("a", any, NULL);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_expect(strstr(r.out, "0 built, 3 reused") != NULL, "%s", r.out);
 	cr_expect(strstr(r.err, "published 3 nodes") != NULL, "%s", r.err);
 	t_result_release(&r);
-	r = rip("a", any, NULL);
+	r = t_fx_ripple("a", any, NULL);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_expect(strstr(r.err, "published 0 nodes") != NULL, "%s", r.err);
 	t_result_release(&r);
-	free(sh(tmp, "cd a && rm -rf .ripple dist"));
-	r = rip("a", run, NULL);
+	free(t_sh_out(t_fx.tmp, "cd a && rm -rf .ripple dist"));
+	r = t_fx_ripple("a", run, NULL);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	t_result_release(&r);
-	r = rip("b", fetch, NULL);
+	r = t_fx_ripple("b", fetch, NULL);
 	cr_expect_eq(r.status, 0, "%s", r.err);
 	cr_expect(strstr(r.err, "fetched 1 files") != NULL, "%s", r.err);
 	t_result_release(&r);
-	x = sh(tmp, "sha256sum < a/dist/w/w.whl");
-	y = sh(tmp, "sha256sum < b/dist/w/w.whl");
+	x = t_sh_out(t_fx.tmp, "sha256sum < a/dist/w/w.whl");
+	y = t_sh_out(t_fx.tmp, "sha256sum < b/dist/w/w.whl");
 	cr_expect_str_eq(x, y);
 	free(x);
 	free(y);
-	r = rip("b", evil, NULL);
+	r = t_fx_ripple("b", evil, NULL);
 	cr_expect_eq(r.status, 2, "%s", r.err);
 	t_result_release(&r);
 }

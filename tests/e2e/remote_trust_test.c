@@ -32,43 +32,23 @@
 #define TREE "find . \\( -path ./.git/objects -o -path ./.ripple \\) " \
 	"-prune -o -print"
 
-static struct t_nginx ng;
 static struct t_drip drip;
-static int ng_up;
-static char *tmp;
-
-static void
-setup(void)
-{
-	tmp = t_tmpdir();
-}
 
 static void
 teardown(void)
 {
 	t_drip_stop(&drip);
-	if (ng_up)
-		t_nginx_free(&ng);
-	ng_up = 0;
-	t_rmtree(tmp);
-	free(tmp);
+	t_fx_teardown();
 }
 
-TestSuite(e2e_remote_trust, .init = setup, .fini = teardown, .timeout = 240);
+TestSuite(e2e_remote_trust, .init = t_fx_setup, .fini = teardown,
+	  .timeout = 240);
 
 /* Output of a shell command in TMP, trailing newlines cut; must succeed. */
 static char *
 sh(const char *cmd)
 {
-	struct run_result r = t_sh(tmp, cmd);
-	size_t n;
-
-	cr_assert_eq(r.status, 0, "'%s' failed: %s%s", cmd, r.out, r.err);
-	n = strlen(r.out);
-	while (n && r.out[n - 1] == '\n')
-		r.out[--n] = '\0';
-	free(r.err);
-	return r.out;
+	return t_sh_out(t_fx.tmp, cmd);
 }
 
 static const char rules[] =
@@ -97,18 +77,17 @@ start(void)
 	/* Only the wheel: the consumer's test runs and needs its bytes. */
 	const char *run[] = { "run", "wheel", "--remote-cache", NULL, NULL };
 
-	if (t_nginx_start(&ng, why, sizeof(why)))
-		cr_skip_test("%s", why);
-	ng_up = 1;
+	t_fx_serve();
 	free(sh("git init -q -b main origin"));
-	t_write(tmp, "origin/ripple.yml", rules);
-	t_write(tmp, "origin/.gitignore", ".ripple/\ndist/\nwheelhouse/\n");
-	t_write(tmp, "origin/src/a.c", "int a;\n");
+	t_write(t_fx.tmp, "origin/ripple.yml", rules);
+	t_write(t_fx.tmp, "origin/.gitignore",
+		".ripple/\ndist/\nwheelhouse/\n");
+	t_write(t_fx.tmp, "origin/src/a.c", "int a;\n");
 	free(sh("cd origin && git add -A && git -c user.name=t -c "
 		"user.email=t@example.com commit -qm init && cd .. && "
 		"git clone -q origin a && git clone -q origin b"));
-	run[3] = ng.url;
-	snprintf(why, sizeof(why), "%s/a", tmp);
+	run[3] = t_fx.ng.url;
+	snprintf(why, sizeof(why), "%s/a", t_fx.tmp);
 	r = t_ripple(why, run);
 	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
 	cr_assert(strstr(r.err, "published 1 nodes") != NULL, "%s", r.err);
@@ -130,44 +109,8 @@ rip_b(const char *url, const char *const *argv)
 		n++;
 	}
 	v[n] = NULL;
-	snprintf(dir, sizeof(dir), "%s/b", tmp);
+	snprintf(dir, sizeof(dir), "%s/b", t_fx.tmp);
 	return t_ripple(dir, v);
-}
-
-/* The whole file at path into *len bytes (malloc'd). */
-static unsigned char *
-slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	unsigned char *p = malloc(1 << 20);
-
-	cr_assert(f && p, "%s", path);
-	*len = fread(p, 1, 1 << 20, f);
-	fclose(f);
-	return p;
-}
-
-static void
-spill(const char *path, const void *p, size_t n)
-{
-	FILE *f = fopen(path, "wb");
-
-	cr_assert_not_null(f, "%s", path);
-	cr_assert_eq(fwrite(p, 1, n, f), n);
-	fclose(f);
-}
-
-/* Put bytes into the server's CAS; their digest into *d. */
-static void
-cas_put(const void *p, size_t n, struct remote_digest *d)
-{
-	char path[PATH_MAX];
-	struct error err;
-
-	error_init(&err);
-	cr_assert_eq(remote_digest_buf(p, n, d, &err), 0, "%s", err.msg);
-	snprintf(path, sizeof(path), "%s/cas/%s", ng.root, d->hash);
-	spill(path, p, n);
 }
 
 /* ---- raw protobuf, so nothing checks what a hostile writer writes ---- */
@@ -229,7 +172,7 @@ entry_load(struct entry *e)
 	struct error err;
 	DIR *d;
 
-	snprintf(dir, sizeof(dir), "%s/ac", ng.root);
+	snprintf(dir, sizeof(dir), "%s/ac", t_fx.ng.root);
 	d = opendir(dir);
 	cr_assert_not_null(d);
 	while ((de = readdir(d))) {
@@ -240,12 +183,12 @@ entry_load(struct entry *e)
 		if (de->d_name[0] == '.')
 			continue;
 		snprintf(e->ac, sizeof(e->ac), "%s/%s", dir, de->d_name);
-		p = slurp(e->ac, &n);
+		p = t_read_bytes(e->ac, &n);
 		error_init(&err);
 		cr_assert_eq(remote_action_decode(p, n, &e->a, &err), 0, "%s",
 			     err.msg);
 		free(p);
-		snprintf(path, sizeof(path), "%s/cas/%s", ng.root,
+		snprintf(path, sizeof(path), "%s/cas/%s", t_fx.ng.root,
 			 e->a.record.hash);
 		j = json_load_file(path, 0, NULL);
 		cr_assert_not_null(j);
@@ -280,21 +223,22 @@ entry_craft(struct entry *e, const char *path, const char *text, int wrong)
 	struct error err;
 	size_t i, n = 0, len = 0;
 
-	t_write(tmp, "empty", "");
+	t_write(t_fx.tmp, "empty", "");
 	for (i = 0; i < e->a.n; i++) {
 		names[n] = e->a.outputs[i].path;
 		/* The empty blob is never uploaded (every server has it). */
 		if (e->a.outputs[i].digest.size)
-			snprintf(files[n], PATH_MAX, "%s/cas/%s", ng.root,
+			snprintf(files[n], PATH_MAX, "%s/cas/%s", t_fx.ng.root,
 				 e->a.outputs[i].digest.hash);
 		else
-			snprintf(files[n], PATH_MAX, "%s/empty", tmp);
+			snprintf(files[n], PATH_MAX, "%s/empty", t_fx.tmp);
 		n++;
 	}
 	if (path) {
-		cas_put(text, strlen(text), &extra);
+		t_fx_cas_put(text, strlen(text), &extra);
 		names[n] = path;
-		snprintf(files[n], PATH_MAX, "%s/cas/%s", ng.root, extra.hash);
+		snprintf(files[n], PATH_MAX, "%s/cas/%s", t_fx.ng.root,
+			 extra.hash);
 		n++;
 		json_array_append_new(json_object_get(e->rec, "artifacts"),
 				      json_string(path));
@@ -307,7 +251,7 @@ entry_craft(struct entry *e, const char *path, const char *text, int wrong)
 	json_object_set_new(e->rec, "output_digest", json_string(
 		wrong ? "0123456789abcdef0123456789abcdef" : od.hex));
 	blob = json_dumps(e->rec, JSON_SORT_KEYS | JSON_COMPACT);
-	cas_put(blob, strlen(blob), &recd);
+	t_fx_cas_put(blob, strlen(blob), &recd);
 	free(blob);
 	for (i = 0; i < e->a.n; i++)
 		len += pb_output(buf + len, e->a.outputs[i].path,
@@ -316,7 +260,7 @@ entry_craft(struct entry *e, const char *path, const char *text, int wrong)
 	if (path)
 		len += pb_output(buf + len, path, &extra, 1);
 	len += pb_output(buf + len, REMOTE_RECORD_PATH, &recd, 0);
-	spill(e->ac, buf, len);
+	t_write_bytes(e->ac, buf, len);
 }
 
 static void
@@ -349,17 +293,17 @@ Test(e2e_remote_trust, an_entry_listing_a_git_hook_writes_nothing_there)
 	entry_load(&e);
 	entry_craft(&e, ".git/hooks/post-checkout",
 		    "#!/bin/sh\necho pwned > ../pwned\n", 0);
-	r = rip_b(ng.url, fetch);
+	r = rip_b(t_fx.ng.url, fetch);
 	cr_log_info("fetch of the hook entry: %s", r.err);
 	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.err, ".git/hooks/post-checkout") != NULL, "%s",
 		  r.err);
-	cr_expect(strstr(r.err, ng.url) != NULL, "names the server: %s",
+	cr_expect(strstr(r.err, t_fx.ng.url) != NULL, "names the server: %s",
 		  r.err);
 	cr_expect(strstr(r.err, "no ok record of its key") != NULL, "%s",
 		  r.err);
 	t_result_release(&r);
-	r = rip_b(ng.url, run);
+	r = rip_b(t_fx.ng.url, run);
 	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.out, "1 built, 0 reused") != NULL,
 		  "the node rebuilds: %s", r.out);
@@ -383,18 +327,18 @@ Test(e2e_remote_trust, an_entry_listing_a_source_file_makes_its_node_rebuild)
 	memset(&e, 0, sizeof(e));
 	entry_load(&e);
 	entry_craft(&e, "src/a.c", "int evil;\n", 0);
-	r = rip_b(ng.url, plan);
+	r = rip_b(t_fx.ng.url, plan);
 	cr_log_info("plan with the source entry: %s", r.err);
 	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.err, "lists 'src/a.c', not one of the node's "
 			 "outputs") != NULL, "%s", r.err);
-	cr_expect(strstr(r.err, ng.url) != NULL, "names the server: %s",
+	cr_expect(strstr(r.err, t_fx.ng.url) != NULL, "names the server: %s",
 		  r.err);
 	cr_expect(strstr(r.err, json_string_value(json_object_get(e.rec,
 				"key"))) != NULL, "names the key: %s", r.err);
 	cr_expect(strstr(r.out, "1 build") != NULL, "%s", r.out);
 	t_result_release(&r);
-	r = rip_b(ng.url, fetch);
+	r = rip_b(t_fx.ng.url, fetch);
 	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
 	t_result_release(&r);
 	s = sh("cat b/src/a.c");
@@ -418,7 +362,7 @@ Test(e2e_remote_trust, a_wrong_digest_entry_leaves_the_tree_as_it_was)
 		    1);
 	free(sh("mkdir -p b/dist && echo old > b/dist/w.bin"));
 	before = sh("cd b && " TREE " | LC_ALL=C sort && md5sum .git/config dist/w.bin");
-	r = rip_b(ng.url, fetch);
+	r = rip_b(t_fx.ng.url, fetch);
 	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
 	t_result_release(&r);
 	after = sh("cd b && " TREE " | LC_ALL=C sort && md5sum .git/config dist/w.bin");
@@ -442,7 +386,7 @@ Test(e2e_remote_trust, a_wrong_output_digest_places_no_file_of_the_set)
 	entry_craft(&e, NULL, NULL, 1);
 	free(sh("mkdir -p b/dist && echo old > b/dist/w.bin"));
 	before = sh("cd b && " TREE " | LC_ALL=C sort && md5sum dist/w.bin");
-	r = rip_b(ng.url, fetch);
+	r = rip_b(t_fx.ng.url, fetch);
 	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.err, "not the record's") != NULL, "%s", r.err);
 	t_result_release(&r);
@@ -453,7 +397,7 @@ Test(e2e_remote_trust, a_wrong_output_digest_places_no_file_of_the_set)
 	/* Without dist/: the folder made for the set goes with it. */
 	free(sh("rm -r b/dist"));
 	before = sh("cd b && " TREE " | LC_ALL=C sort");
-	r = rip_b(ng.url, fetch);
+	r = rip_b(t_fx.ng.url, fetch);
 	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
 	t_result_release(&r);
 	after = sh("cd b && " TREE " | LC_ALL=C sort");
@@ -472,7 +416,7 @@ Test(e2e_remote_trust, an_empty_output_is_not_written_through_a_link)
 	start();
 	free(sh("echo precious > victim && mkdir -p b/dist && "
 		"ln -s ../../victim b/dist/py.typed"));
-	r = rip_b(ng.url, fetch);
+	r = rip_b(t_fx.ng.url, fetch);
 	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.err, "'dist/py.typed' is not written: it is a "
 			 "symbolic link") != NULL, "%s", r.err);
@@ -496,7 +440,7 @@ Test(e2e_remote_trust, a_fifo_or_dev_zero_at_an_output_is_refused_at_once)
 		 "&& cd b && { timeout -s KILL 20 '%s' --remote-cache %s "
 		 "fetch wheel; echo \"fetch $?\"; timeout -s KILL 20 '%s' "
 		 "--remote-cache %s --remote-read-only run --reuse any; "
-		 "echo \"run $?\"; } 2>&1", abs, ng.url, abs, ng.url);
+		 "echo \"run $?\"; } 2>&1", abs, t_fx.ng.url, abs, t_fx.ng.url);
 	s = sh(cmd);
 	cr_expect(strstr(s, "fetch 1") != NULL, "%s", s);
 	cr_expect(strstr(s, "'dist/w.bin' is not written: it is a FIFO") !=
@@ -507,7 +451,7 @@ Test(e2e_remote_trust, a_fifo_or_dev_zero_at_an_output_is_refused_at_once)
 	snprintf(cmd, sizeof(cmd), "rm b/dist/w.bin && ln -s /dev/zero "
 		 "b/dist/w.bin && cd b && { timeout -s KILL 20 '%s' "
 		 "--remote-cache %s fetch wheel; echo \"fetch $?\"; } 2>&1",
-		 abs, ng.url);
+		 abs, t_fx.ng.url);
 	s = sh(cmd);
 	cr_expect(strstr(s, "fetch 1") != NULL, "%s", s);
 	cr_expect(strstr(s, "'dist/w.bin' is not written: it is a symbolic "
@@ -532,8 +476,8 @@ Test(e2e_remote_trust, a_dripping_server_is_cut_off)
 	cr_assert_not_null(abs);
 	start();
 	h = wheel_hash();
-	cr_assert_eq(t_drip_start(&drip, ng.root, h, 2, why, sizeof(why)), 0,
-		     "%s", why);
+	cr_assert_eq(t_drip_start(&drip, t_fx.ng.root, h, 2, why,
+				  sizeof(why)), 0, "%s", why);
 	/* 100 B/s for 2 s: the 600-byte blob at 2 B/s is cut off; the
 	 * three attempts take ~7 s, nowhere near the drip's 5 minutes. */
 	snprintf(cmd, sizeof(cmd), "cd b && { RIPPLE_REMOTE_LOW_SPEED=100:2 "
@@ -590,8 +534,8 @@ Test(e2e_remote_trust, sigterm_stops_fetch_and_run_during_a_transfer)
 	cr_assert_not_null(abs);
 	start();
 	h = wheel_hash();
-	cr_assert_eq(t_drip_start(&drip, ng.root, h, 2, why, sizeof(why)), 0,
-		     "%s", why);
+	cr_assert_eq(t_drip_start(&drip, t_fx.ng.root, h, 2, why,
+				  sizeof(why)), 0, "%s", why);
 	s = term_during_transfer(abs, "fetch wheel");
 	cr_assert_eq(sscanf(s, "%d %d", &rc, &ms), 2, "%s", s);
 	cr_expect_eq(rc, 130, "fetch exits 130 when stopped: %s", s);
@@ -619,8 +563,8 @@ Test(e2e_remote_trust, a_killed_fetchs_temp_files_are_gone_after_the_next)
 	cr_assert_not_null(abs);
 	start();
 	h = wheel_hash();
-	cr_assert_eq(t_drip_start(&drip, ng.root, h, 2, why, sizeof(why)), 0,
-		     "%s", why);
+	cr_assert_eq(t_drip_start(&drip, t_fx.ng.root, h, 2, why,
+				  sizeof(why)), 0, "%s", why);
 	snprintf(cmd, sizeof(cmd), "cd b && { '%s' --remote-cache %s "
 		 "fetch wheel >/dev/null 2>&1 & pid=$!; i=0; "
 		 "while [ $i -lt 100 ] && ! ls dist 2>/dev/null | "
@@ -630,7 +574,7 @@ Test(e2e_remote_trust, a_killed_fetchs_temp_files_are_gone_after_the_next)
 	cr_assert(strstr(s, "w.bin.ripple-tmp-") != NULL,
 		  "the killed fetch left its temp file: %s", s);
 	free(s);
-	r = rip_b(ng.url, fetch);
+	r = rip_b(t_fx.ng.url, fetch);
 	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
 	t_result_release(&r);
 	no_temp_files();
@@ -657,7 +601,7 @@ Test(e2e_remote_trust, a_changed_output_is_no_fault_against_the_base)
 		"ripple.yml && grep -q 'outputs: \\[dist/w.bin\\]' ripple.yml "
 		"&& git -c user.name=t -c user.email=t@example.com commit -qam "
 		"'no py.typed'"));
-	r = rip_b(ng.url, plan);
+	r = rip_b(t_fx.ng.url, plan);
 	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.err, "warning") == NULL, "%s", r.err);
 	cr_expect(strstr(r.out, "records of merge base") != NULL, "%s",

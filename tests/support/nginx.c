@@ -2,6 +2,7 @@
 #include "tests/support/nginx.h"
 
 #include <arpa/inet.h>
+#include <criterion/criterion.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -15,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/error.h"
+#include "cache/remote.h"
 #include "tests/support/support.h"
 
 const char *
@@ -301,4 +304,91 @@ t_nginx_count(const struct t_nginx *ng, const char *needle, int want)
 		n = count_now(ng, needle);
 	}
 	return n;
+}
+
+struct t_fx t_fx;
+
+void
+t_fx_setup(void)
+{
+	memset(&t_fx, 0, sizeof(t_fx));
+	t_fx.tmp = t_tmpdir();
+}
+
+void
+t_fx_teardown(void)
+{
+	/* A zeroed or half-started server is freed as well as a running one. */
+	t_nginx_free(&t_fx.ng);
+	t_rmtree(t_fx.tmp);
+	free(t_fx.tmp);
+	t_fx.tmp = NULL;
+}
+
+void
+t_fx_setup_client(void)
+{
+	struct error err;
+
+	t_fx_setup();
+	error_init(&err);
+	cr_assert_eq(remote_global_init(&err), 0, "%s", err.msg);
+}
+
+void
+t_fx_teardown_client(void)
+{
+	t_fx_teardown();
+	remote_global_cleanup();
+}
+
+void
+t_fx_serve(void)
+{
+	char why[512];
+
+	if (t_nginx_start(&t_fx.ng, why, sizeof(why)))
+		cr_skip_test("%s", why);
+}
+
+void
+t_fx_serve_domains(void)
+{
+	char why[512];
+
+	if (t_nginx_start_domains(&t_fx.ng, why, sizeof(why)))
+		cr_skip_test("%s", why);
+}
+
+struct run_result
+t_fx_ripple(const char *clone, const char *const *argv, const char *extra)
+{
+	const char *v[32];
+	char dir[4096];
+	size_t n = 0;
+
+	while (argv[n]) {
+		cr_assert_lt(n, 28, "t_fx_ripple: too many words");
+		v[n] = argv[n];
+		n++;
+	}
+	v[n++] = "--remote-cache";
+	v[n++] = t_fx.ng.url;
+	if (extra)
+		v[n++] = extra;
+	v[n] = NULL;
+	snprintf(dir, sizeof(dir), "%s/%s", t_fx.tmp, clone);
+	return t_ripple(dir, v);
+}
+
+void
+t_fx_cas_put(const void *p, size_t n, struct remote_digest *d)
+{
+	char path[4096];
+	struct error err;
+
+	error_init(&err);
+	cr_assert_eq(remote_digest_buf(p, n, d, &err), 0, "%s", err.msg);
+	snprintf(path, sizeof(path), "%s/cas/%s", t_fx.ng.root, d->hash);
+	t_write_bytes(path, p, n);
 }

@@ -12,11 +12,19 @@
  * documented configuration with credentials (examples/nginx/
  * ripple-cache.conf): reads open, PUT /ac/ for T_NGINX_MAIN_HEADER only,
  * PUT /cas/ and /d/ for it and T_NGINX_PR_HEADER.
+ *
+ * Suites that talk to nginx share one fixture, t_fx: a scratch folder per
+ * test and the server a test asks for, both removed at teardown.
  */
 #ifndef RIPPLE_TESTS_SUPPORT_NGINX_H
 #define RIPPLE_TESTS_SUPPORT_NGINX_H
 
+#include <stddef.h>
 #include <sys/types.h>
+
+#include "tests/support/support.h"
+
+struct remote_digest;
 
 struct t_nginx {
 	char *dir;		/* temp folder holding everything, malloc'd */
@@ -62,5 +70,53 @@ void t_nginx_free(struct t_nginx *ng);
  * `want` lines are there; a count above `want` is returned at once.
  */
 int t_nginx_count(const struct t_nginx *ng, const char *needle, int want);
+
+/*
+ * The fixture of every suite that talks to nginx. Criterion runs each test
+ * in a process of its own, so this one instance is one per test. Give
+ * t_fx_setup and t_fx_teardown to TestSuite (or Test) as .init and .fini,
+ * or call them from a suite's own; a test that needs the server calls
+ * t_fx_serve (or t_fx_serve_domains) first.
+ */
+struct t_fx {
+	char *tmp;		/* the test's scratch folder, malloc'd */
+	struct t_nginx ng;	/* the server once t_fx_serve ran, else zeros */
+};
+
+extern struct t_fx t_fx;
+
+/* A fresh t_fx.tmp and no server. Aborts when the folder cannot be made. */
+void t_fx_setup(void);
+
+/* Stop and remove the server (if any was started), then t_fx.tmp. */
+void t_fx_teardown(void);
+
+/*
+ * t_fx_setup and t_fx_teardown for suites that call the remote cache
+ * library (cache/remote.h) themselves: libcurl's global set-up
+ * (remote_global_init) after the folder, its clean-up last.
+ */
+void t_fx_setup_client(void);
+void t_fx_teardown_client(void);
+
+/* t_nginx_start into t_fx.ng, or skip the test saying why. */
+void t_fx_serve(void);
+
+/* t_nginx_start_domains into t_fx.ng, or skip the test saying why. */
+void t_fx_serve_domains(void);
+
+/*
+ * ripple ARGV... --remote-cache URL [EXTRA] in t_fx.tmp/CLONE, URL being
+ * t_fx's server. argv is NULL-terminated (at most 28 words); extra may
+ * be NULL. Free the result with t_result_release.
+ */
+struct run_result t_fx_ripple(const char *clone, const char *const *argv,
+			      const char *extra);
+
+/*
+ * Put n bytes into the server's CAS as a cache writer would (a file
+ * under ROOT/cas, no request); their digest into *d.
+ */
+void t_fx_cas_put(const void *p, size_t n, struct remote_digest *d);
 
 #endif

@@ -1,6 +1,7 @@
 /* Test support: temp dirs, files, git fixtures, running the CLI. */
 #include "tests/support/support.h"
 
+#include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -76,16 +77,14 @@ t_write(const char *dir, const char *rel, const char *text)
 	free(p);
 }
 
-char *
-t_read(const char *path)
+/* The whole of f, NUL-terminated, its length in *len; aborts on OOM. */
+static char *
+read_all(FILE *f, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
 	char *p = NULL;
 	size_t n = 0, cap = 0, got;
 	char chunk[8192];
 
-	if (!f)
-		return NULL;
 	while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0) {
 		if (n + got + 1 > cap) {
 			cap = (n + got + 1) * 2;
@@ -96,14 +95,51 @@ t_read(const char *path)
 		memcpy(p + n, chunk, got);
 		n += got;
 	}
-	fclose(f);
 	if (!p) {
 		p = malloc(1);
 		if (!p)
 			abort();
 	}
 	p[n] = '\0';
+	*len = n;
 	return p;
+}
+
+char *
+t_read(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	size_t n;
+	char *p;
+
+	if (!f)
+		return NULL;
+	p = read_all(f, &n);
+	fclose(f);
+	return p;
+}
+
+unsigned char *
+t_read_bytes(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *p;
+
+	cr_assert_not_null(f, "cannot read %s", path);
+	p = read_all(f, len);
+	cr_assert(!ferror(f), "cannot read %s", path);
+	fclose(f);
+	return (unsigned char *)p;
+}
+
+void
+t_write_bytes(const char *path, const void *p, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	cr_assert_not_null(f, "cannot write %s", path);
+	cr_assert_eq(fwrite(p, 1, n, f), n, "cannot write %s", path);
+	cr_assert_eq(fclose(f), 0, "cannot write %s", path);
 }
 
 const char *
@@ -235,6 +271,20 @@ t_sh(const char *dir, const char *cmd)
 
 	t_keep_json(cmd, r.out);
 	return r;
+}
+
+char *
+t_sh_out(const char *dir, const char *cmd)
+{
+	struct run_result r = t_sh(dir, cmd);
+	size_t n;
+
+	cr_assert_eq(r.status, 0, "'%s' failed: %s%s", cmd, r.out, r.err);
+	n = strlen(r.out);
+	while (n && r.out[n - 1] == '\n')
+		r.out[--n] = '\0';
+	free(r.err);
+	return r.out;
 }
 
 static char *

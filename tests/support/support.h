@@ -26,6 +26,15 @@ void t_write(const char *dir, const char *rel, const char *text);
 /* Read a whole file; malloc'd, NUL-terminated; NULL if it does not exist. */
 char *t_read(const char *path);
 
+/*
+ * The whole file at path into *len bytes (which may hold NULs), malloc'd
+ * and NUL-terminated beyond them; the test fails when it cannot be read.
+ */
+unsigned char *t_read_bytes(const char *path, size_t *len);
+
+/* Write n bytes to path (parents must exist); the test fails otherwise. */
+void t_write_bytes(const char *path, const void *p, size_t n);
+
 /* Path of the source tree (RIPPLE_SRCDIR, else "."): for fixtures. */
 const char *t_srcdir(void);
 
@@ -34,6 +43,12 @@ const char *t_srcdir(void);
  * /bin/sh -c. Returns the result; free it with t_result_release.
  */
 struct run_result t_sh(const char *dir, const char *cmd);
+
+/*
+ * t_sh that must succeed (the test fails otherwise, showing the command
+ * and its output): its stdout, trailing newlines cut, malloc'd.
+ */
+char *t_sh_out(const char *dir, const char *cmd);
 
 /*
  * Run the built ripple (RIPPLE_BIN, else build/ripple) with argv (NULL-

@@ -24,8 +24,6 @@
 #define NODE1 "artifact:wheel[python=3.12]"
 #define NODE2 "artifact:wheel[python=3.13]"
 
-static struct t_nginx ng;
-static int ng_up;
 static struct remote *client;
 static struct plan_remote *pr;
 static int warnings;
@@ -42,10 +40,7 @@ count_warning(void *payload, const struct error *e)
 static void
 setup(void)
 {
-	struct error err;
-
-	error_init(&err);
-	cr_assert_eq(remote_global_init(&err), 0, "%s", err.msg);
+	t_fx_setup_client();
 	warnings = 0;
 	last_warning[0] = '\0';
 }
@@ -57,10 +52,7 @@ teardown(void)
 	pr = NULL;
 	remote_close(client);
 	client = NULL;
-	if (ng_up)
-		t_nginx_free(&ng);
-	ng_up = 0;
-	remote_global_cleanup();
+	t_fx_teardown_client();
 }
 
 TestSuite(engine_plan_remote, .init = setup, .fini = teardown);
@@ -84,12 +76,8 @@ open_index(const char *url, int required)
 static void
 server(void)
 {
-	char why[512];
-
-	if (t_nginx_start(&ng, why, sizeof(why)))
-		cr_skip_test("%s", why);
-	ng_up = 1;
-	open_index(ng.url, 0);
+	t_fx_serve();
+	open_index(t_fx.ng.url, 0);
 }
 
 /* Publish a record of `as_node` under (node, key), written by `ref`. */
@@ -204,7 +192,7 @@ Test(engine_plan_remote, a_pull_request_reads_its_domain_then_the_trusted)
 	cr_expect_str_eq(remote_domain(client), dom);
 	publish(NODE2, KEY2, NODE2, pr_ref, CACHE_RECORD_STATUS_OK);
 	cr_assert_eq(remote_ac_key(NODE2, KEY2, ac, &err), 0);
-	snprintf(rel, sizeof(rel), "%s/d/%s/ac/%s", ng.root, dom, ac);
+	snprintf(rel, sizeof(rel), "%s/d/%s/ac/%s", t_fx.ng.root, dom, ac);
 	cr_expect_eq(access(rel, F_OK), 0, "%s", rel);
 	cr_expect(lookup(NODE1, KEY1), "main's record, from the trusted one");
 	cr_expect(lookup(NODE2, KEY2), "its own record");
@@ -273,7 +261,8 @@ Test(engine_plan_remote, a_record_of_another_node_is_a_fault)
 	publish(NODE1, KEY1, NODE2, "refs/heads/main", CACHE_RECORD_STATUS_OK);
 	cr_expect_not(lookup(NODE1, KEY1));
 	cr_expect_eq(warnings, 1);
-	cr_expect(strstr(last_warning, ng.url) != NULL, "%s", last_warning);
+	cr_expect(strstr(last_warning, t_fx.ng.url) != NULL, "%s",
+		  last_warning);
 	cr_expect(strstr(last_warning, "is of " NODE2) != NULL, "%s",
 		  last_warning);
 }
@@ -287,7 +276,7 @@ Test(engine_plan_remote, a_corrupt_ac_entry_is_a_fault)
 	error_init(&err);
 	cr_assert_eq(remote_ac_key(NODE1, KEY1, ac, &err), 0);
 	snprintf(rel, sizeof(rel), "ac/%s", ac);
-	t_write(ng.root, rel, "not a protobuf at all \xff\xff\xff");
+	t_write(t_fx.ng.root, rel, "not a protobuf at all \xff\xff\xff");
 	cr_expect_not(lookup(NODE1, KEY1));
 	cr_expect_eq(warnings, 1, "%s", last_warning);
 	cr_expect_eq(plan_remote_stats(pr)->faults, 1);

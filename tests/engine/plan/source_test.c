@@ -26,28 +26,8 @@
 #define NODE1 "artifact:a"
 #define NODE2 "artifact:b"
 
-static struct t_nginx ng;
-static int ng_up;
-
-static void
-setup(void)
-{
-	struct error err;
-
-	error_init(&err);
-	cr_assert_eq(remote_global_init(&err), 0, "%s", err.msg);
-}
-
-static void
-teardown(void)
-{
-	if (ng_up)
-		t_nginx_free(&ng);
-	ng_up = 0;
-	remote_global_cleanup();
-}
-
-TestSuite(engine_plan_source, .init = setup, .fini = teardown);
+TestSuite(engine_plan_source, .init = t_fx_setup_client,
+	  .fini = t_fx_teardown_client);
 
 /* Publish a record of node with key, written by main, with a component. */
 static void
@@ -83,7 +63,7 @@ publish(struct remote *r, const char *node, const char *key)
 
 Test(engine_plan_source, local_first_then_remote_and_only_missing_keys_asked)
 {
-	char *dir, *path = tc_tmp_cache_path(&dir), k1[33], k2[33], why[512];
+	char *dir, *path = tc_tmp_cache_path(&dir), k1[33], k2[33];
 	const char *ids[2] = { NODE1, NODE2 }, *keys[2];
 	const struct plan_history *ph;
 	struct cache_record rec;
@@ -94,9 +74,7 @@ Test(engine_plan_source, local_first_then_remote_and_only_missing_keys_asked)
 	struct cache *c;
 	struct error err;
 
-	if (t_nginx_start(&ng, why, sizeof(why)))
-		cr_skip_test("%s", why);
-	ng_up = 1;
+	t_fx_serve();
 	error_init(&err);
 	c = tc_open(path);
 	tc_run(c, "local-run", "c1", 10);
@@ -107,7 +85,7 @@ Test(engine_plan_source, local_first_then_remote_and_only_missing_keys_asked)
 	tc_key(2, k2);
 	keys[0] = k1;
 	keys[1] = k2;
-	cr_assert_eq(remote_open(ng.url, NULL, &r, &err), 0);
+	cr_assert_eq(remote_open(t_fx.ng.url, NULL, &r, &err), 0);
 	publish(r, NODE1, k1);
 	publish(r, NODE2, k2);
 	cr_assert_eq(plan_remote_new(r, NULL, &pr, &err), 0);
@@ -121,7 +99,7 @@ Test(engine_plan_source, local_first_then_remote_and_only_missing_keys_asked)
 		     err.msg);
 	cr_expect_eq(plan_remote_stats(pr)->asked, 1, "only the key the "
 		     "local cache lacks");
-	cr_expect_eq(t_nginx_count(&ng, "\"GET /ac/", 1), 1);
+	cr_expect_eq(t_nginx_count(&t_fx.ng, "\"GET /ac/", 1), 1);
 	/* NODE1: the local record, and nothing after it. */
 	cr_assert_eq(ph->record_by_key(ph->payload, k1, 0, &out, &err), 1);
 	cr_expect_str_eq(out.run_id, "local-run");
