@@ -410,19 +410,19 @@ Test(e2e_remote_gaps, jobs_base_counts_what_run_job_runs)
 	const char *runjob[] = { "run", "--job", name, "--ref",
 				 "refs/pull/7/merge", NULL };
 
-	server();
+	t_fx_serve();
 	origin(NULL, NULL, clones, 3);
-	free(sh(tmp, "cd origin && git checkout -qb pr && echo 'int b;' >> "
+	free(t_sh_out(t_fx.tmp, "cd origin && git checkout -qb pr && echo 'int b;' >> "
 		"src/a.c && git -c user.name=t -c user.email=t@example.com "
 		"commit -qam pr && cd ../a && git fetch -q && git checkout "
 		"-q origin/pr && cd ../b && git fetch -q && git checkout -q "
 		"origin/pr && cd ../c && git fetch -q && git checkout -q "
 		"origin/pr"));
-	r = rip("a", build, NULL);
+	r = t_fx_ripple("a", build, NULL);
 	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.err, "published 2 nodes") != NULL, "%s", r.err);
 	t_result_release(&r);
-	r = rip("b", jobs, NULL);
+	r = t_fx_ripple("b", jobs, NULL);
 	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
 	doc = json_loads(r.out, 0, &je);
 	cr_assert_not_null(doc, "%s", r.out);
@@ -455,7 +455,7 @@ Test(e2e_remote_gaps, jobs_base_counts_what_run_job_runs)
 	cr_assert(name[0], "a job builds the wheel: %s", r.out);
 	json_decref(doc);
 	t_result_release(&r);
-	r = rip("c", runjob, NULL);
+	r = t_fx_ripple("c", runjob, NULL);
 	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.out, "0 built, 2 reused") != NULL, "%s", r.out);
 	t_result_release(&r);
