@@ -54,29 +54,6 @@ remote_bundle_key(const char *commit, char *out, struct error *err)
 	return rc;
 }
 
-/* Move doc's provenance into runs (once) and name it by index. */
-static json_t *
-share_run(json_t *doc, json_t *runs)
-{
-	json_t *prov = json_object_get(doc, "provenance"), *r;
-	size_t i;
-
-	json_array_foreach(runs, i, r)
-		if (json_equal(r, prov))
-			break;
-	if (i == json_array_size(runs) &&
-	    json_array_append(runs, prov)) {
-		json_decref(doc);
-		return NULL;
-	}
-	if (json_object_del(doc, "provenance") ||
-	    json_object_set_new(doc, "run", json_integer((json_int_t)i))) {
-		json_decref(doc);
-		return NULL;
-	}
-	return doc;
-}
-
 static json_t *
 outputs_json(const struct remote_action *a)
 {
@@ -95,36 +72,70 @@ outputs_json(const struct remote_action *a)
 	return arr;
 }
 
+/* The index of e's provenance in runs, added once; -1 out of memory. */
+static json_int_t
+run_index(const struct remote_bundle_entry *e, json_t *runs)
+{
+	json_t *doc = remote_record_json(&e->rec.rec, NULL, 0, &e->rec.run,
+					 e->rec.runner), *prov, *r;
+	size_t i;
+
+	prov = doc ? json_object_get(doc, "provenance") : NULL;
+	json_array_foreach(runs, i, r)
+		if (prov && json_equal(r, prov))
+			break;
+	if (!prov || (i == json_array_size(runs) &&
+		      json_array_append(runs, prov)))
+		i = (size_t)-1;
+	json_decref(doc);
+	return i == (size_t)-1 ? -1 : (json_int_t)i;
+}
+
+static json_t *
+strv_json(const struct strv *v, int relative_only)
+{
+	json_t *arr = json_array();
+	size_t i;
+
+	for (i = 0; arr && i < v->n; i++) {
+		if (relative_only && v->v[i][0] == '/')
+			continue;	/* a file of this machine: never sent */
+		if (json_array_append_new(arr, cache_json_text(v->v[i]))) {
+			json_decref(arr);
+			arr = NULL;
+		}
+	}
+	return arr;
+}
+
 /*
- * Record e as a bundle's object; its provenance (shared by the records
- * of one run) goes into `runs` once and the record names it by index.
+ * Record e as a bundle's array (docs/remote-cache.md, "Bundles"): node,
+ * key, version, output digest, artifacts, metadata ("K=V"), duration and
+ * recorded ms, the index of its provenance in `runs` (shared by the
+ * records of one run), outputs, record blob hash and size, sources. An
+ * array, not an object: a bundle is read on every plan, and jansson
+ * reads values without names faster.
  */
 static json_t *
 entry_json(const struct remote_bundle_entry *e, json_t *runs)
 {
-	json_t *doc = remote_record_json(&e->rec.rec, NULL, 0, &e->rec.run,
-					 e->rec.runner);
-	json_t *src = json_array();
-	size_t i;
+	const struct cache_record *r = &e->rec.rec;
+	json_int_t run = run_index(e, runs);
 
-	for (i = 0; src && i < e->sources.n; i++)
-		if (json_array_append_new(src,
-				json_string(e->sources.v[i]))) {
-			json_decref(src);
-			src = NULL;
-		}
-	if (!doc || !src ||
-	    json_object_set_new(doc, "outputs", outputs_json(&e->action)) ||
-	    json_object_set_new(doc, "record_blob", json_pack("[s, I]",
-				e->action.record.hash,
-				(json_int_t)e->action.record.size)) ||
-	    json_object_set_new(doc, "sources", src)) {
-		json_decref(doc);
+	if (run < 0)
 		return NULL;
-	}
-	json_object_del(doc, "format");
-	json_object_del(doc, "format_version");
-	return share_run(doc, runs);
+	return json_pack("[o, s, o, o, o, o, I, I, I, o, s, I, o]",
+			 cache_json_text(r->node_id), r->key,
+			 r->version ? cache_json_text(r->version) : json_null(),
+			 r->output_digest ? cache_json_text(r->output_digest)
+					  : json_null(),
+			 strv_json(&r->artifacts, 1),
+			 strv_json(&r->metadata, 0),
+			 (json_int_t)r->duration_ms,
+			 (json_int_t)r->recorded_ms, run,
+			 outputs_json(&e->action), e->action.record.hash,
+			 (json_int_t)e->action.record.size,
+			 strv_json(&e->sources, 0));
 }
 
 int
@@ -258,35 +269,156 @@ read_sources(json_t *arr, struct strv *out, struct error *err)
 	return 0;
 }
 
+/* A one-line string (ids, versions, digests) or, optional, null. */
 static int
-read_entry(json_t *doc, json_t *runs, struct remote_bundle_entry *e,
-	   struct error *err)
+line(json_t *v, int optional, char **out, const char *what,
+     struct error *err)
 {
-	json_t *rb = json_object_get(doc, "record_blob");
-	json_t *run = json_object_get(doc, "run");
+	const char *t;
+	size_t i, n;
+
+	*out = NULL;
+	if (optional && json_is_null(v))
+		return 0;
+	if (!json_is_string(v))
+		return BAD(err, "a record's %s is not a string", what);
+	t = json_string_value(v);
+	n = json_string_length(v);
+	for (i = 0; i < n; i++)
+		if ((unsigned char)t[i] < 0x20 || t[i] == 0x7f)
+			return BAD(err, "a record's %s holds a control "
+				   "character", what);
+	*out = mem_strdup(t);
+	return *out ? 0 : OOM(err);
+}
+
+static int
+read_artifacts(json_t *arr, struct strv *out, struct error *err)
+{
+	struct error pe;
+	json_t *v;
+	size_t i;
 	int rc;
 
-	if (!json_is_object(doc))
-		return BAD(err, "a record is not an object");
-	if (!json_is_integer(run) || json_integer_value(run) < 0 ||
+	if (!json_is_array(arr))
+		return BAD(err, "a record's artifacts are not a list");
+	json_array_foreach(arr, i, v) {
+		error_init(&pe);
+		/* Repository paths, as an AC entry's outputs (no absolute
+		 * locator, no "..", no control byte). */
+		if (!json_is_string(v) ||
+		    remote_output_path_check(json_string_value(v),
+					     json_string_length(v), &pe))
+			return BAD(err, "artifact %zu: %s", i,
+				   pe.msg[0] ? pe.msg : "not a string");
+		rc = strv_push(out, json_string_value(v), err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Metadata "K=V" entries (K not empty), as the record holds them. */
+static int
+read_metadata(json_t *arr, struct strv *out, struct error *err)
+{
+	const char *t;
+	size_t i;
+	json_t *v;
+	int rc;
+
+	if (!json_is_array(arr))
+		return BAD(err, "a record's metadata is not a list");
+	json_array_foreach(arr, i, v) {
+		t = json_string_value(v);
+		if (!t || !strchr(t, '=') || t[0] == '=')
+			return BAD(err, "metadata %zu is not K=V", i);
+		rc = strv_push(out, t, err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int
+read_run(json_t *p, struct remote_record *out, struct error *err)
+{
+	struct cache_run *run = &out->run;
+	json_t *started = json_object_get(p, "run_started_ms");
+	int rc;
+
+	if (!json_is_object(p) || !json_is_integer(started))
+		return BAD(err, "a run is not a provenance object");
+	rc = line(json_object_get(p, "run"), 0, &run->id, "run", err);
+	if (!rc)
+		rc = line(json_object_get(p, "commit"), 1, &run->commit,
+			  "commit", err);
+	if (!rc)
+		rc = line(json_object_get(p, "ref"), 1, &run->ref, "ref", err);
+	if (!rc)
+		rc = line(json_object_get(p, "tag"), 1, &run->tag, "tag", err);
+	if (!rc)
+		rc = line(json_object_get(p, "rules_digest"), 1,
+			  &run->rules_digest, "rules digest", err);
+	if (!rc)
+		rc = line(json_object_get(p, "runner"), 1, &out->runner,
+			  "runner", err);
+	run->started_ms = json_integer_value(started);
+	return rc;
+}
+
+static int
+read_entry(json_t *a, json_t *runs, struct remote_bundle_entry *e,
+	   struct error *err)
+{
+	struct cache_record *r = &e->rec.rec;
+	json_t *run = json_array_get(a, 8);
+	char *key = NULL;
+	int rc;
+
+	if (!json_is_array(a) || json_array_size(a) != 13 ||
+	    !json_is_integer(json_array_get(a, 6)) ||
+	    !json_is_integer(json_array_get(a, 7)) ||
+	    !json_is_integer(run) || json_integer_value(run) < 0 ||
 	    (size_t)json_integer_value(run) >= json_array_size(runs))
-		return BAD(err, "a record's 'run' is no index into 'runs'");
-	if (json_object_set(doc, "provenance", json_array_get(runs,
-			    (size_t)json_integer_value(run))))
-		return OOM(err);
-	rc = remote_record_read(doc, 0, &e->rec, err);
-	if (!rc && e->rec.rec.status != CACHE_RECORD_STATUS_OK)
-		rc = BAD(err, "record of %s is not ok", e->rec.rec.node_id);
+		return BAD(err, "a record is not the 13 values of one");
+	r->status = CACHE_RECORD_STATUS_OK;
+	rc = line(json_array_get(a, 0), 0, &r->node_id, "node", err);
 	if (!rc)
-		rc = read_outputs(json_object_get(doc, "outputs"), &e->action,
-				  err);
-	if (!rc && (!json_is_array(rb) || json_array_size(rb) != 2 ||
-		    read_digest(json_array_get(rb, 0), json_array_get(rb, 1),
-				&e->action.record)))
-		rc = BAD(err, "'record_blob' is not [sha256, size]");
+		rc = line(json_array_get(a, 1), 0, &key, "key", err);
+	if (!rc && !cache_key_valid(key))
+		rc = BAD(err, "the key of %s is not 32 lowercase hex digits",
+			 r->node_id);
+	if (!rc) {
+		memcpy(r->key, key, CACHE_KEY_SIZE);
+		memcpy(e->rec.manifest.key, key, CACHE_KEY_SIZE);
+		rc = line(json_array_get(a, 2), 1, &r->version, "version",
+			  err);
+	}
+	mem_free(key);
 	if (!rc)
-		rc = read_sources(json_object_get(doc, "sources"),
-				  &e->sources, err);
+		rc = line(json_array_get(a, 3), 1, &r->output_digest,
+			  "output digest", err);
+	if (!rc)
+		rc = read_artifacts(json_array_get(a, 4), &r->artifacts, err);
+	if (!rc)
+		rc = read_metadata(json_array_get(a, 5), &r->metadata, err);
+	r->duration_ms = json_integer_value(json_array_get(a, 6));
+	r->recorded_ms = json_integer_value(json_array_get(a, 7));
+	if (!rc)
+		rc = read_run(json_array_get(runs,
+					     (size_t)json_integer_value(run)),
+			      &e->rec, err);
+	if (!rc && !(r->run = mem_strdup(e->rec.run.id)))
+		rc = OOM(err);
+	if (!rc)
+		rc = read_outputs(json_array_get(a, 9), &e->action, err);
+	if (!rc && read_digest(json_array_get(a, 10), json_array_get(a, 11),
+			       &e->action.record))
+		rc = BAD(err, "the record blob of %s is no sha256 and size",
+			 r->node_id);
+	if (!rc)
+		rc = read_sources(json_array_get(a, 12), &e->sources, err);
 	if (!rc && e->rec.runner &&
 	    !(e->action.worker = mem_strdup(e->rec.runner)))
 		rc = OOM(err);
