@@ -314,10 +314,29 @@ eval_set_remote_memo(struct eval *ev, const struct strmap *map)
 }
 
 int
-eval_remote_memo_verify(struct eval *ev,
-			int (*attested)(void *payload, const char *memo,
-					const char *key),
-			void *payload, int *wrong, struct error *err)
+eval_input_remote_claim(struct eval *ev, const char *name, const char **memo,
+			const char **key)
+{
+	struct eval_input *x = find_input(ev, name);
+
+	if (!x || !x->from_remote)
+		return 0;
+	*memo = x->remote_memo;
+	*key = x->remote_key;
+	return 1;
+}
+
+void
+eval_input_confirm(struct eval *ev, const char *name)
+{
+	struct eval_input *x = find_input(ev, name);
+
+	if (x)
+		x->from_remote = 0;
+}
+
+int
+eval_remote_memo_verify(struct eval *ev, int *wrong, struct error *err)
 {
 	const struct graph_source_state *st;
 	struct graph_input in;
@@ -331,8 +350,6 @@ eval_remote_memo_verify(struct eval *ev,
 		if (!x->from_remote)
 			continue;
 		x->from_remote = 0;
-		if (attested(payload, x->remote_memo, x->remote_key))
-			continue;
 		memset(&in, 0, sizeof(in));
 		in.name = x->name;
 		rc = eval_input_state(ev, &in, &st, err);

@@ -103,16 +103,22 @@ void eval_share_key_memo(struct eval *ev, struct strmap *map,
 void eval_set_remote_memo(struct eval *ev, const struct strmap *map);
 
 /*
- * Settle every source key taken from the remote memo: confirmed when
- * attested(payload, memo id, key) says a record reused in the plan
- * attests that pair, else the input is walked and its true key compared;
- * *wrong is set to 1 at the first that differs (the plan must be made
- * again without the remote memo). Returns 0 or the walk's error.
+ * Whether input `name`'s key was taken from the remote memo and is not
+ * confirmed yet: 1 with *memo and *key (32 hex; owned by ev), else 0.
  */
-int eval_remote_memo_verify(struct eval *ev,
-			    int (*attested)(void *payload, const char *memo,
-					    const char *key),
-			    void *payload, int *wrong, struct error *err);
+int eval_input_remote_claim(struct eval *ev, const char *name,
+			    const char **memo, const char **key);
+
+/* Input `name`'s key from the remote memo is confirmed (by a record). */
+void eval_input_confirm(struct eval *ev, const char *name);
+
+/*
+ * Settle every source key taken from the remote memo and not confirmed:
+ * the input is walked and its true key compared; *wrong is set to 1 at
+ * the first that differs (the plan must be made again without the
+ * remote memo). Returns 0 or the walk's error.
+ */
+int eval_remote_memo_verify(struct eval *ev, int *wrong, struct error *err);
 
 /*
  * The memo id (graph_source_memo_id) and key of input `in` at this

@@ -403,62 +403,53 @@ fetch_bundles(struct planner *p, const struct planner_options *o,
 	return 0;
 }
 
-/* The memo pairs that records reused in plan `pl` attest, into m. */
-static int
-attested_pairs(struct planner *p, const struct plan *pl, struct strmap *m,
-	       struct error *err)
+/*
+ * Confirm the source keys of ev that plan `pl` took from the remote memo
+ * and reused a record for: a claim (memo id -> key) stands when the
+ * record reused for a node with that input attests it, its writer having
+ * computed that key from trees with that memo id. Never a record of
+ * another node: a record vouches for its own node's inputs only.
+ */
+static void
+confirm_claims(struct eval *ev, const struct plan *pl)
 {
+	const struct graph *g = ev->graph;
+	const char *memo, *key;
 	size_t i, k;
 
-	for (i = 0; pl && i < pl->n; i++) {
+	for (i = 0; pl && i < pl->n && i < g->n_nodes; i++) {
 		const struct plan_remote_hit *h = pl->items[i].remote;
 
 		if (pl->items[i].decision != PLAN_REUSE || !h)
 			continue;
-		for (k = 0; k + 1 < h->sources.n; k += 2) {
-			char *pair = arena_printf(&p->arena, "%s %s",
-						  h->sources.v[k],
-						  h->sources.v[k + 1]);
+		for (k = 0; k < g->nodes[i].n_inputs; k++) {
+			const char *name = g->nodes[i].inputs[k].name;
 
-			if (!pair || strmap_put(m, pair, pair, err))
-				return error_set(err, ERROR_NOMEM,
-						 "out of memory");
+			if (eval_input_remote_claim(ev, name, &memo, &key) &&
+			    plan_remote_attests(h, memo, key))
+				eval_input_confirm(ev, name);
 		}
 	}
-	return 0;
-}
-
-static int
-pair_attested(void *payload, const char *memo, const char *key)
-{
-	char pair[80];
-
-	snprintf(pair, sizeof(pair), "%s %s", memo, key);
-	return strmap_get(payload, pair) != NULL;
 }
 
 /*
- * Settle the source keys the plan took from the remote memo: those a
- * reused record attests stand; the rest are walked. *wrong: one was not
- * what the trees say (a forged or damaged memo entry).
+ * Settle the source keys the plan took from the remote memo: those the
+ * reused record of a node with that input attests stand; the rest are
+ * walked. *wrong: one was not what the trees say (a forged or damaged
+ * memo entry).
  */
 static int
 check_remote_memo(struct planner *p, int *wrong, struct error *err)
 {
-	struct strmap m = STRMAP_INIT;
 	int rc;
 
 	*wrong = 0;
-	rc = attested_pairs(p, p->plan, &m, err);
-	if (!rc)
-		rc = attested_pairs(p, history_base_plan(p->hist), &m, err);
-	if (!rc)
-		rc = eval_remote_memo_verify(p->head, pair_attested, &m,
-					     wrong, err);
+	confirm_claims(p->head, p->plan);
+	if (p->base)
+		confirm_claims(p->base, history_base_plan(p->hist));
+	rc = eval_remote_memo_verify(p->head, wrong, err);
 	if (!rc && p->base && !*wrong)
-		rc = eval_remote_memo_verify(p->base, pair_attested, &m,
-					     wrong, err);
-	strmap_release(&m);
+		rc = eval_remote_memo_verify(p->base, wrong, err);
 	return rc;
 }
 
