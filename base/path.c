@@ -12,6 +12,7 @@
 
 #include "base/buf.h"
 #include "base/error.h"
+#include "base/utf8.h"
 #include "base/banned.h"
 
 int
@@ -33,25 +34,67 @@ path_leaves(const char *rel)
 	return 0;
 }
 
-const char *
-path_control_char(const char *s)
+/* Bytes of the character path_bad_char found at s (n left): 1 or 2. */
+static size_t
+bad_len(const unsigned char *s, size_t n)
 {
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return s;
+	return n >= 2 && s[0] == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f ? 2 : 1;
+}
+
+const char *
+path_bad_char(const char *s, size_t n, char *what)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, k;
+
+	while (i < n) {
+		if (p[i] < 0x20 || p[i] == 0x7f) {
+			if (what)
+				snprintf(what, PATH_BAD_WHAT, "control "
+					 "character \\x%02x", p[i]);
+			return s + i;
+		}
+		if (p[i] < 0x80) {
+			i++;
+			continue;
+		}
+		k = utf8_sequence_len(p + i, n - i);
+		if (!k) {
+			if (what)
+				snprintf(what, PATH_BAD_WHAT, "byte \\x%02x, "
+					 "which is not UTF-8,", p[i]);
+			return s + i;
+		}
+		if (bad_len(p + i, n - i) == 2) {
+			if (what)
+				snprintf(what, PATH_BAD_WHAT, "control "
+					 "character U+%04X", p[i + 1]);
+			return s + i;
+		}
+		i += k;
+	}
 	return NULL;
 }
 
 int
 path_escape_controls(struct buf *b, const char *s, struct error *err)
 {
+	size_t n = strlen(s);
 	int rc = 0;
 
-	for (; !rc && *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+	while (!rc && n) {
+		const char *bad = path_bad_char(s, n, NULL);
+		size_t ok = bad ? (size_t)(bad - s) : n, k;
+
+		rc = buf_add(b, s, ok, err);
+		s += ok;
+		n -= ok;
+		if (!bad || rc)
+			break;
+		k = bad_len((const unsigned char *)s, n);
+		for (; !rc && k; k--, s++, n--)
 			rc = buf_addf(b, err, "\\x%02x", (unsigned char)*s);
-		else
-			rc = buf_addch(b, *s, err);
+	}
 	return rc;
 }
 

@@ -28,17 +28,27 @@ struct error;
 int path_leaves(const char *rel);
 
 /*
- * The first control character of s (a byte 0x01-0x1f, or 0x7f), or NULL.
- * No path the rules name holds one on purpose, and a newline or an
- * escape in an output path forges a line of SHA256SUMS or of a log, so
- * the rules refuse them (rules/syntax.c, graph/expand.c).
+ * The first character of s[0..n) that no path ripple writes may hold, or
+ * NULL when there is none: a C0 control (a byte 0x00-0x1f), DEL (0x7f),
+ * a C1 control (U+0080-U+009F, the UTF-8 bytes c2 80 to c2 9f), or a byte
+ * that is not part of valid UTF-8 (base/utf8.h, RFC 3629). A newline or
+ * an escape in an output path forges a line of SHA256SUMS or of a log;
+ * U+0085 is a line break and U+009B an escape to some readers (ECMA-48),
+ * and bytes that are not UTF-8 cannot be shown or put in JSON as they
+ * are. So the rules refuse them (rules/syntax.c, graph/expand.c), and so
+ * do remote cache entries and records (cache/remote_ac.c,
+ * cache/remote_record.c). When what is not NULL, it receives (size
+ * PATH_BAD_WHAT) what the character is, e.g. "control character \x0a",
+ * "control character U+0085" or "byte \xff, which is not UTF-8".
  */
-const char *path_control_char(const char *s);
+#define PATH_BAD_WHAT 48
+const char *path_bad_char(const char *s, size_t n, char *what);
 
 /*
- * s with each control character written as "\xHH" (lowercase hex)
- * appended to b (base/buf.h), for messages that must not carry the byte
- * itself to a terminal. Returns 0 or the error of buf_add.
+ * s with each character path_bad_char finds written byte by byte as
+ * "\xHH" (lowercase hex), appended to b (base/buf.h), for messages that
+ * must not carry the character itself to a terminal. Returns 0 or the
+ * error of buf_add.
  */
 struct buf;
 int path_escape_controls(struct buf *b, const char *s, struct error *err);

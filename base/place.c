@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -248,7 +249,7 @@ place_stage(struct place *p, const char *rel, unsigned mode,
 	struct place_file *f;
 	const char *name;
 	size_t dlen = split(rel, &name);
-	int rc;
+	int rc, dir_fd;
 
 	if (p->n == p->cap) {
 		size_t cap = p->cap ? 2 * p->cap : 8;
@@ -266,29 +267,132 @@ place_stage(struct place *p, const char *rel, unsigned mode,
 	f->rel = mem_strdup(rel);
 	if (!f->rel)
 		return OOM(err);
-	f->dir_fd = open_dir(p, p->root_fd, rel, rel, dlen, err);
-	if (f->dir_fd < 0) {
-		rc = f->dir_fd;
+	dir_fd = open_dir(p, p->root_fd, rel, rel, dlen, err);
+	if (dir_fd < 0) {
+		rc = dir_fd;
 		goto fail;
 	}
-	rc = dest_ok(f->dir_fd, name, rel, err);
+	rc = dest_ok(dir_fd, name, rel, err);
 	if (!rc)
-		rc = make_tmp(f->dir_fd, name, rel, &f->tmp, err);
-	if (rc < 0) {
-		close(f->dir_fd);
+		rc = make_tmp(dir_fd, name, rel, &f->tmp, err);
+	if (rc >= 0 && close(rc))
+		rc = error_set(err, ERROR_IO, "cannot create a temporary file "
+			       "for '%s': %s", rel, strerror(errno));
+	if (rc < 0 && f->tmp)
+		unlinkat(dir_fd, f->tmp, 0);
+	close(dir_fd);
+	if (rc < 0)
 		goto fail;
-	}
-	f->fd = rc;
 	return (int)p->n++;
 fail:
+	mem_free(f->tmp);
 	mem_free(f->rel);
 	return rc;
 }
 
-int
-place_fd(const struct place *p, size_t i)
+/*
+ * The folder of a staged file, walked again from the root without
+ * following a link; kept open while the next files share it.
+ */
+struct dir_at {
+	char *rel;		/* the folder's path, owned */
+	size_t len;
+	int fd;			/* -1 when none is open */
+};
+
+static int
+dir_at_open(struct place *p, struct dir_at *d, const struct place_file *f,
+	    struct error *err)
 {
-	return p->files[i].fd;
+	const char *name;
+	size_t len = split(f->rel, &name);
+
+	if (d->fd >= 0 && d->len == len && !memcmp(d->rel, f->rel, len))
+		return d->fd;
+	if (d->fd >= 0)
+		close(d->fd);
+	mem_free(d->rel);
+	d->rel = NULL;
+	d->fd = open_dir(NULL, p->root_fd, f->rel, f->rel, len, err);
+	if (d->fd < 0)
+		return d->fd;
+	d->rel = mem_alloc(len + 1);
+	if (!d->rel) {
+		close(d->fd);
+		d->fd = -1;
+		return OOM(err);
+	}
+	memcpy(d->rel, f->rel, len);
+	d->len = len;
+	return d->fd;
+}
+
+static void
+dir_at_close(struct dir_at *d)
+{
+	if (d->fd >= 0)
+		close(d->fd);
+	mem_free(d->rel);
+	d->rel = NULL;
+	d->fd = -1;
+}
+
+/* Open f's temp file in dir_fd without following a link: a regular file. */
+static int
+open_tmp(int dir_fd, const struct place_file *f, int flags,
+	 struct error *err)
+{
+	struct stat st;
+	int fd = openat(dir_fd, f->tmp, flags | O_NOFOLLOW | O_NONBLOCK |
+			O_NOCTTY | O_CLOEXEC);
+	int e = errno;
+
+	if (fd < 0 && e == ELOOP)
+		return refuse(f->rel, f->rel, strlen(f->rel),
+			      "a symbolic link (its temporary file)", err);
+	if (fd < 0)
+		return error_set(err, ERROR_IO, "cannot open the temporary "
+				 "file of '%s': %s", f->rel, strerror(e));
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return refuse(f->rel, f->rel, strlen(f->rel), "not a regular "
+			      "file (its temporary file)", err);
+	}
+	return fd;
+}
+
+int
+place_fd(struct place *p, size_t i, struct error *err)
+{
+	struct place_file *f = &p->files[i];
+	struct dir_at d = { NULL, 0, -1 };
+	int fd;
+
+	if (f->fd >= 0)
+		return f->fd;
+	fd = dir_at_open(p, &d, f, err);
+	if (fd >= 0)
+		fd = open_tmp(d.fd, f, O_WRONLY, err);
+	dir_at_close(&d);
+	if (fd >= 0)
+		f->fd = fd;
+	return fd;
+}
+
+int
+place_fd_close(struct place *p, size_t i, struct error *err)
+{
+	struct place_file *f = &p->files[i];
+	int rc;
+
+	if (f->fd < 0)
+		return 0;
+	rc = close(f->fd);
+	f->fd = -1;
+	if (rc)
+		return error_set(err, ERROR_IO, "cannot write '%s': %s",
+				 f->rel, strerror(errno));
+	return 0;
 }
 
 char *
@@ -309,40 +413,57 @@ place_tmp_path(const struct place *p, size_t i)
 int
 place_commit(struct place *p, struct error *err)
 {
+	struct dir_at d = { NULL, 0, -1 };
 	size_t i;
+	int rc = 0;
 
-	for (i = 0; i < p->n; i++) {
-		struct place_file *f = &p->files[i];
-
-		if (fchmod(f->fd, f->mode) || close(f->fd)) {
-			f->fd = -1;
-			return error_set(err, ERROR_IO, "cannot write '%s': %s",
-					 f->rel, strerror(errno));
-		}
-		f->fd = -1;
-	}
-	for (i = 0; i < p->n; i++) {
+	for (i = 0; !rc && i < p->n; i++)
+		rc = place_fd_close(p, i, err);
+	for (i = 0; !rc && i < p->n; i++) {
 		struct place_file *f = &p->files[i];
 		const char *name;
-		int rc;
+		int dir_fd, fd;
 
 		split(f->rel, &name);
-		rc = dest_ok(f->dir_fd, name, f->rel, err);
+		dir_fd = dir_at_open(p, &d, f, err);
+		if (dir_fd < 0) {
+			rc = dir_fd;
+			break;
+		}
+		fd = open_tmp(dir_fd, f, O_RDONLY, err);
+		if (fd < 0) {
+			rc = fd;
+			break;
+		}
+		if (fchmod(fd, f->mode)) {
+			rc = error_set(err, ERROR_IO, "cannot write '%s': %s",
+				       f->rel, strerror(errno));
+			close(fd);
+			break;
+		}
+		close(fd);
+		rc = dest_ok(dir_fd, name, f->rel, err);
 		if (rc)
-			return rc;
-		if (renameat(f->dir_fd, f->tmp, f->dir_fd, name))
-			return error_set(err, ERROR_IO, "cannot rename into "
-					 "'%s': %s", f->rel, strerror(errno));
+			break;
+		if (renameat(dir_fd, f->tmp, dir_fd, name)) {
+			rc = error_set(err, ERROR_IO, "cannot rename into "
+				       "'%s': %s", f->rel, strerror(errno));
+			break;
+		}
 		mem_free(f->tmp);
 		f->tmp = NULL;
 	}
-	p->committed = 1;
-	return 0;
+	dir_at_close(&d);
+	if (!rc)
+		p->committed = 1;
+	return rc;
 }
 
 void
 place_close(struct place *p)
 {
+	struct dir_at d = { NULL, 0, -1 };
+	struct error e;
 	size_t i;
 
 	if (!p)
@@ -352,12 +473,14 @@ place_close(struct place *p)
 
 		if (f->fd >= 0)
 			close(f->fd);
-		if (f->tmp)
-			unlinkat(f->dir_fd, f->tmp, 0);
-		close(f->dir_fd);
+		error_init(&e);
+		if (f->tmp && p->root_fd >= 0 &&
+		    dir_at_open(p, &d, f, &e) >= 0)
+			unlinkat(d.fd, f->tmp, 0);
 		mem_free(f->tmp);
 		mem_free(f->rel);
 	}
+	dir_at_close(&d);
 	for (i = p->n_made; i-- > 0;) {
 		if (!p->committed && p->root_fd >= 0)
 			unlinkat(p->root_fd, p->made[i], AT_REMOVEDIR);
@@ -442,13 +565,58 @@ tmp_pid(const char *name)
 	return pid;
 }
 
-int
-place_sweep(const char *root, const char *rel_dir, struct error *err)
+/* Whether a folder named `name` is git's or ripple's own. */
+static int
+reserved_dir(const char *name)
+{
+	return !strcasecmp(name, ".git") || !strcmp(name, ".ripple");
+}
+
+/* Sweep the open folder d (closed here); below it too with depth > 0. */
+static int
+sweep_dir(DIR *d, int depth)
 {
 	struct dirent *de;
+	int removed = 0;
+
+	while ((de = readdir(d))) {
+		long pid = tmp_pid(de->d_name);
+		struct stat st;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW))
+			continue;
+		if (S_ISDIR(st.st_mode) && depth > 0 &&
+		    !reserved_dir(de->d_name)) {
+			int fd = openat(dirfd(d), de->d_name, O_RDONLY |
+					O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK |
+					O_CLOEXEC);
+			DIR *sub = fd >= 0 ? fdopendir(fd) : NULL;
+
+			if (sub)
+				removed += sweep_dir(sub, depth - 1);
+			else if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		if (!pid || pid == (long)getpid() || !S_ISREG(st.st_mode) ||
+		    !(kill((pid_t)pid, 0) && errno == ESRCH))
+			continue;
+		if (!unlinkat(dirfd(d), de->d_name, 0))
+			removed++;
+	}
+	closedir(d);
+	return removed;
+}
+
+int
+place_sweep(const char *root, const char *rel_dir, int deep,
+	    struct error *err)
+{
 	struct error e;
 	DIR *d;
-	int root_fd, dir_fd, removed = 0;
+	int root_fd, dir_fd;
 
 	root_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (root_fd < 0)
@@ -473,19 +641,5 @@ place_sweep(const char *root, const char *rel_dir, struct error *err)
 		return error_set(err, ERROR_IO, "cannot list '%s': %s",
 				 rel_dir, strerror(errno));
 	}
-	while ((de = readdir(d))) {
-		long pid = tmp_pid(de->d_name);
-		struct stat st;
-
-		if (!pid || pid == (long)getpid() ||
-		    !(kill((pid_t)pid, 0) && errno == ESRCH))
-			continue;
-		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
-		    !S_ISREG(st.st_mode))
-			continue;
-		if (!unlinkat(dirfd(d), de->d_name, 0))
-			removed++;
-	}
-	closedir(d);
-	return removed;
+	return sweep_dir(d, deep ? PLACE_SWEEP_DEPTH : 0);
 }

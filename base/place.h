@@ -29,12 +29,17 @@ struct error;
 /* What marks a temporary file of a placement: NAME + this + PID-RANDOM. */
 #define PLACE_TMP_MARK ".ripple-tmp-"
 
-/* One file of a placement (see struct place). */
+/*
+ * One file of a placement (see struct place). No descriptor is held for a
+ * staged file between calls (a node may have thousands of outputs): its
+ * folder is walked again from the root, one component at a time without
+ * following links, whenever the file is opened, placed or removed.
+ */
 struct place_file {
 	char *rel;		/* path under the root, '/'-separated, owned */
 	char *tmp;		/* temp file's name in its folder, owned */
-	int dir_fd;		/* its folder, owned */
-	int fd;			/* the temp file, open for writing, or -1 */
+	int fd;			/* the temp file while open for writing
+				   (place_fd to place_fd_close), or -1 */
 	unsigned mode;		/* permission bits once placed */
 };
 
@@ -61,15 +66,32 @@ int place_open(struct place *p, const char *root, struct error *err);
  * it came from the rules): make its missing folders one by one, refusing a
  * link or a non-folder on the way; refuse a destination that exists and is
  * not a regular file; create an empty temporary file beside it (mode 0600
- * until commit). Returns the file's index (>= 0): write its bytes to
- * place_fd(p, index). Errors: ERROR_INVALID ("'REL' is not written: 'DIR'
- * is a symbolic link" and the like, with a hint), ERROR_IO, ERROR_NOMEM.
+ * until commit) and close it again. Returns the file's index (>= 0): write
+ * its bytes through place_fd. Errors: ERROR_INVALID ("'REL' is not
+ * written: 'DIR' is a symbolic link" and the like, with a hint),
+ * ERROR_IO, ERROR_NOMEM.
  */
 int place_stage(struct place *p, const char *rel, unsigned mode,
 		struct error *err);
 
-/* The temp file of staged file i, open for writing (owned by p). */
-int place_fd(const struct place *p, size_t i);
+/*
+ * The temp file of staged file i, opened for writing (from its start)
+ * when it is not open yet: reached again from the root without following
+ * a link, and refused unless it is still a regular file. The descriptor
+ * (>= 0) is owned by p: release it with place_fd_close once the bytes are
+ * written, so a placement of many files holds few descriptors at a time
+ * (place_commit and place_close close what is left). Errors:
+ * ERROR_INVALID (a link on the way, or no longer a regular file),
+ * ERROR_IO (EMFILE among them) naming the file.
+ */
+int place_fd(struct place *p, size_t i, struct error *err);
+
+/*
+ * Close the descriptor place_fd gave for staged file i (a no-op when it
+ * is not open). Errors: ERROR_IO (close failed: the bytes may not be
+ * written), naming the file.
+ */
+int place_fd_close(struct place *p, size_t i, struct error *err);
 
 /*
  * The temp file of staged file i as a path ROOT/DIR/NAME.ripple-tmp-...,
@@ -79,11 +101,13 @@ int place_fd(const struct place *p, size_t i);
 char *place_tmp_path(const struct place *p, size_t i);
 
 /*
- * Place every staged file: close it, give it its mode, check again that
- * its destination is missing or a regular file, and rename it over the
- * destination. On error the files not yet renamed are removed (see the
- * design note). Errors: ERROR_INVALID (a destination became a link or a
- * FIFO meanwhile), ERROR_IO.
+ * Place every staged file: close it if open, give it its mode (through a
+ * descriptor opened without following a link), check again that its
+ * destination is missing or a regular file, and rename it over the
+ * destination, its folder reached again from the root without following
+ * a link. On error the files not yet renamed are removed (see the design
+ * note). Errors: ERROR_INVALID (a destination or a folder on the way
+ * became a link or a FIFO meanwhile), ERROR_IO.
  */
 int place_commit(struct place *p, struct error *err);
 
@@ -106,10 +130,15 @@ int place_read_open(const char *root, const char *rel, struct error *err);
 /*
  * Remove temporary files of placements whose process is gone
  * (NAME.ripple-tmp-PID-RANDOM with no process PID on this host) from the
- * folder root/rel_dir ("" for root), which is not entered through a link.
- * A missing folder is no error. Returns how many were removed (>= 0), or
- * ERROR_INVALID (a link on the way), ERROR_IO.
+ * folder root/rel_dir ("" for root), which is not entered through a link;
+ * with `deep`, from every folder below it too (PLACE_SWEEP_DEPTH levels
+ * at most), never entering a link, a ".git" folder (any case) or
+ * ".ripple". Only regular files are removed. A missing folder is no
+ * error. Returns how many were removed (>= 0), or ERROR_INVALID (a link
+ * on the way to rel_dir), ERROR_IO.
  */
-int place_sweep(const char *root, const char *rel_dir, struct error *err);
+#define PLACE_SWEEP_DEPTH 64
+int place_sweep(const char *root, const char *rel_dir, int deep,
+		struct error *err);
 
 #endif

@@ -17,7 +17,8 @@
 # recorded the way a workflow whose jobs built elsewhere records it:
 # `ripple record --tag` for every artifact and required test of the
 # release nodes the tag's family names, with placeholder files named as
-# the rules' outputs name them, at the version the rules give (so a tag
+# the rules' outputs name them (wheels whose METADATA and conda packages
+# whose info/index.json say the version), at the version the rules give (so a tag
 # whose version file disagrees is caught by `record` or the release's
 # version check). Then `ripple release TAG --dry-run --use-current-rules`
 # decides. Prints one Markdown row per tag: repository, tag, kind,
@@ -33,7 +34,7 @@ trap 'rm -rf "$work"' EXIT
 set_rmm="rmm rapidsai+rmm rmm v26.06.00:final v26.04.00:final v24.12.01:hotfix v26.08.00a:pre-release"
 set_kvikio="kvikio rapidsai+kvikio kvikio v26.06.00:final v25.02.01:hotfix v26.10.00a:pre-release"
 set_numba="numba-cuda NVIDIA+numba-cuda numba-cuda v0.30.0:final v0.30.4:hotfix v0.19.2rc0:pre-release"
-set_cp="cuda-python mdboom+cuda-python cuda-python v13.1.1:final v12.9.5:backport cuda-core-v0.5.1:hotfix cuda-pathfinder-v1.3.4:final v14.0.0rc1:pre-release"
+set_cp="cuda-python mdboom+cuda-python cuda-python v13.1.1:final v12.9.5:backport cuda-core-v0.5.1:hotfix cuda-pathfinder-v1.3.4:final v14.0.0rc1:test-tag"
 
 # The placeholder files of one artifact node and the record command's
 # arguments, from the rules' outputs (python: YAML and JSON).
@@ -96,6 +97,37 @@ def write_wheel(path, ver):
     with zipfile.ZipFile(path, "w") as z:
         z.writestr("%s-%s.dist-info/METADATA" % (dist, ver), meta + "\n")
 
+def write_conda(path):
+    """A conda package whose info/index.json says what its name says
+    (a .tar.bz2 tarball, or a .conda zip of zstd tarballs): `record`
+    reads the version from index.json."""
+    import io, json as js, os, subprocess, tarfile, zipfile
+    base = os.path.basename(path)
+    ext = ".conda" if base.endswith(".conda") else ".tar.bz2"
+    name, ver, build = base[:-len(ext)].rsplit("-", 2)
+    index = js.dumps({"name": name, "version": ver, "build": build,
+                      "build_number": 0, "depends": []}).encode()
+    def tar(files):
+        b = io.BytesIO()
+        with tarfile.open(fileobj=b, mode="w") as t:
+            for n, data in files.items():
+                ti = tarfile.TarInfo(n)
+                ti.size = len(data)
+                t.addfile(ti, io.BytesIO(data))
+        return b.getvalue()
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    files = {"info/index.json": index}
+    if ext == ".tar.bz2":
+        with open(path, "wb") as f:
+            import bz2
+            f.write(bz2.compress(tar(files)))
+        return
+    zst = subprocess.run(["zstd", "-q", "-c"], input=tar(files),
+                         capture_output=True, check=True).stdout
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as z:
+        z.writestr("metadata.json", '{"conda_pkg_format_version": 2}')
+        z.writestr("info-%s.tar.zst" % base[:-len(ext)], zst)
+
 def files(node):
     rule = (rules.get("artifacts") or {}).get(node["rule"], {})
     ver = version(node["axes"]["root"]) if "root" in node.get("axes", {}) \
@@ -108,6 +140,7 @@ def files(node):
             write_wheel(g, ver)
         elif g.endswith(".conda") or g.endswith(".tar.bz2"):
             g = g.replace("*", ver + "-h0_0", 1)
+            write_conda(g)
         elif g.endswith(".tar.gz") or g.endswith(".zip"):
             g = g.replace("*", ver, 1)
         g = g.replace("**", "index.html").replace("*", "x")

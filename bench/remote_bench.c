@@ -67,7 +67,8 @@ main(int argc, char **argv)
 		if (!strcmp(argv[3], "verify")) {
 			unsigned char have = 0;
 
-			rc = remote_cas_has(r, &d, 1, &have, &err) ? -1 : have;
+			rc = remote_cas_has(r, &d, 1, NULL, &have, &err)
+				? -1 : have;
 		}
 		if (rc == 1)
 			rc = remote_cas_get_file(r, &d, argv[4], 0644, &err);

@@ -281,6 +281,22 @@ done:
 	return rc;
 }
 
+/* (Here, not in remote_domain.c: the CAS reads check domains too.) */
+int
+remote_domain_valid(const char *s)
+{
+	size_t i;
+
+	if (!s || !s[0] || s[0] == '-')
+		return 0;
+	for (i = 0; s[i]; i++)
+		if (i >= REMOTE_DOMAIN_SIZE - 1 ||
+		    !((s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
+			return 0;
+	return 1;
+}
+
 void
 remote_ac_space(const char *domain, char *out)
 {
@@ -288,6 +304,15 @@ remote_ac_space(const char *domain, char *out)
 		snprintf(out, REMOTE_SPACE_SIZE, "d/%s/ac", domain);
 	else
 		snprintf(out, REMOTE_SPACE_SIZE, "ac");
+}
+
+void
+remote_cas_space(const char *domain, char *out)
+{
+	if (domain)
+		snprintf(out, REMOTE_SPACE_SIZE, "d/%s/cas", domain);
+	else
+		snprintf(out, REMOTE_SPACE_SIZE, "cas");
 }
 
 int
@@ -313,6 +338,7 @@ remote_open(const char *url, const struct remote_options *opts,
 	r->opts = *opts;
 	r->opts.headers = NULL;
 	remote_ac_space(NULL, r->ac_space);
+	remote_cas_space(NULL, r->cas_space);
 	rc = url_check(url, &r->url, err);
 	if (rc)
 		goto done;

@@ -70,11 +70,14 @@ struct remote;
 #define REMOTE_AC_NAMESPACE "ripple-ac-v1"
 
 /*
- * Trust domains (docs/remote-cache.md). AC entries live in a domain: the
- * trusted (shared) one at URL/ac/<hash>, which trusted refs write, or a
- * ref's own at URL/d/<domain-id>/ac/<hash>, so a server can give writes
- * under each path its own credential. The CAS (URL/cas/) is shared by
- * every domain: a blob is verified by its digest. A domain id comes from
+ * Trust domains (docs/remote-cache.md). AC entries and the blobs they
+ * name live in a domain: the trusted one at URL/ac/<hash> and
+ * URL/cas/<sha256>, which trusted refs write, or a ref's own at
+ * URL/d/<domain-id>/ac/ and URL/d/<domain-id>/cas/, so a server can give
+ * writes under each path its own credential, and no credential of a pull
+ * request can write a blob that a trusted reader reads (issue 22: garbage
+ * PUT over a blob after main uploaded it). A reader of a domain's entry
+ * asks that domain's CAS, then the trusted one. A domain id comes from
  * data (a ref name), so it is a slug of the ref cut to
  * REMOTE_DOMAIN_SLUG_MAX bytes of [a-z0-9-], a '-', and 24 hex digits of
  * SHA-256("ripple-domain-v1" NUL ref): a safe path segment that no two
@@ -238,20 +241,53 @@ int remote_digest_buf(const void *p, size_t n, struct remote_digest *out,
 /* Whether s is 64 lowercase hex digits (and nothing more). */
 int remote_hash_valid(const char *s);
 
-/* ---- CAS: content blobs at URL/cas/<hash> ---- */
+/*
+ * ---- CAS: content blobs at URL/cas/<hash> (the trusted domain's) or
+ * URL/d/<domain-id>/cas/<hash> ----
+ *
+ * Uploads go to the CAS of the handle's domain (remote_set_domain). Reads
+ * name the domain of the AC entry that named the blob (NULL: the trusted
+ * one); a blob a domain's CAS lacks is asked for in the trusted CAS too.
+ */
 
 /*
  * For each of the n digests, whether the server holds it (HEAD requests,
- * in parallel): present[i] = 1 or 0. A blob whose Content-Length is not
+ * in parallel): present[i] = 1 or 0, in the CAS of domains[i] (domains
+ * NULL: the trusted one for all). A blob whose Content-Length is not
  * its digest's size counts as absent, so a put replaces it.
  * Errors: the first failed request's (ERROR_IO naming the server, the
  * request and the cause; ERROR_INVALID for a malformed digest).
  */
 int remote_cas_has(struct remote *r, const struct remote_digest *d,
-		   size_t n, unsigned char *present, struct error *err);
+		   size_t n, const char *const *domains,
+		   unsigned char *present, struct error *err);
+
+/* One blob to check (remote_cas_verify), and what became of it. */
+struct remote_check {
+	struct remote_digest digest;	/* in */
+	const char *domain;		/* in: its entry's domain, or NULL */
+	int result;			/* out: 1 intact, 0 missing, < 0 an
+					   error: ERROR_CORRUPT when the
+					   blob is damaged (digest or size
+					   mismatch), ERROR_IO */
+	struct error err;		/* out: why result < 0 */
+};
 
 /*
- * Upload n files to the CAS: hash each (or take digests[i] when digests is
+ * Download n blobs in parallel and check each while it streams (SHA-256
+ * and size; a longer body is cut off), keeping none of the bytes: what a
+ * command vouches for without placing files (`release --dry-run`). A HEAD
+ * cannot tell a damaged blob from a good one of the same size (garbage
+ * PUT over a blob after it was uploaded). Each item gets its own result
+ * and error. Returns 0 once every item has one, or ERROR_INVALID (a
+ * malformed digest), ERROR_NOMEM, ERROR_INTERNAL before or instead of
+ * the batch.
+ */
+int remote_cas_verify(struct remote *r, struct remote_check *c, size_t n,
+		      struct error *err);
+
+/*
+ * Upload n files to the CAS of the handle's domain: hash each (or take digests[i] when digests is
  * not NULL), then PUT them all in parallel, also those the server may
  * already hold (a blob present with the right size can be garbage PUT at
  * a predictable digest: the upload replaces it; only the empty blob is
@@ -274,6 +310,9 @@ int remote_cas_put_buf(struct remote *r, const void *p, size_t n,
 /* One blob to fetch into a file, and what became of it. */
 struct remote_fetch {
 	struct remote_digest digest;	/* in: what to fetch */
+	const char *domain;		/* in: the domain of the AC entry
+					   naming it (its CAS is asked,
+					   then the trusted one), or NULL */
 	const char *dest;		/* in: destination path, or NULL */
 	int fd;				/* in: with dest NULL, the file to
 					   write (from its start; the caller
@@ -311,6 +350,15 @@ int remote_cas_get_file(struct remote *r, const struct remote_digest *d,
  */
 int remote_cas_get_buf(struct remote *r, const struct remote_digest *d,
 		       size_t max, char **out, size_t *len, struct error *err);
+
+/*
+ * remote_cas_get_buf from the CAS of `domain` (a remote_domain_id; NULL:
+ * the trusted one), then, when it lacks the blob, the trusted CAS.
+ * Errors as remote_cas_get_buf's; ERROR_INVALID for a bad domain id.
+ */
+int remote_cas_get_buf_in(struct remote *r, const char *domain,
+			  const struct remote_digest *d, size_t max,
+			  char **out, size_t *len, struct error *err);
 
 /* ---- AC: action results at URL/ac/<hash> ---- */
 
@@ -357,8 +405,9 @@ void remote_action_release(struct remote_action *a);
 /*
  * Whether `path` may be an output path: not empty, at most
  * REMOTE_PATH_MAX bytes, relative, no "", "." or ".." component, no
- * backslash, no control byte (< 0x20 or 0x7f: a newline would forge a
- * line of SHA256SUMS), no ".git" component (any case: git's own files,
+ * backslash, no control character (C0, DEL or C1: a newline would forge
+ * a line of SHA256SUMS) and nothing that is not UTF-8 (base/path.h:
+ * path_bad_char), no ".git" component (any case: git's own files,
  * hooks among them) and not under ".ripple/" (reserved). Whether it is
  * one of its node's outputs is the caller's question. Returns 0 or
  * ERROR_INVALID naming the path (control bytes shown as '?').

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/path.h"
 #include "base/mem.h"
 #include "cache/cache.h"
 #include "cache/reapi.pb-c.h"
@@ -87,9 +88,8 @@ shown(const char *p, size_t len, char *out, size_t size)
 int
 remote_output_path_check(const char *path, size_t len, struct error *err)
 {
-	char s[201];
+	char s[201], what[PATH_BAD_WHAT];
 	const char *why = NULL, *c, *end;
-	size_t i;
 
 	if (!len || !path)
 		return error_set(err, ERROR_INVALID, "empty output path");
@@ -104,9 +104,9 @@ remote_output_path_check(const char *path, size_t len, struct error *err)
 		why = "is absolute";
 	else if (memchr(path, '\\', len))
 		why = "holds a backslash";
-	for (i = 0; !why && i < len && i <= REMOTE_PATH_MAX; i++)
-		if ((unsigned char)path[i] < 0x20 || path[i] == 0x7f)
-			why = "holds a control character";
+	if (!why && path_bad_char(path, len, what))
+		why = strstr(what, "UTF-8") ? "holds a byte that is not UTF-8"
+					    : "holds a control character";
 	while (!why && c < end) {
 		const char *slash = memchr(c, '/', (size_t)(end - c));
 		size_t n = (size_t)((slash ? slash : end) - c);

@@ -122,7 +122,7 @@ remote_body_on_write(char *data, size_t size, size_t nmemb, void *p)
 		memcpy(x->mem + x->mem_len, data, len);
 		x->mem_len += len;
 		x->mem[x->mem_len] = '\0';
-	} else {
+	} else if (x->sink == XFER_SINK_FILE) {
 		while (done < len) {
 			ssize_t w = write(x->out_fd, data + done, len - done);
 

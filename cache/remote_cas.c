@@ -163,22 +163,94 @@ xfers_free(struct xfer *x, size_t n)
 	mem_free(x);
 }
 
+/* Copy the request of x into y (xfer_init'd), in the trusted CAS. */
+static void
+xfer_again(struct xfer *y, const struct xfer *x)
+{
+	y->method = x->method;
+	y->space = "cas";
+	memcpy(y->hash, x->hash, REMOTE_HASH_SIZE);
+	y->sink = x->sink;
+	y->expect_size = x->expect_size;
+	y->verify = x->verify;
+	y->max = x->max;
+	y->out_fd = x->out_fd;
+}
+
+int
+remote_cas_run(struct remote *r, struct xfer *x, size_t n,
+	       const char *const *domains, struct error *err)
+{
+	char (*space)[REMOTE_SPACE_SIZE] = mem_calloc(n ? n : 1,
+						      sizeof(*space));
+	struct xfer *y = NULL;
+	size_t *idx = NULL, m = 0, i, k;
+	int rc;
+
+	if (!space)
+		return OOM(err);
+	for (i = 0; i < n; i++) {
+		remote_cas_space(domains ? domains[i] : NULL, space[i]);
+		x[i].space = space[i];
+	}
+	rc = remote_xfer_run(r, x, n, err);
+	for (i = 0; !rc && domains && i < n; i++)
+		m += domains[i] && x[i].result == 0;
+	if (!rc && m) {
+		y = xfers_new(m);
+		idx = mem_calloc(m, sizeof(*idx));
+		rc = y && idx ? 0 : OOM(err);
+	}
+	for (i = 0, k = 0; !rc && m && i < n; i++)
+		if (domains[i] && x[i].result == 0) {
+			xfer_again(&y[k], &x[i]);
+			idx[k++] = i;
+		}
+	if (!rc && m)
+		rc = remote_xfer_run(r, y, m, err);
+	for (k = 0; !rc && k < m; k++) {
+		struct xfer *t = &x[idx[k]];
+
+		t->result = y[k].result;
+		t->err = y[k].err;
+		t->content_length = y[k].content_length;
+		mem_free(t->mem);
+		t->mem = y[k].mem;
+		t->mem_len = y[k].mem_len;
+		y[k].mem = NULL;
+	}
+	for (i = 0; i < n; i++)
+		x[i].space = "cas";	/* `space` goes; messages are made */
+	if (y)
+		xfers_free(y, m);
+	mem_free(idx);
+	mem_free(space);
+	return rc;
+}
+
 int
 remote_cas_has(struct remote *r, const struct remote_digest *d, size_t n,
-	       unsigned char *present, struct error *err)
+	       const char *const *domains, unsigned char *present,
+	       struct error *err)
 {
 	struct xfer *x = NULL;
+	const char **dom = NULL;
 	size_t *idx = NULL, m = 0, i;
 	int rc = 0;
 
 	for (i = 0; i < n; i++) {
 		rc = digest_check(&d[i], err);
+		if (!rc && domains && domains[i] &&
+		    !remote_domain_valid(domains[i]))
+			rc = error_set(err, ERROR_INVALID, "'%.80s' is not a "
+				       "trust domain id", domains[i]);
 		if (rc)
 			return rc;
 	}
 	x = xfers_new(n);
 	idx = mem_calloc(n ? n : 1, sizeof(*idx));
-	if (!x || !idx) {
+	dom = mem_calloc(n ? n : 1, sizeof(*dom));
+	if (!x || !idx || !dom) {
 		rc = OOM(err);
 		goto done;
 	}
@@ -187,11 +259,11 @@ remote_cas_has(struct remote *r, const struct remote_digest *d, size_t n,
 		if (present[i])
 			continue;
 		x[m].method = XFER_HEAD;
-		x[m].space = "cas";
 		memcpy(x[m].hash, d[i].hash, REMOTE_HASH_SIZE);
+		dom[m] = domains ? domains[i] : NULL;
 		idx[m++] = i;
 	}
-	rc = remote_xfer_run(r, x, m, err);
+	rc = remote_cas_run(r, x, m, dom, err);
 	if (rc)
 		goto done;
 	for (i = 0; i < m; i++)
@@ -202,6 +274,57 @@ remote_cas_has(struct remote *r, const struct remote_digest *d, size_t n,
 done:
 	xfers_free(x, m);
 	mem_free(idx);
+	mem_free(dom);
+	return rc;
+}
+
+int
+remote_cas_verify(struct remote *r, struct remote_check *c, size_t n,
+		  struct error *err)
+{
+	struct xfer *x = NULL;
+	const char **dom = NULL;
+	size_t *idx = NULL, m = 0, i;
+	int rc = 0;
+
+	for (i = 0; i < n; i++) {
+		rc = digest_check(&c[i].digest, err);
+		if (!rc && c[i].domain && !remote_domain_valid(c[i].domain))
+			rc = error_set(err, ERROR_INVALID, "'%.80s' is not a "
+				       "trust domain id", c[i].domain);
+		if (rc)
+			return rc;
+	}
+	x = xfers_new(n);
+	idx = mem_calloc(n ? n : 1, sizeof(*idx));
+	dom = mem_calloc(n ? n : 1, sizeof(*dom));
+	if (!x || !idx || !dom) {
+		rc = OOM(err);
+		goto done;
+	}
+	for (i = 0; i < n; i++) {
+		error_init(&c[i].err);
+		c[i].result = 1;
+		if (is_empty(&c[i].digest))
+			continue;	/* every server has it */
+		x[m].method = XFER_GET;
+		memcpy(x[m].hash, c[i].digest.hash, REMOTE_HASH_SIZE);
+		x[m].sink = XFER_SINK_HASH;
+		x[m].expect_size = c[i].digest.size;
+		x[m].verify = 1;
+		dom[m] = c[i].domain;
+		idx[m++] = i;
+	}
+	rc = remote_cas_run(r, x, m, dom, err);
+	for (i = 0; !rc && i < m; i++) {
+		c[idx[i]].result = x[i].result;
+		if (x[i].result < 0)
+			c[idx[i]].err = x[i].err;
+	}
+done:
+	xfers_free(x, m);
+	mem_free(idx);
+	mem_free(dom);
 	return rc;
 }
 
@@ -227,7 +350,7 @@ put_all(struct remote *r, const char *const *paths, const unsigned char *mem,
 		if (is_empty(&d[i]))
 			continue;
 		x[m].method = XFER_PUT;
-		x[m].space = "cas";
+		x[m].space = r->cas_space;
 		memcpy(x[m].hash, d[i].hash, REMOTE_HASH_SIZE);
 		x[m].src_size = d[i].size;
 		if (paths) {
@@ -323,7 +446,7 @@ sink_of(const struct remote_fetch *f, struct place *pl, struct error *err)
 	mem_free(dir);
 	if (!rc)
 		rc = place_stage(pl, slash ? slash + 1 : f->dest, f->mode, err);
-	return rc < 0 ? rc : place_fd(pl, (size_t)rc);
+	return rc < 0 ? rc : place_fd(pl, (size_t)rc, err);
 }
 
 int
@@ -332,18 +455,23 @@ remote_cas_get_files(struct remote *r, struct remote_fetch *f, size_t n,
 {
 	struct xfer *x = NULL;
 	struct place *pl = NULL;
+	const char **dom = NULL;
 	size_t *idx = NULL, m = 0, i;
 	int rc = 0;
 
 	for (i = 0; i < n; i++) {
 		rc = digest_check(&f[i].digest, err);
+		if (!rc && f[i].domain && !remote_domain_valid(f[i].domain))
+			rc = error_set(err, ERROR_INVALID, "'%.80s' is not a "
+				       "trust domain id", f[i].domain);
 		if (rc)
 			return rc;
 	}
 	x = xfers_new(n);
 	idx = mem_calloc(n ? n : 1, sizeof(*idx));
 	pl = mem_calloc(n ? n : 1, sizeof(*pl));
-	if (!x || !idx || !pl) {
+	dom = mem_calloc(n ? n : 1, sizeof(*dom));
+	if (!x || !idx || !pl || !dom) {
 		rc = OOM(err);
 		goto done;
 	}
@@ -368,15 +496,15 @@ remote_cas_get_files(struct remote *r, struct remote_fetch *f, size_t n,
 			continue;
 		}
 		x[m].method = XFER_GET;
-		x[m].space = "cas";
 		memcpy(x[m].hash, f[i].digest.hash, REMOTE_HASH_SIZE);
 		x[m].sink = XFER_SINK_FILE;
 		x[m].expect_size = f[i].digest.size;
 		x[m].verify = 1;
 		x[m].out_fd = fd;
+		dom[m] = f[i].domain;
 		idx[m++] = i;
 	}
-	rc = remote_xfer_run(r, x, m, err);
+	rc = remote_cas_run(r, x, m, dom, err);
 	if (rc)
 		goto done;
 	for (i = 0; i < m; i++)
@@ -400,6 +528,7 @@ done:
 		place_close(&pl[i]);
 	mem_free(pl);
 	mem_free(idx);
+	mem_free(dom);
 	return rc;
 }
 
@@ -418,9 +547,10 @@ remote_cas_get_file(struct remote *r, const struct remote_digest *d,
 	return rc ? rc : f.result;
 }
 
-int
-remote_cas_get_buf(struct remote *r, const struct remote_digest *d,
-		   size_t max, char **out, size_t *len, struct error *err)
+/* remote_cas_get_buf from the CAS at `space` ("cas" or "d/ID/cas"). */
+static int
+get_buf(struct remote *r, const char *space, const struct remote_digest *d,
+	size_t max, char **out, size_t *len, struct error *err)
 {
 	struct xfer x;
 	int rc;
@@ -436,7 +566,7 @@ remote_cas_get_buf(struct remote *r, const struct remote_digest *d,
 				 (long long)d->size, max);
 	xfer_init(&x);
 	x.method = XFER_GET;
-	x.space = "cas";
+	x.space = space;
 	memcpy(x.hash, d->hash, REMOTE_HASH_SIZE);
 	x.sink = XFER_SINK_MEM;
 	x.expect_size = d->size;
@@ -468,5 +598,31 @@ remote_cas_get_buf(struct remote *r, const struct remote_digest *d,
 	}
 done:
 	xfer_release(&x);
+	return rc;
+}
+
+int
+remote_cas_get_buf(struct remote *r, const struct remote_digest *d,
+		   size_t max, char **out, size_t *len, struct error *err)
+{
+	return get_buf(r, "cas", d, max, out, len, err);
+}
+
+int
+remote_cas_get_buf_in(struct remote *r, const char *domain,
+		      const struct remote_digest *d, size_t max, char **out,
+		      size_t *len, struct error *err)
+{
+	char space[REMOTE_SPACE_SIZE];
+	int rc;
+
+	if (domain && !remote_domain_valid(domain))
+		return error_set(err, ERROR_INVALID, "'%.80s' is not a trust "
+				 "domain id", domain);
+	remote_cas_space(domain, space);
+	rc = get_buf(r, space, d, max, out, len, err);
+	/* A domain's entry may name a blob of the trusted CAS. */
+	if (rc == 0 && domain)
+		rc = get_buf(r, "cas", d, max, out, len, err);
 	return rc;
 }

@@ -57,27 +57,13 @@ remote_domain_id(const char *ref, char *out, struct error *err)
 }
 
 int
-remote_domain_valid(const char *s)
-{
-	size_t i;
-
-	if (!s || !s[0] || s[0] == '-')
-		return 0;
-	for (i = 0; s[i]; i++)
-		if (i >= REMOTE_DOMAIN_SIZE - 1 ||
-		    !((s[i] >= 'a' && s[i] <= 'z') ||
-		      (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
-			return 0;
-	return 1;
-}
-
-int
 remote_set_domain(struct remote *r, const char *domain, struct error *err)
 {
 	if (domain && !remote_domain_valid(domain))
 		return error_set(err, ERROR_INVALID, "'%.80s' is not a trust "
 				 "domain id", domain);
 	remote_ac_space(domain, r->ac_space);
+	remote_cas_space(domain, r->cas_space);
 	snprintf(r->domain, sizeof(r->domain), "%s", domain ? domain : "");
 	return 0;
 }

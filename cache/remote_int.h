@@ -45,14 +45,18 @@ struct json_t *remote_record_json(const struct cache_record *rec,
 int remote_record_read(struct json_t *doc, int components,
 		       struct remote_record *out, struct error *err);
 
-/* The longest xfer space: "d/" domain "/ac" and the NUL. */
-#define REMOTE_SPACE_SIZE (REMOTE_DOMAIN_SIZE + 6)
+/* The longest xfer space: "d/" domain "/cas" and the NUL. */
+#define REMOTE_SPACE_SIZE (REMOTE_DOMAIN_SIZE + 7)
 
 /*
  * The AC space of `domain` (NULL: the trusted "ac") into out
  * (REMOTE_SPACE_SIZE bytes); the domain must be remote_domain_valid.
  */
 void remote_ac_space(const char *domain, char *out);
+
+/* The CAS space of `domain` (NULL: the trusted "cas"), as above. */
+void remote_cas_space(const char *domain, char *out);
+
 
 struct remote {
 	char *url;			/* base URL, no trailing '/', owned */
@@ -62,6 +66,8 @@ struct remote {
 	void *multi;			/* CURLM *, reused across batches */
 	char ac_space[REMOTE_SPACE_SIZE];	/* "ac" or "d/<domain>/ac":
 						   where AC entries go */
+	char cas_space[REMOTE_SPACE_SIZE];	/* "cas" or "d/<domain>/cas":
+						   where blobs go */
 	char domain[REMOTE_DOMAIN_SIZE];	/* its domain, "": trusted */
 };
 
@@ -75,6 +81,7 @@ enum xfer_sink {
 	XFER_SINK_NONE,		/* discard the body (HEAD, PUT answers) */
 	XFER_SINK_MEM,		/* into mem, at most `max` bytes */
 	XFER_SINK_FILE,		/* into `out_fd` (the caller's file) */
+	XFER_SINK_HASH,		/* hashed and counted (verify), not kept */
 };
 
 /*
@@ -141,6 +148,17 @@ void xfer_release(struct xfer *x);
  */
 int remote_xfer_run(struct remote *r, struct xfer *x, size_t n,
 		    struct error *err);
+
+/*
+ * Run n CAS reads (GET or HEAD), x[i] in the CAS of domains[i] (domains
+ * NULL, or an entry NULL: the trusted "cas"); x[i].space is set here.
+ * Those a domain's CAS lacks (404) are asked again in the trusted one,
+ * where blobs of entries written before CAS writes moved into domains,
+ * and blobs a tag's run adopted, live; a trusted reader never reads a
+ * domain's CAS. Results and errors as remote_xfer_run, per transfer.
+ */
+int remote_cas_run(struct remote *r, struct xfer *x, size_t n,
+		   const char *const *domains, struct error *err);
 
 /* Copy the error of the first failed transfer (lowest index) into err. */
 int remote_xfer_first_error(const struct xfer *x, size_t n,

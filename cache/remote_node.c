@@ -215,24 +215,28 @@ fetch_records(struct remote *r, struct remote_lookup *items,
 	      const size_t *idx, size_t m, struct error *err)
 {
 	struct xfer *x = mem_calloc(m ? m : 1, sizeof(*x));
+	const char **dom = mem_calloc(m ? m : 1, sizeof(*dom));
 	size_t i;
 	int rc;
 
-	if (!x)
+	if (!x || !dom) {
+		mem_free(x);
+		mem_free(dom);
 		return OOM(err);
+	}
 	for (i = 0; i < m; i++) {
 		const struct remote_digest *d = &items[idx[i]].action.record;
 
 		xfer_init(&x[i]);
+		dom[i] = items[idx[i]].domain;
 		x[i].method = XFER_GET;
-		x[i].space = "cas";
 		memcpy(x[i].hash, d->hash, REMOTE_HASH_SIZE);
 		x[i].sink = XFER_SINK_MEM;
 		x[i].expect_size = d->size;
 		x[i].max = REMOTE_RECORD_MAX;
 		x[i].verify = 1;
 	}
-	rc = remote_xfer_run(r, x, m, err);
+	rc = remote_cas_run(r, x, m, dom, err);
 	for (i = 0; !rc && i < m; i++) {
 		struct remote_lookup *l = &items[idx[i]];
 
@@ -256,6 +260,7 @@ fetch_records(struct remote *r, struct remote_lookup *items,
 	for (i = 0; i < m; i++)
 		xfer_release(&x[i]);
 	mem_free(x);
+	mem_free(dom);
 	return rc;
 }
 

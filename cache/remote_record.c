@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/path.h"
 #include "base/mem.h"
 #include "base/strv.h"
 #include "cache/cache.h"
@@ -177,7 +178,7 @@ opt_str(json_t *obj, const char *name, int required, char **out,
 {
 	json_t *v = json_object_get(obj, name);
 	const char *s;
-	size_t i, len;
+	size_t len;
 
 	*out = NULL;
 	if ((!v || json_is_null(v)) && !required)
@@ -186,10 +187,8 @@ opt_str(json_t *obj, const char *name, int required, char **out,
 		return BAD(err, "'%s' is not a string", name);
 	s = json_string_value(v);
 	len = json_string_length(v);
-	for (i = 0; i < len; i++)
-		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
-			return BAD(err, "'%s' holds a control character",
-				   name);
+	if (path_bad_char(s, len, NULL))
+		return BAD(err, "'%s' holds a control character", name);
 	*out = mem_strdup(s);
 	return *out ? 0 : OOM(err);
 }

@@ -141,7 +141,8 @@ make_easy(struct remote *r, struct xfer *x)
 	/* Big buffers for blobs to or from files only: a plan's hundreds of
 	 * small AC and record GETs with 128 KiB each were half its CPU time
 	 * (allocating and zeroing them); curl's default serves those. */
-	if (x->sink == XFER_SINK_FILE || x->src_path)
+	if (x->sink == XFER_SINK_FILE || x->sink == XFER_SINK_HASH ||
+	    x->src_path)
 		SET(CURLOPT_BUFFERSIZE, (long)BUFFER_SIZE);
 	SET(CURLOPT_WRITEFUNCTION, remote_body_on_write);
 	SET(CURLOPT_WRITEDATA, x);

@@ -222,7 +222,7 @@ check_chars(const char *field, const char *tmpl, const char *value,
 {
 	struct buf text = BUF_INIT;
 
-	if (!value || !path_control_char(value))
+	if (!value || !path_bad_char(value, strlen(value), NULL))
 		return 0;
 	if (path_escape_controls(&text, value, err)) {
 		buf_release(&text);

@@ -2,8 +2,9 @@
  * A root's version by its version source: tags (version.c), a version file
  * read at the revision (numba-cuda's numba_cuda/VERSION), or a file whose
  * release the tags' distance turns into a pre-release number (RAPIDS:
- * VERSION 26.08.00 and 49 commits after v26.08.00a give 26.8.0a49; two
- * commits after the final v26.06.00, on its release branch, 26.6.0rc2).
+ * VERSION 26.08.00 and 49 commits after v26.08.00a give 26.8.0a49+g<node>;
+ * two commits after the final v26.06.00, on its release branch,
+ * 26.6.0rc2+g<node>).
  */
 #include "graph/version.h"
 
@@ -92,8 +93,39 @@ done:
 	return rc;
 }
 
+/*
+ * out->version becomes v, with the tags' local label ("g<node>", and
+ * ".dYYYYMMDD" when dirty) off a tag: the distance alone is no identity,
+ * since two branches N commits from one alpha would share 26.8.0aN
+ * (issue 25: two commits never share a dev version in one family).
+ * rapids-generate-version leaves the label out; a tagged commit has none.
+ */
+static int
+format_with_node(struct version_result *out, const struct pep440 *v,
+		 struct error *err)
+{
+	const char *plus = out->version ? strchr(out->version, '+') : NULL;
+	char *text = mem_alloc(PEP440_TEXT_MAX + PEP440_LOCAL_MAX);
+	int len;
+
+	if (!text)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	len = pep440_format(v, text, PEP440_TEXT_MAX, err);
+	if (len < 0) {
+		mem_free(text);
+		return ERROR_INVALID;
+	}
+	if ((out->distance || out->dirty) && plus)
+		snprintf(text + len, PEP440_LOCAL_MAX, "%.*s",
+			 PEP440_LOCAL_MAX - 1, plus);
+	mem_free(out->version);
+	out->version = text;
+	out->source = VERSION_SOURCE_FILE;
+	return 0;
+}
+
 /* RELEASE aN (rcN after a final) off the nearest family tag; RELEASE
- * itself at its tag. */
+ * itself at its tag; +g<node> off it. */
 static int
 with_tags(struct graph_repo *repo, const char *rev,
 	  const struct version_params *p, const struct pep440 *file,
@@ -141,13 +173,7 @@ with_tags(struct graph_repo *repo, const char *rev,
 			   : tagv.pre_kind;
 		v.pre = out->distance;
 	}
-	mem_free(out->version);
-	out->version = mem_alloc(PEP440_TEXT_MAX);
-	if (!out->version)
-		return error_set(err, ERROR_NOMEM, "out of memory");
-	out->source = VERSION_SOURCE_FILE;
-	return pep440_format(&v, out->version, PEP440_TEXT_MAX, err) < 0
-		? ERROR_INVALID : 0;
+	return format_with_node(out, &v, err);
 }
 
 int

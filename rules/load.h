@@ -123,7 +123,7 @@ void rules_load_globs(struct rules_load *L, const struct rules_ynode *n,
 		      const char *field, const char ***out, size_t *n_out);
 
 /*
- * Refuse a control character (base/path.h path_control_char) in a path
+ * Refuse a control character (base/path.h path_bad_char) in a path
  * or path pattern `s` of `field` ("outputs", "cwd", "path", ...),
  * reported at n with the character escaped. Returns -1 after reporting,
  * else 0. rules_syntax_pattern calls it for every pattern.

@@ -39,7 +39,7 @@ env_glob_ok(const char *s)
 	return 1;
 }
 
-const char *const rules_env_always[] = {
+const char *const rules_env_always[RULES_ENV_ALWAYS_COUNT + 1] = {
 	"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TERM", "USER",
 	"CUDA_HOME", "LD_LIBRARY_PATH", NULL,
 };

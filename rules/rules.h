@@ -447,9 +447,12 @@ struct rules {
  * The variables every action gets from ripple's environment besides its
  * rule's `env:` and `pass-env:` (engine/run/exec.c passes them; a
  * `pass-env:` entry naming one is an error: it would change nothing).
- * NULL-terminated.
+ * RULES_ENV_ALWAYS_COUNT names, then NULL; the declared size sizes the
+ * callers' buffers, and a name added without raising the count does not
+ * compile (excess initializer).
  */
-extern const char *const rules_env_always[];
+#define RULES_ENV_ALWAYS_COUNT 9
+extern const char *const rules_env_always[RULES_ENV_ALWAYS_COUNT + 1];
 
 /*
  * Load and check the rules file at `path` (read from the file system).

@@ -64,7 +64,8 @@ int
 rules_syntax_path_chars(struct rules_load *L, const struct rules_ynode *n,
 			const char *field, const char *s)
 {
-	const char *c = path_control_char(s);
+	char what[PATH_BAD_WHAT];
+	const char *c = path_bad_char(s, strlen(s), what);
 	struct buf text = BUF_INIT;
 
 	if (!c)
@@ -77,9 +78,8 @@ rules_syntax_path_chars(struct rules_load *L, const struct rules_ynode *n,
 	rules_load_error(L, n, "paths hold no control characters: a newline "
 			 "or an escape in a path forges lines of logs and "
 			 "SHA256SUMS",
-			 "%s '%s' holds control character \\x%02x at byte "
-			 "%zu", field, text.data, (unsigned char)*c,
-			 (size_t)(c - s) + 1);
+			 "%s '%s' holds %s at byte %zu", field, text.data,
+			 what, (size_t)(c - s) + 1);
 	buf_release(&text);
 	return -1;
 }
@@ -315,7 +315,7 @@ rules_load_value_ok(const char *s)
 {
 	if (!s[0])
 		return 0;
-	if (path_control_char(s))
+	if (path_bad_char(s, strlen(s), NULL))
 		return 0;	/* values become output paths and ids */
 	for (; *s; s++)
 		if (*s == ',' || *s == '=' || *s == '[' || *s == ']' ||

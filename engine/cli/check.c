@@ -6,10 +6,9 @@
  * and print a summary, or every error found; with --json, all of it as
  * one document on stdout (schema ripple-check-v1).
  */
-#include "engine/cli/cli.h"
+#include "engine/cli/check.h"
 
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,19 +26,6 @@
 #include "graph/same.h"
 #include "rules/rules.h"
 #include "base/banned.h"
-
-#define CHECK_ERROR_LIMIT 50
-#define CHECK_WARNING_LIMIT 50
-
-/* What the check found, printed as it goes (text) or at the end (JSON). */
-struct check {
-	const struct cli_ctx *ctx;
-	int json;
-	struct error_list errors;
-	struct error_list warnings;
-	size_t n_ok;		/* checks that agree */
-	int drift_done;		/* the drift checks were evaluated */
-};
 
 static void
 help(FILE *f)
@@ -76,287 +62,6 @@ help(FILE *f)
 		"usage,\n3 i/o error\n");
 }
 
-static void
-found_error(struct check *ck, const struct error *e)
-{
-	if (ck->json)
-		error_list_add(&ck->errors, e);
-	else
-		cli_print_error(ck->ctx, e);
-}
-
-/* A warning at the rules file's pos, with a hint. */
-static void
-found_warning(struct check *ck, const struct rules *r, struct rules_pos pos,
-	      const char *hint, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-
-static void
-found_warning(struct check *ck, const struct rules *r, struct rules_pos pos,
-	      const char *hint, const char *fmt, ...)
-{
-	struct error w;
-	va_list ap;
-
-	error_init(&w);
-	w.code = ERROR_INVALID;
-	snprintf(w.file, sizeof(w.file), "%s", r->file);
-	w.line = pos.line;
-	w.col = pos.col;
-	va_start(ap, fmt);
-	vsnprintf(w.msg, sizeof(w.msg), fmt, ap);
-	va_end(ap);
-	snprintf(w.hint, sizeof(w.hint), "%s", hint ? hint : "");
-	if (ck->json)
-		error_list_add(&ck->warnings, &w);
-	else
-		cli_print_warning(ck->ctx, &w);
-}
-
-static void
-found_errors(struct check *ck, const char *file,
-	     const struct error_list *errors)
-{
-	size_t i;
-
-	for (i = 0; i < errors->n; i++)
-		found_error(ck, &errors->items[i]);
-	if (ck->json)
-		ck->errors.dropped += errors->dropped;
-	else if (errors->dropped)
-		fprintf(stderr, "%s: %zu more error%s not shown\n", file,
-			errors->dropped, errors->dropped == 1 ? "" : "s");
-}
-
-/*
- * No two nodes of one runner may declare outputs that can match the same
- * file (graph/outputs.h): they would overwrite and delete each other's
- * files. Reports each pair as an error; returns 0 or the exit code.
- */
-static int
-check_outputs(struct check *ck, const struct rules *r, const struct graph *g)
-{
-	struct error_list errors;
-	int rc;
-
-	error_list_init(&errors, CHECK_ERROR_LIMIT);
-	rc = graph_outputs_check(g, &errors);
-	found_errors(ck, r->file, &errors);
-	error_list_release(&errors);
-	if (!rc)
-		return 0;
-	return rc == ERROR_INVALID ? CLI_USAGE : CLI_ERROR;
-}
-
-/* The input `name` ("source:NAME", ...) of some node of g, or NULL. */
-static const struct graph_input *
-find_input(const struct graph *g, const char *name)
-{
-	size_t i, k;
-
-	for (i = 0; i < g->n_nodes; i++)
-		for (k = 0; k < g->nodes[i].n_inputs; k++)
-			if (!strcmp(g->nodes[i].inputs[k].name, name))
-				return &g->nodes[i].inputs[k];
-	return NULL;
-}
-
-/*
- * A pattern that claims every path: it matches paths of every shape (a
- * top-level file, a hidden folder's file, a deep path). A lone `**`, and
- * `*` (unanchored: any depth), do; a folder's pattern does not.
- */
-static int
-claims_everything(const char *pattern)
-{
-	static const char *const probes[] = {
-		"ripple-probe", ".probe/x", "p/r/o/b/e.txt", "Probe Dir/y",
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(probes) / sizeof(probes[0]); i++)
-		if (!pattern_match(pattern, probes[i]))
-			return 0;
-	return 1;
-}
-
-/*
- * Source sets and unclaimed paths (docs/rules.md "policy"): a path no used
- * input claims is unclaimed, and under `unclaimed-paths: rebuild-all` a
- * change to it rebuilds everything. So a source set no rule uses leaves
- * its paths unclaimed, and a used set that claims every path means no
- * change is ever unclaimed: the fallback is silently off.
- */
-static void
-check_sources(struct check *ck, const struct rules *r, const struct graph *g)
-{
-	int rebuild_all = r->policy.unclaimed_paths ==
-			  RULES_UNCLAIMED_REBUILD_ALL;
-	char name[512];
-	size_t i, k;
-
-	for (i = 0; i < r->n_sources; i++) {
-		const struct rules_source *s = &r->sources[i];
-
-		snprintf(name, sizeof(name), "source:%s", s->name);
-		if (!find_input(g, name)) {
-			found_warning(ck, r, s->pos,
-				      "add it to a rule's inputs: or needs:, "
-				      "or delete it",
-				      "source '%s' is used by no rule: its "
-				      "paths are unclaimed%s", s->name,
-				      rebuild_all ? ", so a change there "
-				      "rebuilds everything (policy "
-				      "unclaimed-paths: rebuild-all)" : "");
-			continue;
-		}
-		for (k = 0; rebuild_all && k < s->n_paths; k++) {
-			if (!claims_everything(s->paths[k]))
-				continue;
-			found_warning(ck, r, s->pos,
-				      "list the folders it needs, or say so "
-				      "with policy: {unclaimed-paths: "
-				      "ignore}",
-				      "source '%s' claims every path ('%s'): "
-				      "no change is ever unclaimed, so policy "
-				      "unclaimed-paths: rebuild-all never "
-				      "applies", s->name, s->paths[k]);
-			break;
-		}
-	}
-	for (i = 0; rebuild_all && i < r->n_roots; i++) {
-		const struct rules_root *rt = &r->roots[i];
-		const struct graph_input *in;
-
-		snprintf(name, sizeof(name), "root.sources:%s", rt->name);
-		in = find_input(g, name);
-		if (!in || !in->n_include ||
-		    !claims_everything(in->include[0]))
-			continue;
-		found_warning(ck, r, rt->pos,
-			      "give the root its own folder, or say so with "
-			      "policy: {unclaimed-paths: ignore}",
-			      "root '%s' is at '%s': its root.sources claim "
-			      "every path, so policy unclaimed-paths: "
-			      "rebuild-all never applies", rt->name,
-			      rt->path);
-	}
-}
-
-/* Is node `dep` among n's direct dependencies? */
-static int
-has_dep(const struct graph_node *n, size_t dep)
-{
-	size_t k;
-
-	for (k = 0; k < n->n_deps; k++)
-		if (n->deps[k] == dep)
-			return 1;
-	return 0;
-}
-
-/*
- * Early cutoff and what a test installs (issue 25): a test is reused when
- * the artifacts it needs have the same output digests. A test that needs
- * artifact A, where A needs artifact B, installs B too when B is A's
- * runtime dependency (a wheel and the library wheel it links); if B
- * changes while A's files do not, the test is reused though it would
- * install another B. Visible in the rules where A and B are packages of
- * two roots; warn once per test rule and pair, at the test.
- */
-static void
-check_test_needs(struct check *ck, const struct rules *r,
-		 const struct graph *g)
-{
-	struct strv seen = STRV_INIT;
-	char key[600];
-	size_t i, k, m;
-
-	for (i = 0; i < g->n_nodes; i++) {
-		const struct graph_node *t = &g->nodes[i];
-
-		if (t->kind != GRAPH_NODE_TEST || !t->rule)
-			continue;
-		for (k = 0; k < t->n_deps; k++) {
-			const struct graph_node *a = &g->nodes[t->deps[k]];
-
-			if (a->kind != GRAPH_NODE_ARTIFACT)
-				continue;
-			for (m = 0; m < a->n_deps; m++) {
-				const struct graph_node *b =
-					&g->nodes[a->deps[m]];
-
-				/* Another root's package is a runtime
-				 * dependency; one of A's own root is a
-				 * part A was made from (core's variants). */
-				if (b->kind != GRAPH_NODE_ARTIFACT ||
-				    has_dep(t, a->deps[m]) || !a->root ||
-				    !b->root || a->root == b->root)
-					continue;
-				snprintf(key, sizeof(key), "%s|%s|%s",
-					 t->name, a->name, b->name);
-				if (strv_find(&seen, key) >= 0 ||
-				    strv_push(&seen, key, NULL))
-					continue;
-				found_warning(ck, r, t->rule->pos,
-					      "add it to the test's needs: "
-					      "if the test installs it",
-					      "test '%s' needs '%s', which "
-					      "needs '%s': early cutoff reuses "
-					      "the test when %s's files are "
-					      "unchanged, even if %s changed",
-					      t->name, a->name, b->name,
-					      a->name, b->name);
-			}
-		}
-	}
-	strv_release(&seen);
-}
-
-/*
- * A container image named by tag only ("rapidsai/ci-conda:26.06") is keyed
- * as text: the tag may move to other bytes without the key changing. One
- * warning per rule, naming its first such image.
- */
-static void
-check_containers(struct check *ck, const struct rules *r,
-		 const struct graph *g)
-{
-	size_t nr = r->n_artifacts + r->n_tests, i, k;
-	long *first = mem_alloc((nr + 1) * sizeof(*first));
-
-	for (k = 0; first && k < nr; k++)
-		first[k] = -1;
-	for (i = 0; first && i < g->n_nodes; i++) {
-		const struct graph_node *n = &g->nodes[i];
-
-		if (!n->container_image ||
-		    graph_image_pinned(n->container_image))
-			continue;
-		k = n->kind == GRAPH_NODE_TEST
-			? r->n_artifacts + (size_t)(n->rule - r->tests)
-			: (size_t)(n->rule - r->artifacts);
-		if (first[k] < 0)
-			first[k] = (long)i;
-	}
-	/* In file order: artifacts, then tests. */
-	for (k = 0; first && k < nr; k++) {
-		const struct graph_node *n;
-
-		if (first[k] < 0)
-			continue;
-		n = &g->nodes[first[k]];
-		found_warning(ck, r, n->rule->container.pos,
-			      "pin it by digest (IMAGE@sha256:...) so the key "
-			      "names the bytes",
-			      "%s '%s': container image '%s' is a tag, which "
-			      "can move: it is keyed as text",
-			      n->kind == GRAPH_NODE_TEST ? "test" : "artifact",
-			      n->name, n->container_image);
-	}
-	mem_free(first);
-}
-
 /*
  * Expand the rules into the graph, as plan and run will: a `where:` that
  * selects no instance, a toolkit expression naming no toolkit or a cycle
@@ -376,7 +81,7 @@ check_graph(struct check *ck, const struct rules *r)
 	cli_graph_limits(ck->ctx, &limits);
 	rc = graph_build_limited(r, &limits, &g, &err);
 	if (rc) {
-		found_error(ck, &err);
+		check_found_error(ck, &err);
 		return cli_exit_for(rc);
 	}
 	for (i = 0; i < r->n_targets; i++) {
@@ -390,16 +95,13 @@ check_graph(struct check *ck, const struct rules *r)
 			err.line = r->targets[i].pos.line;
 			err.col = r->targets[i].pos.col;
 		}
-		found_error(ck, &err);
+		check_found_error(ck, &err);
 		bad = 1;
 	}
 	if (bad) {
 		rc = CLI_USAGE;
 	} else {
-		check_sources(ck, r, g);
-		check_test_needs(ck, r, g);
-		check_containers(ck, r, g);
-		rc = check_outputs(ck, r, g);
+		rc = check_lint(ck, r, g);
 	}
 	graph_free(g);
 	return rc;
@@ -440,7 +142,7 @@ run_drift(struct check *ck, const struct rules *r)
 		error_list_release(&errors);
 		return 0;
 	}
-	found_errors(ck, r->file, &errors);
+	check_found_errors(ck, r->file, &errors);
 	for (i = 0; i < errors.n; i++)
 		if (errors.items[i].code == ERROR_IO ||
 		    errors.items[i].code == ERROR_NOMEM ||
@@ -566,19 +268,19 @@ run_check(struct check *ck, const char *path, const char *file, int drift,
 	error_list_init(&errors, CHECK_ERROR_LIMIT);
 	rc = rules_load_file(path, file, root, r, &errors);
 	if (rc) {
-		found_errors(ck, file, &errors);
+		check_found_errors(ck, file, &errors);
 		if (!errors.n && !errors.dropped) {
 			struct error e;
 
 			error_init(&e);
 			error_set(&e, rc, "cannot load the rules");
-			found_error(ck, &e);
+			check_found_error(ck, &e);
 		}
 		error_list_release(&errors);
 		return cli_exit_for(rc);
 	}
 	rc = graph_family_check_roots(*r, &errors);
-	found_errors(ck, file, &errors);
+	check_found_errors(ck, file, &errors);
 	error_list_release(&errors);
 	if (rc)
 		return cli_exit_for(rc);
@@ -600,6 +302,7 @@ cli_check(int argc, char **argv, const struct cli_ctx *ctx)
 	};
 	const char *file = NULL;
 	char path[4096];
+	int named;
 	struct check ck;
 	struct rules *r = NULL;
 	int c, rc, drift = 1;
@@ -627,9 +330,12 @@ cli_check(int argc, char **argv, const struct cli_ctx *ctx)
 	if (optind < argc)
 		return cli_usage_error(ctx, "check", "unexpected argument '%s'",
 				       argv[optind]);
+	named = file != NULL;
 	rc = cli_rules_path(ctx, file, path, sizeof(path), &file);
 	if (rc)
 		return cli_exit_for(rc);
+	if (!named)
+		cli_note_checked_rules(ctx);
 	error_list_init(&ck.errors, CHECK_ERROR_LIMIT);
 	error_list_init(&ck.warnings, CHECK_WARNING_LIMIT);
 	rc = run_check(&ck, path, file, drift, &r);

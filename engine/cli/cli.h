@@ -145,6 +145,14 @@ int cli_rules_path(const struct cli_ctx *ctx, const char *opt, char *out,
 		   size_t n, const char **display);
 
 /*
+ * For `ripple check` of the repository's own ripple.yml: a note (stderr)
+ * when it differs from HEAD's, or HEAD has none, since plan and run read
+ * the commit's rules (unless --worktree). Silent outside a repository,
+ * in a bare one, before the first commit, or when they agree.
+ */
+void cli_note_checked_rules(const struct cli_ctx *ctx);
+
+/*
  * Open the repository (when *repo is NULL) from ctx->dir and evaluate it at
  * `rev` (or the working tree); print every rule error. Returns 0, or the
  * exit code to return. On success the caller frees *ev (eval_free) and

@@ -218,6 +218,37 @@ cli_print_json(const struct cli_ctx *ctx, json_t *doc, size_t flags)
 }
 
 /*
+ * How the working tree's ripple.yml stands to the one committed at
+ * `commit`: 0 the same (or no file on disk, or it cannot be told), 1
+ * edited, 2 the commit has none.
+ */
+static int
+rules_vs_commit(struct graph_repo *repo, const struct graph_oid *commit)
+{
+	struct buf committed, disk;
+	struct error err;
+	int rc, state = 0;
+
+	error_init(&err);
+	buf_init(&committed, 0);
+	buf_init(&disk, 0);
+	if (rules_drift_read_dir((void *)graph_repo_root(repo), "ripple.yml",
+				 &disk, &err))
+		goto done;
+	rc = graph_repo_read_blob(repo, commit, "ripple.yml", &committed,
+				  &err);
+	if (rc == ERROR_NOT_FOUND)
+		state = 2;
+	else if (!rc && (committed.len != disk.len ||
+			 memcmp(committed.data, disk.data, disk.len)))
+		state = 1;
+done:
+	buf_release(&committed);
+	buf_release(&disk);
+	return state;
+}
+
+/*
  * `ripple check` reads the working tree's ripple.yml, plans read the
  * commit's: say so when they differ, so an uncommitted edit is not
  * silently ignored.
@@ -226,23 +257,39 @@ static void
 note_uncommitted_rules(const struct cli_ctx *ctx, struct graph_repo *repo,
 		       const struct eval *head)
 {
-	struct buf committed, disk;
-	struct error err;
-
-	error_init(&err);
-	buf_init(&committed, 0);
-	buf_init(&disk, 0);
-	if (!rules_drift_read_dir((void *)graph_repo_root(repo), "ripple.yml",
-				  &disk, &err) &&
-	    !graph_repo_read_blob(repo, &head->commit, "ripple.yml",
-				  &committed, &err) &&
-	    (committed.len != disk.len ||
-	     memcmp(committed.data, disk.data, disk.len)))
+	if (rules_vs_commit(repo, &head->commit) == 1)
 		cli_say(ctx, "note", "ripple.yml has uncommitted changes; "
 			"this uses the rules of commit %.9s (--worktree reads "
 			"the working tree's)", head->commit_hex);
-	buf_release(&committed);
-	buf_release(&disk);
+}
+
+void
+cli_note_checked_rules(const struct cli_ctx *ctx)
+{
+	struct graph_repo *repo = NULL;
+	struct graph_oid head;
+	struct error err;
+	char hex[GRAPH_OID_HEX];
+	int state;
+
+	error_init(&err);
+	if (graph_repo_open(ctx->dir, &repo, &err) ||
+	    graph_repo_is_bare(repo) ||
+	    graph_repo_resolve(repo, "HEAD", &head, &err))
+		goto done;	/* no commit to differ from */
+	graph_oid_hex(&head, hex);
+	state = rules_vs_commit(repo, &head);
+	if (state == 1)
+		cli_say(ctx, "note", "ripple.yml has uncommitted changes; "
+			"this checks the working tree's, plan and run read "
+			"the rules of commit %.9s (HEAD) unless --worktree",
+			hex);
+	else if (state == 2)
+		cli_say(ctx, "note", "ripple.yml is not in commit %.9s "
+			"(HEAD): plan and run read the rules of the commit; "
+			"commit it, or plan --worktree", hex);
+done:
+	graph_repo_close(repo);
 }
 
 int

@@ -21,6 +21,7 @@
 #include "engine/plan/eval.h"
 #include "engine/plan/record.h"
 #include "engine/plan/versions.h"
+#include "engine/run/conda.h"
 #include "engine/run/wheel.h"
 #include "graph/distfile.h"
 #include "graph/graph.h"
@@ -48,9 +49,11 @@ static const char record_help[] =
 	"version:, ${root.version} at the run's commit), as `ripple run`\n"
 	"records it; --version is needed only where the rule says none.\n"
 	"Each artifact must say the same: a wheel's METADATA Version (its\n"
-	"Version and Requires-Dist are recorded as metadata), a wheel's,\n"
-	"sdist's or conda package's file name (NAME-VERSION-BUILD.conda);\n"
-	"a mismatch, or a --version the rule contradicts, records nothing.\n";
+	"Version and Requires-Dist are recorded as metadata), a conda\n"
+	"package's info/index.json version (.conda or .tar.bz2, read with\n"
+	"libarchive; the file must be named NAME-VERSION-BUILD from it), an\n"
+	"sdist's file name; a mismatch, or a --version the rule contradicts,\n"
+	"records nothing.\n";
 
 enum {
 	OPT_RUN = 256, OPT_NODE, OPT_STATUS, OPT_ARTIFACT, OPT_META,
@@ -131,6 +134,47 @@ meta_value(const struct strv *meta, const char *key)
 }
 
 /*
+ * A conda package's version from its info/index.json (issue 25), into ver:
+ * the package must be named as conda-build names it from index.json's
+ * name, version and build. A file that is no archive (a stub build's
+ * placeholder) leaves the name's version.
+ */
+static int
+conda_version(const char *full, const char *path, char *ver, size_t n,
+	      const char **what, struct error *err)
+{
+	struct run_conda_index ix;
+	const char *base = strrchr(path, '/');
+	const char *ext = strlen(path) > 6 &&
+				  !strcmp(path + strlen(path) - 6, ".conda")
+			  ? ".conda" : ".tar.bz2";
+	char want[1024];
+	int rc;
+
+	base = base ? base + 1 : path;
+	rc = run_conda_index_read(full, &ix, err);
+	if (rc == 1)
+		return 0;
+	if (!rc)
+		rc = run_conda_file_name(&ix, ext, want, sizeof(want), err);
+	if (rc)
+		return rc;
+	if (strcmp(base, want)) {
+		rc = error_set(err, ERROR_CONFLICT, "conda package '%s' is "
+			       "named version %s but its info/index.json says "
+			       "name '%s', version '%s', build '%s' (named "
+			       "'%s')", path, ver, ix.name, ix.version,
+			       ix.build, want);
+		error_hint(err, "record the package the build wrote, under "
+			   "the name conda-build gives it");
+		return rc;
+	}
+	snprintf(ver, n, "%s", ix.version);
+	*what = "info/index.json version";
+	return 0;
+}
+
+/*
  * What artifact `path` says its version is (`what` names the source), into
  * ver: the METADATA of a wheel that is a zip (its Version and Requires-Dist
  * go to *meta for the first wheel), else the file name's. "" when it says
@@ -149,10 +193,12 @@ artifact_version(const char *root, const char *path, int first_wheel,
 
 	kind = graph_dist_file_version(path, ver, n);
 	*what = "file name";
-	if (kind != GRAPH_DIST_WHEEL)	/* a bad name: `release` says so */
-		return 0;
 	snprintf(full, sizeof(full), "%s%s%s", path[0] == '/' ? "" : root,
 		 path[0] == '/' ? "" : "/", path);
+	if (kind == GRAPH_DIST_CONDA)
+		return conda_version(full, path, ver, n, what, err);
+	if (kind != GRAPH_DIST_WHEEL)	/* a bad name: `release` says so */
+		return 0;
 	rc = run_wheel_metadata(full, &wm, err);
 	if (rc == 1) {
 		rc = 0;	/* no zip: the name speaks */

@@ -290,7 +290,7 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	struct cli_run_progress pr;
 	struct run_gpu *gpus = NULL;
 	struct cli_stop_saved saved;
-	const char *env[16];
+	const char *env[RULES_ENV_ALWAYS_COUNT];
 	char logdir[4096], outdir[4096], self[4096];
 	const char *root = graph_repo_root(repo), *status;
 	struct error err;

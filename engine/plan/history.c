@@ -447,7 +447,7 @@ history_from_remote_base(struct cache *c, struct plan_remote *remote,
 			 size_t *found, struct history **out,
 			 struct error *err)
 {
-	struct plan_options po = { PLAN_REUSE_SCOPE_ANY, NULL, 0, NULL, 0 };
+	struct plan_options po = { .reuse = PLAN_REUSE_SCOPE_ANY };
 	size_t nn = base->graph->n_nodes, i;
 	unsigned char *sel = NULL, *clo = NULL;
 	struct history *h;

@@ -14,6 +14,7 @@
 #include "base/mem.h"
 #include "engine/plan/explain.h"
 #include "engine/plan/group.h"
+#include "engine/plan/predict.h"
 #include "engine/plan/versions.h"
 #include "graph/graph.h"
 #include "graph/key.h"
@@ -591,6 +592,8 @@ plan_compute(const struct graph *g, const unsigned char *selected,
 	}
 done:
 	mem_free(forced);
+	if (!rc)
+		rc = plan_predict_cutoff(g, p, hist, opts, err);
 	if (rc) {
 		plan_free(p);
 		return rc;

@@ -48,6 +48,15 @@ enum plan_decision {
 	PLAN_REMOTE,	/* run: the node's platform is not this host's */
 };
 
+/* Early cutoff the plan foresees (engine/plan/predict.h). */
+enum plan_expect {
+	PLAN_EXPECT_NONE,
+	PLAN_EXPECT_CUTOFF,	/* its rebuilt upstreams only re-version
+				   unchanged payloads: cut off in the run */
+	PLAN_EXPECT_IF_PAYLOAD,	/* cut off if the rebuilt `cutoff: payload`
+				   upstreams' payload digests stay */
+};
+
 /* The closed set of reasons (docs/plan.md documents each). */
 enum plan_reason {
 	PLAN_REASON_REUSED,		/* same key, successful record */
@@ -216,6 +225,13 @@ struct plan_options {
 	int check_versions;
 	const struct rules_kv *versions;
 	size_t n_versions;
+	/*
+	 * 1: the history is the base commit's own keys, assumed built
+	 * (--assume-base-built): its records key on upstream keys, so a
+	 * node whose key equals its record's while an upstream builds is
+	 * cut off exactly when that upstream's output stays the base's.
+	 */
+	int assumed_base;
 };
 
 struct plan_item {
@@ -244,6 +260,15 @@ struct plan_item {
 	size_t n_changes;
 	int selected;			/* in the targets themselves */
 	int cutoff;			/* key used an output digest */
+	enum plan_expect expect;	/* BUILD/TEST: the run's cutoff of it,
+					   as foreseen (predict.h) */
+	enum plan_expect output_expect;	/* what its users may take: its
+					   recorded output (NONE: unknown) */
+	long expect_on;			/* expect set: the upstream that
+					   decides it (for IF_PAYLOAD the
+					   rebuilt `cutoff: payload` one;
+					   for CUTOFF the re-versioned
+					   member), else -1 */
 };
 
 struct plan {
@@ -253,6 +278,8 @@ struct plan {
 	struct graph_keys *keys;	/* keys decided on, owned */
 	size_t counts[PLAN_REMOTE + 1];	/* per decision, closure only */
 	size_t root_causes;		/* non-cascade rebuilds */
+	size_t expected[PLAN_EXPECT_IF_PAYLOAD + 1];	/* BUILD/TEST items
+					   per expect, closure only */
 	struct arena arena;
 };
 

@@ -582,6 +582,7 @@ planner_run_once(struct graph_repo *repo, struct cache *cache,
 	po.check_versions = p->check_versions;
 	po.versions = p->versions;
 	po.n_versions = p->n_versions;
+	po.assumed_base = o->assume_base_built;
 	rc = plan_compute(p->head->graph, p->selected,
 			  p->scope ? p->scope : p->closure,
 			  &p->head->sources, history_plan(p->hist), &po,

@@ -445,6 +445,7 @@ settle(struct plan_remote *pr, struct plan_remote_entry *e,
 		return OOM(err);
 	strv_init(&h->sources, 1);
 	h->action = l->action;
+	h->domain = l->domain;	/* the index's own domain id, or NULL */
 	memset(&l->action, 0, sizeof(l->action));
 	rc = remote_record_decode(l->record, l->record_len, &h->rec, &fe);
 	if (rc) {

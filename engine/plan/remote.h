@@ -34,6 +34,10 @@ struct plan_remote_hit {
 	const char *label;		/* "remote cache URL (run R, commit C,
 					   ref F)" for reasons and metadata */
 	const char *url;		/* the server (remote_url) */
+	const char *domain;		/* the trust domain it was found in
+					   (owned by the index), or NULL for
+					   the trusted one: its blobs are in
+					   that domain's CAS */
 	struct remote_action action;	/* the outputs by SHA-256 */
 	struct remote_record rec;	/* record, components, provenance */
 	struct strv sources;		/* from a bundle: the memo id and key

@@ -53,6 +53,7 @@ plan_remote_settle_bundle(struct plan_remote *pr,
 	h->action = be->action;
 	h->sources = be->sources;
 	h->bundled = 1;
+	h->domain = own ? pr->own_domain : NULL;	/* its blobs' CAS */
 	memset(be, 0, sizeof(*be));
 	cache_record_init(&be->rec.rec);
 	strv_init(&be->sources, 1);
@@ -236,8 +237,8 @@ plan_remote_components(struct plan_remote *pr,
 		return 0;
 	h->bundled = 0;		/* asked once */
 	error_init(&fe);
-	rc = remote_cas_get_buf(pr->r, &h->action.record, REMOTE_RECORD_MAX,
-				&text, &len, &fe);
+	rc = remote_cas_get_buf_in(pr->r, h->domain, &h->action.record,
+				   REMOTE_RECORD_MAX, &text, &len, &fe);
 	if (rc == 0)
 		rc = error_set(&fe, ERROR_NOT_FOUND, "its record blob %.12s "
 			       "is gone", h->action.record.hash);

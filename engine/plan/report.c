@@ -35,6 +35,22 @@ abbrev(struct buf *out, const char *v)
 		buf_addstr(out, v, NULL);
 }
 
+/* "; expected cut off ..." for a cascade the run will likely cut off. */
+static void
+expect_text(const struct graph *g, const struct plan_item *it,
+	    struct buf *out, struct error *err)
+{
+	const char *on = it->expect_on >= 0 ? g->nodes[it->expect_on].id
+					    : "an upstream";
+
+	if (it->expect == PLAN_EXPECT_CUTOFF)
+		buf_addf(out, err, "; expected cut off: %s only re-versions "
+			 "an unchanged payload", on);
+	else if (it->expect == PLAN_EXPECT_IF_PAYLOAD)
+		buf_addf(out, err, "; cut off if the payload of %s is "
+			 "unchanged", on);
+}
+
 int
 report_item_reason(const struct graph *g, const struct plan *p, size_t i,
 		   struct buf *out, struct error *err)
@@ -57,6 +73,7 @@ report_item_reason(const struct graph *g, const struct plan *p, size_t i,
 		if (it->root_cause >= 0 && it->root_cause != it->cause)
 			buf_addf(out, err, "; root cause %s",
 				 g->nodes[it->root_cause].id);
+		expect_text(g, it, out, err);
 		buf_addch(out, ')', err);
 		return err && err->code ? err->code : 0;
 	}
@@ -225,6 +242,12 @@ report_plan_text(const struct graph *g, const struct plan *p,
 		 p->counts[PLAN_SKIP], p->root_causes,
 		 p->root_causes == 1 ? "" : "s");
 	changed_files(p, out, err);
+	if (p->expected[PLAN_EXPECT_CUTOFF])
+		buf_addf(out, err, "; %zu expected cut off (re-versioned "
+			 "payloads unchanged)", p->expected[PLAN_EXPECT_CUTOFF]);
+	if (p->expected[PLAN_EXPECT_IF_PAYLOAD])
+		buf_addf(out, err, "; %zu cut off if rebuilt payloads are "
+			 "unchanged", p->expected[PLAN_EXPECT_IF_PAYLOAD]);
 	buf_addch(out, '\n', err);
 	return err && err->code ? err->code : 0;
 }
@@ -279,6 +302,17 @@ item_text(const struct graph *g, const struct plan *p, size_t i,
 	if (it->decision != PLAN_SKIP)
 		buf_addf(out, NULL, "  key       %s%s\n", it->key.hex,
 			 it->cutoff ? " (uses upstream output digests)" : "");
+	if (it->expect == PLAN_EXPECT_CUTOFF)
+		buf_addf(out, NULL, "  cutoff    expected: every upstream it "
+			 "differs by only re-versions a payload its record "
+			 "was made with (%s; `cutoff: payload` leaves the "
+			 "version out); the run checks the rebuilt bytes\n",
+			 g->nodes[it->expect_on].id);
+	else if (it->expect == PLAN_EXPECT_IF_PAYLOAD)
+		buf_addf(out, NULL, "  cutoff    if the payload digest of %s "
+			 "(`cutoff: payload`) stays the recorded one once "
+			 "rebuilt, the run reuses this node's record\n",
+			 g->nodes[it->expect_on].id);
 	if (it->n_changes)
 		buf_addstr(out, "  changes\n", NULL);
 	for (k = 0; k < it->n_changes; k++)

@@ -455,6 +455,14 @@ report_plan_summary(const struct graph *g, const struct plan *p,
 		 p->counts[PLAN_SKIP], p->root_causes);
 	buf_addf(out, err, "Baseline: %s\n\n",
 		 m->baseline_label ? m->baseline_label : "none");
+	if (p->expected[PLAN_EXPECT_CUTOFF] ||
+	    p->expected[PLAN_EXPECT_IF_PAYLOAD])
+		buf_addf(out, err, "Early cutoff foreseen: %zu expected (their "
+			 "rebuilt upstreams only re-version unchanged "
+			 "payloads), %zu if the rebuilt payloads are "
+			 "unchanged; the run decides from the bytes.\n\n",
+			 p->expected[PLAN_EXPECT_CUTOFF],
+			 p->expected[PLAN_EXPECT_IF_PAYLOAD]);
 	if (m->forced_reason)
 		buf_addf(out, err, "Everything runs: %s\n\n", m->forced_reason);
 	if (m->n_unclaimed) {

@@ -97,6 +97,23 @@ coverage_json(const struct plan_meta *m)
 	return o;
 }
 
+/* {"kind": "expected"|"if-payload-unchanged", "on": ID}, or null. */
+static json_t *
+expect_json(const struct graph *g, const struct plan_item *it)
+{
+	json_t *o;
+
+	if (it->expect == PLAN_EXPECT_NONE)
+		return json_null();
+	o = json_object();
+	json_object_set_new(o, "kind", json_string(
+		it->expect == PLAN_EXPECT_CUTOFF ? "expected"
+						 : "if-payload-unchanged"));
+	json_object_set_new(o, "on", it->expect_on >= 0
+		? json_string(g->nodes[it->expect_on].id) : json_null());
+	return o;
+}
+
 static json_t *
 item_json(const struct graph *g, const struct plan *p, size_t i)
 {
@@ -131,6 +148,7 @@ item_json(const struct graph *g, const struct plan *p, size_t i)
 		? json_string(it->remote->url) : json_null());
 	json_object_set_new(o, "output_digest", str_or_null(it->output_digest));
 	json_object_set_new(o, "selected", json_boolean(it->selected));
+	json_object_set_new(o, "expected_cutoff", expect_json(g, it));
 	json_object_set_new(o, "changes", ch);
 	return o;
 }
@@ -183,6 +201,11 @@ report_plan_json(const struct graph *g, const struct plan *p,
 	json_object_set_new(doc, "counts", counts);
 	json_object_set_new(doc, "root_causes",
 			    json_integer((json_int_t)p->root_causes));
+	json_object_set_new(doc, "expected_cutoff", json_pack(
+		"{s:I,s:I}", "expected",
+		(json_int_t)p->expected[PLAN_EXPECT_CUTOFF],
+		"if_payload_unchanged",
+		(json_int_t)p->expected[PLAN_EXPECT_IF_PAYLOAD]));
 	json_object_set_new(doc, "nodes", nodes);
 	rc = dump(doc, JSON_INDENT(2), out, err);
 	if (!rc)

@@ -11,6 +11,7 @@
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/mem.h"
+#include "base/path.h"
 #include "engine/plan/record.h"
 #include "engine/release/internal.h"
 #include "graph/digest.h"
@@ -31,14 +32,33 @@ base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
-/* Whether s holds a byte below 0x20 or 0x7f (a newline, an escape). */
+/* Whether s holds a control character (C0 or C1, base/path.h). */
 static int
 has_control(const char *s)
 {
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return 1;
-	return 0;
+	return path_bad_char(s, strlen(s), NULL) != NULL;
+}
+
+/*
+ * Where locator loc's bytes are read: an absolute locator where it is; a
+ * repository-relative one at DIR/LOC, or, with --artifacts DIR, at
+ * DIR/NAME when DIR/LOC is missing (the file name it is published under,
+ * as `ripple fetch --to DIR` writes it; a release has no two files of
+ * one name). Arena string, or NULL when out of memory.
+ */
+static const char *
+file_of(struct release_ctx *x, const char *dir, const char *loc)
+{
+	const char *path;
+	struct stat st;
+
+	if (loc[0] == '/')
+		return loc;
+	path = arena_printf(x->a, "%s/%s", dir, loc);
+	if (!path || !x->opt->artifacts_dir || !lstat(path, &st) ||
+	    !strchr(loc, '/'))
+		return path;
+	return arena_printf(x->a, "%s/%s", dir, base_name(loc));
 }
 
 /* Read one ok row's files; a problem turns it failed. */
@@ -47,14 +67,15 @@ verify_row(struct release_ctx *x, const char *dir, struct release_artifact *row)
 {
 	struct digest d;
 	struct error e;
-	const char *path;
+	const char *path, **files;
 	char sum[SHA256_HEX];
 	size_t i, n_url = 0;
 	int rc;
 
 	row->sha256s = arena_alloc(x->a, (row->n_locators + 1) *
 				   sizeof(*row->sha256s));
-	if (!row->sha256s)
+	files = arena_alloc(x->a, (row->n_locators + 1) * sizeof(*files));
+	if (!row->sha256s || !files)
 		return ERROR_NOMEM;
 	for (i = 0; i < row->n_locators; i++) {
 		const char *loc = row->locators[i];
@@ -66,8 +87,7 @@ verify_row(struct release_ctx *x, const char *dir, struct release_artifact *row)
 		}
 		/* The whole locator (it comes from a record): a path cut to
 		 * a buffer's size could name another file. */
-		path = loc[0] == '/' ? loc
-				     : arena_printf(x->a, "%s/%s", dir, loc);
+		path = files[i] = file_of(x, dir, loc);
 		if (!path)
 			return ERROR_NOMEM;
 		error_init(&e);
@@ -100,7 +120,8 @@ verify_row(struct release_ctx *x, const char *dir, struct release_artifact *row)
 	if (!row->output_digest || !row->n_locators)
 		return 0;
 	error_init(&e);
-	rc = record_output_digest(dir, row->locators, row->n_locators, &d, &e);
+	rc = record_output_digest_files(row->locators, files,
+					row->n_locators, &d, &e);
 	if (rc == ERROR_NOMEM)
 		return rc;
 	if (rc) {

@@ -4,7 +4,8 @@
  * over the records the tag's own run published (namespace "tag/TAG/",
  * engine/run/remote.h), so keys follow that run's outputs level by level;
  * every artifact of the closure needs such a record, written at the tag's
- * commit, and every output blob it names must be in the CAS. The records
+ * commit, and every output blob it names must be in the CAS, downloaded
+ * and hashed (a HEAD with --artifacts DIR, whose files are read). The records
  * then feed the artifact, version and metadata checks as a local run's do.
  */
 #include <stdio.h>
@@ -77,7 +78,7 @@ plan_tag(struct release_ctx *x, const char *ns, unsigned char *sel,
 	 unsigned char *clo, struct history **h, struct plan **p,
 	 struct error *err)
 {
-	struct plan_options po = { PLAN_REUSE_SCOPE_ANY, NULL, 0, NULL, 0 };
+	struct plan_options po = { .reuse = PLAN_REUSE_SCOPE_ANY };
 	const char *target = x->node->id;
 	int rc;
 
@@ -135,15 +136,52 @@ take_records(struct release_ctx *x, const struct plan *p, size_t *missing,
 	return rc == ERROR_NOMEM ? OOM(err) : rc;
 }
 
-/* Every output blob of every record taken must be in the CAS. */
+/*
+ * Whether each blob is in the CAS: with --artifacts DIR the release reads
+ * the files there (release_verify_bytes), so a HEAD each is enough; else
+ * the release vouches for the server's bytes, so each blob is downloaded
+ * and hashed (nothing is kept): a blob damaged after it was uploaded
+ * (garbage of the right size PUT over it) looks present to a HEAD.
+ */
+static int
+ask_blobs(struct release_ctx *x, struct remote_check *c, size_t n,
+	  struct error *err)
+{
+	struct remote *r = plan_remote_client(x->opt->remote);
+	struct remote_digest *d;
+	const char **dom;
+	unsigned char *have;
+	size_t i;
+	int rc;
+
+	if (!x->opt->artifacts_dir)
+		return remote_cas_verify(r, c, n, err);
+	d = mem_calloc(n + 1, sizeof(*d));
+	dom = mem_calloc(n + 1, sizeof(*dom));
+	have = mem_calloc(n + 1, 1);
+	rc = d && dom && have ? 0 : OOM(err);
+	for (i = 0; !rc && i < n; i++) {
+		d[i] = c[i].digest;
+		dom[i] = c[i].domain;
+	}
+	if (!rc)
+		rc = remote_cas_has(r, d, n, dom, have, err);
+	for (i = 0; !rc && i < n; i++)
+		c[i].result = have[i];
+	mem_free(d);
+	mem_free(dom);
+	mem_free(have);
+	return rc;
+}
+
+/* Every output blob of every record taken must be in the CAS, intact. */
 static int
 check_blobs(struct release_ctx *x, const struct plan *p, size_t *missing,
-	    struct error *err)
+	    size_t *damaged, struct error *err)
 {
 	const struct graph *g = x->ev->graph;
-	struct remote_digest *d = NULL;
-	const char **what = NULL;
-	unsigned char *have = NULL;
+	struct remote_check *c = NULL;
+	const char **what = NULL, **node = NULL;
 	size_t i, k, n = 0, cap = 0;
 	int rc = 0;
 
@@ -151,10 +189,10 @@ check_blobs(struct release_ctx *x, const struct plan *p, size_t *missing,
 		if (p->in_closure[i] && p->items[i].remote &&
 		    judged(&g->nodes[i]))
 			cap += p->items[i].remote->action.n;
-	d = mem_calloc(cap + 1, sizeof(*d));
+	c = mem_calloc(cap + 1, sizeof(*c));
 	what = mem_calloc(cap + 1, sizeof(*what));
-	have = mem_calloc(cap + 1, 1);
-	if (!d || !what || !have) {
+	node = mem_calloc(cap + 1, sizeof(*node));
+	if (!c || !what || !node) {
 		rc = OOM(err);
 		goto done;
 	}
@@ -164,23 +202,39 @@ check_blobs(struct release_ctx *x, const struct plan *p, size_t *missing,
 		if (!p->in_closure[i] || !h || !judged(&g->nodes[i]))
 			continue;
 		for (k = 0; k < h->action.n; k++) {
-			d[n] = h->action.outputs[k].digest;
+			c[n].digest = h->action.outputs[k].digest;
+			c[n].domain = h->domain;
+			node[n] = g->nodes[i].id;
 			what[n++] = h->action.outputs[k].path;
 		}
 	}
-	rc = remote_cas_has(plan_remote_client(x->opt->remote), d, n, have,
-			    err);
-	for (i = 0; !rc && i < n; i++)
-		if (!have[i]) {
-			(*missing)++;
+	rc = ask_blobs(x, c, n, err);
+	for (i = 0; !rc && i < n; i++) {
+		if (c[i].result == 1)
+			continue;
+		(*missing)++;
+		if (!c[i].result)
 			rc = release_problem(x, RELEASE_CHECK_RUN, "%s: blob "
 					     "%.12s is not in the remote cache",
-					     what[i], d[i].hash);
-		}
+					     what[i], c[i].digest.hash);
+		else if (c[i].result == ERROR_CORRUPT) {
+			(*damaged)++;
+			rc = release_problem(x, RELEASE_CHECK_RUN, "%s of %s: "
+					     "blob %s is damaged in the remote "
+					     "cache (%lld bytes; the server's "
+					     "bytes do not hash to it)",
+					     what[i], node[i], c[i].digest.hash,
+					     (long long)c[i].digest.size);
+		} else
+			rc = release_problem(x, RELEASE_CHECK_RUN, "%s: blob "
+					     "%.12s cannot be read: %s",
+					     what[i], c[i].digest.hash,
+					     c[i].err.msg);
+	}
 done:
-	mem_free(d);
+	mem_free(c);
 	mem_free(what);
-	mem_free(have);
+	mem_free(node);
 	return rc;
 }
 
@@ -188,7 +242,7 @@ int
 release_check_remote(struct release_ctx *x, struct error *err)
 {
 	const char *url = plan_remote_url(x->opt->remote), *run = NULL;
-	size_t n = x->ev->graph->n_nodes, missing = 0;
+	size_t n = x->ev->graph->n_nodes, missing = 0, damaged = 0;
 	unsigned char *sel = mem_calloc(n + 1, 1), *clo = mem_calloc(n + 1, 1);
 	struct history *h = NULL;
 	struct plan *p = NULL;
@@ -211,13 +265,24 @@ release_check_remote(struct release_ctx *x, struct error *err)
 	if (!rc)
 		rc = take_records(x, p, &missing, &run, err);
 	if (!rc && plan_remote_up(x->opt->remote))
-		rc = check_blobs(x, p, &missing, err);
+		rc = check_blobs(x, p, &missing, &damaged, err);
 	if (rc)
 		goto done;
 	if (!plan_remote_up(x->opt->remote)) {
 		release_set(x, RELEASE_CHECK_RUN, RELEASE_STATUS_FAIL,
 			    "no successful run for tag '%s' here, and remote "
 			    "cache %s is unreachable", x->opt->tag, url);
+	} else if (damaged) {
+		release_set(x, RELEASE_CHECK_RUN, RELEASE_STATUS_FAIL,
+			    "remote cache %s: %zu problem%s with the records "
+			    "of tag %s at %.12s (below), %zu damaged blob%s: "
+			    "a run of tag %s that builds the node again "
+			    "(`ripple run --tag %s --reuse none`, with a "
+			    "credential that writes the trusted domain) "
+			    "uploads the true bytes over them", url, missing,
+			    missing == 1 ? "" : "s", x->opt->tag, x->r->commit,
+			    damaged, damaged == 1 ? "" : "s", x->opt->tag,
+			    x->opt->tag);
 	} else if (missing || !run) {
 		release_set(x, RELEASE_CHECK_RUN, RELEASE_STATUS_FAIL,
 			    "remote cache %s: %zu problem%s with the records "
@@ -230,8 +295,10 @@ release_check_remote(struct release_ctx *x, struct error *err)
 		x->from_remote = 1;
 		release_set(x, RELEASE_CHECK_RUN, RELEASE_STATUS_OK,
 			    "remote cache %s: %zu records of tag %s at %.12s "
-			    "(run %s), every output blob present", url,
-			    x->recs.n, x->opt->tag, x->r->commit, run);
+			    "(run %s), every output blob present%s", url,
+			    x->recs.n, x->opt->tag, x->r->commit, run,
+			    x->opt->artifacts_dir ? ""
+						  : ", read and intact");
 	}
 done:
 	plan_free(p);

@@ -60,8 +60,8 @@ void exec_runner_posix(struct exec_runner *out);
 /*
  * The allow-listed variables of `environ_` (rules_env_always: PATH, HOME,
  * LANG, LC_ALL, TMPDIR, TERM, USER, CUDA_HOME, LD_LIBRARY_PATH), as "K=V"
- * pointers into environ_ appended to *out (at most 9). Returns how many
- * were added.
+ * pointers into environ_ (the first of each name) stored in out, which
+ * holds RULES_ENV_ALWAYS_COUNT (rules/rules.h). Returns how many.
  */
 size_t exec_env_allowed(char *const *environ_, const char **out);
 

@@ -221,9 +221,16 @@ run_outputs_sweep(const char *root, const char *const *patterns, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++) {
+		const char *rest;
+
 		fixed_folder(patterns[i], folder, sizeof(folder));
+		rest = patterns[i] + strlen(folder) + (folder[0] ? 1 : 0);
 		error_init(&e);
-		place_sweep(root, folder, &e);
+		/* Below the folder too when the wildcard part spans folders
+		 * (dist/STARSTAR, dist/STAR/x.whl): a killed fetch of any entry
+		 * of the node may have left files there. */
+		place_sweep(root, folder, strchr(rest, '/') ||
+			    strstr(rest, "**"), &e);
 	}
 }
 

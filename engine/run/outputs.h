@@ -37,9 +37,12 @@ int run_outputs_collect(const char *root, const char *const *patterns,
 /*
  * Remove the temporary files of placements whose process is gone
  * (base/place.h: place_sweep) from each pattern's fixed folder (the part
- * before its first wildcard), so that a killed fetch's leftovers are
- * neither kept nor matched as outputs. Folders that are missing or reached
- * through a link are skipped; nothing fails.
+ * before its first wildcard), and from every folder below it when the
+ * rest of the pattern spans folders ("**", or a '/' after a wildcard),
+ * so that a killed fetch's leftovers are neither kept nor matched as
+ * outputs. Never outside those folders: links, ".git" and ".ripple" are
+ * not entered. Folders that are missing or reached through a link are
+ * skipped; nothing fails.
  */
 void run_outputs_sweep(const char *root, const char *const *patterns,
 		       size_t n);

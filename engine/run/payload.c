@@ -1,6 +1,7 @@
 /*
  * Payload digests of artifacts (engine/run/payload.h): wheels read with
- * libzip, entry by entry, METADATA without its long description.
+ * libzip, entry by entry, METADATA without its long description, the
+ * wheel's own version masked in names and bytes.
  */
 #include "engine/run/payload.h"
 
@@ -11,10 +12,12 @@
 
 #include <zip.h>
 
+#include "base/buf.h"
 #include "base/error.h"
 #include "base/mem.h"
 #include "base/strv.h"
 #include "graph/digest.h"
+#include "engine/run/payload_int.h"
 #include "base/banned.h"
 
 static int
@@ -31,85 +34,37 @@ ends_with(const char *s, const char *tail)
 	return n >= k && !strcmp(s + n - k, tail);
 }
 
-/* METADATA's headers without Description: (folded lines included). */
-static void
-add_metadata(struct digest_state *st, const char *text, size_t len)
-{
-	const char *p = text, *end = text + len;
-	int skipping = 0;
-
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
-		size_t k = n;
-
-		while (k && (p[k - 1] == '\n' || p[k - 1] == '\r'))
-			k--;
-		if (!k)
-			break;	/* the body: the long description */
-		if (p[0] == ' ' || p[0] == '\t') {
-			if (!skipping)
-				digest_add(st, p, k);
-		} else {
-			skipping = k >= 12 && !strncmp(p, "Description:", 12);
-			if (!skipping)
-				digest_add(st, p, k);
-		}
-		p += n;
-	}
-}
-
+/* An entry's bytes, whole (the version may straddle any chunk). */
 static int
-add_entry(struct digest_state *st, zip_t *z, zip_uint64_t i,
-	  const char *name, const char *path, struct error *err)
+read_entry(zip_t *z, zip_uint64_t i, const char *name, const char *path,
+	   struct buf *b, struct error *err)
 {
 	zip_stat_t zs;
 	zip_file_t *f;
-	char *buf;
 	zip_int64_t got;
-	int meta = ends_with(name, ".dist-info/METADATA");
+	int rc;
 
 	zip_stat_init(&zs);
 	if (zip_stat_index(z, i, 0, &zs) || !(zs.valid & ZIP_STAT_SIZE))
 		return error_set(err, ERROR_INVALID, "wheel '%s': cannot read "
 				 "entry '%s'", path, name);
+	if (zs.size > PAYLOAD_ENTRY_MAX)
+		return error_set(err, ERROR_INVALID, "wheel '%s': entry '%s' "
+				 "is over %u MiB", path, name,
+				 PAYLOAD_ENTRY_MAX >> 20);
+	rc = buf_grow(b, (size_t)zs.size + 1, err);
+	if (rc)
+		return rc;
 	f = zip_fopen_index(z, i, 0);
-	buf = mem_alloc(65536);
-	if (!f || !buf) {
-		if (f)
-			zip_fclose(f);
-		mem_free(buf);
-		return buf ? error_set(err, ERROR_INVALID, "wheel '%s': cannot "
-				       "open entry '%s'", path, name)
-			   : error_set(err, ERROR_NOMEM, "out of memory");
-	}
-	digest_add_str(st, name);
-	if (meta) {
-		char *text = zs.size < (1u << 24) ? mem_alloc(zs.size + 1)
-						  : NULL;
-
-		got = text ? zip_fread(f, text, zs.size) : -1;
-		if (got >= 0 && (zip_uint64_t)got == zs.size)
-			add_metadata(st, text, (size_t)got);
-		mem_free(text);
-		if (got < 0 || (zip_uint64_t)got != zs.size) {
-			zip_fclose(f);
-			mem_free(buf);
-			return error_set(err, ERROR_INVALID, "wheel '%s': cannot "
-					 "read its METADATA", path);
-		}
-	} else {
-		while ((got = zip_fread(f, buf, 65536)) > 0)
-			digest_add(st, buf, (size_t)got);
-		if (got < 0) {
-			zip_fclose(f);
-			mem_free(buf);
-			return error_set(err, ERROR_INVALID, "wheel '%s': cannot "
-					 "read entry '%s'", path, name);
-		}
-	}
+	if (!f)
+		return error_set(err, ERROR_INVALID, "wheel '%s': cannot open "
+				 "entry '%s'", path, name);
+	got = zs.size ? zip_fread(f, b->data, zs.size) : 0;
 	zip_fclose(f);
-	mem_free(buf);
+	if (got < 0 || (zip_uint64_t)got != zs.size)
+		return error_set(err, ERROR_INVALID, "wheel '%s': cannot read "
+				 "entry '%s'", path, name);
+	b->len = (size_t)got;
 	return 0;
 }
 
@@ -126,10 +81,75 @@ cmp_entry(const void *a, const void *b)
 		      ((const struct entry *)b)->name);
 }
 
-/* A wheel's entries; 1 when the file is no zip (hash it whole). */
+/* The wheel's own version, from its METADATA, as tokens to mask. */
 static int
-add_wheel(struct digest_state *st, const char *path, struct error *err)
+wheel_tokens(zip_t *z, const struct entry *v, size_t n, const char *path,
+	     struct payload_tokens *t, struct error *err)
 {
+	struct buf raw, hdr;
+	const char *ver;
+	size_t i, ver_len;
+	int rc = 0;
+
+	t->n = 0;
+	for (i = 0; i < n && !ends_with(v[i].name, ".dist-info/METADATA");
+	     i++)
+		;
+	if (i == n)
+		return 0;
+	buf_init(&raw, 0);
+	buf_init(&hdr, 0);
+	rc = read_entry(z, v[i].index, v[i].name, path, &raw, err);
+	if (!rc)
+		rc = payload_metadata_headers(raw.data, raw.len, &hdr, &ver, &ver_len,
+				      err);
+	if (!rc && ver)
+		payload_tokens_of(t, ver, ver_len);
+	buf_release(&hdr);
+	buf_release(&raw);
+	return rc;
+}
+
+static int
+add_entry(struct digest_state *st, zip_t *z, const struct entry *e,
+	  const char *path, const struct payload_tokens *t, struct error *err)
+{
+	struct buf raw, out;
+	const char *ver;
+	size_t ver_len;
+	int rc;
+
+	buf_init(&raw, 0);
+	buf_init(&out, 0);
+	rc = payload_add_name(st, t, e->name, err);
+	if (!rc)
+		rc = read_entry(z, e->index, e->name, path, &raw, err);
+	if (!rc && ends_with(e->name, ".dist-info/METADATA")) {
+		struct buf hdr;
+
+		buf_init(&hdr, 0);
+		rc = payload_metadata_headers(raw.data, raw.len, &hdr, &ver, &ver_len,
+				      err);
+		if (!rc)
+			rc = payload_masked(&out, t, hdr.data, hdr.len, err);
+		buf_release(&hdr);
+	} else if (!rc) {
+		rc = payload_masked(&out, t, raw.data, raw.len, err);
+	}
+	if (!rc)
+		digest_add(st, out.data, out.len);
+	buf_release(&out);
+	buf_release(&raw);
+	return rc;
+}
+
+/* A wheel's name and entries; 1 when the file is no zip (hash it whole,
+ * name and all, as another file). */
+static int
+add_wheel(struct digest_state *st, const char *path, const char *base,
+	  struct error *err)
+{
+	struct payload_tokens t;
 	zip_t *z;
 	zip_int64_t n, i;
 	struct entry *v = NULL;
@@ -153,15 +173,19 @@ add_wheel(struct digest_state *st, const char *path, struct error *err)
 	}
 	if (!rc)
 		qsort(v, (size_t)n, sizeof(*v), cmp_entry);
-	for (i = 0; !rc && i < n; i++) {
-		if (i && !strcmp(v[i].name, v[i - 1].name))
+	for (i = 1; !rc && i < n; i++)
+		if (!strcmp(v[i].name, v[i - 1].name))
 			rc = error_set(err, ERROR_INVALID, "wheel '%s': entry "
 				       "'%s' named twice", path, v[i].name);
-		else if (!ends_with(v[i].name, ".dist-info/RECORD") &&
-			 !ends_with(v[i].name, "/"))
-			rc = add_entry(st, z, v[i].index, v[i].name, path,
-				       err);
-	}
+	if (!rc)
+		rc = wheel_tokens(z, v, (size_t)(n > 0 ? n : 0), path, &t,
+				  err);
+	if (!rc)
+		rc = payload_add_name(st, &t, base, err);
+	for (i = 0; !rc && i < n; i++)
+		if (!ends_with(v[i].name, ".dist-info/RECORD") &&
+		    !ends_with(v[i].name, "/"))
+			rc = add_entry(st, z, &v[i], path, &t, err);
 	mem_free(v);
 	zip_discard(z);
 	return rc;
@@ -201,17 +225,22 @@ run_payload_digest(const char *root, const char *const *paths, size_t n,
 		return error_set(err, ERROR_NOMEM, "out of memory");
 	memcpy(v, paths, n * sizeof(*v));
 	qsort(v, n, sizeof(*v), cmp_str);
-	rc = digest_begin(&st, "ripple-payload-v1", err);
+	rc = digest_begin(&st, "ripple-payload-v2", err);
 	for (i = 0; !rc && i < n; i++) {
 		const char *base = strrchr(v[i], '/');
 
+		base = base ? base + 1 : v[i];
 		snprintf(full, sizeof(full), "%s%s%s",
 			 v[i][0] == '/' ? "" : root,
 			 v[i][0] == '/' ? "" : "/", v[i]);
-		digest_add_str(&st, base ? base + 1 : v[i]);
-		rc = ends_with(v[i], ".whl") ? add_wheel(&st, full, err) : 1;
-		if (rc == 1)
+		rc = ends_with(v[i], ".whl") ? add_wheel(&st, full, base, err)
+		   : ends_with(v[i], ".conda") || ends_with(v[i], ".tar.bz2")
+			? payload_add_conda(&st, full, err)
+			: 1;
+		if (rc == 1) {
+			digest_add_str(&st, base);
 			rc = add_file(&st, full, err);
+		}
 	}
 	if (rc)
 		digest_abort(&st);

@@ -22,6 +22,7 @@
 #include "cache/remote.h"
 #include "engine/plan/record.h"
 #include "engine/plan/remote.h"
+#include "engine/run/outputs.h"
 #include "graph/digest.h"
 #include "graph/outputs.h"
 #include "base/banned.h"
@@ -99,29 +100,37 @@ dest_name(const struct plan_remote_hit *h, size_t i, int to_dir,
 	return 0;
 }
 
-/* Remove temp files a killed fetch left in the folders of the outputs. */
+/*
+ * Remove temp files a killed fetch left: in the node's declared output
+ * folders (below them too where a pattern spans folders: any older entry
+ * of the node may have put files there), or in the --to folder.
+ */
 static void
-sweep(const char *root, const struct plan_remote_hit *h, int to_dir)
+sweep(const char *root, const char *const *patterns, size_t n_patterns,
+      const char *to_dir)
 {
-	char dir[PATH_MAX];
 	struct error e;
-	size_t i;
 
-	for (i = 0; i < h->action.n; i++) {
-		const char *path = h->action.outputs[i].path;
-		const char *slash = to_dir ? NULL : strrchr(path, '/');
-
-		snprintf(dir, sizeof(dir), "%.*s",
-			 slash ? (int)(slash - path) : 0, path);
-		error_init(&e);
-		place_sweep(root, dir, &e);
-	}
+	error_init(&e);
+	if (to_dir)
+		place_sweep(to_dir, "", 0, &e);
+	else
+		run_outputs_sweep(root, patterns, n_patterns);
 }
+
+/*
+ * Staged files downloaded at once: each holds a descriptor while its
+ * batch runs, so a node with thousands of outputs stays far below the
+ * process's limit (1024 by default) whatever RIPPLE_REMOTE_PARALLEL says.
+ */
+#define FETCH_BATCH 64
 
 /* The bytes of one fetch: a file per output, kept or staged. */
 struct fetch_set {
 	struct place pl;
 	struct remote_fetch *f;		/* the staged ones, m */
+	size_t *staged;			/* their place indexes, m */
+	const char *domain;		/* the entry's trust domain, or NULL */
 	size_t m;
 	char **files;			/* where output i's bytes are now */
 	size_t n;
@@ -137,6 +146,7 @@ fetch_set_release(struct fetch_set *s)
 		mem_free(s->files[i]);
 	mem_free(s->files);
 	mem_free(s->f);
+	mem_free(s->staged);
 }
 
 /* Keep output i when `base`/name holds its bytes already, else stage it. */
@@ -177,19 +187,86 @@ keep_or_stage(struct fetch_set *s, const char *base,
 	if (!s->files[i])
 		return OOM(err);
 	s->f[s->m].digest = o->digest;
-	s->f[s->m].fd = place_fd(&s->pl, (size_t)k);
+	s->f[s->m].domain = s->domain;
+	s->f[s->m].fd = -1;
+	s->staged[s->m] = (size_t)k;
 	s->m++;
 	return 0;
 }
 
-/* Fetch the staged files; count them. */
+/*
+ * A blob of staged files [at, at + n) failed its digest or size: say
+ * which output and blob, that the server holds damaged bytes, and what
+ * repairs them (issue 22: garbage PUT over a blob after it was uploaded
+ * is found here, never placed).
+ */
+static void
+damaged(struct plan_remote *pr, const struct fetch_set *s, size_t at,
+	size_t n, struct error *err)
+{
+	const char *why;
+	char detail[sizeof(err->msg)];
+	size_t i;
+
+	for (i = at; i < at + n; i++)
+		if (s->f[i].result == ERROR_CORRUPT)
+			break;
+	if (i == at + n)
+		return;
+	why = strstr(err->msg, s->f[i].digest.hash);
+	why = why ? why + REMOTE_HASH_LEN + 2 : err->msg;
+	snprintf(detail, sizeof(detail), "%s", why);
+	error_init(err);
+	error_set(err, ERROR_CORRUPT, "output '%s': blob %s (%lld bytes) is "
+		  "damaged in remote cache %s: %s",
+		  s->pl.files[s->staged[i]].rel, s->f[i].digest.hash,
+		  (long long)s->f[i].digest.size, plan_remote_url(pr), detail);
+	error_hint(err, "nothing was written; a run that builds the node "
+		   "again uploads its true bytes over the damaged ones (`ripple "
+		   "run --reuse none` of the node, with a credential that may "
+		   "write), and a run that needs them rebuilds the node by "
+		   "itself (a cache gap)");
+}
+
+/* Fetch staged files [at, at + n) with a descriptor each, then close. */
+static int
+download_batch(struct plan_remote *pr, struct fetch_set *s, size_t at,
+	       size_t n, struct error *err)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = at; !rc && i < at + n; i++) {
+		int fd = place_fd(&s->pl, s->staged[i], err);
+
+		rc = fd < 0 ? fd : 0;
+		s->f[i].fd = fd;
+	}
+	if (!rc)
+		rc = remote_cas_get_files(plan_remote_client(pr), s->f + at, n,
+					  err);
+	if (rc == ERROR_CORRUPT)
+		damaged(pr, s, at, n, err);
+	for (i = at; i < at + n; i++) {
+		int c = place_fd_close(&s->pl, s->staged[i], err);
+
+		s->f[i].fd = -1;
+		rc = rc ? rc : c;
+	}
+	return rc;
+}
+
+/* Fetch the staged files, FETCH_BATCH at a time; count them. */
 static int
 download(struct plan_remote *pr, struct fetch_set *s, struct error *err)
 {
 	struct plan_remote_stats *st = plan_remote_stats(pr);
 	size_t i;
-	int rc = remote_cas_get_files(plan_remote_client(pr), s->f, s->m, err);
+	int rc = 0;
 
+	for (i = 0; !rc && i < s->m; i += FETCH_BATCH)
+		rc = download_batch(pr, s, i, s->m - i < FETCH_BATCH
+					      ? s->m - i : FETCH_BATCH, err);
 	for (i = 0; !rc && i < s->m; i++) {
 		if (s->f[i].result == 1) {
 			st->fetched_files++;
@@ -243,9 +320,11 @@ fetch_all(struct plan_remote *pr, const char *base, int to_dir,
 	memset(&s, 0, sizeof(s));
 	s.pl.root_fd = -1;
 	s.n = h->action.n;
+	s.domain = h->domain;
 	s.f = mem_calloc(s.n + 1, sizeof(*s.f));
 	s.files = mem_calloc(s.n + 1, sizeof(*s.files));
-	if (!s.f || !s.files) {
+	s.staged = mem_calloc(s.n + 1, sizeof(*s.staged));
+	if (!s.f || !s.files || !s.staged) {
 		rc = OOM(err);
 		goto done;
 	}
@@ -325,7 +404,7 @@ run_remote_fetch(struct plan_remote *pr, const char *root,
 	rc = declared(rec, patterns, n_patterns, h, err);
 	if (rc)
 		goto done;
-	sweep(to_dir ? to_dir : root, h, to_dir != NULL);
+	sweep(root, patterns, n_patterns, to_dir);
 	rc = fetch_all(pr, to_dir ? to_dir : root, to_dir != NULL, rec, h,
 		       err);
 done:

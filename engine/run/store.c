@@ -84,6 +84,9 @@ prepare(void *payload, size_t node, struct error *err)
 				       sizeof(*s->before));
 		if (!s->before)
 			return error_set(err, ERROR_NOMEM, "out of memory");
+		/* Owned: each identity is made in `line`, on this stack. */
+		for (i = 0; i < s->ev->graph->n_nodes; i++)
+			strv_init(&s->before[i], 1);
 	}
 	before = &s->before[node];
 	strv_release(before);

@@ -4,7 +4,8 @@
 # deleting a record a release needs later. Run it from cron on the server,
 # e.g. daily: `prune.sh /srv/ripple-cache 30`.
 #
-#   d/   (pull requests' and branches' domains): files older than DAYS go;
+#   d/   (pull requests' and branches' domains, their entries and blobs):
+#        files older than DAYS go;
 #   ac/  (the trusted domain): entries older than DAYS go, except those
 #        whose record (inline in the entry, or a CAS blob it names) was
 #        written for a tag (provenance.tag set, or ref refs/tags/...) or at

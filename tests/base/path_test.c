@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/buf.h"
 #include "base/error.h"
 #include "base/file.h"
 #include "base/path.h"
@@ -35,6 +36,50 @@ sh(const char *dir, const char *cmd)
 
 	cr_assert_eq(r.status, 0, "%s: %s", cmd, r.err);
 	t_result_release(&r);
+}
+
+/*
+ * C1 controls (U+0080-U+009F, two bytes in UTF-8) are control characters
+ * as C0 ones are, and bytes that are not UTF-8 are refused too (issue
+ * 22: U+0085 and U+009B passed `check` and entries before).
+ */
+Test(base_path, bad_chars_are_c0_c1_and_not_utf8)
+{
+	static const struct { const char *s; int at; const char *what; }
+	cases[] = {
+		{ "dist/w.bin", -1, NULL },
+		{ "dist/caf\xc3\xa9/\xe2\x82\xac.whl", -1, NULL },
+		{ "dist/\xc2\xa0x", -1, NULL },	/* U+00A0: printable */
+		{ "a\nb", 1, "control character \\x0a" },
+		{ "ab\x7f", 2, "control character \\x7f" },
+		{ "dist/\xc2\x85", 5, "control character U+0085" },
+		{ "d\xc2\x9b" "2J", 1, "control character U+009B" },
+		{ "d\xc2\x80", 1, "control character U+0080" },
+		{ "d\xc2\x9f", 1, "control character U+009F" },
+		{ "d/\xff", 2, "byte \\xff, which is not UTF-8," },
+		{ "d/\xc0\xaf", 2, "byte \\xc0, which is not UTF-8," },
+		{ "d/\xed\xa0\x80", 2, "byte \\xed, which is not UTF-8," },
+		{ "d/\xe2\x82", 2, "byte \\xe2, which is not UTF-8," },
+	};
+	char what[PATH_BAD_WHAT];
+	struct buf b = BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *s = cases[i].s;
+		const char *at = path_bad_char(s, strlen(s), what);
+
+		if (cases[i].at < 0) {
+			cr_expect_null(at, "%s", s);
+			continue;
+		}
+		cr_expect_eq(at, s + cases[i].at, "%s", s);
+		cr_expect_str_eq(what, cases[i].what);
+	}
+	cr_assert_eq(path_escape_controls(&b, "a\xc2\x85" "b\n\xff" "c\xc3\xa9",
+					  NULL), 0);
+	cr_expect_str_eq(b.data, "a\\xc2\\x85b\\x0a\\xffc\xc3\xa9");
+	buf_release(&b);
 }
 
 Test(base_path, resolve_follows_every_link_and_tells_inside_from_out)

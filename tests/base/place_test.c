@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -55,9 +56,14 @@ tree(void)
 static void
 put(struct place *p, int i, const char *text)
 {
+	struct error err;
+	int fd;
+
 	cr_assert_geq(i, 0);
-	cr_assert_eq(write(place_fd(p, (size_t)i), text, strlen(text)),
-		     (ssize_t)strlen(text));
+	error_init(&err);
+	fd = place_fd(p, (size_t)i, &err);
+	cr_assert_geq(fd, 0, "%s", err.msg);
+	cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
 }
 
 Test(base_place, commit_places_every_file_and_makes_folders)
@@ -176,8 +182,8 @@ Test(base_place, sweep_removes_temp_files_of_gone_processes_only)
 	t_write(tmp, "repo/dist/keep.ripple-tmp-notours", "user's");
 	snprintf(root, sizeof(root), "%s/repo", tmp);
 	error_init(&err);
-	cr_expect_eq(place_sweep(root, "dist", &err), 1, "%s", err.msg);
-	cr_expect_eq(place_sweep(root, "missing/dir", &err), 0, "%s",
+	cr_expect_eq(place_sweep(root, "dist", 0, &err), 1, "%s", err.msg);
+	cr_expect_eq(place_sweep(root, "missing/dir", 1, &err), 0, "%s",
 		     err.msg);
 	s = tree();
 	snprintf(name, sizeof(name), "./repo/dist/w.bin" PLACE_TMP_MARK
@@ -186,4 +192,90 @@ Test(base_place, sweep_removes_temp_files_of_gone_processes_only)
 	cr_expect(strstr(s, "0badcafe") == NULL, "%s", s);
 	cr_expect(strstr(s, "keep.ripple-tmp-notours") != NULL, "%s", s);
 	free(s);
+}
+
+/*
+ * A deep sweep goes down the folders below (a killed fetch of a node
+ * whose outputs are dist/STARSTAR leaves files anywhere there), but never
+ * through a link, into ".git" or ".ripple"; a shallow one stays put.
+ */
+Test(base_place, deep_sweep_stays_below_and_never_follows_links)
+{
+	const char *at[] = { "repo/dist/a/b/c", "repo/dist/x", "repo/dist/.GIT/h",
+			     "repo/dist/.ripple/r", "outside/o" };
+	char root[PATH_MAX], name[PATH_MAX];
+	struct error err;
+	pid_t child = fork();
+	size_t i;
+	char *s;
+
+	cr_assert_geq(child, 0);
+	if (!child)
+		_exit(0);
+	waitpid(child, NULL, 0);
+	sh("mkdir -p repo/dist/a/b repo/dist/.GIT repo/dist/.ripple outside "
+	   "&& ln -s ../../outside repo/dist/ln");
+	for (i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+		snprintf(name, sizeof(name), "%s" PLACE_TMP_MARK "%ld-0badcafe",
+			 at[i], (long)child);
+		t_write(tmp, name, "partial");
+	}
+	snprintf(root, sizeof(root), "%s/repo", tmp);
+	error_init(&err);
+	cr_expect_eq(place_sweep(root, "dist", 0, &err), 1, "%s", err.msg);
+	cr_expect_eq(place_sweep(root, "dist", 1, &err), 1, "%s", err.msg);
+	s = tree();
+	cr_expect(strstr(s, "dist/a/b/c.ripple") == NULL, "%s", s);
+	cr_expect(strstr(s, "dist/x.ripple") == NULL, "%s", s);
+	cr_expect(strstr(s, ".GIT/h.ripple") != NULL, "%s", s);
+	cr_expect(strstr(s, ".ripple/r.ripple") != NULL, "%s", s);
+	cr_expect(strstr(s, "outside/o.ripple") != NULL, "%s", s);
+	free(s);
+}
+
+/*
+ * A node may have thousands of outputs: a placement holds no descriptor
+ * per staged file (it held two: its folder and its temp file, so 500
+ * outputs ran out of descriptors, EMFILE). 3000 files in 30 folders are
+ * staged, written and placed under a limit of 64 descriptors.
+ */
+Test(base_place, thousands_of_files_need_no_descriptor_each)
+{
+	const struct rlimit lim = { 64, 64 };
+	char root[PATH_MAX], rel[64], text[64];
+	struct place p;
+	struct error err;
+	size_t i, n = 3000;
+	char *s;
+
+	sh("mkdir repo");
+	snprintf(root, sizeof(root), "%s/repo", tmp);
+	cr_assert_eq(setrlimit(RLIMIT_NOFILE, &lim), 0);
+	error_init(&err);
+	cr_assert_eq(place_open(&p, root, &err), 0, "%s", err.msg);
+	for (i = 0; i < n; i++) {
+		int k, fd;
+
+		snprintf(rel, sizeof(rel), "dist/d%02zu/f%04zu", i % 30, i);
+		k = place_stage(&p, rel, 0644, &err);
+		cr_assert_eq(k, (int)i, "%s: %s", rel, err.msg);
+		if (i % 7)
+			continue;	/* the rest stay empty */
+		fd = place_fd(&p, (size_t)k, &err);
+		cr_assert_geq(fd, 0, "%s", err.msg);
+		snprintf(text, sizeof(text), "%zu\n", i);
+		cr_assert_eq(write(fd, text, strlen(text)),
+			     (ssize_t)strlen(text));
+		cr_assert_eq(place_fd_close(&p, (size_t)k, &err), 0);
+	}
+	cr_assert_eq(place_commit(&p, &err), 0, "%s", err.msg);
+	place_close(&p);
+	s = tree();
+	cr_expect(strstr(s, "ripple-tmp") == NULL, "temp files left");
+	free(s);
+	s = t_read(strcat(root, "/dist/d01/f2821"));
+	cr_expect_str_eq(s, "2821\n");
+	free(s);
+	sh("test $(find repo -type f | wc -l) = 3000");
+	sh("test $(find repo -type f -size +0 | wc -l) = 429");
 }

@@ -98,7 +98,12 @@ Test(cache_remote_domain, bad_ids_and_empty_refs_are_refused)
 	cr_expect(remote_domain_valid("pull-1-merge-0123"));
 }
 
-/* remote_set_domain moves the handle's AC writes and reads; CAS is shared. */
+/*
+ * remote_set_domain moves the handle's AC writes and reads, and its CAS
+ * writes: a domain's blobs are at d/<id>/cas/, never in the trusted CAS
+ * (issue 22: a pull request's credential could put garbage over a blob
+ * main uploaded).
+ */
 Test(cache_remote_domain, writes_go_to_the_handles_domain)
 {
 	struct remote *r = NULL;
@@ -130,8 +135,11 @@ Test(cache_remote_domain, writes_go_to_the_handles_domain)
 	cr_expect_eq(access(path, F_OK), 0, "%s", path);
 	snprintf(path, sizeof(path), "%s/ac/%s", t_fx.ng.root, ac);
 	cr_expect_neq(access(path, F_OK), 0, "not in the trusted domain");
+	snprintf(path, sizeof(path), "%s/d/%s/cas/%s", t_fx.ng.root, d,
+		 blob.hash);
+	cr_expect_eq(access(path, F_OK), 0, "in the domain's CAS: %s", path);
 	snprintf(path, sizeof(path), "%s/cas/%s", t_fx.ng.root, blob.hash);
-	cr_expect_eq(access(path, F_OK), 0, "the CAS is shared");
+	cr_expect_neq(access(path, F_OK), 0, "not in the trusted CAS");
 	remote_action_release(&a);
 	cr_expect_eq(remote_ac_get(r, ac, &a, &err), 1, "%s", err.msg);
 	remote_action_release(&a);
@@ -199,14 +207,17 @@ Test(cache_remote_domain, the_documented_nginx_config_enforces_domains)
 	error_init(&err);
 	cr_expect_eq(put_entry(t_fx.ng.url, T_NGINX_PR_HEADER, NULL, &err),
 		     ERROR_UNSUPPORTED, "a PR may not write the trusted");
-	cr_expect(strstr(err.msg, "PUT ac/") != NULL, "%s", err.msg);
+	/* Not even a blob: its first write, the record blob, is refused. */
+	cr_expect(strstr(err.msg, "PUT cas/") != NULL, "%s", err.msg);
 	cr_expect(strstr(err.msg, T_NGINX_PR_SECRET) == NULL, "%s", err.msg);
 	error_init(&err);
 	cr_expect_eq(put_entry(t_fx.ng.url, T_NGINX_PR_HEADER, d, &err), 0,
 		     "%s", err.msg);
 	cr_expect_eq(put_entry(t_fx.ng.url, T_NGINX_MAIN_HEADER, NULL, &err),
 		     0, "%s", err.msg);
-	cr_expect_eq(t_nginx_count(&t_fx.ng, "\"PUT /ac/", 2), 2, "PR, main");
+	cr_expect_eq(t_nginx_count(&t_fx.ng, "\"PUT /ac/", 1), 1, "main only");
+	cr_expect_eq(t_nginx_count(&t_fx.ng, "\"PUT /d/", 3), 3,
+		     "PR's blob, AC");
 	cr_expect_eq(t_nginx_count(&t_fx.ng, "\" 401 ", 3), 3,
 		     "three refusals");
 	/* Reads need nothing. */
@@ -235,4 +246,63 @@ Test(cache_remote_domain, a_forbidden_write_is_a_refused_write)
 	cr_expect(strstr(err.msg, "HTTP 403") != NULL, "%s", err.msg);
 	cr_expect(strstr(err.hint, "RIPPLE_REMOTE_CACHE_HEADER") != NULL,
 		  "%s", err.hint);
+}
+
+/*
+ * Reads name the domain of the entry: its CAS first, then the trusted
+ * one (entries an older ripple wrote into a domain, blobs adopted from a
+ * trusted entry); a trusted read never looks into a domain's CAS, so a
+ * blob only there is a miss for it.
+ */
+Test(cache_remote_domain, reads_ask_the_domains_cas_then_the_trusted_one)
+{
+	struct remote *r = NULL;
+	struct remote_digest shared, own, both[2];
+	struct remote_check c[2];
+	unsigned char have[2];
+	const char *doms[2];
+	char d[REMOTE_DOMAIN_SIZE], needle[200];
+	struct error err;
+
+	t_fx_serve();
+	error_init(&err);
+	cr_assert_eq(remote_open(t_fx.ng.url, NULL, &r, &err), 0, "%s",
+		     err.msg);
+	id("refs/pull/4/merge", d);
+	cr_assert_eq(remote_cas_put_buf(r, "shared\n", 7, &shared, &err), 0,
+		     "%s", err.msg);
+	cr_assert_eq(remote_set_domain(r, d, &err), 0);
+	cr_assert_eq(remote_cas_put_buf(r, "own\n", 4, &own, &err), 0, "%s",
+		     err.msg);
+	cr_assert_eq(remote_set_domain(r, NULL, &err), 0);
+	/* The domain's reader finds both, the second by the fallback. */
+	memset(c, 0, sizeof(c));
+	c[0].digest = own;
+	c[1].digest = shared;
+	c[0].domain = c[1].domain = d;
+	cr_assert_eq(remote_cas_verify(r, c, 2, &err), 0, "%s", err.msg);
+	cr_expect_eq(c[0].result, 1, "%s", c[0].err.msg);
+	cr_expect_eq(c[1].result, 1, "%s", c[1].err.msg);
+	doms[0] = doms[1] = d;
+	both[0] = own;
+	both[1] = shared;
+	cr_assert_eq(remote_cas_has(r, both, 2, doms, have, &err), 0, "%s",
+		     err.msg);
+	cr_expect(have[0] && have[1]);
+	snprintf(needle, sizeof(needle), "\"GET /d/%s/cas/%s ", d, shared.hash);
+	cr_expect_eq(t_nginx_count(&t_fx.ng, needle, 1), 1,
+		     "asked there first");
+	snprintf(needle, sizeof(needle), "\"GET /cas/%s ", shared.hash);
+	cr_expect_eq(t_nginx_count(&t_fx.ng, needle, 1), 1, "then the trusted");
+	/* A trusted reader: the domain's blob is not there for it. */
+	c[0].domain = c[1].domain = NULL;
+	cr_assert_eq(remote_cas_verify(r, c, 2, &err), 0, "%s", err.msg);
+	cr_expect_eq(c[0].result, 0, "never read from a domain");
+	cr_expect_eq(c[1].result, 1, "%s", c[1].err.msg);
+	cr_expect_eq(remote_cas_has(r, &own, 1, NULL, have, &err), 0);
+	cr_expect_eq(have[0], 0);
+	/* A malformed domain is refused before anything is sent. */
+	c[0].domain = "../x";
+	cr_expect_eq(remote_cas_verify(r, c, 1, &err), ERROR_INVALID);
+	remote_close(r);
 }

@@ -127,7 +127,7 @@ Test(cache_remote, cas_blob_round_trips_and_put_is_idempotent)
 	error_init(&err);
 	put_text(r, "hello, cache\n", &d);
 	cr_expect_eq(d.size, 13);
-	cr_assert_eq(remote_cas_has(r, &d, 1, &present, &err), 0, "%s",
+	cr_assert_eq(remote_cas_has(r, &d, 1, NULL, &present, &err), 0, "%s",
 		     err.msg);
 	cr_expect_eq(present, 1);
 	cr_assert_eq(remote_cas_get_buf(r, &d, 100, &buf, &len, &err), 1,
@@ -323,6 +323,9 @@ Test(cache_remote, control_bytes_in_a_records_fields_are_refused)
 		  "\"ref\":\"refs/heads/main\\n::error::x\"" },
 		{ "\"version\":\"1.2.3\"", "\"version\":\"1.2.3\\u001b[2J\"" },
 		{ "\"runner\":\"runner-a\"", "\"runner\":\"runner-a\\r\"" },
+		{ "\"ref\":\"refs/heads/main\"",
+		  "\"ref\":\"refs/heads/main\\u0085::error::x\"" },
+		{ "\"version\":\"1.2.3\"", "\"version\":\"1.2.3\\u009b2J\"" },
 	};
 	struct remote_record rr;
 	struct error err;
@@ -570,7 +573,7 @@ Test(cache_remote, missing_blob_and_entry_are_misses)
 	r = open_url(t_fx.ng.url, NULL);
 	error_init(&err);
 	cr_assert_eq(remote_digest_buf("absent", 6, &d, &err), 0);
-	cr_expect_eq(remote_cas_has(r, &d, 1, &present, &err), 0, "%s",
+	cr_expect_eq(remote_cas_has(r, &d, 1, NULL, &present, &err), 0, "%s",
 		     err.msg);
 	cr_expect_eq(present, 0);
 	cr_expect_eq(remote_cas_get_file(r, &d, dest, 0644, &err), 0, "%s",
@@ -607,7 +610,7 @@ Test(cache_remote, stopped_server_is_a_quick_clear_error)
 	error_init(&err);
 	cr_assert_eq(remote_digest_buf("x", 1, &d, &err), 0);
 	t0 = now_s();
-	cr_expect_eq(remote_cas_has(r, &d, 1, &present, &err), ERROR_IO);
+	cr_expect_eq(remote_cas_has(r, &d, 1, NULL, &present, &err), ERROR_IO);
 	cr_expect_lt(now_s() - t0, 5.0);
 	cr_expect(strstr(err.msg, t_fx.ng.url), "%s", err.msg);
 	cr_expect(strstr(err.msg, "HEAD cas/"), "%s", err.msg);
@@ -756,6 +759,14 @@ Test(cache_remote, hostile_action_result_paths_are_refused)
 		{ "dist/a\nb", 8, "control character" },
 		{ "dist/\033[2Jx", 10, "control character" },
 		{ "dist/\177", 6, "control character" },
+		/* C1 controls, UTF-8 encoded: U+0085 (NEL, a line break to
+		 * some readers) and U+009B (CSI, an escape to a terminal) */
+		{ "dist/a\xc2\x85" "b", 9, "control character" },
+		{ "dist/\xc2\x9b" "2Jx", 10, "control character" },
+		/* not UTF-8: a stray byte, an overlong '/', a cut sequence */
+		{ "dist/\xffx", 7, "not UTF-8" },
+		{ "dist/\xc0\xafx", 8, "not UTF-8" },
+		{ "dist/x\xe2\x82", 8, "not UTF-8" },
 		{ ".git/hooks/post-checkout", 24, "'.git'" },
 		{ "sub/.GiT/config", 15, "'.git'" },
 	};
@@ -1021,7 +1032,7 @@ Test(cache_remote, has_checks_a_batch_of_50_in_parallel)
 						       &d[i], &err), 0);
 	}
 	t0 = now_s();
-	cr_assert_eq(remote_cas_has(r, d, 50, present, &err), 0, "%s",
+	cr_assert_eq(remote_cas_has(r, d, 50, NULL, present, &err), 0, "%s",
 		     err.msg);
 	cr_log_info("50 HEADs: %.1f ms", (now_s() - t0) * 1000);
 	for (i = 0; i < 50; i++)
@@ -1222,4 +1233,53 @@ Test(cache_remote, out_of_memory_at_every_allocation)
 			break;
 	}
 	mem_free(text);
+}
+
+/*
+ * remote_cas_verify downloads and hashes, keeping nothing: a blob damaged
+ * after its upload (same size: HEAD calls it present) is ERROR_CORRUPT,
+ * a short one too, a missing one 0, the empty blob is never asked for,
+ * and no file appears anywhere.
+ */
+Test(cache_remote, verify_tells_damaged_blobs_from_intact_ones)
+{
+	struct remote *r;
+	struct remote_check c[5];
+	struct error err;
+	unsigned char present = 0;
+	char *at;
+
+	t_fx_serve();
+	r = open_url(t_fx.ng.url, NULL);
+	memset(c, 0, sizeof(c));
+	put_text(r, "intact\n", &c[0].digest);
+	put_text(r, "damaged\n", &c[1].digest);
+	put_text(r, "short\n", &c[2].digest);
+	error_init(&err);
+	cr_assert_eq(remote_digest_buf("absent", 6, &c[3].digest, &err), 0);
+	cr_assert_eq(remote_digest_buf("", 0, &c[4].digest, &err), 0);
+	at = stored("cas", c[1].digest.hash);
+	t_write(t_fx.ng.root, at + strlen(t_fx.ng.root) + 1, "DAMAGED\n");
+	free(at);
+	at = stored("cas", c[2].digest.hash);
+	t_write(t_fx.ng.root, at + strlen(t_fx.ng.root) + 1, "sho");
+	free(at);
+	cr_expect_eq(remote_cas_has(r, &c[1].digest, 1, NULL, &present,
+				    &err), 0);
+	cr_expect_eq(present, 1, "a HEAD cannot tell");
+	cr_assert_eq(remote_cas_verify(r, c, 5, &err), 0, "%s", err.msg);
+	cr_expect_eq(c[0].result, 1, "%s", c[0].err.msg);
+	cr_expect_eq(c[1].result, ERROR_CORRUPT);
+	cr_expect(strstr(c[1].err.msg, "digest mismatch") != NULL, "%s",
+		  c[1].err.msg);
+	cr_expect(strstr(c[1].err.msg, c[1].digest.hash) != NULL, "%s",
+		  c[1].err.msg);
+	cr_expect_eq(c[2].result, ERROR_CORRUPT);
+	cr_expect(strstr(c[2].err.msg, "truncated") != NULL, "%s",
+		  c[2].err.msg);
+	cr_expect_eq(c[3].result, 0, "%s", c[3].err.msg);
+	cr_expect_eq(c[4].result, 1);
+	cr_expect_eq(t_nginx_count(&t_fx.ng, "\"GET /cas/", 4), 4);
+	cr_expect_eq(entries(t_fx.tmp), 0, "nothing written");
+	remote_close(r);
 }

@@ -15,23 +15,12 @@
 
 /*
  * Run `ripple ARGS` through the shell in dir, limited to `kib` KiB of
- * address space and killed after 60 s: runaway memory fails, a hang
- * gives 137.
+ * memory and killed after 60 s: runaway memory fails, a hang gives 137.
  */
 static struct run_result
 ripple_sh(const char *dir, unsigned kib, const char *args)
 {
-	const char *bin = getenv("RIPPLE_BIN");
-	char *abs = realpath(bin && bin[0] ? bin : "build/ripple", NULL);
-	char cmd[8192];
-	struct run_result r;
-
-	cr_assert_not_null(abs);
-	snprintf(cmd, sizeof(cmd), "ulimit -v %u; exec timeout -s KILL 60 "
-		 "'%s' %s", kib, abs, args);
-	r = t_sh(dir, cmd);
-	free(abs);
-	return r;
+	return t_ripple_bounded(dir, kib, 60, args);
 }
 
 static void

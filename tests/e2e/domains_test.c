@@ -224,8 +224,15 @@ Test(e2e_domains, pull_requests_and_forks_never_replace_mains_records)
 	s = out_of("pr2", "err");
 	cr_expect(strstr(s, "published 3 nodes") != NULL, "pr2: %s", s);
 	free(s);
-	cr_expect_eq(log_lines("\"PUT /d/pull-1-merge-", "\" 201 ", "cHI6"), 3);
-	cr_expect_eq(log_lines("\"PUT /d/pull-2-merge-", "\" 201 ", "cHI6"), 3);
+	cr_expect_eq(log_lines("\"PUT /d/pull-1-merge-", "\" 201 ", "/ac/"), 3);
+	cr_expect_eq(log_lines("\"PUT /d/pull-2-merge-", "\" 201 ", "/ac/"), 3);
+	/* Their blobs too, in their domains' CAS (issue 22): at least the
+	 * three records each, and none in the trusted CAS. */
+	cr_expect_geq(log_lines("\"PUT /d/pull-1-merge-", "\" 201 ", "/cas/"),
+		      3);
+	cr_expect_geq(log_lines("\"PUT /d/pull-2-merge-", "\" 201 ", "/cas/"),
+		      3);
+	cr_expect_eq(log_lines("\"PUT /cas/", "\" 201 ", "cHI6"), 0);
 	/* The fork read main's records, rebuilt its group, wrote nothing. */
 	s = out_of("fork", "out");
 	cr_expect(strstr(s, "3 built, 4 reused") != NULL, "fork: %s", s);
@@ -233,10 +240,11 @@ Test(e2e_domains, pull_requests_and_forks_never_replace_mains_records)
 	expect_refused_once("fork", "RIPPLE_REMOTE_CACHE_HEADER");
 	cr_expect_eq(log_lines("\"PUT ", "\" 201 ", "auth=\"-\""), 0,
 		     "no write without a credential succeeded");
-	/* The rogue job's write to the trusted domain: the server said no. */
-	expect_refused_once("rogue", "PUT ac/");
-	cr_expect_eq(log_lines("\"PUT /ac/", "\" 401 ", "auth=\"Basic cHI6"),
-		     1, "the server refused the PR credential on /ac/");
+	/* The rogue job's write to the trusted domain (its first blob): the
+	 * server said no. */
+	expect_refused_once("rogue", "PUT cas/");
+	cr_expect_eq(log_lines("\"PUT /cas/", "\" 401 ", "auth=\"Basic cHI6"),
+		     1, "the server refused the PR credential on /cas/");
 	cr_expect_eq(log_lines("\"PUT /ac/", "\" 201 ", "cHI6"), 0);
 	no_secret_in("main");
 	no_secret_in("pr1");

@@ -258,6 +258,50 @@ Test(e2e_graph, plans_say_when_the_rules_have_uncommitted_changes)
 	free(dir);
 }
 
+/*
+ * check reads the working tree's ripple.yml, plan the commit's: an edit
+ * that check passes is not what plan uses, so check says so (it passed
+ * silently before), and says nothing when they agree or with --rules.
+ */
+Test(e2e_graph, check_says_plan_reads_the_committed_rules)
+{
+	char *dir = make_repo();
+	const char *check[] = { "check", NULL };
+	const char *named[] = { "check", "--rules", "ripple.yml", NULL };
+	struct run_result r;
+
+	r = t_ripple(dir, check);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect_str_eq(r.err, "");
+	t_result_release(&r);
+	r = t_sh(dir, "echo '# an edit' >> ripple.yml");
+	t_result_release(&r);
+	r = t_ripple(dir, check);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "ripple check: note: ripple.yml has "
+			 "uncommitted changes; this checks the working "
+			 "tree's, plan and run read the rules of commit ")
+		  != NULL, "%s", r.err);
+	cr_expect(strstr(r.err, "(HEAD) unless --worktree") != NULL, "%s",
+		  r.err);
+	t_result_release(&r);
+	r = t_ripple(dir, named);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect_str_eq(r.err, "", "--rules names the file to check");
+	t_result_release(&r);
+	r = t_sh(dir, "git rm -q --cached ripple.yml && git -c user.name=t "
+		 "-c user.email=t@example.com commit -qm 'no rules'");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	t_result_release(&r);
+	r = t_ripple(dir, check);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "ripple check: note: ripple.yml is not in "
+			 "commit ") != NULL, "%s", r.err);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
+
 Test(e2e_graph, rules_missing_at_the_commit_say_how_to_fix_it)
 {
 	char *dir = t_git_init();

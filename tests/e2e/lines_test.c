@@ -47,6 +47,17 @@ rip(const char *dir, const char *a0, const char *a1, const char *a2,
 		cr_expect_str_eq((r).out, (want), "stderr: %s", (r).err); \
 	} while (0)
 
+/* r printed "PUB+g<HEAD's first 9 hex digits>" (file+tags off a tag). */
+static void
+expect_dev(const char *dir, struct run_result r, const char *pub)
+{
+	char *id = t_git_rev(dir, "HEAD"), want[128];
+
+	snprintf(want, sizeof(want), "%s+g%.9s", pub, id);
+	EXPECT_OUT(r, want);
+	free(id);
+}
+
 /* Item 4: a root at the repository root (numba-cuda's one package). */
 Test(e2e_lines, root_at_the_repository_root)
 {
@@ -141,7 +152,8 @@ Test(e2e_lines, version_from_a_file)
 /*
  * Items 2 and 3: RAPIDS. VERSION 26.08.00, alpha tag v26.08.00a opening
  * the cycle on main, a final v26.06.00 on release/26.06: versions are
- * the file's release, with aN for N commits after the nearest tag.
+ * the file's release, with aN for N commits after the nearest tag (and
+ * +g<node> off a tag).
  */
 Test(e2e_lines, rapids_version_file_and_zero_padded_tags)
 {
@@ -181,13 +193,13 @@ Test(e2e_lines, rapids_version_file_and_zero_padded_tags)
 	t_write(dir, "python/rmm/a.py", "a = 3\n");
 	cr_assert_eq(t_git_commit(dir, "more"), 0);
 	r = rip(dir, "version", "rmm", NULL, NULL, NULL);
-	EXPECT_OUT(r, "26.8.0a2");
+	expect_dev(dir, r, "26.8.0a2");
 	t_result_release(&r);
 	/* The release branch: a fix, then the final tag. */
 	sh(dir, "git checkout -q release/26.06 && echo f >> python/rmm/a.py "
 		"&& git commit -qam fix");
 	r = rip(dir, "version", "rmm", NULL, NULL, NULL);
-	EXPECT_OUT(r, "26.6.0a1");
+	expect_dev(dir, r, "26.6.0a1");
 	t_result_release(&r);
 	sh(dir, "git tag v26.06.00");
 	r = rip(dir, "version", "rmm", "--json", NULL, NULL);

@@ -384,8 +384,20 @@ Test(e2e_realrepos, rapids_major_zero_tags)
  * commit after the final tag v26.06.00 on release/26.06 is 26.6.0rc1 as
  * RAPIDS' rapids-generate-version numbers it ({base}rc{distance} after a
  * tag without a stage), not 26.6.0a1 like the commit after v26.06.00a on
- * main: two commits, two versions.
+ * main: two commits, two versions (each with its +g<node>).
  */
+/* `got` is "PUB+g<first 9 hex digits of REV>\n" (off a tag, the commit's
+ * id tells commits at one distance apart: e2e_dev_versions). */
+static void
+expect_dev(const char *dir, const char *rev, const char *got, const char *pub)
+{
+	char *id = t_git_rev(dir, rev), want[128];
+
+	snprintf(want, sizeof(want), "%s+g%.9s\n", pub, id);
+	cr_expect_str_eq(got, want, "version at %s", rev);
+	free(id);
+}
+
 Test(e2e_realrepos, file_tags_numbers_a_release_branch_after_a_final_tag)
 {
 	char *dir = t_git_init();
@@ -419,10 +431,10 @@ Test(e2e_realrepos, file_tags_numbers_a_release_branch_after_a_final_tag)
 		   "echo 'int z;' > cpp/b.cpp && git add -A && "
 		   "git commit -qm 'after the final' && git checkout -q main");
 	r = ripple_expect(dir, 0, on_main);
-	cr_expect_str_eq(r.out, "26.6.0a1\n");
+	expect_dev(dir, "main", r.out, "26.6.0a1");
 	t_result_release(&r);
 	r = ripple_expect(dir, 0, on_rel);
-	cr_expect_str_eq(r.out, "26.6.0rc1\n");
+	expect_dev(dir, "release/26.06", r.out, "26.6.0rc1");
 	t_result_release(&r);
 	r = ripple_expect(dir, 0, at_tag);
 	cr_expect_str_eq(r.out, "26.6.0\n");

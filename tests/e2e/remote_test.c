@@ -21,6 +21,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/error.h"
+#include "cache/remote.h"
 #include "tests/support/nginx.h"
 #include "tests/support/support.h"
 
@@ -198,8 +200,10 @@ release_from_remote(void)
  * as a hostile writer who can predict it would PUT): no test ever runs
  * on it. Under --strict-cache the test that needs it fails and fetch
  * refuses it; by default the run treats the wheel as a cache gap: it
- * rebuilds it, names the damaged blob, and its upload puts the true bytes
- * back, so the next consumer (D's fetch) passes with nobody's help.
+ * rebuilds it and names the damaged blob. The pull request's upload goes
+ * to its own domain's CAS (it may not write main's: examples/nginx), so
+ * main's blob stays damaged until a run of main builds the wheel again
+ * (as the fetch's hint says); then the next consumer (D's fetch) passes.
  */
 static void
 tampered(const char *pf_hash)
@@ -211,6 +215,9 @@ tampered(const char *pf_hash)
 				 "--strict-cache", NULL };
 	const char *fetch[] = { "fetch", "artifact:pathfinder-wheel", "--to",
 				"wheelhouse", NULL };
+	const char *rebuild[] = { "run", "artifact:pathfinder-wheel",
+				  "--reuse", "none", "--platform", "linux-64",
+				  NULL };
 	char blob[PATH_MAX], *saved, *sum;
 	struct run_result r;
 	struct stat st;
@@ -262,6 +269,16 @@ tampered(const char *pf_hash)
 	sum = t_sh_out(t_fx.tmp, "sha256sum < C/" PF_WHEEL " | cut -c1-64");
 	cr_expect_str_eq(sum, pf_hash, "the rebuilt wheel is the true one");
 	free(sum);
+	r = t_fx_ripple("D", fetch, NULL);
+	cr_expect_eq(r.status, 1, "main's blob is still damaged: %s", r.err);
+	cr_expect(strstr(r.err, "is damaged in remote cache") != NULL, "%s",
+		  r.err);
+	cr_expect(strstr(r.err, "a run that builds the node again") != NULL,
+		  "%s", r.err);
+	t_result_release(&r);
+	r = t_fx_ripple("D", rebuild, NULL);
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	t_result_release(&r);
 	{
 		char cmd[PATH_MAX + 64];
 
@@ -273,7 +290,7 @@ tampered(const char *pf_hash)
 		free(sum);
 	}
 	r = t_fx_ripple("D", fetch, NULL);
-	cr_expect_eq(r.status, 0, "healed without help: %s", r.err);
+	cr_expect_eq(r.status, 0, "healed by main's run: %s", r.err);
 	cr_expect(strstr(r.err, "fetched 1 files") != NULL, "%s", r.err);
 	t_result_release(&r);
 	free(saved);
@@ -374,7 +391,9 @@ Test(e2e_remote, main_never_reuses_a_pull_requests_records)
 	const char *run[] = { "run", NULL };
 	const char *any[] = { "run", "--reuse", "any", NULL };
 	const char *plan[] = { "plan", "--reuse", "any", "--verbose", NULL };
+	char dom[REMOTE_DOMAIN_SIZE], needle[160];
 	struct run_result r;
+	struct error err;
 
 	t_fx_serve();
 	small_origin(names, 3);
@@ -384,8 +403,16 @@ Test(e2e_remote, main_never_reuses_a_pull_requests_records)
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_expect(strstr(r.err, "published 3 nodes") != NULL, "%s", r.err);
 	t_result_release(&r);
-	cr_expect_eq(t_nginx_count(&t_fx.ng, "\"PUT /d/heads-pr-evil-", 3), 3,
+	error_init(&err);
+	cr_assert_eq(remote_domain_id("refs/heads/pr/evil", dom, &err), 0);
+	snprintf(needle, sizeof(needle), "\"PUT /d/%s/ac/", dom);
+	cr_expect_eq(t_nginx_count(&t_fx.ng, needle, 3), 3,
 		     "three AC entries in the branch's domain");
+	snprintf(needle, sizeof(needle), "\"PUT /d/%s/cas/", dom);
+	cr_expect_eq(t_nginx_count(&t_fx.ng, needle, 5), 5,
+		     "their blobs in its CAS: 2 outputs, 3 records");
+	cr_expect_eq(t_nginx_count(&t_fx.ng, "\"PUT /cas/", 0), 0,
+		     "none in the trusted CAS");
 	cr_expect_eq(t_nginx_count(&t_fx.ng, "\"PUT /ac/", 0), 0,
 		     "nothing in the trusted domain");
 	r = t_fx_ripple("main", any, NULL);

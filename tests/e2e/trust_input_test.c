@@ -40,22 +40,12 @@ make_repo(void)
 
 /*
  * Run `ripple ARGS` through the shell, killed after 20 s and limited to
- * 1 GiB of address space: a hang gives 137, runaway memory a failure.
+ * 1 GiB of memory: a hang gives 137, runaway memory a failure.
  */
 static struct run_result
 ripple_sh(const char *dir, const char *args)
 {
-	const char *bin = getenv("RIPPLE_BIN");
-	char *abs = realpath(bin && bin[0] ? bin : "build/ripple", NULL);
-	char cmd[8192];
-	struct run_result r;
-
-	cr_assert_not_null(abs);
-	snprintf(cmd, sizeof(cmd), "ulimit -v 1048576; exec timeout -s KILL "
-		 "20 '%s' %s", abs, args);
-	r = t_sh(dir, cmd);
-	free(abs);
-	return r;
+	return t_ripple_bounded(dir, 1024 * 1024, 20, args);
 }
 
 static void

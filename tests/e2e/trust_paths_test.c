@@ -508,12 +508,17 @@ Test(e2e_trust_paths, stale_removal_keeps_files_no_record_of_the_node_lists)
 	json_t *doc, *arts;
 
 	repo = make_repo(base, y);
+	/* Two: the identities kept before the action all pointed at one
+	 * stack buffer, so only the last file listed was remembered (and
+	 * under ASan not even that). */
 	t_write(repo, "out/notes.txt", "mine, not the node's\n");
+	t_write(repo, "out/0-mine.txt", "mine too\n");
 	r = t_ripple(repo, run1);
 	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
 	t_result_release(&r);
 	cr_expect(exists(repo, "out/notes.txt"), "an unrecorded file was "
 		  "removed as stale");
+	cr_expect(exists(repo, "out/0-mine.txt"));
 	cr_expect(exists(repo, "out/7.txt"));
 	r = t_ripple(repo, export);
 	cr_expect_eq(r.status, 0, "%s", r.err);
@@ -535,6 +540,8 @@ Test(e2e_trust_paths, stale_removal_keeps_files_no_record_of_the_node_lists)
 	cr_expect(!exists(repo, "out/7.txt"), "the recorded output stayed");
 	cr_expect(exists(repo, "out/11.txt"));
 	cr_expect(exists(repo, "out/notes.txt"));
+	cr_expect(exists(repo, "out/0-mine.txt"), "the user's file was "
+		  "recorded as the node's output, then removed as stale");
 	t_rmtree(base);
 	free(base);
 	free(repo);

@@ -10,8 +10,8 @@
  * files as "/" at 100 bytes/s; "/readonly/" serves them and answers
  * every write 403. t_nginx_start_domains serves instead the
  * documented configuration with credentials (examples/nginx/
- * ripple-cache.conf): reads open, PUT /ac/ for T_NGINX_MAIN_HEADER only,
- * PUT /cas/ and /d/ for it and T_NGINX_PR_HEADER.
+ * ripple-cache.conf): reads open, PUT /ac/ and /cas/ for
+ * T_NGINX_MAIN_HEADER only, PUT /d/ for it and T_NGINX_PR_HEADER.
  *
  * Suites that talk to nginx share one fixture, t_fx: a scratch folder per
  * test and the server a test asks for, both removed at teardown.

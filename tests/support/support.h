@@ -59,6 +59,18 @@ struct run_result t_ripple(const char *dir, const char *const *argv);
 void t_result_release(struct run_result *r);
 
 /*
+ * Run the built ripple through /bin/sh in dir as `ripple ARGS` (args:
+ * shell words, redirections allowed), killed after timeout_s seconds
+ * (status 137) and bounded to `kib` KiB of memory: `ulimit -v` (address
+ * space); under AddressSanitizer, whose shadow memory needs terabytes of
+ * address space so that ulimit -v kills it at start, ASan's
+ * hard_rss_limit_mb of the same size instead (resident memory, which
+ * ASan checks as it runs): runaway memory still ends the command.
+ */
+struct run_result t_ripple_bounded(const char *dir, unsigned kib,
+				   unsigned timeout_s, const char *args);
+
+/*
  * Absolute path of a fake CUDA toolkit home built next to the ripple
  * binary (RIPPLE_BIN's folder, else build/): "12.4" (a runtime without the
  * library API, launching through the fake driver) or "13.0" (with it).

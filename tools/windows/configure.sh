@@ -55,13 +55,14 @@ command -v protoc-c >/dev/null || {
 # CURL_STATICLIB, ZIP_STATIC: libcurl and libzip are loaded at run time
 # (base/dl.h); cache/curl_dl.c and engine/run/zip_dl.c define their
 # functions as forwarders, which curl.h and zip.h would otherwise declare
-# dllimport.
+# dllimport. RIPPLE_NO_LIBARCHIVE: libarchive (conda packages) is not
+# built for Windows yet; reading a conda package there says so.
 mkdir -p "$out"
 cat > "$out/config.ninja" <<NINJA
 # written by tools/windows/configure.sh; edits are lost on the next run
 cc = $host-gcc
 winprefix = $prefix
-extra_cflags = -D__USE_MINGW_ANSI_STDIO=1 -D_WIN32_WINNT=0x0A00 -Wno-format -DCURL_STATICLIB -DZIP_STATIC
+extra_cflags = -D__USE_MINGW_ANSI_STDIO=1 -D_WIN32_WINNT=0x0A00 -Wno-format -DCURL_STATICLIB -DZIP_STATIC -DRIPPLE_NO_LIBARCHIVE
 extra_ldflags = -static-libgcc
 pkg_cflags = $cflags
 pkg_libs = $libs -Wl,-Bstatic -lwinpthread -Wl,-Bdynamic -lbcrypt

@@ -432,7 +432,7 @@ fake_by_key(void *payload, const char *key, size_t nth,
 Test(engine_plan, records_by_key_are_prefetched_a_level_at_a_time)
 {
 	struct graph_key_sources src = { fake_source, NULL, NULL, NULL, NULL };
-	struct plan_options o = { PLAN_REUSE_SCOPE_ANY, NULL, 0, NULL, 0 };
+	struct plan_options o = { .reuse = PLAN_REUSE_SCOPE_ANY };
 	struct plan_history h;
 	struct batches b;
 	struct world w;
