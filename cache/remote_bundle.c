@@ -26,7 +26,6 @@
 
 #define FORMAT_NAME "ripple-bundle"
 #define FORMAT_VERSION 1
-#define OOM(err) error_set(err, ERROR_NOMEM, "out of memory")
 #define BAD(err, ...) error_set(err, ERROR_CORRUPT, "bundle: " __VA_ARGS__)
 
 int
@@ -217,7 +216,7 @@ read_outputs(json_t *arr, struct remote_action *a, struct error *err)
 	n = json_array_size(arr);
 	a->outputs = mem_calloc(n + 1, sizeof(*a->outputs));
 	if (!a->outputs)
-		return OOM(err);
+		return error_nomem(err);
 	json_array_foreach(arr, i, o) {
 		json_t *path = json_array_get(o, 0);
 		struct remote_output *out = &a->outputs[i];
@@ -241,7 +240,7 @@ read_outputs(json_t *arr, struct remote_action *a, struct error *err)
 					   a->outputs[k].path);
 		out->path = mem_strdup(json_string_value(path));
 		if (!out->path)
-			return OOM(err);
+			return error_nomem(err);
 		out->executable = json_is_true(json_array_get(o, 3));
 		a->n++;
 	}
@@ -289,7 +288,7 @@ line(json_t *v, int optional, char **out, const char *what,
 			return BAD(err, "a record's %s holds a control "
 				   "character", what);
 	*out = mem_strdup(t);
-	return *out ? 0 : OOM(err);
+	return *out ? 0 : error_nomem(err);
 }
 
 static int
@@ -410,7 +409,7 @@ read_entry(json_t *a, json_t *runs, struct remote_bundle_entry *e,
 					     (size_t)json_integer_value(run)),
 			      &e->rec, err);
 	if (!rc && !(r->run = mem_strdup(e->rec.run.id)))
-		rc = OOM(err);
+		rc = error_nomem(err);
 	if (!rc)
 		rc = read_outputs(json_array_get(a, 9), &e->action, err);
 	if (!rc && read_digest(json_array_get(a, 10), json_array_get(a, 11),
@@ -421,7 +420,7 @@ read_entry(json_t *a, json_t *runs, struct remote_bundle_entry *e,
 		rc = read_sources(json_array_get(a, 12), &e->sources, err);
 	if (!rc && e->rec.runner &&
 	    !(e->action.worker = mem_strdup(e->rec.runner)))
-		rc = OOM(err);
+		rc = error_nomem(err);
 	return rc;
 }
 
@@ -463,7 +462,7 @@ remote_bundle_decode(const char *text, size_t len, struct remote_bundle *out,
 	out->items = mem_calloc(json_array_size(arr) + 1,
 				sizeof(*out->items));
 	if (!out->items) {
-		rc = OOM(err);
+		rc = error_nomem(err);
 		goto done;
 	}
 	json_array_foreach(arr, i, v) {
@@ -501,7 +500,7 @@ remote_bundle_builder_new(struct remote_bundle_builder **out,
 		if (b)
 			json_decref(b->records);
 		mem_free(b);
-		return OOM(err);
+		return error_nomem(err);
 	}
 	*out = b;
 	return 0;
@@ -527,7 +526,7 @@ remote_bundle_builder_add(struct remote_bundle_builder *b,
 	if (sources)
 		e.sources = *sources;
 	if (json_array_append_new(b->records, entry_json(&e, b->runs)))
-		return OOM(err);
+		return error_nomem(err);
 	b->n++;
 	return 0;
 }

@@ -21,7 +21,6 @@
 #include "base/mem.h"
 #include "base/banned.h"
 
-#define OOM(err) error_set(err, ERROR_NOMEM, "out of memory")
 
 struct remote_bundle_entry *
 plan_remote_bundle_find(struct plan_remote *pr, const char *id,
@@ -47,7 +46,7 @@ plan_remote_settle_bundle(struct plan_remote *pr,
 	struct plan_remote_hit *h = mem_calloc(1, sizeof(*h));
 
 	if (!h)
-		return OOM(err);
+		return error_nomem(err);
 	/* Taken: the entry keeps nothing (node_id NULL marks it). */
 	h->rec = be->rec;
 	h->action = be->action;
@@ -78,7 +77,7 @@ memo_add(struct plan_remote *pr, const struct strv *src, struct error *err)
 		k = arena_strdup(&pr->arena, src->v[i]);
 		v = arena_strdup(&pr->arena, src->v[i + 1]);
 		if (!k || !v || strmap_put(&pr->memo, k, v, err))
-			return OOM(err);
+			return error_nomem(err);
 		pr->n_memo++;
 	}
 	return 0;
@@ -100,7 +99,7 @@ index_bundle(struct plan_remote *pr, struct remote_bundle *b, int own,
 						be->rec.rec.key);
 
 		if (!name)
-			return OOM(err);
+			return error_nomem(err);
 		if (strmap_get(m, name))
 			continue;	/* a newer commit's came first */
 		rc = strmap_put(m, name, be, err);
@@ -128,7 +127,7 @@ take_bundle(struct plan_remote *pr, struct remote_lookup *l,
 	} else {
 		rc = remote_bundle_decode(l->record, l->record_len, &b, &fe);
 		if (rc == ERROR_NOMEM)
-			return OOM(err);
+			return error_nomem(err);
 		if (!rc) {
 			unsigned char *own;
 
@@ -143,7 +142,7 @@ take_bundle(struct plan_remote *pr, struct remote_lookup *l,
 			if (!v || !own ||
 			    strv_push(&pr->bundle_from, commit, err)) {
 				remote_bundle_release(&b);
-				return OOM(err);
+				return error_nomem(err);
 			}
 			own[pr->n_bundles] = l->domain != NULL;
 			v[pr->n_bundles++] = b;
@@ -257,7 +256,7 @@ plan_remote_components(struct plan_remote *pr,
 	}
 	mem_free(text);
 	if (rc == ERROR_NOMEM)
-		return OOM(err);
+		return error_nomem(err);
 	if (rc) {
 		error_prefix(&fe, "remote cache %s: the key components of "
 			     "%s", remote_url(pr->r), h->node_id);
@@ -287,7 +286,7 @@ plan_remote_bundle_add(struct plan_remote *pr, const struct cache_record *rec,
 	if (!rc) {
 		char *id = arena_strdup(&pr->arena, rec->node_id);
 
-		rc = id ? strmap_put(&pr->built, id, id, err) : OOM(err);
+		rc = id ? strmap_put(&pr->built, id, id, err) : error_nomem(err);
 	}
 	return rc;
 }

@@ -187,7 +187,7 @@ put_bundle(const struct remote_bundle_entry *items, size_t n,
 	mem_free(text);
 }
 
-/* The decision of every node of `plan --json` output, "id=decision;". */
+/* The decision, key and reason of every node of `plan --json` output. */
 static char *
 decisions(const char *json)
 {
@@ -197,20 +197,28 @@ decisions(const char *json)
 
 	cr_assert_not_null(doc, "%s", json);
 	json_array_foreach(json_object_get(doc, "nodes"), i, n)
-		len += (size_t)snprintf(out + len, 65536 - len, "%s=%s %s;",
+		len += (size_t)snprintf(out + len, 65536 - len, "%s=%s %s %s;",
 			json_string_value(json_object_get(n, "id")),
 			json_string_value(json_object_get(n, "decision")),
-			json_string_value(json_object_get(n, "key")));
+			json_string_value(json_object_get(n, "key")),
+			json_string_value(json_object_get(n, "reason")));
 	json_decref(doc);
 	return out;
 }
 
-/* plan --reuse any --json in clone, with or without the remote cache. */
+/*
+ * plan --reuse any --json (or, with base, plan --base BASE --json) in
+ * clone, with or without the remote cache.
+ */
 static char *
-plan_decisions(const char *clone, const char *ref, int remote)
+plan_decisions_base(const char *clone, const char *ref, int remote,
+		    const char *base)
 {
-	const char *argv[] = { "plan", "--reuse", "any", "--json", "--ref",
-			       ref, NULL };
+	const char *any[] = { "plan", "--reuse", "any", "--json", "--ref",
+			      ref, NULL };
+	const char *based[] = { "plan", "--base", base, "--json", "--ref",
+				ref, NULL };
+	const char *const *argv = base ? based : any;
 	struct run_result r;
 	char *d;
 
@@ -226,6 +234,12 @@ plan_decisions(const char *clone, const char *ref, int remote)
 	d = decisions(r.out);
 	t_result_release(&r);
 	return d;
+}
+
+static char *
+plan_decisions(const char *clone, const char *ref, int remote)
+{
+	return plan_decisions_base(clone, ref, remote, NULL);
 }
 
 /*
@@ -271,6 +285,16 @@ Test(e2e_remote_bundle, a_stale_bundle_costs_misses_never_a_decision)
 	x = plan_decisions("b", PR_REF, 1);
 	y = plan_decisions("b", PR_REF, 0);
 	cr_expect_str_eq(x, y, "a pull request's plan: %s", x);
+	free(x);
+	free(y);
+	/* A remote baseline from the bundle (its records have no key
+	 * components): the same reasons as the full walk's, pkg00's being
+	 * its changed input. */
+	x = plan_decisions_base("b", "refs/heads/main", 1, c1);
+	y = plan_decisions_base("b", "refs/heads/main", 0, c1);
+	cr_expect_str_eq(x, y, "--base: decisions, keys and reasons");
+	cr_expect(strstr(x, "artifact:pkg00=build") != NULL &&
+		  strstr(x, " input-content-changed;") != NULL, "%s", x);
 	free(x);
 	free(y);
 	free(c1);
