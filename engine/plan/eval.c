@@ -335,34 +335,6 @@ eval_input_confirm(struct eval *ev, const char *name)
 		x->from_remote = 0;
 }
 
-int
-eval_remote_memo_verify(struct eval *ev, int *wrong, struct error *err)
-{
-	const struct graph_source_state *st;
-	struct graph_input in;
-	struct digest d;
-	size_t i;
-	int rc;
-
-	for (i = 0; i < ev->n_inputs && !*wrong; i++) {
-		struct eval_input *x = &ev->inputs[i];
-
-		if (!x->from_remote)
-			continue;
-		x->from_remote = 0;
-		memset(&in, 0, sizeof(in));
-		in.name = x->name;
-		rc = eval_input_state(ev, &in, &st, err);
-		if (rc)
-			return rc;
-		memcpy(d.bytes, st->key, sizeof(d.bytes));
-		digest_to_hex(&d);
-		if (strcmp(d.hex, x->remote_key))
-			*wrong = 1;
-	}
-	return 0;
-}
-
 void
 eval_share_key_memo(struct eval *ev, struct strmap *map, struct arena *arena)
 {

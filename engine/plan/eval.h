@@ -113,14 +113,6 @@ int eval_input_remote_claim(struct eval *ev, const char *name,
 void eval_input_confirm(struct eval *ev, const char *name);
 
 /*
- * Settle every source key taken from the remote memo and not confirmed:
- * the input is walked and its true key compared; *wrong is set to 1 at
- * the first that differs (the plan must be made again without the
- * remote memo). Returns 0 or the walk's error.
- */
-int eval_remote_memo_verify(struct eval *ev, int *wrong, struct error *err);
-
-/*
  * The memo id (graph_source_memo_id) and key of input `in` at this
  * commit, each 32 hex digits and a NUL into memo and key (33 bytes): 1
  * when its key may be remembered by that id (graph_source_state_

@@ -15,6 +15,7 @@
 #include "engine/plan/eval.h"
 #include "engine/plan/history.h"
 #include "engine/plan/jobs.h"
+#include "engine/plan/memo_check.h"
 #include "engine/plan/versions.h"
 #include "engine/plan/remote.h"
 #include "graph/graph.h"
@@ -403,56 +404,6 @@ fetch_bundles(struct planner *p, const struct planner_options *o,
 	return 0;
 }
 
-/*
- * Confirm the source keys of ev that plan `pl` took from the remote memo
- * and reused a record for: a claim (memo id -> key) stands when the
- * record reused for a node with that input attests it, its writer having
- * computed that key from trees with that memo id. Never a record of
- * another node: a record vouches for its own node's inputs only.
- */
-static void
-confirm_claims(struct eval *ev, const struct plan *pl)
-{
-	const struct graph *g = ev->graph;
-	const char *memo, *key;
-	size_t i, k;
-
-	for (i = 0; pl && i < pl->n && i < g->n_nodes; i++) {
-		const struct plan_remote_hit *h = pl->items[i].remote;
-
-		if (pl->items[i].decision != PLAN_REUSE || !h)
-			continue;
-		for (k = 0; k < g->nodes[i].n_inputs; k++) {
-			const char *name = g->nodes[i].inputs[k].name;
-
-			if (eval_input_remote_claim(ev, name, &memo, &key) &&
-			    plan_remote_attests(h, memo, key))
-				eval_input_confirm(ev, name);
-		}
-	}
-}
-
-/*
- * Settle the source keys the plan took from the remote memo: those the
- * reused record of a node with that input attests stand; the rest are
- * walked. *wrong: one was not what the trees say (a forged or damaged
- * memo entry).
- */
-static int
-check_remote_memo(struct planner *p, int *wrong, struct error *err)
-{
-	int rc;
-
-	*wrong = 0;
-	confirm_claims(p->head, p->plan);
-	if (p->base)
-		confirm_claims(p->base, history_base_plan(p->hist));
-	rc = eval_remote_memo_verify(p->head, wrong, err);
-	if (!rc && p->base && !*wrong)
-		rc = eval_remote_memo_verify(p->base, wrong, err);
-	return rc;
-}
-
 int
 planner_run(struct graph_repo *repo, struct cache *cache,
 	    const struct planner_options *o, struct error_list *errors,
@@ -463,7 +414,8 @@ planner_run(struct graph_repo *repo, struct cache *cache,
 	rc = planner_run_once(repo, cache, o, 1, errors, out, err);
 	if (rc || !(*out)->remote_memo)
 		return rc;
-	rc = check_remote_memo(*out, &wrong, err);
+	rc = plan_memo_check((*out)->head, (*out)->plan, (*out)->base,
+			     history_base_plan((*out)->hist), &wrong, err);
 	if (!rc && !wrong)
 		return 0;
 	/* A source key the memo gave is not the trees': plan again from

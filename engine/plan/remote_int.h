@@ -61,6 +61,14 @@ int plan_remote_settle_hit(struct plan_remote *pr, struct plan_remote_entry *e,
 			   struct plan_remote_hit *h, const char *id,
 			   const char *key, int own, struct error *err);
 
+/* Whether ref matches one of the trusted-refs globs. */
+int plan_remote_glob_trusted(const struct plan_remote *pr, const char *ref);
+
+/* Tell the fault fe of node id's entry (or make it the error when
+ * required); a hint is added when it has none. */
+int plan_remote_entry_fault(struct plan_remote *pr, struct error *fe,
+			    const char *id, struct error *err);
+
 /* Free a hit and what it holds. Accepts NULL. */
 void plan_remote_hit_free(struct plan_remote_hit *h);
 

@@ -85,4 +85,22 @@ int run_remote_publish_pending(struct plan_remote *pr, struct cache *c,
 			       const char *node_id, const char *runner,
 			       struct error *err);
 
+/*
+ * The memo id and key pairs of node `node`'s inputs in `ev`
+ * (eval_input_memo: those that may be memoized), appended to out: what
+ * its record in the run's bundle attests. Errors: the evaluation's.
+ */
+struct eval;
+int run_remote_sources(struct eval *ev, size_t node, struct strv *out,
+		       struct error *err);
+
+/*
+ * A node this run reused from the remote cache (hit) goes into the run's
+ * bundle, with its sources, when its record is of the domain the run
+ * writes (plan_remote_writes_for). Errors: NOMEM, the evaluation's.
+ */
+int run_remote_bundle_reused(struct plan_remote *pr, struct eval *ev,
+			     size_t node, const struct plan_remote_hit *hit,
+			     struct error *err);
+
 #endif

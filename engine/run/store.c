@@ -395,30 +395,6 @@ publish_fault(struct run_cache_store *s, size_t node, int rc,
 }
 
 /*
- * The memo ids and keys of node's inputs (eval_input_memo), pairs into
- * out: what the node's record in the run's bundle attests.
- */
-static int
-node_sources(struct run_cache_store *s, size_t node, struct strv *out,
-	     struct error *err)
-{
-	const struct graph_node *n = &s->ev->graph->nodes[node];
-	char memo[33], key[33];
-	size_t i;
-	int rc = 0;
-
-	for (i = 0; !rc && i < n->n_inputs; i++) {
-		rc = eval_input_memo(s->ev, &n->inputs[i], memo, key, err);
-		if (rc != 1)
-			continue;	/* not memoizable (0), or an error */
-		rc = strv_push(out, memo, err);
-		if (!rc)
-			rc = strv_push(out, key, err);
-	}
-	return rc;
-}
-
-/*
  * Publish an ok node (one it built; or, for a tag's run, one it reused,
  * from the remote cache when `from`); a failure is a fault of the remote
  * cache.
@@ -435,7 +411,7 @@ publish(struct run_cache_store *s, size_t node, int reused,
 	if (!s->remote || (reused && !s->tag))
 		return 0;	/* only a tag's run publishes what it reused */
 	error_init(&e);
-	rc = node_sources(s, node, &src, &e);
+	rc = run_remote_sources(s->ev, node, &src, &e);
 	if (!rc)
 		rc = run_remote_publish(s->remote, s->cache, s->root,
 					s->run_id,
@@ -462,22 +438,12 @@ agree(struct run_cache_store *s, size_t node,
 		return 0;
 	error_init(&e);
 	if (hit) {
-		struct strv src = STRV_INIT;
-
 		rc = cache_published_mark(s->cache, id, hit->key,
 					  plan_remote_write_server(s->remote),
 					  &e);
-		/* Of this run's domain: its bundle lists it too. */
-		if (!rc && plan_remote_writes_for(s->remote,
-						  hit->rec.run.ref))
-			rc = node_sources(s, node, &src, &e);
-		if (!rc && plan_remote_writes_for(s->remote,
-						  hit->rec.run.ref))
-			rc = plan_remote_bundle_add(s->remote, &hit->rec.rec,
-						    &hit->rec.run,
-						    hit->rec.runner,
-						    &hit->action, &src, &e);
-		strv_release(&src);
+		if (!rc)
+			rc = run_remote_bundle_reused(s->remote, s->ev, node,
+						      hit, &e);
 	} else
 		rc = run_remote_publish_pending(s->remote, s->cache, s->root,
 						run, id, s->runner, &e);
