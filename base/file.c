@@ -5,63 +5,66 @@
 #include "base/file.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/fsys.h"
 #include "base/banned.h"
 
 const char *
-file_kind_name(unsigned mode)
+file_kind_name(enum fsys_kind kind)
 {
-	if (S_ISFIFO(mode))
+	switch (kind) {
+	case FSYS_FIFO:
 		return "a FIFO";
-	if (S_ISCHR(mode) || S_ISBLK(mode))
+	case FSYS_CHR:
+	case FSYS_BLK:
 		return "a device";
-	if (S_ISSOCK(mode))
+	case FSYS_SOCK:
 		return "a socket";
-	if (S_ISDIR(mode))
+	case FSYS_DIR:
 		return "a folder";
-	return "a regular file";
+	case FSYS_LNK:
+		return "a link";
+	default:
+		return "a regular file";
+	}
 }
 
 int
 file_open_regular(const char *path, const char *what, struct error *err)
 {
-	struct stat st;
-	int fd, flags;
+	struct fsys_stat st;
+	int fd, e;
 
 	if (!what)
 		what = path;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	fd = fsys_open_read(path);
 	if (fd < 0) {
-		int e = errno;
+		int oe = errno;
 
-		fd = e == ENOENT || e == ENOTDIR ? ERROR_NOT_FOUND : ERROR_IO;
-		error_set(err, fd, "cannot open '%s': %s", what, strerror(e));
-		errno = e;
+		fd = oe == ENOENT || oe == ENOTDIR ? ERROR_NOT_FOUND : ERROR_IO;
+		error_set(err, fd, "cannot open '%s': %s", what, strerror(oe));
+		errno = oe;
 		return fd;
 	}
-	if (fstat(fd, &st)) {
+	e = fsys_fstat(fd, &st);
+	if (e) {
 		error_set(err, ERROR_IO, "cannot read '%s': %s", what,
-			  strerror(errno));
+			  strerror(e));
 		close(fd);
 		return ERROR_IO;
 	}
-	if (!S_ISREG(st.st_mode)) {
+	if (st.kind != FSYS_REG) {
 		close(fd);
 		error_set(err, ERROR_INVALID, "'%s' is not a regular file (%s)",
-			  what, file_kind_name((unsigned)st.st_mode));
+			  what, file_kind_name(st.kind));
 		error_hint(err, "ripple reads only regular files here");
 		return ERROR_INVALID;
 	}
-	flags = fcntl(fd, F_GETFL);
-	if (flags >= 0)
-		fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
 	return fd;
 }
 
@@ -74,7 +77,8 @@ folders_real(const char *root, const char *rel, char *out, size_t n,
 	     struct error *err)
 {
 	size_t rl = strlen(root), i;
-	struct stat sb;
+	struct fsys_stat sb;
+	int e;
 
 	if ((size_t)snprintf(out, n, "%s/%s", root, rel) >= n)
 		return error_set(err, ERROR_INVALID, "path '%s' is too long",
@@ -83,16 +87,17 @@ folders_real(const char *root, const char *rel, char *out, size_t n,
 		if (out[i] != '/')
 			continue;
 		out[i] = '\0';
-		if (lstat(out, &sb)) {
+		e = fsys_lstat(out, &sb);
+		if (e) {
 			out[i] = '/';
-			return error_set(err, errno == ENOENT ? ERROR_NOT_FOUND
+			return error_set(err, e == ENOENT ? ERROR_NOT_FOUND
 					 : ERROR_IO, "cannot restore '%s': %s",
-					 rel, strerror(errno));
+					 rel, strerror(e));
 		}
-		if (!S_ISDIR(sb.st_mode)) {
+		if (sb.kind != FSYS_DIR) {
 			error_set(err, ERROR_INVALID, "cannot restore '%s': "
 				  "'%s' is %s", rel, out + rl + 1,
-				  S_ISLNK(sb.st_mode) ? "a link"
+				  sb.kind == FSYS_LNK ? "a link"
 						      : "not a folder");
 			out[i] = '/';
 			return ERROR_INVALID;
@@ -108,14 +113,14 @@ file_replace_under(const char *root, const char *rel, const void *bytes,
 {
 	char path[4096], tmp[4200], *slash;
 	const char *p = bytes;
-	struct stat sb;
+	struct fsys_stat sb;
 	size_t done = 0;
-	int fd = -1, rc;
+	int fd = -1, rc, e;
 
 	rc = folders_real(root, rel, path, sizeof(path), err);
 	if (rc)
 		return rc;
-	if (!lstat(path, &sb) && S_ISDIR(sb.st_mode))
+	if (!fsys_lstat(path, &sb) && sb.kind == FSYS_DIR)
 		return error_set(err, ERROR_INVALID, "cannot restore '%s': it "
 				 "is a folder now", rel);
 	slash = strrchr(path, '/');
@@ -137,9 +142,10 @@ file_replace_under(const char *root, const char *rel, const void *bytes,
 		}
 		memcpy(target, bytes, len);
 		target[len] = '\0';
-		if (unlink(tmp) || symlink(target, tmp)) {
+		e = unlink(tmp) ? errno : fsys_symlink(target, tmp);
+		if (e) {
 			rc = error_set(err, ERROR_IO, "cannot restore '%s': %s",
-				       rel, strerror(errno));
+				       rel, strerror(e));
 			goto done;
 		}
 	} else {
@@ -156,19 +162,20 @@ file_replace_under(const char *root, const char *rel, const void *bytes,
 			}
 			done += (size_t)w;
 		}
-		rc = fchmod(fd, kind == FILE_ENTRY_EXEC ? 0755 : 0644);
-		if (close(fd))
-			rc = -1;
+		e = fsys_fchmod(fd, kind == FILE_ENTRY_EXEC ? 0755 : 0644);
+		if (close(fd) && !e)
+			e = errno;
 		fd = -1;
-		if (rc) {
+		if (e) {
 			rc = error_set(err, ERROR_IO, "cannot restore '%s': %s",
-				       rel, strerror(errno));
+				       rel, strerror(e));
 			goto done;
 		}
 	}
-	if (rename(tmp, path))
+	e = fsys_rename(tmp, path);
+	if (e)
 		rc = error_set(err, ERROR_IO, "cannot restore '%s': %s", rel,
-			       strerror(errno));
+			       strerror(e));
 done:
 	if (fd >= 0)
 		close(fd);
@@ -181,19 +188,20 @@ int
 file_remove_under(const char *root, const char *rel, struct error *err)
 {
 	char path[4096];
-	struct stat sb;
-	int rc;
+	struct fsys_stat sb;
+	int rc, e;
 
 	rc = folders_real(root, rel, path, sizeof(path), err);
 	if (rc == ERROR_NOT_FOUND)
 		return 0;
 	if (rc)
 		return rc;
-	if (lstat(path, &sb))
-		return errno == ENOENT ? 0
+	e = fsys_lstat(path, &sb);
+	if (e)
+		return e == ENOENT ? 0
 			: error_set(err, ERROR_IO, "cannot remove '%s': %s",
-				    rel, strerror(errno));
-	if (S_ISDIR(sb.st_mode))
+				    rel, strerror(e));
+	if (sb.kind == FSYS_DIR)
 		return error_set(err, ERROR_INVALID, "cannot remove '%s': it "
 				 "is a folder", rel);
 	if (unlink(path) && errno != ENOENT)

@@ -10,6 +10,8 @@
 
 #include <stddef.h>
 
+#include "base/fsys.h"
+
 struct error;
 
 /*
@@ -51,7 +53,10 @@ int file_replace_under(const char *root, const char *rel, const void *bytes,
  */
 int file_remove_under(const char *root, const char *rel, struct error *err);
 
-/* "a FIFO", "a device", "a socket", "a folder" or "a regular file". */
-const char *file_kind_name(unsigned mode);
+/*
+ * "a FIFO", "a device", "a socket", "a folder", "a link" or "a regular
+ * file".
+ */
+const char *file_kind_name(enum fsys_kind kind);
 
 #endif

@@ -39,4 +39,11 @@ void interrupt_restore(const struct interrupt_saved *saved);
 /* The flag: 0 until an interrupt was caught. */
 const volatile sig_atomic_t *interrupt_flag(void);
 
+/*
+ * A write to a pipe whose reader went away fails (EPIPE) instead of ending
+ * the process: POSIX ignores SIGPIPE; Windows has no such signal, and the
+ * write fails already.
+ */
+void interrupt_ignore_broken_pipe(void);
+
 #endif

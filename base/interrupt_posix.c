@@ -42,3 +42,9 @@ interrupt_flag(void)
 {
 	return &flag;
 }
+
+void
+interrupt_ignore_broken_pipe(void)
+{
+	signal(SIGPIPE, SIG_IGN);
+}

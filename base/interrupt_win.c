@@ -49,3 +49,8 @@ interrupt_flag(void)
 {
 	return &flag;
 }
+
+void
+interrupt_ignore_broken_pipe(void)
+{
+}

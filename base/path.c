@@ -8,10 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "base/buf.h"
 #include "base/error.h"
+#include "base/fsys.h"
 #include "base/utf8.h"
 #include "base/banned.h"
 
@@ -108,23 +108,26 @@ static int
 fold(char *buf, struct error *err)
 {
 	char tmp[PATH_RESOLVED_MAX];
-	const char *p = buf + 1;
-	size_t o = 0;
+	/* The root ("/"; Windows "C:/") stays, and ".." stops there. */
+	size_t root = fsys_root_len(buf), o = root;
+	const char *p = buf + root;
 
+	memcpy(tmp, buf, root);
 	while (*p) {
 		size_t len = strcspn(p, "/");
 
 		if (len == 2 && p[0] == '.' && p[1] == '.') {
-			while (o > 0 && tmp[o - 1] != '/')
+			while (o > root && tmp[o - 1] != '/')
 				o--;
-			if (o > 0)
+			if (o > root)
 				o--;
 		} else if (len && !(len == 1 && p[0] == '.')) {
 			/* '/', the component and the final NUL */
 			if (o + 1 + len + 1 > sizeof(tmp))
 				return error_set(err, ERROR_INVALID, "path "
 						 "'%.200s' is too long", buf);
-			tmp[o++] = '/';
+			if (o > root)
+				tmp[o++] = '/';
 			memcpy(tmp + o, p, len);
 			o += len;
 		}
@@ -132,8 +135,6 @@ fold(char *buf, struct error *err)
 		if (*p)
 			p++;
 	}
-	if (!o)
-		tmp[o++] = '/';
 	tmp[o] = '\0';
 	memcpy(buf, tmp, o + 1);
 	return 0;
@@ -153,28 +154,29 @@ resolve(const char *path, char *out, size_t n, struct error *err)
 	int len;
 
 	len = snprintf(buf, sizeof(buf), "%s", path);
-	if (len < 0 || (size_t)len >= sizeof(buf) || path[0] != '/')
+	if (len < 0 || (size_t)len >= sizeof(buf) || !fsys_absolute(path))
 		return error_set(err, ERROR_INVALID, "path '%.200s' is too "
 				 "long or not absolute", path);
 	for (;;) {
-		r = realpath(buf, NULL);
+		r = fsys_realpath(buf);
 		if (r)
 			break;
 		if (errno != ENOENT && errno != ENOTDIR)
 			return error_set(err, ERROR_IO, "cannot resolve "
 					 "'%.200s': %s", buf, strerror(errno));
 		slash = strrchr(buf, '/');
-		if (!slash)
+		if (!slash || strlen(buf) <= fsys_root_len(buf))
 			return error_set(err, ERROR_IO, "cannot resolve "
 					 "'%.200s'", path);
 		tail = path + (slash - buf) + 1;
-		if (slash == buf)
-			buf[1] = '\0';
+		if ((size_t)(slash - buf) < fsys_root_len(buf))
+			buf[fsys_root_len(buf)] = '\0';	/* the root */
 		else
 			*slash = '\0';
 	}
 	len = snprintf(out, n, "%s%s%s", r,
-		       tail[0] && strcmp(r, "/") ? "/" : "", tail);
+		       tail[0] && r[0] && r[strlen(r) - 1] != '/' ? "/" : "",
+		       tail);
 	free(r);
 	if (len < 0 || (size_t)len >= n)
 		return error_set(err, ERROR_INVALID, "path '%.200s' is too "
@@ -187,8 +189,8 @@ is_under(const char *root, const char *p)
 {
 	size_t n = strlen(root);
 
-	if (!strcmp(root, "/"))
-		return 1;
+	if (n && n == fsys_root_len(root))	/* "/", "C:/" */
+		return !strncmp(p, root, n);
 	return !strncmp(p, root, n) && (p[n] == '\0' || p[n] == '/');
 }
 
@@ -197,39 +199,46 @@ path_resolve_under(const char *root, const char *rel, int follow_last,
 		   char *out, size_t n, struct error *err)
 {
 	char rroot[PATH_RESOLVED_MAX], full[PATH_RESOLVED_MAX];
-	char dir[PATH_RESOLVED_MAX];
+	char dir[PATH_RESOLVED_MAX], name[PATH_RESOLVED_MAX];
 	const char *last = NULL;
 	int len, rc;
 
 	rc = resolve(root, rroot, sizeof(rroot), err);
 	if (rc)
 		return rc;
-	len = rel[0] == '/' ? snprintf(full, sizeof(full), "%s", rel)
-			    : snprintf(full, sizeof(full), "%s/%s", root, rel);
+	len = fsys_absolute(rel) ? snprintf(full, sizeof(full), "%s", rel)
+		: snprintf(full, sizeof(full), "%s/%s", root, rel);
 	if (len < 0 || (size_t)len >= sizeof(full))
 		return error_set(err, ERROR_INVALID, "path '%.200s' is too "
 				 "long", rel);
-	while (len > 1 && full[len - 1] == '/')
+	while ((size_t)len > fsys_root_len(full) && len > 1 &&
+	       full[len - 1] == '/')
 		full[--len] = '\0';
 	if (!follow_last) {
+		size_t rl = fsys_root_len(full);
 		char *slash = strrchr(full, '/');
 
 		last = slash + 1;
-		if (!strcmp(last, ".") || !strcmp(last, "..") || !*last)
+		if (!strcmp(last, ".") || !strcmp(last, "..") || !*last) {
 			last = NULL;	/* nothing to keep unfollowed */
-		else
-			*slash = '\0';
-		if (last && !full[0]) {
-			full[0] = '/';
-			full[1] = '\0';
+		} else {
+			/* keep the name apart: cutting at a root's '/'
+			   puts the root back over its first bytes */
+			snprintf(name, sizeof(name), "%s", last);
+			last = name;
+			if ((size_t)(slash - full) < rl)
+				full[rl] = '\0';
+			else
+				*slash = '\0';
 		}
 	}
 	rc = resolve(full, dir, sizeof(dir), err);
 	if (rc)
 		return rc;
 	if (last)
-		len = snprintf(out, n, "%s%s%s", dir, strcmp(dir, "/") ? "/"
-							: "", last);
+		len = snprintf(out, n, "%s%s%s", dir,
+			       dir[0] && dir[strlen(dir) - 1] != '/' ? "/" : "",
+			       last);
 	else
 		len = snprintf(out, n, "%s", dir);
 	if (len < 0 || (size_t)len >= n)
@@ -243,7 +252,7 @@ path_mkdirs_under(const char *root, const char *rel, struct error *err)
 {
 	char part[PATH_RESOLVED_MAX], where[PATH_RESOLVED_MAX];
 	size_t i, len = strlen(rel);
-	int rc;
+	int rc, e;
 
 	if (len >= sizeof(part) || path_leaves(rel))
 		return error_set(err, ERROR_INVALID, "folder '%.200s' leaves "
@@ -266,9 +275,10 @@ path_mkdirs_under(const char *root, const char *rel, struct error *err)
 				   "inside the repository");
 			return ERROR_INVALID;
 		}
-		if (mkdir(where, 0777) && errno != EEXIST)
+		e = fsys_mkdir(where);
+		if (e && e != EEXIST)
 			return error_set(err, ERROR_IO, "cannot make '%s': %s",
-					 where, strerror(errno));
+					 where, strerror(e));
 		/* A link made or changed in between, or a dangling one. */
 		rc = path_resolve_under(root, part, 1, where, sizeof(where),
 					err);
@@ -280,9 +290,9 @@ path_mkdirs_under(const char *root, const char *rel, struct error *err)
 			return ERROR_INVALID;
 		}
 		{
-			struct stat st;
+			struct fsys_stat st;
 
-			if (stat(where, &st) || !S_ISDIR(st.st_mode))
+			if (fsys_stat(where, &st) || st.kind != FSYS_DIR)
 				return error_set(err, ERROR_IO, "cannot make "
 						 "'%s': not a folder", where);
 		}

@@ -37,7 +37,12 @@ static const char hint_links[] =
 static const char *
 kind_of(unsigned mode)
 {
-	return S_ISLNK(mode) ? "a symbolic link" : file_kind_name(mode);
+	return S_ISLNK(mode) ? "a symbolic link"
+		: file_kind_name(S_ISFIFO(mode) ? FSYS_FIFO
+				 : S_ISCHR(mode) ? FSYS_CHR
+				 : S_ISBLK(mode) ? FSYS_BLK
+				 : S_ISSOCK(mode) ? FSYS_SOCK
+				 : S_ISDIR(mode) ? FSYS_DIR : FSYS_REG);
 }
 
 /* ERROR_INVALID: rel is not written because `what` (a prefix) is `kind`. */

@@ -72,7 +72,15 @@ win_errno(unsigned long winerr)
 		return EEXIST;
 	case ERROR_FILE_NOT_FOUND:
 	case ERROR_PATH_NOT_FOUND:
+	case ERROR_INVALID_NAME:
+	case ERROR_BAD_NETPATH:
 		return ENOENT;
+	case ERROR_DIRECTORY:
+		return ENOTDIR;
+	case ERROR_NOT_A_REPARSE_POINT:
+		return EINVAL;
+	case ERROR_FILENAME_EXCED_RANGE:
+		return ENAMETOOLONG;
 	case ERROR_ACCESS_DENIED:
 	case ERROR_SHARING_VIOLATION:
 		return EACCES;

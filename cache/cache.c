@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <string.h>
 #include <time.h>
-#include <sys/stat.h>
 
 #include "base/error.h"
 #include "base/fsys.h"
@@ -123,33 +122,34 @@ cache_open(const char *path, int flags, struct cache **out,
 	   struct error *err)
 {
 	struct cache *c = NULL;
-	struct stat st;
-	int oflags, rc;
+	struct fsys_stat st;
+	int oflags, rc, e;
 
 	*out = NULL;
 	if (!path || !path[0])
 		return error_set(err, ERROR_INVALID, "empty cache path");
-	if (stat(path, &st)) {
-		if (errno != ENOENT || !(flags & CACHE_OPEN_CREATE) ||
+	e = fsys_stat(path, &st);
+	if (e) {
+		if (e != ENOENT || !(flags & CACHE_OPEN_CREATE) ||
 		    (flags & CACHE_OPEN_READONLY))
-			return error_at(err, errno == ENOENT ? ERROR_NOT_FOUND
-							     : ERROR_IO,
+			return error_at(err, e == ENOENT ? ERROR_NOT_FOUND
+							 : ERROR_IO,
 					path, 0, 0, "cannot open cache: %s",
-					strerror(errno));
+					strerror(e));
 		rc = make_parents(path, err);
 		if (rc)
 			return rc;
-	} else if (S_ISDIR(st.st_mode)) {
+	} else if (st.kind == FSYS_DIR) {
 		error_at(err, ERROR_INVALID, path, 0, 0, "the cache is a "
 			 "directory");
 		error_hint(err, "name the cache file, e.g. %s/cache.db", path);
 		return ERROR_INVALID;
-	} else if (!S_ISREG(st.st_mode)) {
+	} else if (st.kind != FSYS_REG) {
 		/* SQLite would wait forever on a FIFO, fail on a device. */
 		error_at(err, ERROR_INVALID, path, 0, 0, "the cache is not a "
-			 "regular file (%s)", S_ISFIFO(st.st_mode) ? "a FIFO"
-			 : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)
-			 ? "a device" : S_ISSOCK(st.st_mode) ? "a socket"
+			 "regular file (%s)", st.kind == FSYS_FIFO ? "a FIFO"
+			 : st.kind == FSYS_CHR || st.kind == FSYS_BLK
+			 ? "a device" : st.kind == FSYS_SOCK ? "a socket"
 			 : "not a file");
 		error_hint(err, "the cache is an SQLite file: name a regular "
 			   "file, or one that does not exist yet");

@@ -15,11 +15,11 @@
 #include <openssl/evp.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/error.h"
 #include "base/file.h"
+#include "base/fsys.h"
 #include "base/mem.h"
 #include "base/banned.h"
 
@@ -157,11 +157,11 @@ remote_body_on_read(char *buf, size_t size, size_t nitems, void *p)
 		return want;
 	}
 	do
-		got = pread(x->fd, buf, want, x->off);
+		got = fsys_pread(x->fd, buf, want, x->off);
 	while (got < 0 && errno == EINTR);
 	if (got <= 0) {
 		/* A read error, or the file shrank after it was hashed. */
-		x->local_errno = got < 0 ? errno : ESTALE;
+		x->local_errno = got < 0 ? errno : REMOTE_SHRANK;
 		return CURL_READFUNC_ABORT;
 	}
 	if (x->md && !EVP_DigestUpdate(x->md, buf, (size_t)got)) {
@@ -190,8 +190,9 @@ remote_body_on_seek(void *p, curl_off_t offset, int origin)
 int
 remote_body_open(struct remote *r, struct xfer *x)
 {
-	struct stat st;
+	struct fsys_stat st;
 	char what[320];
+	int e;
 
 	if (x->method == XFER_PUT && x->src_path) {
 		x->fd = file_open_regular(x->src_path, NULL, &x->err);
@@ -200,12 +201,13 @@ remote_body_open(struct remote *r, struct xfer *x)
 			x->fd = -1;
 			return x->result;
 		}
-		if (fstat(x->fd, &st)) {
+		e = fsys_fstat(x->fd, &st);
+		if (e) {
 			return x->result = error_set(&x->err, ERROR_IO,
 				"cannot read '%s': %s", x->src_path,
-				strerror(errno));
+				strerror(e));
 		}
-		if (st.st_size != x->src_size)
+		if ((int64_t)st.size != x->src_size)
 			return x->result = error_set(&x->err, ERROR_CONFLICT,
 				"'%s' changed while it was uploaded",
 				x->src_path);

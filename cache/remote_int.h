@@ -48,6 +48,9 @@ int remote_record_read(struct json_t *doc, int components,
 /* The longest xfer space: "d/" domain "/cas" and the NUL. */
 #define REMOTE_SPACE_SIZE (REMOTE_DOMAIN_SIZE + 7)
 
+/* xfer.local_errno: the source file shrank after it was hashed. */
+#define REMOTE_SHRANK (-1)
+
 /*
  * The AC space of `domain` (NULL: the trusted "ac") into out
  * (REMOTE_SPACE_SIZE bytes); the domain must be remote_domain_valid.
@@ -124,7 +127,8 @@ struct xfer {
 	int64_t off;			/* bytes sent or received */
 	size_t mem_cap;
 	int overflow;			/* body passed its size or cap */
-	int local_errno;		/* a local read or write failed */
+	int local_errno;		/* a local read or write failed:
+					   errno, or REMOTE_SHRANK */
 	unsigned attempt;		/* attempts made */
 	int64_t due_ms;			/* retry time (monotonic ms) */
 	int64_t first_ms;		/* the first attempt's start

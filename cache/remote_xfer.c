@@ -265,7 +265,7 @@ finish(struct remote *r, struct xfer *x, CURLcode cc)
 		remote_xfer_fail(r, x, ERROR_IO, "interrupted");
 		return 0;
 	}
-	if (x->local_errno == ESTALE) {
+	if (x->local_errno == REMOTE_SHRANK) {
 		x->result = error_set(&x->err, ERROR_CONFLICT, "'%s' changed "
 				      "while it was uploaded", x->src_path);
 		return 0;

@@ -5,12 +5,12 @@
  */
 #include "graph/deps.h"
 
-#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/buf.h"
 #include "base/error.h"
+#include "base/fnmatch.h"
 #include "base/mem.h"
 #include "graph/graph.h"
 #include "graph/instances.h"
@@ -311,8 +311,8 @@ resolve_release_node(struct graph *g, struct graph_node *nodes, size_t n,
 		int excluded = 0;
 
 		for (k = 0; k < rel->n_exclude && !excluded; k++)
-			excluded = !fnmatch(rel->exclude[k],
-					    rel->artifacts[i], 0);
+			excluded = fnmatch_match(rel->exclude[k],
+					    rel->artifacts[i]);
 		if (excluded)
 			continue;
 		rc = select_upstream(g, nodes, n, node, GRAPH_NODE_ARTIFACT,

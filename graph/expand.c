@@ -6,7 +6,6 @@
  */
 #include "graph/graph.h"
 
-#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -9,7 +9,6 @@
 #include "graph/family.h"
 
 #include <ctype.h>
-#include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,6 +16,7 @@
 #include <pcre2.h>
 
 #include "base/error.h"
+#include "base/fnmatch.h"
 #include "graph/pep440.h"
 #include "rules/rules.h"
 #include "base/banned.h"
@@ -24,7 +24,7 @@
 static int
 glob_match(const char *pattern, const char *name)
 {
-	return !strcmp(pattern, name) || fnmatch(pattern, name, 0) == 0;
+	return !strcmp(pattern, name) || fnmatch_match(pattern, name);
 }
 
 int

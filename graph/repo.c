@@ -8,10 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "base/buf.h"
 #include "base/error.h"
+#include "base/fsys.h"
 #include "base/mem.h"
 #include "base/banned.h"
 
@@ -104,16 +104,16 @@ static int
 guessed_workdir(git_repository *git, const char *wd)
 {
 	char path[4096];
-	struct stat st;
+	struct fsys_stat st;
 	int n;
 
 	n = snprintf(path, sizeof(path), "%s/config",
 		     git_repository_commondir(git));
-	if (n > 0 && (size_t)n < sizeof(path) && !stat(path, &st))
+	if (n > 0 && (size_t)n < sizeof(path) && !fsys_stat(path, &st))
 		return 0;
 	n = snprintf(path, sizeof(path), "%s%s.git", wd,
 		     wd[0] && wd[strlen(wd) - 1] == '/' ? "" : "/");
-	return n > 0 && (size_t)n < sizeof(path) && lstat(path, &st) != 0;
+	return n > 0 && (size_t)n < sizeof(path) && fsys_lstat(path, &st) != 0;
 }
 
 int

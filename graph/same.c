@@ -9,10 +9,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/fsys.h"
 #include "graph/repo_git.h"
 #include "rules/rules.h"
 #include "base/banned.h"
@@ -54,25 +54,25 @@ blob_id(git_repository *g, const char *workdir, const char *rel,
 	struct side *out)
 {
 	char path[4096], target[4096];
-	struct stat st;
+	struct fsys_stat st;
 	git_oid oid;
-	ssize_t n;
-	int rc;
+	size_t len;
+	int n, rc;
 
 	n = snprintf(path, sizeof(path), "%s%s", workdir, rel);
 	if (n < 0 || (size_t)n >= sizeof(path))
 		return ERROR_INVALID;	/* cut short, it names another file */
-	if (lstat(path, &st))
-		return errno == ENOENT || errno == ENOTDIR ? ERROR_NOT_FOUND
-							   : ERROR_IO;
-	if (S_ISLNK(st.st_mode)) {
-		n = readlink(path, target, sizeof(target));
-		if (n < 0 || (size_t)n >= sizeof(target))
+	rc = fsys_lstat(path, &st);
+	if (rc)
+		return rc == ENOENT || rc == ENOTDIR ? ERROR_NOT_FOUND
+						     : ERROR_IO;
+	if (st.kind == FSYS_LNK) {
+		if (fsys_readlink(path, target, sizeof(target), &len))
 			return ERROR_IO;
-		rc = git_odb_hash(&oid, target, (size_t)n, GIT_OBJECT_BLOB);
-		snprintf(out->target, sizeof(out->target), "%.*s", (int)n,
+		rc = git_odb_hash(&oid, target, len, GIT_OBJECT_BLOB);
+		snprintf(out->target, sizeof(out->target), "%.*s", (int)len,
 			 target);
-	} else if (S_ISREG(st.st_mode)) {
+	} else if (st.kind == FSYS_REG) {
 		rc = git_odb_hashfile(&oid, path, GIT_OBJECT_BLOB);
 	} else {
 		return ERROR_NOT_FOUND;

@@ -4,11 +4,11 @@
  */
 #include "graph/graph.h"
 
-#include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "base/error.h"
+#include "base/fnmatch.h"
 #include "base/mem.h"
 #include "base/spell.h"
 #include "graph/version.h"
@@ -79,7 +79,7 @@ graph_release_claims(const struct graph *g, const struct graph_node *n,
 		return 0;
 	graph_release_family(n, &p, &narrow, prefix, sizeof(prefix));
 	p.regex_file = g->rules ? g->rules->file : NULL;
-	if (narrow && fnmatch(narrow, tag, 0) && strcmp(narrow, tag))
+	if (narrow && !fnmatch_match(narrow, tag) && strcmp(narrow, tag))
 		return 0;
 	return version_tag_claims(&p, tag, NULL, err);
 }
@@ -107,7 +107,7 @@ mark(const struct graph *g, const char *ref, unsigned char *sel)
 		else if (!strncmp(ref, "releases@", 9))
 			hit = 0;	/* select_ref: errors to report */
 		else
-			hit = !strcmp(n->name, ref) || !fnmatch(ref, n->id, 0);
+			hit = !strcmp(n->name, ref) || fnmatch_match(ref, n->id);
 		if (hit) {
 			sel[i] = 1;
 			hits++;

@@ -9,11 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/arena.h"
 #include "base/error.h"
+#include "base/fsys.h"
 #include "base/mem.h"
 #include "base/strv.h"
 #include "graph/repo_git.h"
@@ -24,7 +24,7 @@ struct entry {
 	git_oid ref;		/* the content it is compared with */
 	unsigned ref_mode;	/* git mode of ref; 0: the file was absent */
 	int exists;		/* lstat at the snapshot or last change: */
-	struct stat st;
+	struct fsys_stat st;
 };
 
 struct graph_tracked {
@@ -44,40 +44,45 @@ graph_tracked_free(struct graph_tracked *t)
 }
 
 static int
-same_stat(const struct stat *a, const struct stat *b)
+same_stat(const struct fsys_stat *a, const struct fsys_stat *b)
 {
-	return a->st_mode == b->st_mode && a->st_size == b->st_size &&
-	       a->st_ino == b->st_ino && a->st_dev == b->st_dev &&
-	       a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
-	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
-	       a->st_ctim.tv_sec == b->st_ctim.tv_sec &&
-	       a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+	return a->kind == b->kind && a->mode == b->mode &&
+	       a->size == b->size && a->ino == b->ino && a->dev == b->dev &&
+	       a->mtime_s == b->mtime_s && a->mtime_ns == b->mtime_ns &&
+	       a->ctime_s == b->ctime_s && a->ctime_ns == b->ctime_ns;
+}
+
+/* A regular file's executable bit: the file's, or on a file system
+ * without one (Windows) the index's, as git's core.filemode false. */
+static unsigned
+exec_bit(const struct fsys_stat *st, unsigned index_mode)
+{
+	return fsys_exec_bits() ? st->mode & 0100 : index_mode & 0100;
 }
 
 /* The git mode and blob id of what is at full now; mode 0: absent or
- * unreadable (then the id is zero). */
+ * unreadable (then the id is zero). index_mode: the index's mode. */
 static void
-content_id(const char *full, const struct stat *st, int exists,
-	   unsigned *mode, git_oid *id)
+content_id(const char *full, const struct fsys_stat *st, int exists,
+	   unsigned index_mode, unsigned *mode, git_oid *id)
 {
 	char target[4096];
-	ssize_t n;
+	size_t n;
 
 	memset(id, 0, sizeof(*id));
 	*mode = 0;
 	if (!exists)
 		return;
-	if (S_ISLNK(st->st_mode)) {
-		n = readlink(full, target, sizeof(target));
-		if (n >= 0 && (size_t)n < sizeof(target) &&
-		    !git_odb_hash(id, target, (size_t)n, GIT_OBJECT_BLOB))
+	if (st->kind == FSYS_LNK) {
+		if (!fsys_readlink(full, target, sizeof(target), &n) &&
+		    !git_odb_hash(id, target, n, GIT_OBJECT_BLOB))
 			*mode = GIT_FILEMODE_LINK;
 		return;
 	}
-	if (!S_ISREG(st->st_mode))
+	if (st->kind != FSYS_REG)
 		return;
 	if (!git_odb_hashfile(id, full, GIT_OBJECT_BLOB))
-		*mode = st->st_mode & 0100 ? GIT_FILEMODE_BLOB_EXECUTABLE
+		*mode = exec_bit(st, index_mode) ? GIT_FILEMODE_BLOB_EXECUTABLE
 					   : GIT_FILEMODE_BLOB;
 }
 
@@ -92,14 +97,14 @@ norm_mode(unsigned mode)
 }
 
 static int
-index_stat_matches(const git_index_entry *ie, const struct stat *st)
+index_stat_matches(const git_index_entry *ie, const struct fsys_stat *st)
 {
-	return (uint32_t)st->st_size == ie->file_size &&
-	       (int32_t)st->st_mtim.tv_sec == ie->mtime.seconds &&
-	       (uint32_t)st->st_mtim.tv_nsec == ie->mtime.nanoseconds &&
-	       norm_mode(ie->mode) == (S_ISLNK(st->st_mode)
+	return (uint32_t)st->size == ie->file_size &&
+	       (int32_t)st->mtime_s == ie->mtime.seconds &&
+	       (uint32_t)st->mtime_ns == ie->mtime.nanoseconds &&
+	       norm_mode(ie->mode) == (st->kind == FSYS_LNK
 				       ? GIT_FILEMODE_LINK
-				       : st->st_mode & 0100
+				       : exec_bit(st, ie->mode)
 				       ? GIT_FILEMODE_BLOB_EXECUTABLE
 				       : GIT_FILEMODE_BLOB);
 }
@@ -146,15 +151,15 @@ graph_tracked_snapshot(struct graph_repo *repo, const struct strv *only,
 			goto done;
 		}
 		snprintf(full, sizeof(full), "%s/%s", root, ie->path);
-		e->exists = !lstat(full, &e->st);
+		e->exists = !fsys_lstat(full, &e->st);
 		if (e->exists && index_stat_matches(ie, &e->st)) {
 			e->ref = ie->id;
 			e->ref_mode = norm_mode(ie->mode);
 		} else {
 			/* Differs from the index already: compare with
 			 * what it holds now. */
-			content_id(full, &e->st, e->exists, &e->ref_mode,
-				   &e->ref);
+			content_id(full, &e->st, e->exists, ie->mode,
+				   &e->ref_mode, &e->ref);
 			if (e->exists && e->ref_mode == norm_mode(ie->mode) &&
 			    !git_oid_cmp(&e->ref, &ie->id))
 				e->ref = ie->id;
@@ -182,19 +187,19 @@ graph_tracked_changed(struct graph_repo *repo, struct graph_tracked *t,
 	for (i = 0; !rc && i < t->n; i++) {
 		struct entry *e = &t->v[i];
 		char full[4096];
-		struct stat st;
+		struct fsys_stat st;
 		unsigned mode;
 		git_oid id;
 		int exists;
 
 		snprintf(full, sizeof(full), "%s/%s", root, e->path);
-		exists = !lstat(full, &st);
+		exists = !fsys_lstat(full, &st);
 		if (exists == e->exists && (!exists || same_stat(&st, &e->st)))
 			continue;
 		e->exists = exists;
 		if (exists)
 			e->st = st;
-		content_id(full, &st, exists, &mode, &id);
+		content_id(full, &st, exists, e->ref_mode, &mode, &id);
 		if (mode == e->ref_mode && (!mode || !git_oid_cmp(&id, &e->ref)))
 			continue;	/* touched, same content */
 		e->ref = id;

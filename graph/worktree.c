@@ -10,13 +10,13 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #define XXH_STATIC_LINKING_ONLY
 #include <xxhash.h>
 
 #include "base/buf.h"
 #include "base/error.h"
+#include "base/fsys.h"
 #include "base/mem.h"
 #include "base/strv.h"
 #include "graph/pattern.h"
@@ -84,37 +84,39 @@ hash_path(struct graph_worktree *wt, const char *path, struct wt_entry *e,
 	  struct error *err)
 {
 	struct buf full = BUF_INIT;
-	struct stat sb;
+	struct fsys_stat sb;
 	char link[4096];
-	ssize_t n;
+	size_t n;
 	git_oid oid;
-	int rc = 0, grc;
+	int rc = 0, grc, e_link;
 
 	rc = buf_addf(&full, err, "%s/%s", graph_repo_root(wt->repo), path);
 	if (rc)
 		goto done;
-	if (lstat(full.data, &sb)) {
+	if (fsys_lstat(full.data, &sb)) {
 		e->gone = 1;	/* vanished since status: treat as deleted */
 		goto done;
 	}
-	if (S_ISLNK(sb.st_mode)) {
-		n = readlink(full.data, link, sizeof(link));
-		if (n < 0 || (size_t)n >= sizeof(link)) {
+	if (sb.kind == FSYS_LNK) {
+		e_link = fsys_readlink(full.data, link, sizeof(link), &n);
+		if (e_link) {
 			rc = error_set(err, ERROR_IO, "reading symlink '%s': %s",
-				       path, strerror(errno));
+				       path, strerror(e_link));
 			goto done;
 		}
-		grc = git_odb_hash(&oid, link, (size_t)n, GIT_OBJECT_BLOB);
+		grc = git_odb_hash(&oid, link, n, GIT_OBJECT_BLOB);
 		e->raw.mode = 0120000;
-		e->link = arena_strndup(&wt->arena, link, (size_t)n);
+		e->link = arena_strndup(&wt->arena, link, n);
 		if (!e->link) {
 			rc = error_set(err, ERROR_NOMEM, "out of memory");
 			goto done;
 		}
-	} else if (S_ISREG(sb.st_mode)) {
+	} else if (sb.kind == FSYS_REG) {
 		grc = git_repository_hashfile(&oid, graph_repo_git(wt->repo),
 					      full.data, GIT_OBJECT_BLOB, path);
-		e->raw.mode = (sb.st_mode & S_IXUSR) ? 0100755 : 0100644;
+		/* No executable bit on Windows: the index's stays. */
+		if (fsys_exec_bits() || (e->raw.mode & 0170000) != 0100000)
+			e->raw.mode = (sb.mode & 0100) ? 0100755 : 0100644;
 	} else {
 		e->gone = 1;	/* a directory (e.g. a nested repo) or device */
 		goto done;

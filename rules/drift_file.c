@@ -7,12 +7,12 @@
 #include "rules/drift_file.h"
 
 #include <jansson.h>
-#include <regex.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "base/arena.h"
 #include "base/error.h"
+#include "base/regex.h"
 #include "base/spell.h"
 #include "rules/load.h"
 #include "rules/yaml.h"
@@ -432,36 +432,28 @@ rules_drift_read_regex(struct arena *a, const char *file, const char *data,
 		       size_t len, const char *re,
 		       struct rules_drift_value *out, struct error *err)
 {
-	regex_t rx;
-	regmatch_t m[2];
 	char msg[128];
+	size_t groups = 0, so = 0, eo = 0;
 	int rc;
 
 	(void)len;
-	rc = regcomp(&rx, re, REG_EXTENDED | REG_NEWLINE);
-	if (rc) {
-		regerror(rc, &rx, msg, sizeof(msg));
+	rc = regex_group1(re, 1, data, &groups, &so, &eo, msg, sizeof(msg));
+	if (rc < 0)
 		return error_set(err, ERROR_INVALID, "bad regex '%s': %s", re,
 				 msg);
-	}
-	if (rx.re_nsub < 1) {
-		regfree(&rx);
+	if (groups < 1)
 		return error_set(err, ERROR_INVALID, "regex '%s' has no group",
 				 re);
-	}
-	rc = regexec(&rx, data, 2, m, 0);
-	regfree(&rx);
-	if (rc || m[1].rm_so < 0) {
+	if (!rc) {
 		error_set(err, ERROR_NOT_FOUND, "regex '%s' matches nothing in "
 			  "'%s'", re, file);
 		error_hint(err, "check the file's text, or fix the regex");
 		return ERROR_NOT_FOUND;
 	}
-	out->text = arena_strndup(a, data + m[1].rm_so,
-				  (size_t)(m[1].rm_eo - m[1].rm_so));
+	out->text = arena_strndup(a, data + so, eo - so);
 	if (!out->text)
 		return error_set(err, ERROR_NOMEM, "out of memory");
 	out->file = file;
-	line_col(data, (size_t)m[1].rm_so, &out->line, &out->col);
+	line_col(data, so, &out->line, &out->col);
 	return 0;
 }

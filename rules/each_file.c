@@ -8,13 +8,14 @@
 #include "rules/load.h"
 
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "base/file.h"
+#include "base/fnmatch.h"
+#include "base/fsys.h"
 #include "base/mem.h"
 #include "base/path.h"
 #include "rules/yaml.h"
@@ -29,7 +30,7 @@ rules_files_read_dir(void *payload, const char *path, char **data,
 	char dir[PATH_RESOLVED_MAX], where[PATH_RESOLVED_MAX];
 	char full[2 * PATH_RESOLVED_MAX + 8];
 	size_t cap = 0, n = 0;
-	char *buf = NULL;
+	char *buf = NULL, *real;
 	ssize_t got;
 	int fd, rc;
 
@@ -38,9 +39,15 @@ rules_files_read_dir(void *payload, const char *path, char **data,
 	if (!path[0] || path_leaves(path))
 		return error_set(err, ERROR_INVALID, "'%s' leaves the "
 				 "repository", path);
-	if (!realpath((const char *)payload, dir))
+	real = fsys_realpath((const char *)payload);
+	if (!real)
 		return error_set(err, ERROR_IO, "cannot resolve '%s': %s",
 				 (const char *)payload, strerror(errno));
+	rc = (size_t)snprintf(dir, sizeof(dir), "%s", real) >= sizeof(dir);
+	free(real);
+	if (rc)
+		return error_set(err, ERROR_INVALID, "'%s' resolves to a path "
+				 "too long", (const char *)payload);
 	rc = path_resolve_under(dir, path, 1, where, sizeof(where), err);
 	if (rc < 0)
 		return rc;
@@ -203,7 +210,7 @@ passes(const struct rules_ynode *e, const struct rules_ynode *where)
 
 		if (!f || f->kind != RULES_YNODE_SCALAR ||
 		    want->kind != RULES_YNODE_SCALAR ||
-		    fnmatch(want->str, f->str, 0))
+		    !fnmatch_match(want->str, f->str))
 			return 0;
 	}
 	return 1;

@@ -6,11 +6,11 @@
  */
 #include "rules/load.h"
 
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/fnmatch.h"
 #include "rules/yaml.h"
 #include "base/banned.h"
 
@@ -98,7 +98,7 @@ rules_load_pass_env(struct rules_load *L, const struct rules_ynode *v,
 			continue;
 		}
 		for (k = 0; k < node->n_env; k++)
-			if (!fnmatch(p, node->env[k].key, 0))
+			if (fnmatch_match(p, node->env[k].key))
 				rules_load_error(L, it, "a variable is either "
 						 "keyed (env:) or passed "
 						 "through unkeyed (pass-env:)",

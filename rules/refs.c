@@ -6,10 +6,10 @@
  */
 #include "rules/load.h"
 
-#include <regex.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "base/regex.h"
 #include "rules/yaml.h"
 #include "base/banned.h"
 
@@ -248,22 +248,19 @@ load_value(struct rules_load *L, const struct rules_ynode *m,
 	}
 	ref->kind = RULES_VALUE_REGEX;
 	if (!rules_load_string(L, re, "regex", &ref->regex)) {
-		regex_t rx;
-		int rc = regcomp(&rx, ref->regex, REG_EXTENDED);
+		char msg[160];
+		size_t groups = 0;
 
-		if (rc) {
-			char msg[160];
-
-			regerror(rc, &rx, msg, sizeof(msg));
+		if (regex_group1(ref->regex, 0, NULL, &groups, NULL, NULL,
+				 msg, sizeof(msg)) < 0) {
 			rules_load_error(L, re, "write a POSIX extended regex",
 					 "invalid regex '%s': %s", ref->regex, msg);
 			return;
 		}
-		if (rx.re_nsub != 1)
+		if (groups != 1)
 			rules_load_error(L, re, "mark the value with one (...) group",
 					 "regex '%s' has %zu groups, not 1",
-					 ref->regex, (size_t)rx.re_nsub);
-		regfree(&rx);
+					 ref->regex, groups);
 	}
 }
 

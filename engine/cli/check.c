@@ -302,7 +302,6 @@ cli_check(int argc, char **argv, const struct cli_ctx *ctx)
 	};
 	const char *file = NULL;
 	char path[4096];
-	int named;
 	struct check ck;
 	struct rules *r = NULL;
 	int c, rc, drift = 1;
@@ -330,12 +329,11 @@ cli_check(int argc, char **argv, const struct cli_ctx *ctx)
 	if (optind < argc)
 		return cli_usage_error(ctx, "check", "unexpected argument '%s'",
 				       argv[optind]);
-	named = file != NULL;
+	if (!file)
+		cli_note_checked_rules(ctx);
 	rc = cli_rules_path(ctx, file, path, sizeof(path), &file);
 	if (rc)
 		return cli_exit_for(rc);
-	if (!named)
-		cli_note_checked_rules(ctx);
 	error_list_init(&ck.errors, CHECK_ERROR_LIMIT);
 	error_list_init(&ck.warnings, CHECK_WARNING_LIMIT);
 	rc = run_check(&ck, path, file, drift, &r);

@@ -5,7 +5,6 @@
  */
 #include "engine/cli/cli.h"
 
-#include <fnmatch.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 
 #include "base/buf.h"
 #include "base/error.h"
+#include "base/fnmatch.h"
 #include "base/mem.h"
 #include "engine/plan/eval.h"
 #include "graph/graph.h"
@@ -326,7 +326,7 @@ matches(const char *id, char **globs, int n)
 	if (n == 0)
 		return 1;
 	for (i = 0; i < n; i++)
-		if (!strcmp(globs[i], id) || !fnmatch(globs[i], id, 0))
+		if (!strcmp(globs[i], id) || fnmatch_match(globs[i], id))
 			return 1;
 	return 0;
 }

@@ -17,6 +17,7 @@
 #include <git2.h>
 
 #include "base/error.h"
+#include "base/host.h"
 #include "base/spell.h"
 #include "cache/remote.h"
 #include "rules/rules.h"
@@ -326,6 +327,7 @@ main(int argc, char **argv)
 	size_t i, n = command_count();
 	int c, rc;
 
+	host_stdio_init();
 	ctx.remote_url = getenv("RIPPLE_REMOTE_CACHE");
 	ctx.remote_read_only = env_on("RIPPLE_REMOTE_READ_ONLY");
 	ctx.remote_required = env_on("RIPPLE_REMOTE_REQUIRED");

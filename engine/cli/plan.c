@@ -5,7 +5,6 @@
  */
 #include "engine/cli/cli.h"
 
-#include <fnmatch.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +13,7 @@
 #include "base/arena.h"
 #include "base/buf.h"
 #include "base/error.h"
+#include "base/fnmatch.h"
 #include "cache/cache.h"
 #include "engine/plan/eval.h"
 #include "engine/plan/planner.h"
@@ -294,7 +294,7 @@ find_node(const struct cli_ctx *ctx, const struct graph *g, const char *pat)
 	if (exact)
 		return (long)exact->index;
 	for (i = 0; i < g->n_nodes; i++)
-		if (!fnmatch(pat, g->nodes[i].id, 0) ||
+		if (fnmatch_match(pat, g->nodes[i].id) ||
 		    !strcmp(pat, g->nodes[i].name)) {
 			hit = (long)i;
 			n++;
@@ -311,7 +311,7 @@ find_node(const struct cli_ctx *ctx, const struct graph *g, const char *pat)
 		const char *first = NULL, *second = NULL;
 
 		for (i = 0; i < g->n_nodes && !second; i++)
-			if (!fnmatch(pat, g->nodes[i].id, 0) ||
+			if (fnmatch_match(pat, g->nodes[i].id) ||
 			    !strcmp(pat, g->nodes[i].name)) {
 				if (first)
 					second = g->nodes[i].id;

@@ -6,7 +6,6 @@
  */
 #include "engine/cli/cli.h"
 
-#include <fnmatch.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 #include "base/arena.h"
 #include "base/buf.h"
 #include "base/error.h"
+#include "base/fnmatch.h"
 #include "base/mem.h"
 #include "base/strv.h"
 #include "cache/cache.h"
@@ -465,7 +465,7 @@ cli_record(int argc, char **argv, const struct cli_ctx *ctx)
 
 		for (k = 0; k < nodes.n; k++)
 			if (!strcmp(n->id, nodes.v[k]) ||
-			    !fnmatch(nodes.v[k], n->id, 0))
+			    fnmatch_match(nodes.v[k], n->id))
 				break;
 		if (k == nodes.n)
 			continue;

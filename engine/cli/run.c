@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -22,6 +21,7 @@
 #include "base/arena.h"
 #include "base/buf.h"
 #include "base/error.h"
+#include "base/host.h"
 #include "base/mem.h"
 #include "base/path.h"
 #include "cache/cache.h"
@@ -295,9 +295,7 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	const char *root = graph_repo_root(repo), *status;
 	struct error err;
 	json_t *doc;
-	ssize_t sl;
 	size_t ngpu = 0;
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	int rc, finish_rc;
 	enum cache_run_status final;
 
@@ -315,11 +313,10 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	}
 	snprintf(logdir, sizeof(logdir), "%s/.ripple/logs/%s", root, run_id);
 	snprintf(outdir, sizeof(outdir), "%s/.ripple/out/%s", root, run_id);
-	sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	self[sl > 0 ? sl : 0] = '\0';
+	host_self_exe(self, sizeof(self));
 	memset(&o, 0, sizeof(o));
 	cli_run_probe_gpus(pl->head->graph, pl->plan, &gpus, &ngpu, &o.cuda_home);
-	o.jobs = a->jobs > 0 ? (size_t)a->jobs : cores > 0 ? (size_t)cores : 1;
+	o.jobs = a->jobs > 0 ? (size_t)a->jobs : host_cpus();
 	o.keep_going = a->keep_going;
 	o.select = a->select;
 	o.gap = a->gap;
@@ -360,16 +357,22 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	cs.runner = a->runner[0] ? a->runner : NULL;
 	cs.tag = a->tag;
 	run_store_cache(&cs, &store);
-	exec_runner_posix(&ex);
+	rc = exec_runner_system(&ex, &err);
+	if (rc) {
+		rc = cli_fail(ctx, &err);
+		goto done;
+	}
 	cli_stop_catch(0, &saved);
 	/*
 	 * A reader that goes away (`ripple run | head`) must not kill the
 	 * run half-way and leave it "running": writes fail instead, and the
-	 * run is finished and recorded. Actions get SIGPIPE back (exec.c).
+	 * run is finished and recorded. Actions get SIGPIPE back
+	 * (base/proc_posix.c).
 	 */
-	signal(SIGPIPE, SIG_IGN);
+	interrupt_ignore_broken_pipe();
 	rc = run_execute(pl->head->graph, pl->plan, &ex, &store, &o, &res,
 			 &err);
+	exec_runner_system_release(&ex);
 	run_store_cache_release(&cs);
 	cli_stop_restore(&saved);
 	cli_run_progress_end(&pr);

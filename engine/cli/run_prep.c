@@ -6,15 +6,16 @@
 #include "engine/cli/cli.h"
 #include "engine/cli/run.h"
 
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/buf.h"
 #include "base/error.h"
+#include "base/fnmatch.h"
+#include "base/fsys.h"
+#include "base/host.h"
 #include "base/mem.h"
 #include "base/spell.h"
 #include "cache/cache.h"
@@ -157,7 +158,7 @@ select_only(const struct cli_ctx *ctx, struct run_args *a,
 		for (i = hit = 0; i < g->n_nodes; i++) {
 			enum plan_decision d = pl->plan->items[i].decision;
 
-			if (fnmatch(a->only[k], g->nodes[i].id, 0))
+			if (!fnmatch_match(a->only[k], g->nodes[i].id))
 				continue;
 			a->select[i] = 1;
 			hit += d == PLAN_BUILD || d == PLAN_TEST;
@@ -187,7 +188,7 @@ job_toolkits(const struct cli_ctx *ctx, const struct graph *g,
 {
 	char home[4096];
 	struct error err;
-	struct stat st;
+	struct fsys_stat st;
 	size_t i;
 
 	for (i = 0; i < job->n_nodes; i++) {
@@ -197,7 +198,7 @@ job_toolkits(const struct cli_ctx *ctx, const struct graph *g,
 		if (!tk)
 			continue;
 		if (!cli_toolkit_home(tk, home, sizeof(home)) &&
-		    !stat(home, &st) && S_ISDIR(st.st_mode))
+		    !fsys_stat(home, &st) && st.kind == FSYS_DIR)
 			continue;
 		error_init(&err);
 		error_set(&err, ERROR_NOT_FOUND, "job '%s' needs toolkit '%s' "
@@ -463,8 +464,8 @@ cli_run_remote(const struct cli_ctx *ctx, struct graph_repo *repo,
 		name = getenv("RUNNER_NAME");
 	if (name && name[0])
 		snprintf(a->runner, sizeof(a->runner), "%s", name);
-	else if (gethostname(a->runner, sizeof(a->runner) - 1))
-		a->runner[0] = '\0';
+	else
+		host_name(a->runner, sizeof(a->runner));
 	rc = cli_remote_ref(ctx, repo, a->ref, a->tag, a->ref_buf,
 			    sizeof(a->ref_buf));
 	if (rc)

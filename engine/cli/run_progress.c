@@ -11,9 +11,9 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "base/host.h"
 #include "engine/run/run.h"
 #include "graph/graph.h"
 #include "base/banned.h"
@@ -28,12 +28,8 @@ cli_run_progress_init(struct cli_run_progress *pr, const struct cli_ctx *ctx,
 	pr->report = report;
 	pr->smart = ctx->smart_err;
 	pr->width = 80;
-	if (pr->smart) {
-		struct winsize ws;
-
-		if (!ioctl(2, TIOCGWINSZ, &ws) && ws.ws_col > 20)
-			pr->width = ws.ws_col;
-	}
+	if (pr->smart && host_stderr_columns() > 20)
+		pr->width = host_stderr_columns();
 }
 
 /* Take the status line off the terminal before other output. */

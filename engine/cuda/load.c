@@ -5,76 +5,56 @@
  */
 #include "engine/cuda/load.h"
 
-#include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "base/buf.h"
+#include "base/cudalib.h"
 #include "base/error.h"
+#include "base/fsys.h"
 #include "base/mem.h"
+#include "base/strv.h"
 #include "base/banned.h"
 
-#if defined(__x86_64__)
-#define TARGET_DIR "targets/x86_64-linux/lib"
-#define MULTIARCH_DIR "lib/x86_64-linux-gnu"
-#elif defined(__aarch64__)
-#define TARGET_DIR "targets/sbsa-linux/lib"
-#define MULTIARCH_DIR "lib/aarch64-linux-gnu"
-#else
-#define TARGET_DIR "targets/unknown/lib"
-#define MULTIARCH_DIR "lib/unknown-linux-gnu"
-#endif
-
-static const char *const lib_dirs[] = { "lib64", TARGET_DIR, "lib",
-					MULTIARCH_DIR };
-static const char *const lib_sufs[] = { ".so.13", ".so.12", ".so" };
-
 /*
- * Find and dlopen HOME/DIR/BASE.SUF for the first DIR, SUF that exists.
- * Records the path in `path`. Fails naming every path tried.
+ * Find and load the library `name` of the toolkit at `home`: the first of
+ * base/cudalib.h's candidates that exists. Records the path in `path`.
+ * Fails naming every path tried.
  */
 static int
-open_lib(const char *home, const char *base, const char *what, void **dl,
+open_lib(const char *home, const char *name, const char *what, void **dl,
 	 char *path, struct error *err)
 {
-	char cand[CUDA_PATH_MAX], failed[256] = "";
+	char failed[256] = "";
+	struct strv cands = STRV_INIT;
 	struct buf tried = BUF_INIT;
-	struct stat st;
-	size_t d, s;
+	struct fsys_stat st;
+	size_t i;
 	int rc;
 
-	for (d = 0; d < sizeof(lib_dirs) / sizeof(lib_dirs[0]); d++) {
-		for (s = 0; s < sizeof(lib_sufs) / sizeof(lib_sufs[0]); s++) {
-			snprintf(cand, sizeof(cand), "%s/%s/%s%s", home,
-				 lib_dirs[d], base, lib_sufs[s]);
-			if (stat(cand, &st) != 0)
-				continue;
-			*dl = dlopen(cand, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-			if (*dl) {
-				snprintf(path, CUDA_PATH_MAX, "%s", cand);
-				return 0;
-			}
-			if (!failed[0]) {
-				const char *m = dlerror();
-
-				snprintf(failed, sizeof(failed), "%.255s",
-					 m ? m : cand);
-			}
+	rc = cudalib_candidates(home, name, &cands, &tried, err);
+	for (i = 0; !rc && i < cands.n; i++) {
+		if (fsys_stat(cands.v[i], &st) != 0)
+			continue;
+		*dl = cudalib_open(cands.v[i], failed[0] ? NULL : failed,
+				   failed[0] ? 0 : sizeof(failed));
+		if (*dl) {
+			snprintf(path, CUDA_PATH_MAX, "%s", cands.v[i]);
+			goto done;
 		}
 	}
-	for (d = 0; d < sizeof(lib_dirs) / sizeof(lib_dirs[0]); d++)
-		buf_addf(&tried, NULL, "%s%s/%s", d ? ", " : "", home,
-			 lib_dirs[d]);
+	if (rc)
+		goto done;
 	if (failed[0])
 		rc = error_set(err, ERROR_NOT_FOUND,
 			       "cannot load %s from '%s': %s", what, home,
 			       failed);
 	else
 		rc = error_set(err, ERROR_NOT_FOUND,
-			       "no %s in toolkit home '%s' (tried %s for "
-			       "%s.so.13, %s.so.12, %s.so)", what, home,
-			       tried.data, base, base, base);
+			       "no %s in toolkit home '%s' (tried %s)", what,
+			       home, tried.data);
+done:
+	strv_release(&cands);
 	buf_release(&tried);
 	return rc;
 }
@@ -83,12 +63,12 @@ open_lib(const char *home, const char *base, const char *what, void **dl,
 static void *
 sym3(void *dl, const char *a, const char *b, const char *c)
 {
-	void *p = dlsym(dl, a);
+	void *p = cudalib_sym(dl, a);
 
 	if (!p && b)
-		p = dlsym(dl, b);
+		p = cudalib_sym(dl, b);
 	if (!p && c)
-		p = dlsym(dl, c);
+		p = cudalib_sym(dl, c);
 	return p;
 }
 
@@ -113,28 +93,29 @@ sym3(void *dl, const char *a, const char *b, const char *c)
 
 /* Resolve an optional symbol into a function pointer field (NULL if none). */
 #define MAYBE(field, dl, name) do { \
-	void *p_ = dlsym((dl), (name)); \
+	void *p_ = cudalib_sym((dl), (name)); \
 	memcpy(&(field), &p_, sizeof(p_)); \
 } while (0)
 
 /*
- * NVRTC dlopens its builtins by soname (libnvrtc-builtins.so.MAJOR.MINOR),
- * which the system's search path finds only for a toolkit registered with
- * ldconfig. Loaded first from NVRTC's own folder, the soname then matches
- * this toolkit's copy. A folder without it is left to NVRTC to report.
+ * NVRTC loads its builtins by name (libnvrtc-builtins.so.MAJOR.MINOR;
+ * nvrtc-builtins64_MAJORMINOR.dll), which the system's search path finds
+ * only for a toolkit registered with it. Loaded first from NVRTC's own
+ * folder, the name then matches this toolkit's copy. A folder without it
+ * is left to NVRTC to report.
  */
 static void
 preload_builtins(struct cuda_libs *l)
 {
-	char path[CUDA_PATH_MAX + 64];
-	const char *slash = strrchr(l->nvrtc_path, '/');
+	char path[CUDA_PATH_MAX + 64], why[8];
 	int major = 0, minor = 0;
 
-	if (!slash || l->rtc_version(&major, &minor) != CUDA_NVRTC_SUCCESS)
+	if (!strrchr(l->nvrtc_path, '/') ||
+	    l->rtc_version(&major, &minor) != CUDA_NVRTC_SUCCESS)
 		return;
-	snprintf(path, sizeof(path), "%.*s/libnvrtc-builtins.so.%d.%d",
-		 (int)(slash - l->nvrtc_path), l->nvrtc_path, major, minor);
-	l->builtins_dl = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+	cudalib_builtins(l->nvrtc_path, major, minor, path, sizeof(path));
+	if (path[0])
+		l->builtins_dl = cudalib_open(path, why, sizeof(why));
 }
 
 /*
@@ -149,21 +130,17 @@ open_driver(struct cuda_libs *l)
 	static const char *const names[] = { "cuInit", "cuGetErrorName",
 		"cuGetErrorString", "cuModuleLoadData", "cuModuleGetFunction",
 		"cuModuleUnload", "cuLaunchKernel" };
-	const char *m;
 	size_t i;
 
-	l->driver_dl = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL |
-				  RTLD_NODELETE);
-	if (!l->driver_dl) {
-		m = dlerror();
-		snprintf(l->driver_error, sizeof(l->driver_error), "%.255s",
-			 m ? m : "libcuda.so.1 did not load");
+	l->driver_dl = cudalib_open(cudalib_driver(), l->driver_error,
+				    sizeof(l->driver_error));
+	if (!l->driver_dl)
 		return;
-	}
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!dlsym(l->driver_dl, names[i])) {
+		if (!cudalib_sym(l->driver_dl, names[i])) {
 			snprintf(l->driver_error, sizeof(l->driver_error),
-				 "libcuda.so.1 has no symbol '%s'", names[i]);
+				 "%s has no symbol '%s'", cudalib_driver(),
+				 names[i]);
 			return;
 		}
 	MAYBE(l->drv_init, l->driver_dl, "cuInit");
@@ -189,7 +166,7 @@ int
 cuda_libs_open(const char *home, struct cuda_libs **out, struct error *err)
 {
 	struct cuda_libs *l = NULL;
-	struct stat st;
+	struct fsys_stat st;
 	int rc = 0;
 
 	*out = NULL;
@@ -201,7 +178,7 @@ cuda_libs_open(const char *home, struct cuda_libs **out, struct error *err)
 		return error_set(err, ERROR_INVALID, "toolkit home '%.200s...' "
 				 "is too long (%zu bytes; at most %d)", home,
 				 strlen(home), CUDA_PATH_MAX - 65);
-	if (stat(home, &st) != 0 || !S_ISDIR(st.st_mode)) {
+	if (fsys_stat(home, &st) != 0 || st.kind != FSYS_DIR) {
 		error_set(err, ERROR_NOT_FOUND,
 			  "toolkit home '%s' does not exist", home);
 		error_hint(err, "set CUDA_HOME or pass --home DIR");
@@ -211,13 +188,13 @@ cuda_libs_open(const char *home, struct cuda_libs **out, struct error *err)
 	if (!l)
 		return error_set(err, ERROR_NOMEM, "out of memory");
 	snprintf(l->home, sizeof(l->home), "%s", home);
-	rc = open_lib(home, "libnvrtc", "NVRTC", &l->nvrtc_dl, l->nvrtc_path,
+	rc = open_lib(home, "nvrtc", "NVRTC", &l->nvrtc_dl, l->nvrtc_path,
 		      err);
 	if (!rc)
-		rc = open_lib(home, "libnvJitLink", "nvJitLink",
+		rc = open_lib(home, "nvJitLink", "nvJitLink",
 			      &l->nvjitlink_dl, l->nvjitlink_path, err);
 	if (!rc)
-		rc = open_lib(home, "libcudart", "cudart", &l->cudart_dl,
+		rc = open_lib(home, "cudart", "cudart", &l->cudart_dl,
 			      l->cudart_path, err);
 	if (rc)
 		goto done;
@@ -282,14 +259,14 @@ cuda_libs_close(struct cuda_libs *libs)
 	if (!libs)
 		return;
 	if (libs->driver_dl)
-		dlclose(libs->driver_dl);
+		cudalib_close(libs->driver_dl);
 	if (libs->cudart_dl)
-		dlclose(libs->cudart_dl);
+		cudalib_close(libs->cudart_dl);
 	if (libs->nvjitlink_dl)
-		dlclose(libs->nvjitlink_dl);
+		cudalib_close(libs->nvjitlink_dl);
 	if (libs->nvrtc_dl)
-		dlclose(libs->nvrtc_dl);
+		cudalib_close(libs->nvrtc_dl);
 	if (libs->builtins_dl)
-		dlclose(libs->builtins_dl);
+		cudalib_close(libs->builtins_dl);
 	mem_free(libs);
 }

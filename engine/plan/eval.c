@@ -12,6 +12,7 @@
 #include "base/arena.h"
 #include "base/buf.h"
 #include "base/error.h"
+#include "base/fsys.h"
 #include "base/mem.h"
 #include "base/strmap.h"
 #include "cache/cache.h"
@@ -454,16 +455,16 @@ untracked_rules_path(struct eval *ev, const char *rules_file,
 	if (graph_repo_is_bare(ev->repo))
 		return 0;
 	if (rules_file) {
-		abs = realpath(rules_file, NULL);
+		abs = fsys_realpath(rules_file);
 	} else {
 		rc = buf_addf(out, err, "%s/ripple.yml",
 			      graph_repo_root(ev->repo));
 		if (rc)
 			return rc;
-		abs = realpath(out->data, NULL);
+		abs = fsys_realpath(out->data);
 		buf_reset(out);
 	}
-	top = realpath(graph_repo_root(ev->repo), NULL);
+	top = fsys_realpath(graph_repo_root(ev->repo));
 	if (!abs || !top)
 		goto done;
 	n = strlen(top);

@@ -32,7 +32,6 @@ struct history {
 	struct record_source *src[2];	/* records by key, in order */
 	size_t n_src;
 	struct record_source *local;	/* src's local cache, or NULL */
-	char *ns;		/* the remote source's namespace, or NULL */
 	char *run;
 	const char *rules_file;	/* the planner's --rules, or NULL */
 	struct eval *base, *head;
@@ -88,12 +87,14 @@ run_record(void *payload, const char *id, struct plan_record *out,
 /*
  * 1 when remote hit `hit` lists only outputs its node declares in the
  * rules being planned (head's, or the merge base's for a remote
- * baseline); else it is dropped and reported as a fault: 0 (a miss, the node
- * rebuilds) or, with --remote-required, the error.
+ * baseline); else source `s`, which handed it out, drops it, and it is
+ * reported as a fault: 0 (a miss, the node rebuilds) or, with
+ * --remote-required, the error.
  */
 static int
-writes_only_outputs(struct history *h, const struct plan_remote_hit *hit,
-		    const char *key, struct error *err)
+writes_only_outputs(struct history *h, struct record_source *s,
+		    const struct plan_remote_hit *hit, const char *key,
+		    struct error *err)
 {
 	const struct graph *g = h->planning ? h->planning
 			      : h->head ? h->head->graph : h->run_graph;
@@ -116,7 +117,8 @@ writes_only_outputs(struct history *h, const struct plan_remote_hit *hit,
 			  "key %s names a node the rules do not have",
 			  hit->url, hit->node_id, key);
 	error_node(&e, hit->node_id);
-	plan_remote_drop(h->remote, h->ns, key);
+	if (s->ops->drop)
+		s->ops->drop(s, key);
 	return plan_remote_fault(h->remote, &e, err);
 }
 
@@ -144,7 +146,8 @@ any_record(void *payload, const char *key, size_t nth,
 					 err);
 			if (rc)
 				return rc;
-			return out->remote ? writes_only_outputs(h, out->remote,
+			return out->remote ? writes_only_outputs(h, s,
+								 out->remote,
 								 key, err) : 1;
 		}
 		base += n;
@@ -511,11 +514,8 @@ history_remote_only(struct history *h, const char *ns, struct error *err)
 	h->ph.input_diff = NULL;
 	if (!h->remote)
 		return 0;
-	mem_free(h->ns);
-	h->ns = NULL;
-	if ((ns && !(h->ns = mem_strdup(ns))) ||
-	    record_source_remote(h->remote, ns, &h->src[0], err))
-		return error_set(err, ERROR_NOMEM, "out of memory");
+	if (record_source_remote(h->remote, ns, &h->src[0], err))
+		return ERROR_NOMEM;
 	h->n_src = 1;
 	return 0;
 }
@@ -543,6 +543,5 @@ history_free(struct history *h)
 	eval_free(h->run_eval);
 	plan_free(h->base_plan);
 	arena_release(&h->arena);
-	mem_free(h->ns);
 	mem_free(h);
 }

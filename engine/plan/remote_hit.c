@@ -8,12 +8,12 @@
 #include "engine/plan/remote.h"
 #include "engine/plan/remote_int.h"
 
-#include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "base/arena.h"
 #include "base/error.h"
+#include "base/fnmatch.h"
 #include "base/mem.h"
 #include "base/banned.h"
 
@@ -24,7 +24,7 @@ plan_remote_glob_trusted(const struct plan_remote *pr, const char *ref)
 	size_t i;
 
 	for (i = 0; ref && i < pr->n_globs; i++)
-		if (!fnmatch(pr->globs[i], ref, 0))
+		if (fnmatch_match(pr->globs[i], ref))
 			return 1;
 	return 0;
 }

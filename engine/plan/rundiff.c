@@ -5,10 +5,10 @@
  */
 #include "engine/plan/rundiff.h"
 
-#include <fnmatch.h>
 #include <string.h>
 
 #include "base/error.h"
+#include "base/fnmatch.h"
 #include "base/mem.h"
 #include "cache/cache.h"
 #include "engine/plan/explain.h"
@@ -198,7 +198,7 @@ matches(const char *id, const char *const *globs, size_t n)
 	if (!n)
 		return 1;
 	for (i = 0; i < n; i++)
-		if (!fnmatch(globs[i], id, 0))
+		if (fnmatch_match(globs[i], id))
 			return 1;
 	return 0;
 }

@@ -53,6 +53,12 @@ struct record_source_ops {
 	 */
 	int (*prefetch)(struct record_source *s, const char *const *ids,
 			const char *const *keys, size_t n, struct error *err);
+	/*
+	 * Forget the source's record of `key` (a remote hit the planner
+	 * found unfit to reuse): later asks hold none. NULL: a source whose
+	 * records are never dropped (the local cache).
+	 */
+	void (*drop)(struct record_source *s, const char *key);
 	void (*free)(struct record_source *s);
 };
 

@@ -228,7 +228,7 @@ local_free(struct record_source *s)
 }
 
 static const struct record_source_ops local_ops = {
-	local_count, local_get, local_components, NULL, local_free,
+	local_count, local_get, local_components, NULL, NULL, local_free,
 };
 
 int

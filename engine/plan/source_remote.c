@@ -79,6 +79,14 @@ remote_prefetch(struct record_source *s, const char *const *ids,
 }
 
 static void
+remote_drop(struct record_source *s, const char *key)
+{
+	struct remote_src *r = (struct remote_src *)s;
+
+	plan_remote_drop(r->pr, r->ns, key);
+}
+
+static void
 remote_free(struct record_source *s)
 {
 	struct remote_src *r = (struct remote_src *)s;
@@ -89,7 +97,7 @@ remote_free(struct record_source *s)
 
 static const struct record_source_ops remote_ops = {
 	remote_count, remote_get, remote_components, remote_prefetch,
-	remote_free,
+	remote_drop, remote_free,
 };
 
 int

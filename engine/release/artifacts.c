@@ -4,13 +4,13 @@
  * minus experimental axis values), giving missing, failed, extra,
  * duplicate and ignored rows; then every selected record's version.
  */
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/buf.h"
 #include "base/error.h"
+#include "base/fnmatch.h"
 #include "base/mem.h"
 #include "engine/plan/eval.h"
 #include "engine/release/internal.h"
@@ -139,7 +139,7 @@ excluded_by(const struct rules_release *rel, const char *name)
 	size_t k;
 
 	for (k = 0; k < rel->n_exclude; k++)
-		if (!fnmatch(rel->exclude[k], name, 0))
+		if (fnmatch_match(rel->exclude[k], name))
 			return rel->exclude[k];
 	return NULL;
 }

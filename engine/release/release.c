@@ -7,13 +7,13 @@
  */
 #include "engine/release/release.h"
 
-#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "base/buf.h"
 #include "base/error.h"
+#include "base/fnmatch.h"
 #include "base/mem.h"
 #include "engine/plan/eval.h"
 #include "engine/release/internal.h"
@@ -119,7 +119,7 @@ check_family(struct release_ctx *x)
 			x->named_out_by = narrow;
 		} else if (!c && !x->named &&
 			   version_tag_named(&p, x->opt->tag) &&
-			   (!narrow || !fnmatch(narrow, x->opt->tag, 0) ||
+			   (!narrow || fnmatch_match(narrow, x->opt->tag) ||
 			    !strcmp(narrow, x->opt->tag))) {
 			x->named = n;
 		}

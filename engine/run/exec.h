@@ -1,9 +1,9 @@
 /*
  * Starting and waiting for actions, behind a seam (struct exec_runner) so
- * the scheduler is tested with a fake: the real runner starts each action
- * with posix_spawn in its own process group, stdout and stderr to a log
- * file, stdin from /dev/null, and an environment given in full by the
- * caller (never the ambient one).
+ * the scheduler is tested with a fake: the real runner (base/proc.h) starts
+ * each action in its own process group (Windows: job object), stdout and
+ * stderr to a log file, stdin from the null device, and an environment
+ * given in full by the caller (never the ambient one).
  */
 #ifndef RIPPLE_ENGINE_RUN_EXEC_H
 #define RIPPLE_ENGINE_RUN_EXEC_H
@@ -23,6 +23,15 @@ struct exec_spec {
 	size_t n_env;
 	const char *log_path;	/* stdout and stderr, truncated first */
 };
+
+/*
+ * What kill sends: SIGTERM (ask the action to stop) and SIGKILL (end it
+ * now), by their Linux numbers on every system, as exec_status reports a
+ * signal. Windows has no signals: its runner ends the action's job
+ * object for either (base/proc_win.c).
+ */
+#define EXEC_SIGTERM 15
+#define EXEC_SIGKILL 9
 
 /* How a started action ended. */
 struct exec_status {
@@ -52,10 +61,14 @@ struct exec_runner {
 };
 
 /*
- * The real runner (posix_spawn; handles are process ids, each the leader
- * of its own process group). Stateless: payload is NULL.
+ * The real runner: base/proc.h (POSIX: a guard process leading a process
+ * group per action, handles are its process id; Windows: a job object per
+ * action). 0, or ERROR_NOMEM. Release with exec_runner_system_release.
  */
-void exec_runner_posix(struct exec_runner *out);
+int exec_runner_system(struct exec_runner *out, struct error *err);
+
+/* Free what exec_runner_system made (its payload). */
+void exec_runner_system_release(struct exec_runner *r);
 
 /*
  * The allow-listed variables of `environ_` (rules_env_always: PATH, HOME,

@@ -7,13 +7,13 @@
 #include "engine/run/outputs.h"
 
 #include <dirent.h>
-#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "base/error.h"
+#include "base/fnmatch.h"
+#include "base/fsys.h"
 #include "base/path.h"
 #include "base/place.h"
 #include "base/strv.h"
@@ -70,7 +70,7 @@ walk(const char *root, const char *rel, const char *pattern,
 		return 0;
 	while (!rc && (de = readdir(d))) {
 		char child[4096];
-		struct stat st;
+		struct fsys_stat st;
 
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
@@ -79,11 +79,11 @@ walk(const char *root, const char *rel, const char *pattern,
 			    (int)sizeof(child) ||
 		    snprintf(path, sizeof(path), "%s/%s", root, child) >=
 			    (int)sizeof(path) ||
-		    lstat(path, &st))
+		    fsys_lstat(path, &st))
 			continue;
-		if (S_ISDIR(st.st_mode))
+		if (st.kind == FSYS_DIR)
 			rc = walk(root, child, pattern, out, err);
-		else if (S_ISREG(st.st_mode) &&
+		else if (st.kind == FSYS_REG &&
 			 graph_glob_match(pattern, child))
 			rc = strv_push(out, child, err);
 	}
@@ -96,34 +96,30 @@ static int
 match(const char *root, const char *pattern, struct strv *out, size_t *dirs,
       struct error *err)
 {
-	size_t i, rlen = strlen(root);
+	struct strv gl = STRV_INIT;
+	size_t i;
 	char full[4096];
-	glob_t gl;
-	int rc = 0;
+	int rc;
 
 	if (strstr(pattern, "**")) {
 		fixed_folder(pattern, full, sizeof(full));
 		return walk(root, full, pattern, out, err);
 	}
-	snprintf(full, sizeof(full), "%s/%s", root, pattern);
-	memset(&gl, 0, sizeof(gl));
-	if (!glob(full, 0, NULL, &gl)) {
-		for (i = 0; !rc && i < gl.gl_pathc; i++) {
-			struct stat st;
-			const char *p = gl.gl_pathv[i];
+	rc = fnmatch_glob(root, pattern, &gl, err);
+	for (i = 0; !rc && i < gl.n; i++) {
+		struct fsys_stat st;
 
-			if (stat(p, &st))
-				continue;
-			if (S_ISDIR(st.st_mode))
-				(*dirs)++;
-			if (!S_ISREG(st.st_mode))
-				continue;
-			if (!strncmp(p, root, rlen) && p[rlen] == '/')
-				p += rlen + 1;
-			rc = strv_push(out, p, err);
-		}
+		if ((size_t)snprintf(full, sizeof(full), "%s/%s", root,
+				     gl.v[i]) >= sizeof(full) ||
+		    fsys_stat(full, &st))
+			continue;
+		if (st.kind == FSYS_DIR)
+			(*dirs)++;
+		if (st.kind != FSYS_REG)
+			continue;
+		rc = strv_push(out, gl.v[i], err);
 	}
-	globfree(&gl);
+	strv_release(&gl);
 	return rc;
 }
 
@@ -238,16 +234,16 @@ int
 run_output_identity(const char *root, const char *rel, char *out, size_t n)
 {
 	char full[4096];
-	struct stat st;
+	struct fsys_stat st;
 	int len;
 
 	len = snprintf(full, sizeof(full), "%s/%s", root, rel);
-	if (len < 0 || (size_t)len >= sizeof(full) || stat(full, &st))
+	if (len < 0 || (size_t)len >= sizeof(full) || fsys_stat(full, &st))
 		return -1;
 	len = snprintf(out, n, "%s\t%llu:%llu:%lld:%lld.%09ld:%lld.%09ld",
-		       rel, (unsigned long long)st.st_dev,
-		       (unsigned long long)st.st_ino, (long long)st.st_size,
-		       (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
-		       (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+		       rel, (unsigned long long)st.dev,
+		       (unsigned long long)st.ino, (long long)st.size,
+		       (long long)st.mtime_s, st.mtime_ns,
+		       (long long)st.ctime_s, st.ctime_ns);
 	return len < 0 || (size_t)len >= n ? -1 : 0;
 }

@@ -8,12 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/file.h"
+#include "base/fsys.h"
 #include "base/mem.h"
 #include "base/strv.h"
 #include "engine/plan/eval.h"
@@ -75,25 +75,25 @@ snap(struct eval *ev, const char *path, struct snapshot *s,
      struct error *err)
 {
 	char full[4096], target[4096];
-	struct stat sb;
+	struct fsys_stat sb;
+	size_t len;
 	ssize_t n;
 	int fd, rc = 0;
 
 	s->path = path;
 	buf_init(&s->bytes, 0);
 	snprintf(full, sizeof(full), "%s/%s", graph_repo_root(ev->repo), path);
-	if (lstat(full, &sb))
+	if (fsys_lstat(full, &sb))
 		return 0;
 	s->exists = 1;
-	if (S_ISLNK(sb.st_mode)) {
+	if (sb.kind == FSYS_LNK) {
 		s->kind = FILE_ENTRY_LINK;
-		n = readlink(full, target, sizeof(target));
-		if (n < 0 || (size_t)n >= sizeof(target))
+		if (fsys_readlink(full, target, sizeof(target), &len))
 			return error_set(err, ERROR_IO, "cannot read the link "
 					 "'%s'", path);
-		return buf_add(&s->bytes, target, (size_t)n, err);
+		return buf_add(&s->bytes, target, len, err);
 	}
-	s->kind = sb.st_mode & 0100 ? FILE_ENTRY_EXEC : FILE_ENTRY_PLAIN;
+	s->kind = sb.mode & 0100 ? FILE_ENTRY_EXEC : FILE_ENTRY_PLAIN;
 	fd = file_open_regular(full, path, err);
 	if (fd < 0)
 		return fd;

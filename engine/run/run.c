@@ -6,14 +6,14 @@
 #include "engine/run/run.h"
 #include "engine/run/sched.h"
 
-#include <fnmatch.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 
 #include "base/error.h"
+#include "base/fnmatch.h"
+#include "base/host.h"
 #include "base/mem.h"
 #include "engine/plan/plan.h"
 #include "graph/graph.h"
@@ -42,15 +42,7 @@ run_state_name(enum run_state s)
 const char *
 run_host_platform(void)
 {
-	struct utsname u;
-
-	if (uname(&u) || strcmp(u.sysname, "Linux"))
-		return NULL;
-	if (!strcmp(u.machine, "x86_64"))
-		return "linux-64";
-	if (!strcmp(u.machine, "aarch64"))
-		return "linux-aarch64";
-	return NULL;
+	return host_platform();
 }
 
 
@@ -423,10 +415,10 @@ enforce(struct sched *s)
 				rn->stopped = 1;
 			else
 				rn->timed_out = 1;
-			s->ex->kill(s->ex->payload, rn->handle, SIGTERM);
+			s->ex->kill(s->ex->payload, rn->handle, EXEC_SIGTERM);
 			rn->kill_ms = now + grace;
 		} else if (rn->kill_ms && now >= rn->kill_ms) {
-			s->ex->kill(s->ex->payload, rn->handle, SIGKILL);
+			s->ex->kill(s->ex->payload, rn->handle, EXEC_SIGKILL);
 			rn->kill_ms = now + grace;
 		}
 		at = rn->kill_ms ? rn->kill_ms : rn->deadline_ms;
@@ -468,7 +460,7 @@ init_states(struct sched *s)
 				 graph_node_kind_name(n->kind), n->name);
 			continue;
 		}
-		if (s->o->only && fnmatch(s->o->only, n->id, 0)) {
+		if (s->o->only && !fnmatch_match(s->o->only, n->id)) {
 			rn->state = RUN_STATE_SKIPPED;
 			snprintf(rn->message, sizeof(rn->message),
 				 "not matched by --only %s", s->o->only);
@@ -500,7 +492,7 @@ stop_all(struct sched *s)
 	for (i = 0; i < s->r->n; i++)
 		if (s->r->nodes[i].state == RUN_STATE_RUNNING)
 			s->ex->kill(s->ex->payload, s->r->nodes[i].handle,
-				    SIGKILL);
+				    EXEC_SIGKILL);
 }
 
 static int

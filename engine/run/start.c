@@ -5,15 +5,15 @@
  */
 #include "engine/run/sched.h"
 
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "base/arena.h"
 #include "base/buf.h"
 #include "base/error.h"
+#include "base/fnmatch.h"
+#include "base/fsys.h"
 #include "base/mem.h"
 #include "base/path.h"
 #include "engine/run/exec.h"
@@ -101,7 +101,7 @@ passes(const char *kv, const struct graph_node *n,
 	memcpy(name, kv, len);
 	name[len] = '\0';
 	for (k = 0; k < n->rule->n_pass_env; k++)
-		if (!fnmatch(n->rule->pass_env[k], name, 0))
+		if (fnmatch_match(n->rule->pass_env[k], name))
 			return 1;
 	return 0;
 }
@@ -297,7 +297,7 @@ run_start(struct sched *s, size_t i, unsigned long long mask, struct error *err)
 	if (s->o->out_dir) {
 		outdir = arena_printf(&a, "%s/%s", s->o->out_dir, safe);
 		if (outdir)
-			mkdir(outdir, 0777);
+			fsys_mkdir(outdir);
 		env[ne++] = arena_printf(&a, "RIPPLE_OUT_DIR=%s", outdir);
 	}
 	if (mask) {

@@ -7,6 +7,9 @@
 #    (nm: who defines, who uses each symbol) sorts topologically inside
 #    every folder (tsort reports a loop otherwise).
 # 3. No source file over 650 lines.
+# 4. Headers only POSIX has (fnmatch, regex, glob, dlfcn, fork and wait,
+#    prctl, ioctl, uname) only in base/'s POSIX files (*_posix.c,
+#    base/place.c): everything else calls base/ (docs/windows.md).
 # Prints each violation and exits 1 if there is one; run from the top.
 set -u
 build=${1:-build}
@@ -36,7 +39,7 @@ allowed() {	# allowed DISTRICT: what it may include, itself aside
 }
 
 edges=$(mktemp)
-trap 'rm -f "$edges" "$edges.d" "$edges.u"' EXIT
+trap 'rm -f "$edges" "$edges.d" "$edges.u" "$edges.posix"' EXIT
 
 for f in $(find base rules graph cache engine -name '*.[ch]' | LC_ALL=C sort); do
 	from=$(district "$f")
@@ -111,5 +114,16 @@ for f in $(find base rules graph cache engine -name '*.c' | LC_ALL=C sort); do
 		fail=1
 	fi
 done
-[ $fail = 0 ] && echo "layout: ok (includes point down, no circles, files under 650 lines)"
+for f in $(find base rules graph cache engine -name '*.[ch]' | LC_ALL=C sort); do
+	case $f in base/*_posix.c|base/place.c) continue ;; esac
+	grep -nE '^#include <(fnmatch|regex|glob|dlfcn|sys/wait|sys/prctl|sys/ioctl|sys/utsname)\.h>' "$f" |
+	while IFS= read -r line; do
+		echo "layout: $f:${line%%:*}: ${line#*:} is POSIX only: call" \
+			"base/ (fnmatch.h, regex.h, proc.h, cudalib.h, host.h)"
+		echo x >> "$edges.posix"
+	done
+done
+if [ -s "$edges.posix" ] 2>/dev/null; then fail=1; fi
+rm -f "$edges.posix"
+[ $fail = 0 ] && echo "layout: ok (includes point down, no circles, files under 650 lines, POSIX-only headers in base/ only)"
 exit $fail

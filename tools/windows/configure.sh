@@ -25,7 +25,7 @@ fi
 
 prefix=$(cd "$deps/prefix" && pwd)
 pkgs="libgit2 yaml-0.1 libxxhash sqlite3 jansson libprotobuf-c libcrypto
-libpcre2-8"
+libpcre2-8 libpcre2-posix"
 export PKG_CONFIG_LIBDIR="$prefix/lib/pkgconfig"
 export PKG_CONFIG_PATH=
 have=
@@ -49,6 +49,14 @@ command -v protoc-c >/dev/null || {
 	exit 1
 }
 
+# Every program links the manifest (UTF-8 code page, long paths) and
+# CRT_noglob.o: MinGW's C runtime would otherwise expand wildcards in
+# arguments ('artifact:*' would match files in the current folder).
+mkdir -p "$out"
+$host-windres -I tools/windows tools/windows/ripple.rc -O coff \
+	-o "$out/manifest.o"
+noglob=$($host-gcc -print-file-name=CRT_noglob.o)
+
 # __USE_MINGW_ANSI_STDIO: mingw-w64's own C99 printf (%zu, %lld) in place
 # of msvcrt's. -Wno-format: GCC reads format(printf) on MinGW as msvcrt's
 # dialect and flags every %zu; the Linux build checks the same strings.
@@ -63,7 +71,7 @@ cat > "$out/config.ninja" <<NINJA
 cc = $host-gcc
 winprefix = $prefix
 extra_cflags = -D__USE_MINGW_ANSI_STDIO=1 -D_WIN32_WINNT=0x0A00 -Wno-format -DCURL_STATICLIB -DZIP_STATIC -DRIPPLE_NO_LIBARCHIVE
-extra_ldflags = -static-libgcc
+extra_ldflags = -static-libgcc $out/manifest.o $noglob
 pkg_cflags = $cflags
 pkg_libs = $libs -Wl,-Bstatic -lwinpthread -Wl,-Bdynamic -lbcrypt
 protoc_c = protoc-c

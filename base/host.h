@@ -1,0 +1,50 @@
+/*
+ * The machine ripple runs on, where POSIX and Windows ask differently:
+ * base/host_posix.c (uname, sysconf, /proc/self/exe, TIOCGWINSZ) and
+ * base/host_win.c (GetNativeSystemInfo, GetModuleFileNameW,
+ * GetConsoleScreenBufferInfo).
+ */
+#ifndef RIPPLE_BASE_HOST_H
+#define RIPPLE_BASE_HOST_H
+
+#include <stddef.h>
+
+/*
+ * Make the standard streams, and files fopen opens without "b", carry
+ * bytes as written: Windows opens them in text mode, writing "\r\n" for
+ * "\n" (JSON, GitHub output files and logs then differ from Linux's);
+ * also turns on escape sequences (colours) on a Windows console. Call once
+ * at the start of main. Nothing to do on POSIX.
+ */
+void host_stdio_init(void);
+
+/*
+ * The conda platform (subdir) of this machine: "linux-64",
+ * "linux-aarch64", "win-64" or "win-arm64"; NULL for another system or
+ * processor. A static string.
+ */
+const char *host_platform(void);
+
+/*
+ * This machine's host name in out[0..n), NUL-terminated, UTF-8; "" when
+ * the system does not say or it does not fit. Windows: the DNS host name.
+ */
+void host_name(char *out, size_t n);
+
+/* Processors online (at least 1). */
+size_t host_cpus(void);
+
+/*
+ * The absolute path of the running program (ripple itself) in
+ * out[0..n), NUL-terminated, UTF-8 ('/' separators on Windows too);
+ * "" when the system does not say or it does not fit.
+ */
+void host_self_exe(char *out, size_t n);
+
+/*
+ * Columns of the terminal on standard error, or 0 when it is not a
+ * terminal (a pipe, a file, a CI log) or the system does not say.
+ */
+int host_stderr_columns(void);
+
+#endif

@@ -1,0 +1,69 @@
+/*
+ * base/host.h on POSIX (Linux: /proc/self/exe).
+ */
+#include "base/host.h"
+
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "base/banned.h"
+
+void
+host_stdio_init(void)
+{
+}
+
+const char *
+host_platform(void)
+{
+	struct utsname u;
+
+	if (uname(&u) || strcmp(u.sysname, "Linux"))
+		return NULL;
+	if (!strcmp(u.machine, "x86_64"))
+		return "linux-64";
+	if (!strcmp(u.machine, "aarch64"))
+		return "linux-aarch64";
+	return NULL;
+}
+
+void
+host_name(char *out, size_t n)
+{
+	if (!n)
+		return;
+	if (gethostname(out, n - 1))
+		out[0] = '\0';
+	out[n - 1] = '\0';
+}
+
+size_t
+host_cpus(void)
+{
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return cores > 0 ? (size_t)cores : 1;
+}
+
+void
+host_self_exe(char *out, size_t n)
+{
+	ssize_t sl;
+
+	if (!n)
+		return;
+	sl = readlink("/proc/self/exe", out, n - 1);
+	out[sl > 0 ? sl : 0] = '\0';
+}
+
+int
+host_stderr_columns(void)
+{
+	struct winsize ws;
+
+	if (!ioctl(2, TIOCGWINSZ, &ws))
+		return ws.ws_col;
+	return 0;
+}
