@@ -112,7 +112,7 @@ t1=$(now_us)
 git cherry-pick main >/dev/null
 echo "repository: $dir/repo, $(git ls-files | wc -l) files, $p artifacts (4 levels)"
 echo "recording the base run and publishing it: $(( (t1 - t0) / 1000 )) ms; $(tail -1 "$dir/run.log")"
-echo "nginx holds $(find "$dir/ng/root" -path '*/ac/*' -type f | wc -l) AC entries (in trust domains), $(ls "$dir/ng/root/cas" | wc -l) CAS blobs"
+echo "nginx holds $(find "$dir/ng/root" -path '*/ac/*' -type f | wc -l) AC entries (in trust domains), $(find "$dir/ng/root" -path "*/cas/*" -type f | wc -l) CAS blobs (in trust domains)"
 # A local cache holding only the source-key memo (no run, no record): the
 # remote plan with it pays the lookups alone, which splits the remote-only
 # plan's cost into computing source keys and looking records up.

@@ -21,7 +21,6 @@
 #include "base/mem.h"
 #include "base/banned.h"
 
-
 struct remote_bundle_entry *
 plan_remote_bundle_find(struct plan_remote *pr, const char *id,
 			const char *key, int own)
