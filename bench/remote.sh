@@ -6,7 +6,10 @@
 #     record in the nginx cache and none locally, against the same plan with
 #     the records in the local cache: `plan --reuse any` and `plan --base
 #     BASE` (a remote baseline against a local baseline run). Goal (issue
-#     15): remote <= 2 x local.
+#     23 item 7): remote <= 2 x local, in wall time, CPU time and (with
+#     valgrind) instructions. The base run publishes its bundle, so the
+#     remote-only plans read the records and the source-key memo from it
+#     (docs/remote-cache.md, "Bundles").
 #  2. a 100 MB artifact through ripple's client (bench/remote_bench.c: hash,
 #     PUT; GET verified into place) against curl alone on the same
 #     server (curl -T, curl -o). Goal: >= 0.8 x curl's throughput.
@@ -109,7 +112,7 @@ t1=$(now_us)
 git cherry-pick main >/dev/null
 echo "repository: $dir/repo, $(git ls-files | wc -l) files, $p artifacts (4 levels)"
 echo "recording the base run and publishing it: $(( (t1 - t0) / 1000 )) ms; $(tail -1 "$dir/run.log")"
-echo "nginx holds $(find "$dir/ng/root" -path '*/ac/*' -type f | wc -l) AC entries (in trust domains), $(ls "$dir/ng/root/cas" | wc -l) CAS blobs"
+echo "nginx holds $(find "$dir/ng/root" -path '*/ac/*' -type f | wc -l) AC entries (in trust domains), $(find "$dir/ng/root" -path "*/cas/*" -type f | wc -l) CAS blobs (in trust domains)"
 # A local cache holding only the source-key memo (no run, no record): the
 # remote plan with it pays the lookups alone, which splits the remote-only
 # plan's cost into computing source keys and looking records up.
@@ -159,9 +162,25 @@ plan_pair() {
 	ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 	echo "plan $name: local cache $lw ms (cpu $lc), remote cache only $rw ms (cpu $rc), no cache at all $zw ms (cpu $zc)"
 	echo "  remote-only/local at $p packages: wall $(ratio "$rw" "$lw"), cpu $(ratio "$rc" "$lc") (goal <= 2); remote/no-cache: wall $(ratio "$rw" "$zw"), cpu $(ratio "$rc" "$zc")"
+	if command -v valgrind >/dev/null; then
+		# Instructions do not move with the machine's load.
+		li=$(instr "$@")
+		ri=$(RIPPLE_CACHE="$dir/none.db" instr --remote-cache "$url" "$@")
+		echo "  instructions (callgrind): local cache $li, remote cache only $ri; remote-only/local $(ratio "$ri" "$li") (goal <= 2)"
+	fi
 	[ -n "$memo" ] || return 0
 	mw=$(col 1 "$dir/m.txt"); mc=$(col 2 "$dir/m.txt")
 	echo "  remote records with a local source-key memo: $mw ms (cpu $mc); /local: wall $(ratio "$mw" "$lw"), cpu $(ratio "$mc" "$lc")"
+}
+# instr [GLOBAL-OPTIONS] PLAN-ARGS: user-space instructions of one plan.
+instr() {
+	g=
+	[ "$1" != --remote-cache ] || { g="$1 $2"; shift 2; }
+	# shellcheck disable=SC2086
+	valgrind --tool=callgrind --callgrind-out-file=/dev/null "$ripple" \
+		$g plan "$@" 2>&1 >/dev/null |
+		sed -n 's/.*Collected : *\([0-9]*\).*/\1/p; s/.*I *refs: *\([0-9,]*\).*/\1/p' |
+		tr -d , | tail -1
 }
 echo "plan --reuse any, remote: $(RIPPLE_CACHE=$dir/none.db "$ripple" --remote-cache "$url" plan --reuse any | tail -1)"
 plan_pair "--reuse any" --reuse any

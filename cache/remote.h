@@ -44,6 +44,7 @@
 #include <stdint.h>
 
 #include "base/error.h"
+#include "base/strv.h"
 #include "cache/cache.h"
 
 struct remote;
@@ -350,6 +351,15 @@ int remote_cas_get_file(struct remote *r, const struct remote_digest *d,
 int remote_cas_get_buf(struct remote *r, const struct remote_digest *d,
 		       size_t max, char **out, size_t *len, struct error *err);
 
+/*
+ * remote_cas_get_buf from the CAS of `domain` (a remote_domain_id; NULL:
+ * the trusted one), then, when it lacks the blob, the trusted CAS.
+ * Errors as remote_cas_get_buf's; ERROR_INVALID for a bad domain id.
+ */
+int remote_cas_get_buf_in(struct remote *r, const char *domain,
+			  const struct remote_digest *d, size_t max,
+			  char **out, size_t *len, struct error *err);
+
 /* ---- AC: action results at URL/ac/<hash> ---- */
 
 /*
@@ -508,6 +518,94 @@ int remote_node_put(struct remote *r, const char *node_id, const char *key,
 		    const struct remote_upload_file *files, size_t n,
 		    const char *record, size_t record_len, int exit_code,
 		    const char *worker, struct error *err);
+
+/*
+ * remote_node_put, also giving back the entry it wrote: *out (may be
+ * NULL; release it) receives the outputs with their digests, the record
+ * blob's digest, exit code and worker (record_text left NULL).
+ */
+int remote_node_put_action(struct remote *r, const char *node_id,
+			   const char *key,
+			   const struct remote_upload_file *files, size_t n,
+			   const char *record, size_t record_len,
+			   int exit_code, const char *worker,
+			   struct remote_action *out, struct error *err);
+
+/* ---- a run's bundle: its records at one commit in one blob ---- */
+
+/*
+ * The node id under which bundles are stored (remote_node_put and
+ * remote_node_lookup with key remote_bundle_key): no rule can make it.
+ */
+#define REMOTE_BUNDLE_NODE "ripple:bundle"
+
+/*
+ * The bundle key of a commit (hex, at most 64 digits): the first 32 hex
+ * digits of SHA-256("ripple-bundle-v1" NUL commit) into out (33 bytes).
+ * Errors: ERROR_INVALID (no commit), ERROR_NOMEM.
+ */
+int remote_bundle_key(const char *commit, char *out, struct error *err);
+
+/* One record of a bundle: what a lookup of its node would find. */
+struct remote_bundle_entry {
+	struct remote_record rec;	/* an ok record, no components */
+	struct remote_action action;	/* its AC entry's outputs and
+					   record blob digest (no text) */
+	struct strv sources;		/* memo id, source key, memo id, ...:
+					   the source-key memo ids of the
+					   node's inputs as its writer
+					   computed them, each with its key
+					   (32 hex each) */
+};
+
+struct remote_bundle {
+	struct remote_bundle_entry *items;	/* n, owned */
+	size_t n;
+};
+
+/*
+ * The bundle document of n entries at `commit` (format "ripple-bundle",
+ * compact JSON, keys sorted; docs/remote-cache.md) into *out
+ * (mem_alloc'd) and *len. Errors: ERROR_NOMEM.
+ */
+int remote_bundle_encode(const struct remote_bundle_entry *items, size_t n,
+			 const char *commit, char **out, size_t *len,
+			 struct error *err);
+
+/*
+ * Parse a bundle (hostile data, at most REMOTE_RECORD_MAX bytes) into
+ * *out (release with remote_bundle_release): every record ok and typed
+ * as a record blob's, every output path remote_output_path_check'ed and
+ * listed once, digests and memo ids well formed. Errors: ERROR_CORRUPT,
+ * ERROR_UNSUPPORTED (a newer format version), ERROR_NOMEM.
+ */
+int remote_bundle_decode(const char *text, size_t len,
+			 struct remote_bundle *out, struct error *err);
+
+/*
+ * A bundle being made: a run adds the ok records it published or reused
+ * (rec, its run, runner and AC entry `a`, with the memo id and key pairs
+ * of its inputs, `sources`, may be NULL; all copied), then finishes the
+ * document at its commit (as remote_bundle_encode). Records that are not
+ * ok are left out. Errors: ERROR_NOMEM.
+ */
+struct remote_bundle_builder;
+int remote_bundle_builder_new(struct remote_bundle_builder **out,
+			      struct error *err);
+int remote_bundle_builder_add(struct remote_bundle_builder *b,
+			      const struct cache_record *rec,
+			      const struct cache_run *run, const char *runner,
+			      const struct remote_action *a,
+			      const struct strv *sources, struct error *err);
+size_t remote_bundle_builder_count(const struct remote_bundle_builder *b);
+int remote_bundle_builder_finish(struct remote_bundle_builder *b,
+				 const char *commit, char **out, size_t *len,
+				 struct error *err);
+void remote_bundle_builder_free(struct remote_bundle_builder *b);
+
+/* Free one entry's parts (it can be reused), or a whole bundle. */
+void remote_bundle_entry_release(struct remote_bundle_entry *e);
+void remote_bundle_release(struct remote_bundle *b);
 
 /* One node to look up, and what was found. */
 struct remote_lookup {

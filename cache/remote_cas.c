@@ -547,9 +547,10 @@ remote_cas_get_file(struct remote *r, const struct remote_digest *d,
 	return rc ? rc : f.result;
 }
 
-int
-remote_cas_get_buf(struct remote *r, const struct remote_digest *d,
-		   size_t max, char **out, size_t *len, struct error *err)
+/* remote_cas_get_buf from the CAS at `space` ("cas" or "d/ID/cas"). */
+static int
+get_buf(struct remote *r, const char *space, const struct remote_digest *d,
+	size_t max, char **out, size_t *len, struct error *err)
 {
 	struct xfer x;
 	int rc;
@@ -565,7 +566,7 @@ remote_cas_get_buf(struct remote *r, const struct remote_digest *d,
 				 (long long)d->size, max);
 	xfer_init(&x);
 	x.method = XFER_GET;
-	x.space = "cas";
+	x.space = space;
 	memcpy(x.hash, d->hash, REMOTE_HASH_SIZE);
 	x.sink = XFER_SINK_MEM;
 	x.expect_size = d->size;
@@ -597,5 +598,31 @@ remote_cas_get_buf(struct remote *r, const struct remote_digest *d,
 	}
 done:
 	xfer_release(&x);
+	return rc;
+}
+
+int
+remote_cas_get_buf(struct remote *r, const struct remote_digest *d,
+		   size_t max, char **out, size_t *len, struct error *err)
+{
+	return get_buf(r, "cas", d, max, out, len, err);
+}
+
+int
+remote_cas_get_buf_in(struct remote *r, const char *domain,
+		      const struct remote_digest *d, size_t max, char **out,
+		      size_t *len, struct error *err)
+{
+	char space[REMOTE_SPACE_SIZE];
+	int rc;
+
+	if (domain && !remote_domain_valid(domain))
+		return error_set(err, ERROR_INVALID, "'%.80s' is not a trust "
+				 "domain id", domain);
+	remote_cas_space(domain, space);
+	rc = get_buf(r, space, d, max, out, len, err);
+	/* A domain's entry may name a blob of the trusted CAS. */
+	if (rc == 0 && domain)
+		rc = get_buf(r, "cas", d, max, out, len, err);
 	return rc;
 }

@@ -18,6 +18,7 @@
 
 struct curl_slist;
 struct evp_md_ctx_st;
+struct json_t;
 
 /*
  * Load libcurl (cache/curl_dl.c: it is dlopened when the remote cache is
@@ -25,6 +26,24 @@ struct evp_md_ctx_st;
  * ERROR_UNSUPPORTED naming libcurl.so.4 and its Debian package.
  */
 int remote_libs_require(struct error *err);
+
+/*
+ * A record as remote_record_encode writes it, as a jansson object (NULL
+ * when out of memory); `components` 0 leaves the components out (a
+ * bundle's records, remote_bundle.c). The key must be valid.
+ */
+struct json_t *remote_record_json(const struct cache_record *rec,
+				  const struct cache_manifest *manifest,
+				  int components, const struct cache_run *run,
+				  const char *runner);
+
+/*
+ * Read a record object as remote_record_decode does, its components only
+ * when `components` is 1 (else out->manifest stays empty). Errors as
+ * remote_record_decode's, out is left for the caller to release.
+ */
+int remote_record_read(struct json_t *doc, int components,
+		       struct remote_record *out, struct error *err);
 
 /* The longest xfer space: "d/" domain "/cas" and the NUL. */
 #define REMOTE_SPACE_SIZE (REMOTE_DOMAIN_SIZE + 7)

@@ -96,6 +96,48 @@ remote_node_put(struct remote *r, const char *node_id, const char *key,
 		const char *record, size_t record_len, int exit_code,
 		const char *worker, struct error *err)
 {
+	return remote_node_put_action(r, node_id, key, files, n, record,
+				      record_len, exit_code, worker, NULL,
+				      err);
+}
+
+/* Copy the entry a put wrote (strings borrowed from the caller's). */
+static int
+action_copy(const struct remote_action *a, struct remote_action *out,
+	    struct error *err)
+{
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	out->outputs = mem_calloc(a->n + 1, sizeof(*out->outputs));
+	if (!out->outputs)
+		return OOM(err);
+	for (i = 0; i < a->n; i++) {
+		out->outputs[i] = a->outputs[i];
+		out->outputs[i].path = mem_strdup(a->outputs[i].path);
+		if (!out->outputs[i].path) {
+			remote_action_release(out);
+			return OOM(err);
+		}
+		out->n++;
+	}
+	out->record = a->record;
+	out->exit_code = a->exit_code;
+	if (a->worker && !(out->worker = mem_strdup(a->worker))) {
+		remote_action_release(out);
+		return OOM(err);
+	}
+	return 0;
+}
+
+int
+remote_node_put_action(struct remote *r, const char *node_id,
+		       const char *key,
+		       const struct remote_upload_file *files, size_t n,
+		       const char *record, size_t record_len, int exit_code,
+		       const char *worker, struct remote_action *out,
+		       struct error *err)
+{
 	struct remote_action a;
 	const char **paths = NULL;
 	unsigned char *bytes = NULL;
@@ -146,6 +188,8 @@ remote_node_put(struct remote *r, const char *node_id, const char *key,
 		rc = remote_ac_put(r, ac, bytes, len, err);
 	if (rc)
 		error_node(err, node_id);
+	else if (out)
+		rc = action_copy(&a, out, err);
 done:
 	mem_free(bytes);
 	mem_free(a.outputs);

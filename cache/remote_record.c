@@ -17,6 +17,7 @@
 #include "base/strv.h"
 #include "cache/cache.h"
 #include "cache/internal.h"
+#include "cache/remote_int.h"
 #include "base/banned.h"
 
 #define FORMAT_NAME "ripple-record"
@@ -86,23 +87,14 @@ provenance_json(const struct cache_record *rec, const struct cache_run *run,
 			 (json_int_t)(run ? run->started_ms : 0));
 }
 
-int
-remote_record_encode(const struct cache_record *rec,
-		     const struct cache_manifest *manifest,
-		     const struct cache_run *run, const char *runner,
-		     char **out, size_t *len, struct error *err)
+json_t *
+remote_record_json(const struct cache_record *rec,
+		   const struct cache_manifest *manifest, int components,
+		   const struct cache_run *run, const char *runner)
 {
 	json_t *arts = json_array(), *doc;
 	size_t i;
-	int rc;
 
-	*out = NULL;
-	*len = 0;
-	if (!cache_key_valid(rec->key)) {
-		json_decref(arts);
-		return error_set(err, ERROR_INVALID, "record key '%s' is not "
-				 "32 lowercase hex digits", rec->key);
-	}
 	for (i = 0; arts && i < rec->artifacts.n; i++) {
 		/* A locator outside the repository names a file of this
 		 * machine: it never travels (and is refused on reading). */
@@ -115,7 +107,7 @@ remote_record_encode(const struct cache_record *rec,
 		}
 	}
 	doc = json_pack("{s:s, s:i, s:o, s:s, s:s, s:o, s:o, s:o?, s:o?, "
-			"s:I, s:I, s:o?, s:o?}",
+			"s:I, s:I, s:o?}",
 			"format", FORMAT_NAME, "format_version", FORMAT_VERSION,
 			"node", text_or_null(rec->node_id), "key", rec->key,
 			"status", cache_record_status_name(rec->status),
@@ -124,17 +116,37 @@ remote_record_encode(const struct cache_record *rec,
 			"artifacts", arts, "metadata", metadata_json(&rec->metadata),
 			"duration_ms", (json_int_t)rec->duration_ms,
 			"recorded_ms", (json_int_t)rec->recorded_ms,
-			"components", components_json(manifest),
 			"provenance", provenance_json(rec, run, runner));
 	/* json_pack's "o?" takes NULL as null: a NULL part is out of memory. */
 	if (doc && (!json_is_array(json_object_get(doc, "artifacts")) ||
 		    !json_is_object(json_object_get(doc, "metadata")) ||
-		    !json_is_array(json_object_get(doc, "components")) ||
-		    !json_is_object(json_object_get(doc, "provenance")))) {
+		    !json_is_object(json_object_get(doc, "provenance")) ||
+		    (components &&
+		     json_object_set_new(doc, "components",
+					 components_json(manifest))) ||
+		    (components &&
+		     !json_is_array(json_object_get(doc, "components"))))) {
 		json_decref(doc);
 		doc = NULL;
 	}
-	rc = cache_json_dump(doc, out, err);
+	return doc;
+}
+
+int
+remote_record_encode(const struct cache_record *rec,
+		     const struct cache_manifest *manifest,
+		     const struct cache_run *run, const char *runner,
+		     char **out, size_t *len, struct error *err)
+{
+	int rc;
+
+	*out = NULL;
+	*len = 0;
+	if (!cache_key_valid(rec->key))
+		return error_set(err, ERROR_INVALID, "record key '%s' is not "
+				 "32 lowercase hex digits", rec->key);
+	rc = cache_json_dump(remote_record_json(rec, manifest, 1, run, runner),
+			     out, err);
 	if (!rc)
 		*len = strlen(*out);
 	return rc;
@@ -323,8 +335,9 @@ read_provenance(json_t *p, struct remote_record *out, struct error *err)
 }
 
 /* The fields of a parsed document into *out. */
-static int
-read_doc(json_t *doc, struct remote_record *out, struct error *err)
+int
+remote_record_read(json_t *doc, int components, struct remote_record *out,
+		   struct error *err)
 {
 	struct cache_record *rec = &out->rec;
 	json_t *v;
@@ -365,7 +378,7 @@ read_doc(json_t *doc, struct remote_record *out, struct error *err)
 		rc = req_int(doc, "duration_ms", &rec->duration_ms, err);
 	if (!rc)
 		rc = req_int(doc, "recorded_ms", &rec->recorded_ms, err);
-	if (!rc)
+	if (!rc && components)
 		rc = read_components(json_object_get(doc, "components"),
 				     &out->manifest, err);
 	if (!rc)
@@ -413,7 +426,7 @@ remote_record_decode(const char *text, size_t len, struct remote_record *out,
 			       FORMAT_VERSION);
 		goto done;
 	}
-	rc = read_doc(doc, out, err);
+	rc = remote_record_read(doc, 1, out, err);
 done:
 	json_decref(doc);
 	if (rc)

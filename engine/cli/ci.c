@@ -55,7 +55,9 @@ static const char jobs_help[] =
 	"test, gpu: run in that order), platform, runner labels and nodes. Jobs\n"
 	"depend only on the rules at the head and the target, never on what a\n"
 	"plan reuses; with --base, each job also says how many of its nodes\n"
-	"would run. JSON: docs/schemas/jobs.json.\n";
+	"would run, as `ripple run --job NAME` decides it (reusing any ok\n"
+	"record of an equal key: local, this ref's domain of the remote\n"
+	"cache, the trusted one). JSON: docs/schemas/jobs.json.\n";
 
 static const char gate_help[] =
 	"usage: ripple gate [TARGET...] [--head REV] [--rules FILE]\n"
@@ -248,6 +250,10 @@ cli_jobs(int argc, char **argv, const struct cli_ctx *ctx)
 	rc = parse(argc, argv, ctx, "jobs", jobs_help, &a);
 	if (rc)
 		return rc < 0 ? CLI_OK : rc;
+	/* What "to run" means is what `run --job` will run: it reuses any
+	 * ok record of an equal key (local, this ref's domain, the trusted
+	 * one), not only the baseline's (issue 23). */
+	a.po.reuse = PLAN_REUSE_SCOPE_ANY;
 	rc = open_planner(ctx, &a, &repo, &cache, &pl);
 	if (rc)
 		goto done;

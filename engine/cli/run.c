@@ -419,6 +419,16 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 		if (!rc)
 			rc = cli_exit_for(finish_rc);
 	}
+	/* One bundle of what it published, for plans that follow. */
+	if (a->rem.index && !pl->head->worktree) {
+		error_init(&err);
+		if (plan_remote_bundle_publish(a->rem.index,
+					       pl->head->commit_hex,
+					       a->runner[0] ? a->runner : NULL,
+					       &err) &&
+		    plan_remote_fault(a->rem.index, &err, &err) && !rc)
+			rc = cli_fail(ctx, &err);
+	}
 	cli_run_summary(report, pl->head->graph, &res, run_id, status);
 	cli_remote_summary(&a->rem);
 	if (a->failed_logs) {

@@ -33,6 +33,11 @@ struct eval_input {
 	int computed;		/* state holds the files */
 	int key_known;		/* key holds the set's key */
 	struct digest key;
+	int from_remote;		/* key taken from the remote memo,
+					   not confirmed yet */
+	char remote_memo[33], remote_key[33];
+	int unmemoizable;	/* walked, and its key may not be remembered
+				   (kept when stream drops the files) */
 };
 
 static size_t
@@ -191,7 +196,7 @@ memo_key(struct eval *ev, const struct graph_input *in, char *memo,
 	 struct digest *out, struct error *err)
 {
 	struct eval_input *x;
-	const char *shared;
+	const char *shared, *v;
 	char key[33];
 	struct error e2;
 	int rc = ensure_input(ev, in, &x, err);
@@ -211,6 +216,15 @@ memo_key(struct eval *ev, const struct graph_input *in, char *memo,
 	error_init(&e2);
 	if (ev->memo && cache_source_key_get(ev->memo, memo, key, &e2) == 1 &&
 	    !digest_from_hex(key, out, NULL)) {
+		ev->memo_hits++;
+		return 1;
+	}
+	v = ev->remote_memo ? strmap_get(ev->remote_memo, memo) : NULL;
+	if (v && v[0] && !digest_from_hex(v, out, NULL)) {
+		/* A claim until a record or a walk confirms it. */
+		x->from_remote = 1;
+		memcpy(x->remote_memo, memo, 33);
+		memcpy(x->remote_key, v, 33);
 		ev->memo_hits++;
 		return 1;
 	}
@@ -260,7 +274,7 @@ source_key(void *payload, const struct graph_input *in, struct digest *out,
 		*out = x->key;
 		return 0;
 	}
-	if ((ev->memo || ev->key_memo) && !ev->worktree) {
+	if ((ev->memo || ev->key_memo || ev->remote_memo) && !ev->worktree) {
 		rc = memo_key(ev, in, memo, out, err);
 		if (rc < 0)
 			return rc;
@@ -279,6 +293,8 @@ source_key(void *payload, const struct graph_input *in, struct digest *out,
 	if (ev->stream) {
 		/* Only the key is kept: an explanation walks the set again
 		 * (eval_input_state), so memory stays one set's files. */
+		x->unmemoizable = !graph_source_state_memoizable(x->set,
+								 &x->state);
 		graph_source_state_release(&x->state);
 		x->computed = 0;
 	}
@@ -299,6 +315,60 @@ eval_set_memo(struct eval *ev, struct cache *c, int write)
 {
 	ev->memo = c;
 	ev->memo_write = c && write;
+}
+
+int
+eval_input_memo(struct eval *ev, const struct graph_input *in, char *memo,
+		char *key, struct error *err)
+{
+	struct eval_input *x;
+	struct digest d;
+	int rc;
+
+	if (ev->worktree)
+		return 0;
+	rc = source_key(ev, in, &d, err);
+	if (!rc)
+		rc = ensure_input(ev, in, &x, err);
+	if (!rc)
+		rc = graph_source_memo_id(ev->repo, &ev->commit, x->set, memo,
+					  err);
+	if (rc)
+		return rc;
+	/* A key from a memo was memoizable when it was stored. */
+	if (x->unmemoizable ||
+	    (x->computed && !graph_source_state_memoizable(x->set, &x->state)))
+		return 0;
+	memcpy(key, d.hex, 33);
+	return 1;
+}
+
+void
+eval_set_remote_memo(struct eval *ev, const struct strmap *map)
+{
+	ev->remote_memo = map;
+}
+
+int
+eval_input_remote_claim(struct eval *ev, const char *name, const char **memo,
+			const char **key)
+{
+	struct eval_input *x = find_input(ev, name);
+
+	if (!x || !x->from_remote)
+		return 0;
+	*memo = x->remote_memo;
+	*key = x->remote_key;
+	return 1;
+}
+
+void
+eval_input_confirm(struct eval *ev, const char *name)
+{
+	struct eval_input *x = find_input(ev, name);
+
+	if (x)
+		x->from_remote = 0;
 }
 
 void

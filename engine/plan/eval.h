@@ -49,6 +49,9 @@ struct eval {
 					   evaluations of one plan, borrowed,
 					   or NULL (eval_share_key_memo) */
 	struct arena *key_memo_arena;	/* holds key_memo's strings */
+	const struct strmap *remote_memo;	/* memo id -> key hex from
+					   the remote cache's bundles,
+					   borrowed, or NULL */
 	size_t memo_hits, memo_misses;	/* for benchmarks and tests */
 	int stream;			/* 1: drop a set's files once keyed
 					   (eval_set_stream) */
@@ -113,6 +116,33 @@ void eval_share_key_memo(struct eval *ev, struct strmap *map,
  * a record, which store every input's files.
  */
 void eval_set_stream(struct eval *ev, int stream);
+
+/*
+ * Take source keys from `map` (memo id -> key hex, plan_remote_memo:
+ * what records of the remote cache's bundles attest) after the shared
+ * and local memos miss. Each such key is a claim: eval_remote_memo_verify
+ * settles them after the plan. NULL turns it off. Commits only.
+ */
+void eval_set_remote_memo(struct eval *ev, const struct strmap *map);
+
+/*
+ * Whether input `name`'s key was taken from the remote memo and is not
+ * confirmed yet: 1 with *memo and *key (32 hex; owned by ev), else 0.
+ */
+int eval_input_remote_claim(struct eval *ev, const char *name,
+			    const char **memo, const char **key);
+
+/* Input `name`'s key from the remote memo is confirmed (by a record). */
+void eval_input_confirm(struct eval *ev, const char *name);
+
+/*
+ * The memo id (graph_source_memo_id) and key of input `in` at this
+ * commit, each 32 hex digits and a NUL into memo and key (33 bytes): 1
+ * when its key may be remembered by that id (graph_source_state_
+ * memoizable), 0 when not or in the working tree, or an error.
+ */
+int eval_input_memo(struct eval *ev, const struct graph_input *in, char *memo,
+		    char *key, struct error *err);
 
 /* Free an evaluation. Accepts NULL. */
 void eval_free(struct eval *ev);

@@ -546,6 +546,12 @@ history_give_run_records(struct history *h, struct cache_record_list *recs)
 	cache_record_list_release(recs);
 }
 
+const struct plan *
+history_base_plan(const struct history *h)
+{
+	return h ? h->base_plan : NULL;
+}
+
 const struct plan_history *
 history_plan(struct history *h)
 {

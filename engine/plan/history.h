@@ -80,6 +80,9 @@ void history_give_run_records(struct history *h,
 int history_remote_only(struct history *h, const char *ns,
 			struct error *err);
 
+/* The plan of the merge base a remote baseline made, or NULL. */
+const struct plan *history_base_plan(const struct history *h);
+
 /* The callbacks and flags for plan_compute; owned by h. */
 const struct plan_history *history_plan(struct history *h);
 

@@ -9,15 +9,16 @@
 #include <string.h>
 
 #include "base/error.h"
-#include "base/fnmatch.h"
 #include "base/mem.h"
 #include "base/strmap.h"
 #include "cache/cache.h"
 #include "engine/plan/eval.h"
 #include "engine/plan/history.h"
 #include "engine/plan/jobs.h"
+#include "engine/plan/memo_check.h"
 #include "engine/plan/versions.h"
 #include "engine/plan/remote.h"
+#include "engine/plan/scope.h"
 #include "graph/graph.h"
 #include "rules/rules.h"
 #include "base/banned.h"
@@ -273,6 +274,7 @@ remote_baseline(struct planner *p, const struct planner_options *o,
 					err);
 	}
 	eval_set_stream(p->base, !o->full_walk);
+	eval_set_remote_memo(p->base, p->remote_memo);
 	share_keys(p, o);
 	rc = history_from_remote_base(p->cache, o->remote, p->base, p->head,
 				      o->targets, o->n_targets, &found,
@@ -284,136 +286,83 @@ remote_baseline(struct planner *p, const struct planner_options *o,
 	return rc;
 }
 
-/* Mark what scoped nodes need, transitively (deps come first). */
-static void
-scope_add_needs(const struct graph *g, unsigned char *scope)
-{
-	size_t i, k;
+static int planner_run_once(struct graph_repo *repo, struct cache *cache,
+			    const struct planner_options *o, int remote_memo,
+			    struct error_list *errors, struct planner **out,
+			    struct error *err);
 
-	for (i = g->n_nodes; i-- > 0;)
-		for (k = 0; scope[i] && k < g->nodes[i].n_deps; k++)
-			scope[g->nodes[i].deps[k]] = 1;
-}
+/* Plans of fewer nodes look their records up one by one (a job). */
+#define BUNDLE_MIN_NODES 16
 
 /*
- * Members of the version groups of scoped nodes (in the closure): the
- * groups in one map, then one pass over the nodes. 1 when some were added,
- * 0 when none, or ERROR_NOMEM.
+ * A remote cache and enough nodes to plan: fetch the bundles of the
+ * head, its first parent and the merge base (one batch), and take source
+ * keys from the memo their records attest (checked after the plan).
  */
 static int
-scope_add_groups(const struct graph *g, const unsigned char *closure,
-		 unsigned char *scope, struct error *err)
+fetch_bundles(struct planner *p, const struct planner_options *o,
+	      struct error *err)
 {
-	struct strmap groups = STRMAP_INIT;
-	size_t i;
-	int more = 0, rc = 0;
-
-	for (i = 0; !rc && i < g->n_nodes; i++)
-		if (scope[i] && g->nodes[i].version_group)
-			rc = strmap_put(&groups, g->nodes[i].version_group,
-					(void *)&g->nodes[i], err);
-	for (i = 0; !rc && groups.n && i < g->n_nodes; i++) {
-		const char *vg = g->nodes[i].version_group;
-
-		if (scope[i] || !closure[i] || !vg || !strmap_get(&groups, vg))
-			continue;
-		scope[i] = 1;
-		more = 1;
-	}
-	strmap_release(&groups);
-	return rc ? rc : more;
-}
-
-/*
- * --job: plan only the job's nodes, what they need, and the members of
- * their version groups (a group decides together) with what those need:
- * a job's lookups are its own, not the whole target's (issue 23). A name
- * that is no job leaves the scope NULL (the CLI's check names it).
- */
-static int
-job_scope(struct planner *p, const struct planner_options *o,
-	  struct error *err)
-{
-	const struct graph *g = p->head->graph;
-	const struct plan_job *job;
-	struct plan_jobs *jobs = NULL;
+	const unsigned char *in = p->scope ? p->scope : p->closure;
+	const char *commits[3];
+	char parent[GRAPH_OID_HEX], rev[GRAPH_OID_HEX + 2];
+	struct graph_oid oid;
 	struct error e2;
-	size_t i;
-	int rc = 0;
-
-	error_init(&e2);
-	rc = plan_jobs_compute(g, p->closure, &jobs, &e2);
-	if (rc == ERROR_NOMEM)
-		*err = e2;
-	if (rc)	/* a target that cuts into no jobs: run's check says so */
-		return rc == ERROR_NOMEM ? rc : 0;
-	job = plan_jobs_find(jobs, o->job);
-	if (job) {
-		p->scope = mem_calloc(g->n_nodes + 1, 1);
-		if (!p->scope) {
-			plan_jobs_free(jobs);
-			return error_set(err, ERROR_NOMEM, "out of memory");
-		}
-		for (i = 0; i < job->n_nodes; i++)
-			p->scope[job->nodes[i]] = 1;
-		do {
-			scope_add_needs(g, p->scope);
-			rc = scope_add_groups(g, p->closure, p->scope, err);
-		} while (rc == 1);
-	}
-	plan_jobs_free(jobs);
-	return rc < 0 ? rc : 0;
-}
-
-long
-planner_node(const struct graph *g, const char *pat, size_t *n)
-{
-	const struct graph_node *exact = graph_find(g, pat);
-	long hit = -1;
-	size_t i;
-
-	*n = exact ? 1 : 0;
-	if (exact)
-		return (long)exact->index;
-	for (i = 0; i < g->n_nodes; i++)
-		if (fnmatch_match(pat, g->nodes[i].id) ||
-		    !strcmp(pat, g->nodes[i].name)) {
-			hit = (long)i;
-			(*n)++;
-		}
-	return *n == 1 ? hit : -1;
-}
-
-/*
- * why NODE: plan the node, what it needs and the members of its version
- * groups with what those need (job_scope's closure): every decision the
- * node's and its chain's depend on, and nothing else.
- */
-static int
-why_scope(struct planner *p, const char *pat, struct error *err)
-{
-	const struct graph *g = p->head->graph;
-	size_t n;
-	long at = planner_node(g, pat, &n);
+	size_t i, n = 0;
 	int rc;
 
-	if (at < 0 || !p->closure[at])
-		return 0;	/* the CLI names the problem */
-	p->scope = mem_calloc(g->n_nodes + 1, 1);
-	if (!p->scope)
-		return error_set(err, ERROR_NOMEM, "out of memory");
-	p->scope[at] = 1;
-	do {
-		scope_add_needs(g, p->scope);
-		rc = scope_add_groups(g, p->closure, p->scope, err);
-	} while (rc == 1);
-	return rc < 0 ? rc : 0;
+	if (!o->remote || o->full_walk)
+		return 0;
+	for (i = 0; i < p->head->graph->n_nodes; i++)
+		n += in[i] != 0;
+	if (n < BUNDLE_MIN_NODES)
+		return 0;
+	n = 0;
+	commits[n++] = p->head->commit_hex;
+	error_init(&e2);
+	snprintf(rev, sizeof(rev), "%s^", p->head->commit_hex);
+	if (!graph_repo_resolve(p->repo, rev, &oid, &e2)) {
+		graph_oid_hex(&oid, parent);
+		commits[n++] = parent;
+	}
+	if (p->base_hex[0])
+		commits[n++] = p->base_hex;
+	rc = plan_remote_bundles(o->remote, commits, n, err);
+	if (rc)
+		return rc;
+	p->remote_memo = plan_remote_memo(o->remote);
+	eval_set_remote_memo(p->head, p->remote_memo);
+	return 0;
 }
 
 int
 planner_run(struct graph_repo *repo, struct cache *cache,
 	    const struct planner_options *o, struct error_list *errors,
 	    struct planner **out, struct error *err)
+{
+	int rc, wrong = 0;
+
+	rc = planner_run_once(repo, cache, o, 1, errors, out, err);
+	if (rc || !(*out)->remote_memo)
+		return rc;
+	rc = plan_memo_check((*out)->head, (*out)->plan, (*out)->base,
+			     history_base_plan((*out)->hist), &wrong, err);
+	if (!rc && !wrong)
+		return 0;
+	/* A source key the memo gave is not the trees': plan again from
+	 * the trees, so the memo costs time, never a decision. */
+	planner_free(*out);
+	*out = NULL;
+	if (rc)
+		return rc;
+	return planner_run_once(repo, cache, o, 0, errors, out, err);
+}
+
+static int
+planner_run_once(struct graph_repo *repo, struct cache *cache,
+		 const struct planner_options *o, int remote_memo,
+		 struct error_list *errors, struct planner **out,
+		 struct error *err)
 {
 	struct planner *p = mem_calloc(1, sizeof(*p));
 	struct plan_options po;
@@ -464,9 +413,9 @@ planner_run(struct graph_repo *repo, struct cache *cache,
 		goto done;
 	rc = root_versions(p, o, err);
 	if (!rc && o->job)
-		rc = job_scope(p, o, err);
+		rc = planner_job_scope(p, o->job, err);
 	if (!rc && o->why_node && !p->scope)
-		rc = why_scope(p, o->why_node, err);
+		rc = planner_why_scope(p, o->why_node, err);
 	if (rc)
 		goto done;
 	if (o->base) {
@@ -481,6 +430,10 @@ planner_run(struct graph_repo *repo, struct cache *cache,
 		if (rc)
 			goto done;
 	}
+	if (remote_memo)
+		rc = fetch_bundles(p, o, err);
+	if (rc)
+		goto done;
 	if (o->assume_base_built) {
 		if (!o->base) {
 			rc = error_set(err, ERROR_INVALID,

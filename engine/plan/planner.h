@@ -112,6 +112,9 @@ struct planner {
 	struct cache_record_list run_recs;	/* the baseline run's records
 						   (coverage read them), until
 						   the history takes them */
+	const struct strmap *remote_memo;	/* the remote cache's memo
+					   this plan took keys from
+					   (plan_remote_memo), or NULL */
 	struct strmap key_memo;		/* source keys the base and head
 					   evaluations share (memo id -> key
 					   hex; strings in arena) */

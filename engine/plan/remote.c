@@ -5,54 +5,17 @@
  * answered nothing counts as down. Downloads and uploads are engine/run's.
  */
 #include "engine/plan/remote.h"
+#include "engine/plan/remote_int.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "base/arena.h"
 #include "base/error.h"
-#include "base/fnmatch.h"
 #include "base/mem.h"
 #include "base/banned.h"
 
 #define OOM(err) error_set(err, ERROR_NOMEM, "out of memory")
-
-/* One key asked: hit (1), miss or untrusted (0), fault (-1). */
-struct entry {
-	char *name;			/* ns + key; NULL: free slot */
-	int state;
-	struct plan_remote_hit *hit;
-};
-
-struct plan_remote {
-	struct remote *r;
-	struct plan_remote_options o;
-	struct plan_remote_stats stats;
-	struct entry *tab;		/* open addressing, cap a power of 2 */
-	size_t cap, used;
-	const char **globs;		/* trusted refs (arena) */
-	size_t n_globs;
-	const char *own_ref;		/* the ref planned or run, or NULL */
-	const char *own_domain;		/* its domain id when it is not
-					   trusted; NULL: the trusted one */
-	const char *write_server;	/* URL, or URL/d/DOMAIN: where this
-					   index writes, for published marks */
-	int down;
-	int refused;			/* the server refused a write */
-	struct arena arena;		/* names, labels, trust */
-};
-
-/* Whether ref matches one of the trusted-refs globs. */
-static int
-glob_trusted(const struct plan_remote *pr, const char *ref)
-{
-	size_t i;
-
-	for (i = 0; ref && i < pr->n_globs; i++)
-		if (fnmatch_match(pr->globs[i], ref))
-			return 1;
-	return 0;
-}
 
 /* The default trusted refs: the default branch (or main and master), tags. */
 static int
@@ -87,6 +50,8 @@ plan_remote_new(struct remote *r, const struct plan_remote_options *o,
 	if (!pr)
 		return OOM(err);
 	arena_init(&pr->arena);
+	strv_init(&pr->bundle_commits, 1);
+	strv_init(&pr->bundle_from, 1);
 	pr->r = r;
 	if (o)
 		pr->o = *o;
@@ -105,16 +70,10 @@ plan_remote_free(struct plan_remote *pr)
 
 	if (!pr)
 		return;
-	for (i = 0; i < pr->cap; i++) {
-		struct plan_remote_hit *h = pr->tab[i].hit;
-
-		if (!h)
-			continue;
-		remote_action_release(&h->action);
-		remote_record_release(&h->rec);
-		mem_free(h);
-	}
+	for (i = 0; i < pr->cap; i++)
+		plan_remote_hit_free(pr->tab[i].hit);
 	mem_free(pr->tab);
+	plan_remote_bundles_release(pr);
 	arena_release(&pr->arena);
 	mem_free(pr);
 }
@@ -178,7 +137,7 @@ plan_remote_trust(struct plan_remote *pr, const char *const *globs, size_t n,
 		if (rc)
 			return rc;
 	}
-	if (pr->own_ref && !glob_trusted(pr, pr->own_ref)) {
+	if (pr->own_ref && !plan_remote_glob_trusted(pr, pr->own_ref)) {
 		rc = remote_domain_id(pr->own_ref, domain, err);
 		if (rc)
 			return rc;
@@ -219,14 +178,7 @@ plan_remote_writes_for(const struct plan_remote *pr, const char *ref)
 	if (!ref || !pr->own_ref)
 		return 0;
 	return pr->own_domain ? !strcmp(ref, pr->own_ref)
-			      : glob_trusted(pr, ref);
-}
-
-int
-plan_remote_may_write(const struct plan_remote *pr)
-{
-	return pr->own_ref && !pr->refused && !pr->down &&
-	       !remote_read_only(pr->r);
+			      : plan_remote_glob_trusted(pr, ref);
 }
 
 void
@@ -241,27 +193,6 @@ plan_remote_writes_refused(const struct plan_remote *pr)
 	return pr->refused;
 }
 
-int
-plan_remote_fault(struct plan_remote *pr, const struct error *e,
-		  struct error *err)
-{
-	/* A refused write (the run turned read-only) is the server's
-	 * answer, reported once, not a fault of the cache. */
-	if (!(pr->refused && e->code == ERROR_UNSUPPORTED))
-		pr->stats.faults++;
-	if (pr->o.required) {
-		*err = *e;
-		err->hint[0] = '\0';
-		error_hint(err, "the remote cache is required "
-			   "(--remote-required); without it a fault is a "
-			   "warning and the node is rebuilt");
-		return e->code ? e->code : ERROR_IO;
-	}
-	if (pr->o.warn)
-		pr->o.warn(pr->o.payload, e);
-	return 0;
-}
-
 /* FNV-1a over the name: the table's hash. */
 static size_t
 hash(const char *s)
@@ -273,7 +204,7 @@ hash(const char *s)
 	return h;
 }
 
-static struct entry *
+static struct plan_remote_entry *
 slot(const struct plan_remote *pr, const char *name)
 {
 	size_t i = hash(name) & (pr->cap - 1);
@@ -286,7 +217,7 @@ slot(const struct plan_remote *pr, const char *name)
 static int
 grow(struct plan_remote *pr, size_t want, struct error *err)
 {
-	struct entry *old = pr->tab;
+	struct plan_remote_entry *old = pr->tab;
 	size_t cap = pr->cap ? pr->cap : 64, i, n = pr->cap;
 
 	while (cap < 2 * want)
@@ -317,7 +248,7 @@ plan_remote_find(const struct plan_remote *pr, const char *ns,
 		 const char *key)
 {
 	char name[512];
-	const struct entry *e;
+	const struct plan_remote_entry *e;
 
 	if (!pr->cap)
 		return NULL;
@@ -328,86 +259,10 @@ plan_remote_find(const struct plan_remote *pr, const char *ns,
 	return e->name && e->state == 1 ? e->hit : NULL;
 }
 
-/*
- * Whether a record found in the own domain (own: 1) or the trusted one
- * may be reused: in the own domain only records the own ref wrote; in the
- * trusted one only records of trusted refs (provenance as a second check
- * beside the server's credentials).
- */
-static int
-trusted(const struct plan_remote *pr, const char *ref, int own)
-{
-	if (!ref)
-		return 0;
-	if (own)
-		return pr->own_ref && !strcmp(pr->own_ref, ref);
-	return glob_trusted(pr, ref);
-}
-
-/* Every relative artifact of the record is an output, and the reverse. */
-static int
-outputs_match(const struct plan_remote_hit *h)
-{
-	const struct strv *a = &h->rec.rec.artifacts;
-	size_t i, k, rel = 0;
-
-	for (i = 0; i < a->n; i++) {
-		if (a->v[i][0] == '/')
-			continue;
-		rel++;
-		for (k = 0; k < h->action.n; k++)
-			if (!strcmp(h->action.outputs[k].path, a->v[i]))
-				break;
-		if (k == h->action.n)
-			return 0;
-	}
-	return rel == h->action.n;
-}
-
-/*
- * Check a found record: 1 a hit, 0 a miss (not ok, untrusted), or a fault
- * described in *e.
- */
-static int
-check_hit(struct plan_remote *pr, struct plan_remote_hit *h, const char *id,
-	  const char *key, int own, struct error *e)
-{
-	const struct cache_record *rec = &h->rec.rec;
-	const char *od = rec->output_digest;
-
-	if (!rec->node_id || strcmp(rec->node_id, id) ||
-	    strcmp(rec->key, key))
-		return error_set(e, ERROR_CORRUPT, "remote cache %s: the "
-				 "record found for %s key %s is of %s key %s",
-				 remote_url(pr->r), id, key,
-				 rec->node_id ? rec->node_id : "?", rec->key);
-	if (rec->status != CACHE_RECORD_STATUS_OK || h->action.exit_code)
-		return 0;
-	if ((od && (strlen(od) != CACHE_KEY_LEN || !cache_key_valid(od))) ||
-	    (!od && h->action.n) || !outputs_match(h))
-		return error_set(e, ERROR_CORRUPT, "remote cache %s: the "
-				 "record of %s key %s does not match its AC "
-				 "entry's outputs", remote_url(pr->r), id, key);
-	if (!trusted(pr, h->rec.run.ref, own)) {
-		pr->stats.untrusted++;
-		return 0;
-	}
-	h->label = arena_printf(&pr->arena, "remote cache %s%s (run %s, "
-				"commit %.9s, ref %s)", remote_url(pr->r),
-				own ? ", this ref's domain" : "",
-				h->rec.run.id ? h->rec.run.id : "?",
-				h->rec.run.commit ? h->rec.run.commit : "?",
-				h->rec.run.ref ? h->rec.run.ref : "none");
-	h->node_id = rec->node_id;
-	h->key = rec->key;
-	h->url = remote_url(pr->r);
-	return h->label ? 1 : OOM(e);
-}
-
 /* Take item l's result into entry e: a checked hit, a miss or a fault. */
 static int
-settle(struct plan_remote *pr, struct entry *e, struct remote_lookup *l,
-       const char *id, struct error *err)
+settle(struct plan_remote *pr, struct plan_remote_entry *e,
+       struct remote_lookup *l, const char *id, struct error *err)
 {
 	struct plan_remote_hit *h;
 	struct error fe;
@@ -417,7 +272,7 @@ settle(struct plan_remote *pr, struct entry *e, struct remote_lookup *l,
 	error_init(&fe);
 	if (l->found < 0) {
 		fe = l->err;
-		goto fault;
+		return plan_remote_entry_fault(pr, &fe, id, err);
 	}
 	if (l->found == 0) {
 		e->state = 0;
@@ -426,67 +281,21 @@ settle(struct plan_remote *pr, struct entry *e, struct remote_lookup *l,
 	h = mem_calloc(1, sizeof(*h));
 	if (!h)
 		return OOM(err);
+	strv_init(&h->sources, 1);
 	h->action = l->action;
 	h->domain = l->domain;	/* the index's own domain id, or NULL */
 	memset(&l->action, 0, sizeof(l->action));
 	rc = remote_record_decode(l->record, l->record_len, &h->rec, &fe);
-	if (rc == ERROR_NOMEM) {
-		remote_action_release(&h->action);
-		remote_record_release(&h->rec);
-		mem_free(h);
-		return OOM(err);
-	}
-	if (rc)
+	if (rc) {
+		plan_remote_hit_free(h);
+		if (rc == ERROR_NOMEM)
+			return OOM(err);
 		error_prefix(&fe, "remote cache %s: %s", remote_url(pr->r),
 			     id);
-	else
-		rc = check_hit(pr, h, id, l->key, l->domain != NULL, &fe);
-	if (rc == 1) {
-		e->state = 1;
-		e->hit = h;
-		pr->stats.hits++;
-		return 0;
+		return plan_remote_entry_fault(pr, &fe, id, err);
 	}
-	remote_action_release(&h->action);
-	remote_record_release(&h->rec);
-	mem_free(h);
-	if (rc == ERROR_NOMEM)
-		return OOM(err);
-	if (rc == 0) {
-		e->state = 0;
-		return 0;
-	}
-fault:
-	error_node(&fe, id);
-	if (!fe.hint[0])
-		error_hint(&fe, "the node is not reused from the remote cache");
-	return plan_remote_fault(pr, &fe, err);
-}
-
-/* Every request failed to reach the server: one warning, then down. */
-static int
-all_unreachable(const struct remote_lookup *l, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (l[i].found >= 0 || l[i].err.code != ERROR_IO)
-			return 0;
-	return n > 0;
-}
-
-static int
-went_down(struct plan_remote *pr, const struct remote_lookup *l,
-	  struct error *err)
-{
-	struct error e = l[0].err;
-
-	pr->down = 1;
-	e.node[0] = '\0';
-	e.hint[0] = '\0';
-	error_hint(&e, "planning without the remote cache: every node it "
-		   "would have served is built here");
-	return plan_remote_fault(pr, &e, err);
+	return plan_remote_settle_hit(pr, e, h, id, l->key, l->domain != NULL,
+				      err);
 }
 
 /*
@@ -495,7 +304,7 @@ went_down(struct plan_remote *pr, const struct remote_lookup *l,
  */
 static int
 lookup_trusted(struct plan_remote *pr, struct remote_lookup *items, size_t n,
-	       struct error *err)
+	       struct remote_bundle_entry **from, struct error *err)
 {
 	struct remote_lookup *again = mem_calloc(n ? n : 1, sizeof(*again));
 	size_t *idx = mem_calloc(n ? n : 1, sizeof(*idx));
@@ -509,6 +318,11 @@ lookup_trusted(struct plan_remote *pr, struct remote_lookup *items, size_t n,
 	for (i = 0; i < n; i++) {
 		if (items[i].found != 0)
 			continue;
+		/* The trusted domain's bundle has it: no request. */
+		from[i] = plan_remote_bundle_find(pr, items[i].node_id,
+						  items[i].key, 0);
+		if (from[i])
+			continue;
 		again[m].node_id = items[i].node_id;
 		again[m].key = items[i].key;
 		idx[m++] = i;
@@ -518,8 +332,8 @@ lookup_trusted(struct plan_remote *pr, struct remote_lookup *items, size_t n,
 	rc = remote_node_lookup(pr->r, again, m, err);
 	if (rc)
 		goto done;
-	if (all_unreachable(again, m)) {
-		rc = went_down(pr, again, err);
+	if (plan_remote_all_unreachable(again, m)) {
+		rc = plan_remote_went_down(pr, again, err);
 		goto done;
 	}
 	for (i = 0; i < m; i++) {
@@ -540,7 +354,8 @@ plan_remote_lookup(struct plan_remote *pr, const char *ns,
 		   struct error *err)
 {
 	struct remote_lookup *items = NULL;
-	struct entry **at = NULL;
+	struct plan_remote_entry **at = NULL;
+	struct remote_bundle_entry **from = NULL, *be;
 	size_t i, m = 0;
 	int rc;
 
@@ -551,13 +366,14 @@ plan_remote_lookup(struct plan_remote *pr, const char *ns,
 		return rc;
 	items = mem_calloc(n, sizeof(*items));
 	at = mem_calloc(n, sizeof(*at));
-	if (!items || !at) {
+	from = mem_calloc(n, sizeof(*from));
+	if (!items || !at || !from) {
 		rc = OOM(err);
 		goto done;
 	}
 	for (i = 0; i < n; i++) {
 		const char *name = entry_name(pr, ns, keys[i]);
-		struct entry *e;
+		struct plan_remote_entry *e;
 
 		if (!name) {
 			rc = OOM(err);
@@ -569,6 +385,19 @@ plan_remote_lookup(struct plan_remote *pr, const char *ns,
 		e->name = (char *)name;
 		e->state = 0;
 		pr->used++;
+		pr->stats.asked++;
+		/* A bundle of the domain read first has it: no request. */
+		be = ns ? NULL : plan_remote_bundle_find(pr, ids[i], keys[i],
+							 pr->own_domain != NULL);
+		if (be) {
+			rc = plan_remote_settle_bundle(pr, e, be, ids[i],
+						       keys[i],
+						       pr->own_domain != NULL,
+						       err);
+			if (rc)
+				goto done;
+			continue;
+		}
 		at[m] = e;
 		items[m].node_id = ns ? arena_printf(&pr->arena, "%s%s", ns,
 						     ids[i])
@@ -582,29 +411,32 @@ plan_remote_lookup(struct plan_remote *pr, const char *ns,
 	}
 	if (!m)
 		goto done;
-	pr->stats.asked += m;
 	for (i = 0; i < m; i++)
 		items[i].domain = pr->own_domain;
 	rc = remote_node_lookup(pr->r, items, m, err);
 	if (rc)
 		goto done;
-	if (all_unreachable(items, m)) {
-		rc = went_down(pr, items, err);
+	if (plan_remote_all_unreachable(items, m)) {
+		rc = plan_remote_went_down(pr, items, err);
 		goto done;
 	}
 	if (pr->own_domain) {
-		rc = lookup_trusted(pr, items, m, err);
+		rc = lookup_trusted(pr, items, m, from, err);
 		if (rc)
 			goto done;
 	}
 	for (i = 0; !rc && i < m; i++)
-		rc = settle(pr, at[i], &items[i], items[i].node_id +
-			    (ns ? strlen(ns) : 0), err);
+		rc = from[i] ? plan_remote_settle_bundle(pr, at[i], from[i],
+							 items[i].node_id,
+							 items[i].key, 0, err)
+			     : settle(pr, at[i], &items[i], items[i].node_id +
+				      (ns ? strlen(ns) : 0), err);
 done:
 	for (i = 0; items && i < m; i++)
 		remote_lookup_release(&items[i]);
 	mem_free(items);
 	mem_free(at);
+	mem_free(from);
 	return rc;
 }
 
@@ -612,7 +444,7 @@ void
 plan_remote_drop(struct plan_remote *pr, const char *ns, const char *key)
 {
 	char name[512];
-	struct entry *e;
+	struct plan_remote_entry *e;
 
 	if (!pr || !pr->cap ||
 	    (size_t)snprintf(name, sizeof(name), "%s%s", ns ? ns : "", key) >=
@@ -621,9 +453,7 @@ plan_remote_drop(struct plan_remote *pr, const char *ns, const char *key)
 	e = slot(pr, name);
 	if (!e->name || e->state != 1)
 		return;
-	remote_action_release(&e->hit->action);
-	remote_record_release(&e->hit->rec);
-	mem_free(e->hit);
+	plan_remote_hit_free(e->hit);
 	e->hit = NULL;
 	e->state = -1;
 	if (pr->stats.hits)

@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/strv.h"
 #include "cache/remote.h"
 
 struct error;
@@ -39,6 +40,11 @@ struct plan_remote_hit {
 					   that domain's CAS */
 	struct remote_action action;	/* the outputs by SHA-256 */
 	struct remote_record rec;	/* record, components, provenance */
+	struct strv sources;		/* from a bundle: the memo id and key
+					   pairs its writer attests for the
+					   node's inputs; else empty */
+	int bundled;			/* 1: from a bundle, components not
+					   read yet (plan_remote_components) */
 };
 
 struct plan_remote_options {
@@ -189,5 +195,63 @@ void plan_remote_drop(struct plan_remote *pr, const char *ns,
 int plan_remote_outputs_check(const struct plan_remote_hit *h,
 			      const char *const *patterns, size_t n,
 			      struct error *err);
+
+/* ---- bundles and the source-key memo (engine/plan/remote_bundle.c) ---- */
+
+/*
+ * Fetch the bundles of the n commits (hex; at most 4 new ones; asked
+ * before: skipped) in one batch, in the own domain and the trusted one:
+ * their records answer later lookups of their keys without a request,
+ * checked as per-node hits are (the own domain's first, and a trusted
+ * bundle only after the own domain missed), and their memo pairs of
+ * records that may be reused from their domain make plan_remote_memo.
+ * A missing bundle is nothing; a damaged one a fault (its records are
+ * then looked up one by one). Returns 0 or an error (NOMEM; a fault when
+ * required).
+ */
+int plan_remote_bundles(struct plan_remote *pr, const char *const *commits,
+			size_t n, struct error *err);
+
+/*
+ * The source-key memo the fetched bundles' records attest: memo id
+ * (graph_source_memo_id) -> key hex, "" where two records disagree; NULL
+ * when empty. A key taken from it is a claim until the record reused
+ * under it attests the same pair (plan_remote_attests) or a walk
+ * confirms it (engine/plan/memo_check.h). Owned by the index.
+ */
+struct strmap;
+const struct strmap *plan_remote_memo(const struct plan_remote *pr);
+
+/* Whether hit h (may be NULL) attests source key `key` for memo id `memo`. */
+int plan_remote_attests(const struct plan_remote_hit *h, const char *memo,
+			const char *key);
+
+/*
+ * The key components of a hit from a bundle (which leaves them out): its
+ * record blob from the CAS, checked to name its node and key, once. A
+ * failure is a fault told to the observer (the node is explained without
+ * them). Returns 0 or an error (NOMEM; a fault when required).
+ */
+int plan_remote_components(struct plan_remote *pr,
+			   const struct plan_remote_hit *h, struct error *err);
+
+/*
+ * Add an ok record this run published (`a`: its AC entry) or reused from
+ * the remote cache to the run's bundle, with the memo id and key pairs
+ * of its inputs (`sources`, may be NULL); once per node. Errors: NOMEM.
+ */
+int plan_remote_bundle_add(struct plan_remote *pr,
+			   const struct cache_record *rec,
+			   const struct cache_run *run, const char *runner,
+			   const struct remote_action *a,
+			   const struct strv *sources, struct error *err);
+
+/*
+ * Publish the run's bundle at `commit` in the domain it writes (the blob,
+ * then its AC entry), when it holds a record and the run may write.
+ * Errors: those of remote_node_put.
+ */
+int plan_remote_bundle_publish(struct plan_remote *pr, const char *commit,
+			       const char *runner, struct error *err);
 
 #endif

@@ -55,9 +55,15 @@ static int
 remote_components(struct record_source *s, struct arena *a,
 		  struct plan_record *rec, struct error *err)
 {
-	(void)s;
+	struct remote_src *r = (struct remote_src *)s;
+	int rc;
+
 	if (!rec->remote)
 		return 0;
+	/* A bundle's record left them in its record blob: read it now. */
+	rc = plan_remote_components(r->pr, rec->remote, err);
+	if (rc)
+		return rc;
 	return record_source_components(a, &rec->remote->rec.manifest,
 				  &rec->components, &rec->n_components)
 		? OOM(err) : 0;

@@ -565,7 +565,7 @@ run_remote_publish_pending(struct plan_remote *pr, struct cache *c,
 	here = !n || present(root, &rec, rel, n);
 	if (here)
 		rc = run_remote_publish(pr, c, root, run.id, node_id, runner,
-					0, NULL, err);
+					0, NULL, NULL, err);
 done:
 	mem_free(rel);
 	cache_run_release(&run);
@@ -577,8 +577,9 @@ int
 run_remote_publish(struct plan_remote *pr, struct cache *c, const char *root,
 		   const char *run_id, const char *node_id, const char *runner,
 		   int reused, const struct plan_remote_hit *from,
-		   struct error *err)
+		   const struct strv *sources, struct error *err)
 {
+	struct remote_action put;
 	struct remote_upload_file *files = NULL;
 	struct cache_record rec;
 	struct cache_manifest m;
@@ -592,6 +593,7 @@ run_remote_publish(struct plan_remote *pr, struct cache *c, const char *root,
 	cache_record_init(&rec);
 	memset(&m, 0, sizeof(m));
 	memset(&run, 0, sizeof(run));
+	memset(&put, 0, sizeof(put));
 	rc = cache_record_get(c, run_id, node_id, &rec, err);
 	if (!rc)
 		rc = cache_run_get(c, run_id, &run, err);
@@ -615,8 +617,13 @@ run_remote_publish(struct plan_remote *pr, struct cache *c, const char *root,
 	else if (!rc)
 		rc = upload_files(root, &rec, files, paths, &n, err);
 	if (!rc && !from && !reused)
-		rc = remote_node_put(plan_remote_client(pr), node_id, rec.key,
-				     files, n, blob, len, 0, runner, err);
+		rc = remote_node_put_action(plan_remote_client(pr), node_id,
+					    rec.key, files, n, blob, len, 0,
+					    runner, &put, err);
+	/* The run's bundle lists what it published (docs/remote-cache.md). */
+	if (!rc && !from && !reused)
+		rc = plan_remote_bundle_add(pr, &rec, &run, runner, &put,
+					    sources, err);
 	if (!rc && !from && run.tag)
 		rc = remote_node_put(plan_remote_client(pr), tagged, rec.key,
 				     files, n, blob, len, 0, runner, err);
@@ -636,5 +643,6 @@ done:
 	cache_manifest_release(&m);
 	cache_run_release(&run);
 	cache_record_release(&rec);
+	remote_action_release(&put);
 	return rc;
 }

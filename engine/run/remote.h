@@ -55,13 +55,17 @@ int run_remote_fetch(struct plan_remote *pr, const char *root,
  * published only under the tag's namespace, from its files here or, when
  * it came from the remote cache (`from`), naming the blobs already there.
  * A record that is not ok, a read-only client or a server that is down:
- * nothing is sent. Errors: those of the cache and the client (the caller
- * reports a client's as a fault).
+ * nothing is sent. A plain entry published is added to the run's bundle
+ * (plan_remote_bundle_add) with `sources` (may be NULL: the memo id and
+ * key pairs of its inputs). Errors: those of the cache and the client
+ * (the caller reports a client's as a fault).
  */
+struct strv;
 int run_remote_publish(struct plan_remote *pr, struct cache *c,
 		       const char *root, const char *run_id,
 		       const char *node_id, const char *runner, int reused,
-		       const struct plan_remote_hit *from, struct error *err);
+		       const struct plan_remote_hit *from,
+		       const struct strv *sources, struct error *err);
 
 /*
  * Publish the ok record of `node_id` in run `run_id` (a record this run
@@ -80,5 +84,23 @@ int run_remote_publish_pending(struct plan_remote *pr, struct cache *c,
 			       const char *root, const char *run_id,
 			       const char *node_id, const char *runner,
 			       struct error *err);
+
+/*
+ * The memo id and key pairs of node `node`'s inputs in `ev`
+ * (eval_input_memo: those that may be memoized), appended to out: what
+ * its record in the run's bundle attests. Errors: the evaluation's.
+ */
+struct eval;
+int run_remote_sources(struct eval *ev, size_t node, struct strv *out,
+		       struct error *err);
+
+/*
+ * A node this run reused from the remote cache (hit) goes into the run's
+ * bundle, with its sources, when its record is of the domain the run
+ * writes (plan_remote_writes_for). Errors: NOMEM, the evaluation's.
+ */
+int run_remote_bundle_reused(struct plan_remote *pr, struct eval *ev,
+			     size_t node, const struct plan_remote_hit *hit,
+			     struct error *err);
 
 #endif

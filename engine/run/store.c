@@ -406,12 +406,18 @@ publish(struct run_cache_store *s, size_t node, int reused,
 	struct error e;
 	int rc;
 
+	struct strv src = STRV_INIT;
+
 	if (!s->remote || (reused && !s->tag))
 		return 0;	/* only a tag's run publishes what it reused */
 	error_init(&e);
-	rc = run_remote_publish(s->remote, s->cache, s->root, s->run_id,
-				s->ev->graph->nodes[node].id, s->runner,
-				reused, from, &e);
+	rc = run_remote_sources(s->ev, node, &src, &e);
+	if (!rc)
+		rc = run_remote_publish(s->remote, s->cache, s->root,
+					s->run_id,
+					s->ev->graph->nodes[node].id,
+					s->runner, reused, from, &src, &e);
+	strv_release(&src);
 	return rc ? publish_fault(s, node, rc, &e, err) : 0;
 }
 
@@ -431,11 +437,14 @@ agree(struct run_cache_store *s, size_t node,
 	if (!s->remote)
 		return 0;
 	error_init(&e);
-	if (hit)
+	if (hit) {
 		rc = cache_published_mark(s->cache, id, hit->key,
 					  plan_remote_write_server(s->remote),
 					  &e);
-	else
+		if (!rc)
+			rc = run_remote_bundle_reused(s->remote, s->ev, node,
+						      hit, &e);
+	} else
 		rc = run_remote_publish_pending(s->remote, s->cache, s->root,
 						run, id, s->runner, &e);
 	return rc ? publish_fault(s, node, rc, &e, err) : 0;

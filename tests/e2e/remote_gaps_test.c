@@ -16,6 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "tests/support/nginx.h"
 #include "tests/support/support.h"
 
@@ -384,5 +386,77 @@ Test(e2e_remote_gaps, a_pull_requests_record_is_never_published_as_mains)
 	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.out, "0 build, 0 test, 2 reuse") != NULL, "%s",
 		  r.out);
+	t_result_release(&r);
+}
+
+/*
+ * Issue 23: `jobs --base` must count what `run --job` will run. A pull
+ * request's build job published lib and wheel into its own trust domain;
+ * a later look at the jobs (a fresh clone, --ref of the pull request)
+ * must list none of them as to run, since `run --job` reuses them.
+ */
+Test(e2e_remote_gaps, jobs_base_counts_what_run_job_runs)
+{
+	const char *clones[] = { "a", "b", "c" };
+	const char *build[] = { "run", "lib", "wheel", "--ref",
+				"refs/pull/7/merge", NULL };
+	const char *jobs[] = { "jobs", "--base", "origin/main", "--ref",
+			       "refs/pull/7/merge", "--json", NULL };
+	struct run_result r;
+	json_error_t je;
+	json_t *doc, *job;
+	size_t i, checked = 0;
+	static char name[256];
+	const char *runjob[] = { "run", "--job", name, "--ref",
+				 "refs/pull/7/merge", NULL };
+
+	t_fx_serve();
+	origin(NULL, NULL, clones, 3);
+	free(t_sh_out(t_fx.tmp, "cd origin && git checkout -qb pr && echo 'int b;' >> "
+		"src/a.c && git -c user.name=t -c user.email=t@example.com "
+		"commit -qam pr && cd ../a && git fetch -q && git checkout "
+		"-q origin/pr && cd ../b && git fetch -q && git checkout -q "
+		"origin/pr && cd ../c && git fetch -q && git checkout -q "
+		"origin/pr"));
+	r = t_fx_ripple("a", build, NULL);
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.err, "published 2 nodes") != NULL, "%s", r.err);
+	t_result_release(&r);
+	r = t_fx_ripple("b", jobs, NULL);
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	doc = json_loads(r.out, 0, &je);
+	cr_assert_not_null(doc, "%s", r.out);
+	json_array_foreach(json_object_get(doc, "jobs"), i, job) {
+		json_t *run = json_object_get(job, "run"), *n;
+		size_t k;
+
+		json_array_foreach(run, k, n) {
+			cr_expect(strncmp(json_string_value(n), "artifact:",
+					  9), "%s: %s is counted as to run, "
+				  "but the pull request's domain holds it",
+				  json_string_value(json_object_get(job,
+								    "name")),
+				  json_string_value(n));
+			checked++;
+		}
+	}
+	cr_expect_eq(checked, 1, "test:unit alone runs: %s", r.out);
+	/* And `run --job` of the wheel's job agrees: it builds nothing. */
+	json_array_foreach(json_object_get(doc, "jobs"), i, job) {
+		json_t *n;
+		size_t k;
+
+		json_array_foreach(json_object_get(job, "nodes"), k, n)
+			if (!strcmp(json_string_value(n), "artifact:wheel"))
+				snprintf(name, sizeof(name), "%s",
+					 json_string_value(json_object_get(
+						 job, "name")));
+	}
+	cr_assert(name[0], "a job builds the wheel: %s", r.out);
+	json_decref(doc);
+	t_result_release(&r);
+	r = t_fx_ripple("c", runjob, NULL);
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "0 built, 2 reused") != NULL, "%s", r.out);
 	t_result_release(&r);
 }

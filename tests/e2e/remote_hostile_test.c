@@ -64,7 +64,9 @@ entry_load(struct entry *e, const char *node, int nth)
 		free(p);
 		j = json_loadb(e->a.record_text, e->a.record_len, 0, NULL);
 		cr_assert_not_null(j);
-		if (!strcmp(json_string_value(json_object_get(j, "node")),
+		/* A run's bundle (node ripple:bundle) is no node's. */
+		if (json_is_string(json_object_get(j, "node")) &&
+		    !strcmp(json_string_value(json_object_get(j, "node")),
 			    node) && nth-- == 0) {
 			e->rec = j;
 			closedir(d);

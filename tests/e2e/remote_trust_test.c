@@ -192,7 +192,9 @@ entry_load(struct entry *e)
 			 e->a.record.hash);
 		j = json_load_file(path, 0, NULL);
 		cr_assert_not_null(j);
-		if (!strcmp(json_string_value(json_object_get(j, "node")),
+		/* A run's bundle (node ripple:bundle) is no node's. */
+		if (json_is_string(json_object_get(j, "node")) &&
+		    !strcmp(json_string_value(json_object_get(j, "node")),
 			    WHEEL)) {
 			e->rec = j;
 			closedir(d);
