@@ -281,3 +281,84 @@ Test(e2e_remote_hostile, a_remote_record_cannot_add_a_host_file_to_a_release)
 	t_result_release(&r);
 	free(text);
 }
+
+static const char meta_rules[] =
+	"version: 1\n"
+	"roots:\n"
+	"  a: {path: a, tags: \"a-v*\"}\n"
+	"artifacts:\n"
+	"  wheel:\n"
+	"    each: {root: roots}\n"
+	"    inputs: [root.sources]\n"
+	"    command: [sh, -c, 'mkdir -p dist && echo whl > "
+	"dist/a-${root.version}-py3-none-any.whl']\n"
+	"    outputs: [\"dist/*.whl\"]\n"
+	"    version: \"${root.version}\"\n"
+	"    meta: {flavor: plain}\n"
+	"releases:\n"
+	"  lib:\n"
+	"    each: {root: roots}\n"
+	"    tag: root.tags\n"
+	"    artifacts: [wheel]\n"
+	"    require-meta:\n"
+	"      - {artifact: wheel, key: flavor, value: plain}\n"
+	"policy:\n"
+	"  trusted-refs: [refs/heads/main, \"refs/tags/*\"]\n";
+
+/*
+ * docs/security.md: remote cache contents with control characters (C0 or
+ * C1) are refused. A record's metadata values were not checked: a writer
+ * puts a newline, an escape sequence and a C1 CSI into the tag's wheel's
+ * `flavor`, and `release --dry-run` prints them raw in the metadata
+ * check's problem line (a forged line of the report, a terminal escape).
+ */
+Test(e2e_remote_hostile, a_remote_record_metadata_holds_no_control_character)
+{
+	const char *rel[] = { "release", "a-v1.0.0", "--dry-run", NULL };
+	const char *evil = "x\ncheck metadata  ok  FORGED\x1b[2J\xc2\x9b" "1m";
+	struct entry e;
+	struct run_result r;
+	int nth, found = 0;
+
+	start(meta_rules, "run --tag a-v1.0.0");
+	for (nth = 0; nth < 4; nth++) {
+		memset(&e, 0, sizeof(e));
+		if (entry_load(&e, "artifact:wheel[root=a]", nth))
+			break;
+		json_object_set_new(json_object_get(e.rec, "metadata"),
+				    "flavor", json_string(evil));
+		entry_store(&e);
+		entry_release(&e);
+		found++;
+	}
+	cr_assert(found > 0);
+	free(sh("cd b && git checkout -q a-v1.0.0"));
+	r = t_fx_ripple("b", rel, NULL);
+	cr_expect(!strstr(r.out, "FORGED") && !strstr(r.err, "FORGED"),
+		  "a remote record's metadata reached the report raw:\n%s%s",
+		  r.out, r.err);
+	cr_expect(!strchr(r.out, '\x1b') && !strstr(r.out, "\xc2\x9b"),
+		  "an escape sequence from a remote record was printed");
+	t_result_release(&r);
+}
+
+/*
+ * The counterpart of the test above: the honest records pass the same
+ * metadata check. A require-meta value without `$` was compared with
+ * freed memory (release's expand() handed back template_expand's input,
+ * a buffer it had just released): `flavor is 'plain', want '<garbage>'`.
+ */
+Test(e2e_remote_hostile, an_honest_record_passes_a_literal_require_meta)
+{
+	const char *rel[] = { "release", "a-v1.0.0", "--dry-run", NULL };
+	struct run_result r;
+
+	start(meta_rules, "run --tag a-v1.0.0");
+	free(sh("cd b && git checkout -q a-v1.0.0"));
+	r = t_fx_ripple("b", rel, NULL);
+	cr_expect(strstr(r.out, "ok    metadata") != NULL,
+		  "the honest metadata failed its check:\n%s%s", r.out,
+		  r.err);
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	t_result_release(&r);
+}
