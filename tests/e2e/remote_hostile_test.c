@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/error.h"
 #include "cache/remote.h"
@@ -360,5 +361,43 @@ Test(e2e_remote_hostile, an_honest_record_passes_a_literal_require_meta)
 		  "the honest metadata failed its check:\n%s%s", r.out,
 		  r.err);
 	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	t_result_release(&r);
+}
+
+/*
+ * docs/remote-cache.md: release --dry-run downloads and hashes every blob
+ * it vouches for, keeping nothing. A writer replaces the wheel's blob with
+ * 1 GiB (a sparse file nginx streams at loopback speed): the release must
+ * stop reading at the blob's size, within bounded memory and time, and
+ * name the blob as damaged.
+ */
+Test(e2e_remote_hostile, a_huge_blob_costs_release_no_memory_and_no_time)
+{
+	struct remote_digest d;
+	struct run_result r;
+	char path[PATH_MAX], args[512];
+	FILE *f;
+
+	start(release_rules, "run --tag a-v1.0.0");
+	{
+		struct error err;
+
+		error_init(&err);
+		cr_assert_eq(remote_digest_buf("whl\n", 4, &d, &err), 0);
+	}
+	snprintf(path, sizeof(path), "%s/cas/%s", t_fx.ng.root, d.hash);
+	f = fopen(path, "r+");
+	cr_assert_not_null(f, "no blob %s", path);
+	cr_assert_eq(ftruncate(fileno(f), 1L << 30), 0);
+	fclose(f);
+	free(sh("cd b && git checkout -q a-v1.0.0"));
+	snprintf(args, sizeof(args), "release a-v1.0.0 --dry-run "
+		 "--remote-cache %s", t_fx.ng.url);
+	snprintf(path, sizeof(path), "%s/b", t_fx.tmp);
+	r = t_ripple_bounded(path, 256 * 1024, 20, args);
+	cr_expect_neq(r.status, 137, "release was killed (memory or time)");
+	cr_expect_neq(r.status, 0, "a huge blob was vouched for:\n%s", r.out);
+	cr_expect(strstr(r.out, d.hash) != NULL, "the blob is not named:\n"
+		  "%s%s", r.out, r.err);
 	t_result_release(&r);
 }
