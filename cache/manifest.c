@@ -133,12 +133,20 @@ cache_components_encode(const struct cache_manifest *m, char **out,
 	return cache_json_dump(arr, out, err);
 }
 
+/* The string member `name` of component object o, or NULL. */
+static const char *
+member(json_t *o, const char *name)
+{
+	return json_string_value(json_object_get(o, name));
+}
+
 int
 cache_components_decode(struct cache *c, const char *text,
 			struct cache_manifest *m, struct error *err)
 {
 	json_t *arr = json_loads(text, 0, NULL), *it;
-	size_t i;
+	struct cache_component *items;
+	size_t i, n;
 	int rc = 0;
 
 	if (!json_is_array(arr)) {
@@ -147,21 +155,39 @@ cache_components_decode(struct cache *c, const char *text,
 			      m->key);
 		goto done;
 	}
+	/* Room for all components at once, not one realloc each. */
+	n = json_array_size(arr);
+	items = n ? mem_realloc(m->items, (m->n + n) * sizeof(*items)) : NULL;
+	if (n && !items) {
+		rc = OOM(err);
+		goto done;
+	}
+	if (items)
+		m->items = items;
 	json_array_foreach(arr, i, it) {
-		const char *kind, *name, *digest, *detail;
+		/* What json_unpack "{s:s, s:s, s:s, s:s}" asked, without
+		 * reading a format string per component. */
+		const char *kind = member(it, "kind"), *name = member(it, "name"),
+			   *digest = member(it, "digest"),
+			   *detail = member(it, "detail");
+		struct cache_component *to = &m->items[m->n];
 
-		if (json_unpack(it, "{s:s, s:s, s:s, s:s}", "kind", &kind,
-				"name", &name, "digest", &digest, "detail",
-				&detail)) {
+		if (!kind || !name || !digest || !detail) {
 			rc = error_at(err, ERROR_CORRUPT, c ? c->path : NULL,
 				      0, 0, "manifest of key '%s': component "
 				      "%zu lacks kind, name, digest or detail",
 				      m->key, i);
 			goto done;
 		}
-		rc = cache_manifest_add(m, kind, name, digest, detail, err);
-		if (rc)
+		to->kind = mem_strdup(kind);
+		to->name = mem_strdup(name);
+		to->digest = mem_strdup(digest);
+		to->detail = mem_strdup(detail);
+		m->n++;
+		if (!to->kind || !to->name || !to->digest || !to->detail) {
+			rc = OOM(err);
 			goto done;
+		}
 	}
 done:
 	json_decref(arr);

@@ -497,3 +497,135 @@ Test(cache_record, published_marks_are_per_node_key_and_server)
 	free(dir);
 	free(path);
 }
+
+/*
+ * Manifests are read by jansson (cache/manifest.c), each component's four
+ * string members taken with json_object_get instead of json_unpack. The
+ * components and the errors must be json_unpack's "{s:s, s:s, s:s, s:s}":
+ * each text below is checked against json_loads plus json_unpack
+ * (escapes, non-ASCII, extra or repeated members, other shapes, other
+ * element types).
+ */
+static int
+oracle(const char *text, struct cache_manifest *m)
+{
+	json_t *arr = json_loads(text, 0, NULL), *it;
+	size_t i;
+	int rc = 0;
+
+	if (!json_is_array(arr))
+		rc = -1;
+	json_array_foreach(arr, i, it) {
+		const char *kind, *name, *digest, *detail;
+
+		if (rc || json_unpack(it, "{s:s, s:s, s:s, s:s}", "kind", &kind,
+				      "name", &name, "digest", &digest,
+				      "detail", &detail)) {
+			rc = -1;
+			break;
+		}
+		cr_assert_eq(cache_manifest_add(m, kind, name, digest, detail,
+						NULL), 0);
+	}
+	json_decref(arr);
+	return rc;
+}
+
+Test(cache_record, manifest_text_reads_as_jansson_reads_it)
+{
+	static const char *const texts[] = {
+		"[]",
+		" [ ] \n",
+		"[{\"detail\":\"100644\",\"digest\":\"be29\",\"kind\":\"file\","
+		"\"name\":\"p/a.json\"},{\"detail\":\"\",\"digest\":\"d2\","
+		"\"kind\":\"rule\",\"name\":\"command\"}]",
+		"[ {\"kind\" : \"file\" , \"name\":\"a b\", \"digest\":\"x\", "
+		"\"detail\":\"120000 -> ../t\"} ]",
+		"[{\"detail\":\"1\",\"digest\":\"2\",\"kind\":\"file\","
+		"\"name\":\"q\\\"uote\\\\d \\u00e9 \\/\"}]",
+		"[{\"detail\":\"1\",\"digest\":\"2\",\"kind\":\"file\","
+		"\"name\":\"caf\xc3\xa9\"}]",
+		"[{\"detail\":\"1\",\"digest\":\"2\",\"kind\":\"file\","
+		"\"name\":\"bad\xff\"}]",
+		"[{\"detail\":\"1\",\"digest\":\"2\",\"kind\":\"file\","
+		"\"name\":\"a\",\"extra\":\"e\"}]",
+		"[{\"detail\":\"1\",\"digest\":\"2\",\"kind\":\"file\","
+		"\"name\":\"a\",\"name\":\"b\"}]",
+		"[{\"detail\":\"1\",\"digest\":\"2\",\"kind\":\"file\"}]",
+		"[{\"detail\":1,\"digest\":\"2\",\"kind\":\"file\","
+		"\"name\":\"a\"}]",
+		"[{\"detail\":\"1\",\"digest\":\"2\",\"kind\":\"file\","
+		"\"name\":\"a\"}] x",
+		"[{\"detail\":\"1\",\"digest\":\"2\",\"kind\":\"file\","
+		"\"name\":\"a\"},]",
+		"[{\"detail\":\"1\",\"digest\":\"2\",\"kind\":\"file\","
+		"\"name\":\"a\"}",
+		"[{\"detail\":\"1\",\"digest\":\"2\",\"kind\":\"file\","
+		"\"name\":\"a\t\"}]",
+		"{\"kind\":\"file\"}",
+		"",
+		"[{\"detail\":\"1\",\"digest\":\"2\",\"kind\":\"file\","
+		"\"name\":\"\\u0000\"}]",
+		"[{\"detail\":\"1\",\"digest\":\"2\",\"kind\":\"file\","
+		"\"name\":\"\\n\\t\\/\\b\\f\\r \\u0041\\u00E9\\u20ac\"}]",
+		"[{\"detail\":\"1\",\"digest\":\"2\",\"kind\":\"file\","
+		"\"name\":\"\\ud83d\\ude00\"}]",
+		"[{\"detail\":\"1\",\"digest\":\"2\",\"kind\":\"file\","
+		"\"name\":\"\\ud800\"}]",
+		"[{\"detail\":\"1\",\"digest\":\"2\",\"kind\":\"file\","
+		"\"name\":\"\\x41\"}]",
+		"[{\"detail\":\"1\",\"digest\":\"2\",\"kind\":\"file\","
+		"\"name\":\"\\u12\"}]",
+		"[{\"detail\":\"1\",\"digest\":\"2\",\"kind\":\"file\","
+		"\"name\":\"\xe2\x82\"}]",
+		"[{\"detail\":\"1\",\"digest\":\"2\",\"kind\":\"file\","
+		"\"name\":\"\xc0\xaf\"}]",
+		"[{\"detail\":\"1\",\"digest\":\"2\",\"kind\":\"file\","
+		"\"name\":\"\x7f\"}]",
+		"[{\"detail\":\"1\",\"digest\":\"2\",\"kind\":\"file\","
+		"\"name\":\"[\\\"echo\\\",\\\"build\\\"]\"}]",
+		"[{\"detail\":\"1\",\"digest\":\"2\",\"kind\":\"file\","
+		"\"na\\u006de\":\"escaped key\"}]",
+		"[1]",
+		"[null]",
+		"[[\"file\", \"a\", \"1\", \"2\"]]",
+		"[{\"detail\":\"1\",\"digest\":\"2\",\"kind\":null,"
+		"\"name\":\"a\"}]",
+		"[{\"detail\":\"1\",\"digest\":\"2\",\"kind\":\"file\","
+		"\"name\":\"a\"},{\"detail\":\"3\",\"digest\":\"4\","
+		"\"kind\":\"rule\",\"name\":\"command\"},7]",
+	};
+	size_t i, k;
+
+	for (i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		struct cache_manifest got, want;
+		struct error err;
+		int rc, wrc;
+
+		memset(&got, 0, sizeof(got));
+		memset(&want, 0, sizeof(want));
+		error_init(&err);
+		rc = cache_components_decode(NULL, texts[i], &got, &err);
+		wrc = oracle(texts[i], &want);
+		cr_expect_eq(rc == 0, wrc == 0, "text %zu: %d, jansson %d", i,
+			     rc, wrc);
+		if (!rc && !wrc) {
+			cr_expect_eq(got.n, want.n, "text %zu", i);
+			for (k = 0; k < got.n && k < want.n; k++) {
+				cr_expect_str_eq(got.items[k].kind,
+						 want.items[k].kind);
+				cr_expect_str_eq(got.items[k].name,
+						 want.items[k].name, "text %zu",
+						 i);
+				cr_expect_str_eq(got.items[k].digest,
+						 want.items[k].digest);
+				cr_expect_str_eq(got.items[k].detail,
+						 want.items[k].detail);
+			}
+		} else {
+			cr_expect_eq(rc, ERROR_CORRUPT, "text %zu", i);
+		}
+		cache_manifest_release(&got);
+		cache_manifest_release(&want);
+	}
+}

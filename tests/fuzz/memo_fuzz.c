@@ -2,9 +2,9 @@
  * libFuzzer target: the cache's memo rows a plan reads instead of
  * recomputing, as a damaged or hostile cache file could hold them. First
  * byte 'm': the rest is a key manifest's text, read by
- * cache_components_decode (its own reader for the encoder's shape, jansson
- * for anything else); it must give what jansson and the member rules give
- * (the same components, or an error for both). Any other first byte: the
+ * cache_components_decode (jansson, members taken with json_object_get);
+ * it must give what json_loads and json_unpack's member rules give (the
+ * same components, or an error for both). Any other first byte: the
  * rest is a parsed rules tree (rules/yaml_memo.c) handed to a rules load
  * through its memo, with the row's checksum made right so the reader's
  * structure checks are what is fuzzed; the load may fail, never crash,
