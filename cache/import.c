@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/path.h"
 #include "base/mem.h"
 #include "base/banned.h"
 
@@ -70,12 +71,13 @@ req_int(json_t *obj, const char *name, int64_t *out, const char *what,
 static int
 plain(const char *s, const char *what, struct error *err)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	char why[PATH_BAD_WHAT];
 
-	for (; p && *p; p++)
-		if (*p < 0x20 || *p == 0x7f)
-			return error_set(err, ERROR_INVALID, "%s holds the "
-					 "control byte 0x%02x", what, *p);
+	/* C1 controls (U+0080..U+009F: a CSI) drive terminals too
+	 * (docs/security.md), as do bytes that are not UTF-8. */
+	if (s && path_bad_char(s, strlen(s), why))
+		return error_set(err, ERROR_INVALID, "%s holds a %s", what,
+				 why);
 	return 0;
 }
 
@@ -159,7 +161,8 @@ parse_record(json_t *j, const char *run, struct cache_record *rec,
 				       "not a string", i);
 			goto done;
 		}
-		if ((rc = strv_push(&rec->artifacts, json_string_value(v),
+		if ((rc = plain(json_string_value(v), "an artifact", err)) ||
+		    (rc = strv_push(&rec->artifacts, json_string_value(v),
 				    err)))
 			goto done;
 	}
@@ -176,6 +179,12 @@ parse_record(json_t *j, const char *run, struct cache_record *rec,
 				       "not a string", k);
 			goto done;
 		}
+		rc = plain(k, "a metadata key", err);
+		if (!rc)
+			rc = plain(json_string_value(v), "a metadata value",
+				   err);
+		if (rc)
+			goto done;
 		rc = cache_metadata_entry(k, json_string_value(v), &kv, err);
 		if (rc)
 			goto done;

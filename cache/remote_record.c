@@ -255,9 +255,18 @@ read_metadata(json_t *obj, struct strv *out, struct error *err)
 	if (!keys)
 		return OOM(err);
 	json_object_foreach(obj, k, v) {
-		if (!json_is_string(v) || !k[0] || strchr(k, '=')) {
-			rc = BAD(err, "metadata '%s' is not a name and a "
-				 "string", k);
+		if (!json_is_string(v) || !k[0] || strchr(k, '=') ||
+		    path_bad_char(k, strlen(k), NULL)) {
+			rc = BAD(err, "a metadata entry is not a name and a "
+				 "string");
+			goto done;
+		}
+		/* Printed by release's checks, exported to actions: a
+		 * newline would forge a line, an escape drive a terminal. */
+		if (path_bad_char(json_string_value(v), json_string_length(v),
+				  NULL)) {
+			rc = BAD(err, "metadata value of a key holds a "
+				 "control character");
 			goto done;
 		}
 		keys[n++] = k;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "base/path.h"
 #include "rules/yaml.h"
 #include "base/banned.h"
@@ -152,6 +153,36 @@ load_deps(struct rules_load *L, const struct rules_ynode *v, const char *field,
 	}
 }
 
+/*
+ * A meta: key or value holding a control character (C0, C1) or a byte
+ * that is not UTF-8: an error at n. Records carry meta into cache
+ * entries, whose readers refuse such text (release prints it: a newline
+ * forges a line, an escape drives a terminal), so it would never be
+ * reused. Returns -1 after the error, 0 when s is plain.
+ */
+static int
+meta_controls(struct rules_load *L, const struct rules_ynode *n,
+	      const char *what, const char *s)
+{
+	char why[PATH_BAD_WHAT];
+	const char *c = path_bad_char(s, strlen(s), why);
+	struct buf text = BUF_INIT;
+
+	if (!c)
+		return 0;
+	if (path_escape_controls(&text, s, NULL)) {
+		rules_load_nomem(L);
+		buf_release(&text);
+		return -1;
+	}
+	rules_load_error(L, n, "meta: is printed by `ripple release` and "
+			 "travels in cache records: write it without control "
+			 "characters", "meta %s '%s' holds %s at byte %zu", what,
+			 text.data, why, (size_t)(c - s) + 1);
+	buf_release(&text);
+	return -1;
+}
+
 static void
 load_kvs(struct rules_load *L, const struct rules_ynode *v, const char *field,
 	 int env, const struct rules_tvars *tv, struct rules_kv **out,
@@ -194,8 +225,15 @@ load_kvs(struct rules_load *L, const struct rules_ynode *v, const char *field,
 				break;
 			}
 		}
-		if (!rules_load_string(L, v->items[2 * i + 1], k->str, &kv->value))
-			rules_syntax_template(L, v->items[2 * i + 1], kv->value, tv);
+		if (!env && meta_controls(L, k, "key", k->str))
+			continue;
+		if (rules_load_string(L, v->items[2 * i + 1], k->str,
+				      &kv->value))
+			continue;
+		if (!env && meta_controls(L, v->items[2 * i + 1], "value",
+					  kv->value))
+			continue;
+		rules_syntax_template(L, v->items[2 * i + 1], kv->value, tv);
 	}
 	*n_out = v->n;
 	qsort(*out, *n_out, sizeof(**out), cmp_kv);

@@ -50,6 +50,13 @@ expand(struct release_ctx *x, const char *tmpl, const char **out,
 	env.toolkit = x->node->toolkit;
 	env.version = x->r->version;
 	rc = template_expand(x->a, b.data, &env, out, err);
+	/* Without a '$' template_expand hands back its input: b's, freed
+	 * below; the result must live in the arena like an expanded one. */
+	if (!rc && *out && *out == b.data) {
+		*out = arena_strdup(x->a, b.data);
+		if (!*out)
+			rc = error_set(err, ERROR_NOMEM, "out of memory");
+	}
 	buf_release(&b);
 	return rc;
 }

@@ -118,6 +118,23 @@ take_records(struct release_ctx *x, const struct plan *p, size_t *missing,
 					     x->opt->tag);
 			continue;
 		}
+		/* A release vouches for bytes: only a trusted ref's record.
+		 * Another ref's domain (--ref, RIPPLE_REF) is written by any
+		 * pull request's credential (docs/security.md). */
+		if (h->domain) {
+			(*missing)++;
+			rc = release_problem(x, RELEASE_CHECK_RUN, "%s: the "
+					     "record is in the trust domain of "
+					     "%s, which the tagged rules do "
+					     "not trust (any pull request may "
+					     "write there); add its ref to "
+					     "policy: trusted-refs (e.g. "
+					     "\"refs/tags/*\")",
+					     g->nodes[i].id,
+					     h->rec.run.ref ? h->rec.run.ref
+							    : "another ref");
+			continue;
+		}
 		if (!h->rec.run.commit ||
 		    strcmp(h->rec.run.commit, x->r->commit)) {
 			(*missing)++;

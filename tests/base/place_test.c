@@ -195,6 +195,48 @@ Test(base_place, sweep_removes_temp_files_of_gone_processes_only)
 }
 
 /*
+ * Only names ripple makes are swept: NAME + mark + PID + '-' + exactly 8
+ * lowercase hex digits (make_tmp's "%08x"). A user's file that merely
+ * has the mark and a gone PID (no hex, or not 8 of them) was removed;
+ * an output whose own name holds the mark was never swept when a fetch
+ * of it was killed (the first mark was read, not the temp name's own).
+ */
+Test(base_place, sweep_takes_only_names_ripple_makes)
+{
+	char root[PATH_MAX], name[160], dead[32];
+	struct error err;
+	pid_t child = fork();
+	char *s;
+
+	cr_assert_geq(child, 0);
+	if (!child)
+		_exit(0);
+	waitpid(child, NULL, 0);
+	snprintf(dead, sizeof(dead), "%ld", (long)child);
+	sh("mkdir -p repo/dist");
+	snprintf(name, sizeof(name), "repo/dist/a" PLACE_TMP_MARK "%s-", dead);
+	t_write(tmp, name, "user's");
+	snprintf(name, sizeof(name), "repo/dist/b" PLACE_TMP_MARK "%s-cafe",
+		 dead);
+	t_write(tmp, name, "user's");
+	snprintf(name, sizeof(name), "repo/dist/c" PLACE_TMP_MARK "%s-0badcafe1",
+		 dead);
+	t_write(tmp, name, "user's");
+	snprintf(name, sizeof(name), "repo/dist/o" PLACE_TMP_MARK "1-x.whl"
+		 PLACE_TMP_MARK "%s-0badcafe", dead);
+	t_write(tmp, name, "partial");
+	snprintf(root, sizeof(root), "%s/repo", tmp);
+	error_init(&err);
+	cr_expect_eq(place_sweep(root, "dist", 0, &err), 1, "%s", err.msg);
+	s = tree();
+	cr_expect(strstr(s, "/a" PLACE_TMP_MARK) != NULL, "%s", s);
+	cr_expect(strstr(s, "/b" PLACE_TMP_MARK) != NULL, "%s", s);
+	cr_expect(strstr(s, "/c" PLACE_TMP_MARK) != NULL, "%s", s);
+	cr_expect(strstr(s, "x.whl" PLACE_TMP_MARK) == NULL, "%s", s);
+	free(s);
+}
+
+/*
  * A deep sweep goes down the folders below (a killed fetch of a node
  * whose outputs are dist/STARSTAR leaves files anywhere there), but never
  * through a link, into ".git" or ".ripple"; a shallow one stays put.

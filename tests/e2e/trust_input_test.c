@@ -175,6 +175,72 @@ Test(e2e_trust_input, an_imported_run_id_with_control_bytes_is_refused)
 	free(dir);
 }
 
+/*
+ * docs/security.md: imported caches with control characters (C0 or C1)
+ * in refs, versions (and any text a record prints) are refused. An
+ * export edited to hold a C1 CSI (U+009B) in the run's ref, a C1 NEL in a
+ * record's version, a newline in a metadata value or in an artifact was
+ * imported, and `ripple runs` printed the CSI raw. Each is refused here.
+ */
+Test(e2e_trust_input, an_import_with_c1_or_newlines_in_its_texts_is_refused)
+{
+	static const char *const edits[] = { "ref", "version", "meta",
+					     "artifact" };
+	char *dir = make_repo();
+	struct run_result r;
+	size_t i;
+
+	r = ripple_sh(dir, "record --run r1 --node artifact:a --status ok");
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	t_result_release(&r);
+	for (i = 0; i < sizeof(edits) / sizeof(edits[0]); i++) {
+		json_t *doc, *rec;
+		char *text, id[16];
+
+		r = ripple_sh(dir, "cache export --run r1");
+		cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+		doc = json_loads(r.out, 0, NULL);
+		cr_assert_not_null(doc, "%s", r.out);
+		t_result_release(&r);
+		snprintf(id, sizeof(id), "r%zu", i + 2);
+		json_object_set_new(json_object_get(doc, "run"), "id",
+				    json_string(id));
+		rec = json_array_get(json_object_get(doc, "records"), 0);
+		cr_assert_not_null(rec);
+		if (json_object_get(rec, "run"))
+			json_object_set_new(rec, "run", json_string(id));
+		if (!strcmp(edits[i], "ref"))
+			json_object_set_new(json_object_get(doc, "run"), "ref",
+					    json_string("refs/heads/x\xc2\x9b"
+							"31mEVIL"));
+		else if (!strcmp(edits[i], "version"))
+			json_object_set_new(rec, "version",
+					    json_string("1.0\xc2\x85x"));
+		else if (!strcmp(edits[i], "meta"))
+			json_object_set_new(rec, "metadata", json_pack(
+				"{s:s}", "k", "v\nFORGED"));
+		else
+			json_object_set_new(rec, "artifacts", json_pack(
+				"[s]", "dist/a\nFORGED"));
+		text = json_dumps(doc, 0);
+		t_write(dir, "e.json", text);
+		free(text);
+		json_decref(doc);
+		r = ripple_sh(dir, "cache import e.json");
+		cr_expect_eq(r.status, 2, "%s accepted: %s%s", edits[i],
+			     r.out, r.err);
+		cr_expect(!strstr(r.err, "\xc2\x9b") &&
+			  !strstr(r.err, "\nFORGED"), "%s", r.err);
+		t_result_release(&r);
+	}
+	r = ripple_sh(dir, "runs");
+	cr_expect(!strstr(r.out, "\xc2\x9b") && !strstr(r.out, "\nr2") &&
+		  !strstr(r.out, "\nr5"), "%s", r.out);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
+
 /* Item 7: a tag that is not UTF-8 is escaped in exports and JSON. */
 Test(e2e_trust_input, a_tag_that_is_not_utf8_is_escaped_in_json)
 {
