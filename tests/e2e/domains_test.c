@@ -394,10 +394,11 @@ in_clone(const char *clone, const char *header, const char *const *argv)
  * bytes) in that pull request's domain. A persistent runner with one
  * local cache ($RIPPLE_CACHE) runs the pull request: it reuses them from
  * its own domain and records that reuse locally, and a later run of the
- * pull request reuses them from the local cache. Then main, on the same
- * runner and local cache, with and without the remote cache: it must
- * not reuse them (before the fix: "0 looked up, 2 reused" and the
- * planted bytes in main's dist/).
+ * pull request reuses them from the local cache (its gate passes). Then
+ * main, on the same runner and local cache, with and without the remote
+ * cache: its plan and run must not reuse them and its gate must not pass
+ * on them (before the fix: plan "0 build, 0 test, 3 reuse", run
+ * "0 looked up" and "0 built, 3 reused").
  */
 Test(e2e_domains, a_pull_requests_remote_records_never_serve_main_locally)
 {
@@ -409,6 +410,8 @@ Test(e2e_domains, a_pull_requests_remote_records_never_serve_main_locally)
 				    "refs/heads/main", NULL };
 	const char *main_run[] = { "run", "--reuse", "any", "--ref",
 				   "refs/heads/main", NULL };
+	const char *main_gate[] = { "gate", "--ref", "refs/heads/main", NULL };
+	const char *pr_gate[] = { "gate", "--ref", "refs/pull/1/merge", NULL };
 	char path[PATH_MAX], *s;
 	struct run_result r;
 
@@ -456,6 +459,13 @@ Test(e2e_domains, a_pull_requests_remote_records_never_serve_main_locally)
 	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.out, "2 build, 1 test, 0 reuse") != NULL, "%s",
 		  r.out);
+	t_result_release(&r);
+	r = in_clone("runner", NULL, main_gate);
+	cr_expect_neq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "gate: ok") == NULL, "%s", r.out);
+	t_result_release(&r);
+	r = in_clone("runner", NULL, pr_gate);
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
 	t_result_release(&r);
 	r = in_clone("runner", T_NGINX_MAIN_HEADER, main_run);
 	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
