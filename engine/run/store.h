@@ -65,4 +65,29 @@ void run_store_cache(struct run_cache_store *s, struct run_store *out);
  * Accepts NULL. */
 void run_store_cache_release(struct run_cache_store *s);
 
+/*
+ * The record's metadata of node n, appended to meta as "KEY=VALUE"
+ * lines: the rule's meta: (${root.version} filled in), then what the
+ * first wheel of arts (output paths under s->root) says about itself
+ * (Version, Requires-Dist). A wheel whose METADATA cannot be read fails
+ * the node (rn->state, rn->message) and returns 0. Returns 0 or an error
+ * code (ERROR_NOMEM) with err set.
+ */
+struct graph_node;
+struct strv;
+struct run_node;
+int run_store_node_meta(const struct run_cache_store *s,
+			const struct graph_node *n, const struct strv *arts,
+			struct run_node *rn, struct strv *meta,
+			struct error *err);
+
+/*
+ * "toolkit-identity=NAME PAIRS" appended to meta for a node built with a
+ * toolkit probed here (its pin checked before the run started); nothing
+ * when the home was not here. Returns 0 or ERROR_NOMEM.
+ */
+int run_store_toolkit_meta(const struct run_cache_store *s,
+			   const struct graph_node *n, struct strv *meta,
+			   struct error *err);
+
 #endif
