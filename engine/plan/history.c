@@ -13,6 +13,7 @@
 #include "base/error.h"
 #include "base/mem.h"
 #include "cache/cache.h"
+#include "cache/remote.h"
 #include "engine/plan/eval.h"
 #include "engine/plan/filediff.h"
 #include "engine/plan/plan.h"
@@ -32,6 +33,8 @@ struct history {
 	struct record_source *src[2];	/* records by key, in order */
 	size_t n_src;
 	struct record_source *local;	/* src's local cache, or NULL */
+	char reader[REMOTE_DOMAIN_SIZE];	/* trust domain read for,
+						   "": the trusted one */
 	char *run;
 	struct cache_record_list run_recs;	/* run's records, by node id
 						   (read on first use) */
@@ -47,6 +50,19 @@ struct history {
 					   head's (the remote baseline's) */
 	struct arena arena;	/* records and components handed out */
 };
+
+int
+history_set_reader(struct history *h, const char *domain, struct error *err)
+{
+	if (domain && domain[0] && !remote_domain_valid(domain))
+		return error_set(err, ERROR_INVALID, "'%.80s' is not a trust "
+				 "domain id", domain);
+	snprintf(h->reader, sizeof(h->reader), "%s", domain ? domain : "");
+	if (h->local && record_source_local_reader(h->local, h->reader))
+		return error_set(err, ERROR_INVALID, "'%.80s' is not a trust "
+				 "domain id", h->reader);
+	return 0;
+}
 
 /* Components of a record, from the source that handed it out. */
 static int
@@ -83,6 +99,8 @@ run_record(void *payload, const char *id, struct plan_record *out,
 	for (hi = l->n; lo < hi;) {
 		mid = lo + (hi - lo) / 2;
 		c = strcmp(l->items[mid].node_id, id);
+		if (!c && !record_source_allows(h->reader, &l->items[mid]))
+			return 0;	/* not this reader's to reuse */
 		if (!c) {
 			rc = record_source_fill(h->cache, &h->arena,
 						&l->items[mid], out, err);

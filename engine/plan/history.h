@@ -80,6 +80,16 @@ void history_give_run_records(struct history *h,
 int history_remote_only(struct history *h, const char *ns,
 			struct error *err);
 
+/*
+ * The trust domain h reads local records for (plan_trust_domain: "" or
+ * NULL the trusted one, the default; else a ref's own): records reused
+ * from another ref's own domain of the remote cache are neither records
+ * of a key nor baseline records for it (record_source_allows). Returns
+ * 0, or ERROR_INVALID (not a domain id), with err set.
+ */
+int history_set_reader(struct history *h, const char *domain,
+		       struct error *err);
+
 /* The plan of the merge base a remote baseline made, or NULL. */
 const struct plan *history_base_plan(const struct history *h);
 

@@ -289,6 +289,28 @@ remote_baseline(struct planner *p, const struct planner_options *o,
 	return rc;
 }
 
+/*
+ * The trust domain the plan reads local records for: the remote index's
+ * own (set by plan_remote_trust), or without one the same rules over
+ * policy trusted-refs, so a record reused from a pull request's domain
+ * serves that pull request only, with or without a remote cache.
+ */
+static int
+set_reader(struct planner *p, const struct planner_options *o,
+	   struct error *err)
+{
+	const struct rules_policy *pol = &p->head->rules->policy;
+	char domain[REMOTE_DOMAIN_SIZE];
+	int rc;
+
+	if (o->remote)
+		return history_set_reader(p->hist,
+					  plan_remote_domain(o->remote), err);
+	rc = plan_trust_domain(pol->trusted_refs, pol->n_trusted_refs,
+			       o->default_branch, o->ref, domain, err);
+	return rc ? rc : history_set_reader(p->hist, domain, err);
+}
+
 static int planner_run_once(struct graph_repo *repo, struct cache *cache,
 			    const struct planner_options *o, int remote_memo,
 			    struct error_list *errors, struct planner **out,
@@ -469,6 +491,8 @@ planner_run_once(struct graph_repo *repo, struct cache *cache,
 		if (!rc && p->run_id[0])
 			history_give_run_records(p->hist, &p->run_recs);
 	}
+	if (!rc)
+		rc = set_reader(p, o, err);
 	if (rc)
 		goto done;
 	po.reuse = o->reuse >= 0 ? (enum plan_reuse)o->reuse

@@ -12,6 +12,7 @@
 
 #include "base/arena.h"
 #include "base/error.h"
+#include "base/fnmatch.h"
 #include "base/mem.h"
 #include "base/banned.h"
 
@@ -38,6 +39,35 @@ default_globs(struct plan_remote *pr, const char *default_branch,
 	pr->globs[n++] = "refs/tags/*";
 	pr->n_globs = n;
 	return 0;
+}
+
+int
+plan_trust_domain(const char *const *globs, size_t n,
+		  const char *default_branch, const char *ref, char *out,
+		  struct error *err)
+{
+	static const char *const dflt[] = {
+		"refs/heads/main", "refs/heads/master", "refs/tags/*",
+	};
+	const char *own[2];
+	size_t i;
+
+	out[0] = '\0';
+	if (!ref || !ref[0])
+		return 0;
+	if (!n && default_branch && default_branch[0]) {
+		own[0] = default_branch;
+		own[1] = "refs/tags/*";
+		globs = own;
+		n = 2;
+	} else if (!n) {
+		globs = dflt;
+		n = sizeof(dflt) / sizeof(dflt[0]);
+	}
+	for (i = 0; i < n; i++)
+		if (fnmatch_match(globs[i], ref))
+			return 0;
+	return remote_domain_id(ref, out, err);
 }
 
 int
@@ -137,10 +167,11 @@ plan_remote_trust(struct plan_remote *pr, const char *const *globs, size_t n,
 		if (rc)
 			return rc;
 	}
-	if (pr->own_ref && !plan_remote_glob_trusted(pr, pr->own_ref)) {
-		rc = remote_domain_id(pr->own_ref, domain, err);
-		if (rc)
-			return rc;
+	rc = plan_trust_domain((const char *const *)pr->globs, pr->n_globs,
+			       NULL, pr->own_ref, domain, err);
+	if (rc)
+		return rc;
+	if (domain[0]) {
 		pr->own_domain = arena_strdup(&pr->arena, domain);
 		if (!pr->own_domain)
 			return OOM(err);

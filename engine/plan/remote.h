@@ -111,6 +111,19 @@ int plan_remote_trust(struct plan_remote *pr, const char *const *globs,
 		      size_t n, const char *default_branch,
 		      const char *own_ref, struct error *err);
 
+/*
+ * The trust domain a command of `ref` reads and writes, by the rules of
+ * plan_remote_trust and with or without a remote cache (the local cache
+ * applies them to records reused from the remote cache, source.h): into
+ * out (REMOTE_DOMAIN_SIZE bytes) the remote_domain_id of an untrusted
+ * ref, "" for a trusted ref or none (NULL or ""), which is the trusted
+ * domain. globs (n; 0: the default branch, or main and master, and
+ * tags): policy trusted-refs. Errors: those of remote_domain_id.
+ */
+int plan_trust_domain(const char *const *globs, size_t n,
+		      const char *default_branch, const char *ref, char *out,
+		      struct error *err);
+
 /* The own ref given to plan_remote_trust, or NULL. */
 const char *plan_remote_own_ref(const struct plan_remote *pr);
 

@@ -69,10 +69,46 @@ struct record_source {
 
 /*
  * The records of the local cache `c` (borrowed; it must outlive the
- * source), by key across every run, newest first. Errors: ERROR_NOMEM.
+ * source), by key across every run, newest first, those the reader's
+ * trust domain may reuse (record_source_local_reader; the trusted one
+ * until told). Errors: ERROR_NOMEM.
  */
 int record_source_local(struct cache *c, struct record_source **out,
 			struct error *err);
+
+/*
+ * The metadata entry a run writes into a record it reused from a ref's
+ * own trust domain of the remote cache (engine/run/store.c): the domain
+ * id (remote_domain_id). Local copies of that record keep it.
+ */
+#define RECORD_SOURCE_DOMAIN_META "trust-domain="
+
+/*
+ * The trust domain a local record came from: its RECORD_SOURCE_DOMAIN_META
+ * value; "?" for one reused from a ref's own domain before the domain was
+ * recorded (metadata reused-from-remote naming "this ref's domain");
+ * NULL for a record built on this machine or reused from the trusted
+ * domain. Points into rec.
+ */
+const char *record_source_domain(const struct cache_record *rec);
+
+/*
+ * Whether a command reading for trust domain `reader` (plan_trust_domain:
+ * "" or NULL the trusted one, else a ref's own) may reuse local record
+ * rec: one from a ref's own domain only for that same domain, never for
+ * a trusted ref (docs/security.md, issue 23); any other record for every
+ * reader (the machine that built it ran that code: one local cache is
+ * one trust level, as Bazel's --disk_cache and Turborepo's local cache).
+ */
+int record_source_allows(const char *reader, const struct cache_record *rec);
+
+/*
+ * Make local source s (of record_source_local; any other: nothing)
+ * hand out only the records that the reader of trust domain `domain`
+ * (as record_source_allows) may reuse. Until it is called: the trusted
+ * domain. Returns 0, or ERROR_INVALID for a domain too long to be one.
+ */
+int record_source_local_reader(struct record_source *s, const char *domain);
 
 /*
  * The records of remote cache index `pr` (borrowed) in namespace `ns`

@@ -1,8 +1,10 @@
 /*
  * The local cache as a record source: the records of a key across every
  * run of the SQLite cache, newest first (the list of the key last asked
- * is kept), the manifests of their keys, and how a stored record becomes
- * a plan_record (shared with baselines in history.c).
+ * is kept), less those reused from a ref's own trust domain that the
+ * reader's domain may not reuse; the manifests of their keys, and how a
+ * stored record becomes a plan_record (shared with baselines in
+ * history.c).
  */
 #include "engine/plan/source.h"
 
@@ -15,6 +17,7 @@
 #include "base/error.h"
 #include "base/mem.h"
 #include "cache/cache.h"
+#include "cache/remote.h"
 #include "engine/plan/plan.h"
 #include "engine/plan/record.h"
 #include "graph/key.h"
@@ -25,9 +28,49 @@
 struct local {
 	struct record_source base;
 	struct cache *c;			/* borrowed */
-	struct cache_record_list list;		/* records of `key` */
+	struct cache_record_list list;		/* records of `key` the
+						   reader may reuse */
 	char key[CACHE_KEY_SIZE];		/* "" before the first */
+	char reader[REMOTE_DOMAIN_SIZE];	/* the reader's domain, ""
+						   the trusted one */
 };
+
+/* The value of rec's metadata entry "NAME=", or NULL. */
+static const char *
+meta_value(const struct cache_record *rec, const char *name)
+{
+	size_t i, len = strlen(name);
+
+	for (i = 0; i < rec->metadata.n; i++)
+		if (!strncmp(rec->metadata.v[i], name, len))
+			return rec->metadata.v[i] + len;
+	return NULL;
+}
+
+const char *
+record_source_domain(const struct cache_record *rec)
+{
+	const char *d = meta_value(rec, RECORD_SOURCE_DOMAIN_META);
+	const char *from;
+
+	if (d)
+		return d;
+	/* Reused from a ref's own domain before the domain was recorded:
+	 * the label says so, the domain is unknown. */
+	from = meta_value(rec, "reused-from-remote=");
+	return from && strstr(from, ", this ref's domain (") ? "?" : NULL;
+}
+
+int
+record_source_allows(const char *reader, const struct cache_record *rec)
+{
+	const char *d = record_source_domain(rec);
+
+	if (!d)
+		return 1;
+	return reader && reader[0] && remote_domain_valid(d) &&
+	       !strcmp(d, reader);
+}
 
 /*
  * The first recorded artifact stored at an absolute path that is gone, or
@@ -157,6 +200,7 @@ record_source_components(struct arena *a, const struct cache_manifest *m,
 static int
 load(struct local *l, const char *key, struct error *err)
 {
+	size_t i, k;
 	int rc;
 
 	if (!strcmp(l->key, key))
@@ -166,9 +210,19 @@ load(struct local *l, const char *key, struct error *err)
 	l->list.n = 0;
 	l->key[0] = '\0';
 	rc = cache_record_find(l->c, key, NULL, &l->list, err);
-	if (!rc)
-		snprintf(l->key, sizeof(l->key), "%s", key);
-	return rc;
+	if (rc)
+		return rc;
+	/* Keep the order (newest first) of the records the reader may
+	 * reuse; the others are not there for it. */
+	for (i = 0, k = 0; i < l->list.n; i++) {
+		if (!record_source_allows(l->reader, &l->list.items[i]))
+			cache_record_release(&l->list.items[i]);
+		else if (k++ != i)
+			l->list.items[k - 1] = l->list.items[i];
+	}
+	l->list.n = k;
+	snprintf(l->key, sizeof(l->key), "%s", key);
+	return 0;
 }
 
 static int
@@ -243,6 +297,21 @@ record_source_local(struct cache *c, struct record_source **out,
 	l->base.ops = &local_ops;
 	l->c = c;
 	*out = &l->base;
+	return 0;
+}
+
+int
+record_source_local_reader(struct record_source *s, const char *domain)
+{
+	struct local *l = (struct local *)s;
+
+	if (!s || s->ops != &local_ops)
+		return 0;
+	if (domain && strlen(domain) >= sizeof(l->reader))
+		return ERROR_INVALID;
+	snprintf(l->reader, sizeof(l->reader), "%s", domain ? domain : "");
+	l->key[0] = '\0';	/* the kept list was the other reader's */
+	cache_record_list_release(&l->list);
 	return 0;
 }
 

@@ -23,6 +23,7 @@
 #include "engine/run/outputs.h"
 #include "engine/plan/versions.h"
 #include "engine/plan/remote.h"
+#include "engine/plan/source.h"
 #include "engine/run/remote.h"
 #include "engine/run/rewrite.h"
 #include "engine/run/run.h"
@@ -212,12 +213,13 @@ cutoff(void *payload, size_t node, struct error *err)
 /*
  * Record the node as reused from `src` (a record of its key: the
  * baseline's, another run's, or the remote cache's, then `remote` names
- * it) into this run.
+ * it and `domain` is the ref's own trust domain it came from, or NULL
+ * for the trusted one) into this run.
  */
 static int
 record_reused(struct run_cache_store *s, size_t node,
 	      const struct cache_record *src, const char *remote,
-	      const char *cut_at, struct error *err)
+	      const char *domain, const char *cut_at, struct error *err)
 {
 	struct record_outcome o;
 	struct strv meta = STRV_INIT;
@@ -230,13 +232,24 @@ record_reused(struct run_cache_store *s, size_t node,
 		if (strncmp(src->metadata.v[i], "reused-from", 11) &&
 		    strncmp(src->metadata.v[i], "cutoff-at=", 10) &&
 		    (strncmp(src->metadata.v[i], "cache-gap=", 10) ||
-		     (src->run && !strcmp(src->run, s->run_id))))
+		     (src->run && !strcmp(src->run, s->run_id))) &&
+		    /* a remote record's claim is not where it came from */
+		    (!remote || strncmp(src->metadata.v[i],
+					RECORD_SOURCE_DOMAIN_META,
+					strlen(RECORD_SOURCE_DOMAIN_META))))
 			rc = strv_push(&meta, src->metadata.v[i], err);
 	snprintf(line, sizeof(line), "reused-from=%s", src->run);
 	if (!rc)
 		rc = strv_push(&meta, line, err);
 	if (!rc && remote) {
 		snprintf(line, sizeof(line), "reused-from-remote=%s", remote);
+		rc = strv_push(&meta, line, err);
+	}
+	/* From a ref's own domain: only that domain may reuse it here
+	 * (record_source_allows); a local copy keeps the line. */
+	if (!rc && remote && domain) {
+		snprintf(line, sizeof(line), "%s%s",
+			 RECORD_SOURCE_DOMAIN_META, domain);
 		rc = strv_push(&meta, line, err);
 	}
 	if (!rc && cut_at) {
@@ -276,12 +289,12 @@ record_from(struct run_cache_store *s, size_t node,
 
 	if (hit)
 		return record_reused(s, node, &hit->rec.rec, hit->label,
-				     cut_at, err);
+				     hit->domain, cut_at, err);
 	cache_record_init(&rec);
 	rc = cache_record_get(s->cache, run, s->ev->graph->nodes[node].id,
 			      &rec, err);
 	if (!rc)
-		rc = record_reused(s, node, &rec, NULL, cut_at, err);
+		rc = record_reused(s, node, &rec, NULL, NULL, cut_at, err);
 	cache_record_release(&rec);
 	return rc;
 }

@@ -349,3 +349,136 @@ Test(e2e_domains, a_runner_publishes_a_record_only_into_its_writers_domain)
 	cr_expect_eq(t_nginx_count(&t_fx.ng, "\"PUT /ac/", 3), 3,
 		     "main's three records reach the trusted domain");
 }
+
+/* lib copies `plant` when the checkout has one (not an input: same key). */
+static const char plant_rules[] =
+	"version: 1\n"
+	"sources:\n"
+	"  src: {paths: [src/**]}\n"
+	"artifacts:\n"
+	"  lib:\n"
+	"    inputs: [src]\n"
+	"    command: [sh, -c, 'mkdir -p dist && if test -f plant; then cat "
+	"plant; else cat src/a.c; fi > dist/lib.txt']\n"
+	"    outputs: [dist/lib.txt]\n"
+	"  wheel:\n"
+	"    needs: [lib]\n"
+	"    command: [sh, -c, 'cat dist/lib.txt > dist/w.whl']\n"
+	"    outputs: [dist/w.whl]\n"
+	"tests:\n"
+	"  unit:\n"
+	"    needs: [wheel]\n"
+	"    command: [sh, -c, 'cp dist/w.whl seen']\n"
+	"policy:\n"
+	"  trusted-refs: [refs/heads/main]\n";
+
+/* ripple ARGV... in TMP/CLONE with `header` (NULL: no remote cache). */
+static struct run_result
+in_clone(const char *clone, const char *header, const char *const *argv)
+{
+	char dir[PATH_MAX];
+
+	if (header) {
+		setenv("RIPPLE_REMOTE_CACHE", t_fx.ng.url, 1);
+		setenv("RIPPLE_REMOTE_CACHE_HEADER", header, 1);
+	} else {
+		unsetenv("RIPPLE_REMOTE_CACHE");
+		unsetenv("RIPPLE_REMOTE_CACHE_HEADER");
+	}
+	snprintf(dir, sizeof(dir), "%s/%s", t_fx.tmp, clone);
+	return t_ripple(dir, argv);
+}
+
+/*
+ * A pull request's credential plants records of main's keys (with other
+ * bytes) in that pull request's domain. A persistent runner with one
+ * local cache ($RIPPLE_CACHE) runs the pull request: it reuses them from
+ * its own domain and records that reuse locally, and a later run of the
+ * pull request reuses them from the local cache (its gate passes). Then
+ * main, on the same runner and local cache, with and without the remote
+ * cache: its plan and run must not reuse them and its gate must not pass
+ * on them (before the fix: plan "0 build, 0 test, 3 reuse", run
+ * "0 looked up" and "0 built, 3 reused").
+ */
+Test(e2e_domains, a_pull_requests_remote_records_never_serve_main_locally)
+{
+	const char *plant[] = { "run", "wheel", "--ref", "refs/pull/1/merge",
+				NULL };
+	const char *pr[] = { "run", "--reuse", "any", "--ref",
+			     "refs/pull/1/merge", NULL };
+	const char *main_plan[] = { "plan", "--reuse", "any", "--ref",
+				    "refs/heads/main", NULL };
+	const char *main_run[] = { "run", "--reuse", "any", "--ref",
+				   "refs/heads/main", NULL };
+	const char *main_gate[] = { "gate", "--ref", "refs/heads/main", NULL };
+	const char *pr_gate[] = { "gate", "--ref", "refs/pull/1/merge", NULL };
+	char path[PATH_MAX], *s;
+	struct run_result r;
+
+	t_fx_serve_domains();
+	free(sh("git init -q -b main origin"));
+	t_write(t_fx.tmp, "origin/ripple.yml", plant_rules);
+	t_write(t_fx.tmp, "origin/.gitignore", ".ripple/\ndist/\nplant\nseen\n");
+	t_write(t_fx.tmp, "origin/src/a.c", "int a;\n");
+	free(sh("cd origin && git add -A && git -c user.name=t -c "
+		"user.email=t@example.com commit -qm init && cd .. && "
+		"git clone -q origin planter && git clone -q origin runner && "
+		"echo planted > planter/plant"));
+
+	/* The planter: the PR credential, its own local cache. */
+	snprintf(path, sizeof(path), "%s/planter.db", t_fx.tmp);
+	setenv("RIPPLE_CACHE", path, 1);
+	r = in_clone("planter", T_NGINX_PR_HEADER, plant);
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_assert(strstr(r.err, "published 2 nodes") != NULL, "%s", r.err);
+	t_result_release(&r);
+	cr_assert_eq(t_nginx_count(&t_fx.ng, "\"PUT /d/pull-1-merge-", 0) >= 2,
+		     1, "planted in the pull request's domain");
+
+	/* The runner's pull request job reuses them from its domain (its
+	 * test needs the wheel's bytes: fetched). */
+	snprintf(path, sizeof(path), "%s/runner.db", t_fx.tmp);
+	setenv("RIPPLE_CACHE", path, 1);
+	r = in_clone("runner", T_NGINX_PR_HEADER, pr);
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "0 built, 2 reused (0 cut off), 1 tested") !=
+		  NULL, "%s", r.out);
+	t_result_release(&r);
+	s = sh("cat runner/seen");
+	cr_expect_str_eq(s, "planted");
+	free(s);
+	/* Still the pull request's, from the local cache, offline too. */
+	r = in_clone("runner", NULL, pr);
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "0 built, 3 reused") != NULL, "%s", r.out);
+	t_result_release(&r);
+
+	/* Main on the same runner and local cache: not its records. */
+	free(sh("rm -rf runner/dist runner/seen"));
+	r = in_clone("runner", NULL, main_plan);
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "2 build, 1 test, 0 reuse") != NULL, "%s",
+		  r.out);
+	t_result_release(&r);
+	r = in_clone("runner", NULL, main_gate);
+	cr_expect_neq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "gate: ok") == NULL, "%s", r.out);
+	t_result_release(&r);
+	r = in_clone("runner", NULL, pr_gate);
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	t_result_release(&r);
+	r = in_clone("runner", T_NGINX_MAIN_HEADER, main_run);
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "2 built, 0 reused (0 cut off), 1 tested") !=
+		  NULL, "%s", r.out);
+	cr_expect(strstr(r.err, "published 3 nodes") != NULL, "%s", r.err);
+	t_result_release(&r);
+	s = sh("cat runner/seen");
+	cr_expect_str_eq(s, "int a;");
+	free(s);
+	/* And main's next run takes main's own record. */
+	r = in_clone("runner", T_NGINX_MAIN_HEADER, main_run);
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "0 built, 3 reused") != NULL, "%s", r.out);
+	t_result_release(&r);
+}

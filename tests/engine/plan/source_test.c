@@ -13,6 +13,7 @@
 
 #include "base/error.h"
 #include "base/mem.h"
+#include "base/strv.h"
 #include "cache/cache.h"
 #include "cache/remote.h"
 #include "engine/plan/history.h"
@@ -126,4 +127,119 @@ Test(engine_plan_source, local_first_then_remote_and_only_missing_keys_asked)
 	t_rmtree(dir);
 	free(dir);
 	free(path);
+}
+
+/* A record of NODE1, key seed 1, in run `run` at ms, with `meta`. */
+static void
+put_with(struct cache *c, const char *run, int64_t ms, const char *meta)
+{
+	struct cache_record rec;
+	struct error err;
+
+	error_init(&err);
+	tc_run(c, run, "c1", ms);
+	tc_record(&rec, run, NODE1, 1);
+	if (meta)
+		cr_assert_eq(strv_push(&rec.metadata, meta, &err), 0);
+	cr_assert_eq(cache_record_put(c, &rec, NULL, &err), 0, "%s", err.msg);
+	cache_record_release(&rec);
+}
+
+/* The run ids of the local records of key seed 1 that `domain` reads. */
+static void
+expect_read(struct cache *c, const char *domain, const char *want)
+{
+	struct history *h = NULL;
+	const struct plan_history *ph;
+	struct plan_record out;
+	struct error err;
+	char got[256] = "", k1[33];
+	size_t i;
+
+	error_init(&err);
+	tc_key(1, k1);
+	cr_assert_eq(history_from_run(c, NULL, NULL, NULL, NULL, NULL, &h,
+				      &err), 0, "%s", err.msg);
+	cr_assert_eq(history_set_reader(h, domain, &err), 0, "%s", err.msg);
+	ph = history_plan(h);
+	for (i = 0; ph->record_by_key(ph->payload, k1, i, &out, &err) == 1;
+	     i++)
+		snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%s",
+			 i ? " " : "", out.run_id);
+	cr_expect_str_eq(got, want, "reader '%s'", domain ? domain : "");
+	history_free(h);
+}
+
+/*
+ * Issue 23 (red team): a record a run reused from a pull request's own
+ * domain serves that domain only; records built here or reused from the
+ * trusted domain serve every reader; an old record whose label names
+ * "this ref's domain" but no domain serves no one.
+ */
+Test(engine_plan_source, local_records_of_a_refs_domain_serve_that_domain)
+{
+	char *dir, *path = tc_tmp_cache_path(&dir);
+	char d1[REMOTE_DOMAIN_SIZE], d2[REMOTE_DOMAIN_SIZE], line[256];
+	struct cache *c;
+	struct error err;
+
+	error_init(&err);
+	c = tc_open(path);
+	cr_assert_eq(remote_domain_id("refs/pull/1/merge", d1, &err), 0);
+	cr_assert_eq(remote_domain_id("refs/pull/2/merge", d2, &err), 0);
+	snprintf(line, sizeof(line), RECORD_SOURCE_DOMAIN_META "%s", d1);
+	put_with(c, "built", 10, NULL);
+	put_with(c, "trusted", 20, "reused-from-remote=remote cache http://x "
+		 "(run r, commit c, ref refs/heads/main)");
+	put_with(c, "pr1", 30, line);
+	put_with(c, "old", 40, "reused-from-remote=remote cache http://x, "
+		 "this ref's domain (run r, commit c, ref refs/pull/1/merge)");
+	expect_read(c, NULL, "trusted built");
+	expect_read(c, "", "trusted built");
+	expect_read(c, d1, "pr1 trusted built");
+	expect_read(c, d2, "trusted built");
+	{
+		struct history *h = NULL;
+
+		cr_assert_eq(history_from_run(c, NULL, NULL, NULL, NULL, NULL,
+					      &h, &err), 0);
+		cr_expect_eq(history_set_reader(h, "../ac", &err),
+			     ERROR_INVALID);
+		history_free(h);
+	}
+	cache_close(c);
+	t_rmtree(dir);
+	free(dir);
+	free(path);
+}
+
+/* The reader's domain by policy trusted-refs, without a remote cache. */
+Test(engine_plan_source, the_trust_domain_of_a_ref_follows_trusted_refs)
+{
+	const char *globs[] = { "refs/heads/release-*" };
+	char d[REMOTE_DOMAIN_SIZE], want[REMOTE_DOMAIN_SIZE];
+	struct error err;
+
+	error_init(&err);
+	cr_assert_eq(plan_trust_domain(NULL, 0, NULL, "refs/heads/main", d,
+				       &err), 0);
+	cr_expect_str_eq(d, "");
+	cr_assert_eq(plan_trust_domain(NULL, 0, NULL, "refs/tags/v1", d,
+				       &err), 0);
+	cr_expect_str_eq(d, "");
+	cr_assert_eq(plan_trust_domain(NULL, 0, NULL, NULL, d, &err), 0);
+	cr_expect_str_eq(d, "", "no ref: the trusted domain's rules");
+	cr_assert_eq(plan_trust_domain(NULL, 0, NULL, "refs/pull/1/merge", d,
+				       &err), 0);
+	cr_assert_eq(remote_domain_id("refs/pull/1/merge", want, &err), 0);
+	cr_expect_str_eq(d, want);
+	cr_assert_eq(plan_trust_domain(NULL, 0, "refs/heads/trunk",
+				       "refs/heads/main", d, &err), 0);
+	cr_expect_neq(d[0], '\0', "main is not trusted when trunk is");
+	cr_assert_eq(plan_trust_domain(globs, 1, NULL, "refs/heads/release-2",
+				       d, &err), 0);
+	cr_expect_str_eq(d, "");
+	cr_assert_eq(plan_trust_domain(globs, 1, NULL, "refs/tags/v1", d,
+				       &err), 0);
+	cr_expect_neq(d[0], '\0', "trusted-refs replaces the default");
 }
