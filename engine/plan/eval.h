@@ -55,8 +55,10 @@ struct eval {
 	size_t memo_hits, memo_misses;	/* for benchmarks and tests */
 	int stream;			/* 1: drop a set's files once keyed
 					   (eval_set_stream) */
-	int rules_read_files;		/* 1: loading the rules read a file
-					   besides ripple.yml (a matrix) */
+	int rules_read_files;		/* 1: the rules are not a commit's
+					   ripple.yml alone (a rules file,
+					   the working tree, a matrix file
+					   went into them) */
 	int borrowed;			/* 1: rules and graph are another
 					   evaluation's (eval_open_like) */
 };

@@ -102,8 +102,8 @@ eval_rules_same(const struct eval *like, struct eval *ev,
 	    like->rules_read_files || rules_file || ev->worktree ||
 	    memcmp(&like->limits, &ev->limits, sizeof(ev->limits)))
 		return 0;
-	/* like loaded from a commit with no rules file: its rules hold the
-	 * text of that commit's ripple.yml. */
+	/* like's rules are a commit's ripple.yml and nothing else: they
+	 * hold that text. */
 	buf_init(&text, 0);
 	error_init(&e2);
 	same = !graph_repo_read_blob(ev->repo, &ev->commit, "ripple.yml",
@@ -124,6 +124,9 @@ eval_load_rules(struct eval *ev, const char *rules_file,
 
 	if (rules_file || ev->worktree) {
 		char path[4096];
+
+		/* not a commit's ripple.yml alone: never lent (eval_open_like) */
+		ev->rules_read_files = 1;
 
 		if (!rules_file) {
 			int n = snprintf(path, sizeof(path), "%s/ripple.yml",

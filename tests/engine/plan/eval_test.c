@@ -5,6 +5,7 @@
  * file (a matrix) went into the rules; otherwise it loads its own.
  */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "base/error.h"
@@ -151,6 +152,37 @@ Test(engine_plan_eval, no_like_loads)
 	cr_expect_eq(again->borrowed, 0);
 	cr_expect_neq(again->rules, head->rules);
 	eval_free(again);
+	error_list_release(&errors);
+	done(dir, repo, head, base);
+}
+
+/*
+ * Rules read from a file (--rules) with the commit's bytes are not the
+ * commit's: their matrix came from the disk, so they are never lent.
+ */
+Test(engine_plan_eval, rules_from_a_file_are_not_lent)
+{
+	struct graph_repo *repo;
+	struct eval *head, *base, *file_ev, *again;
+	struct error_list errors;
+	struct error err;
+	char *dir, path[4096];
+
+	two_commits(MATRIX_RULES, "rows:\n  - {V: \"1\"}\n", MATRIX_RULES,
+		    "rows:\n  - {V: \"1\"}\n  - {V: \"2\"}\n", &dir, &repo,
+		    &head, &base);
+	error_init(&err);
+	error_list_init(&errors, 4);
+	snprintf(path, sizeof(path), "%s/ripple.yml", dir);
+	cr_assert_eq(eval_open_memo(repo, "HEAD", 0, path, NULL, NULL, 0,
+				    &errors, &file_ev, &err), 0, "%s", err.msg);
+	cr_assert_eq(eval_open_like(file_ev, repo, base->commit_hex, NULL,
+				    NULL, NULL, 0, &errors, &again, &err), 0,
+		     "%s", err.msg);
+	cr_expect_eq(again->borrowed, 0);
+	cr_expect_eq(again->graph->n_nodes, 1, "the base's own matrix");
+	eval_free(again);
+	eval_free(file_ev);
 	error_list_release(&errors);
 	done(dir, repo, head, base);
 }
