@@ -480,11 +480,11 @@ eval_open(struct graph_repo *repo, const char *rev, int worktree,
 			      0, errors, out, err);
 }
 
-int
-eval_open_memo(struct graph_repo *repo, const char *rev, int worktree,
-	       const char *rules_file, const struct graph_limits *limits,
-	       struct cache *memo, int write, struct error_list *errors,
-	       struct eval **out, struct error *err)
+static int
+open_common(const struct eval *like, struct graph_repo *repo,
+	    const char *rev, int worktree, const char *rules_file,
+	    const struct graph_limits *limits, struct cache *memo, int write,
+	    struct error_list *errors, struct eval **out, struct error *err)
 {
 	struct eval *ev = mem_calloc(1, sizeof(*ev));
 	int rc;
@@ -509,10 +509,17 @@ eval_open_memo(struct graph_repo *repo, const char *rev, int worktree,
 		if (rc)
 			goto done;
 	}
-	rc = eval_load_rules(ev, rules_file, errors, err);
-	if (rc)
-		goto done;
-	rc = graph_build_limited(ev->rules, &ev->limits, &ev->graph, err);
+	if (eval_rules_same(like, ev, rules_file)) {
+		ev->rules = like->rules;
+		ev->graph = like->graph;
+		ev->borrowed = 1;
+	} else {
+		rc = eval_load_rules(ev, rules_file, errors, err);
+		if (rc)
+			goto done;
+		rc = graph_build_limited(ev->rules, &ev->limits, &ev->graph,
+					 err);
+	}
 	if (!rc)
 		rc = own_paths(ev, rules_file, err);
 done:
@@ -522,6 +529,27 @@ done:
 	}
 	*out = ev;
 	return 0;
+}
+
+int
+eval_open_memo(struct graph_repo *repo, const char *rev, int worktree,
+	       const char *rules_file, const struct graph_limits *limits,
+	       struct cache *memo, int write, struct error_list *errors,
+	       struct eval **out, struct error *err)
+{
+	return open_common(NULL, repo, rev, worktree, rules_file, limits,
+			   memo, write, errors, out, err);
+}
+
+int
+eval_open_like(const struct eval *like, struct graph_repo *repo,
+	       const char *rev, const char *rules_file,
+	       const struct graph_limits *limits, struct cache *memo,
+	       int write, struct error_list *errors, struct eval **out,
+	       struct error *err)
+{
+	return open_common(like, repo, rev, 0, rules_file, limits, memo,
+			   write, errors, out, err);
 }
 
 void
@@ -540,8 +568,10 @@ eval_free(struct eval *ev)
 	mem_free(ev->slots);
 	strv_release(&ev->own);
 	graph_worktree_free(ev->wt);
-	graph_free(ev->graph);
-	rules_free(ev->rules);
+	if (!ev->borrowed) {
+		graph_free(ev->graph);
+		rules_free(ev->rules);
+	}
 	mem_free(ev);
 }
 

@@ -55,6 +55,12 @@ struct eval {
 	size_t memo_hits, memo_misses;	/* for benchmarks and tests */
 	int stream;			/* 1: drop a set's files once keyed
 					   (eval_set_stream) */
+	int rules_read_files;		/* 1: the rules are not a commit's
+					   ripple.yml alone (a rules file,
+					   the working tree, a matrix file
+					   went into them) */
+	int borrowed;			/* 1: rules and graph are another
+					   evaluation's (eval_open_like) */
 };
 
 /*
@@ -84,6 +90,23 @@ int eval_open_memo(struct graph_repo *repo, const char *rev, int worktree,
 		   const char *rules_file, const struct graph_limits *limits,
 		   struct cache *memo, int write, struct error_list *errors,
 		   struct eval **out, struct error *err);
+
+/*
+ * As eval_open_memo, but when `like` (an evaluation of another commit,
+ * borrowed, or NULL) read its rules from the same ripple.yml text under the
+ * same limits and no other file (a matrix) went into them, the new
+ * evaluation borrows like's rules and graph instead of parsing and
+ * expanding them again: the same text gives the same rules (a remote-only
+ * `plan --base` parses the merge base's rules once, with no cache to
+ * remember the parse in). `like` must outlive *out; messages about the
+ * borrowed rules name like's commit. Anything else loads as
+ * eval_open_memo does. Errors: those of eval_open_memo.
+ */
+int eval_open_like(const struct eval *like, struct graph_repo *repo,
+		   const char *rev, const char *rules_file,
+		   const struct graph_limits *limits, struct cache *memo,
+		   int write, struct error_list *errors, struct eval **out,
+		   struct error *err);
 
 /*
  * Take source keys from the cache's memo when the objects at a set's

@@ -19,4 +19,14 @@ struct eval;
 int eval_load_rules(struct eval *ev, const char *rules_file,
 		    struct error_list *errors, struct error *err);
 
+/*
+ * 1 when ev (a commit's evaluation, no rules file) would load exactly the
+ * rules `like` holds: like read them from a commit's ripple.yml and no
+ * other file (not a rules file, the working tree or a matrix), under the
+ * same limits, and ev's commit has the same ripple.yml bytes.
+ * 0 otherwise (an unreadable blob included: the load reports it).
+ */
+int eval_rules_same(const struct eval *like, struct eval *ev,
+		    const char *rules_file);
+
 #endif

@@ -74,6 +74,46 @@ tree_put(void *payload, const char *text, size_t len, const void *tree,
 		cache_rules_tree_put(ev->memo, hex, tree, tree_len, &e2);
 }
 
+/* graph_commit_file_read, noting that a file went into the rules. */
+struct counted_files {
+	struct graph_commit_files cf;
+	struct eval *ev;
+};
+
+static int
+counted_read(void *payload, const char *path, char **data, size_t *len,
+	     struct error *err)
+{
+	struct counted_files *f = payload;
+
+	f->ev->rules_read_files = 1;
+	return graph_commit_file_read(&f->cf, path, data, len, err);
+}
+
+int
+eval_rules_same(const struct eval *like, struct eval *ev,
+		const char *rules_file)
+{
+	struct buf text;
+	struct error e2;
+	int same;
+
+	if (!like || !like->rules || like->worktree || like->borrowed ||
+	    like->rules_read_files || rules_file || ev->worktree ||
+	    memcmp(&like->limits, &ev->limits, sizeof(ev->limits)))
+		return 0;
+	/* like's rules are a commit's ripple.yml and nothing else: they
+	 * hold that text. */
+	buf_init(&text, 0);
+	error_init(&e2);
+	same = !graph_repo_read_blob(ev->repo, &ev->commit, "ripple.yml",
+				     &text, &e2) &&
+	       text.len == like->rules->text_len &&
+	       (!text.len || !memcmp(text.data, like->rules->text, text.len));
+	buf_release(&text);
+	return same;
+}
+
 int
 eval_load_rules(struct eval *ev, const char *rules_file,
 		struct error_list *errors, struct error *err)
@@ -84,6 +124,9 @@ eval_load_rules(struct eval *ev, const char *rules_file,
 
 	if (rules_file || ev->worktree) {
 		char path[4096];
+
+		/* not a commit's ripple.yml alone: never lent (eval_open_like) */
+		ev->rules_read_files = 1;
 
 		if (!rules_file) {
 			int n = snprintf(path, sizeof(path), "%s/ripple.yml",
@@ -122,10 +165,10 @@ eval_load_rules(struct eval *ev, const char *rules_file,
 	}
 	snprintf(display, sizeof(display), "ripple.yml@%.9s", ev->commit_hex);
 	{
-		struct graph_commit_files cf = { ev->repo, &ev->commit };
+		struct counted_files cf = { { ev->repo, &ev->commit }, ev };
 		struct rules_tree_memo memo = { tree_get, tree_put, ev,
 						ev->memo_write };
-		struct rules_files files = { graph_commit_file_read, &cf,
+		struct rules_files files = { counted_read, &cf,
 					     ev->memo ? &memo : NULL };
 
 		rc = rules_load_buffer_files(display, text.data, text.len,

@@ -259,7 +259,10 @@ remote_baseline(struct planner *p, const struct planner_options *o,
 
 	error_list_init(&base_errors, 1);
 	error_init(&e2);
-	rc = eval_open_memo(p->repo, p->base_hex, 0, o->rules_file, o->limits,
+	/* The base's rules are the head's when its ripple.yml is the same
+	 * text: parsed once, unless the full walk is asked for. */
+	rc = eval_open_like(o->full_walk ? NULL : p->head, p->repo,
+			    p->base_hex, o->rules_file, o->limits,
 			    o->full_walk ? NULL : p->cache, 0, &base_errors,
 			    &p->base, &e2);
 	error_list_release(&base_errors);

@@ -268,10 +268,19 @@ grow(struct plan_remote *pr, size_t want, struct error *err)
 	return 0;
 }
 
+/* ns + key in the arena (without a printf: one per node a plan asks). */
 static const char *
 entry_name(struct plan_remote *pr, const char *ns, const char *key)
 {
-	return arena_printf(&pr->arena, "%s%s", ns ? ns : "", key);
+	size_t a = ns ? strlen(ns) : 0, k = strlen(key);
+	char *name = arena_alloc(&pr->arena, a + k + 1);
+
+	if (!name)
+		return NULL;
+	if (a)
+		memcpy(name, ns, a);
+	memcpy(name + a, key, k + 1);
+	return name;
 }
 
 const struct plan_remote_hit *

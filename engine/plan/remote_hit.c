@@ -93,6 +93,46 @@ outputs_match(const struct plan_remote_hit *h)
 	return rel == h->action.n;
 }
 
+/* a and b both NULL, or equal strings. */
+static int
+same(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/*
+ * The label of a hit written by `run` (in the arena, or NULL: out of
+ * memory): the last one made when it was of the same run, commit, ref
+ * and domain (a bundle's records mostly share one run), so a plan of 500
+ * hits formats a few labels, not 500.
+ */
+static const char *
+hit_label(struct plan_remote *pr, const struct cache_run *run, int own)
+{
+	const char *id = run->id ? run->id : "?";
+	const char *commit = run->commit ? run->commit : "?";
+	const char *ref = run->ref ? run->ref : "none";
+
+	if (pr->label && pr->label_own == own && same(pr->label_run, id) &&
+	    same(pr->label_commit, commit) && same(pr->label_ref, ref))
+		return pr->label;
+	pr->label = arena_printf(&pr->arena, "remote cache %s%s (run %s, "
+				 "commit %.9s, ref %s)", remote_url(pr->r),
+				 own ? ", this ref's domain" : "", id, commit,
+				 ref);
+	pr->label_run = arena_strdup(&pr->arena, id);
+	pr->label_commit = arena_strdup(&pr->arena, commit);
+	pr->label_ref = arena_strdup(&pr->arena, ref);
+	pr->label_own = own;
+	if (!pr->label_run || !pr->label_commit || !pr->label_ref) {
+		const char *l = pr->label;
+
+		pr->label = NULL;	/* never matched half-made */
+		return l;
+	}
+	return pr->label;
+}
+
 /*
  * Check a found record: 1 a hit, 0 a miss (not ok, untrusted), or a fault
  * described in *e.
@@ -121,12 +161,7 @@ check_hit(struct plan_remote *pr, struct plan_remote_hit *h, const char *id,
 		pr->stats.untrusted++;
 		return 0;
 	}
-	h->label = arena_printf(&pr->arena, "remote cache %s%s (run %s, "
-				"commit %.9s, ref %s)", remote_url(pr->r),
-				own ? ", this ref's domain" : "",
-				h->rec.run.id ? h->rec.run.id : "?",
-				h->rec.run.commit ? h->rec.run.commit : "?",
-				h->rec.run.ref ? h->rec.run.ref : "none");
+	h->label = hit_label(pr, &h->rec.run, own);
 	h->node_id = rec->node_id;
 	h->key = rec->key;
 	h->url = remote_url(pr->r);

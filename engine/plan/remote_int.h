@@ -34,6 +34,10 @@ struct plan_remote {
 	int down;
 	int refused;			/* the server refused a write */
 	struct arena arena;		/* names, labels, trust */
+	/* The last hit's label and what it was made of (arena): the
+	 * records of one run share it (remote_hit.c). */
+	const char *label, *label_run, *label_commit, *label_ref;
+	int label_own;
 	/* Bundles (remote_bundle.c): */
 	struct strmap own_bundle;	/* "NODE KEY" -> remote_bundle_entry
 					   of the own domain's bundles */

@@ -202,6 +202,13 @@ Test(engine_plan_remote, a_pull_request_reads_its_domain_then_the_trusted)
 		  h->label);
 	h = plan_remote_find(pr, NULL, KEY1);
 	cr_expect_str_eq(h->rec.run.ref, "refs/heads/main");
+	/* each hit's label is its own run's, ref and domain (labels of
+	 * one run are shared, never those of another) */
+	cr_expect(strstr(h->label, "ref refs/heads/main)") != NULL, "%s",
+		  h->label);
+	cr_expect(strstr(h->label, "this ref's domain") == NULL, "%s",
+		  h->label);
+	cr_expect_neq(h->label, plan_remote_find(pr, NULL, KEY2)->label);
 	/* main: its own record of KEY2, never the pull request's */
 	plan_remote_free(pr);
 	pr = NULL;
