@@ -29,4 +29,13 @@ int eval_load_rules(struct eval *ev, const char *rules_file,
 int eval_rules_same(const struct eval *like, struct eval *ev,
 		    const char *rules_file);
 
+/*
+ * Fill ev->own with ripple's own paths as output globs (issue 25): its
+ * state folder, an untracked rules file in the tree (rules_file, or
+ * ripple.yml at the root when NULL), and every node's declared outputs;
+ * sorted and unique. Returns 0 or ERROR_NOMEM.
+ */
+int eval_own_paths(struct eval *ev, const char *rules_file,
+		   struct error *err);
+
 #endif

@@ -2,16 +2,20 @@
  * The rules of an evaluation (eval_open): read from a file or the working
  * tree, or from the commit's ripple.yml through the cache's memo of parsed
  * trees (rules_tree_memo over cache_rules_tree_get/put), then checked for
- * tag families that cannot be right.
+ * tag families that cannot be right; and ripple's own paths, which the
+ * rules' location and outputs decide.
  */
 #include "engine/plan/eval.h"
 #include "engine/plan/eval_int.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/buf.h"
 #include "base/error.h"
+#include "base/fsys.h"
+#include "base/strv.h"
 #include "cache/cache.h"
 #include "graph/digest.h"
 #include "graph/family.h"
@@ -180,4 +184,97 @@ eval_load_rules(struct eval *ev, const char *rules_file,
 	else if (rc)
 		error_set(err, rc, "cannot load the rules");
 	return rc ? rc : check_families(ev, errors, err);
+}
+
+/* Append `path` to *sv as an output glob matching that path alone. */
+static int
+push_literal_glob(struct strv *sv, const char *path, struct error *err)
+{
+	struct buf b = BUF_INIT;
+	int rc = 0;
+
+	for (; *path && !rc; path++) {
+		if (strchr("*?[\\", *path))
+			rc = buf_addch(&b, '\\', err);
+		if (!rc)
+			rc = buf_addch(&b, *path, err);
+	}
+	if (!rc)
+		rc = strv_push(sv, b.data, err);
+	buf_release(&b);
+	return rc;
+}
+
+/*
+ * The rules file's path in the working tree when it lies there and the
+ * commit does not track it (numba-cuda's untracked ripple.yml beside a
+ * root at '.'), into *out; "" otherwise.
+ */
+static int
+untracked_rules_path(struct eval *ev, const char *rules_file,
+		     struct buf *out, struct error *err)
+{
+	char *abs = NULL, *top = NULL;
+	struct buf blob = BUF_INIT;
+	struct error e2;
+	size_t n;
+	int rc = 0;
+
+	if (graph_repo_is_bare(ev->repo))
+		return 0;
+	if (rules_file) {
+		abs = fsys_realpath(rules_file);
+	} else {
+		rc = buf_addf(out, err, "%s/ripple.yml",
+			      graph_repo_root(ev->repo));
+		if (rc)
+			return rc;
+		abs = fsys_realpath(out->data);
+		buf_reset(out);
+	}
+	top = fsys_realpath(graph_repo_root(ev->repo));
+	if (!abs || !top)
+		goto done;
+	n = strlen(top);
+	if (strncmp(abs, top, n) || abs[n] != '/')
+		goto done;
+	error_init(&e2);
+	if (graph_repo_read_blob(ev->repo, &ev->commit, abs + n + 1, &blob,
+				 &e2) == ERROR_NOT_FOUND)
+		rc = buf_addf(out, err, "%s", abs + n + 1);
+done:
+	buf_release(&blob);
+	free(abs);
+	free(top);
+	return rc;
+}
+
+/*
+ * ripple's own paths (issue 25): its state folder, an untracked rules file
+ * in the tree, and every node's declared outputs. They are left out of
+ * every source set in both modes alike, so a commit's keys and the working
+ * tree's agree, and a run's own outputs never change the next run's keys.
+ */
+int
+eval_own_paths(struct eval *ev, const char *rules_file, struct error *err)
+{
+	struct buf rel = BUF_INIT;
+	size_t i, k;
+	int rc;
+
+	rc = strv_push(&ev->own, ".ripple/**", err);
+	if (!rc)
+		rc = untracked_rules_path(ev, rules_file, &rel, err);
+	if (!rc && rel.len)
+		rc = push_literal_glob(&ev->own, rel.data, err);
+	for (i = 0; !rc && i < ev->graph->n_nodes; i++) {
+		const struct graph_node *n = &ev->graph->nodes[i];
+
+		for (k = 0; !rc && k < n->n_outputs; k++)
+			rc = strv_push(&ev->own, n->outputs[k], err);
+	}
+	buf_release(&rel);
+	if (!rc)
+		strv_sort_unique(&ev->own);
+	return rc;
 }
