@@ -177,6 +177,33 @@ slurp_fd(int fd)
 	return p;
 }
 
+/*
+ * The caller's environment must not reach the ripple the tests run: a
+ * developer's RIPPLE_CACHE or remote cache, a CI's RIPPLE_REF, or GitHub
+ * Actions' own variables would change what ripple reads and decides. Every
+ * variable ripple reads to choose a cache, a ref, a remote or a mode is
+ * cleared before any test runs (tests that need one set it themselves).
+ * .ci/run's second suite sets them all to hostile values to prove it.
+ */
+__attribute__((constructor)) static void
+clear_ripple_env(void)
+{
+	static const char *const names[] = {
+		"RIPPLE_CACHE", "RIPPLE_FULL_WALK", "RIPPLE_REF",
+		"RIPPLE_REMOTE_CACHE", "RIPPLE_REMOTE_CACHE_HEADER",
+		"RIPPLE_REMOTE_HEADER", "RIPPLE_REMOTE_LOW_SPEED",
+		"RIPPLE_REMOTE_NETRC", "RIPPLE_REMOTE_PARALLEL",
+		"RIPPLE_REMOTE_TIMEOUT", "RIPPLE_RUNNER",
+		"RIPPLE_TARGET_BRANCH", "GITHUB_ACTIONS", "GITHUB_BASE_REF",
+		"GITHUB_EVENT_NAME", "GITHUB_EVENT_PATH", "GITHUB_REF",
+		"RUNNER_NAME",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		unsetenv(names[i]);
+}
+
 static struct run_result
 run_argv(const char *dir, char *const *argv)
 {
