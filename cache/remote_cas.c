@@ -47,6 +47,19 @@ digest_check(const struct remote_digest *d, struct error *err)
 	return 0;
 }
 
+/* A blob to read: its digest well formed, its domain (NULL: trusted) an id. */
+static int
+blob_ref_check(const struct remote_digest *d, const char *domain,
+	       struct error *err)
+{
+	int rc = digest_check(d, err);
+
+	if (!rc && domain && !remote_domain_valid(domain))
+		rc = error_set(err, ERROR_INVALID, "'%.80s' is not a trust "
+			       "domain id", domain);
+	return rc;
+}
+
 static int
 is_empty(const struct remote_digest *d)
 {
@@ -287,14 +300,9 @@ remote_cas_verify(struct remote *r, struct remote_check *c, size_t n,
 	size_t *idx = NULL, m = 0, i;
 	int rc = 0;
 
-	for (i = 0; i < n; i++) {
-		rc = digest_check(&c[i].digest, err);
-		if (!rc && c[i].domain && !remote_domain_valid(c[i].domain))
-			rc = error_set(err, ERROR_INVALID, "'%.80s' is not a "
-				       "trust domain id", c[i].domain);
-		if (rc)
+	for (i = 0; i < n; i++)
+		if ((rc = blob_ref_check(&c[i].digest, c[i].domain, err)) != 0)
 			return rc;
-	}
 	x = xfers_new(n);
 	idx = mem_calloc(n ? n : 1, sizeof(*idx));
 	dom = mem_calloc(n ? n : 1, sizeof(*dom));
@@ -459,14 +467,9 @@ remote_cas_get_files(struct remote *r, struct remote_fetch *f, size_t n,
 	size_t *idx = NULL, m = 0, i;
 	int rc = 0;
 
-	for (i = 0; i < n; i++) {
-		rc = digest_check(&f[i].digest, err);
-		if (!rc && f[i].domain && !remote_domain_valid(f[i].domain))
-			rc = error_set(err, ERROR_INVALID, "'%.80s' is not a "
-				       "trust domain id", f[i].domain);
-		if (rc)
+	for (i = 0; i < n; i++)
+		if ((rc = blob_ref_check(&f[i].digest, f[i].domain, err)) != 0)
 			return rc;
-	}
 	x = xfers_new(n);
 	idx = mem_calloc(n ? n : 1, sizeof(*idx));
 	pl = mem_calloc(n ? n : 1, sizeof(*pl));
