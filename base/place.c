@@ -106,22 +106,9 @@ place_stage(struct place *p, const char *rel, unsigned mode,
 	size_t dlen = place_split(rel, &name);
 	int rc, dir_fd;
 
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? 2 * p->cap : 8;
-		struct place_file *v = mem_realloc(p->files, cap * sizeof(*v));
-
-		if (!v)
-			return OOM(err);
-		p->files = v;
-		p->cap = cap;
-	}
-	f = &p->files[p->n];
-	memset(f, 0, sizeof(*f));
-	f->fd = -1;
-	f->mode = mode;
-	f->rel = mem_strdup(rel);
-	if (!f->rel)
-		return OOM(err);
+	f = place_file_add(p, rel, mode, err);
+	if (!f)
+		return err->code;
 	dir_fd = place_open_dir(p, p->root_fd, rel, rel, dlen, err);
 	if (dir_fd < 0) {
 		rc = dir_fd;

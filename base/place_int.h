@@ -38,6 +38,21 @@ int place_open_dir(struct place *p, int root_fd, const char *whole,
  */
 long place_tmp_pid(const char *name);
 
+/*
+ * Remember folder rel[0..len) as made by placement p (NULL: nothing is
+ * remembered), so place_close can remove it again. 0 or ERROR_NOMEM.
+ */
+int place_note_made(struct place *p, const char *rel, size_t len,
+		    struct error *err);
+
+/*
+ * A new staged file of p for rel (copied) with mode and no descriptor,
+ * at p->files[p->n]: the caller counts it (p->n++) once it is staged.
+ * NULL with err set (ERROR_NOMEM) when memory runs out.
+ */
+struct place_file *place_file_add(struct place *p, const char *rel,
+				  unsigned mode, struct error *err);
+
 /* The folder part of rel: its length (0 for none); *name the rest. */
 size_t place_split(const char *rel, const char **name);
 

@@ -25,10 +25,6 @@
 
 #define OOM(err) error_set(err, ERROR_NOMEM, "out of memory")
 
-static const char hint_links[] =
-	"ripple never writes through a link, into a FIFO or onto a device: "
-	"remove it (it may be committed) and run again";
-
 /* "a symbolic link", "a FIFO", ... of an lstat mode. */
 const char *
 place_kind_of(unsigned mode)
@@ -41,46 +37,7 @@ place_kind_of(unsigned mode)
 				 : S_ISDIR(mode) ? FSYS_DIR : FSYS_REG);
 }
 
-/* ERROR_INVALID: rel is not written because `what` (a prefix) is `kind`. */
-int
-place_refuse(const char *rel, const char *what, size_t what_len,
-	     const char *kind, struct error *err)
-{
-	if (what_len == strlen(rel))
-		error_set(err, ERROR_INVALID, "'%s' is not written: it is %s",
-			  rel, kind);
-	else
-		error_set(err, ERROR_INVALID, "'%s' is not written: '%.*s' is "
-			  "%s", rel, (int)what_len, what, kind);
-	error_hint(err, hint_links);
-	return ERROR_INVALID;
-}
 
-/* Remember folder rel[0..len) as made by this placement. */
-static int
-note_made(struct place *p, const char *rel, size_t len, struct error *err)
-{
-	char *s;
-
-	if (!p)
-		return 0;
-	if (p->n_made == p->cap_made) {
-		size_t cap = p->cap_made ? 2 * p->cap_made : 8;
-		char **v = mem_realloc(p->made, cap * sizeof(*v));
-
-		if (!v)
-			return OOM(err);
-		p->made = v;
-		p->cap_made = cap;
-	}
-	s = mem_alloc(len + 1);
-	if (!s)
-		return OOM(err);
-	memcpy(s, rel, len);
-	s[len] = '\0';
-	p->made[p->n_made++] = s;
-	return 0;
-}
 
 /*
  * Open the folder rel[0..len) under root_fd, one component at a time,
@@ -120,7 +77,7 @@ place_open_dir(struct place *p, int root_fd, const char *whole,
 		if (next < 0 && errno == ENOENT && p && !made) {
 			made = 1;
 			if (!mkdirat(cur, comp, 0777)) {
-				int rc = note_made(p, rel, end, err);
+				int rc = place_note_made(p, rel, end, err);
 
 				if (rc) {
 					close(cur);
@@ -161,15 +118,6 @@ place_open_dir(struct place *p, int root_fd, const char *whole,
 		at = end + 1;
 	}
 	return cur;
-}
-/* The folder part of rel: its length (0 for none), and the name. */
-size_t
-place_split(const char *rel, const char **name)
-{
-	const char *slash = strrchr(rel, '/');
-
-	*name = slash ? slash + 1 : rel;
-	return slash ? (size_t)(slash - rel) : 0;
 }
 
 int

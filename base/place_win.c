@@ -35,53 +35,13 @@
 
 static void remove_path(const char *path, int folder);
 
-static const char hint_links[] =
-	"ripple never writes through a link, into a FIFO or onto a device: "
-	"remove it (it may be committed) and run again";
-
 static const char *
 kind_of(enum fsys_kind k)
 {
 	return k == FSYS_LNK ? "a symbolic link" : file_kind_name(k);
 }
 
-/* ERROR_INVALID: rel is not written because `what` (a prefix) is `kind`. */
-static int
-refuse(const char *rel, const char *what, size_t what_len, const char *kind,
-       struct error *err)
-{
-	if (what_len == strlen(rel))
-		error_set(err, ERROR_INVALID, "'%s' is not written: it is %s",
-			  rel, kind);
-	else
-		error_set(err, ERROR_INVALID, "'%s' is not written: '%.*s' is "
-			  "%s", rel, (int)what_len, what, kind);
-	error_hint(err, hint_links);
-	return ERROR_INVALID;
-}
 
-static int
-note_made(struct place *p, const char *rel, size_t len, struct error *err)
-{
-	char *s;
-
-	if (p->n_made == p->cap_made) {
-		size_t cap = p->cap_made ? 2 * p->cap_made : 8;
-		char **v = mem_realloc(p->made, cap * sizeof(*v));
-
-		if (!v)
-			return OOM(err);
-		p->made = v;
-		p->cap_made = cap;
-	}
-	s = mem_alloc(len + 1);
-	if (!s)
-		return OOM(err);
-	memcpy(s, rel, len);
-	s[len] = '\0';
-	p->made[p->n_made++] = s;
-	return 0;
-}
 
 /* root + "/" + rel[0..len) (or root alone for len 0) into b. */
 static int
@@ -119,7 +79,7 @@ check_dirs(struct place *p, const char *root, const char *whole,
 		if (e == ENOENT && p) {
 			e = fsys_mkdir(b.data);
 			if (!e)
-				rc = note_made(p, rel, end, err);
+				rc = place_note_made(p, rel, end, err);
 			else if (e != EEXIST)
 				rc = error_set(err, ERROR_IO, "cannot make "
 					       "'%.*s': %s", (int)end, rel,
@@ -136,21 +96,13 @@ check_dirs(struct place *p, const char *root, const char *whole,
 			rc = error_set(err, ERROR_IO, "cannot open '%.*s': %s",
 				       (int)end, rel, strerror(e));
 		else if (st.kind != FSYS_DIR)
-			rc = refuse(whole, rel, end, kind_of(st.kind), err);
+			rc = place_refuse(whole, rel, end, kind_of(st.kind), err);
 		at = end + 1;
 	}
 	buf_release(&b);
 	return rc;
 }
 
-static size_t
-split(const char *rel, const char **name)
-{
-	const char *slash = strrchr(rel, '/');
-
-	*name = slash ? slash + 1 : rel;
-	return slash ? (size_t)(slash - rel) : 0;
-}
 
 /* 0 when path is missing or a regular file, else ERROR_INVALID. */
 static int
@@ -166,7 +118,7 @@ dest_ok(const char *path, const char *rel, struct error *err)
 				 strerror(e));
 	if (st.kind == FSYS_REG)
 		return 0;
-	return refuse(rel, rel, strlen(rel), kind_of(st.kind), err);
+	return place_refuse(rel, rel, strlen(rel), kind_of(st.kind), err);
 }
 
 /* The full path of file i's destination (tmp 0) or temp file (tmp 1). */
@@ -175,7 +127,7 @@ file_path(const struct place *p, const struct place_file *f, int tmp,
 	  struct buf *b, struct error *err)
 {
 	const char *name;
-	size_t dlen = split(f->rel, &name);
+	size_t dlen = place_split(f->rel, &name);
 
 	buf_reset(b);
 	return buf_addf(b, err, "%s/%.*s%s%s", p->root, (int)dlen, f->rel,
@@ -266,25 +218,12 @@ place_stage(struct place *p, const char *rel, unsigned mode,
 	struct buf dir = BUF_INIT, dest = BUF_INIT;
 	struct place_file *f;
 	const char *name;
-	size_t dlen = split(rel, &name);
+	size_t dlen = place_split(rel, &name);
 	int rc;
 
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? 2 * p->cap : 8;
-		struct place_file *v = mem_realloc(p->files, cap * sizeof(*v));
-
-		if (!v)
-			return OOM(err);
-		p->files = v;
-		p->cap = cap;
-	}
-	f = &p->files[p->n];
-	memset(f, 0, sizeof(*f));
-	f->fd = -1;
-	f->mode = mode;
-	f->rel = mem_strdup(rel);
-	if (!f->rel)
-		return OOM(err);
+	f = place_file_add(p, rel, mode, err);
+	if (!f)
+		return err->code;
 	rc = check_dirs(p, p->root, rel, rel, dlen, err);
 	if (!rc)
 		rc = join(&dir, p->root, rel, dlen, err);
@@ -327,7 +266,7 @@ place_fd(struct place *p, size_t i, struct error *err)
 	struct buf b = BUF_INIT;
 	struct fsys_stat st;
 	const char *name;
-	size_t dlen = split(f->rel, &name);
+	size_t dlen = place_split(f->rel, &name);
 	wchar_t *w = NULL;
 	int rc, e;
 
@@ -341,7 +280,7 @@ place_fd(struct place *p, size_t i, struct error *err)
 			       "of '%s': %s", f->rel, strerror(e));
 	else if (!rc && (st.kind != FSYS_REG || st.dev != f->dev ||
 			 st.ino != f->ino))
-		rc = refuse(f->rel, f->rel, strlen(f->rel), "not the "
+		rc = place_refuse(f->rel, f->rel, strlen(f->rel), "not the "
 			    "temporary file ripple made (replaced meanwhile)",
 			    err);
 	if (!rc) {
@@ -497,7 +436,7 @@ place_read_open(const char *root, const char *rel, struct error *err)
 	struct buf b = BUF_INIT;
 	struct fsys_stat st;
 	const char *name;
-	size_t dlen = split(rel, &name);
+	size_t dlen = place_split(rel, &name);
 	int rc, fd = -1, e;
 
 	rc = check_dirs(NULL, root, rel, rel, dlen, err);
@@ -512,7 +451,7 @@ place_read_open(const char *root, const char *rel, struct error *err)
 		goto done;
 	}
 	if (st.kind != FSYS_REG) {
-		rc = refuse(rel, rel, strlen(rel), kind_of(st.kind), err);
+		rc = place_refuse(rel, rel, strlen(rel), kind_of(st.kind), err);
 		goto done;
 	}
 	fd = fsys_open_read(b.data);
@@ -528,7 +467,7 @@ place_read_open(const char *root, const char *rel, struct error *err)
 		fd = -1;
 		rc = e ? error_set(err, ERROR_IO, "cannot read '%s': %s", rel,
 				   strerror(e))
-		       : refuse(rel, rel, strlen(rel), kind_of(st.kind), err);
+		       : place_refuse(rel, rel, strlen(rel), kind_of(st.kind), err);
 	}
 done:
 	buf_release(&b);
