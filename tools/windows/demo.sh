@@ -20,6 +20,8 @@
 #   - at a commit that breaks pathfinder's tests, both win-64 test rows
 #     fail with the test's own message in the report (their upstream
 #     nodes reused);
+#   - each win-64 CI job (`ripple.exe jobs`) run with --job, as
+#     windows-latest runners sharing one run: the same records as above;
 #   - Linux's build/ripple runs the same nodes (--platform win-64) in a
 #     clone of its own: the same keys, the same output digests, the same
 #     bytes in dist/ (and, for the record, how a checkout with symlinks
@@ -131,7 +133,7 @@ check "sh.exe: what a script leaves running ends with it" \
 RIPPLE_DEMO_CTK12_HOME=$home12 RIPPLE_DEMO_CTK13_HOME=$home13 \
 	examples/cuda-bindings/make-demo-repo "$work/origin" > /dev/null ||
 	{ echo "demo.sh: make-demo-repo failed" >&2; exit 2; }
-for c in win lin; do
+for c in win lin jobs; do
 	git clone -q -c core.symlinks=false "$work/origin" "$work/$c" ||
 		exit 2
 done
@@ -187,7 +189,23 @@ check "a failing test is reported as failed: 2 rows, the test's message (exit $r
 	grep -q "FAILED: cuda_pathfinder/tests/FAIL exists: broken on purpose" "$work/w3.out"'
 (cd "$work/win" && git checkout -q main) || exit 2
 
-# 4. Linux runs the same nodes in its own clone: same keys, same bytes.
+# 4. As windows-latest runners would: each win-64 CI job of `ripple.exe
+# jobs` run with --job in a clone of its own, all joining one run.
+jobs=$( (cd "$work/jobs" && "$wine" "$exe" jobs --json) |
+	jq -r '.jobs[] | select(.platform == "win-64") | .name')
+njobs=0 jobs_ok=0
+for j in $jobs; do
+	njobs=$((njobs + 1))
+	wrip "$work/jobs" "$work/job-$j.out" run --job "$j" --run-id ci
+	[ $rc = 0 ] && jobs_ok=$((jobs_ok + 1))
+done
+wrip "$work/jobs" "$work/ci.json" cache export --run ci
+records "$work/ci.json" > "$work/ci.rec"
+check "the $njobs win-64 CI jobs run with --job: $jobs_ok exit 0, the nodes of run w1" \
+	eval '[ $njobs -gt 0 ] && [ $jobs_ok = $njobs ] &&
+	cmp -s "$work/ci.rec" "$work/w1.rec"'
+
+# 5. Linux runs the same nodes in its own clone: same keys, same bytes.
 # shellcheck disable=SC2086
 lrip "$work/lin" "$work/l1.out" run $targets --platform win-64 --run-id l1
 lrc=$rc
@@ -226,6 +244,7 @@ echo "note     a Linux checkout with symlinks: $links_keys of $all keys" \
 	"follow)"
 
 echo "demo: $ok of $n checks pass; win-64 nodes under Wine: $wok ok," \
-	"$all reused on the second run, $same of $all identical to Linux" \
-	"(keys, output digests; $nfiles files in dist/)"
+	"$all reused on the second run, $jobs_ok of $njobs CI jobs ok with" \
+	"--job, $same of $all identical to Linux (keys, output digests;" \
+	"$nfiles files in dist/)"
 [ $ok = $n ]
