@@ -21,11 +21,11 @@
  * value is a whole Windows absolute path translated. The working folder
  * is the Windows one, translated. The script's stdout and stderr are
  * copied to this process's Windows standard handles (ripple's log), its
- * stdin is /dev/null. A guard process leads nothing but watches this one:
- * when Wine ends sh.exe (ripple's timeout or kill ends the job), the
- * guard gets SIGTERM (PR_SET_PDEATHSIG) and kills the script's whole
- * process group; when the script exits, what it left running is killed
- * too, as the job object does on Windows. The exit status is the shell's
+ * stdin is /dev/null. A guard process watches sh.exe: when Wine ends it
+ * (ripple's timeout or kill ends the job), the guard gets SIGTERM
+ * (PR_SET_PDEATHSIG) and kills the script's whole process group; when
+ * the script exits, what it left running is killed too, as the job
+ * object does on Windows. The exit status is the shell's
  * (128 + N for a signal N). An error of its own: a message naming
  * "sh.exe (Wine stand-in)" and exit 127.
  */
@@ -36,6 +36,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,13 +44,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* A message of sh.exe's own on its Windows stderr. */
 static void
-say(const char *fmt, const char *a, const char *b)
+say(const char *fmt, ...)
 {
 	char msg[1024];
 	DWORD w;
-	int n = snprintf(msg, sizeof(msg), fmt, a, b);
+	va_list ap;
+	int n;
 
+	va_start(ap, fmt);
+	n = vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
 	if (n > 0)
 		WriteFile(GetStdHandle(STD_ERROR_HANDLE), msg,
 			  (DWORD)(n < (int)sizeof(msg) ? n : (int)sizeof(msg) - 1),
@@ -282,8 +288,7 @@ main(void)
 	wargv = CommandLineToArgvW(GetCommandLineW(), &wargc);
 	argv = wargv ? calloc((size_t)wargc + 1, sizeof(*argv)) : NULL;
 	if (!argv || wargc < 1) {
-		say("sh.exe (Wine stand-in): cannot read its command line%s%s\n",
-		    "", "");
+		say("sh.exe (Wine stand-in): cannot read its command line\n");
 		return 127;
 	}
 	argv[0] = strdup("sh");
@@ -293,8 +298,8 @@ main(void)
 		argv[i] = a ? arg_unix(a) : NULL;
 		free(a);
 		if (!argv[i]) {
-			say("sh.exe (Wine stand-in): an argument is not "
-			    "UTF-16%s%s\n", "", "");
+			say("sh.exe (Wine stand-in): argument %d is not "
+			    "UTF-16\n", i);
 			return 127;
 		}
 	}
@@ -306,13 +311,13 @@ main(void)
 		free(c);
 	}
 	if (!env || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
-		say("sh.exe (Wine stand-in): %s%s\n", strerror(errno), "");
+		say("sh.exe (Wine stand-in): %s\n", strerror(errno));
 		return 127;
 	}
 	pid = fork();
 	if (pid < 0) {
-		say("sh.exe (Wine stand-in): cannot fork: %s%s\n",
-		    strerror(errno), "");
+		say("sh.exe (Wine stand-in): cannot fork: %s\n",
+		    strerror(errno));
 		return 127;
 	}
 	if (!pid) {
