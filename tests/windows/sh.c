@@ -113,37 +113,51 @@ arg_unix(const char *s)
 	return u ? u : strdup(s);
 }
 
-/* "PATH=a;b" with each folder translated: "PATH=/a:/b". */
+/* Append n bytes of s to the malloc'd string *out (*at bytes long). */
+static int
+append(char **out, size_t *at, const char *s, size_t n)
+{
+	char *p = realloc(*out, *at + n + 1);
+
+	if (!p)
+		return -1;
+	memcpy(p + *at, s, n);
+	*at += n;
+	p[*at] = '\0';
+	*out = p;
+	return 0;
+}
+
+/* "PATH=a;b" with each folder translated: "PATH=/a:/b", or NULL. */
 static char *
 path_unix(const char *value)
 {
-	size_t cap = strlen(value) * 4 + 64, at;
-	char *out = malloc(cap), *u;
+	char *out = NULL, *u;
 	const char *p = value, *end;
+	size_t at = 0;
+	int rc = append(&out, &at, "PATH=", 5);
 
-	if (!out)
-		return NULL;
-	at = (size_t)sprintf(out, "PATH=");
-	for (;;) {
-		int len;
+	while (!rc) {
+		size_t len;
 
 		end = strchr(p, ';');
-		len = end ? (int)(end - p) : (int)strlen(p);
-		u = len && win_absolute(p, len) ? unix_path(p, len) : NULL;
-		if (len && (u ? strlen(u) : (size_t)len) + at + 2 < cap) {
-			if (at > 5)
-				out[at++] = ':';
-			if (u)
-				at += (size_t)sprintf(out + at, "%s", u);
-			else
-				at += (size_t)sprintf(out + at, "%.*s", len, p);
-		}
+		len = end ? (size_t)(end - p) : strlen(p);
+		u = len && win_absolute(p, (int)len) ? unix_path(p, (int)len)
+		    : NULL;
+		if (len && at > 5)
+			rc = append(&out, &at, ":", 1);
+		if (len && !rc)
+			rc = u ? append(&out, &at, u, strlen(u))
+			     : append(&out, &at, p, len);
 		free(u);
 		if (!end)
 			break;
 		p = end + 1;
 	}
-	out[at] = '\0';
+	if (rc) {
+		free(out);
+		return NULL;
+	}
 	return out;
 }
 

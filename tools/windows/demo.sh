@@ -15,6 +15,7 @@
 # build-windows/tests/sh/sh.exe (tests/windows/sh.c), the stand-in for Git
 # for Windows' sh.exe, found in the action's PATH with Debian's tools
 # (Git for Windows' usr/bin holds both). Checked:
+#   - sh.exe itself: paths translated, a timeout and leftovers killed;
 #   - every win-64 node ok, the toolkits probed (each record's identity);
 #   - a second run (--base HEAD) reuses every node;
 #   - at a commit that breaks pathfinder's tests, both win-64 test rows
@@ -109,7 +110,8 @@ sources:
 tests:
   args:
     needs: [s]
-    command: [sh, -c, 'echo "[\$1] [\$2] [\$PWD]"; test -f "\$1"', sh,
+    command: [sh, -c, 'echo "[\$1] [\$2] [\$PWD]"; echo "PATH=\$PATH";
+              test -f "\$1"', sh,
               '$(winpath "$t/src/a")', "a b"]
   slow:
     needs: [s]
@@ -123,8 +125,11 @@ YML
 	-c user.email=demo@example.org commit -q -m initial) || exit 2
 wrip "$t" "$work/t1.out" run --keep-going --run-id t1
 sleep 5
-check "sh.exe: Windows paths and the folder as Unix paths" \
-	grep -qx "\[$t/src/a\] \[a b\] \[$t\]" "$t/.ripple/logs/t1/test%3Aargs.log"
+log=$t/.ripple/logs/t1/test%3Aargs.log
+check "sh.exe: Windows paths, PATH and the folder as Unix paths" \
+	eval 'grep -qx "\[$t/src/a\] \[a b\] \[$t\]" "$log" &&
+	grep -q "^PATH=$(dirname "$sh_exe"):/usr/bin:/bin:/" "$log"'
+# (PATH: WINEPATH's three folders, then Wine's own, each translated)
 check "sh.exe: a timeout ends the script and what it started" \
 	eval 'grep -q "^run t1 failed: .* 2 tested, 0 failed, 1 timed out" "$work/t1.out" &&
 	! ps -eo args | grep -q "^sleep 3[78]$"'
