@@ -125,16 +125,18 @@ YML
 	-c user.email=demo@example.org commit -q -m initial) || exit 2
 wrip "$t" "$work/t1.out" run --keep-going --run-id t1
 sleep 5
+# PATH: WINEPATH's three folders, then Wine's own, each translated.
 log=$t/.ripple/logs/t1/test%3Aargs.log
 check "sh.exe: Windows paths, PATH and the folder as Unix paths" \
 	eval 'grep -qx "\[$t/src/a\] \[a b\] \[$t\]" "$log" &&
 	grep -q "^PATH=$(dirname "$sh_exe"):/usr/bin:/bin:/" "$log"'
-# (PATH: WINEPATH's three folders, then Wine's own, each translated)
 check "sh.exe: a timeout ends the script and what it started" \
 	eval 'grep -q "^run t1 failed: .* 2 tested, 0 failed, 1 timed out" "$work/t1.out" &&
 	! ps -eo args | grep -q "^sleep 3[78]$"'
 check "sh.exe: what a script leaves running ends with it" \
 	test ! -e "$t/late.txt"
+
+# The demo, its clones: two as Git for Windows checks out, one as Linux.
 RIPPLE_DEMO_CTK12_HOME=$home12 RIPPLE_DEMO_CTK13_HOME=$home13 \
 	examples/cuda-bindings/make-demo-repo "$work/origin" > /dev/null ||
 	{ echo "demo.sh: make-demo-repo failed" >&2; exit 2; }
