@@ -136,7 +136,8 @@ check "sh.exe: a timeout ends the script and what it started" \
 check "sh.exe: what a script leaves running ends with it" \
 	test ! -e "$t/late.txt"
 
-# The demo, its clones: two as Git for Windows checks out, one as Linux.
+# The demo and its clones: three without symlinks, as Git for Windows
+# checks out (for Windows, for Linux, for the CI jobs), one with them.
 RIPPLE_DEMO_CTK12_HOME=$home12 RIPPLE_DEMO_CTK13_HOME=$home13 \
 	examples/cuda-bindings/make-demo-repo "$work/origin" > /dev/null ||
 	{ echo "demo.sh: make-demo-repo failed" >&2; exit 2; }
