@@ -17,7 +17,8 @@
 # (Git for Windows' usr/bin holds both). Checked:
 #   - sh.exe itself: paths translated, a timeout and leftovers killed;
 #   - every win-64 node ok, the toolkits probed (each record's identity);
-#   - a second run (--base HEAD) reuses every node;
+#   - a second run (--base HEAD) reuses every node, and so does one with
+#     the rules' runners: removed (the run does not read it);
 #   - at a commit that breaks pathfinder's tests, both win-64 test rows
 #     fail with the test's own message in the report (their upstream
 #     nodes reused);
@@ -181,6 +182,15 @@ wrip "$work/win" "$work/w2.out" run $targets --run-id w2 --base HEAD
 all=$(wc -l < "$work/w1.rec" | tr -d ' ')
 check "a second run reuses all $all nodes (exit $rc)" \
 	eval '[ $rc = 0 ] && grep -q "^run w2 ok: 0 built, $all reused" "$work/w2.out"'
+# The run reads no runners: (which says where CI jobs go): the same rules
+# without it give the same nodes and keys.
+sed '/^runners:/,/^$/d' "$work/win/ripple.yml" > "$work/no-runners.yml"
+# shellcheck disable=SC2086
+wrip "$work/win" "$work/w2r.out" run $targets --rules "$work/no-runners.yml" \
+	--run-id w2r --base HEAD
+check "without runners: in the rules, the same $all nodes, all reused (exit $rc)" \
+	eval '! grep -q "^runners:" "$work/no-runners.yml" && [ $rc = 0 ] &&
+	grep -q "^run w2r ok: 0 built, $all reused" "$work/w2r.out"'
 
 # 3. A commit that breaks pathfinder's tests: both win-64 rows fail.
 (cd "$work/win" && git checkout -q -b broken &&
