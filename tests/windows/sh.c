@@ -249,6 +249,7 @@ guard(pid_t parent, char **argv, char **env, const char *cwd, int out,
       int err)
 {
 	struct sigaction sa;
+	sigset_t term, old;
 	int status;
 
 	memset(&sa, 0, sizeof(sa));
@@ -257,12 +258,17 @@ guard(pid_t parent, char **argv, char **env, const char *cwd, int out,
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	if (getppid() != parent)
 		_exit(128 + SIGTERM);
+	/* SIGTERM waits until script_pid names the script's group */
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	sigprocmask(SIG_BLOCK, &term, &old);
 	script_pid = fork();
 	if (script_pid < 0)
 		_exit(127);
 	if (!script_pid)
 		exec_shell(argv, env, cwd, out, err);
 	setpgid(script_pid, script_pid);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	close(out);
 	close(err);
 	while (waitpid(script_pid, &status, 0) < 0 && errno == EINTR)
