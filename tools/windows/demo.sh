@@ -24,6 +24,8 @@
 #     nodes reused);
 #   - each win-64 CI job (`ripple.exe jobs`) run with --job, as
 #     windows-latest runners sharing one run: the same records as above;
+#   - the demo's GPU tests (cuda-smoke, platform-less) pass on a fake GPU
+#     through the DLLs of each line's toolkit, as on Linux;
 #   - Linux's build/ripple runs the same nodes (--platform win-64) in a
 #     clone of its own: the same keys, the same output digests, the same
 #     bytes in dist/ (and, for the record, how a checkout with symlinks
@@ -223,7 +225,37 @@ check "the $njobs win-64 CI jobs run with --job: $jobs_ok exit 0, the nodes of r
 	eval '[ $njobs -gt 0 ] && [ $jobs_ok = $njobs ] &&
 	cmp -s "$work/ci.rec" "$work/w1.rec"'
 
-# 5. Linux runs the same nodes in its own clone: same keys, same bytes.
+# 5. The demo's GPU tests, cuda-smoke (one per CUDA line, platform-less):
+# ripple finds its GPUs through $CUDA_HOME's runtime (the fake's one
+# device, computing on the CPU); each node loads its own toolkit's DLLs,
+# compiles, links, launches and verifies, as on Linux with the Linux
+# fakes of the same homes (paths and times aside).
+smoke_norm='del(.ms, .home) | (.builds[]? |= del(.compile_ms, .link_ms))'
+CUDA_HOME=$home13 wrip "$work/win" "$work/g1.out" run cuda-smoke --run-id g1
+grc=$rc
+CUDA_HOME=$home13 lrip "$work/lin" "$work/g1l.out" run cuda-smoke \
+	--run-id g1
+lgrc=$rc
+nsmoke=0 smoke_same=0
+for r in bindings-12:12.9 bindings-13:13.0; do
+	v=${r#*:} r=${r%:*}
+	f="test%3Acuda-smoke[root=$r].log"
+	nsmoke=$((nsmoke + 1))
+	jq -S "$smoke_norm" "$work/win/.ripple/logs/g1/$f" > "$work/g1-$r.w" \
+		2>/dev/null
+	jq -S "$smoke_norm" "$work/lin/.ripple/logs/g1/$f" > "$work/g1-$r.l" \
+		2>/dev/null
+	[ "$(jq -r '.status, .launched, .verified, .home' \
+	    "$work/win/.ripple/logs/g1/$f" | tr '\n' ' ')" = \
+	    "passed true true $top/build-windows/tests/demo-cuda-$v " ] &&
+	    cmp -s "$work/g1-$r.w" "$work/g1-$r.l" &&
+		smoke_same=$((smoke_same + 1))
+done
+check "the demo's $nsmoke GPU tests pass through the DLLs on a fake GPU, as on Linux: $smoke_same (exit $grc, $lgrc)" \
+	eval '[ $grc = 0 ] && [ $lgrc = 0 ] && [ $smoke_same = $nsmoke ] &&
+	grep -q "^run g1 ok: .* 2 tested, 0 failed" "$work/g1.out"'
+
+# 6. Linux runs the same nodes in its own clone: same keys, same bytes.
 # shellcheck disable=SC2086
 lrip "$work/lin" "$work/l1.out" run $targets --platform win-64 --run-id l1
 lrc=$rc
@@ -263,6 +295,6 @@ echo "note     a Linux checkout with symlinks: $links_keys of $all keys" \
 
 echo "demo: $ok of $n checks pass; win-64 nodes under Wine: $wok ok," \
 	"$all reused on the second run, $jobs_ok of $njobs CI jobs ok with" \
-	"--job, $same of $all identical to Linux (keys, output digests;" \
-	"$nfiles files in dist/)"
+	"--job, $smoke_same of $nsmoke GPU tests passed, $same of $all" \
+	"identical to Linux (keys, output digests; $nfiles files in dist/)"
 [ $ok = $n ]
