@@ -105,6 +105,7 @@ rm -rf "$work" && mkdir -p "$work" || exit 2
 # ends the script with what it started, and what a script leaves running
 # ends with it (as the job object ends it on Windows).
 t=$work/stand-in
+nap=$((100 + $$ % 800))	# sleeps of lengths no other check uses at once
 mkdir -p "$t/src" && echo x > "$t/src/a" && printf '.ripple/\n' > "$t/.gitignore"
 cat > "$t/ripple.yml" <<YML
 version: 1
@@ -118,7 +119,7 @@ tests:
               '$(winpath "$t/src/a")', "a b"]
   slow:
     needs: [s]
-    command: "sleep 37 & sleep 38; echo not reached"
+    command: "sleep $nap & sleep $((nap + 1)); echo not reached"
     timeout: 2
   orphan:
     needs: [s]
@@ -135,7 +136,7 @@ check "sh.exe: Windows paths, PATH and the folder as Unix paths" \
 	grep -q "^PATH=$(dirname "$sh_exe"):/usr/bin:/bin:/" "$log"'
 check "sh.exe: a timeout ends the script and what it started" \
 	eval 'grep -q "^run t1 failed: .* 2 tested, 0 failed, 1 timed out" "$work/t1.out" &&
-	! ps -eo args | grep -q "^sleep 3[78]$"'
+	! ps -eo args | grep -q "^sleep \($nap\|$((nap + 1))\)$"'
 check "sh.exe: what a script leaves running ends with it" \
 	test ! -e "$t/late.txt"
 
