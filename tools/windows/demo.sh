@@ -16,7 +16,8 @@
 # for Windows' sh.exe, found in the action's PATH with Debian's tools
 # (Git for Windows' usr/bin holds both). Checked:
 #   - sh.exe itself: paths translated, a timeout and leftovers killed;
-#   - every win-64 node ok, the toolkits probed (each record's identity);
+#   - every win-64 node ok, the toolkits probed (each record's identity),
+#     the checkout's two committed symlinks held as files noted;
 #   - a second run (--base HEAD) reuses every node, and so does one with
 #     the rules' runners: removed (the run does not read it);
 #   - at a commit that breaks pathfinder's tests, both win-64 test rows
@@ -169,6 +170,9 @@ check "ripple.exe runs the $wanted win-64 nodes: $wok ok (exit $wrc)" \
 	eval '[ $wrc = 0 ] && [ "$wok" = "$wanted" ] &&
 	! grep -v " ok$" "$work/w1.rec"'
 cp -R "$work/win/dist" "$work/w1-dist" || exit 2
+check "ripple.exe notes the 2 committed symlinks the checkout holds as files" \
+	grep -q "^ripple run: note: this checkout holds 2 committed symlinks .*: cuda_bindings/cuda/bindings/_version_check.py, cuda_bindings_12/cuda/bindings/_version_check.py$" \
+	"$work/w1.out"
 identity "$work/w1.json" > "$work/w1.id"
 nid=$(grep -c . "$work/w1.id")
 ntk=$(grep -c '^artifact:\(bindings-wheel\|bindings-test-ext\|core-variant\)\[' \
@@ -286,6 +290,8 @@ lrip "$work/lin-links" "$work/k1.out" run $targets --platform win-64 \
 	--run-id k1
 lrip "$work/lin-links" "$work/k1.json" cache export --run k1
 records "$work/k1.json" > "$work/k1.rec"
+check "no such note from a checkout with links" \
+	eval '[ -s "$work/k1.rec" ] && ! grep -q "note: this checkout holds" "$work/k1.out"'
 links_same=$(comm -12 "$work/w1.rec" "$work/k1.rec" | wc -l | tr -d ' ')
 links_keys=$(cut -d' ' -f1,2 "$work/k1.rec" |
 	comm -12 "$work/w1.keys" - | wc -l | tr -d ' ')
