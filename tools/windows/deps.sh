@@ -56,6 +56,22 @@ done
 mkdir -p "$deps/dl" "$deps/src" "$deps/logs" "$deps/stamps" \
 	"$prefix/bin" "$prefix/include" "$prefix/lib/pkgconfig"
 
+# A prefix built in another folder and copied here (another checkout's
+# build-windows/deps, a restored CI cache) still names that folder in its
+# pkg-config files, libtool archives and *-config scripts: ripple.exe
+# would compile against the other tree's headers and libraries. They are
+# made to name this one (zlib.pc, written by pc() below, says where the
+# prefix was built).
+was=$(sed -n 's/^prefix=//p' "$prefix/lib/pkgconfig/zlib.pc" 2>/dev/null)
+if [ -n "$was" ] && [ "$was" != "$prefix" ]; then
+	echo "deps.sh: the prefix was built in $was; its files now name" \
+		"$prefix"
+	grep -rlI -F "$was" "$prefix/lib" "$prefix/bin" 2>/dev/null |
+		while read -r f; do
+			sed -i "s|$was|$prefix|g" "$f"
+		done
+fi
+
 export PKG_CONFIG_LIBDIR="$prefix/lib/pkgconfig"
 export PKG_CONFIG_PATH=
 export CFLAGS="-O2 -g0"
