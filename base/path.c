@@ -420,50 +420,55 @@ is_short_name(const char *c, size_t n)
 	return i < base && i >= 2 && c[i - 1] == '~';
 }
 
+/* Why component c[0..n) of a path is refused (path_name_refused), or
+ * NULL; first says whether it is the path's first component. */
+static const char *
+component_refused(const char *c, size_t n, int first, int win)
+{
+	if (!n || (n == 1 && c[0] == '.') ||
+	    (n == 2 && c[0] == '.' && c[1] == '.'))
+		return NULL;	/* other checks' business */
+	if (aliases(c, n, ".git"))
+		return "names git's '.git' folder on some file systems";
+	if (first && aliases(c, n, ".ripple"))
+		return "names ripple's '.ripple' folder on some file systems";
+	if (!win)
+		return NULL;
+	if (is_device(c, n))
+		return "names a Windows device (CON, NUL, COM1, ...), also "
+		       "with an extension";
+	if (memchr(c, ':', n))
+		return "holds ':', an alternate data stream or a drive on "
+		       "Windows";
+	if (c[n - 1] == '.' || c[n - 1] == ' ')
+		return "has a name ending in '.' or ' ', which Windows drops";
+	if (is_short_name(c, n))
+		return "has the form of an 8.3 short name ('~' and digits), "
+		       "another file's on Windows";
+	return NULL;
+}
+
 const char *
 path_name_refused(const char *s, size_t n, unsigned flags, size_t *at,
 		  size_t *len)
 {
 	const char *c = s, *end = s + n, *why = NULL;
-	size_t k = 0;
+	size_t k = n;
 	int win = (flags & PATH_NAMES_WINDOWS) != 0;
 
 	if (win && !(flags & PATH_NAMES_GLOB) && memchr(s, '\\', n)) {
 		why = "holds '\\', a separator on Windows";
-		c = s;
-		k = n;
-		goto done;
-	}
-	for (; c < end && !why; c += k + 1) {
-		const char *slash = memchr(c, '/', (size_t)(end - c));
+	} else {
+		for (;;) {
+			const char *slash = memchr(c, '/', (size_t)(end - c));
 
-		k = (size_t)((slash ? slash : end) - c);
-		if (!k || (k == 1 && c[0] == '.') ||
-		    (k == 2 && c[0] == '.' && c[1] == '.'))
-			continue;
-		if (aliases(c, k, ".git"))
-			why = "names git's '.git' folder on some file systems";
-		else if (c == s && aliases(c, k, ".ripple"))
-			why = "names ripple's '.ripple' folder on some file "
-			      "systems";
-		else if (!win)
-			continue;
-		else if (is_device(c, k))
-			why = "names a Windows device (CON, NUL, COM1, ...), "
-			      "also with an extension";
-		else if (memchr(c, ':', k))
-			why = "holds ':', an alternate data stream or a drive "
-			      "on Windows";
-		else if (c[k - 1] == '.' || c[k - 1] == ' ')
-			why = "has a name ending in '.' or ' ', which Windows "
-			      "drops";
-		else if (is_short_name(c, k))
-			why = "has the form of an 8.3 short name ('~' and "
-			      "digits), another file's on Windows";
-		if (why)
-			break;
+			k = (size_t)((slash ? slash : end) - c);
+			why = component_refused(c, k, c == s, win);
+			if (why || !slash)
+				break;
+			c = slash + 1;
+		}
 	}
-done:
 	if (why && at)
 		*at = (size_t)(c - s);
 	if (why && len)
