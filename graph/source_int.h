@@ -14,7 +14,7 @@ struct graph_source_state;
 
 struct graph_source_raw {
 	const char *path;	/* repository-relative */
-	unsigned mode;
+	unsigned mode;		/* 040000: a folder marker (graph_source_finish) */
 	unsigned char oid[20];
 };
 
@@ -38,7 +38,14 @@ struct graph_source_view {
 /*
  * Fill *st from n raw entries sorted by path: copy them into st's arena,
  * read and resolve symlinks through view, collect warnings, and compute the
- * key. Returns 0 or a negative error.
+ * key (docs/patterns.md, "ripple-source-v2"). An entry of mode 040000 is a
+ * folder marker: a folder the set claims whole, with its git tree id, put
+ * just before the entries below it (which may be left out when the walk
+ * knows the folder holds no symlink). A marker none of whose entries below
+ * is a symlink, and that lies under no other such marker, is hashed as one
+ * record (path, 040000, tree id) in place of its entries; the others are
+ * ignored. Markers are not files: st->files holds only the other entries.
+ * Returns 0 or a negative error.
  */
 int graph_source_finish(struct graph_source_state *st,
 			const struct graph_source_raw *raw, size_t n,
