@@ -35,6 +35,18 @@ struct graph_source_view {
 			  struct error *err);
 };
 
+/* A commit's tree as a view: root is the commit's tree (not owned). */
+struct git_tree;
+struct graph_repo;
+struct graph_tree_view {
+	struct graph_repo *repo;
+	struct git_tree *root;
+};
+
+/* Point *out at tv (which must outlive it): lookups in tv->root. */
+void graph_tree_view_init(struct graph_tree_view *tv,
+			  struct graph_source_view *out);
+
 /*
  * Fill *st from n raw entries sorted by path: copy them into st's arena,
  * read and resolve symlinks through view, collect warnings, and compute the

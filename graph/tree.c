@@ -7,7 +7,6 @@
 #include "graph/source.h"
 #include "graph/source_int.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #define XXH_STATIC_LINKING_ONLY
@@ -196,7 +195,7 @@ scan_links(struct walk *w, const git_oid *id, int *links)
 	n = git_tree_entrycount(t);
 	for (i = 0; !rc && !*links && i < n; i++) {
 		e = git_tree_entry_byindex(t, i);
-		switch (git_tree_entry_filemode(e)) {
+		switch (graph_git_entry_mode(e)) {
 		case GIT_FILEMODE_LINK:
 			*links = 1;
 			break;
@@ -267,7 +266,7 @@ static int
 walk_entry(struct walk *w, const git_tree_entry *e, struct memo_item *it,
 	   int *keep)
 {
-	git_filemode_t mode = git_tree_entry_filemode(e);
+	unsigned mode = graph_git_entry_mode(e);
 	int rc = 0;
 
 	*keep = 0;
@@ -377,95 +376,6 @@ flatten(const struct memo_node *m, struct graph_source_raw *v, size_t *n)
 		else
 			v[(*n)++] = m->items[i].file;
 	}
-}
-
-/* The commit-tree view symlink resolution uses. */
-struct tree_view {
-	struct graph_repo *repo;
-	git_tree *root;
-};
-
-static int
-tv_lookup(void *ctx, const char *path, unsigned *mode, unsigned char oid[20],
-	  struct error *err)
-{
-	struct tree_view *tv = ctx;
-	git_tree_entry *e = NULL;
-	int grc = git_tree_entry_bypath(&e, tv->root, path);
-
-	if (grc == GIT_ENOTFOUND)
-		return 1;
-	if (grc < 0)
-		return graph_repo_git_error(tv->repo, grc, err,
-					    "reading a tree");
-	*mode = (unsigned)git_tree_entry_filemode(e);
-	memcpy(oid, git_tree_entry_id(e)->id, 20);
-	git_tree_entry_free(e);
-	return 0;
-}
-
-static int
-tv_link_text(void *ctx, const char *path, const unsigned char oid[20],
-	     struct buf *out, struct error *err)
-{
-	struct tree_view *tv = ctx;
-	git_blob *b = NULL;
-	char what[512];
-	int grc, rc;
-
-	grc = git_blob_lookup(&b, graph_repo_git(tv->repo),
-			      (const git_oid *)oid);
-	if (grc < 0) {
-		snprintf(what, sizeof(what), "reading symlink '%s'", path);
-		return graph_repo_git_error(tv->repo, grc, err, what);
-	}
-	rc = buf_add(out, git_blob_rawcontent(b), (size_t)git_blob_rawsize(b),
-		     err);
-	git_blob_free(b);
-	return rc;
-}
-
-static int
-dir_cb(const char *root, const git_tree_entry *e, void *payload)
-{
-	if (git_tree_entry_type(e) == GIT_OBJECT_TREE)
-		return 0;
-	/* The whole path, however long: a cut one could equal another's. */
-	graph_source_dir_entry2(payload, root, git_tree_entry_name(e),
-				(unsigned)git_tree_entry_filemode(e),
-				git_tree_entry_id(e)->id);
-	return 0;
-}
-
-static int
-tv_dir_digest(void *ctx, const char *path, unsigned char d[16],
-	      struct error *err)
-{
-	struct tree_view *tv = ctx;
-	git_tree_entry *e = NULL;
-	git_tree *t = NULL;
-	XXH3_state_t h;
-	XXH128_canonical_t c;
-	int grc;
-
-	grc = git_tree_entry_bypath(&e, tv->root, path);
-	if (grc == 0)
-		grc = git_tree_lookup(&t, graph_repo_git(tv->repo),
-				      git_tree_entry_id(e));
-	git_tree_entry_free(e);
-	if (grc < 0)
-		return graph_repo_git_error(tv->repo, grc, err,
-					    "reading a linked directory");
-	XXH3_128bits_reset(&h);
-	XXH3_128bits_update(&h, "ripple-dir-v1", 14);
-	grc = git_tree_walk(t, GIT_TREEWALK_PRE, dir_cb, &h);
-	git_tree_free(t);
-	if (grc < 0)
-		return graph_repo_git_error(tv->repo, grc, err,
-					    "reading a linked directory");
-	XXH128_canonicalFromHash(&c, XXH3_128bits_digest(&h));
-	memcpy(d, c.digest, 16);
-	return 0;
 }
 
 /* Compare directory paths as git orders trees: as if each ended in "/". */
@@ -579,9 +489,8 @@ compute(struct graph_repo *repo, const struct graph_oid *commit,
 	struct walk w;
 	struct memo_node **tops = NULL;
 	struct graph_source_raw *raw = NULL;
-	struct tree_view tv = { repo, NULL };
-	struct graph_source_view view = { &tv, tv_lookup, tv_link_text,
-					  tv_dir_digest };
+	struct graph_tree_view tv = { repo, NULL };
+	struct graph_source_view view;
 	size_t n = 0, i, n_tops = 0, total = 0;
 	int rc;
 
@@ -595,6 +504,7 @@ compute(struct graph_repo *repo, const struct graph_oid *commit,
 	rc = graph_repo_commit_tree(repo, commit, &tv.root, err);
 	if (rc)
 		goto done;
+	graph_tree_view_init(&tv, &view);
 	w.repo = repo;
 	w.set = set;
 	w.cache = cache;

@@ -307,3 +307,61 @@ Test(graph_source_fold, a_gitlink_inside_a_folder_counts)
 	t_rmtree(dir);
 	free(dir);
 }
+
+/*
+ * A tree entry whose mode has the symlink type with other permission
+ * bits (120755: written by `git mktree`, or a hostile repository) is
+ * checked out by git as a link. libgit2's git_tree_entry_filemode calls
+ * it an executable file; ripple must treat it as the link it is, so the
+ * folder is not folded and the link's target counts.
+ */
+Test(graph_source_fold, an_odd_symlink_mode_is_still_a_link)
+{
+	char *dir = t_git_init(), k1[33], k2[33];
+	struct graph_repo *repo = NULL;
+	struct pattern_set *s = set_of("pkg/src/**");
+	struct graph_source_state st;
+	struct graph_oid oid;
+	struct error err;
+	const char *rev[2] = { "one", "two" };
+	char *keys[2] = { k1, k2 };
+	size_t i, k;
+
+	sh_ok(dir, "A=$(echo 'int a;' | git hash-object -w --stdin) && "
+		   "L=$(printf '../../shared/t.txt' | git hash-object -w "
+		   "--stdin) && SRC=$(printf '100644 blob %s\\ta.c\\n120755 "
+		   "blob %s\\tl\\n' $A $L | git mktree) && "
+		   "PKG=$(printf '040000 tree %s\\tsrc\\n' $SRC | git mktree) "
+		   "&& for n in 1 2; do "
+		   "T=$(echo t$n | git hash-object -w --stdin) && "
+		   "SH=$(printf '100644 blob %s\\tt.txt\\n' $T | git mktree) && "
+		   "R=$(printf '040000 tree %s\\tpkg\\n040000 tree %s\\tshared"
+		   "\\n' $PKG $SH | git mktree) && "
+		   "C=$(git commit-tree -m t$n $R) && "
+		   "git update-ref refs/heads/$([ $n = 1 ] && echo one || "
+		   "echo two) $C; done");
+	error_init(&err);
+	cr_assert_eq(graph_repo_open(dir, &repo, &err), 0, "%s", err.msg);
+	for (i = 0; i < 2; i++) {
+		cr_assert_eq(graph_repo_resolve(repo, rev[i], &oid, &err), 0,
+			     "%s", err.msg);
+		cr_assert_eq(graph_source_compute(repo, &oid, s, NULL, &st,
+						  &err), 0, "%s", err.msg);
+		memcpy(keys[i], st.key_hex, 33);
+		cr_assert_eq(st.n_files, 2);
+		cr_expect_eq(st.files[1].kind, GRAPH_FILE_SYMLINK);
+		cr_expect_str_eq(st.files[1].link_resolved, "shared/t.txt");
+		graph_source_state_release(&st);
+		cr_assert_eq(graph_source_compute_key(repo, &oid, s, NULL, &st,
+						      &err), 0, "%s", err.msg);
+		k = st.n_files;
+		cr_expect_str_eq(st.key_hex, keys[i], "full and key-only");
+		cr_expect_eq(k, 2, "the folder holds a link: walked");
+		graph_source_state_release(&st);
+	}
+	cr_expect_str_neq(k1, k2, "the link's target changed");
+	pattern_set_free(s);
+	graph_repo_close(repo);
+	t_rmtree(dir);
+	free(dir);
+}
