@@ -8,6 +8,8 @@
 
 #include <stddef.h>
 
+#include "base/arena.h"
+
 struct buf;
 struct error;
 struct graph_source_state;
@@ -63,6 +65,30 @@ int graph_source_finish(struct graph_source_state *st,
 			const struct graph_source_raw *raw, size_t n,
 			const struct graph_source_view *view,
 			struct error *err);
+
+/* Raw entries with folder markers, as the commit walk gives them. */
+struct graph_source_folded {
+	struct graph_source_raw *v;	/* owned */
+	size_t n, cap;
+	struct arena arena;	/* the markers' paths */
+};
+
+/*
+ * The claimed entries raw[0, n) (path order) with the folder markers the
+ * commit walk puts there, appended to *f (zeroed, its arena initialized):
+ * before the entries of every folder the set claims whole
+ * (pattern_set_claims_all_below of it or of a folder above it), a marker
+ * with the tree id of its content here. Every entry under such a folder
+ * is claimed, so the claimed entries are its whole content. The entries'
+ * paths are borrowed. Errors: ERROR_NOMEM, ERROR_INTERNAL (libgit2).
+ */
+struct pattern_set;
+int graph_source_add_markers(const struct pattern_set *set,
+			     const struct graph_source_raw *raw, size_t n,
+			     struct graph_source_folded *f, struct error *err);
+
+/* Free what *f owns; it is empty again. */
+void graph_source_folded_release(struct graph_source_folded *f);
 
 /* Streaming helpers for the "ripple-dir-v1" directory digest. */
 void graph_source_dir_entry(void *xxh3_state, const char *rel, unsigned mode,

@@ -405,141 +405,6 @@ nested(const struct strv *pre, size_t p)
 	return 0;
 }
 
-/* Raw entries with folder markers, as the commit walk gives them. */
-struct folded {
-	struct graph_source_raw *v;
-	size_t n, cap;
-	struct arena arena;	/* the markers' paths */
-};
-
-static int
-folded_push(struct folded *f, const struct graph_source_raw *r,
-	    struct error *err)
-{
-	struct graph_source_raw *nv;
-
-	if (f->n == f->cap) {
-		size_t cap = f->cap ? f->cap * 2 : 256;
-
-		nv = mem_realloc(f->v, cap * sizeof(*nv));
-		if (!nv)
-			return error_set(err, ERROR_NOMEM, "out of memory");
-		f->v = nv;
-		f->cap = cap;
-	}
-	f->v[f->n++] = *r;
-	return 0;
-}
-
-/*
- * Push the marker of folder `dir` (dlen bytes of raw[i].path), then the
- * entries raw[i, j) below it with the markers of the folders among them,
- * and set the marker's id to the tree id git gives that content (the
- * tree object "MODE NAME\0ID" per entry, in path order, which is git's
- * tree order, hashed by libgit2 without writing it), into *id.
- */
-static int
-fold_dir(struct folded *f, const struct graph_source_raw *raw, size_t i,
-	 size_t j, size_t dlen, git_oid *id, struct error *err)
-{
-	struct graph_source_raw mark;
-	struct buf obj = BUF_INIT;
-	const char *rest, *slash;
-	size_t at = f->n, k = i, m, sub;
-	git_oid child;
-	int rc, grc;
-
-	memset(&mark, 0, sizeof(mark));
-	mark.mode = 040000;
-	mark.path = arena_strndup(&f->arena, raw[i].path, dlen);
-	if (!mark.path)
-		return error_set(err, ERROR_NOMEM, "out of memory");
-	rc = folded_push(f, &mark, err);
-	while (!rc && k < j) {
-		rest = raw[k].path + dlen + 1;
-		slash = strchr(rest, '/');
-		if (!slash) {
-			rc = buf_addf(&obj, err, "%o %s", raw[k].mode, rest);
-			if (!rc)
-				rc = buf_add(&obj, "", 1, err);
-			if (!rc)
-				rc = buf_add(&obj, (const char *)raw[k].oid,
-					     20, err);
-			if (!rc)
-				rc = folded_push(f, &raw[k], err);
-			k++;
-			continue;
-		}
-		sub = (size_t)(slash - raw[k].path);
-		for (m = k + 1; m < j && under(raw[m].path, raw[k].path, sub);
-		     m++)
-			;
-		rc = fold_dir(f, raw, k, m, sub, &child, err);
-		if (!rc)
-			rc = buf_addf(&obj, err, "40000 %.*s",
-				      (int)(slash - rest), rest);
-		if (!rc)
-			rc = buf_add(&obj, "", 1, err);
-		if (!rc)
-			rc = buf_add(&obj, (const char *)child.id, 20, err);
-		k = m;
-	}
-	if (!rc) {
-		grc = git_odb_hash(id, obj.data ? obj.data : "", obj.len,
-				   GIT_OBJECT_TREE);
-		if (grc < 0)
-			rc = error_set(err, ERROR_INTERNAL,
-				       "hashing a tree: libgit2 error %d", grc);
-	}
-	if (!rc)
-		memcpy(f->v[at].oid, id->id, 20);
-	buf_release(&obj);
-	return rc;
-}
-
-/*
- * The claimed entries raw[0, n) (path order) with the folder markers the
- * commit walk puts there: before the entries of every folder the set
- * claims whole (pattern_set_claims_all_below of it or of a folder above
- * it), with the tree id of its content here. So a clean working tree
- * gives the commit's key. Every entry under such a folder is claimed,
- * so the claimed entries are its whole content.
- */
-static int
-add_markers(const struct pattern_set *set, const struct graph_source_raw *raw,
-	    size_t n, struct folded *f, struct error *err)
-{
-	struct buf dir = BUF_INIT;
-	const char *p, *slash;
-	size_t i = 0, j, len;
-	git_oid id;
-	int rc = 0, all;
-
-	while (!rc && i < n) {
-		p = raw[i].path;
-		all = 0;
-		for (slash = strchr(p, '/'); !rc && slash && !all;
-		     slash = strchr(slash + 1, '/')) {
-			buf_reset(&dir);
-			rc = buf_add(&dir, p, (size_t)(slash - p), err);
-			all = !rc && pattern_set_claims_all_below(set, dir.data);
-		}
-		if (rc)
-			break;
-		if (!all) {
-			rc = folded_push(f, &raw[i++], err);
-			continue;
-		}
-		len = dir.len;
-		for (j = i + 1; j < n && under(raw[j].path, p, len); j++)
-			;
-		rc = fold_dir(f, raw, i, j, len, &id, err);
-		i = j;
-	}
-	buf_release(&dir);
-	return rc;
-}
-
 int
 graph_source_compute_worktree(const struct graph_worktree *wt,
 			      const struct pattern_set *set,
@@ -550,7 +415,7 @@ graph_source_compute_worktree(const struct graph_worktree *wt,
 					  wv_dir_digest };
 	struct graph_source_raw *raw = NULL;
 	struct strv pre = STRV_INIT;
-	struct folded f;
+	struct graph_source_folded f;
 	size_t i, n = 0, p, len;
 	int rc;
 
@@ -589,12 +454,11 @@ graph_source_compute_worktree(const struct graph_worktree *wt,
 		}
 		qsort(raw, n, sizeof(*raw), cmp_raw);
 	}
-	rc = add_markers(set, raw, n, &f, err);
+	rc = graph_source_add_markers(set, raw, n, &f, err);
 	if (!rc)
 		rc = graph_source_finish(out, f.v, f.n, &view, err);
 done:
-	mem_free(f.v);
-	arena_release(&f.arena);
+	graph_source_folded_release(&f);
 	mem_free(raw);
 	strv_release(&pre);
 	return rc;
