@@ -250,8 +250,12 @@ Test(graph_source_fold, a_link_inside_unfolds_its_folders)
 	keys_agree(dir, spec, k0, NULL, &n_key);
 	cr_expect_eq(n_key, 0);
 	sh_ok(dir, "ln -s ../../../../../shared/t.txt pkg/src/a/b/c/link");
+	/* Untracked, the link already unfolds the working tree's folders:
+	 * its key is the one the commit will have. */
+	worktree_key(dir, spec, k2);
 	cr_assert_eq(t_git_commit(dir, "link"), 0);
 	keys_agree(dir, spec, k1, &n_full, &n_key);
+	cr_expect_str_eq(k1, k2, "untracked link and committed link");
 	cr_expect_str_neq(k0, k1);
 	cr_expect_eq(n_full, 6);
 	/* a/, a/b/ and a/b/c/ hold the link: deep.c, other.c, the link
