@@ -94,6 +94,15 @@ int pattern_set_match(const struct pattern_set *set, const char *path);
 int pattern_set_may_match_dir(const struct pattern_set *set, const char *dir);
 
 /*
+ * Is the gitlink (submodule) at `path` claimed: the path itself, or
+ * anything inside the submodule's checkout, matches (pattern_set_match
+ * or pattern_set_may_match_dir)? Its commit id then stands for what the
+ * set reads inside it.
+ */
+int pattern_set_claims_gitlink(const struct pattern_set *set,
+			       const char *path);
+
+/*
  * Is every path under directory `dir` claimed? 1 only when certainly so:
  * an include matches everything below dir and no exclude could match
  * anything below it. Lets a walk skip matching file by file there.

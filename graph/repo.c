@@ -417,6 +417,40 @@ graph_repo_has_commit(struct graph_repo *repo, const struct graph_oid *commit,
 	return rc;
 }
 
+int
+graph_git_gitlink_at_or_above(git_tree *root, const char *path,
+			      git_tree_entry **out, size_t *len)
+{
+	char part[4096];
+	const char *slash = path;
+	size_t n;
+	unsigned mode;
+
+	*out = NULL;
+	while (slash) {
+		slash = strchr(slash, '/');
+		n = slash ? (size_t)(slash - path) : strlen(path);
+		if (n >= sizeof(part))
+			return 0;
+		memcpy(part, path, n);
+		part[n] = '\0';
+		if (git_tree_entry_bypath(out, root, part) < 0)
+			return 0;	/* absent: nothing at or below it */
+		mode = graph_git_entry_mode(*out);
+		if (mode == 0160000) {
+			*len = n;
+			return 1;
+		}
+		git_tree_entry_free(*out);
+		*out = NULL;
+		if (mode != 040000)
+			return 0;	/* a file: nothing below it */
+		if (slash)
+			slash++;
+	}
+	return 0;
+}
+
 unsigned
 graph_git_entry_mode(const git_tree_entry *e)
 {

@@ -54,11 +54,17 @@ cover_of(const struct strv *prefixes, struct buf *out, struct error *err)
 	return rc;
 }
 
-/* The hex id of the entry at `path` in `tree` ("" the tree), or "-". */
+/*
+ * Add the hex id of the entry at `path` in `tree` ("" the tree) to st,
+ * or "-" when absent. Absent below a submodule, the set reads that
+ * submodule's checkout: "-", the gitlink's path and its commit id.
+ */
 static void
-id_at(git_tree *tree, const char *path, char hex[GRAPH_OID_HEX])
+id_at(struct digest_state *st, git_tree *tree, const char *path)
 {
 	git_tree_entry *e = NULL;
+	char hex[GRAPH_OID_HEX];
+	size_t len;
 
 	hex[0] = '-';
 	hex[1] = '\0';
@@ -67,7 +73,13 @@ id_at(git_tree *tree, const char *path, char hex[GRAPH_OID_HEX])
 	} else if (git_tree_entry_bypath(&e, tree, path) == 0) {
 		git_oid_tostr(hex, GRAPH_OID_HEX, git_tree_entry_id(e));
 		git_tree_entry_free(e);
+	} else if (graph_git_gitlink_at_or_above(tree, path, &e, &len)) {
+		digest_add_str(st, hex);
+		digest_add(st, path, len);
+		git_oid_tostr(hex, GRAPH_OID_HEX, git_tree_entry_id(e));
+		git_tree_entry_free(e);
 	}
+	digest_add_str(st, hex);
 }
 
 int
@@ -80,7 +92,6 @@ graph_source_memo_id(struct graph_repo *repo, const struct graph_oid *commit,
 	struct buf cover = BUF_INIT;
 	struct digest d;
 	git_tree *tree = NULL;
-	char hex[GRAPH_OID_HEX];
 	size_t i;
 	int rc;
 
@@ -98,15 +109,13 @@ graph_source_memo_id(struct graph_repo *repo, const struct graph_oid *commit,
 		/* One id names everything below the prefixes: reading it
 		 * reads no tree below the cover's parent, so an unchanged
 		 * package costs no tree of its own. */
-		id_at(tree, cover.data, hex);
 		digest_add_str(&st, "cover");
 		digest_add_str(&st, cover.data);
-		digest_add_str(&st, hex);
+		id_at(&st, tree, cover.data);
 	} else {
 		for (i = 0; i < prefixes.n; i++) {
-			id_at(tree, prefixes.v[i], hex);
 			digest_add_str(&st, prefixes.v[i]);
-			digest_add_str(&st, hex);
+			id_at(&st, tree, prefixes.v[i]);
 		}
 	}
 	digest_end(&st, &d);

@@ -283,7 +283,9 @@ walk_entry(struct walk *w, const git_tree_entry *e, struct memo_item *it,
 		*keep = !rc && it->child->total > 0;
 		return rc;
 	}
-	if (!w->all && !pattern_set_match(w->set, w->path.data))
+	if (!w->all && !(mode == GIT_FILEMODE_COMMIT ?
+			 pattern_set_claims_gitlink(w->set, w->path.data) :
+			 pattern_set_match(w->set, w->path.data)))
 		return 0;
 	it->child = NULL;
 	it->file.path = arena_strndup(&w->cache->arena, w->path.data,
@@ -405,6 +407,36 @@ is_under(const char *p, const char *dir)
 }
 
 /*
+ * A prefix at or below a submodule names nothing in the tree, yet the set
+ * reads the submodule's checkout there: walk the gitlink's folder instead
+ * (walk_entry claims the gitlink). Then the root comes first when it is
+ * one of them, as walk_roots expects.
+ */
+static void
+gitlink_parents(struct walk *w, git_tree *root, struct strv *pre)
+{
+	git_tree_entry *e = NULL;
+	size_t i, len;
+	int root_too = 0;
+
+	for (i = 0; i < pre->n; i++) {
+		if (!pre->v[i][0] ||
+		    !graph_git_gitlink_at_or_above(root, pre->v[i], &e, &len))
+			continue;
+		git_tree_entry_free(e);
+		pre->v[i][len] = '\0';
+		if (!pattern_set_claims_gitlink(w->set, pre->v[i]))
+			continue;	/* excluded: nothing to read there */
+		while (len > 0 && pre->v[i][len] != '/')
+			len--;
+		pre->v[i][len] = '\0';	/* the gitlink's folder */
+		root_too |= !len;
+	}
+	if (root_too)
+		strv_sort_unique(pre);	/* "" first */
+}
+
+/*
  * The memo nodes to flatten, in path order: the root's, or, when every
  * include pattern has a fixed prefix, one per outermost prefix directory
  * (so a set under "pkg/" never scans the root's other entries).
@@ -421,6 +453,8 @@ walk_roots(struct walk *w, git_tree *root, struct memo_node ***nodes,
 	*nodes = NULL;
 	*n_nodes = 0;
 	rc = pattern_set_prefixes(w->set, &pre, w->err);
+	if (!rc)
+		gitlink_parents(w, root, &pre);
 	if (rc)
 		goto done;
 	*nodes = mem_calloc(pre.n ? pre.n : 1, sizeof(**nodes));

@@ -405,6 +405,37 @@ nested(const struct strv *pre, size_t p)
 	return 0;
 }
 
+/* Is entry r claimed (a gitlink: anything inside its checkout)? */
+static int
+claimed(const struct pattern_set *set, const struct graph_source_raw *r)
+{
+	return r->mode == 0160000 ? pattern_set_claims_gitlink(set, r->path) :
+		pattern_set_match(set, r->path);
+}
+
+/* The gitlink at a folder strictly above prefix s, or NULL (one at s
+ * itself is among the prefix's entries). */
+static const struct wt_entry *
+gitlink_above(const struct graph_worktree *wt, const char *s)
+{
+	const struct wt_entry *e;
+	struct buf b = BUF_INIT;
+	const char *slash;
+
+	for (slash = strchr(s, '/'); slash; slash = strchr(slash + 1, '/')) {
+		buf_reset(&b);
+		if (buf_add(&b, s, (size_t)(slash - s), NULL))
+			break;
+		e = find(wt, b.data);
+		if (e && e->raw.mode == 0160000) {
+			buf_release(&b);
+			return e;
+		}
+	}
+	buf_release(&b);
+	return NULL;
+}
+
 int
 graph_source_compute_worktree(const struct graph_worktree *wt,
 			      const struct pattern_set *set,
@@ -416,6 +447,7 @@ graph_source_compute_worktree(const struct graph_worktree *wt,
 	struct graph_source_raw *raw = NULL;
 	struct strv pre = STRV_INIT;
 	struct graph_source_folded f;
+	const struct wt_entry *e;
 	size_t i, n = 0, p, len;
 	int rc;
 
@@ -435,12 +467,15 @@ graph_source_compute_worktree(const struct graph_worktree *wt,
 	}
 	if (!pre.n || !pre.v[0][0]) {
 		for (i = 0; i < wt->n; i++)
-			if (pattern_set_match(set, wt->v[i].raw.path))
+			if (claimed(set, &wt->v[i].raw))
 				raw[n++] = wt->v[i].raw;
 	} else {
 		for (p = 0; p < pre.n; p++) {
 			if (nested(&pre, p))
 				continue;
+			e = gitlink_above(wt, pre.v[p]);
+			if (e && pattern_set_claims_gitlink(set, e->raw.path))
+				raw[n++] = e->raw;
 			len = strlen(pre.v[p]);
 			for (i = lower_bound(wt, pre.v[p]); i < wt->n; i++) {
 				const char *s = wt->v[i].raw.path;
@@ -448,11 +483,16 @@ graph_source_compute_worktree(const struct graph_worktree *wt,
 				if (strncmp(s, pre.v[p], len))
 					break;
 				if ((s[len] == '/' || !s[len]) &&
-				    pattern_set_match(set, s))
+				    claimed(set, &wt->v[i].raw))
 					raw[n++] = wt->v[i].raw;
 			}
 		}
 		qsort(raw, n, sizeof(*raw), cmp_raw);
+		/* Prefixes inside one submodule each found its gitlink. */
+		for (i = p = 0; i < n; i++)
+			if (!p || strcmp(raw[p - 1].path, raw[i].path))
+				raw[p++] = raw[i];
+		n = p;
 	}
 	rc = graph_source_add_markers(set, raw, n, &f, err);
 	if (!rc)

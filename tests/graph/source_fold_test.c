@@ -369,3 +369,62 @@ Test(graph_source_fold, an_odd_symlink_mode_is_still_a_link)
 	t_rmtree(dir);
 	free(dir);
 }
+
+/* The memo id of spec at HEAD (graph_source_memo_id), into out. */
+static void
+memo_of(const char *dir, const char *spec, char out[33])
+{
+	struct graph_repo *repo = NULL;
+	struct pattern_set *s = set_of(spec);
+	struct graph_oid oid;
+	struct error err;
+
+	error_init(&err);
+	cr_assert_eq(graph_repo_open(dir, &repo, &err), 0, "%s", err.msg);
+	cr_assert_eq(graph_repo_resolve(repo, "HEAD", &oid, &err), 0);
+	cr_assert_eq(graph_source_memo_id(repo, &oid, s, out, &err), 0, "%s",
+		     err.msg);
+	pattern_set_free(s);
+	graph_repo_close(repo);
+}
+
+/*
+ * A set that claims paths inside a submodule (vendor/sm/ and below, where
+ * vendor/sm is a gitlink) reads the submodule's checkout: bumping the
+ * submodule must change the key (its commit id is claimed), the same by
+ * every walk, and the memo id too, or a plan would reuse the old build.
+ */
+Test(graph_source_fold, a_set_inside_a_submodule_claims_its_gitlink)
+{
+	static const char *const specs[] = {
+		"vendor/sm/**", "vendor/sm/src/**", "vendor/**/*.c",
+		"vendor/sm/src/** pkg/src/**", "/vendor/sm",
+	};
+	char *dir = deep_repo(), k1[33], k2[33], m1[33], m2[33];
+	size_t i, n;
+
+	sh_ok(dir, "git update-index --add --cacheinfo "
+		   "160000,1111111111111111111111111111111111111111,"
+		   "vendor/sm && git commit -qm sub");
+	for (i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
+		sh_ok(dir, "git update-index --cacheinfo "
+			   "160000,1111111111111111111111111111111111111111,"
+			   "vendor/sm && git commit -q --allow-empty -m one");
+		keys_agree(dir, specs[i], k1, &n, NULL);
+		cr_expect_geq(n, 1, "%s: the gitlink is claimed", specs[i]);
+		memo_of(dir, specs[i], m1);
+		sh_ok(dir, "git update-index --cacheinfo "
+			   "160000,2222222222222222222222222222222222222222,"
+			   "vendor/sm && git commit -qm bump");
+		keys_agree(dir, specs[i], k2, NULL, NULL);
+		memo_of(dir, specs[i], m2);
+		cr_expect_str_neq(k1, k2, "%s: the submodule was bumped",
+				  specs[i]);
+		cr_expect_str_neq(m1, m2, "%s: memo id", specs[i]);
+	}
+	cr_expect(!changes("pkg/src/**", "git update-index --add --cacheinfo "
+			   "160000,1111111111111111111111111111111111111111,"
+			   "vendor/sm"), "a submodule the set cannot reach");
+	t_rmtree(dir);
+	free(dir);
+}
