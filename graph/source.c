@@ -16,6 +16,7 @@
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/mem.h"
+#include "base/strv.h"
 #include "base/banned.h"
 
 #define MAX_HOPS 16
@@ -169,22 +170,179 @@ add_hop(struct graph_source_state *st, struct graph_source_file *f,
 	return 0;
 }
 
-/* Resolve one symlink file in place; a warning reason or NULL. */
+/*
+ * Resolving one claimed link: the links inside a folder it reaches are
+ * resolved too (a build reading the folder reads what they reach), each
+ * folder once on the way down, within a budget, so hostile links that
+ * reach back into their folders end.
+ */
+struct resolution {
+	struct graph_source_state *st;
+	const struct graph_source_view *view;
+	struct graph_source_file *top;	/* every hop is noted on it */
+	size_t budget;			/* inner links left to resolve */
+	const char *stack[MAX_HOPS];	/* linked folders being expanded */
+	int depth;
+};
+
+#define MAX_INNER_LINKS 4096
+
+static int resolve(struct resolution *r, const char *linkpath,
+		   const char *target, struct graph_source_file *f,
+		   const char **reason, struct error *err);
+
+/*
+ * `path` was not found: is a folder on its way a link (`d/f` with
+ * d -> e)? Then into *linkpath that link's path and into *target (owned)
+ * its text, a '/' and the rest of path, returning 1; 0 when none.
+ */
 static int
-resolve(struct graph_source_state *st, struct graph_source_file *f,
-	const struct graph_source_view *view, const char **reason,
-	struct error *err)
+link_on_path(struct resolution *r, const char *path, struct buf *linkpath,
+	     char **target, struct error *err)
 {
+	struct buf text = BUF_INIT;
+	const char *slash;
+	unsigned char oid[20];
+	unsigned mode;
+	int rc = 0;
+
+	for (slash = strchr(path, '/'); slash; slash = strchr(slash + 1, '/')) {
+		buf_reset(linkpath);
+		rc = buf_add(linkpath, path, (size_t)(slash - path), err);
+		if (!rc)
+			rc = r->view->lookup(r->view->ctx, linkpath->data, &mode,
+					     oid, err);
+		if (rc)
+			break;	/* an error, or 1: absent */
+		if (mode == 040000)
+			continue;
+		if (mode != 0120000)
+			break;	/* a file: nothing below it */
+		rc = add_hop(r->st, r->top, linkpath->data, err);
+		if (!rc)
+			rc = r->view->link_text(r->view->ctx, linkpath->data,
+						oid, &text, err);
+		if (!rc)
+			rc = buf_addstr(&text, slash, err);
+		if (rc)
+			break;
+		*target = buf_detach(&text);
+		if (!*target)
+			rc = error_set(err, ERROR_NOMEM, "out of memory");
+		buf_release(&text);
+		return rc ? rc : 1;
+	}
+	buf_release(&text);
+	return rc < 0 ? rc : 0;
+}
+
+/* Is dir, or a folder above it, being expanded already (its links are
+ * resolved there)? */
+static int
+expanding(const struct resolution *r, const char *dir)
+{
+	size_t n;
+	int i;
+
+	for (i = 0; i < r->depth; i++) {
+		n = strlen(r->stack[i]);
+		if (!strncmp(dir, r->stack[i], n) &&
+		    (!dir[n] || dir[n] == '/'))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Mix into d (a folder's "ripple-dir-v1" digest) the resolution of each
+ * link below the folder, in path order: "ripple-dir-links-v1", d, then
+ * per link str path, str target-text, u32 state and, inside, str
+ * resolved-path, u32 target-mode, str target-id.
+ */
+static int
+inner_links(struct resolution *r, const char *dir, unsigned char d[16],
+	    struct strv *links, struct error *err)
+{
+	struct graph_source_file g;
+	struct buf text = BUF_INIT;
+	XXH3_state_t h;
+	XXH128_canonical_t c;
+	unsigned char oid[20];
+	const char *reason;
+	unsigned mode;
+	size_t i;
+	int rc = 0;
+
+	if (expanding(r, dir))
+		return 0;
+	if (r->depth == MAX_HOPS)
+		return error_set(err, ERROR_INVALID, "symlink '%s': linked "
+				 "folders nest more than %d deep",
+				 r->top->path, MAX_HOPS);
+	strv_sort(links);
+	XXH3_128bits_reset(&h);
+	XXH3_128bits_update(&h, "ripple-dir-links-v1", 20);
+	XXH3_128bits_update(&h, d, 16);
+	r->stack[r->depth++] = dir;
+	for (i = 0; !rc && i < links->n; i++) {
+		if (!r->budget--) {
+			rc = error_set(err, ERROR_INVALID, "symlink '%s': more "
+				       "than %d links below the folders it "
+				       "reaches", r->top->path,
+				       MAX_INNER_LINKS);
+			break;
+		}
+		buf_reset(&text);
+		rc = r->view->lookup(r->view->ctx, links->v[i], &mode, oid,
+				     err);
+		if (rc == 1)
+			rc = error_set(err, ERROR_INTERNAL, "symlink '%s' "
+				       "vanished", links->v[i]);
+		if (!rc)
+			rc = r->view->link_text(r->view->ctx, links->v[i], oid,
+						&text, err);
+		if (rc)
+			break;
+		memset(&g, 0, sizeof(g));
+		g.path = links->v[i];
+		rc = resolve(r, links->v[i], text.data ? text.data : "", &g,
+			     &reason, err);
+		if (rc)
+			break;
+		put_str(&h, links->v[i]);
+		put_str(&h, text.data ? text.data : "");
+		put_u32(&h, (uint32_t)g.link_state);
+		if (g.link_state == GRAPH_LINK_INSIDE) {
+			put_str(&h, g.link_resolved);
+			put_u32(&h, g.target_mode);
+			put_str(&h, g.target_id);
+		}
+	}
+	r->depth--;
+	buf_release(&text);
+	if (rc)
+		return rc;
+	XXH128_canonicalFromHash(&c, XXH3_128bits_digest(&h));
+	memcpy(d, c.digest, 16);
+	return 0;
+}
+
+/* Resolve the link at linkpath with target text `target` into f's link
+ * fields (state, resolved path, target mode and id); a warning reason or
+ * NULL. */
+static int
+resolve(struct resolution *r, const char *linkpath, const char *target,
+	struct graph_source_file *f, const char **reason, struct error *err)
+{
+	const struct graph_source_view *view = r->view;
 	struct buf cur = BUF_INIT, text = BUF_INIT, next = BUF_INIT;
-	const char *linkpath = f->path, *target = f->link_target;
+	struct strv links = STRV_INIT;
 	unsigned char oid[20], d[16];
 	unsigned mode;
 	int rc = 0, hops;
-	char *owned = NULL;
+	char *owned = NULL, *through = NULL;
 
 	*reason = NULL;
-	f->link_hops = NULL;
-	f->n_link_hops = 0;
 	for (hops = 0;; hops++) {
 		if (hops == MAX_HOPS) {
 			f->link_state = GRAPH_LINK_DANGLING;
@@ -196,17 +354,30 @@ resolve(struct graph_source_state *st, struct graph_source_file *f,
 			*reason = "escapes the repository";
 			goto done;
 		}
-		rc = add_hop(st, f, next.data, err);
+		rc = add_hop(r->st, r->top, next.data, err);
 		if (rc)
 			goto done;
 		rc = view->lookup(view->ctx, next.data, &mode, oid, err);
 		if (rc < 0)
 			goto done;
 		if (rc == 1) {
+			/* Through a folder link (d/f, d -> e): follow d,
+			 * then the rest of the path from there. */
+			rc = link_on_path(r, next.data, &cur, &through, err);
+			if (rc < 0)
+				goto done;
+			if (rc == 0) {
+				f->link_state = GRAPH_LINK_DANGLING;
+				*reason = "dangles";
+				goto done;
+			}
 			rc = 0;
-			f->link_state = GRAPH_LINK_DANGLING;
-			*reason = "dangles";
-			goto done;
+			mem_free(owned);
+			owned = through;
+			through = NULL;
+			linkpath = cur.data;
+			target = owned;
+			continue;
 		}
 		if (mode != 0120000)
 			break;
@@ -229,14 +400,16 @@ resolve(struct graph_source_state *st, struct graph_source_file *f,
 		target = owned;
 	}
 	f->link_state = GRAPH_LINK_INSIDE;
-	f->link_resolved = arena_strdup(&st->arena, next.data);
+	f->link_resolved = arena_strdup(&r->st->arena, next.data);
 	if (!f->link_resolved) {
 		rc = error_set(err, ERROR_NOMEM, "out of memory");
 		goto done;
 	}
 	f->target_mode = mode;
 	if (mode == 040000) {
-		rc = view->dir_digest(view->ctx, next.data, d, err);
+		rc = view->dir_digest(view->ctx, next.data, d, &links, err);
+		if (!rc && links.n)
+			rc = inner_links(r, f->link_resolved, d, &links, err);
 		if (rc)
 			goto done;
 		hex_of(d, 16, f->target_id);
@@ -244,11 +417,30 @@ resolve(struct graph_source_state *st, struct graph_source_file *f,
 		hex_of(oid, 20, f->target_id);
 	}
 done:
+	strv_release(&links);
 	mem_free(owned);
 	buf_release(&next);
 	buf_release(&text);
 	buf_release(&cur);
 	return rc;
+}
+
+/* Resolve the claimed symlink f in place; a warning reason or NULL. */
+static int
+resolve_file(struct graph_source_state *st, struct graph_source_file *f,
+	     const struct graph_source_view *view, const char **reason,
+	     struct error *err)
+{
+	struct resolution r;
+
+	memset(&r, 0, sizeof(r));
+	r.st = st;
+	r.view = view;
+	r.top = f;
+	r.budget = MAX_INNER_LINKS;
+	f->link_hops = NULL;
+	f->n_link_hops = 0;
+	return resolve(&r, f->path, f->link_target, f, reason, err);
 }
 
 static void
@@ -394,7 +586,7 @@ graph_source_finish(struct graph_source_state *st,
 				rc = error_set(err, ERROR_NOMEM, "out of memory");
 				goto done;
 			}
-			rc = resolve(st, f, view, &reason, err);
+			rc = resolve_file(st, f, view, &reason, err);
 			if (rc)
 				goto done;
 			if (reason) {

@@ -12,6 +12,7 @@
 
 struct buf;
 struct error;
+struct strv;
 struct graph_source_state;
 
 struct graph_source_raw {
@@ -32,9 +33,11 @@ struct graph_source_view {
 			 const unsigned char oid[20], struct buf *out,
 			 struct error *err);
 	/* Digest (16 bytes) of the sorted (relative path, mode, id) of every
-	 * entry under directory path: "ripple-dir-v1" encoding. */
+	 * entry under directory path: "ripple-dir-v1" encoding; and the
+	 * repository paths of the symlinks among them pushed to *links
+	 * (owned strings, in no particular order). */
 	int (*dir_digest)(void *ctx, const char *path, unsigned char d[16],
-			  struct error *err);
+			  struct strv *links, struct error *err);
 };
 
 /* A commit's tree as a view: root is the commit's tree (not owned). */

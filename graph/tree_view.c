@@ -13,6 +13,7 @@
 
 #include "base/buf.h"
 #include "base/error.h"
+#include "base/strv.h"
 #include "graph/repo_git.h"
 #include "base/banned.h"
 
@@ -57,26 +58,43 @@ tv_link_text(void *ctx, const char *path, const unsigned char oid[20],
 	return rc;
 }
 
+struct dir_walk {
+	XXH3_state_t h;
+	const char *dir;	/* the linked folder's repository path */
+	struct strv *links;
+	struct buf path;
+	int rc;
+};
+
 static int
 dir_cb(const char *root, const git_tree_entry *e, void *payload)
 {
-	if (git_tree_entry_type(e) == GIT_OBJECT_TREE)
+	struct dir_walk *dw = payload;
+	unsigned mode = graph_git_entry_mode(e);
+
+	if (mode == 040000)
 		return 0;
 	/* The whole path, however long: a cut one could equal another's. */
-	graph_source_dir_entry2(payload, root, git_tree_entry_name(e),
-				graph_git_entry_mode(e),
+	graph_source_dir_entry2(&dw->h, root, git_tree_entry_name(e), mode,
 				git_tree_entry_id(e)->id);
-	return 0;
+	if (mode != 0120000)
+		return 0;
+	buf_reset(&dw->path);
+	dw->rc = buf_addf(&dw->path, NULL, "%s/%s%s", dw->dir, root,
+			  git_tree_entry_name(e));
+	if (!dw->rc)
+		dw->rc = strv_push(dw->links, dw->path.data, NULL);
+	return dw->rc ? -1 : 0;
 }
 
 static int
 tv_dir_digest(void *ctx, const char *path, unsigned char d[16],
-	      struct error *err)
+	      struct strv *links, struct error *err)
 {
 	struct graph_tree_view *tv = ctx;
 	git_tree_entry *e = NULL;
 	git_tree *t = NULL;
-	XXH3_state_t h;
+	struct dir_walk dw;
 	XXH128_canonical_t c;
 	int grc;
 
@@ -88,14 +106,21 @@ tv_dir_digest(void *ctx, const char *path, unsigned char d[16],
 	if (grc < 0)
 		return graph_repo_git_error(tv->repo, grc, err,
 					    "reading a linked directory");
-	XXH3_128bits_reset(&h);
-	XXH3_128bits_update(&h, "ripple-dir-v1", 14);
-	grc = git_tree_walk(t, GIT_TREEWALK_PRE, dir_cb, &h);
+	XXH3_128bits_reset(&dw.h);
+	XXH3_128bits_update(&dw.h, "ripple-dir-v1", 14);
+	dw.dir = path;
+	dw.links = links;
+	dw.rc = 0;
+	buf_init(&dw.path, 0);
+	grc = git_tree_walk(t, GIT_TREEWALK_PRE, dir_cb, &dw);
 	git_tree_free(t);
+	buf_release(&dw.path);
+	if (dw.rc)
+		return error_set(err, ERROR_NOMEM, "out of memory");
 	if (grc < 0)
 		return graph_repo_git_error(tv->repo, grc, err,
 					    "reading a linked directory");
-	XXH128_canonicalFromHash(&c, XXH3_128bits_digest(&h));
+	XXH128_canonicalFromHash(&c, XXH3_128bits_digest(&dw.h));
 	memcpy(d, c.digest, 16);
 	return 0;
 }

@@ -345,23 +345,28 @@ wv_link_text(void *ctx, const char *path, const unsigned char oid[20],
 
 static int
 wv_dir_digest(void *ctx, const char *path, unsigned char d[16],
-	      struct error *err)
+	      struct strv *links, struct error *err)
 {
 	const struct graph_worktree *wt = ctx;
 	size_t i, len = strlen(path);
 	XXH3_state_t h;
 	XXH128_canonical_t c;
+	int rc;
 
-	(void)err;
 	XXH3_128bits_reset(&h);
 	XXH3_128bits_update(&h, "ripple-dir-v1", 14);
 	for (i = lower_bound(wt, path); i < wt->n; i++) {
 		if (strncmp(wt->v[i].raw.path, path, len))
 			break;
-		if (under(wt->v[i].raw.path, path, len))
-			graph_source_dir_entry(&h, wt->v[i].raw.path + len + 1,
-					       wt->v[i].raw.mode,
-					       wt->v[i].raw.oid);
+		if (!under(wt->v[i].raw.path, path, len))
+			continue;
+		graph_source_dir_entry(&h, wt->v[i].raw.path + len + 1,
+				       wt->v[i].raw.mode, wt->v[i].raw.oid);
+		if (wt->v[i].raw.mode == 0120000) {
+			rc = strv_push(links, wt->v[i].raw.path, err);
+			if (rc)
+				return rc;
+		}
 	}
 	XXH128_canonicalFromHash(&c, XXH3_128bits_digest(&h));
 	memcpy(d, c.digest, 16);

@@ -1,0 +1,141 @@
+/* Suites for graph/source: what a symlink's key covers. A build that
+ * reads through a link reads what the link finally reaches: a link in a
+ * folder the link points at, or a folder link in the middle of the
+ * target's path, must count as the kernel resolves them. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "graph/pattern.h"
+#include "graph/repo.h"
+#include "graph/source.h"
+#include "tests/support/support.h"
+
+static void
+sh_ok(const char *dir, const char *cmd)
+{
+	struct run_result r = t_sh(dir, cmd);
+
+	cr_assert_eq(r.status, 0, "%s: %s", cmd, r.err);
+	t_result_release(&r);
+}
+
+/*
+ * The key of include pattern `pat` at HEAD (into out, 33 bytes), which
+ * the full walk, the key-only walk and the clean working tree must agree
+ * on; *st_out, when not NULL, gets the full walk's state (the caller
+ * releases it).
+ */
+static void
+key_of(const char *dir, const char *pat, char out[33],
+       struct graph_source_state *st_out)
+{
+	struct graph_repo *repo = NULL;
+	struct pattern_set *s = NULL;
+	struct graph_source_state a, b, c;
+	struct graph_worktree *wt = NULL;
+	struct graph_oid oid;
+	struct error err;
+
+	error_init(&err);
+	cr_assert_eq(pattern_set_compile(&pat, 1, NULL, 0, &s, &err), 0);
+	cr_assert_eq(graph_repo_open(dir, &repo, &err), 0, "%s", err.msg);
+	cr_assert_eq(graph_repo_resolve(repo, "HEAD", &oid, &err), 0);
+	cr_assert_eq(graph_source_compute(repo, &oid, s, NULL, &a, &err), 0,
+		     "%s", err.msg);
+	cr_assert_eq(graph_source_compute_key(repo, &oid, s, NULL, &b, &err),
+		     0, "%s", err.msg);
+	cr_assert_eq(graph_worktree_read(repo, &wt, &err), 0, "%s", err.msg);
+	cr_assert_eq(graph_source_compute_worktree(wt, s, &c, &err), 0, "%s",
+		     err.msg);
+	cr_expect_str_eq(a.key_hex, b.key_hex, "full and key-only");
+	cr_expect_str_eq(a.key_hex, c.key_hex, "commit and work tree");
+	memcpy(out, a.key_hex, 33);
+	if (st_out)
+		*st_out = a;
+	else
+		graph_source_state_release(&a);
+	graph_source_state_release(&b);
+	graph_source_state_release(&c);
+	graph_worktree_free(wt);
+	pattern_set_free(s);
+	graph_repo_close(repo);
+}
+
+/* Commit `edit` (a shell command) and say whether pat's key moved. */
+static int
+moves(const char *dir, const char *pat, const char *edit)
+{
+	char before[33], after[33];
+
+	key_of(dir, pat, before, NULL);
+	sh_ok(dir, edit);
+	cr_assert_eq(t_git_commit(dir, "edit"), 0);
+	key_of(dir, pat, after, NULL);
+	return strcmp(before, after) != 0;
+}
+
+/* a/l -> ../b, a folder holding b/m -> ../c/f: reading a/l/m reads c/f. */
+Test(graph_source_links, a_link_in_a_linked_folder_counts)
+{
+	char *dir = t_git_init();
+
+	t_write(dir, "a/f", "a\n");
+	t_write(dir, "c/f", "c1\n");
+	t_write(dir, "b/x", "x\n");
+	sh_ok(dir, "ln -s ../b a/l && ln -s ../c/f b/m");
+	cr_assert_eq(t_git_commit(dir, "base"), 0);
+	cr_expect(moves(dir, "a/**", "echo c2 > c/f"),
+		  "the file b/m reaches changed");
+	cr_expect(moves(dir, "a/**", "ln -sfn ../c b/m"), "b/m retargeted");
+	cr_expect(moves(dir, "a/**", "echo c3 > c/f"),
+		  "a file in the folder b/m now reaches");
+	cr_expect(!moves(dir, "a/**", "echo n > z"), "outside everything");
+	t_rmtree(dir);
+	free(dir);
+}
+
+/* a/l -> ../d/f where d -> e: the target goes through a folder link. */
+Test(graph_source_links, a_target_through_a_linked_folder_counts)
+{
+	char *dir = t_git_init(), k[33];
+	struct graph_source_state st;
+
+	t_write(dir, "a/f", "a\n");
+	t_write(dir, "e/f", "e1\n");
+	sh_ok(dir, "ln -s e d && ln -s ../d/f a/l");
+	cr_assert_eq(t_git_commit(dir, "base"), 0);
+	key_of(dir, "a/**", k, &st);
+	cr_assert_eq(st.n_files, 2);
+	cr_expect_eq(st.files[1].link_state, GRAPH_LINK_INSIDE);
+	cr_expect_str_eq(st.files[1].link_resolved, "e/f");
+	cr_expect_eq(st.n_warnings, 0, "not dangling");
+	graph_source_state_release(&st);
+	cr_expect(moves(dir, "a/**", "echo e2 > e/f"), "the file reached");
+	cr_expect(moves(dir, "a/**", "mkdir g && echo e2 > g/f && "
+			"ln -sfn g d"), "the folder link retargeted");
+	t_rmtree(dir);
+	free(dir);
+}
+
+/*
+ * Hostile links: folders whose links point back at themselves, many to
+ * a folder, and a folder link that loops. Keys come out (the same every
+ * way) without hanging.
+ */
+Test(graph_source_links, link_loops_through_folders_end, .timeout = 60)
+{
+	char *dir = t_git_init(), k[33];
+
+	t_write(dir, "a/f", "a\n");
+	sh_ok(dir, "ln -s ../b a/l && mkdir b && for i in 0 1 2 3 4 5 6 7 "
+		   "8 9; do ln -s . b/s$i && ln -s ../b b/p$i; done && "
+		   "ln -s loop2 b/loop1 && ln -s loop1 b/loop2 && "
+		   "ln -s ../b/loop1/x a/through-loop");
+	cr_assert_eq(t_git_commit(dir, "base"), 0);
+	key_of(dir, "a/**", k, NULL);
+	t_rmtree(dir);
+	free(dir);
+}
