@@ -94,13 +94,14 @@ int pattern_set_match(const struct pattern_set *set, const char *path);
 int pattern_set_may_match_dir(const struct pattern_set *set, const char *dir);
 
 /*
- * Is the gitlink (submodule) at `path` claimed: the path itself, or
- * anything inside the submodule's checkout, matches (pattern_set_match
- * or pattern_set_may_match_dir)? Its commit id then stands for what the
- * set reads inside it.
+ * Is the entry at `path` that a walk cannot enter, a gitlink (submodule)
+ * or a symlink, claimed: the path itself, or anything inside the
+ * submodule's checkout or the folder the link reaches, matches
+ * (pattern_set_match or pattern_set_may_match_dir)? Its commit id, or
+ * the link's resolution, then stands for what the set reads inside it.
  */
-int pattern_set_claims_gitlink(const struct pattern_set *set,
-			       const char *path);
+int pattern_set_claims_opaque(const struct pattern_set *set,
+			      const char *path);
 
 /*
  * Is every path under directory `dir` claimed? 1 only when certainly so:

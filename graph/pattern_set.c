@@ -383,7 +383,7 @@ pattern_set_may_match_dir(const struct pattern_set *set, const char *dir)
 }
 
 int
-pattern_set_claims_gitlink(const struct pattern_set *set, const char *path)
+pattern_set_claims_opaque(const struct pattern_set *set, const char *path)
 {
 	return pattern_set_match(set, path) ||
 	       pattern_set_may_match_dir(set, path);

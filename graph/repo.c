@@ -418,8 +418,8 @@ graph_repo_has_commit(struct graph_repo *repo, const struct graph_oid *commit,
 }
 
 int
-graph_git_gitlink_at_or_above(git_tree *root, const char *path,
-			      git_tree_entry **out, size_t *len)
+graph_git_opaque_at_or_above(git_tree *root, const char *path,
+			     git_tree_entry **out, size_t *len)
 {
 	char part[4096];
 	const char *slash = path;
@@ -437,7 +437,7 @@ graph_git_gitlink_at_or_above(git_tree *root, const char *path,
 		if (git_tree_entry_bypath(out, root, part) < 0)
 			return 0;	/* absent: nothing at or below it */
 		mode = graph_git_entry_mode(*out);
-		if (mode == 0160000) {
+		if (mode == 0160000 || mode == 0120000) {
 			*len = n;
 			return 1;
 		}

@@ -51,15 +51,16 @@ int graph_repo_commit_tree(struct graph_repo *repo,
 unsigned graph_git_entry_mode(const git_tree_entry *e);
 
 /*
- * The gitlink (submodule) at `path` or at a folder above it in `root`,
- * into *out (the caller frees it with git_tree_entry_free) and the
- * length of its path (a prefix of `path`) into *len: 1 when there is
- * one, 0 when not (*out NULL). A set whose patterns reach inside a
+ * The gitlink (submodule) or symlink at `path` or at a folder above it
+ * in `root`, the first on the way down, into *out (the caller frees it
+ * with git_tree_entry_free) and the length of its path (a prefix of
+ * `path`) into *len: 1 when there is one, 0 when not (*out NULL). A set whose patterns reach inside a
  * submodule reads its checkout, which only the gitlink's commit id
- * names (docs/patterns.md, "Submodules").
+ * names, and inside a folder link what the link reaches
+ * (docs/patterns.md, "Submodules", "Symlinks").
  */
-int graph_git_gitlink_at_or_above(git_tree *root, const char *path,
-				  git_tree_entry **out, size_t *len);
+int graph_git_opaque_at_or_above(git_tree *root, const char *path,
+				 git_tree_entry **out, size_t *len);
 
 /*
  * The tags of `git`: the names under refs/tags/ (without that prefix) of

@@ -56,8 +56,9 @@ cover_of(const struct strv *prefixes, struct buf *out, struct error *err)
 
 /*
  * Add the hex id of the entry at `path` in `tree` ("" the tree) to st,
- * or "-" when absent. Absent below a submodule, the set reads that
- * submodule's checkout: "-", the gitlink's path and its commit id.
+ * or "-" when absent. Absent below a submodule or a folder link, the set
+ * reads that checkout or folder: "-", the gitlink's or link's path and
+ * its id (a link that reaches outside the prefixes is not memoizable).
  */
 static void
 id_at(struct digest_state *st, git_tree *tree, const char *path)
@@ -73,7 +74,7 @@ id_at(struct digest_state *st, git_tree *tree, const char *path)
 	} else if (git_tree_entry_bypath(&e, tree, path) == 0) {
 		git_oid_tostr(hex, GRAPH_OID_HEX, git_tree_entry_id(e));
 		git_tree_entry_free(e);
-	} else if (graph_git_gitlink_at_or_above(tree, path, &e, &len)) {
+	} else if (graph_git_opaque_at_or_above(tree, path, &e, &len)) {
 		digest_add_str(st, hex);
 		digest_add(st, path, len);
 		git_oid_tostr(hex, GRAPH_OID_HEX, git_tree_entry_id(e));

@@ -283,8 +283,9 @@ walk_entry(struct walk *w, const git_tree_entry *e, struct memo_item *it,
 		*keep = !rc && it->child->total > 0;
 		return rc;
 	}
-	if (!w->all && !(mode == GIT_FILEMODE_COMMIT ?
-			 pattern_set_claims_gitlink(w->set, w->path.data) :
+	if (!w->all && !(mode == GIT_FILEMODE_COMMIT ||
+			 mode == GIT_FILEMODE_LINK ?
+			 pattern_set_claims_opaque(w->set, w->path.data) :
 			 pattern_set_match(w->set, w->path.data)))
 		return 0;
 	it->child = NULL;
@@ -407,13 +408,14 @@ is_under(const char *p, const char *dir)
 }
 
 /*
- * A prefix at or below a submodule names nothing in the tree, yet the set
- * reads the submodule's checkout there: walk the gitlink's folder instead
- * (walk_entry claims the gitlink). Then the root comes first when it is
- * one of them, as walk_roots expects.
+ * A prefix at or below a submodule or a folder link names nothing in the
+ * tree, yet the set reads the submodule's checkout or the linked folder
+ * there: walk the folder of the gitlink or link instead (walk_entry
+ * claims it). Then the root comes first when it is one of them, as
+ * walk_roots expects.
  */
 static void
-gitlink_parents(struct walk *w, git_tree *root, struct strv *pre)
+opaque_parents(struct walk *w, git_tree *root, struct strv *pre)
 {
 	git_tree_entry *e = NULL;
 	size_t i, len;
@@ -421,15 +423,15 @@ gitlink_parents(struct walk *w, git_tree *root, struct strv *pre)
 
 	for (i = 0; i < pre->n; i++) {
 		if (!pre->v[i][0] ||
-		    !graph_git_gitlink_at_or_above(root, pre->v[i], &e, &len))
+		    !graph_git_opaque_at_or_above(root, pre->v[i], &e, &len))
 			continue;
 		git_tree_entry_free(e);
 		pre->v[i][len] = '\0';
-		if (!pattern_set_claims_gitlink(w->set, pre->v[i]))
+		if (!pattern_set_claims_opaque(w->set, pre->v[i]))
 			continue;	/* excluded: nothing to read there */
 		while (len > 0 && pre->v[i][len] != '/')
 			len--;
-		pre->v[i][len] = '\0';	/* the gitlink's folder */
+		pre->v[i][len] = '\0';	/* its folder */
 		root_too |= !len;
 	}
 	if (root_too)
@@ -454,7 +456,7 @@ walk_roots(struct walk *w, git_tree *root, struct memo_node ***nodes,
 	*n_nodes = 0;
 	rc = pattern_set_prefixes(w->set, &pre, w->err);
 	if (!rc)
-		gitlink_parents(w, root, &pre);
+		opaque_parents(w, root, &pre);
 	if (rc)
 		goto done;
 	*nodes = mem_calloc(pre.n ? pre.n : 1, sizeof(**nodes));

@@ -410,18 +410,19 @@ nested(const struct strv *pre, size_t p)
 	return 0;
 }
 
-/* Is entry r claimed (a gitlink: anything inside its checkout)? */
+/* Is entry r claimed (a gitlink or a link: anything inside it)? */
 static int
 claimed(const struct pattern_set *set, const struct graph_source_raw *r)
 {
-	return r->mode == 0160000 ? pattern_set_claims_gitlink(set, r->path) :
+	return r->mode == 0160000 || r->mode == 0120000 ?
+		pattern_set_claims_opaque(set, r->path) :
 		pattern_set_match(set, r->path);
 }
 
-/* The gitlink at a folder strictly above prefix s, or NULL (one at s
- * itself is among the prefix's entries). */
+/* The gitlink or link at a folder strictly above prefix s, the first on
+ * the way down, or NULL (one at s itself is among the prefix's entries). */
 static const struct wt_entry *
-gitlink_above(const struct graph_worktree *wt, const char *s)
+opaque_above(const struct graph_worktree *wt, const char *s)
 {
 	const struct wt_entry *e;
 	struct buf b = BUF_INIT;
@@ -432,7 +433,7 @@ gitlink_above(const struct graph_worktree *wt, const char *s)
 		if (buf_add(&b, s, (size_t)(slash - s), NULL))
 			break;
 		e = find(wt, b.data);
-		if (e && e->raw.mode == 0160000) {
+		if (e && (e->raw.mode == 0160000 || e->raw.mode == 0120000)) {
 			buf_release(&b);
 			return e;
 		}
@@ -478,8 +479,8 @@ graph_source_compute_worktree(const struct graph_worktree *wt,
 		for (p = 0; p < pre.n; p++) {
 			if (nested(&pre, p))
 				continue;
-			e = gitlink_above(wt, pre.v[p]);
-			if (e && pattern_set_claims_gitlink(set, e->raw.path))
+			e = opaque_above(wt, pre.v[p]);
+			if (e && pattern_set_claims_opaque(set, e->raw.path))
 				raw[n++] = e->raw;
 			len = strlen(pre.v[p]);
 			for (i = lower_bound(wt, pre.v[p]); i < wt->n; i++) {
@@ -493,7 +494,7 @@ graph_source_compute_worktree(const struct graph_worktree *wt,
 			}
 		}
 		qsort(raw, n, sizeof(*raw), cmp_raw);
-		/* Prefixes inside one submodule each found its gitlink. */
+		/* Prefixes inside one submodule or link each found it. */
 		for (i = p = 0; i < n; i++)
 			if (!p || strcmp(raw[p - 1].path, raw[i].path))
 				raw[p++] = raw[i];

@@ -139,3 +139,29 @@ Test(graph_source_links, link_loops_through_folders_end, .timeout = 60)
 	t_rmtree(dir);
 	free(dir);
 }
+
+/*
+ * A set whose patterns reach through a folder link (lnk/src/ and below, where
+ * lnk -> real) reads the folder the link reaches: the link is claimed,
+ * so editing a file there changes the key (before, the set was empty).
+ */
+Test(graph_source_links, a_set_through_a_folder_link_claims_the_link)
+{
+	static const char *const pats[] = {
+		"lnk/**", "lnk/src/**", "v/lnk/**", "v/**/*.c",
+	};
+	char *dir = t_git_init();
+	size_t i;
+
+	t_write(dir, "real/src/f.c", "1\n");
+	t_write(dir, "v/g.c", "g\n");
+	sh_ok(dir, "ln -s real lnk && ln -s ../real v/lnk");
+	cr_assert_eq(t_git_commit(dir, "base"), 0);
+	for (i = 0; i < sizeof(pats) / sizeof(pats[0]); i++)
+		cr_expect(moves(dir, pats[i], "echo 2 >> real/src/f.c"),
+			  "%s: the file reached through the link", pats[i]);
+	cr_expect(!moves(dir, "v/g.c", "echo 3 >> real/src/f.c"),
+		  "a set that does not reach the link");
+	t_rmtree(dir);
+	free(dir);
+}
