@@ -15,6 +15,13 @@ struct error;
 struct strv;
 struct graph_source_state;
 
+/*
+ * Folders nest at most this deep, git's own bound (core.maxTreeDepth,
+ * 4096 by default since git 2.45): the walks are recursive, and a hostile
+ * tree nested deeper would overflow the stack; it is an error instead.
+ */
+#define GRAPH_MAX_TREE_DEPTH 4096
+
 struct graph_source_raw {
 	const char *path;	/* repository-relative */
 	unsigned mode;		/* 040000: a folder marker (graph_source_finish) */

@@ -144,7 +144,16 @@ struct walk {
 	int all;	/* the directory walked is claimed whole */
 	int key_only;	/* a link-free folder claimed whole is its marker
 			   alone: its files are not listed */
+	int depth;	/* folders entered (too_deep) */
 };
+
+static int
+too_deep(struct walk *w)
+{
+	return error_set(w->err, ERROR_INVALID, "tree too deep: folders nest "
+			 "more than %d deep under '%.200s'", GRAPH_MAX_TREE_DEPTH,
+			 w->path.data ? w->path.data : "");
+}
 
 static void
 memo_key(const git_oid *tree, const char *dir, size_t dirlen,
@@ -172,7 +181,7 @@ static int walk_tree(struct walk *w, git_tree *tree, struct memo_node **out);
  * the walk then goes. Depth is bounded by the tree (paths are finite).
  */
 static int
-scan_links(struct walk *w, const git_oid *id, int *links)
+scan_links(struct walk *w, const git_oid *id, int depth, int *links)
 {
 	char hex[GRAPH_OID_HEX], *key;
 	const char *v;
@@ -187,6 +196,8 @@ scan_links(struct walk *w, const git_oid *id, int *links)
 		*links = v == LINKS;
 		return 0;
 	}
+	if (depth > GRAPH_MAX_TREE_DEPTH)
+		return too_deep(w);
 	grc = git_tree_lookup(&t, graph_repo_git(w->repo), id);
 	if (grc < 0)
 		return graph_repo_git_error(w->repo, grc, w->err,
@@ -200,7 +211,8 @@ scan_links(struct walk *w, const git_oid *id, int *links)
 			*links = 1;
 			break;
 		case GIT_FILEMODE_TREE:
-			rc = scan_links(w, git_tree_entry_id(e), links);
+			rc = scan_links(w, git_tree_entry_id(e), depth + 1,
+					links);
 			break;
 		default:
 			break;
@@ -247,17 +259,21 @@ walk_folder(struct walk *w, const git_oid *id, struct memo_node **out)
 	int rc, grc, links = 1;
 
 	if (w->all && w->key_only) {
-		rc = scan_links(w, id, &links);
+		rc = scan_links(w, id, w->depth, &links);
 		if (rc)
 			return rc;
 		if (!links)
 			return folder_only(w, id, out);
 	}
+	if (w->depth == GRAPH_MAX_TREE_DEPTH)
+		return too_deep(w);
 	grc = git_tree_lookup(&sub, graph_repo_git(w->repo), id);
 	if (grc < 0)
 		return graph_repo_git_error(w->repo, grc, w->err,
 					    "reading a tree");
+	w->depth++;
 	rc = walk_tree(w, sub, out);
+	w->depth--;
 	git_tree_free(sub);
 	return rc;
 }
@@ -547,6 +563,7 @@ compute(struct graph_repo *repo, const struct graph_oid *commit,
 	w.err = err;
 	w.all = 0;
 	w.key_only = key_only;
+	w.depth = 0;
 	buf_init(&w.path, 0);
 	rc = walk_roots(&w, tv.root, &tops, &n_tops);
 	buf_release(&w.path);

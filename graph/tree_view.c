@@ -59,32 +59,68 @@ tv_link_text(void *ctx, const char *path, const unsigned char oid[20],
 }
 
 struct dir_walk {
+	struct graph_tree_view *tv;
 	XXH3_state_t h;
-	const char *dir;	/* the linked folder's repository path */
 	struct strv *links;
-	struct buf path;
-	int rc;
+	struct buf path;	/* the folder's repository path, then below */
+	size_t base;		/* its length, and the '/' after it */
+	struct error *err;
 };
 
+/*
+ * Hash every non-tree entry below tree t (at dw->path) in git's tree
+ * order, as a pre-order walk gives it, and note the links. Recursive,
+ * within GRAPH_MAX_TREE_DEPTH: a hostile tree nested deeper is an error,
+ * not a stack overflow (libgit2's git_tree_walk has no bound).
+ */
 static int
-dir_cb(const char *root, const git_tree_entry *e, void *payload)
+dir_walk(struct dir_walk *dw, git_tree *t, int depth)
 {
-	struct dir_walk *dw = payload;
-	unsigned mode = graph_git_entry_mode(e);
+	size_t i, n = git_tree_entrycount(t), len = dw->path.len;
+	const git_tree_entry *e;
+	git_tree *sub = NULL;
+	unsigned mode;
+	int rc = 0, grc;
 
-	if (mode == 040000)
-		return 0;
-	/* The whole path, however long: a cut one could equal another's. */
-	graph_source_dir_entry2(&dw->h, root, git_tree_entry_name(e), mode,
-				git_tree_entry_id(e)->id);
-	if (mode != 0120000)
-		return 0;
-	buf_reset(&dw->path);
-	dw->rc = buf_addf(&dw->path, NULL, "%s/%s%s", dw->dir, root,
-			  git_tree_entry_name(e));
-	if (!dw->rc)
-		dw->rc = strv_push(dw->links, dw->path.data, NULL);
-	return dw->rc ? -1 : 0;
+	if (depth > GRAPH_MAX_TREE_DEPTH)
+		return error_set(dw->err, ERROR_INVALID, "tree too deep: "
+				 "folders nest more than %d deep under "
+				 "'%.200s'", GRAPH_MAX_TREE_DEPTH,
+				 dw->path.data);
+	for (i = 0; !rc && i < n; i++) {
+		e = git_tree_entry_byindex(t, i);
+		mode = graph_git_entry_mode(e);
+		rc = buf_addch(&dw->path, '/', dw->err);
+		if (!rc)
+			rc = buf_addstr(&dw->path, git_tree_entry_name(e),
+					dw->err);
+		if (rc)
+			break;
+		if (mode == 040000) {
+			grc = git_tree_lookup(&sub, graph_repo_git(dw->tv->repo),
+					      git_tree_entry_id(e));
+			if (grc < 0)
+				rc = graph_repo_git_error(dw->tv->repo, grc,
+							  dw->err, "reading "
+							  "a linked directory");
+			else
+				rc = dir_walk(dw, sub, depth + 1);
+			git_tree_free(sub);
+			sub = NULL;
+		} else {
+			/* The whole path, however long: a cut one could
+			 * equal another's. */
+			graph_source_dir_entry(&dw->h,
+					       dw->path.data + dw->base, mode,
+					       git_tree_entry_id(e)->id);
+			if (mode == 0120000)
+				rc = strv_push(dw->links, dw->path.data,
+					       dw->err);
+		}
+		dw->path.len = len;
+		dw->path.data[len] = '\0';
+	}
+	return rc;
 }
 
 static int
@@ -96,7 +132,7 @@ tv_dir_digest(void *ctx, const char *path, unsigned char d[16],
 	git_tree *t = NULL;
 	struct dir_walk dw;
 	XXH128_canonical_t c;
-	int grc;
+	int grc, rc;
 
 	grc = git_tree_entry_bypath(&e, tv->root, path);
 	if (grc == 0)
@@ -108,18 +144,18 @@ tv_dir_digest(void *ctx, const char *path, unsigned char d[16],
 					    "reading a linked directory");
 	XXH3_128bits_reset(&dw.h);
 	XXH3_128bits_update(&dw.h, "ripple-dir-v1", 14);
-	dw.dir = path;
+	dw.tv = tv;
 	dw.links = links;
-	dw.rc = 0;
+	dw.err = err;
+	dw.base = strlen(path) + 1;
 	buf_init(&dw.path, 0);
-	grc = git_tree_walk(t, GIT_TREEWALK_PRE, dir_cb, &dw);
+	rc = buf_addstr(&dw.path, path, err);
+	if (!rc)
+		rc = dir_walk(&dw, t, 1);
 	git_tree_free(t);
 	buf_release(&dw.path);
-	if (dw.rc)
-		return error_set(err, ERROR_NOMEM, "out of memory");
-	if (grc < 0)
-		return graph_repo_git_error(tv->repo, grc, err,
-					    "reading a linked directory");
+	if (rc)
+		return rc;
 	XXH128_canonicalFromHash(&c, XXH3_128bits_digest(&dw.h));
 	memcpy(d, c.digest, 16);
 	return 0;

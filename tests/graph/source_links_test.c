@@ -1,7 +1,9 @@
 /* Suites for graph/source: what a symlink's key covers. A build that
  * reads through a link reads what the link finally reaches: a link in a
  * folder the link points at, or a folder link in the middle of the
- * target's path, must count as the kernel resolves them. */
+ * target's path, must count as the kernel resolves them. And hostile
+ * trees (links that loop through folders, folders nested deeper than
+ * git allows) end in a key or a clear error, never a hang or a crash. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,6 +164,82 @@ Test(graph_source_links, a_set_through_a_folder_link_claims_the_link)
 			  "%s: the file reached through the link", pats[i]);
 	cr_expect(!moves(dir, "v/g.c", "echo 3 >> real/src/f.c"),
 		  "a set that does not reach the link");
+	t_rmtree(dir);
+	free(dir);
+}
+
+/* Write (python3, loose objects) a commit whose folder a/ nests `n`
+ * folders deep, with x/l -> ../a beside it; its id into out (41). */
+static void
+deep_commit(const char *dir, int n, char out[41])
+{
+	char cmd[1536];
+	struct run_result r;
+
+	snprintf(cmd, sizeof(cmd), "python3 -c '\n"
+		 "import hashlib, zlib, os, subprocess\n"
+		 "def w(t, b):\n"
+		 "    d = t.encode() + b\" %%d\\0\" %% len(b) + b\n"
+		 "    h = hashlib.sha1(d).hexdigest()\n"
+		 "    os.makedirs(\".git/objects/\" + h[:2], exist_ok=True)\n"
+		 "    open(\".git/objects/\" + h[:2] + \"/\" + h[2:], \"wb\")"
+		 ".write(zlib.compress(d))\n"
+		 "    return bytes.fromhex(h)\n"
+		 "t = w(\"tree\", b\"100644 f\\0\" + w(\"blob\", b\"x\"))\n"
+		 "for i in range(%d):\n"
+		 "    t = w(\"tree\", b\"40000 a\\0\" + t)\n"
+		 "x = w(\"tree\", b\"120000 l\\0\" + w(\"blob\", b\"../a\"))\n"
+		 "r = w(\"tree\", b\"40000 a\\0\" + t + b\"40000 x\\0\" + x)\n"
+		 "print(subprocess.check_output([\"git\", \"commit-tree\", "
+		 "r.hex(), \"-m\", \"deep\"]).decode().strip())'", n);
+	r = t_sh(dir, cmd);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_geq(strlen(r.out), 40);
+	memcpy(out, r.out, 40);
+	out[40] = '\0';
+	t_result_release(&r);
+}
+
+/*
+ * Folders nested deeper than git's core.maxTreeDepth (4096): every walk
+ * and a link's folder digest refuse them with an error (a tree 100,000
+ * deep overflowed their recursion's stack: a crash).
+ */
+Test(graph_source_links, a_tree_deeper_than_git_allows_is_an_error,
+     .timeout = 120)
+{
+	static const char *const pats[] = { "a/**", "a/**/f", "x/**" };
+	char *dir = t_git_init(), c[41];
+	struct graph_repo *repo = NULL;
+	struct pattern_set *s;
+	struct graph_source_state st;
+	struct graph_oid oid;
+	struct error err;
+	size_t i;
+
+	deep_commit(dir, 5000, c);
+	error_init(&err);
+	cr_assert_eq(graph_repo_open(dir, &repo, &err), 0, "%s", err.msg);
+	cr_assert_eq(graph_repo_resolve(repo, c, &oid, &err), 0, "%s",
+		     err.msg);
+	for (i = 0; i < sizeof(pats) / sizeof(pats[0]); i++) {
+		s = NULL;
+		cr_assert_eq(pattern_set_compile(&pats[i], 1, NULL, 0, &s,
+						 &err), 0);
+		error_init(&err);
+		cr_expect_eq(graph_source_compute(repo, &oid, s, NULL, &st,
+						  &err), ERROR_INVALID,
+			     "%s: full walk", pats[i]);
+		cr_expect(strstr(err.msg, "too deep") != NULL, "%s", err.msg);
+		graph_source_state_release(&st);
+		error_init(&err);
+		cr_expect_eq(graph_source_compute_key(repo, &oid, s, NULL,
+						      &st, &err),
+			     ERROR_INVALID, "%s: key-only walk", pats[i]);
+		graph_source_state_release(&st);
+		pattern_set_free(s);
+	}
+	graph_repo_close(repo);
 	t_rmtree(dir);
 	free(dir);
 }
