@@ -79,6 +79,19 @@ int pattern_set_exclude_globs(struct pattern_set *set,
 			      const char *const *globs, size_t n,
 			      struct error *err);
 
+/*
+ * Exclude the one path `path` (repository-relative bytes, copied) that
+ * the commit walked does not hold: an untracked rules file in the working
+ * tree. It is never claimed but, unlike an excluded glob, it cuts no
+ * folder claimed whole (pattern_set_claims_all_below): the commit's
+ * folder holds no such file, and the working tree's folded ids count only
+ * what the set claims, so the folder is keyed by its tree id wherever the
+ * rules file lies. A second call replaces the first; the digest changes
+ * with it. Errors: ERROR_NOMEM.
+ */
+int pattern_set_exclude_absent(struct pattern_set *set, const char *path,
+			       struct error *err);
+
 /* Free a set. Accepts NULL. */
 void pattern_set_free(struct pattern_set *set);
 

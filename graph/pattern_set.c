@@ -44,6 +44,7 @@ struct pattern_set {
 	char **orig_inc;	/* as given, for prefixes */
 	char **globs;		/* excluded output globs (graph/outputs.h) */
 	size_t n_globs;
+	char *absent;		/* an excluded path no walked commit holds */
 	unsigned char digest[16];
 };
 
@@ -261,6 +262,7 @@ pattern_set_free(struct pattern_set *set)
 	for (i = 0; i < set->n_globs; i++)
 		mem_free(set->globs[i]);
 	mem_free(set->globs);
+	mem_free(set->absent);
 	release_list(&set->exc);
 	release_list(&set->inc);
 	mem_free(set);
@@ -291,6 +293,27 @@ pattern_set_exclude_globs(struct pattern_set *set, const char *const *globs,
 	XXH3_128bits_update(&st, "ripple-patterns-globs-v1", 24);
 	XXH3_128bits_update(&st, set->digest, 16);
 	digest_list(&st, (const char *const *)set->globs, set->n_globs);
+	XXH128_canonicalFromHash(&c, XXH3_128bits_digest(&st));
+	memcpy(set->digest, c.digest, 16);
+	return 0;
+}
+
+int
+pattern_set_exclude_absent(struct pattern_set *set, const char *path,
+			   struct error *err)
+{
+	XXH3_state_t st;
+	XXH128_canonical_t c;
+	char *p = mem_strdup(path);
+
+	if (!p)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	mem_free(set->absent);
+	set->absent = p;
+	XXH3_128bits_reset(&st);
+	XXH3_128bits_update(&st, "ripple-patterns-absent-v1", 25);
+	XXH3_128bits_update(&st, set->digest, 16);
+	digest_list(&st, (const char *const *)&set->absent, 1);
 	XXH128_canonicalFromHash(&c, XXH3_128bits_digest(&st));
 	memcpy(set->digest, c.digest, 16);
 	return 0;
@@ -369,7 +392,8 @@ pattern_set_match(const struct pattern_set *set, const char *path)
 {
 	return any_match(&set->inc, path, PATTERN_QUERY_PATH) &&
 	       !any_match(&set->exc, path, PATTERN_QUERY_PATH) &&
-	       !glob_excluded(set, path);
+	       !glob_excluded(set, path) &&
+	       !(set->absent && !strcmp(path, set->absent));
 }
 
 int

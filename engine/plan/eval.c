@@ -116,6 +116,10 @@ compile(struct eval *ev, const struct graph_input *in,
 		rc = pattern_set_exclude_globs(*out,
 					       (const char *const *)ev->own.v,
 					       ev->own.n, err);
+	/* Not a glob: the commit walked does not hold it, so it must not
+	 * cut a folder claimed whole (docs/patterns.md). */
+	if (!rc && ev->own_rules)
+		rc = pattern_set_exclude_absent(*out, ev->own_rules, err);
 	return rc;
 }
 
@@ -487,6 +491,7 @@ eval_free(struct eval *ev)
 	mem_free(ev->inputs);
 	mem_free(ev->slots);
 	strv_release(&ev->own);
+	mem_free(ev->own_rules);
 	graph_worktree_free(ev->wt);
 	if (!ev->borrowed) {
 		graph_free(ev->graph);
@@ -538,6 +543,8 @@ eval_path_own(const struct eval *ev, const char *path)
 {
 	size_t i;
 
+	if (ev->own_rules && !strcmp(path, ev->own_rules))
+		return 1;
 	for (i = 0; i < ev->own.n; i++)
 		if (graph_glob_match(ev->own.v[i], path))
 			return 1;

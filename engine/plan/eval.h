@@ -40,9 +40,11 @@ struct eval {
 	size_t n_slots;			/* a power of two > 2 * n_inputs */
 	struct graph_key_sources sources;	/* callbacks over this eval */
 	struct strv own;		/* output globs of ripple's own paths:
-					   .ripple/, an untracked rules file
-					   in the tree, every node's declared
+					   .ripple/ and every node's declared
 					   outputs; never source inputs */
+	char *own_rules;		/* an untracked rules file in the
+					   tree (its path), or NULL: never a
+					   source input either */
 	struct cache *memo;		/* source-key memo, borrowed, or NULL */
 	int memo_write;			/* 1: remember keys it computes */
 	struct strmap *key_memo;	/* memo id -> key hex, shared by the

@@ -186,25 +186,6 @@ eval_load_rules(struct eval *ev, const char *rules_file,
 	return rc ? rc : check_families(ev, errors, err);
 }
 
-/* Append `path` to *sv as an output glob matching that path alone. */
-static int
-push_literal_glob(struct strv *sv, const char *path, struct error *err)
-{
-	struct buf b = BUF_INIT;
-	int rc = 0;
-
-	for (; *path && !rc; path++) {
-		if (strchr("*?[\\", *path))
-			rc = buf_addch(&b, '\\', err);
-		if (!rc)
-			rc = buf_addch(&b, *path, err);
-	}
-	if (!rc)
-		rc = strv_push(sv, b.data, err);
-	buf_release(&b);
-	return rc;
-}
-
 /*
  * The rules file's path in the working tree when it lies there and the
  * commit does not track it (numba-cuda's untracked ripple.yml beside a
@@ -265,8 +246,11 @@ eval_own_paths(struct eval *ev, const char *rules_file, struct error *err)
 	rc = strv_push(&ev->own, ".ripple/**", err);
 	if (!rc)
 		rc = untracked_rules_path(ev, rules_file, &rel, err);
-	if (!rc && rel.len)
-		rc = push_literal_glob(&ev->own, rel.data, err);
+	if (!rc && rel.len) {
+		ev->own_rules = buf_detach(&rel);
+		if (!ev->own_rules)
+			rc = error_set(err, ERROR_NOMEM, "out of memory");
+	}
 	for (i = 0; !rc && i < ev->graph->n_nodes; i++) {
 		const struct graph_node *n = &ev->graph->nodes[i];
 

@@ -414,3 +414,66 @@ Test(e2e_full_walk, folders_keyed_by_tree_id_still_name_their_files,
 	free(tmp);
 	free(ripple);
 }
+
+/* The digest of input `name` in `ripple keys ARGS --components --json`
+ * run in dir, into out (33 bytes). */
+static void
+input_digest(const char *dir, const char *ripple, const char *args,
+	     const char *name, char out[33])
+{
+	char cmd[2 * PATH_MAX + 256];
+	json_t *doc, *c;
+	size_t i;
+
+	snprintf(cmd, sizeof(cmd), "keys %s --components --json", args);
+	doc = json_of(dir, ripple, "", cmd);
+	out[0] = '\0';
+	json_array_foreach(json_object_get(json_array_get(
+		json_object_get(doc, "nodes"), 0), "components"), i, c)
+		if (!strcmp(json_string_value(json_object_get(c, "name")),
+			    name))
+			snprintf(out, 33, "%s", json_string_value(
+				json_object_get(c, "digest")));
+	cr_assert_eq(strlen(out), 32, "keys %s: no %s", args, name);
+	json_decref(doc);
+}
+
+/*
+ * An untracked rules file inside a folder a set claims whole (`--rules
+ * q/r.yml`) is excluded from the set, but it is in no commit: the key
+ * must be the one the committed rules give, at the commit and in the
+ * working tree, wherever the rules file lies (it cut the folder: the
+ * key was the files one by one instead of the folder's tree id). (In
+ * the working tree without --rules, q/r.yml is an untracked file of the
+ * set like any other.)
+ */
+Test(e2e_full_walk, an_untracked_rules_file_leaves_the_keys_alone)
+{
+	char *tmp = t_tmpdir(), *ripple = ripple_path();
+	char cmd[PATH_MAX + 1024], dir[PATH_MAX], want[33], got[33];
+	static const char *const args[] = {
+		"--rules q/r.yml", "--rules ../r.yml",
+		"--worktree --rules q/r.yml",
+	};
+	size_t i;
+
+	snprintf(cmd, sizeof(cmd), GIT_ID
+		 "mkdir f && cd f && git init -q -b main && "
+		 "mkdir -p q/a && echo 1 > q/a/x.c && echo 1 > q/top.c && "
+		 "printf '%%s\\n' 'version: 1' 'sources:' "
+		 "'  q-src: {paths: [q/**]}' 'artifacts:' "
+		 "'  q: {inputs: [q-src], command: [build, q]}' > ripple.yml "
+		 "&& printf '.ripple/\\n' > .gitignore && git add -A && "
+		 "git commit -qm base && cp ripple.yml q/r.yml && "
+		 "cp ripple.yml ../r.yml");
+	must(tmp, cmd);
+	snprintf(dir, sizeof(dir), "%s/f", tmp);
+	input_digest(dir, ripple, "", "source:q-src", want);
+	for (i = 0; i < sizeof(args) / sizeof(args[0]); i++) {
+		input_digest(dir, ripple, args[i], "source:q-src", got);
+		cr_expect_str_eq(got, want, "keys %s", args[i]);
+	}
+	t_rmtree(tmp);
+	free(tmp);
+	free(ripple);
+}
