@@ -311,18 +311,26 @@ expand_fields(struct builder *b, struct graph_node *node,
 		if (!rc)
 			rc = check_names(node, rule->outputs[i],
 					 node->outputs[i], err);
+		if (rc)	/* at the output, not the rule's name */
+			return graph_error_at(err, b->rules,
+					      rule->output_pos[i], node->id,
+					      rc);
 	}
 	for (i = 0; !rc && i < rule->n_meta; i++) {
 		node->meta[i] = rule->meta[i];
 		rc = template_expand(a, rule->meta[i].value, &env,
 				     &node->meta[i].value, err);
 	}
-	if (!rc)
+	if (!rc && rule->cwd) {
 		rc = template_expand(a, rule->cwd, &env, &node->cwd, err);
-	if (!rc)
-		rc = check_inside("cwd", rule->cwd, node->cwd, err);
-	if (!rc)
-		rc = check_chars("cwd", rule->cwd, node->cwd, err);
+		if (!rc)
+			rc = check_inside("cwd", rule->cwd, node->cwd, err);
+		if (!rc)
+			rc = check_chars("cwd", rule->cwd, node->cwd, err);
+		if (rc)	/* at the cwd, not the rule's name */
+			return graph_error_at(err, b->rules, rule->cwd_pos,
+					      node->id, rc);
+	}
 	if (!rc)
 		rc = template_expand(a, rule->version_group, &env,
 				     &node->version_group, err);
@@ -356,6 +364,10 @@ expand_fields(struct builder *b, struct graph_node *node,
 		if (!rc)
 			rc = check_chars("rewrites", rule->rewrites[i],
 					 node->rewrites[i], err);
+		if (rc)	/* at the entry, not the rule's name */
+			return graph_error_at(err, b->rules,
+					      rule->rewrite_pos[i], node->id,
+					      rc);
 	}
 	node->version = rule->version;
 	if (rc)
