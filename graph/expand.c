@@ -517,16 +517,63 @@ cmp_node_id(const void *x, const void *y)
 		      ((const struct graph_node *)y)->id);
 }
 
+/* Expand rule i of the artifacts, then tests, then releases. */
+static int
+expand_rule(struct builder *b, size_t i, struct error *err)
+{
+	const struct rules *r = b->rules;
+
+	if (i < r->n_artifacts)
+		return for_each_combo(b, &r->artifacts[i].each, add_rule_node,
+				      &r->artifacts[i], err);
+	i -= r->n_artifacts;
+	if (i < r->n_tests)
+		return for_each_combo(b, &r->tests[i].each, add_rule_node,
+				      &r->tests[i], err);
+	i -= r->n_tests;
+	return for_each_combo(b, &r->releases[i].each, add_release_node,
+			      &r->releases[i], err);
+}
+
+/*
+ * Expand every rule. Without `errors`, stop at the first error (in err).
+ * With it, a rule that fails as ERROR_INVALID adds its first error there
+ * and the others still expand; then ERROR_INVALID with err untouched.
+ */
+static int
+expand_rules(struct builder *b, struct error_list *errors, struct error *err)
+{
+	const struct rules *r = b->rules;
+	size_t i, n = r->n_artifacts + r->n_tests + r->n_releases;
+	int rc, bad = 0;
+
+	for (i = 0; i < n; i++) {
+		struct error one;
+
+		error_init(&one);
+		rc = expand_rule(b, i, errors ? &one : err);
+		if (rc && (!errors || rc != ERROR_INVALID)) {
+			if (errors)
+				*err = one;
+			return rc;
+		}
+		if (rc) {
+			error_list_add(errors, &one);
+			bad = 1;
+		}
+	}
+	return bad ? ERROR_INVALID : 0;
+}
+
 int
 graph_build(const struct rules *rules, struct graph **out, struct error *err)
 {
 	return graph_build_limited(rules, NULL, out, err);
 }
 
-int
-graph_build_limited(const struct rules *rules,
-		    const struct graph_limits *limits, struct graph **out,
-		    struct error *err)
+static int
+build(const struct rules *rules, const struct graph_limits *limits,
+      struct graph **out, struct error_list *errors, struct error *err)
 {
 	struct builder b = { rules, NULL, NULL, 0, 0, 0 };
 	struct graph_caps caps;
@@ -544,16 +591,7 @@ graph_build_limited(const struct rules *rules,
 		return error_set(err, ERROR_NOMEM, "out of memory");
 	arena_init(&b.g->arena);
 	b.g->rules = rules;
-	for (i = 0; !rc && i < rules->n_artifacts; i++)
-		rc = for_each_combo(&b, &rules->artifacts[i].each,
-				    add_rule_node, &rules->artifacts[i], err);
-	for (i = 0; !rc && i < rules->n_tests; i++)
-		rc = for_each_combo(&b, &rules->tests[i].each, add_rule_node,
-				    &rules->tests[i], err);
-	for (i = 0; !rc && i < rules->n_releases; i++)
-		rc = for_each_combo(&b, &rules->releases[i].each,
-				    add_release_node, &rules->releases[i],
-				    err);
+	rc = expand_rules(&b, errors, err);
 	if (rc)
 		goto done;
 	if (b.n > 1)
@@ -581,6 +619,30 @@ done:
 	}
 	*out = b.g;
 	return 0;
+}
+
+int
+graph_build_limited(const struct rules *rules,
+		    const struct graph_limits *limits, struct graph **out,
+		    struct error *err)
+{
+	return build(rules, limits, out, NULL, err);
+}
+
+int
+graph_build_errors(const struct rules *rules,
+		   const struct graph_limits *limits, struct graph **out,
+		   struct error_list *errors)
+{
+	struct error err;
+	int rc;
+
+	error_init(&err);
+	rc = build(rules, limits, out, errors, &err);
+	if (rc && err.code)
+		error_list_add(errors, &err);
+	error_list_sort(errors);
+	return rc;
 }
 
 void
