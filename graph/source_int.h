@@ -76,6 +76,28 @@ int graph_source_finish(struct graph_source_state *st,
 			const struct graph_source_view *view,
 			struct error *err);
 
+/*
+ * The id git write-tree gives tree t once checked out, into out: t's own
+ * id when every entry's stored mode is the one git's canon_mode gives
+ * (graph_git_entry_mode) and every subtree's canonical id, child[i] for
+ * entry i (NULL: not a tree, or take its id as it is), is its id; else
+ * the id of the tree object with canonical modes and ids, hashed by
+ * libgit2, never written. Errors: ERROR_NOMEM, ERROR_INTERNAL.
+ */
+int graph_tree_canonical_id(struct git_tree *t,
+			    const unsigned char *const *child,
+			    unsigned char out[20], struct error *err);
+
+/*
+ * Replace each prefix of pre (a set's fixed prefixes) at or below a
+ * gitlink or a symlink in root that the set claims
+ * (pattern_set_claims_opaque) by that entry's folder: the walk then
+ * claims the entry, and "" (the root) sorts first again.
+ */
+struct strv;
+void graph_source_opaque_parents(const struct pattern_set *set,
+				 struct git_tree *root, struct strv *pre);
+
 /* Raw entries with folder markers, as the commit walk gives them. */
 struct graph_source_folded {
 	struct graph_source_raw *v;	/* owned */

@@ -44,12 +44,16 @@ struct graph_source_cache {
 	struct arena arena;
 	struct memo_node **slots;
 	size_t cap, used, hits, misses;
-	/* Tree id (hex) -> LINKS or NO_LINKS: whether a symlink lies
-	 * anywhere below, read from the trees' entry modes. */
+	/* Tree id (hex) -> struct scan: whether a symlink lies anywhere
+	 * below, read from the trees' entry modes, and the canonical id. */
 	struct strmap links;
 };
 
-static char LINKS[] = "links", NO_LINKS[] = "none";
+struct scan {
+	int links;
+	unsigned char canon[20];	/* graph_tree_canonical_id, when
+					   no link lies below */
+};
 
 struct graph_source_cache *
 graph_source_cache_new(void)
@@ -175,62 +179,76 @@ memo_key(const git_oid *tree, const char *dir, size_t dirlen,
 static int walk_tree(struct walk *w, git_tree *tree, struct memo_node **out);
 
 /*
- * *links = whether a symlink lies anywhere below tree `id`: only the
- * trees' entry modes are read (no blob, no path), and each tree's answer
- * is remembered in the cache, so a folder is scanned once however deep
- * the walk then goes. Depth is bounded by the tree (paths are finite).
+ * *out = whether a symlink lies anywhere below tree `id` and, when none
+ * does, the tree's canonical id: only the trees' entries are read (no
+ * blob, no path), and each tree's answer is remembered in the cache, so
+ * a folder is scanned once however deep the walk then goes.
  */
 static int
-scan_links(struct walk *w, const git_oid *id, int depth, int *links)
+scan_links(struct walk *w, const git_oid *id, int depth,
+	   const struct scan **out)
 {
 	char hex[GRAPH_OID_HEX], *key;
-	const char *v;
+	const unsigned char **child = NULL;
+	const struct scan *sub;
+	struct scan *s;
 	git_tree *t = NULL;
 	const git_tree_entry *e;
 	size_t i, n;
 	int rc = 0, grc;
 
 	git_oid_tostr(hex, sizeof(hex), id);
-	v = strmap_get(&w->cache->links, hex);
-	if (v) {
-		*links = v == LINKS;
+	*out = strmap_get(&w->cache->links, hex);
+	if (*out)
 		return 0;
-	}
 	if (depth > GRAPH_MAX_TREE_DEPTH)
 		return too_deep(w);
+	s = arena_alloc(&w->cache->arena, sizeof(*s));
+	key = arena_strdup(&w->cache->arena, hex);
+	if (!s || !key)
+		return error_set(w->err, ERROR_NOMEM, "out of memory");
+	memset(s, 0, sizeof(*s));
 	grc = git_tree_lookup(&t, graph_repo_git(w->repo), id);
 	if (grc < 0)
 		return graph_repo_git_error(w->repo, grc, w->err,
 					    "reading a tree");
-	*links = 0;
 	n = git_tree_entrycount(t);
-	for (i = 0; !rc && !*links && i < n; i++) {
+	child = n ? mem_calloc(n, sizeof(*child)) : NULL;
+	if (n && !child)
+		rc = error_set(w->err, ERROR_NOMEM, "out of memory");
+	for (i = 0; !rc && !s->links && i < n; i++) {
 		e = git_tree_entry_byindex(t, i);
 		switch (graph_git_entry_mode(e)) {
 		case GIT_FILEMODE_LINK:
-			*links = 1;
+			s->links = 1;
 			break;
 		case GIT_FILEMODE_TREE:
 			rc = scan_links(w, git_tree_entry_id(e), depth + 1,
-					links);
+					&sub);
+			if (!rc) {
+				s->links = sub->links;
+				child[i] = sub->canon;
+			}
 			break;
 		default:
 			break;
 		}
 	}
+	if (!rc && !s->links)
+		rc = graph_tree_canonical_id(t, child, s->canon, w->err);
+	mem_free(child);
 	git_tree_free(t);
-	if (rc)
-		return rc;
-	key = arena_strdup(&w->cache->arena, hex);
-	if (!key)
-		return error_set(w->err, ERROR_NOMEM, "out of memory");
-	return strmap_put(&w->cache->links, key, *links ? LINKS : NO_LINKS,
-			  w->err);
+	if (!rc)
+		rc = strmap_put(&w->cache->links, key, s, w->err);
+	*out = s;
+	return rc;
 }
 
-/* A folder claimed whole with no symlink below: its marker alone. */
+/* A folder claimed whole with no symlink below: its marker alone, with
+ * its canonical id. */
 static int
-folder_only(struct walk *w, const git_oid *id, struct memo_node **out)
+folder_only(struct walk *w, const unsigned char id[20],
+	    struct memo_node **out)
 {
 	struct memo_node *m = arena_alloc(&w->cache->arena, sizeof(*m));
 
@@ -242,7 +260,7 @@ folder_only(struct walk *w, const git_oid *id, struct memo_node **out)
 	m->dir = arena_strndup(&w->cache->arena, w->path.data, w->path.len);
 	if (!m->dir)
 		return error_set(w->err, ERROR_NOMEM, "out of memory");
-	memcpy(m->tree, id->id, 20);
+	memcpy(m->tree, id, 20);
 	*out = m;
 	return 0;
 }
@@ -256,14 +274,15 @@ static int
 walk_folder(struct walk *w, const git_oid *id, struct memo_node **out)
 {
 	git_tree *sub = NULL;
-	int rc, grc, links = 1;
+	const struct scan *s;
+	int rc, grc;
 
 	if (w->all && w->key_only) {
-		rc = scan_links(w, id, w->depth, &links);
+		rc = scan_links(w, id, w->depth, &s);
 		if (rc)
 			return rc;
-		if (!links)
-			return folder_only(w, id, out);
+		if (!s->links)
+			return folder_only(w, s->canon, out);
 	}
 	if (w->depth == GRAPH_MAX_TREE_DEPTH)
 		return too_deep(w);
@@ -313,6 +332,31 @@ walk_entry(struct walk *w, const git_tree_entry *e, struct memo_item *it,
 	memcpy(it->file.oid, git_tree_entry_id(e)->id, 20);
 	*keep = 1;
 	return 0;
+}
+
+/*
+ * The marker of m, a folder claimed whole (every entry of tree kept, in
+ * order, each folder a marker), gets the canonical id
+ * (graph_tree_canonical_id) in place of the tree's own.
+ */
+static int
+canonical(struct walk *w, git_tree *tree, struct memo_node *m)
+{
+	const unsigned char **child;
+	size_t i;
+	int rc;
+
+	if (m->n != git_tree_entrycount(tree))
+		return error_set(w->err, ERROR_INTERNAL, "a folder claimed "
+				 "whole lost entries: '%s'", m->dir);
+	child = m->n ? mem_calloc(m->n, sizeof(*child)) : NULL;
+	if (m->n && !child)
+		return error_set(w->err, ERROR_NOMEM, "out of memory");
+	for (i = 0; i < m->n; i++)
+		child[i] = m->items[i].child ? m->items[i].child->tree : NULL;
+	rc = graph_tree_canonical_id(tree, child, m->tree, w->err);
+	mem_free(child);
+	return rc;
 }
 
 static int
@@ -372,6 +416,11 @@ walk_tree(struct walk *w, git_tree *tree, struct memo_node **out)
 	}
 	m->items = items;
 	m->n = kept;
+	if (w->all) {
+		rc = canonical(w, tree, m);
+		if (rc)
+			return rc;
+	}
 	if (memo_put(w->cache, m))
 		return error_set(w->err, ERROR_NOMEM, "out of memory");
 	*out = m;
@@ -424,37 +473,6 @@ is_under(const char *p, const char *dir)
 }
 
 /*
- * A prefix at or below a submodule or a folder link names nothing in the
- * tree, yet the set reads the submodule's checkout or the linked folder
- * there: walk the folder of the gitlink or link instead (walk_entry
- * claims it). Then the root comes first when it is one of them, as
- * walk_roots expects.
- */
-static void
-opaque_parents(struct walk *w, git_tree *root, struct strv *pre)
-{
-	git_tree_entry *e = NULL;
-	size_t i, len;
-	int root_too = 0;
-
-	for (i = 0; i < pre->n; i++) {
-		if (!pre->v[i][0] ||
-		    !graph_git_opaque_at_or_above(root, pre->v[i], &e, &len))
-			continue;
-		git_tree_entry_free(e);
-		pre->v[i][len] = '\0';
-		if (!pattern_set_claims_opaque(w->set, pre->v[i]))
-			continue;	/* excluded: nothing to read there */
-		while (len > 0 && pre->v[i][len] != '/')
-			len--;
-		pre->v[i][len] = '\0';	/* its folder */
-		root_too |= !len;
-	}
-	if (root_too)
-		strv_sort_unique(pre);	/* "" first */
-}
-
-/*
  * The memo nodes to flatten, in path order: the root's, or, when every
  * include pattern has a fixed prefix, one per outermost prefix directory
  * (so a set under "pkg/" never scans the root's other entries).
@@ -472,7 +490,7 @@ walk_roots(struct walk *w, git_tree *root, struct memo_node ***nodes,
 	*n_nodes = 0;
 	rc = pattern_set_prefixes(w->set, &pre, w->err);
 	if (!rc)
-		opaque_parents(w, root, &pre);
+		graph_source_opaque_parents(w->set, root, &pre);
 	if (rc)
 		goto done;
 	*nodes = mem_calloc(pre.n ? pre.n : 1, sizeof(**nodes));

@@ -428,3 +428,34 @@ Test(graph_source_fold, a_set_inside_a_submodule_claims_its_gitlink)
 	t_rmtree(dir);
 	free(dir);
 }
+
+/*
+ * A legacy mode (100664, written by old git; git checks it out as
+ * 100644) in a folder claimed whole: git write-tree of the checkout
+ * gives another tree id than the commit's, so the folder is keyed by the
+ * canonical id: the commit, the clean working tree and the same content
+ * with modern modes share one key (they were three keys apart before).
+ */
+Test(graph_source_fold, a_legacy_mode_keys_as_git_checks_it_out)
+{
+	static const char spec[] = "pkg/src/**";
+	char *dir = deep_repo(), k0[33], k1[33];
+
+	keys_agree(dir, spec, k0, NULL, NULL);
+	sh_ok(dir, "B=$(git ls-tree HEAD:pkg/src/a/b | sed "
+		   "'s/^100644 \\(.*\\tother.c\\)$/100664 \\1/' | git mktree) "
+		   "&& A=$(printf '040000 tree %s\\tb\\n' $B | git mktree) && "
+		   "S=$(git ls-tree HEAD:pkg/src | sed \"s/[0-9a-f]\\{40\\}"
+		   "\\ta$/$A\\ta/\" | git mktree) && "
+		   "P=$(git ls-tree HEAD:pkg | sed \"s/[0-9a-f]\\{40\\}\\tsrc$/"
+		   "$S\\tsrc/\" | git mktree) && "
+		   "R=$(git ls-tree HEAD | sed \"s/[0-9a-f]\\{40\\}\\tpkg$/$P"
+		   "\\tpkg/\" | git mktree) && "
+		   "C=$(git commit-tree -p HEAD -m legacy $R) && "
+		   "git cat-file tree $B | grep -qa 100664 && "
+		   "git reset -q --hard $C");
+	keys_agree(dir, spec, k1, NULL, NULL);
+	cr_expect_str_eq(k0, k1, "the same content checked out");
+	t_rmtree(dir);
+	free(dir);
+}
