@@ -81,12 +81,18 @@ int graph_source_finish(struct graph_source_state *st,
  * id when every entry's stored mode is the one git's canon_mode gives
  * (graph_git_entry_mode) and every subtree's canonical id, child[i] for
  * entry i (NULL: not a tree, or take its id as it is), is its id; else
- * the id of the tree object with canonical modes and ids, hashed by
- * libgit2, never written. Errors: ERROR_NOMEM, ERROR_INTERNAL.
+ * the id of the tree object with canonical modes and ids, and without
+ * its empty folders (a checkout holds none), hashed by libgit2, never
+ * written. Errors: ERROR_NOMEM, ERROR_INTERNAL.
  */
 int graph_tree_canonical_id(struct git_tree *t,
 			    const unsigned char *const *child,
 			    unsigned char out[20], struct error *err);
+
+/* Is id git's empty tree (a folder no checkout holds)? That id (20
+ * bytes, static). */
+int graph_tree_is_empty_id(const unsigned char id[20]);
+const unsigned char *graph_tree_empty_id(void);
 
 /*
  * Replace each prefix of pre (a set's fixed prefixes) at or below a

@@ -261,6 +261,8 @@ folder_only(struct walk *w, const unsigned char id[20],
 	if (!m->dir)
 		return error_set(w->err, ERROR_NOMEM, "out of memory");
 	memcpy(m->tree, id, 20);
+	if (graph_tree_is_empty_id(id))
+		m->marker = m->total = 0;	/* no checkout holds it */
 	*out = m;
 	return 0;
 }
@@ -334,28 +336,46 @@ walk_entry(struct walk *w, const git_tree_entry *e, struct memo_item *it,
 	return 0;
 }
 
+/* The last component of item it's path. */
+static const char *
+item_name(const struct memo_item *it)
+{
+	const char *p = it->child ? it->child->dir : it->file.path;
+	const char *slash = strrchr(p, '/');
+
+	return slash ? slash + 1 : p;
+}
+
 /*
  * The marker of m, a folder claimed whole (every entry of tree kept, in
- * order, each folder a marker), gets the canonical id
- * (graph_tree_canonical_id) in place of the tree's own.
+ * order, each folder a marker, but the empty ones, left out), gets the
+ * canonical id (graph_tree_canonical_id) in place of the tree's own; an
+ * empty one is no record at all, as no checkout holds it.
  */
 static int
 canonical(struct walk *w, git_tree *tree, struct memo_node *m)
 {
+	size_t i, j, n = git_tree_entrycount(tree);
 	const unsigned char **child;
-	size_t i;
 	int rc;
 
-	if (m->n != git_tree_entrycount(tree))
-		return error_set(w->err, ERROR_INTERNAL, "a folder claimed "
-				 "whole lost entries: '%s'", m->dir);
-	child = m->n ? mem_calloc(m->n, sizeof(*child)) : NULL;
-	if (m->n && !child)
+	child = n ? mem_calloc(n, sizeof(*child)) : NULL;
+	if (n && !child)
 		return error_set(w->err, ERROR_NOMEM, "out of memory");
-	for (i = 0; i < m->n; i++)
-		child[i] = m->items[i].child ? m->items[i].child->tree : NULL;
+	for (i = j = 0; i < n; i++) {
+		const char *name = git_tree_entry_name(
+			git_tree_entry_byindex(tree, i));
+
+		if (j < m->n && !strcmp(item_name(&m->items[j]), name))
+			child[i] = m->items[j].child ?
+				m->items[j++].child->tree : (j++, NULL);
+		else
+			child[i] = graph_tree_empty_id();	/* left out */
+	}
 	rc = graph_tree_canonical_id(tree, child, m->tree, w->err);
 	mem_free(child);
+	if (!rc && graph_tree_is_empty_id(m->tree))
+		m->marker = m->total = 0;
 	return rc;
 }
 

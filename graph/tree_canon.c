@@ -19,6 +19,24 @@
 #include "graph/repo_git.h"
 #include "base/banned.h"
 
+/* git's empty tree, 4b825dc642cb6eb9a060e54bf8d69288fbee4904 */
+static const unsigned char EMPTY[20] = {
+	0x4b, 0x82, 0x5d, 0xc6, 0x42, 0xcb, 0x6e, 0xb9, 0xa0, 0x60,
+	0xe5, 0x4b, 0xf8, 0xd6, 0x92, 0x88, 0xfb, 0xee, 0x49, 0x04,
+};
+
+int
+graph_tree_is_empty_id(const unsigned char id[20])
+{
+	return !memcmp(id, EMPTY, 20);
+}
+
+const unsigned char *
+graph_tree_empty_id(void)
+{
+	return EMPTY;
+}
+
 int
 graph_tree_canonical_id(git_tree *t, const unsigned char *const *child,
 			unsigned char out[20], struct error *err)
@@ -36,7 +54,9 @@ graph_tree_canonical_id(git_tree *t, const unsigned char *const *child,
 		mode = graph_git_entry_mode(e);
 		if ((unsigned)git_tree_entry_filemode_raw(e) != mode ||
 		    (mode == 040000 && child[i] &&
-		     memcmp(child[i], git_tree_entry_id(e)->id, 20)))
+		     memcmp(child[i], git_tree_entry_id(e)->id, 20)) ||
+		    (mode == 040000 &&
+		     !memcmp(git_tree_entry_id(e)->id, EMPTY, 20)))
 			same = 0;
 	}
 	if (same) {
@@ -44,11 +64,16 @@ graph_tree_canonical_id(git_tree *t, const unsigned char *const *child,
 		return 0;
 	}
 	/* The same entries in the same order (names and kinds do not
-	 * change), each "MODE NAME\0ID" as git writes it. */
+	 * change), each "MODE NAME\0ID" as git writes it, less the empty
+	 * folders, which no checkout holds. */
 	for (i = 0; !rc && i < n; i++) {
 		e = git_tree_entry_byindex(t, i);
 		mode = graph_git_entry_mode(e);
 		name = git_tree_entry_name(e);
+		if (mode == 040000 &&
+		    graph_tree_is_empty_id(child[i] ? child[i] :
+					   git_tree_entry_id(e)->id))
+			continue;
 		rc = buf_addf(&obj, err, "%o ", mode);
 		if (!rc)
 			rc = buf_add(&obj, name, strlen(name) + 1, err);

@@ -459,3 +459,43 @@ Test(graph_source_fold, a_legacy_mode_keys_as_git_checks_it_out)
 	t_rmtree(dir);
 	free(dir);
 }
+
+/*
+ * An empty folder in a commit (git never writes one, other tools may):
+ * a checkout cannot hold it, so the folder is keyed as git write-tree
+ * of the checkout would give it, without the empty tree; the commit and
+ * its clean working tree share the key, with or without links.
+ */
+Test(graph_source_fold, an_empty_tree_keys_as_its_checkout)
+{
+	static const char *const specs[] = { "pkg/src/**", "pkg/**" };
+	char *dir = deep_repo(), k0[2][33], k1[33];
+	size_t i, step;
+
+	for (step = 0; step < 2; step++) {
+		if (step)	/* a link unfolds pkg/src/a */
+			sh_ok(dir, "git reset -q --hard HEAD~1 && ln -s b/other.c "
+				   "pkg/src/a/l && git add -A && git commit -qm l");
+		for (i = 0; i < 2; i++)
+			keys_agree(dir, specs[i], k0[i], NULL, NULL);
+		sh_ok(dir, "E=$(git mktree </dev/null) && "
+			   "A=$( (git ls-tree HEAD:pkg/src/a; printf '040000 tree "
+			   "%s\\te\\n' $E) | git mktree) && "
+			   "S=$(git ls-tree HEAD:pkg/src | sed \"s/[0-9a-f]\\{40\\}"
+			   "\\ta$/$A\\ta/\" | git mktree) && "
+			   "P=$( (git ls-tree HEAD:pkg | sed \"s/[0-9a-f]\\{40\\}"
+			   "\\tsrc$/$S\\tsrc/\"; printf '040000 tree %s\\tz\\n' $E)"
+			   " | git mktree) && "
+			   "R=$(git ls-tree HEAD | sed \"s/[0-9a-f]\\{40\\}\\tpkg$/"
+			   "$P\\tpkg/\" | git mktree) && "
+			   "git reset -q --hard $(git commit-tree -p HEAD -m e $R) "
+			   "&& git ls-tree -r -t HEAD | grep -q $E");
+		for (i = 0; i < 2; i++) {
+			keys_agree(dir, specs[i], k1, NULL, NULL);
+			cr_expect_str_eq(k0[i], k1, "%s, step %zu", specs[i],
+					 step);
+		}
+	}
+	t_rmtree(dir);
+	free(dir);
+}
