@@ -112,8 +112,16 @@ graph_source_opaque_parents(const struct pattern_set *set, git_tree *root,
 	int root_too = 0;
 
 	for (i = 0; i < pre->n; i++) {
-		if (!pre->v[i][0] ||
-		    !graph_git_opaque_at_or_above(root, pre->v[i], &e, &len))
+		if (!pre->v[i][0])
+			continue;
+		/* The common case, a folder there: one lookup. */
+		if (git_tree_entry_bypath(&e, root, pre->v[i]) == 0) {
+			len = graph_git_entry_mode(e) == 040000;
+			git_tree_entry_free(e);
+			if (len)
+				continue;
+		}
+		if (!graph_git_opaque_at_or_above(root, pre->v[i], &e, &len))
 			continue;
 		git_tree_entry_free(e);
 		pre->v[i][len] = '\0';
