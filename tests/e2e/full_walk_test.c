@@ -15,6 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error.h"
+#include "graph/digest.h"
+#include "graph/pattern.h"
 #include "tests/support/support.h"
 
 #define GIT_ID "export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com " \
@@ -473,6 +476,75 @@ Test(e2e_full_walk, an_untracked_rules_file_leaves_the_keys_alone)
 		input_digest(dir, ripple, args[i], "source:q-src", got);
 		cr_expect_str_eq(got, want, "keys %s", args[i]);
 	}
+	t_rmtree(tmp);
+	free(tmp);
+	free(ripple);
+}
+
+/*
+ * Source keys changed (canonical tree ids, links through folders,
+ * submodules and links a set reaches inside) while the folders' object
+ * ids stayed: a memo row an older ripple wrote under the memo ids of
+ * version 4 would give a plan the old key, another than the full walk's.
+ * Such a row (here: a key that is no key of the set) is never looked up.
+ */
+Test(e2e_full_walk, a_memo_row_of_an_older_version_is_not_read)
+{
+	char *tmp = t_tmpdir(), *ripple = ripple_path();
+	char cmd[3 * PATH_MAX + 1024], dir[PATH_MAX], db[PATH_MAX + 32];
+	const char *inc[] = { "q/**" }, *own[] = { ".ripple/**" };
+	struct pattern_set *s = NULL;
+	struct digest_state st = { NULL, NULL };
+	struct digest d;
+	struct error err;
+	struct run_result r;
+	sqlite3 *h = NULL;
+	char *fast, *full;
+
+	snprintf(cmd, sizeof(cmd), GIT_ID
+		 "mkdir f && cd f && git init -q -b main && "
+		 "mkdir -p q/a && echo 1 > q/a/x.c && printf '%%s\\n' "
+		 "'version: 1' 'sources:' '  q-src: {paths: [q/**]}' "
+		 "'artifacts:' '  q: {inputs: [q-src], command: [build, q]}' "
+		 "> ripple.yml && printf '.ripple/\\n' > .gitignore && "
+		 "git add -A && git commit -qm base && "
+		 "'%s' record --run base --node '*' --status ok >/dev/null",
+		 ripple);
+	must(tmp, cmd);
+	snprintf(dir, sizeof(dir), "%s/f", tmp);
+	snprintf(db, sizeof(db), "%s/.ripple/cache.db", dir);
+	/* The version-4 memo id of q-src: the set as a plan compiles it. */
+	error_init(&err);
+	cr_assert_eq(pattern_set_compile(inc, 1, NULL, 0, &s, &err), 0);
+	cr_assert_eq(pattern_set_exclude_globs(s, own, 1, &err), 0);
+	r = t_sh(dir, "git rev-parse HEAD:q");
+	cr_assert_eq(r.status, 0);
+	r.out[40] = '\0';
+	cr_assert_eq(digest_begin(&st, "ripple-source-memo-v4", &err), 0);
+	digest_add(&st, pattern_set_digest(s), 16);
+	digest_add_str(&st, "cover");
+	digest_add_str(&st, "q");
+	digest_add_str(&st, r.out);
+	digest_end(&st, &d);
+	t_result_release(&r);
+	pattern_set_free(s);
+	cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+	snprintf(cmd, sizeof(cmd), "INSERT OR REPLACE INTO source_keys "
+		 "VALUES ('%s', '0123456789abcdef0123456789abcdef')", d.hex);
+	cr_assert_eq(sqlite3_exec(h, cmd, NULL, NULL, NULL), SQLITE_OK,
+		     "%s", sqlite3_errmsg(h));
+	sqlite3_close(h);
+	snprintf(cmd, sizeof(cmd), "'%s' plan --json > fast.json && "
+		 "RIPPLE_FULL_WALK=1 '%s' plan --json > full.json", ripple,
+		 ripple);
+	must(dir, cmd);
+	snprintf(cmd, sizeof(cmd), "%s/fast.json", dir);
+	fast = t_read(cmd);
+	snprintf(cmd, sizeof(cmd), "%s/full.json", dir);
+	full = t_read(cmd);
+	cr_expect_str_eq(fast, full, "the old memo row was read");
+	free(fast);
+	free(full);
 	t_rmtree(tmp);
 	free(tmp);
 	free(ripple);
