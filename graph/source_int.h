@@ -104,6 +104,10 @@ struct strv;
 void graph_source_opaque_parents(const struct pattern_set *set,
 				 struct git_tree *root, struct strv *pre);
 
+/* Sort pre in git's tree order (folders as if ending in '/') and drop
+ * (free) each prefix under another: the outermost prefixes to walk. */
+void graph_source_outer_prefixes(struct strv *pre);
+
 /* Raw entries with folder markers, as the commit walk gives them. */
 struct graph_source_folded {
 	struct graph_source_raw *v;	/* owned */

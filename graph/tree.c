@@ -195,7 +195,7 @@ scan_links(struct walk *w, const git_oid *id, int depth,
 	git_tree *t = NULL;
 	const git_tree_entry *e;
 	size_t i, n;
-	int rc = 0, grc;
+	int rc = 0, grc, odd = 0;
 
 	git_oid_tostr(hex, sizeof(hex), id);
 	*out = strmap_get(&w->cache->links, hex);
@@ -213,11 +213,10 @@ scan_links(struct walk *w, const git_oid *id, int depth,
 		return graph_repo_git_error(w->repo, grc, w->err,
 					    "reading a tree");
 	n = git_tree_entrycount(t);
-	child = n ? mem_calloc(n, sizeof(*child)) : NULL;
-	if (n && !child)
-		rc = error_set(w->err, ERROR_NOMEM, "out of memory");
 	for (i = 0; !rc && !s->links && i < n; i++) {
 		e = git_tree_entry_byindex(t, i);
+		odd |= (unsigned)git_tree_entry_filemode_raw(e) !=
+			graph_git_entry_mode(e);
 		switch (graph_git_entry_mode(e)) {
 		case GIT_FILEMODE_LINK:
 			s->links = 1;
@@ -227,16 +226,36 @@ scan_links(struct walk *w, const git_oid *id, int depth,
 					&sub);
 			if (!rc) {
 				s->links = sub->links;
-				child[i] = sub->canon;
+				odd |= memcmp(sub->canon,
+					      git_tree_entry_id(e)->id, 20) ||
+				       graph_tree_is_empty_id(sub->canon);
 			}
 			break;
 		default:
 			break;
 		}
 	}
-	if (!rc && !s->links)
-		rc = graph_tree_canonical_id(t, child, s->canon, w->err);
-	mem_free(child);
+	if (!rc && !s->links && !odd)
+		memcpy(s->canon, id->id, 20);	/* as git would write it */
+	if (!rc && !s->links && odd) {
+		/* Rare: the subtrees' answers, cached, then a new hash. */
+		child = mem_calloc(n, sizeof(*child));
+		if (!child)
+			rc = error_set(w->err, ERROR_NOMEM, "out of memory");
+		for (i = 0; !rc && i < n; i++) {
+			e = git_tree_entry_byindex(t, i);
+			if (graph_git_entry_mode(e) != GIT_FILEMODE_TREE)
+				continue;
+			rc = scan_links(w, git_tree_entry_id(e), depth + 1,
+					&sub);
+			if (!rc)
+				child[i] = sub->canon;
+		}
+		if (!rc)
+			rc = graph_tree_canonical_id(t, child, s->canon,
+						     w->err);
+		mem_free(child);
+	}
 	git_tree_free(t);
 	if (!rc)
 		rc = strmap_put(&w->cache->links, key, s, w->err);
@@ -357,8 +376,27 @@ canonical(struct walk *w, git_tree *tree, struct memo_node *m)
 {
 	size_t i, j, n = git_tree_entrycount(tree);
 	const unsigned char **child;
+	const git_tree_entry *e;
 	int rc;
 
+	/* The common case: nothing left out, every mode and id as git
+	 * writes them. */
+	for (i = 0; m->n == n && i < n; i++) {
+		e = git_tree_entry_byindex(tree, i);
+		if ((unsigned)git_tree_entry_filemode_raw(e) !=
+		    graph_git_entry_mode(e) ||
+		    (m->items[i].child &&
+		     (memcmp(m->items[i].child->tree, git_tree_entry_id(e)->id,
+			     20) || graph_tree_is_empty_id(
+				     m->items[i].child->tree))))
+			break;
+	}
+	if (m->n == n && i == n) {
+		memcpy(m->tree, git_tree_id(tree)->id, 20);
+		if (!n)
+			m->marker = m->total = 0;	/* empty */
+		return 0;
+	}
 	child = n ? mem_calloc(n, sizeof(*child)) : NULL;
 	if (n && !child)
 		return error_set(w->err, ERROR_NOMEM, "out of memory");
@@ -466,32 +504,6 @@ flatten(const struct memo_node *m, struct graph_source_raw *v, size_t *n)
 	}
 }
 
-/* Compare directory paths as git orders trees: as if each ended in "/". */
-static int
-cmp_dir(const void *a, const void *b)
-{
-	const unsigned char *x = *(const unsigned char *const *)a;
-	const unsigned char *y = *(const unsigned char *const *)b;
-	unsigned cx, cy;
-
-	for (;; x++, y++) {
-		cx = *x ? *x : '/';
-		cy = *y ? *y : '/';
-		if (cx != cy)
-			return cx < cy ? -1 : 1;
-		if (!*x || !*y)
-			return !*x && !*y ? 0 : (!*x ? -1 : 1);
-	}
-}
-
-static int
-is_under(const char *p, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	return !strncmp(p, dir, n) && p[n] == '/';
-}
-
 /*
  * The memo nodes to flatten, in path order: the root's, or, when every
  * include pattern has a fixed prefix, one per outermost prefix directory
@@ -503,7 +515,7 @@ walk_roots(struct walk *w, git_tree *root, struct memo_node ***nodes,
 {
 	struct strv pre = STRV_INIT;
 	git_tree_entry *e = NULL;
-	size_t i, j;
+	size_t i;
 	int rc, grc;
 
 	*nodes = NULL;
@@ -523,18 +535,7 @@ walk_roots(struct walk *w, git_tree *root, struct memo_node ***nodes,
 		*n_nodes = rc ? 0 : 1;
 		goto done;
 	}
-	/* Order as trees order, where everything under a directory follows
-	 * it at once; then drop each prefix under the last one kept (one
-	 * pass: a set may have 50,000 prefixes). */
-	qsort(pre.v, pre.n, sizeof(*pre.v), cmp_dir);
-	for (i = j = 0; i < pre.n; i++) {
-		if (j && is_under(pre.v[i], pre.v[j - 1]))
-			mem_free(pre.v[i]);
-		else
-			pre.v[j++] = pre.v[i];
-	}
-	pre.n = j;
-	pre.v[j] = NULL;
+	graph_source_outer_prefixes(&pre);
 	for (i = 0; i < pre.n; i++) {
 		if (!pattern_set_may_match_dir(w->set, pre.v[i]))
 			continue;

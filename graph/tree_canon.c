@@ -5,15 +5,19 @@
  * canon_mode makes them, so the index, and the working tree's folded ids
  * (graph/worktree_fold.c), hold the canonical modes; a folder claimed
  * whole is keyed by this id, so a clean checkout has its commit's key.
- * And the folders to walk for prefixes inside a submodule or a link.
+ * And the folders to walk for a set's prefixes: the outermost ones in
+ * tree order, and for prefixes inside a submodule or a link their
+ * folders.
  */
 #include "graph/source.h"
 #include "graph/source_int.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/buf.h"
 #include "base/error.h"
+#include "base/mem.h"
 #include "base/strv.h"
 #include "graph/pattern.h"
 #include "graph/repo_git.h"
@@ -134,4 +138,50 @@ graph_source_opaque_parents(const struct pattern_set *set, git_tree *root,
 	}
 	if (root_too)
 		strv_sort_unique(pre);	/* "" first */
+}
+
+/* Compare directory paths as git orders trees: as if each ended in "/". */
+static int
+cmp_dir(const void *a, const void *b)
+{
+	const unsigned char *x = *(const unsigned char *const *)a;
+	const unsigned char *y = *(const unsigned char *const *)b;
+	unsigned cx, cy;
+
+	for (;; x++, y++) {
+		cx = *x ? *x : '/';
+		cy = *y ? *y : '/';
+		if (cx != cy)
+			return cx < cy ? -1 : 1;
+		if (!*x || !*y)
+			return !*x && !*y ? 0 : (!*x ? -1 : 1);
+	}
+}
+
+static int
+is_under(const char *p, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return !strncmp(p, dir, n) && p[n] == '/';
+}
+
+void
+graph_source_outer_prefixes(struct strv *pre)
+{
+	size_t i, j;
+
+	/* Order as trees order, where everything under a directory follows
+	 * it at once; then drop each prefix under the last one kept (one
+	 * pass: a set may have 50,000 prefixes). */
+	qsort(pre->v, pre->n, sizeof(*pre->v), cmp_dir);
+	for (i = j = 0; i < pre->n; i++) {
+		if (j && is_under(pre->v[i], pre->v[j - 1]))
+			mem_free(pre->v[i]);
+		else
+			pre->v[j++] = pre->v[i];
+	}
+	pre->n = j;
+	if (pre->v)
+		pre->v[j] = NULL;
 }
