@@ -289,20 +289,29 @@ flow_env() {	# flow_env EVENT REF EVENT_JSON [BASE_REF]
 }
 
 # One matrix entry (run by xargs, several at once); its exit code in a file.
+# A win-64 job goes to windows-latest (the matrix entry's runs-on, checked
+# in workflow()), where the action installs ripple.exe: here Linux's
+# ripple runs its nodes as win-64 (--platform; the demo's commands are
+# stand-ins that run anywhere), or, with RIPPLE_WIN set (a command that
+# runs build-windows/ripple.exe under Wine: ninja check-windows), that.
 job() {	# job JOB PLATFORM: one runner running one matrix entry
 	j=$1 pf=$2
 	d=$(runner "$repo" "$GITHUB_REF")
-	host_pf=
-	case $pf in linux-aarch64) host_pf=$pf ;; esac
+	host_pf= rip=$ripple
+	case $pf in
+	linux-aarch64) host_pf=$pf ;;
+	win-64) if [ -n "${RIPPLE_WIN:-}" ]; then rip=$RIPPLE_WIN
+		else host_pf=$pf; fi ;;
+	esac
 	rc=0
-	(cd "$d" && "$ripple" run "$target" --job "$j" --run-id "gh-$flow" \
+	(cd "$d" && $rip run "$target" --job "$j" --run-id "gh-$flow" \
 		${host_pf:+--platform "$host_pf"} ${tag:+--tag "$tag"} \
 		--failed-logs "$work/$flow.failed-logs" --json \
 		> "$work/$flow.$j.json" 2> "$work/$flow.$j.log") || rc=$?
 	echo "$rc" > "$work/$flow.$j.rc"
 }
 export -f job runner
-export ripple work
+export ripple work RIPPLE_WIN
 
 workflow() {	# workflow ORIGIN TARGET [TAG]: plan, stages, gate
 	repo=$1 target=$2 tag=${3:-}
@@ -319,7 +328,7 @@ workflow() {	# workflow ORIGIN TARGET [TAG]: plan, stages, gate
 		{ cat "$work/$flow.plan.log" >&2; fail "$flow: the plan job failed"; }
 	reused=$(sed -n 's/^plan=//p' "$out" | jq '.reuse | length')
 	stages=$(sed -n 's/^stages=//p' "$out")
-	jobs=0 ran=0 gaps=0 deferred=0
+	jobs=0 ran=0 gaps=0 deferred=0 wins=0
 	for k in 1 2 3 4 5 6 7 8; do
 		[ "$(sed -n "s/^has-stage-$k=//p" "$out")" = true ] || continue
 		m=$(sed -n "s/^matrix-stage-$k=//p" "$out")
@@ -327,6 +336,13 @@ workflow() {	# workflow ORIGIN TARGET [TAG]: plan, stages, gate
 			fail "$flow: has-stage-$k=true with no matrix"
 		echo "$m" | jq -r '.include[] | "\(.job) \(.platform // "-")"' \
 			> "$work/$flow.stage-$k"
+		# win-64 jobs go to Windows runners, and only they do.
+		bad=$(echo "$m" | jq -r '.include[] | select((.platform ==
+			"win-64") != (.["runs-on"] == ["windows-latest"])) |
+			"\(.job) \(.["runs-on"])"')
+		[ -z "$bad" ] || fail "$flow: runs-on of $bad"
+		wins=$((wins + $(echo "$m" | jq '[.include[] |
+			select(.platform == "win-64")] | length')))
 		xargs -P "$parallel" -L 1 bash -c 'job "$0" "$1"' \
 			< "$work/$flow.stage-$k"
 		while read -r j pf; do
@@ -367,8 +383,8 @@ workflow() {	# workflow ORIGIN TARGET [TAG]: plan, stages, gate
 			gate="$(echo "$missing" | wc -l) GPU nodes deferred (no GPU here)"
 		fi
 	fi
-	printf '%-5s stages %d  jobs %3d  nodes run %3d  reused %3d  gap rebuilds %2d  fetched %8d bytes  gate: %s\n' \
-		"$flow" "$stages" "$jobs" "$ran" "$reused" "$gaps" \
+	printf '%-5s stages %d  jobs %3d (windows-latest %2d)  nodes run %3d  reused %3d  gap rebuilds %2d  fetched %8d bytes  gate: %s\n' \
+		"$flow" "$stages" "$jobs" "$wins" "$ran" "$reused" "$gaps" \
 		$(( $(bytes_fetched) - before )) "$gate"
 }
 
