@@ -2,7 +2,7 @@
 # tools/setup-ripple.sh [--release | --source-hash]: what action.yml runs.
 #
 # Puts a ripple on PATH (appending its folder to $GITHUB_PATH), without
-# root, trying in order:
+# root. On Linux it tries, in order:
 #   1. the release bundle RIPPLE_SETUP_VERSION (a tag) of the repository
 #      RIPPLE_SETUP_REPO (owner/name): ripple-VERSION-linux-ARCH.tar.gz from
 #      its GitHub release, checked against the .sha256 beside it, used when
@@ -15,7 +15,26 @@
 # writes found=true or found=false to $GITHUB_OUTPUT (the action restores
 # and builds only when it is false); without it, steps 2 and 3.
 # --source-hash prints a hash of the sources the build depends on (the
-# cache key's tail) and exits.
+# cache key's tail) and exits. RIPPLE_SETUP_URL replaces
+# https://github.com in release URLs (tests/github/setup.sh: nginx).
+#
+# On Windows (RUNNER_OS=Windows, or Git for Windows' bash: uname MINGW*,
+# MSYS*) ripple cannot be built on the runner (its libraries are
+# cross-built with mingw-w64 on Debian: docs/windows.md), so it installs
+# a Windows bundle (`ninja dist-windows`:
+# ripple-VERSION-windows-x86_64.tar.gz) and nothing else, whatever the
+# mode:
+#   1. RIPPLE_SETUP_BUNDLE, the path of such a tarball with its .sha256
+#      beside it (the action's input `bundle`: one cross-built by a Linux
+#      job and passed as a workflow artifact), else
+#   2. the release RIPPLE_SETUP_VERSION's Windows bundle and .sha256;
+# checked against the SHA-256, unpacked into the runner's tool cache, and
+# its bin/ (ripple.exe beside its DLLs) put on PATH, after `ripple.exe
+# --version` ran (RIPPLE_SETUP_RUN, if set, is a command to run it with:
+# wine64 in tests/github/setup.sh). A bundle that does not match its
+# SHA-256, is missing, or neither given: exit 1 with what to give; never a
+# fallback. Shell commands of the rules then run with Git for Windows'
+# sh.exe, which is on the PATH the job's steps have.
 set -eu
 
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,15 +45,21 @@ if [ "${1:-}" = --source-hash ]; then
 	exit 0
 fi
 say() { echo "setup-ripple: $*" >&2; }
+mode=${1:-build}
+os=${RUNNER_OS:-}
+case $os-$(uname -s) in
+Windows-*|-MINGW*|-MSYS*|-CYGWIN*)
+	. "$src/tools/windows/setup.sh"
+	exit 1 ;;
+esac
 case $(uname -s)-$(uname -m) in
 Linux-x86_64) arch=x86_64 ;;
 Linux-aarch64) arch=aarch64 ;;
 *)
-	say "ripple runs on Linux x86_64 and aarch64, not $(uname -s) $(uname -m)" \
-		"(a Windows build does not exist yet; docs/github.md)"
+	say "ripple runs on Linux (x86_64, aarch64) and Windows (x86_64)," \
+		"not $(uname -s) $(uname -m) (docs/github.md)"
 	exit 1 ;;
 esac
-mode=${1:-build}
 found() {	# found true|false: for --release, on $GITHUB_OUTPUT
 	if [ "$mode" = --release ] && [ -n "${GITHUB_OUTPUT:-}" ]; then
 		echo "found=$1" >> "$GITHUB_OUTPUT"
@@ -55,7 +80,7 @@ version=${RIPPLE_SETUP_VERSION:-}
 if [ -n "$version" ]; then
 	repo=${RIPPLE_SETUP_REPO:-ripple-build/ripple}
 	name=ripple-${version#v}-linux-$arch
-	url=https://github.com/$repo/releases/download/$version/$name.tar.gz
+	url=${RIPPLE_SETUP_URL:-https://github.com}/$repo/releases/download/$version/$name.tar.gz
 	mkdir -p "$tools/$version"
 	if [ -x "$tools/$version/$name/bin/ripple" ]; then
 		use "$tools/$version/$name" || true
