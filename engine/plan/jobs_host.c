@@ -116,7 +116,7 @@ jobs_check_host(struct work *w, size_t i, struct error *err)
 		error_set(err, ERROR_INVALID, "%s is a %s node and no runner "
 			  "ripple runs on is given for %s (ripple runs on "
 			  "linux-64, linux-aarch64 and win-64)", n->id,
-			  in->host, in->host);
+			  pf, pf);
 		error_node(err, n->id);
 		error_hint(err, "build %s on a platform ripple runs on (a "
 			   "cross-build): in the rules, runners: {%s: "
@@ -129,7 +129,7 @@ jobs_check_host(struct work *w, size_t i, struct error *err)
 			  "labelled '%s', where ripple cannot run (ripple "
 			  "runs on Linux and Windows; a macOS build does not "
 			  "exist)", n->id, in->labels[k]);
-	else if (in->host != pf)
+	else if (strcmp(in->host, pf))
 		error_set(err, ERROR_INVALID, "%s would run on runners "
 			  "labelled '%s' (%s), but its platform %s is built "
 			  "as %s (runners: %s: {host: %s}), which runs on %s "
@@ -147,7 +147,7 @@ jobs_check_host(struct work *w, size_t i, struct error *err)
 			   pf ? pf : "these nodes");
 	else if (!strcmp(os, "windows"))
 		error_hint(err, "give %s Windows runner labels (runners: %s: "
-			   "{runs-on: [windows-latest]}, the default); or "
+			   "{runs-on: [windows-latest]}); or "
 			   "build it on Linux with runners: %s: {runs-on: "
 			   "[ubuntu-24.04], host: linux-64}", pf, pf, pf);
 	else if (pf && !strncmp(pf, "win-", 4))
