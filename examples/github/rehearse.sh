@@ -34,6 +34,16 @@
 #              fetch of exactly the manifest's artifacts, SHA256SUMS), then
 #              the publish job's PyPI step: twine upload to the local index;
 #              the files are downloaded back and checked against SHA256SUMS
+# Every win-64 job goes to windows-latest (checked on each matrix entry)
+# and runs there with ripple.exe from the action's Windows bundle: here,
+# Linux's ripple runs it as win-64 (the demo's commands are stand-ins);
+# with RIPPLE_WIN_BUNDLE (a `ninja dist-windows` tarball; WINE and
+# WINEPREFIX too: ninja check-windows) each such job is a Windows runner:
+# the action's Windows step (tools/setup-ripple.sh) installs the bundle
+# and ripple.exe runs the job under Wine, its shell scripts by
+# RIPPLE_WIN_SH (a sh.exe for Wine); without RIPPLE_WIN_SH, ripple.exe's
+# `run --job --dry-run --json` must equal Linux's and Linux's ripple runs
+# the job.
 # Prints one line per flow: jobs, nodes run, reused, rebuilt because of a
 # cache gap, bytes fetched from the cache, the gate; for the tag, then one
 # line per published file with its SHA-256. Without a GPU the GPU jobs
@@ -71,6 +81,21 @@ unset RIPPLE_CACHE RIPPLE_REMOTE_HEADER RIPPLE_REMOTE_CACHE_HEADER \
 	RIPPLE_REMOTE_READ_ONLY RIPPLE_REF RIPPLE_TARGET_BRANCH GITHUB_BASE_REF \
 	GITHUB_ACTIONS GITHUB_EVENT_NAME GITHUB_EVENT_PATH GITHUB_REF
 parallel=${RIPPLE_RUNNERS:-4}
+if [ -n "${RIPPLE_WIN_BUNDLE:-}" ]; then
+	WINE=${WINE:-/usr/lib/wine/wine64}
+	export WINEDEBUG=-all
+	[ -n "${WINEPREFIX:-}" ] || { echo "rehearse: RIPPLE_WIN_BUNDLE needs WINEPREFIX" >&2; exit 2; }
+	RIPPLE_WIN_BUNDLE=$(cd "$(dirname "$RIPPLE_WIN_BUNDLE")" && pwd)/$(basename "$RIPPLE_WIN_BUNDLE")
+	if [ -n "${RIPPLE_WIN_SH:-}" ]; then
+		# The actions' PATH on the runner: Git for Windows' sh.exe and
+		# its usr/bin; here the stand-in's folder and Debian's tools,
+		# which Wine puts before its own folders.
+		winpath() { printf 'Z:%s' "$1" | tr / '\\'; }
+		sh_dir=$(cd "$(dirname "$RIPPLE_WIN_SH")" && pwd)
+		WINEPATH="$(winpath "$sh_dir");$(winpath /usr/bin);$(winpath /bin)"
+		export WINEPATH
+	fi
+fi
 
 fail() {
 	echo "rehearse: $*" >&2
@@ -257,9 +282,13 @@ git -C "$deep" add -A
 git -C "$deep" commit -q -m "a chain of six stages"
 
 # --- one runner: a fresh clone at a ref, as actions/checkout makes it ----
-runner() {	# runner ORIGIN REF: print the path of a fresh checkout
+runner() {	# runner ORIGIN REF [windows]: print the path of a fresh checkout
 	d=$(mktemp -d "$work/runner.XXXXXX")/clone
-	git clone -q --no-local "$1" "$d"
+	# A Windows runner's Git makes no symbolic links (core.symlinks
+	# false: a link is a file holding its target); ripple-ci.yml turns
+	# off its CRLF conversion.
+	git ${3:+-c core.symlinks=false} clone -q --no-local "$1" "$d"
+	[ -z "${3:-}" ] || git -C "$d" config core.symlinks false
 	case $2 in
 	refs/pull/*)
 		git -C "$d" fetch -q origin "$2:refs/remotes/pull/merge"
@@ -290,28 +319,81 @@ flow_env() {	# flow_env EVENT REF EVENT_JSON [BASE_REF]
 
 # One matrix entry (run by xargs, several at once); its exit code in a file.
 # A win-64 job goes to windows-latest (the matrix entry's runs-on, checked
-# in workflow()), where the action installs ripple.exe: here Linux's
-# ripple runs its nodes as win-64 (--platform; the demo's commands are
-# stand-ins that run anywhere), or, with RIPPLE_WIN set (a command that
-# runs build-windows/ripple.exe under Wine: ninja check-windows), that.
+# in workflow()). Without RIPPLE_WIN_BUNDLE, Linux's ripple runs its nodes
+# as win-64 (--platform; the demo's commands are stand-ins that run
+# anywhere). With it (ninja check-windows: the dist-windows bundle), the
+# job does what a windows-latest runner does: the action's Windows step
+# (tools/setup-ripple.sh, RUNNER_OS=Windows) installs the bundle into the
+# runner's tool cache, SHA-256 checked, and ripple.exe from there runs
+# under Wine ($WINE): with RIPPLE_WIN_SH (a sh.exe for Wine standing in
+# for Git for Windows': tests/windows/sh.c) the job itself; without one,
+# before the stage starts (so that no job publishes in between),
+# `ripple.exe run --job --dry-run --json` must print what Linux's ripple
+# prints for the job (the same nodes, keys and decisions; win_dry), and
+# Linux's ripple then runs it as the stand-in.
+win_setup() {	# win_setup RUNNER_DIR: install the bundle, print ripple.exe
+	env RUNNER_OS=Windows RUNNER_ARCH=X64 RUNNER_TOOL_CACHE="$1/tool" \
+		RUNNER_TEMP="$1" GITHUB_PATH="$1/github-path" \
+		GITHUB_OUTPUT="$1/github-output" \
+		RIPPLE_SETUP_BUNDLE="$RIPPLE_WIN_BUNDLE" RIPPLE_SETUP_VERSION= \
+		RIPPLE_SETUP_RUN="$WINE" \
+		sh "$top/tools/setup-ripple.sh" --release > "$1/setup.log" 2>&1 &&
+	grep -qx found=true "$1/github-output" &&
+	echo "$(cat "$1/github-path")/ripple.exe"
+}
+win_dry() {	# win_dry STAGE-FILE: ripple.exe's dry run of each win-64 job
+	grep -q ' win-64$' "$1" || return 0
+	d=$(runner "$repo" "$GITHUB_REF" windows)
+	exe=$(win_setup "$(dirname "$d")") || {
+		cat "$(dirname "$d")/setup.log" >&2
+		fail "$flow: the action's Windows step failed"
+	}
+	while read -r j pf; do
+		[ "$pf" = win-64 ] || continue
+		(cd "$d" && $WINE "$exe" run "$target" --job "$j" \
+			${tag:+--tag "$tag"} --dry-run --json \
+			> "$work/$flow.$j.win.json" 2> "$work/$flow.$j.win.log") ||
+			{ cat "$work/$flow.$j.win.log" >&2
+			  fail "$flow: ripple.exe run --job $j --dry-run failed"; }
+		(cd "$d" && "$ripple" run "$target" --job "$j" \
+			--platform win-64 ${tag:+--tag "$tag"} --dry-run --json \
+			> "$work/$flow.$j.lin.json" 2>> "$work/$flow.$j.win.log") ||
+			fail "$flow: run --job $j --platform win-64 --dry-run failed"
+		cmp -s "$work/$flow.$j.lin.json" "$work/$flow.$j.win.json" || {
+			diff "$work/$flow.$j.lin.json" "$work/$flow.$j.win.json" >&2
+			fail "$flow: ripple.exe's dry run of $j differs from Linux's"; }
+		echo dry > "$work/$flow.$j.how"
+	done < "$1"
+}
 job() {	# job JOB PLATFORM: one runner running one matrix entry
 	j=$1 pf=$2
-	d=$(runner "$repo" "$GITHUB_REF")
+	win=
+	[ "$pf" != win-64 ] || [ -z "${RIPPLE_WIN_SH:-}" ] || win=windows
+	d=$(runner "$repo" "$GITHUB_REF" $win)
+	log=$work/$flow.$j.log
 	host_pf= rip=$ripple
 	case $pf in
 	linux-aarch64) host_pf=$pf ;;
-	win-64) if [ -n "${RIPPLE_WIN:-}" ]; then rip=$RIPPLE_WIN
-		else host_pf=$pf; fi ;;
+	win-64) host_pf=$pf ;;
 	esac
 	rc=0
+	if [ -n "$win" ]; then
+		exe=$(win_setup "$(dirname "$d")") || {
+			cat "$(dirname "$d")/setup.log" > "$log"
+			echo 98 > "$work/$flow.$j.rc"
+			return
+		}
+		rip="$WINE $exe" host_pf=
+		echo run > "$work/$flow.$j.how"
+	fi
 	(cd "$d" && $rip run "$target" --job "$j" --run-id "gh-$flow" \
 		${host_pf:+--platform "$host_pf"} ${tag:+--tag "$tag"} \
 		--failed-logs "$work/$flow.failed-logs" --json \
-		> "$work/$flow.$j.json" 2> "$work/$flow.$j.log") || rc=$?
+		> "$work/$flow.$j.json" 2> "$log") || rc=$?
 	echo "$rc" > "$work/$flow.$j.rc"
 }
-export -f job runner
-export ripple work RIPPLE_WIN
+export -f job runner win_setup
+export ripple work top RIPPLE_WIN_BUNDLE RIPPLE_WIN_SH WINE
 
 workflow() {	# workflow ORIGIN TARGET [TAG]: plan, stages, gate
 	repo=$1 target=$2 tag=${3:-}
@@ -328,7 +410,7 @@ workflow() {	# workflow ORIGIN TARGET [TAG]: plan, stages, gate
 		{ cat "$work/$flow.plan.log" >&2; fail "$flow: the plan job failed"; }
 	reused=$(sed -n 's/^plan=//p' "$out" | jq '.reuse | length')
 	stages=$(sed -n 's/^stages=//p' "$out")
-	jobs=0 ran=0 gaps=0 deferred=0 wins=0
+	jobs=0 ran=0 gaps=0 deferred=0 wins=0 exe_runs=0 exe_dry=0
 	for k in 1 2 3 4 5 6 7 8; do
 		[ "$(sed -n "s/^has-stage-$k=//p" "$out")" = true ] || continue
 		m=$(sed -n "s/^matrix-stage-$k=//p" "$out")
@@ -343,6 +425,9 @@ workflow() {	# workflow ORIGIN TARGET [TAG]: plan, stages, gate
 		[ -z "$bad" ] || fail "$flow: runs-on of $bad"
 		wins=$((wins + $(echo "$m" | jq '[.include[] |
 			select(.platform == "win-64")] | length')))
+		if [ -n "${RIPPLE_WIN_BUNDLE:-}" ] && [ -z "${RIPPLE_WIN_SH:-}" ]; then
+			win_dry "$work/$flow.stage-$k"
+		fi
 		xargs -P "$parallel" -L 1 bash -c 'job "$0" "$1"' \
 			< "$work/$flow.stage-$k"
 		while read -r j pf; do
@@ -356,6 +441,10 @@ workflow() {	# workflow ORIGIN TARGET [TAG]: plan, stages, gate
 			esac
 			ran=$((ran + $(jq '.counts.built + .counts.tested' \
 				"$work/$flow.$j.json")))
+			case $(cat "$work/$flow.$j.how" 2>/dev/null) in
+			run) exe_runs=$((exe_runs + 1)) ;;
+			dry) exe_dry=$((exe_dry + 1)) ;;
+			esac
 			gaps=$((gaps + $(jq '.counts.gap_rebuilds // 0' \
 				"$work/$flow.$j.json")))
 		done < "$work/$flow.stage-$k"
@@ -386,6 +475,17 @@ workflow() {	# workflow ORIGIN TARGET [TAG]: plan, stages, gate
 	printf '%-5s stages %d  jobs %3d (windows-latest %2d)  nodes run %3d  reused %3d  gap rebuilds %2d  fetched %8d bytes  gate: %s\n' \
 		"$flow" "$stages" "$jobs" "$wins" "$ran" "$reused" "$gaps" \
 		$(( $(bytes_fetched) - before )) "$gate"
+	if [ -n "${RIPPLE_WIN_BUNDLE:-}" ] && [ "$wins" -gt 0 ]; then
+		[ $((exe_runs + exe_dry)) = "$wins" ] ||
+			fail "$flow: $wins windows-latest jobs, $exe_runs run and $exe_dry dry runs by ripple.exe"
+		if [ "$exe_runs" -gt 0 ]; then
+			printf '%-5s windows-latest: %d jobs run by ripple.exe under Wine, installed by the action from %s\n' \
+				"$flow" "$exe_runs" "$(basename "$RIPPLE_WIN_BUNDLE")"
+		else
+			printf '%-5s windows-latest: %d jobs: the action installed %s; ripple.exe'"'"'s run --job --dry-run the same as Linux'"'"'s (no sh.exe for Wine: Linux'"'"'s ripple ran them)\n' \
+				"$flow" "$exe_dry" "$(basename "$RIPPLE_WIN_BUNDLE")"
+		fi
+	fi
 }
 
 
