@@ -11,8 +11,9 @@
 #     refused, naming both digests, nothing on GITHUB_PATH;
 #   - a bundle without its .sha256, and a Linux bundle: refused;
 #   - a release (input version) served by nginx on loopback
-#     (RIPPLE_SETUP_URL): installed; one whose .sha256 does not match:
-#     refused; a release without a Windows bundle: refused.
+#     (RIPPLE_SETUP_URL): installed, also a moving tag's (v0) whose assets
+#     are named by the tag; one whose .sha256 does not match: refused; a
+#     release without a Windows bundle: refused.
 #
 # TARBALL: a bundle made by `ninja dist-windows`, whose ripple.exe runs
 # with $RIPPLE_SETUP_RUN (ninja check-windows: wine64 in its prefix).
@@ -139,8 +140,11 @@ if [ ! -x "$nginx_bin" ]; then
 	exit 0
 fi
 rel=$work/www/o/r/releases/download
-mkdir -p "$rel/$version" "$rel/v9.9.9" "$rel/v0.0.1" "$work/ngx"
+mkdir -p "$rel/$version" "$rel/v9.9.9" "$rel/v0.0.1" "$rel/v0" "$work/ngx"
 cp "$tgz" "$tgz.sha256" "$rel/$version/"
+# A moving tag's assets: named by the tag, the folder inside by the version.
+cp "$tgz" "$rel/v0/ripple-0-windows-x86_64.tar.gz"
+cp "$tgz.sha256" "$rel/v0/ripple-0-windows-x86_64.tar.gz.sha256"
 cp "$tgz" "$rel/v9.9.9/ripple-9.9.9-windows-x86_64.tar.gz"
 sed "s/$base/ripple-9.9.9-windows-x86_64.tar.gz/" "$tgz.sha256" |
 	sed 's/^./f/' > "$rel/v9.9.9/ripple-9.9.9-windows-x86_64.tar.gz.sha256"
@@ -179,6 +183,10 @@ setup release RIPPLE_SETUP_URL="$url" RIPPLE_SETUP_REPO=o/r \
 	RIPPLE_SETUP_VERSION="$version"
 installed "the $version release"
 ok "release $version from $url/o/r/releases/download/: installed"
+setup relv0 RIPPLE_SETUP_URL="$url" RIPPLE_SETUP_REPO=o/r \
+	RIPPLE_SETUP_VERSION=v0
+installed "the moving tag v0"
+ok "release v0 (assets ripple-0-windows-x86_64.*, $name/ inside): installed"
 setup relbad RIPPLE_SETUP_URL="$url" RIPPLE_SETUP_REPO=o/r \
 	RIPPLE_SETUP_VERSION=v9.9.9
 refused "a release with a wrong .sha256" "does not match its SHA-256"

@@ -94,9 +94,12 @@ rm -rf "$dest"
 mkdir -p "$dest"
 tar -xzf "$bundle" -C "$dest" ||
 	{ say "cannot unpack $bundle"; exit 1; }
-bin=$dest/$name/bin
-[ -f "$bin/ripple.exe" ] ||
-	{ say "$bundle holds no $name/bin/ripple.exe"; exit 1; }
+# The folder inside is named by ripple's version, which a release's
+# asset name need not be (a moving tag v0 serves ripple-0-...).
+set -- "$dest"/ripple-*-windows-x86_64/bin/ripple.exe
+[ $# = 1 ] && [ -f "$1" ] || { say "$(basename "$bundle") holds no (or" \
+	"more than one) ripple-VERSION-windows-x86_64/bin/ripple.exe"; exit 1; }
+bin=$(dirname "$1")
 v=$(${RIPPLE_SETUP_RUN:-} "$bin/ripple.exe" --version 2> "$dest/version.log") ||
 	{ say "$bin/ripple.exe does not run here: $(cat "$dest/version.log")"
 	  exit 1; }
