@@ -81,21 +81,29 @@ if [ -n "$version" ]; then
 	repo=${RIPPLE_SETUP_REPO:-ripple-build/ripple}
 	name=ripple-${version#v}-linux-$arch
 	url=${RIPPLE_SETUP_URL:-https://github.com}/$repo/releases/download/$version/$name.tar.gz
-	mkdir -p "$tools/$version"
-	if [ -x "$tools/$version/$name/bin/ripple" ]; then
-		use "$tools/$version/$name" || true
-	fi
-	if curl -fsSL -o "$tools/$version/$name.tar.gz" "$url" &&
-	    curl -fsSL -o "$tools/$version/$name.tar.gz.sha256" "$url.sha256"; then
-		if (cd "$tools/$version" && sha256sum -c "$name.tar.gz.sha256" \
-		    > /dev/null); then
-			tar -xzf "$tools/$version/$name.tar.gz" -C "$tools/$version"
-			use "$tools/$version/$name" ||
-				say "the $version bundle does not run here" \
-					"(glibc older than its build's?); building"
+	dl=$tools/$version
+	mkdir -p "$dl"
+	if curl -fsSL -o "$dl/$name.tar.gz" "$url" &&
+	    curl -fsSL -o "$dl/$name.tar.gz.sha256" "$url.sha256"; then
+		want=$(sed -n '1s/^\([0-9a-fA-F]\{64\}\)[ *].*/\1/p' \
+			"$dl/$name.tar.gz.sha256" | tr 'A-F' 'a-f')
+		got=$(sha256sum < "$dl/$name.tar.gz" | cut -c1-64)
+		if [ -n "$want" ] && [ "$got" = "$want" ]; then
+			# Unpacked afresh; the folder inside is named by
+			# ripple's version, which a moving tag's (v0) asset
+			# name is not.
+			rm -rf "$dl/unpacked"
+			mkdir -p "$dl/unpacked"
+			tar -xzf "$dl/$name.tar.gz" -C "$dl/unpacked"
+			for d in "$dl/unpacked"/ripple-*-linux-"$arch"; do
+				[ -d "$d" ] && use "$d" || true
+			done
+			say "the $version bundle does not run here" \
+				"(glibc older than its build's?); building"
 		else
-			say "the $version bundle does not match its SHA-256;" \
-				"not used"
+			say "the $version bundle does not match its SHA-256" \
+				"($name.tar.gz.sha256 says ${want:-nothing}, the" \
+				"file is $got); not used"
 		fi
 	else
 		say "no bundle $url; building from source"

@@ -13,7 +13,9 @@
 #   - a release (input version) served by nginx on loopback
 #     (RIPPLE_SETUP_URL): installed, also a moving tag's (v0) whose assets
 #     are named by the tag; one whose .sha256 does not match: refused; a
-#     release without a Windows bundle: refused.
+#     release without a Windows bundle: refused;
+#   - on Linux, the Linux side's release path (a stand-in bundle): a
+#     release and a moving tag's installed, a mismatching one not used.
 #
 # TARBALL: a bundle made by `ninja dist-windows`, whose ripple.exe runs
 # with $RIPPLE_SETUP_RUN (ninja check-windows: wine64 in its prefix).
@@ -195,4 +197,41 @@ setup relnone RIPPLE_SETUP_URL="$url" RIPPLE_SETUP_REPO=o/r \
 	RIPPLE_SETUP_VERSION=v0.0.1
 refused "a release without a Windows bundle" "the v0.0.1 release has none"
 ok "release v0.0.1 without a Windows bundle: refused"
+# The Linux side's release path, with a stand-in Linux bundle: the digest
+# checked (not the name the .sha256 line gives), the folder inside found
+# by its version (a moving tag v0 installed; before, it was passed over as
+# "does not run here" and built from source).
+case $(uname -m) in x86_64) arch=x86_64 ;; aarch64) arch=aarch64 ;; *) arch= ;; esac
+if [ "$(uname -s)" = Linux ] && [ -n "$arch" ]; then
+	lin=ripple-0.1.0-linux-$arch
+	mkdir -p "$work/lin/$lin/bin"
+	printf '#!/bin/sh\necho "ripple 0.1.0"\n' > "$work/lin/$lin/bin/ripple"
+	chmod 755 "$work/lin/$lin/bin/ripple"
+	(cd "$work/lin" && tar -czf "$lin.tar.gz" "$lin" &&
+		sha256sum "$lin.tar.gz" > "$lin.tar.gz.sha256")
+	mkdir -p "$rel/v0.1.0" "$rel/v0" "$rel/v8.8.8"
+	cp "$work/lin/$lin.tar.gz" "$work/lin/$lin.tar.gz.sha256" "$rel/v0.1.0/"
+	cp "$work/lin/$lin.tar.gz" "$rel/v0/ripple-0-linux-$arch.tar.gz"
+	cp "$work/lin/$lin.tar.gz.sha256" "$rel/v0/ripple-0-linux-$arch.tar.gz.sha256"
+	cp "$work/lin/$lin.tar.gz" "$rel/v8.8.8/ripple-8.8.8-linux-$arch.tar.gz"
+	sed 's/^./0/' "$work/lin/$lin.tar.gz.sha256" \
+		> "$rel/v8.8.8/ripple-8.8.8-linux-$arch.tar.gz.sha256"
+	for v in v0.1.0 v0; do
+		setup "linux-$v" RUNNER_OS=Linux RIPPLE_SETUP_URL="$url" \
+			RIPPLE_SETUP_REPO=o/r RIPPLE_SETUP_VERSION=$v
+		[ "$rc" = 0 ] || fail "Linux $v: exit $rc: $out"
+		case $(cat "$c/path") in "$c/tool/ripple/$v/"*"$lin/bin") ;;
+		*) fail "Linux $v: GITHUB_PATH has '$(cat "$c/path")': $out" ;;
+		esac
+		grep -qx found=true "$c/output" || fail "Linux $v: no found=true: $out"
+		ok "Linux: release $v installed ($lin/ inside)"
+	done
+	setup linux-bad RUNNER_OS=Linux RIPPLE_SETUP_URL="$url" \
+		RIPPLE_SETUP_REPO=o/r RIPPLE_SETUP_VERSION=v8.8.8
+	[ "$rc" = 0 ] && grep -qx found=false "$c/output" && [ ! -s "$c/path" ] ||
+		fail "Linux v8.8.8: exit $rc, $(cat "$c/output"): $out"
+	case $out in *"does not match its SHA-256"*) ;;
+	*) fail "Linux v8.8.8: does not say so: $out" ;; esac
+	ok "Linux: release v8.8.8 whose .sha256 does not match: not used (found=false: the action builds)"
+fi
 echo "setup: $n cases passed ($what)"
