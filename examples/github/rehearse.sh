@@ -34,6 +34,10 @@
 #              fetch of exactly the manifest's artifacts, SHA256SUMS), then
 #              the publish job's PyPI step: twine upload to the local index;
 #              the files are downloaded back and checked against SHA256SUMS
+# A stage job runs ripple-ci.yml's own run: steps (stage_steps reads them;
+# bash -eo pipefail as GitHub's shell: bash; an if: or uses: not played
+# here is an error), its checkout a fresh clone, its action the ripple
+# under test on PATH.
 # Every win-64 job goes to windows-latest (checked on each matrix entry)
 # and runs there with ripple.exe from the action's Windows bundle: here,
 # Linux's ripple runs it as win-64 (the demo's commands are stand-ins);
@@ -367,33 +371,110 @@ win_dry() {	# win_dry STAGE-FILE: ripple.exe's dry run of each win-64 job
 }
 job() {	# job JOB PLATFORM: one runner running one matrix entry
 	j=$1 pf=$2
-	win=
+	win= os=Linux
+	[ "$pf" != win-64 ] || os=Windows
 	[ "$pf" != win-64 ] || [ -z "${RIPPLE_WIN_SH:-}" ] || win=windows
-	d=$(runner "$repo" "$GITHUB_REF" $win)
 	log=$work/$flow.$j.log
+	home=$work/home.$flow.$j
+	mkdir -p "$home"
 	host_pf= rip=$ripple
 	case $pf in
 	linux-aarch64) host_pf=$pf ;;
 	win-64) host_pf=$pf ;;
 	esac
+	# The stage job's steps (ripple-ci.yml, read by stage_steps): its
+	# run: steps before the checkout, on this runner's OS, with this
+	# runner's HOME (git config --global lands there); the checkout; the
+	# action; then its run: steps in the clone, `ripple` on PATH being
+	# this runner's (a wrapper adding --json for the counts, and
+	# --platform for a stand-in).
 	rc=0
+	step_all pre "$os" "$home" "$work" > /dev/null 2> "$log" ||
+		{ echo 96 > "$work/$flow.$j.rc"; return; }
+	d=$(HOME=$home runner "$repo" "$GITHUB_REF" $win)
+	rt=$(dirname "$d")
 	if [ -n "$win" ]; then
-		exe=$(win_setup "$(dirname "$d")") || {
-			cat "$(dirname "$d")/setup.log" > "$log"
+		exe=$(win_setup "$rt") || {
+			cat "$rt/setup.log" > "$log"
 			echo 98 > "$work/$flow.$j.rc"
 			return
 		}
 		rip="$WINE $exe" host_pf=
 		echo run > "$work/$flow.$j.how"
 	fi
-	(cd "$d" && $rip run "$target" --job "$j" --run-id "gh-$flow" \
-		${host_pf:+--platform "$host_pf"} ${tag:+--tag "$tag"} \
-		--failed-logs "$work/$flow.failed-logs" --json \
-		> "$work/$flow.$j.json" 2> "$log") || rc=$?
+	mkdir -p "$rt/bin" "$rt/temp"
+	printf '#!/bin/sh\nexec %s "$@" %s --json\n' "$rip" \
+		"${host_pf:+--platform $host_pf}" > "$rt/bin/ripple"
+	chmod 755 "$rt/bin/ripple"
+	(cd "$d" && PATH=$rt/bin:$PATH RUNNER_TEMP=$rt/temp JOB=$j \
+		RUN=gh-$flow TARGET=$target TAG=$tag \
+		step_all post "$os" "$home" "$d" \
+		> "$work/$flow.$j.json" 2>> "$log") || rc=$?
 	echo "$rc" > "$work/$flow.$j.rc"
 }
-export -f job runner win_setup
+# The run: steps of ripple-ci.yml's stage jobs, in $work/stage-steps/: one
+# file per step, named pre-N or post-N (before the checkout, after the
+# action), with its `if:` in N.if. Every stage job must have the same
+# steps, and an `if:` the rehearsal does not know is an error, so a change
+# to the workflow is played or refused here, never skipped unseen.
+stage_steps() {
+	python3 - "$top/.github/workflows/ripple-ci.yml" "$work/stage-steps" <<'PY'
+import os, sys, yaml
+wf = yaml.safe_load(open(sys.argv[1]))
+out = sys.argv[2]
+os.makedirs(out, exist_ok=True)
+stages = [k for k in wf["jobs"] if k.startswith("stage-")]
+first = wf["jobs"]["stage-1"]["steps"]
+for k in stages:
+    if wf["jobs"][k]["steps"] != first:
+        sys.exit("rehearse: %s's steps differ from stage-1's" % k)
+known = {"": "always", "runner.os == 'Windows'": "windows",
+         "failure()": "failure"}
+where, n = "pre", 0
+for st in first:
+    cond = st.get("if", "")
+    if cond not in known:
+        sys.exit("rehearse: a stage step's if: %r is not played here" % cond)
+    uses = st.get("uses", "")
+    if uses.startswith("actions/checkout@"):
+        where = "checkout"
+        continue
+    if uses.startswith("ripple-build/ripple@"):
+        where = "post"
+        continue
+    if uses:
+        if known[cond] != "failure":
+            sys.exit("rehearse: a stage step uses %s, not played here" % uses)
+        continue
+    if where == "checkout":
+        sys.exit("rehearse: a run: step between the checkout and the action")
+    n += 1
+    with open(os.path.join(out, "%s-%d" % (where, n)), "w") as f:
+        f.write(st["run"])
+    with open(os.path.join(out, "%s-%d.if" % (where, n)), "w") as f:
+        f.write(known[cond])
+PY
+}
+step_all() {	# step_all pre|post OS HOME DIR: run those steps as GitHub does
+	for f in "$work/stage-steps/$1"-*; do
+		[ -e "$f" ] || continue
+		case $f in *.if) continue ;; esac
+		case $(cat "$f.if") in
+		always) ;;
+		windows) [ "$2" = Windows ] || continue ;;
+		*) continue ;;
+		esac
+		(cd "$4" && HOME=$3 RUNNER_OS=$2 \
+			bash --noprofile --norc -eo pipefail -c "$(cat "$f")") ||
+			return
+	done
+}
+export -f job runner win_setup step_all
 export ripple work top RIPPLE_WIN_BUNDLE RIPPLE_WIN_SH WINE
+
+stage_steps || fail "ripple-ci.yml's stage steps cannot be played"
+grep -q 'ripple run' "$work"/stage-steps/post-* ||
+	fail "ripple-ci.yml's stage jobs run no ripple run step"
 
 workflow() {	# workflow ORIGIN TARGET [TAG]: plan, stages, gate
 	repo=$1 target=$2 tag=${3:-}
