@@ -275,6 +275,20 @@ graph_repo_is_partial(struct graph_repo *repo)
 	return yes;
 }
 
+int
+graph_repo_checkout_links(struct graph_repo *repo)
+{
+	git_config *cfg = NULL;
+	int links = 1;
+
+	if (git_repository_config_snapshot(&cfg, repo->git) < 0)
+		return 1;
+	if (git_config_get_bool(&links, cfg, "core.symlinks") < 0)
+		links = 1;
+	git_config_free(cfg);
+	return links != 0;
+}
+
 static int
 peel_commit(struct graph_repo *repo, git_object *obj, const char *rev,
 	    struct graph_oid *out, struct error *err)
@@ -401,6 +415,23 @@ graph_repo_has_commit(struct graph_repo *repo, const struct graph_oid *commit,
 	git_tree_free(t);
 	git_commit_free(c);
 	return rc;
+}
+
+unsigned
+graph_git_entry_mode(const git_tree_entry *e)
+{
+	unsigned raw = (unsigned)git_tree_entry_filemode_raw(e);
+
+	switch (raw & 0170000) {
+	case 0100000:
+		return (raw & 0100) ? 0100755 : 0100644;
+	case 0120000:
+		return 0120000;
+	case 0040000:
+		return 040000;
+	default:
+		return 0160000;
+	}
 }
 
 int

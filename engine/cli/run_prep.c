@@ -370,6 +370,55 @@ cli_run_check_checkout(const struct cli_ctx *ctx, struct graph_repo *repo,
 }
 
 /*
+ * A checkout without links (core.symlinks false, Git for Windows' way)
+ * holds the committed links among the inputs to build as files of the
+ * link's text: a build reads that text where a checkout with links reads
+ * the file it names, under the same keys. Said on stderr, not refused:
+ * the keys are the commit's either way, and such a runner may have no
+ * right to make links.
+ */
+static int
+note_link_files(const struct cli_ctx *ctx, const struct planner *pl,
+		const unsigned char *mask)
+{
+	struct strv paths = STRV_INIT;
+	struct buf list;
+	struct error err;
+	size_t i;
+	int rc;
+
+	if (graph_repo_checkout_links(pl->head->repo))
+		return 0;
+	error_init(&err);
+	buf_init(&list, 0);
+	rc = plan_link_files(pl->head, mask, &paths, &err);
+	if (rc) {
+		rc = cli_fail(ctx, &err);
+		goto done;
+	}
+	if (!paths.n)
+		goto done;
+	for (i = 0; i < paths.n && i < 10; i++)
+		buf_addf(&list, NULL, "%s%s", i ? ", " : "", paths.v[i]);
+	if (paths.n > 10)
+		buf_addf(&list, NULL, " and %zu more", paths.n - 10);
+	fprintf(stderr, "%s %s: note: this checkout holds %zu committed "
+		"symlink%s among the inputs of nodes to build as files of "
+		"the link's text (core.symlinks false): %s\n", ctx->prog,
+		ctx->cmd, paths.n, paths.n == 1 ? "" : "s",
+		list.data ? list.data : "");
+	fprintf(stderr, "  hint: a build that reads through one reads that "
+		"text, not the file it names, so its outputs can differ from "
+		"a checkout with links under the same keys; set core.symlinks "
+		"true before checking out (on Windows, Developer Mode or an "
+		"administrator can make links)\n");
+done:
+	buf_release(&list);
+	strv_release(&paths);
+	return rc;
+}
+
+/*
  * Actions run in the working tree but a run of a commit records the
  * commit's keys: an uncommitted edit of an input it builds from would be
  * built and recorded as the commit, and a later plan would reuse it.
@@ -403,8 +452,10 @@ cli_run_check_clean(const struct cli_ctx *ctx, const struct planner *pl)
 		rc = cli_fail(ctx, &err);
 		goto done;
 	}
-	if (!paths.n)
+	if (!paths.n) {
+		rc = note_link_files(ctx, pl, mask);
 		goto done;
+	}
 	for (i = 0; i < paths.n && i < 10; i++)
 		buf_addf(&list, NULL, "%s%s", i ? ", " : "", paths.v[i]);
 	if (paths.n > 10)

@@ -281,9 +281,23 @@ source_key(void *payload, const struct graph_input *in, struct digest *out,
 		if (rc)
 			goto known;
 	}
-	rc = eval_input_state(ev, in, &st, err);
-	if (rc)
-		return rc;
+	if (ev->stream && !ev->worktree && !x->computed) {
+		/* Only the key is kept: folders claimed whole are read for
+		 * their modes alone (graph_source_compute_key); an
+		 * explanation walks the set again (eval_input_state). */
+		rc = graph_source_compute_key(ev->repo, &ev->commit, x->set,
+					      NULL, &x->state, err);
+		if (rc) {
+			error_prefix(err, "input '%s'", in->name);
+			graph_source_state_release(&x->state);
+			return rc;
+		}
+		st = &x->state;
+	} else {
+		rc = eval_input_state(ev, in, &st, err);
+		if (rc)
+			return rc;
+	}
 	memcpy(out->bytes, st->key, sizeof(out->bytes));
 	digest_to_hex(out);
 	if (memo[0])
@@ -291,8 +305,7 @@ source_key(void *payload, const struct graph_input *in, struct digest *out,
 	if (rc)
 		return rc;
 	if (ev->stream) {
-		/* Only the key is kept: an explanation walks the set again
-		 * (eval_input_state), so memory stays one set's files. */
+		/* Memory stays one set's files (or fewer). */
 		x->unmemoizable = !graph_source_state_memoizable(x->set,
 								 &x->state);
 		graph_source_state_release(&x->state);
