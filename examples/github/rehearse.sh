@@ -175,6 +175,9 @@ http {
     location /legacy/ {
       proxy_pass http://127.0.0.1:$upport;
     }
+    location /gh/ {
+      alias $ngx/gh/;
+    }
   }
 }
 EOF
@@ -205,6 +208,20 @@ cleanup() {
 }
 trap cleanup EXIT
 url=http://127.0.0.1:$port
+# "GitHub" for the action: the Windows bundle attached to the release that
+# ripple-ci.yml's ripple-version names (its default, v0, as a caller's
+# ci.yml leaves it), named as the action asks for it.
+if [ -n "${RIPPLE_WIN_BUNDLE:-}" ]; then
+	rv=$(python3 -c 'import sys, yaml
+w = yaml.safe_load(open(sys.argv[1]))
+print(w.get("on", w.get(True))["workflow_call"]["inputs"]["ripple-version"]["default"])' \
+		"$top/.github/workflows/ripple-ci.yml")
+	rel=$ngx/gh/ripple-build/ripple/releases/download/$rv
+	mkdir -p "$rel"
+	cp "$RIPPLE_WIN_BUNDLE" "$rel/ripple-${rv#v}-windows-x86_64.tar.gz"
+	cp "$RIPPLE_WIN_BUNDLE.sha256" "$rel/ripple-${rv#v}-windows-x86_64.tar.gz.sha256"
+	export RIPPLE_SETUP_URL=$url/gh
+fi
 
 # --- the repositories -------------------------------------------------
 # The runner convention for GPU jobs: each pinned toolkit at its home.
@@ -306,6 +323,10 @@ runner() {	# runner ORIGIN REF [windows]: print the path of a fresh checkout
 	echo "$d"
 }
 
+gh_gets() {	# Windows bundles the action downloaded from "GitHub" so far
+	grep -c '^GET /gh/.*-windows-x86_64\.tar\.gz 200 ' "$ngx/access.log" \
+		2>/dev/null || true
+}
 bytes_fetched() {	# GET bodies of CAS blobs served so far (any domain's)
 	awk '$1 == "GET" && $2 ~ /^\/(d\/[^\/]*\/)?cas\// && $3 == 200 {
 		b += $4 } END { print b + 0 }' "$ngx/access.log" 2>/dev/null ||
@@ -326,22 +347,29 @@ flow_env() {	# flow_env EVENT REF EVENT_JSON [BASE_REF]
 # in workflow()). Without RIPPLE_WIN_BUNDLE, Linux's ripple runs its nodes
 # as win-64 (--platform; the demo's commands are stand-ins that run
 # anywhere). With it (ninja check-windows: the dist-windows bundle), the
-# job does what a windows-latest runner does: the action's Windows step
-# (tools/setup-ripple.sh, RUNNER_OS=Windows) installs the bundle into the
-# runner's tool cache, SHA-256 checked, and ripple.exe from there runs
+# job does what a windows-latest runner does: action.yml's first step,
+# run as GitHub runs it with RUNNER_OS=Windows, downloads the Windows
+# bundle of the release ripple-ci.yml's ripple-version names (v0) from
+# nginx standing in for GitHub, checks its SHA-256 and installs it into
+# the runner's tool cache, and ripple.exe from there runs
 # under Wine ($WINE): with RIPPLE_WIN_SH (a sh.exe for Wine standing in
 # for Git for Windows': tests/windows/sh.c) the job itself; without one,
 # before the stage starts (so that no job publishes in between),
 # `ripple.exe run --job --dry-run --json` must print what Linux's ripple
 # prints for the job (the same nodes, keys and decisions; win_dry), and
 # Linux's ripple then runs it as the stand-in.
-win_setup() {	# win_setup RUNNER_DIR: install the bundle, print ripple.exe
-	env RUNNER_OS=Windows RUNNER_ARCH=X64 RUNNER_TOOL_CACHE="$1/tool" \
-		RUNNER_TEMP="$1" GITHUB_PATH="$1/github-path" \
-		GITHUB_OUTPUT="$1/github-output" \
-		RIPPLE_SETUP_BUNDLE="$RIPPLE_WIN_BUNDLE" RIPPLE_SETUP_VERSION= \
-		RIPPLE_SETUP_RUN="$WINE" \
-		sh "$top/tools/setup-ripple.sh" --release > "$1/setup.log" 2>&1 &&
+win_setup() {	# win_setup RUNNER_DIR: the action's first step, print ripple.exe
+	# action.yml's release step (stage_steps wrote its run: text and its
+	# env:, evaluated for the stage job's `with:`) as GitHub runs it, on
+	# a Windows runner whose "GitHub" is nginx (RIPPLE_SETUP_URL).
+	(set -a; . "$work/stage-steps/action-env"; set +a
+	 RUNNER_OS=Windows RUNNER_ARCH=X64 RUNNER_TOOL_CACHE="$1/tool" \
+	 RUNNER_TEMP="$1" GITHUB_PATH="$1/github-path" \
+	 GITHUB_OUTPUT="$1/github-output" GITHUB_ACTION_PATH=$top \
+	 RIPPLE_SETUP_RUN="$WINE" \
+	 bash --noprofile --norc -eo pipefail \
+		-c "$(cat "$work/stage-steps/action-release")") \
+		> "$1/setup.log" 2>&1 &&
 	grep -qx found=true "$1/github-output" &&
 	echo "$(cat "$1/github-path")/ripple.exe"
 }
@@ -419,7 +447,7 @@ job() {	# job JOB PLATFORM: one runner running one matrix entry
 # to the workflow is played or refused here, never skipped unseen.
 stage_steps() {
 	python3 - "$top/.github/workflows/ripple-ci.yml" "$work/stage-steps" <<'PY'
-import os, sys, yaml
+import os, re, shlex, sys, yaml
 wf = yaml.safe_load(open(sys.argv[1]))
 out = sys.argv[2]
 os.makedirs(out, exist_ok=True)
@@ -453,6 +481,36 @@ for st in first:
         f.write(st["run"])
     with open(os.path.join(out, "%s-%d.if" % (where, n)), "w") as f:
         f.write(known[cond])
+# The action's first step (id release: the one a Windows runner stops
+# after), its env: evaluated for the stage job's with: and the workflow's
+# input defaults (a caller passes none), github.action_repository as
+# ripple's.
+act = yaml.safe_load(open(os.path.join(os.path.dirname(sys.argv[1]),
+                                       "..", "..", "action.yml")))
+step = act["runs"]["steps"][0]
+if step.get("id") != "release":
+    sys.exit("rehearse: action.yml's first step is not 'release'")
+uses = [st for st in first if st.get("uses", "").startswith("ripple-build/ripple@")][0]
+defaults = {k: str(v.get("default", ""))
+            for k, v in wf.get("on", wf.get(True))["workflow_call"]["inputs"].items()}
+def expr(text, scope):
+    m = re.fullmatch(r"\$\{\{ *([a-z_.-]+) *\}\}", str(text))
+    if not m:
+        return str(text)
+    name = m.group(1)
+    if name in scope:
+        return scope[name]
+    sys.exit("rehearse: %r is not played here" % text)
+wf_scope = {"inputs." + k: v for k, v in defaults.items()}
+with_ = {k: expr(v, wf_scope) for k, v in (uses.get("with") or {}).items()}
+scope = {"inputs." + k: with_.get(k, str(v.get("default", "")))
+         for k, v in act["inputs"].items()}
+scope["github.action_repository"] = "ripple-build/ripple"
+with open(os.path.join(out, "action-release"), "w") as f:
+    f.write(step["run"])
+with open(os.path.join(out, "action-env"), "w") as f:
+    for k, v in (step.get("env") or {}).items():
+        f.write("%s=%s\n" % (k, shlex.quote(expr(v, scope))))
 PY
 }
 step_all() {	# step_all pre|post OS HOME DIR: run those steps as GitHub does
@@ -492,6 +550,7 @@ workflow() {	# workflow ORIGIN TARGET [TAG]: plan, stages, gate
 	reused=$(sed -n 's/^plan=//p' "$out" | jq '.reuse | length')
 	stages=$(sed -n 's/^stages=//p' "$out")
 	jobs=0 ran=0 gaps=0 deferred=0 wins=0 exe_runs=0 exe_dry=0
+	gh_before=$(gh_gets)
 	for k in 1 2 3 4 5 6 7 8; do
 		[ "$(sed -n "s/^has-stage-$k=//p" "$out")" = true ] || continue
 		m=$(sed -n "s/^matrix-stage-$k=//p" "$out")
@@ -559,12 +618,15 @@ workflow() {	# workflow ORIGIN TARGET [TAG]: plan, stages, gate
 	if [ -n "${RIPPLE_WIN_BUNDLE:-}" ] && [ "$wins" -gt 0 ]; then
 		[ $((exe_runs + exe_dry)) = "$wins" ] ||
 			fail "$flow: $wins windows-latest jobs, $exe_runs run and $exe_dry dry runs by ripple.exe"
+		gh=$(( $(gh_gets) - gh_before ))
+		[ "$gh" -gt 0 ] ||
+			fail "$flow: the action downloaded no Windows bundle"
 		if [ "$exe_runs" -gt 0 ]; then
-			printf '%-5s windows-latest: %d jobs run by ripple.exe under Wine, installed by the action from %s\n' \
-				"$flow" "$exe_runs" "$(basename "$RIPPLE_WIN_BUNDLE")"
+			printf '%-5s windows-latest: %d jobs run by ripple.exe under Wine, installed by the action from release %s (%d downloads, SHA-256 checked)\n' \
+				"$flow" "$exe_runs" "$rv" "$gh"
 		else
-			printf '%-5s windows-latest: %d jobs: the action installed %s; ripple.exe'"'"'s run --job --dry-run the same as Linux'"'"'s (no sh.exe for Wine: Linux'"'"'s ripple ran them)\n' \
-				"$flow" "$exe_dry" "$(basename "$RIPPLE_WIN_BUNDLE")"
+			printf '%-5s windows-latest: %d jobs: the action installed release %s'"'"'s bundle (%d downloads); ripple.exe'"'"'s run --job --dry-run the same as Linux'"'"'s (no sh.exe for Wine: Linux'"'"'s ripple ran them)\n' \
+				"$flow" "$exe_dry" "$rv" "$gh"
 		fi
 	fi
 }
