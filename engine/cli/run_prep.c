@@ -26,6 +26,7 @@
 #include "engine/plan/jobs.h"
 #include "engine/plan/plan.h"
 #include "engine/plan/planner.h"
+#include "engine/plan/remote.h"
 #include "engine/run/run.h"
 #include "graph/graph.h"
 #include "graph/repo.h"
@@ -375,12 +376,15 @@ cli_run_check_checkout(const struct cli_ctx *ctx, struct graph_repo *repo,
  * link's text: a build reads that text where a checkout with links reads
  * the file it names, under the same keys. Said on stderr, not refused:
  * the keys are the commit's either way, and such a runner may have no
- * right to make links.
+ * right to make links. But what it builds must not serve a checkout with
+ * links under those keys: the run publishes nothing to the remote cache
+ * (rem, or NULL), as a fork's run does not.
  */
 static int
 note_link_files(const struct cli_ctx *ctx, const struct planner *pl,
-		const unsigned char *mask)
+		const unsigned char *mask, struct plan_remote *rem)
 {
+	int keep_local;
 	struct strv paths = STRV_INIT;
 	struct buf list;
 	struct error err;
@@ -398,6 +402,9 @@ note_link_files(const struct cli_ctx *ctx, const struct planner *pl,
 	}
 	if (!paths.n)
 		goto done;
+	keep_local = rem && plan_remote_may_write(rem);
+	if (keep_local)
+		plan_remote_keep_local(rem);
 	for (i = 0; i < paths.n && i < 10; i++)
 		buf_addf(&list, NULL, "%s%s", i ? ", " : "", paths.v[i]);
 	if (paths.n > 10)
@@ -412,6 +419,10 @@ note_link_files(const struct cli_ctx *ctx, const struct planner *pl,
 		"a checkout with links under the same keys; set core.symlinks "
 		"true before checking out (on Windows, Developer Mode or an "
 		"administrator can make links)\n");
+	if (keep_local)
+		fprintf(stderr, "  so this run publishes nothing to the remote "
+			"cache %s: its results are kept in the local cache\n",
+			plan_remote_url(rem));
 done:
 	buf_release(&list);
 	strv_release(&paths);
@@ -424,7 +435,8 @@ done:
  * built and recorded as the commit, and a later plan would reuse it.
  */
 int
-cli_run_check_clean(const struct cli_ctx *ctx, const struct planner *pl)
+cli_run_check_clean(const struct cli_ctx *ctx, const struct planner *pl,
+		    struct plan_remote *rem)
 {
 	const struct plan *p = pl->plan;
 	struct strv paths = STRV_INIT;
@@ -453,7 +465,7 @@ cli_run_check_clean(const struct cli_ctx *ctx, const struct planner *pl)
 		goto done;
 	}
 	if (!paths.n) {
-		rc = note_link_files(ctx, pl, mask);
+		rc = note_link_files(ctx, pl, mask, rem);
 		goto done;
 	}
 	for (i = 0; i < paths.n && i < 10; i++)

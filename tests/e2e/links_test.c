@@ -4,13 +4,16 @@
  * writes each as a file holding the link's text, so a build reading
  * through it reads that text under the same key as a checkout with links.
  * `ripple run` says so, naming the inputs (engine/plan/dirty.c's
- * plan_link_files, engine/cli/run_prep.c).
+ * plan_link_files, engine/cli/run_prep.c), and publishes nothing: what
+ * such a checkout builds must not serve a checkout with links under the
+ * same keys (tested against nginx on loopback).
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "tests/support/nginx.h"
 #include "tests/support/support.h"
 
 static const char rules[] =
@@ -27,7 +30,7 @@ static const char rules[] =
 	"    inputs: [other]\n"
 	"    command: \"mkdir -p out2 && cp other/b.txt out2/b.txt\"\n"
 	"    outputs: [out2/b.txt]\n"
-	"policy: {unclaimed-paths: ignore}\n";
+	"policy: {unclaimed-paths: ignore, trusted-refs: [refs/heads/*]}\n";
 
 static void
 sh_ok(const char *dir, const char *cmd)
@@ -119,6 +122,49 @@ Test(e2e_links, no_note_where_the_checkout_makes_links)
 	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.err, "symlink") == NULL, "%s", r.err);
 	t_result_release(&r);
+	t_rmtree(c);
+	free(c);
+	t_rmtree(dir);
+	free(dir);
+}
+
+/* ripple run in clone c, with t_fx's server as the remote cache. */
+static struct run_result
+run_remote(const char *c, const char *run_id)
+{
+	const char *run[] = { "run", "--ref", "refs/heads/main", "--run-id",
+			      run_id, "--remote-cache", t_fx.ng.url, NULL };
+
+	return t_ripple(c, run);
+}
+
+Test(e2e_links, a_checkout_holding_links_as_files_publishes_nothing,
+     .init = t_fx_setup, .fini = t_fx_teardown, .timeout = 120)
+{
+	char *dir, *c;
+	struct run_result r;
+
+	t_fx_serve();
+	dir = repo_with_links();
+	c = clone_of(dir, "false");
+	r = run_remote(c, "r1");
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.err, "so this run publishes nothing to the remote "
+			 "cache ") != NULL, "%s", r.err);
+	cr_expect(strstr(r.err, "published 0 nodes (read-only: committed "
+			 "links checked out as files)") != NULL, "%s", r.err);
+	t_result_release(&r);
+	cr_expect_eq(t_nginx_count(&t_fx.ng, "\"PUT ", 0), 0,
+		     "a checkout without links published its builds");
+	t_rmtree(c);
+	free(c);
+	/* The same commit from a checkout with links publishes both. */
+	c = clone_of(dir, "true");
+	r = run_remote(c, "r2");
+	cr_expect_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.err, "symlink") == NULL, "%s", r.err);
+	t_result_release(&r);
+	cr_expect_geq(t_nginx_count(&t_fx.ng, "\"PUT /ac/", 2), 2);
 	t_rmtree(c);
 	free(c);
 	t_rmtree(dir);
