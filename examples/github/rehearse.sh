@@ -303,11 +303,17 @@ git -C "$deep" add -A
 git -C "$deep" commit -q -m "a chain of six stages"
 
 # --- one runner: a fresh clone at a ref, as actions/checkout makes it ----
-runner() {	# runner ORIGIN REF [windows]: print the path of a fresh checkout
+runner() {	# runner ORIGIN REF [wine]: print the path of a fresh checkout
 	d=$(mktemp -d "$work/runner.XXXXXX")/clone
-	# A Windows runner's Git makes no symbolic links (core.symlinks
-	# false: a link is a file holding its target); ripple-ci.yml turns
-	# off its CRLF conversion.
+	# With the runner's HOME: a Windows job's step before the checkout
+	# sets core.autocrlf, core.eol and core.symlinks there (Git for
+	# Windows' defaults would make CRLF files and links as files). Under
+	# Wine (third argument) links cannot be shown: Wine 8 makes no NTFS
+	# links and reads a Linux link as the file it names, which ripple.exe
+	# sees as a changed file; that checkout holds committed links as files
+	# of their text (core.symlinks false), and ripple.exe then publishes
+	# nothing from it (docs/windows.md): RIPPLE_WIN_SH's full runs suit
+	# repositories without committed links, which the demo is not.
 	git ${3:+-c core.symlinks=false} clone -q --no-local "$1" "$d"
 	[ -z "${3:-}" ] || git -C "$d" config core.symlinks false
 	case $2 in
@@ -375,7 +381,7 @@ win_setup() {	# win_setup RUNNER_DIR: the action's first step, print ripple.exe
 }
 win_dry() {	# win_dry STAGE-FILE: ripple.exe's dry run of each win-64 job
 	grep -q ' win-64$' "$1" || return 0
-	d=$(runner "$repo" "$GITHUB_REF" windows)
+	d=$(runner "$repo" "$GITHUB_REF" wine)
 	exe=$(win_setup "$(dirname "$d")") || {
 		cat "$(dirname "$d")/setup.log" >&2
 		fail "$flow: the action's Windows step failed"
