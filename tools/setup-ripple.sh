@@ -2,7 +2,7 @@
 # tools/setup-ripple.sh [--release | --source-hash]: what action.yml runs.
 #
 # Puts a ripple on PATH (appending its folder to $GITHUB_PATH), without
-# root, trying in order:
+# root. On Linux it tries, in order:
 #   1. the release bundle RIPPLE_SETUP_VERSION (a tag) of the repository
 #      RIPPLE_SETUP_REPO (owner/name): ripple-VERSION-linux-ARCH.tar.gz from
 #      its GitHub release, checked against the .sha256 beside it, used when
@@ -15,7 +15,26 @@
 # writes found=true or found=false to $GITHUB_OUTPUT (the action restores
 # and builds only when it is false); without it, steps 2 and 3.
 # --source-hash prints a hash of the sources the build depends on (the
-# cache key's tail) and exits.
+# cache key's tail) and exits. RIPPLE_SETUP_URL replaces
+# https://github.com in release URLs (tests/github/setup.sh: nginx).
+#
+# On Windows (RUNNER_OS=Windows, or Git for Windows' bash: uname MINGW*,
+# MSYS*) ripple cannot be built on the runner (its libraries are
+# cross-built with mingw-w64 on Debian: docs/windows.md), so it installs
+# a Windows bundle (`ninja dist-windows`:
+# ripple-VERSION-windows-x86_64.tar.gz) and nothing else, whatever the
+# mode:
+#   1. RIPPLE_SETUP_BUNDLE, the path of such a tarball with its .sha256
+#      beside it (the action's input `bundle`: one cross-built by a Linux
+#      job and passed as a workflow artifact), else
+#   2. the release RIPPLE_SETUP_VERSION's Windows bundle and .sha256;
+# checked against the SHA-256, unpacked into the runner's tool cache, and
+# its bin/ (ripple.exe beside its DLLs) put on PATH, after `ripple.exe
+# --version` ran (RIPPLE_SETUP_RUN, if set, is a command to run it with:
+# wine64 in tests/github/setup.sh). A bundle that does not match its
+# SHA-256, is missing, or neither given: exit 1 with what to give; never a
+# fallback. Shell commands of the rules then run with Git for Windows'
+# sh.exe, which is on the PATH the job's steps have.
 set -eu
 
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,15 +45,21 @@ if [ "${1:-}" = --source-hash ]; then
 	exit 0
 fi
 say() { echo "setup-ripple: $*" >&2; }
+mode=${1:-build}
+os=${RUNNER_OS:-}
+case $os-$(uname -s) in
+Windows-*|-MINGW*|-MSYS*|-CYGWIN*)
+	. "$src/tools/windows/setup.sh"
+	exit 1 ;;
+esac
 case $(uname -s)-$(uname -m) in
 Linux-x86_64) arch=x86_64 ;;
 Linux-aarch64) arch=aarch64 ;;
 *)
-	say "ripple runs on Linux x86_64 and aarch64, not $(uname -s) $(uname -m)" \
-		"(a Windows build does not exist yet; docs/github.md)"
+	say "ripple runs on Linux (x86_64, aarch64) and Windows (x86_64)," \
+		"not $(uname -s) $(uname -m) (docs/github.md)"
 	exit 1 ;;
 esac
-mode=${1:-build}
 found() {	# found true|false: for --release, on $GITHUB_OUTPUT
 	if [ "$mode" = --release ] && [ -n "${GITHUB_OUTPUT:-}" ]; then
 		echo "found=$1" >> "$GITHUB_OUTPUT"
@@ -55,22 +80,30 @@ version=${RIPPLE_SETUP_VERSION:-}
 if [ -n "$version" ]; then
 	repo=${RIPPLE_SETUP_REPO:-ripple-build/ripple}
 	name=ripple-${version#v}-linux-$arch
-	url=https://github.com/$repo/releases/download/$version/$name.tar.gz
-	mkdir -p "$tools/$version"
-	if [ -x "$tools/$version/$name/bin/ripple" ]; then
-		use "$tools/$version/$name" || true
-	fi
-	if curl -fsSL -o "$tools/$version/$name.tar.gz" "$url" &&
-	    curl -fsSL -o "$tools/$version/$name.tar.gz.sha256" "$url.sha256"; then
-		if (cd "$tools/$version" && sha256sum -c "$name.tar.gz.sha256" \
-		    > /dev/null); then
-			tar -xzf "$tools/$version/$name.tar.gz" -C "$tools/$version"
-			use "$tools/$version/$name" ||
-				say "the $version bundle does not run here" \
-					"(glibc older than its build's?); building"
+	url=${RIPPLE_SETUP_URL:-https://github.com}/$repo/releases/download/$version/$name.tar.gz
+	dl=$tools/$version
+	mkdir -p "$dl"
+	if curl -fsSL -o "$dl/$name.tar.gz" "$url" &&
+	    curl -fsSL -o "$dl/$name.tar.gz.sha256" "$url.sha256"; then
+		want=$(sed -n '1s/^\([0-9a-fA-F]\{64\}\)[ *].*/\1/p' \
+			"$dl/$name.tar.gz.sha256" | tr 'A-F' 'a-f')
+		got=$(sha256sum < "$dl/$name.tar.gz" | cut -c1-64)
+		if [ -n "$want" ] && [ "$got" = "$want" ]; then
+			# Unpacked afresh; the folder inside is named by
+			# ripple's version, which a moving tag's (v0) asset
+			# name is not.
+			rm -rf "$dl/unpacked"
+			mkdir -p "$dl/unpacked"
+			tar -xzf "$dl/$name.tar.gz" -C "$dl/unpacked"
+			for d in "$dl/unpacked"/ripple-*-linux-"$arch"; do
+				[ -d "$d" ] && use "$d" || true
+			done
+			say "the $version bundle does not run here" \
+				"(glibc older than its build's?); building"
 		else
-			say "the $version bundle does not match its SHA-256;" \
-				"not used"
+			say "the $version bundle does not match its SHA-256" \
+				"($name.tar.gz.sha256 says ${want:-nothing}, the" \
+				"file is $got); not used"
 		fi
 	else
 		say "no bundle $url; building from source"

@@ -21,7 +21,6 @@
 #include "rules/rules.h"
 #include "base/banned.h"
 
-static const char *const default_gpu[] = { "self-hosted", "linux", "gpu" };
 
 const char *
 plan_job_group_name(enum plan_job_group g)
@@ -32,87 +31,6 @@ plan_job_group_name(enum plan_job_group g)
 	case PLAN_JOB_GPU: return "gpu";
 	}
 	return "?";
-}
-
-static const char *
-default_label(const char *platform)
-{
-	if (platform && !strcmp(platform, "linux-aarch64"))
-		return "ubuntu-24.04-arm";
-	return "ubuntu-latest";
-}
-
-/* The platforms ripple runs on (engine/run's run_host_platform). */
-static const char *const ripple_hosts[] = { "linux-64", "linux-aarch64" };
-
-int
-plan_jobs_host_ok(const char *platform)
-{
-	size_t i;
-
-	if (!platform)
-		return 1;
-	for (i = 0; i < sizeof(ripple_hosts) / sizeof(ripple_hosts[0]); i++)
-		if (!strcmp(platform, ripple_hosts[i]))
-			return 1;
-	return 0;
-}
-
-/* 1 when a runner label names an operating system ripple does not run on
- * (GitHub's hosted images and self-hosted OS labels). */
-static int
-foreign_label(const char *label)
-{
-	static const char *const os[] = { "windows", "Windows", "macos",
-					   "macOS" };
-	size_t i;
-
-	for (i = 0; i < sizeof(os) / sizeof(os[0]); i++)
-		if (!strncmp(label, os[i], strlen(os[i])))
-			return 1;
-	return 0;
-}
-
-/*
- * Where the node would run must be a place ripple runs (Linux); a node of
- * another platform is refused here, at plan time, rather than sent to a
- * runner where the job can only fail.
- */
-static int
-check_host(struct work *w, size_t i, const struct rules_runner *rn,
-	   struct error *err)
-{
-	const struct graph_node *n = &w->g->nodes[i];
-	const struct info *in = &w->in[i];
-	const char *pf = in->platform;
-	size_t k;
-
-	for (k = 0; k < in->n_labels; k++)
-		if (foreign_label(in->labels[k]))
-			break;
-	if (plan_jobs_host_ok(in->host) && k == in->n_labels)
-		return 0;
-	if (k < in->n_labels)
-		error_set(err, ERROR_INVALID, "%s would run on runners labelled "
-			  "'%s', where ripple cannot run (ripple runs on "
-			  "linux-64 and linux-aarch64; a Windows or macOS "
-			  "build of ripple does not exist yet)", n->id,
-			  in->labels[k]);
-	else
-		error_set(err, ERROR_INVALID, "%s is a %s node and no runner "
-			  "ripple runs on is given for %s (ripple runs on "
-			  "linux-64 and linux-aarch64; a Windows or macOS "
-			  "build of ripple does not exist yet)", n->id, pf, pf);
-	error_node(err, n->id);
-	if (rn && rn->host && plan_jobs_host_ok(rn->host))
-		error_hint(err, "runners: %s: has host: %s; give it Linux "
-			   "runner labels in runs-on", pf, rn->host);
-	else
-		error_hint(err, "build %s on Linux (a cross-build): in the "
-			   "rules, runners: {%s: {runs-on: [ubuntu-24.04], "
-			   "host: linux-64}}; or leave %s nodes out of this "
-			   "target", pf, pf, pf);
-	return ERROR_INVALID;
 }
 
 /* Group, platform and runner labels of node i; group -1 when not a job. */
@@ -164,8 +82,8 @@ node_info(struct work *w, size_t i, struct error *err)
 			in->labels = rn->gpu_runs_on;
 			in->n_labels = rn->n_gpu_runs_on;
 		} else {
-			in->labels = (const char **)default_gpu;
-			in->n_labels = 3;
+			in->labels = jobs_default_gpu_labels(in->host,
+							     &in->n_labels);
 		}
 	} else if (rn) {
 		in->labels = rn->runs_on;
@@ -174,10 +92,10 @@ node_info(struct work *w, size_t i, struct error *err)
 		in->labels = arena_alloc(a, sizeof(char *));
 		if (!in->labels)
 			return error_set(err, ERROR_NOMEM, "out of memory");
-		in->labels[0] = default_label(in->platform);
+		in->labels[0] = jobs_default_label(in->platform);
 		in->n_labels = 1;
 	}
-	rc = check_host(w, i, rn, err);
+	rc = jobs_check_host(w, i, err);
 	if (rc)
 		return rc;
 	in->container = n->container_image

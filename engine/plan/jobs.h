@@ -82,8 +82,10 @@ struct plan_jobs {
  * Cut the artifact and test nodes marked in `closure` (g->n_nodes bytes)
  * into jobs. On success *out is new (plan_jobs_free). Errors:
  * ERROR_INVALID naming the nodes when a node would run where ripple
- * cannot (a platform other than linux-64 or linux-aarch64 without a Linux
- * `host:`, or Windows/macOS runner labels), an artifact needs a test, a test
+ * cannot (a platform other than linux-64, linux-aarch64 or win-64 without
+ * such a `host:`, runner labels of another operating system than its
+ * host's: a win-64 node on Linux labels without `host: linux-64`, a
+ * linux-64 one on Windows labels; macOS labels), an artifact needs a test, a test
  * without GPUs needs a GPU test, nodes of two platforms need each other,
  * a runner label template cannot be expanded, or one matrix would need
  * more buckets than GitHub allows jobs; ERROR_NOMEM.
@@ -95,8 +97,8 @@ int plan_jobs_compute(const struct graph *g, const unsigned char *closure,
 void plan_jobs_free(struct plan_jobs *j);
 
 /*
- * 1 when ripple runs on `platform` (linux-64, linux-aarch64) or platform
- * is NULL (nodes without a platform run anywhere ripple does).
+ * 1 when ripple runs on `platform` (linux-64, linux-aarch64, win-64) or
+ * platform is NULL (nodes without a platform run anywhere ripple does).
  */
 int plan_jobs_host_ok(const char *platform);
 

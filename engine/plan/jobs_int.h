@@ -1,7 +1,8 @@
 /*
- * Inside jobs.c and jobs_parts.c: the work state of one cut, and the
- * component-graph steps (union-find, circles, stages) that jobs_parts.c
- * does for jobs.c. Not for use elsewhere.
+ * Inside jobs.c, jobs_parts.c and jobs_host.c: the work state of one cut,
+ * the component-graph steps (union-find, circles, stages) that
+ * jobs_parts.c does for jobs.c, and where nodes run (jobs_host.c). Not
+ * for use elsewhere.
  */
 #ifndef RIPPLE_ENGINE_PLAN_JOBS_INT_H
 #define RIPPLE_ENGINE_PLAN_JOBS_INT_H
@@ -55,5 +56,20 @@ int jobs_merge_circles(struct work *w, const size_t *off, const size_t *adj,
 /* Longest-path stages (w->stage) over the acyclic component graph. */
 int jobs_stages(struct work *w, const size_t *off, const size_t *adj,
 		struct error *err);
+
+/* The runner label of a platform's jobs without a runners: entry or a
+ * rule's runs-on: ubuntu-24.04-arm (linux-aarch64), windows-latest
+ * (win-64), else ubuntu-latest. Static text. */
+const char *jobs_default_label(const char *platform);
+
+/* The GPU runner labels of a host platform without gpu-runs-on:
+ * [self-hosted, windows, gpu] for win-64, else [self-hosted, linux, gpu];
+ * their count in *n. Static. */
+const char **jobs_default_gpu_labels(const char *host, size_t *n);
+
+/* 0 when node i's runner labels (w->in[i]) send it where ripple runs as
+ * its host platform; else ERROR_INVALID naming the node, the label and
+ * what to write in runners:. */
+int jobs_check_host(struct work *w, size_t i, struct error *err);
 
 #endif

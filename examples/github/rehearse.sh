@@ -34,6 +34,20 @@
 #              fetch of exactly the manifest's artifacts, SHA256SUMS), then
 #              the publish job's PyPI step: twine upload to the local index;
 #              the files are downloaded back and checked against SHA256SUMS
+# A stage job runs ripple-ci.yml's own run: steps (stage_steps reads them;
+# bash -eo pipefail as GitHub's shell: bash; an if: or uses: not played
+# here is an error), its checkout a fresh clone, its action the ripple
+# under test on PATH.
+# Every win-64 job goes to windows-latest (checked on each matrix entry)
+# and runs there with ripple.exe from the action's Windows bundle: here,
+# Linux's ripple runs it as win-64 (the demo's commands are stand-ins);
+# with RIPPLE_WIN_BUNDLE (a `ninja dist-windows` tarball; WINE and
+# WINEPREFIX too: ninja check-windows) each such job is a Windows runner:
+# the action's Windows step (tools/setup-ripple.sh) installs the bundle
+# and ripple.exe runs the job under Wine, its shell scripts by
+# RIPPLE_WIN_SH (a sh.exe for Wine); without RIPPLE_WIN_SH, ripple.exe's
+# `run --job --dry-run --json` must equal Linux's and Linux's ripple runs
+# the job.
 # Prints one line per flow: jobs, nodes run, reused, rebuilt because of a
 # cache gap, bytes fetched from the cache, the gate; for the tag, then one
 # line per published file with its SHA-256. Without a GPU the GPU jobs
@@ -71,6 +85,21 @@ unset RIPPLE_CACHE RIPPLE_REMOTE_HEADER RIPPLE_REMOTE_CACHE_HEADER \
 	RIPPLE_REMOTE_READ_ONLY RIPPLE_REF RIPPLE_TARGET_BRANCH GITHUB_BASE_REF \
 	GITHUB_ACTIONS GITHUB_EVENT_NAME GITHUB_EVENT_PATH GITHUB_REF
 parallel=${RIPPLE_RUNNERS:-4}
+if [ -n "${RIPPLE_WIN_BUNDLE:-}" ]; then
+	WINE=${WINE:-/usr/lib/wine/wine64}
+	export WINEDEBUG=-all
+	[ -n "${WINEPREFIX:-}" ] || { echo "rehearse: RIPPLE_WIN_BUNDLE needs WINEPREFIX" >&2; exit 2; }
+	RIPPLE_WIN_BUNDLE=$(cd "$(dirname "$RIPPLE_WIN_BUNDLE")" && pwd)/$(basename "$RIPPLE_WIN_BUNDLE")
+	if [ -n "${RIPPLE_WIN_SH:-}" ]; then
+		# The actions' PATH on the runner: Git for Windows' sh.exe and
+		# its usr/bin; here the stand-in's folder and Debian's tools,
+		# which Wine puts before its own folders.
+		winpath() { printf 'Z:%s' "$1" | tr / '\\'; }
+		sh_dir=$(cd "$(dirname "$RIPPLE_WIN_SH")" && pwd)
+		WINEPATH="$(winpath "$sh_dir");$(winpath /usr/bin);$(winpath /bin)"
+		export WINEPATH
+	fi
+fi
 
 fail() {
 	echo "rehearse: $*" >&2
@@ -146,6 +175,9 @@ http {
     location /legacy/ {
       proxy_pass http://127.0.0.1:$upport;
     }
+    location /gh/ {
+      alias $ngx/gh/;
+    }
   }
 }
 EOF
@@ -176,6 +208,20 @@ cleanup() {
 }
 trap cleanup EXIT
 url=http://127.0.0.1:$port
+# "GitHub" for the action: the Windows bundle attached to the release that
+# ripple-ci.yml's ripple-version names (its default, v0, as a caller's
+# ci.yml leaves it), named as the action asks for it.
+if [ -n "${RIPPLE_WIN_BUNDLE:-}" ]; then
+	rv=$(python3 -c 'import sys, yaml
+w = yaml.safe_load(open(sys.argv[1]))
+print(w.get("on", w.get(True))["workflow_call"]["inputs"]["ripple-version"]["default"])' \
+		"$top/.github/workflows/ripple-ci.yml")
+	rel=$ngx/gh/ripple-build/ripple/releases/download/$rv
+	mkdir -p "$rel"
+	cp "$RIPPLE_WIN_BUNDLE" "$rel/ripple-${rv#v}-windows-x86_64.tar.gz"
+	cp "$RIPPLE_WIN_BUNDLE.sha256" "$rel/ripple-${rv#v}-windows-x86_64.tar.gz.sha256"
+	export RIPPLE_SETUP_URL=$url/gh
+fi
 
 # --- the repositories -------------------------------------------------
 # The runner convention for GPU jobs: each pinned toolkit at its home.
@@ -257,9 +303,19 @@ git -C "$deep" add -A
 git -C "$deep" commit -q -m "a chain of six stages"
 
 # --- one runner: a fresh clone at a ref, as actions/checkout makes it ----
-runner() {	# runner ORIGIN REF: print the path of a fresh checkout
+runner() {	# runner ORIGIN REF [wine]: print the path of a fresh checkout
 	d=$(mktemp -d "$work/runner.XXXXXX")/clone
-	git clone -q --no-local "$1" "$d"
+	# With the runner's HOME: a Windows job's step before the checkout
+	# sets core.autocrlf, core.eol and core.symlinks there (Git for
+	# Windows' defaults would make CRLF files and links as files). Under
+	# Wine (third argument) links cannot be shown: Wine 8 makes no NTFS
+	# links and reads a Linux link as the file it names, which ripple.exe
+	# sees as a changed file; that checkout holds committed links as files
+	# of their text (core.symlinks false), and ripple.exe then publishes
+	# nothing from it (docs/windows.md): RIPPLE_WIN_SH's full runs suit
+	# repositories without committed links, which the demo is not.
+	git ${3:+-c core.symlinks=false} clone -q --no-local "$1" "$d"
+	[ -z "${3:-}" ] || git -C "$d" config core.symlinks false
 	case $2 in
 	refs/pull/*)
 		git -C "$d" fetch -q origin "$2:refs/remotes/pull/merge"
@@ -273,6 +329,10 @@ runner() {	# runner ORIGIN REF: print the path of a fresh checkout
 	echo "$d"
 }
 
+gh_gets() {	# Windows bundles the action downloaded from "GitHub" so far
+	grep -c '^GET /gh/.*-windows-x86_64\.tar\.gz 200 ' "$ngx/access.log" \
+		2>/dev/null || true
+}
 bytes_fetched() {	# GET bodies of CAS blobs served so far (any domain's)
 	awk '$1 == "GET" && $2 ~ /^\/(d\/[^\/]*\/)?cas\// && $3 == 200 {
 		b += $4 } END { print b + 0 }' "$ngx/access.log" 2>/dev/null ||
@@ -289,20 +349,196 @@ flow_env() {	# flow_env EVENT REF EVENT_JSON [BASE_REF]
 }
 
 # One matrix entry (run by xargs, several at once); its exit code in a file.
+# A win-64 job goes to windows-latest (the matrix entry's runs-on, checked
+# in workflow()). Without RIPPLE_WIN_BUNDLE, Linux's ripple runs its nodes
+# as win-64 (--platform; the demo's commands are stand-ins that run
+# anywhere). With it (ninja check-windows: the dist-windows bundle), the
+# job does what a windows-latest runner does: action.yml's first step,
+# run as GitHub runs it with RUNNER_OS=Windows, downloads the Windows
+# bundle of the release ripple-ci.yml's ripple-version names (v0) from
+# nginx standing in for GitHub, checks its SHA-256 and installs it into
+# the runner's tool cache, and ripple.exe from there runs
+# under Wine ($WINE): with RIPPLE_WIN_SH (a sh.exe for Wine standing in
+# for Git for Windows': tests/windows/sh.c) the job itself; without one,
+# before the stage starts (so that no job publishes in between),
+# `ripple.exe run --job --dry-run --json` must print what Linux's ripple
+# prints for the job (the same nodes, keys and decisions; win_dry), and
+# Linux's ripple then runs it as the stand-in.
+win_setup() {	# win_setup RUNNER_DIR: the action's first step, print ripple.exe
+	# action.yml's release step (stage_steps wrote its run: text and its
+	# env:, evaluated for the stage job's `with:`) as GitHub runs it, on
+	# a Windows runner whose "GitHub" is nginx (RIPPLE_SETUP_URL).
+	(set -a; . "$work/stage-steps/action-env"; set +a
+	 RUNNER_OS=Windows RUNNER_ARCH=X64 RUNNER_TOOL_CACHE="$1/tool" \
+	 RUNNER_TEMP="$1" GITHUB_PATH="$1/github-path" \
+	 GITHUB_OUTPUT="$1/github-output" GITHUB_ACTION_PATH=$top \
+	 RIPPLE_SETUP_RUN="$WINE" \
+	 bash --noprofile --norc -eo pipefail \
+		-c "$(cat "$work/stage-steps/action-release")") \
+		> "$1/setup.log" 2>&1 &&
+	grep -qx found=true "$1/github-output" &&
+	echo "$(cat "$1/github-path")/ripple.exe"
+}
+win_dry() {	# win_dry STAGE-FILE: ripple.exe's dry run of each win-64 job
+	grep -q ' win-64$' "$1" || return 0
+	d=$(runner "$repo" "$GITHUB_REF" wine)
+	exe=$(win_setup "$(dirname "$d")") || {
+		cat "$(dirname "$d")/setup.log" >&2
+		fail "$flow: the action's Windows step failed"
+	}
+	while read -r j pf; do
+		[ "$pf" = win-64 ] || continue
+		(cd "$d" && $WINE "$exe" run "$target" --job "$j" \
+			${tag:+--tag "$tag"} --dry-run --json \
+			> "$work/$flow.$j.win.json" 2> "$work/$flow.$j.win.log") ||
+			{ cat "$work/$flow.$j.win.log" >&2
+			  fail "$flow: ripple.exe run --job $j --dry-run failed"; }
+		(cd "$d" && "$ripple" run "$target" --job "$j" \
+			--platform win-64 ${tag:+--tag "$tag"} --dry-run --json \
+			> "$work/$flow.$j.lin.json" 2>> "$work/$flow.$j.win.log") ||
+			fail "$flow: run --job $j --platform win-64 --dry-run failed"
+		cmp -s "$work/$flow.$j.lin.json" "$work/$flow.$j.win.json" || {
+			diff "$work/$flow.$j.lin.json" "$work/$flow.$j.win.json" >&2
+			fail "$flow: ripple.exe's dry run of $j differs from Linux's"; }
+		echo dry > "$work/$flow.$j.how"
+	done < "$1"
+}
 job() {	# job JOB PLATFORM: one runner running one matrix entry
 	j=$1 pf=$2
-	d=$(runner "$repo" "$GITHUB_REF")
-	host_pf=
-	case $pf in linux-aarch64) host_pf=$pf ;; esac
+	win= os=Linux
+	[ "$pf" != win-64 ] || os=Windows
+	[ "$pf" != win-64 ] || [ -z "${RIPPLE_WIN_SH:-}" ] || win=windows
+	log=$work/$flow.$j.log
+	home=$work/home.$flow.$j
+	mkdir -p "$home"
+	host_pf= rip=$ripple
+	case $pf in
+	linux-aarch64) host_pf=$pf ;;
+	win-64) host_pf=$pf ;;
+	esac
+	# The stage job's steps (ripple-ci.yml, read by stage_steps): its
+	# run: steps before the checkout, on this runner's OS, with this
+	# runner's HOME (git config --global lands there); the checkout; the
+	# action; then its run: steps in the clone, `ripple` on PATH being
+	# this runner's (a wrapper adding --json for the counts, and
+	# --platform for a stand-in).
 	rc=0
-	(cd "$d" && "$ripple" run "$target" --job "$j" --run-id "gh-$flow" \
-		${host_pf:+--platform "$host_pf"} ${tag:+--tag "$tag"} \
-		--failed-logs "$work/$flow.failed-logs" --json \
-		> "$work/$flow.$j.json" 2> "$work/$flow.$j.log") || rc=$?
+	step_all pre "$os" "$home" "$work" > /dev/null 2> "$log" ||
+		{ echo 96 > "$work/$flow.$j.rc"; return; }
+	d=$(HOME=$home runner "$repo" "$GITHUB_REF" $win)
+	rt=$(dirname "$d")
+	if [ -n "$win" ]; then
+		exe=$(win_setup "$rt") || {
+			cat "$rt/setup.log" > "$log"
+			echo 98 > "$work/$flow.$j.rc"
+			return
+		}
+		rip="$WINE $exe" host_pf=
+		echo run > "$work/$flow.$j.how"
+	fi
+	mkdir -p "$rt/bin" "$rt/temp"
+	printf '#!/bin/sh\nexec %s "$@" %s --json\n' "$rip" \
+		"${host_pf:+--platform $host_pf}" > "$rt/bin/ripple"
+	chmod 755 "$rt/bin/ripple"
+	(cd "$d" && PATH=$rt/bin:$PATH RUNNER_TEMP=$rt/temp JOB=$j \
+		RUN=gh-$flow TARGET=$target TAG=$tag \
+		step_all post "$os" "$home" "$d" \
+		> "$work/$flow.$j.json" 2>> "$log") || rc=$?
 	echo "$rc" > "$work/$flow.$j.rc"
 }
-export -f job runner
-export ripple work
+# The run: steps of ripple-ci.yml's stage jobs, in $work/stage-steps/: one
+# file per step, named pre-N or post-N (before the checkout, after the
+# action), with its `if:` in N.if. Every stage job must have the same
+# steps, and an `if:` the rehearsal does not know is an error, so a change
+# to the workflow is played or refused here, never skipped unseen.
+stage_steps() {
+	python3 - "$top/.github/workflows/ripple-ci.yml" "$work/stage-steps" <<'PY'
+import os, re, shlex, sys, yaml
+wf = yaml.safe_load(open(sys.argv[1]))
+out = sys.argv[2]
+os.makedirs(out, exist_ok=True)
+stages = [k for k in wf["jobs"] if k.startswith("stage-")]
+first = wf["jobs"]["stage-1"]["steps"]
+for k in stages:
+    if wf["jobs"][k]["steps"] != first:
+        sys.exit("rehearse: %s's steps differ from stage-1's" % k)
+known = {"": "always", "runner.os == 'Windows'": "windows",
+         "failure()": "failure"}
+where, n = "pre", 0
+for st in first:
+    cond = st.get("if", "")
+    if cond not in known:
+        sys.exit("rehearse: a stage step's if: %r is not played here" % cond)
+    uses = st.get("uses", "")
+    if uses.startswith("actions/checkout@"):
+        where = "checkout"
+        continue
+    if uses.startswith("ripple-build/ripple@"):
+        where = "post"
+        continue
+    if uses:
+        if known[cond] != "failure":
+            sys.exit("rehearse: a stage step uses %s, not played here" % uses)
+        continue
+    if where == "checkout":
+        sys.exit("rehearse: a run: step between the checkout and the action")
+    n += 1
+    with open(os.path.join(out, "%s-%d" % (where, n)), "w") as f:
+        f.write(st["run"])
+    with open(os.path.join(out, "%s-%d.if" % (where, n)), "w") as f:
+        f.write(known[cond])
+# The action's first step (id release: the one a Windows runner stops
+# after), its env: evaluated for the stage job's with: and the workflow's
+# input defaults (a caller passes none), github.action_repository as
+# ripple's.
+act = yaml.safe_load(open(os.path.join(os.path.dirname(sys.argv[1]),
+                                       "..", "..", "action.yml")))
+step = act["runs"]["steps"][0]
+if step.get("id") != "release":
+    sys.exit("rehearse: action.yml's first step is not 'release'")
+uses = [st for st in first if st.get("uses", "").startswith("ripple-build/ripple@")][0]
+defaults = {k: str(v.get("default", ""))
+            for k, v in wf.get("on", wf.get(True))["workflow_call"]["inputs"].items()}
+def expr(text, scope):
+    m = re.fullmatch(r"\$\{\{ *([a-z_.-]+) *\}\}", str(text))
+    if not m:
+        return str(text)
+    name = m.group(1)
+    if name in scope:
+        return scope[name]
+    sys.exit("rehearse: %r is not played here" % text)
+wf_scope = {"inputs." + k: v for k, v in defaults.items()}
+with_ = {k: expr(v, wf_scope) for k, v in (uses.get("with") or {}).items()}
+scope = {"inputs." + k: with_.get(k, str(v.get("default", "")))
+         for k, v in act["inputs"].items()}
+scope["github.action_repository"] = "ripple-build/ripple"
+with open(os.path.join(out, "action-release"), "w") as f:
+    f.write(step["run"])
+with open(os.path.join(out, "action-env"), "w") as f:
+    for k, v in (step.get("env") or {}).items():
+        f.write("%s=%s\n" % (k, shlex.quote(expr(v, scope))))
+PY
+}
+step_all() {	# step_all pre|post OS HOME DIR: run those steps as GitHub does
+	for f in "$work/stage-steps/$1"-*; do
+		[ -e "$f" ] || continue
+		case $f in *.if) continue ;; esac
+		case $(cat "$f.if") in
+		always) ;;
+		windows) [ "$2" = Windows ] || continue ;;
+		*) continue ;;
+		esac
+		(cd "$4" && HOME=$3 RUNNER_OS=$2 \
+			bash --noprofile --norc -eo pipefail -c "$(cat "$f")") ||
+			return
+	done
+}
+export -f job runner win_setup step_all
+export ripple work top RIPPLE_WIN_BUNDLE RIPPLE_WIN_SH WINE
+
+stage_steps || fail "ripple-ci.yml's stage steps cannot be played"
+grep -q 'ripple run' "$work"/stage-steps/post-* ||
+	fail "ripple-ci.yml's stage jobs run no ripple run step"
 
 workflow() {	# workflow ORIGIN TARGET [TAG]: plan, stages, gate
 	repo=$1 target=$2 tag=${3:-}
@@ -319,7 +555,8 @@ workflow() {	# workflow ORIGIN TARGET [TAG]: plan, stages, gate
 		{ cat "$work/$flow.plan.log" >&2; fail "$flow: the plan job failed"; }
 	reused=$(sed -n 's/^plan=//p' "$out" | jq '.reuse | length')
 	stages=$(sed -n 's/^stages=//p' "$out")
-	jobs=0 ran=0 gaps=0 deferred=0
+	jobs=0 ran=0 gaps=0 deferred=0 wins=0 exe_runs=0 exe_dry=0
+	gh_before=$(gh_gets)
 	for k in 1 2 3 4 5 6 7 8; do
 		[ "$(sed -n "s/^has-stage-$k=//p" "$out")" = true ] || continue
 		m=$(sed -n "s/^matrix-stage-$k=//p" "$out")
@@ -327,6 +564,16 @@ workflow() {	# workflow ORIGIN TARGET [TAG]: plan, stages, gate
 			fail "$flow: has-stage-$k=true with no matrix"
 		echo "$m" | jq -r '.include[] | "\(.job) \(.platform // "-")"' \
 			> "$work/$flow.stage-$k"
+		# win-64 jobs go to Windows runners, and only they do.
+		bad=$(echo "$m" | jq -r '.include[] | select((.platform ==
+			"win-64") != (.["runs-on"] == ["windows-latest"])) |
+			"\(.job) \(.["runs-on"])"')
+		[ -z "$bad" ] || fail "$flow: runs-on of $bad"
+		wins=$((wins + $(echo "$m" | jq '[.include[] |
+			select(.platform == "win-64")] | length')))
+		if [ -n "${RIPPLE_WIN_BUNDLE:-}" ] && [ -z "${RIPPLE_WIN_SH:-}" ]; then
+			win_dry "$work/$flow.stage-$k"
+		fi
 		xargs -P "$parallel" -L 1 bash -c 'job "$0" "$1"' \
 			< "$work/$flow.stage-$k"
 		while read -r j pf; do
@@ -340,6 +587,10 @@ workflow() {	# workflow ORIGIN TARGET [TAG]: plan, stages, gate
 			esac
 			ran=$((ran + $(jq '.counts.built + .counts.tested' \
 				"$work/$flow.$j.json")))
+			case $(cat "$work/$flow.$j.how" 2>/dev/null) in
+			run) exe_runs=$((exe_runs + 1)) ;;
+			dry) exe_dry=$((exe_dry + 1)) ;;
+			esac
 			gaps=$((gaps + $(jq '.counts.gap_rebuilds // 0' \
 				"$work/$flow.$j.json")))
 		done < "$work/$flow.stage-$k"
@@ -367,9 +618,23 @@ workflow() {	# workflow ORIGIN TARGET [TAG]: plan, stages, gate
 			gate="$(echo "$missing" | wc -l) GPU nodes deferred (no GPU here)"
 		fi
 	fi
-	printf '%-5s stages %d  jobs %3d  nodes run %3d  reused %3d  gap rebuilds %2d  fetched %8d bytes  gate: %s\n' \
-		"$flow" "$stages" "$jobs" "$ran" "$reused" "$gaps" \
+	printf '%-5s stages %d  jobs %3d (windows-latest %2d)  nodes run %3d  reused %3d  gap rebuilds %2d  fetched %8d bytes  gate: %s\n' \
+		"$flow" "$stages" "$jobs" "$wins" "$ran" "$reused" "$gaps" \
 		$(( $(bytes_fetched) - before )) "$gate"
+	if [ -n "${RIPPLE_WIN_BUNDLE:-}" ] && [ "$wins" -gt 0 ]; then
+		[ $((exe_runs + exe_dry)) = "$wins" ] ||
+			fail "$flow: $wins windows-latest jobs, $exe_runs run and $exe_dry dry runs by ripple.exe"
+		gh=$(( $(gh_gets) - gh_before ))
+		[ "$gh" -gt 0 ] ||
+			fail "$flow: the action downloaded no Windows bundle"
+		if [ "$exe_runs" -gt 0 ]; then
+			printf '%-5s windows-latest: %d jobs run by ripple.exe under Wine, installed by the action from release %s (%d downloads, SHA-256 checked)\n' \
+				"$flow" "$exe_runs" "$rv" "$gh"
+		else
+			printf '%-5s windows-latest: %d jobs: the action installed release %s'"'"'s bundle (%d downloads); ripple.exe'"'"'s run --job --dry-run the same as Linux'"'"'s (no sh.exe for Wine: Linux'"'"'s ripple ran them)\n' \
+				"$flow" "$exe_dry" "$rv" "$gh"
+		fi
+	fi
 }
 
 

@@ -195,28 +195,56 @@ Test(e2e_ci, a_job_name_that_does_not_exist_or_another_platform_is_refused)
 	free(dir);
 }
 
-Test(e2e_ci, a_cross_built_platform_runs_on_its_host_and_windows_is_refused)
+Test(e2e_ci, win64_goes_to_windows_runners_or_is_cross_built_on_its_host)
 {
 	char *dir = ci_repo();
-	const char *jobs[] = { "jobs", NULL };
+	const char *jobs[] = { "jobs", "--json", NULL };
 	const char *win[] = { "run", "--job", "build-win-64-1", "--json",
 			      NULL };
 	char *text = malloc(sizeof(ci_rules) + 64), *at;
 	struct run_result r;
+	json_t *doc, *job;
+	size_t i;
 
-	/* No Linux host for win-64: refused when the jobs are cut. */
+	/* No runners: entry: win-64 jobs go to windows-latest, where
+	 * ripple.exe runs them; this Linux runner refuses the job. */
 	strcpy(text, ci_rules);
 	at = strstr(text, "runners:");
 	cr_assert_not_null(at);
 	*at = '\0';
 	t_write(dir, "ripple.yml", text);
-	cr_assert_eq(t_git_commit(dir, "no runner for win-64"), 0);
+	cr_assert_eq(t_git_commit(dir, "win-64 on windows-latest"), 0);
+	doc = pt_json(dir, jobs);
+	job = NULL;
+	for (i = 0; i < json_array_size(json_object_get(doc, "jobs")); i++) {
+		job = json_array_get(json_object_get(doc, "jobs"), i);
+		if (!strcmp(pt_str(job, "name"), "build-win-64-1"))
+			break;
+		job = NULL;
+	}
+	cr_assert_not_null(job);
+	cr_expect_str_eq(json_string_value(json_array_get(
+		json_object_get(job, "runs-on"), 0)), "windows-latest");
+	cr_expect_str_eq(pt_str(job, "platform"), "win-64");
+	json_decref(doc);
+	r = rip(dir, win);
+	cr_expect_eq(r.status, 2, "%s", r.out);
+	cr_expect(strstr(r.err, "job 'build-win-64-1' is for platform "
+			 "win-64") != NULL, "%s", r.err);
+	t_result_release(&r);
+	/* Linux labels without a Linux host: refused when the jobs are
+	 * cut, never sent to a runner where the job fails. */
+	strcat(text, "runners:\n  win-64: {runs-on: [ubuntu-24.04]}\n");
+	t_write(dir, "ripple.yml", text);
+	cr_assert_eq(t_git_commit(dir, "win-64 on Linux labels"), 0);
 	r = rip(dir, jobs);
 	cr_expect_eq(r.status, 2, "%s", r.out);
-	cr_expect(strstr(r.err, "artifact:winwheel[platform=win-64] is a "
-			 "win-64 node") != NULL, "%s", r.err);
+	cr_expect(strstr(r.err, "artifact:winwheel[platform=win-64] would "
+			 "run on runners labelled 'ubuntu-24.04'") != NULL,
+		  "%s", r.err);
 	t_result_release(&r);
 	/* Cross-built on linux-64: this runner runs the job. */
+	*at = '\0';
 	strcat(text, "runners:\n  win-64: {runs-on: [ubuntu-24.04], host: "
 	       "linux-64}\n");
 	t_write(dir, "ripple.yml", text);

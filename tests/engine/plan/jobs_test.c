@@ -1,7 +1,8 @@
 /*
  * Suite engine_plan_jobs: cutting a closure into CI jobs: stages for noarch
- * upstreams, runner labels, packing above 256 jobs without mixing buckets,
- * refused orders and circles, stable names.
+ * upstreams, runner labels (win-64 on Windows runners, cross-builds on
+ * their host's), packing above 256 jobs without mixing buckets, refused
+ * orders, circles and runners ripple cannot run on, stable names.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -331,29 +332,95 @@ jobs_error(const char *text, struct error *err)
 	return rc;
 }
 
+Test(engine_plan_jobs, win64_nodes_go_to_windows_runners)
+{
+	struct plan_jobs *j = NULL;
+	const struct plan_job *w;
+	struct error err;
+	struct fix f;
+
+	/* Before ripple.exe: refused ("no runner ripple runs on is given
+	 * for win-64"); now win-64 runs as itself on windows-latest. */
+	setup(&f, "version: 1\naxes:\n  platform: [linux-64, win-64]\n"
+		  "artifacts:\n  w: {each: {platform: axes.platform}, "
+		  "command: [b]}\n  n: {command: [b], runs-on: "
+		  "[windows-2022]}\n"
+		  "tests:\n  g:\n    each: {platform: axes.platform}\n"
+		  "    needs: [{node: w, where: {platform: "
+		  "'${platform}'}}]\n"
+		  "    command: [t]\n    gpu: {count: 1}\n");
+	error_init(&err);
+	cr_assert_eq(plan_jobs_compute(f.g, f.all, &j, &err), 0, "%s",
+		     err.msg);
+	w = job_of(&f, j, "artifact:w[platform=win-64]");
+	cr_expect_str_eq(w->platform, "win-64");
+	cr_expect_str_eq(w->host, "win-64");
+	cr_assert_eq(w->n_runs_on, 1);
+	cr_expect_str_eq(w->runs_on[0], "windows-latest");
+	w = job_of(&f, j, "artifact:w[platform=linux-64]");
+	cr_expect_str_eq(w->runs_on[0], "ubuntu-latest");
+	/* A node without a platform runs anywhere ripple does. */
+	w = job_of(&f, j, "artifact:n");
+	cr_expect_str_eq(w->runs_on[0], "windows-2022");
+	/* A win-64 GPU test: a Windows GPU runner by default. */
+	w = job_of(&f, j, "test:g[platform=win-64]");
+	cr_assert_eq(w->n_runs_on, 3);
+	cr_expect_str_eq(w->runs_on[1], "windows");
+	w = job_of(&f, j, "test:g[platform=linux-64]");
+	cr_expect_str_eq(w->runs_on[1], "linux");
+	plan_jobs_free(j);
+	teardown(&f);
+}
+
 Test(engine_plan_jobs, a_node_ripple_cannot_run_is_refused_when_cut)
 {
-	static const char bare[] =
-		"version: 1\naxes:\n  platform: [linux-64, win-64]\n"
+	static const char osx[] =
+		"version: 1\naxes:\n  platform: [linux-64, osx-arm64]\n"
 		"artifacts:\n  w: {each: {platform: axes.platform}, "
 		"command: [b]}\n";
-	static const char labelled[] =
+	static const char cross_on_windows[] =
 		"version: 1\naxes:\n  platform: [linux-64, win-64]\n"
 		"runners:\n  win-64: {runs-on: [windows-2022], "
 		"host: linux-64}\n"
 		"artifacts:\n  w: {each: {platform: axes.platform}, "
 		"command: [b]}\n";
+	static const char win_on_linux[] =
+		"version: 1\naxes:\n  platform: [linux-64, win-64]\n"
+		"runners:\n  win-64: {runs-on: [ubuntu-24.04]}\n"
+		"artifacts:\n  w: {each: {platform: axes.platform}, "
+		"command: [b]}\n";
+	static const char linux_on_windows[] =
+		"version: 1\naxes:\n  platform: [linux-64, win-64]\n"
+		"artifacts:\n  w: {each: {platform: axes.platform}, "
+		"command: [b], runs-on: ['${platform}-box', Windows]}\n";
+	static const char mac[] =
+		"version: 1\n"
+		"artifacts:\n  w: {command: [b], runs-on: [macos-14]}\n";
 	struct error err;
 
-	/* Before: win-64 went to windows-latest, where the job can only
-	 * fail; now the jobs are not cut at all. */
-	cr_assert_eq(jobs_error(bare, &err), ERROR_INVALID);
-	cr_expect(strstr(err.msg, "artifact:w[platform=win-64] is a win-64 "
-			 "node") != NULL, "%s", err.msg);
+	cr_assert_eq(jobs_error(osx, &err), ERROR_INVALID);
+	cr_expect(strstr(err.msg, "artifact:w[platform=osx-arm64] is a "
+			 "osx-arm64 node and no runner ripple runs on") !=
+		  NULL, "%s", err.msg);
 	cr_expect(strstr(err.hint, "host: linux-64") != NULL, "%s", err.hint);
-	cr_assert_eq(jobs_error(labelled, &err), ERROR_INVALID);
-	cr_expect(strstr(err.msg, "labelled 'windows-2022'") != NULL, "%s",
+	cr_assert_eq(jobs_error(cross_on_windows, &err), ERROR_INVALID);
+	cr_expect(strstr(err.msg, "labelled 'windows-2022' (windows), but "
+			 "its platform win-64 is built as linux-64") != NULL,
+		  "%s", err.msg);
+	cr_expect(strstr(err.hint, "drop host:") != NULL, "%s", err.hint);
+	cr_assert_eq(jobs_error(win_on_linux, &err), ERROR_INVALID);
+	cr_expect(strstr(err.msg, "artifact:w[platform=win-64] would run on "
+			 "runners labelled 'ubuntu-24.04' (linux), but a "
+			 "win-64 node runs on windows runners") != NULL, "%s",
 		  err.msg);
+	cr_expect(strstr(err.hint, "windows-latest") != NULL, "%s", err.hint);
+	cr_assert_eq(jobs_error(linux_on_windows, &err), ERROR_INVALID);
+	cr_expect(strstr(err.msg, "artifact:w[platform=linux-64] would run "
+			 "on runners labelled 'Windows' (windows)") != NULL,
+		  "%s", err.msg);
+	cr_assert_eq(jobs_error(mac, &err), ERROR_INVALID);
+	cr_expect(strstr(err.msg, "labelled 'macos-14', where ripple cannot "
+			 "run") != NULL, "%s", err.msg);
 }
 
 Test(engine_plan_jobs, a_cross_built_platform_runs_on_its_host)
