@@ -42,7 +42,7 @@ struct error;
 struct cache;
 
 /* The schema version this build writes (PRAGMA user_version). */
-#define CACHE_SCHEMA_VERSION 6
+#define CACHE_SCHEMA_VERSION 7
 
 /* A content key: 32 lowercase hex digits (XXH3-128), plus the NUL. */
 #define CACHE_KEY_LEN 32

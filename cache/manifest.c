@@ -1,11 +1,16 @@
 /*
  * Key manifests: the components of a content key, stored once per distinct
- * key as JSON text, and the key syntax check shared with records.
+ * key as one row per component (schema 7: manifest_keys and
+ * manifest_components; a plan reads the file list of a changed source set,
+ * hundreds of components, without parsing text), their JSON form for
+ * export and import (and for manifests stored before schema 7, still read
+ * from the manifests table), and the key syntax check shared with records.
  */
 #include "cache/cache.h"
 #include "cache/internal.h"
 
 #include <jansson.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -194,38 +199,91 @@ done:
 	return rc;
 }
 
+/*
+ * Bind component text `s` to parameter idx as the JSON round trip of
+ * schema 6 gave it back: as is when valid UTF-8, else with the bad bytes
+ * written "\\xHH" (cache_json_text). *tmp holds an escaped copy until
+ * the row is written; the caller frees it.
+ */
+static int
+bind_component(struct cache *c, sqlite3_stmt *st, int idx, const char *s,
+	       char **tmp, struct error *err)
+{
+	int rc;
+
+	*tmp = NULL;
+	if (!utf8_is_valid(s)) {
+		*tmp = utf8_escape(s);
+		if (!*tmp)
+			return OOM(err);
+		s = *tmp;
+	}
+	rc = sqlite3_bind_text(st, idx, s, -1, SQLITE_STATIC);
+	return rc == SQLITE_OK ? 0 : cache_sqlite_error(c, rc, err);
+}
+
+/* Write component `pos` of manifest row `id`. */
+static int
+write_component(struct cache *c, sqlite3_int64 id, size_t pos,
+		const struct cache_component *it, struct error *err)
+{
+	const char *text[4] = { it->kind, it->name, it->digest, it->detail };
+	char *tmp[4] = { NULL, NULL, NULL, NULL };
+	sqlite3_stmt *st;
+	int rc, i;
+
+	st = cache_stmt_get(c, CACHE_STMT_MANIFEST_COMP_PUT, err);
+	if (!st)
+		return err ? err->code : ERROR_INTERNAL;
+	rc = cache_bind_int(c, st, 1, (int64_t)id, err);
+	if (!rc)
+		rc = cache_bind_int(c, st, 2, (int64_t)pos, err);
+	for (i = 0; !rc && i < 4; i++)
+		rc = bind_component(c, st, 3 + i, text[i] ? text[i] : "",
+				    &tmp[i], err);
+	if (!rc)
+		rc = cache_stmt_step(c, st, err);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	for (i = 0; i < 4; i++)
+		mem_free(tmp[i]);
+	return rc < 0 ? rc : 0;
+}
+
 int
 cache_manifest_write(struct cache *c, const struct cache_manifest *m,
 		     int *added, struct error *err)
 {
 	sqlite3_stmt *st;
-	char *text = NULL;
+	sqlite3_int64 id;
+	size_t i;
 	int rc;
 
 	if (added)
 		*added = 0;
 	if (!cache_key_valid(m->key))
 		return cache_key_error(m->key, err);
-	rc = cache_components_encode(m, &text, err);
-	if (rc)
-		return rc;
-	st = cache_stmt_get(c, CACHE_STMT_MANIFEST_PUT, err);
-	if (!st) {
-		rc = err ? err->code : ERROR_INTERNAL;
-		goto done;
-	}
+	st = cache_stmt_get(c, CACHE_STMT_MANIFEST_KEY_PUT, err);
+	if (!st)
+		return err ? err->code : ERROR_INTERNAL;
 	if ((rc = cache_bind_text(c, st, 1, m->key, err)) ||
-	    (rc = cache_bind_text(c, st, 2, text, err)))
-		goto done;
+	    (rc = cache_bind_int(c, st, 2, (int64_t)m->n, err)))
+		return rc;
 	rc = cache_stmt_step(c, st, err);
 	if (rc < 0)
-		goto done;
+		return rc;
+	/* Keys are content hashes: the first writer's components stand. */
+	if (sqlite3_changes(c->db) == 0)
+		return 0;
+	id = sqlite3_last_insert_rowid(c->db);
+	for (i = 0; i < m->n; i++) {
+		rc = write_component(c, id, i, &m->items[i], err);
+		if (rc)
+			return rc;
+	}
 	if (added)
-		*added = sqlite3_changes(c->db) > 0;
-	rc = 0;
-done:
-	mem_free(text);
-	return rc;
+		*added = 1;
+	return 0;
 }
 
 int
@@ -244,18 +302,118 @@ cache_manifest_put(struct cache *c, const struct cache_manifest *m,
 	return cache_txn_commit(c, err);
 }
 
+/*
+ * Column `col` of the current row as an owned copy in *out: ERROR_CORRUPT
+ * when it is NULL or holds a NUL byte (the text would be cut short).
+ */
+static int
+column_text(sqlite3_stmt *st, int col, char **out, struct error *err)
+{
+	const char *s = (const char *)sqlite3_column_text(st, col);
+	size_t n = (size_t)sqlite3_column_bytes(st, col);
+
+	*out = NULL;
+	if (!s || memchr(s, '\0', n))
+		return ERROR_CORRUPT;
+	*out = mem_alloc(n + 1);
+	if (!*out)
+		return OOM(err);
+	memcpy(*out, s, n + 1);
+	return 0;
+}
+
+/*
+ * The components of manifest row `id`, which says it has `want`: 0, or
+ * ERROR_CORRUPT when the rows do not match that count, their positions
+ * or the text rule above.
+ */
+static int
+read_components(struct cache *c, sqlite3_int64 id, sqlite3_int64 want,
+		struct cache_manifest *out, struct error *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (want < 0 || (uint64_t)want > SIZE_MAX / sizeof(*out->items))
+		goto corrupt;
+	if (want) {
+		out->items = mem_calloc((size_t)want, sizeof(*out->items));
+		if (!out->items)
+			return OOM(err);
+	}
+	st = cache_stmt_get(c, CACHE_STMT_MANIFEST_COMP_GET, err);
+	if (!st)
+		return err ? err->code : ERROR_INTERNAL;
+	rc = cache_bind_int(c, st, 1, (int64_t)id, err);
+	if (rc)
+		return rc;
+	while ((rc = cache_stmt_step(c, st, err)) == 1) {
+		struct cache_component *to = &out->items[out->n];
+
+		if ((sqlite3_int64)out->n >= want) {
+			sqlite3_reset(st);
+			goto corrupt;
+		}
+		out->n++;
+		if ((rc = column_text(st, 0, &to->kind, err)) ||
+		    (rc = column_text(st, 1, &to->name, err)) ||
+		    (rc = column_text(st, 2, &to->digest, err)) ||
+		    (rc = column_text(st, 3, &to->detail, err))) {
+			sqlite3_reset(st);
+			if (rc == ERROR_CORRUPT)
+				goto corrupt;
+			return rc;
+		}
+	}
+	if (rc < 0)
+		return rc;
+	if ((sqlite3_int64)out->n != want)
+		goto corrupt;
+	return 0;
+corrupt:
+	return error_at(err, ERROR_CORRUPT, c->path, 0, 0,
+			"manifest of key '%s': its components do not match "
+			"its count of %lld", out->key, (long long)want);
+}
+
+/* A manifest stored before schema 7: JSON text in the manifests table. */
+static int
+get_json(struct cache *c, struct cache_manifest *out, struct error *err)
+{
+	sqlite3_stmt *st = cache_stmt_get(c, CACHE_STMT_MANIFEST_GET, err);
+	int rc;
+
+	if (!st)
+		return err ? err->code : ERROR_INTERNAL;
+	rc = cache_bind_text(c, st, 1, out->key, err);
+	if (rc)
+		return rc;
+	rc = cache_stmt_step(c, st, err);
+	if (rc < 0)
+		return rc;
+	if (rc == 0)
+		return error_set(err, ERROR_NOT_FOUND,
+				 "no manifest for key '%s'", out->key);
+	rc = cache_components_decode(c,
+				     (const char *)sqlite3_column_text(st, 0),
+				     out, err);
+	sqlite3_reset(st);
+	return rc;
+}
+
 int
 cache_manifest_get(struct cache *c, const char *key,
 		   struct cache_manifest *out, struct error *err)
 {
 	sqlite3_stmt *st;
+	sqlite3_int64 id, n;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
 	if (!cache_key_valid(key))
 		return cache_key_error(key, err);
 	memcpy(out->key, key, CACHE_KEY_SIZE);
-	st = cache_stmt_get(c, CACHE_STMT_MANIFEST_GET, err);
+	st = cache_stmt_get(c, CACHE_STMT_MANIFEST_KEY_GET, err);
 	if (!st)
 		return err ? err->code : ERROR_INTERNAL;
 	rc = cache_bind_text(c, st, 1, key, err);
@@ -264,13 +422,14 @@ cache_manifest_get(struct cache *c, const char *key,
 	rc = cache_stmt_step(c, st, err);
 	if (rc < 0)
 		return rc;
-	if (rc == 0)
-		return error_set(err, ERROR_NOT_FOUND,
-				 "no manifest for key '%s'", key);
-	rc = cache_components_decode(c,
-				     (const char *)sqlite3_column_text(st, 0),
-				     out, err);
-	sqlite3_reset(st);
+	if (rc == 0) {
+		rc = get_json(c, out, err);
+	} else {
+		id = sqlite3_column_int64(st, 0);
+		n = sqlite3_column_int64(st, 1);
+		sqlite3_reset(st);
+		rc = read_components(c, id, n, out, err);
+	}
 	if (rc)
 		cache_manifest_release(out);
 	return rc;
