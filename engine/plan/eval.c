@@ -497,7 +497,7 @@ eval_path_claimed(struct eval *ev, const char *path, int *ignored,
 			*ignored = 1;
 			return 1;
 		}
-	for (i = 0; i < ev->graph->n_nodes; i++) {
+	for (i = 0; !ev->all_inputs && i < ev->graph->n_nodes; i++) {
 		const struct graph_node *n = &ev->graph->nodes[i];
 
 		for (k = 0; k < n->n_inputs; k++) {
@@ -506,6 +506,7 @@ eval_path_claimed(struct eval *ev, const char *path, int *ignored,
 				return rc;
 		}
 	}
+	ev->all_inputs = 1;
 	for (i = 0; i < ev->n_inputs; i++)
 		if (pattern_set_match(ev->inputs[i].set, path))
 			return 1;

@@ -38,6 +38,8 @@ struct eval {
 	size_t *slots;			/* open-addressing index by name:
 					   input position + 1, 0 empty */
 	size_t n_slots;			/* a power of two > 2 * n_inputs */
+	int all_inputs;			/* 1: every node's inputs are in
+					   inputs (eval_path_claimed) */
 	struct graph_key_sources sources;	/* callbacks over this eval */
 	struct strv own;		/* output globs of ripple's own paths:
 					   .ripple/, an untracked rules file

@@ -41,7 +41,7 @@ check_families(struct eval *ev, struct error_list *errors, struct error *err)
 static int
 tree_id(const char *text, size_t len, char *hex)
 {
-	struct digest_state st = { NULL, NULL };
+	struct digest_state st = DIGEST_STATE_INIT;
 	struct digest d;
 
 	if (digest_begin(&st, RULES_TREE_FORMAT, NULL))
