@@ -199,6 +199,10 @@ Test(base_arena, strings_and_big_items)
 		cr_assert_not_null(arena_strdup(&a, "some text"));
 	cr_expect_str_eq(s, "node:7");
 	cr_expect_str_eq(arena_strndup(&a, "abcdef", 3), "abc");
+	cr_expect_str_eq(arena_concat(&a, "source:", "pkg", NULL),
+			 "source:pkg");
+	cr_expect_str_eq(arena_concat(&a, "a", "/", "b"), "a/b");
+	cr_expect_str_eq(arena_concat(&a, NULL, "", NULL), "");
 	arena_release(&a);
 	arena_release(&a);
 }
