@@ -303,44 +303,37 @@ cache_manifest_put(struct cache *c, const struct cache_manifest *m,
 }
 
 /*
- * Column `col` of the current row as an owned copy in *out: ERROR_CORRUPT
- * when it is NULL or holds a NUL byte (the text would be cut short).
+ * Column `col` of the current row, borrowed until the next step, in *out:
+ * ERROR_CORRUPT when it is NULL or holds a NUL byte (the text would be
+ * cut short).
  */
 static int
-column_text(sqlite3_stmt *st, int col, char **out, struct error *err)
+column_text(sqlite3_stmt *st, int col, char **out)
 {
 	const char *s = (const char *)sqlite3_column_text(st, col);
 	size_t n = (size_t)sqlite3_column_bytes(st, col);
 
-	*out = NULL;
-	if (!s || memchr(s, '\0', n))
-		return ERROR_CORRUPT;
-	*out = mem_alloc(n + 1);
-	if (!*out)
-		return OOM(err);
-	memcpy(*out, s, n + 1);
-	return 0;
+	*out = (char *)s;
+	return !s || memchr(s, '\0', n) ? ERROR_CORRUPT : 0;
 }
 
 /*
- * The components of manifest row `id`, which says it has `want`: 0, or
- * ERROR_CORRUPT when the rows do not match that count, their positions
+ * fn over the components of manifest row `id`, which says it has `want`:
+ * 0, fn's error, or ERROR_CORRUPT when the rows do not match that count
  * or the text rule above.
  */
 static int
-read_components(struct cache *c, sqlite3_int64 id, sqlite3_int64 want,
-		struct cache_manifest *out, struct error *err)
+each_row(struct cache *c, const char *key, sqlite3_int64 id,
+	 sqlite3_int64 want, cache_component_fn fn, void *payload,
+	 struct error *err)
 {
+	struct cache_component it;
 	sqlite3_stmt *st;
+	size_t i = 0;
 	int rc;
 
-	if (want < 0 || (uint64_t)want > SIZE_MAX / sizeof(*out->items))
+	if (want < 0 || (uint64_t)want > SIZE_MAX / sizeof(it))
 		goto corrupt;
-	if (want) {
-		out->items = mem_calloc((size_t)want, sizeof(*out->items));
-		if (!out->items)
-			return OOM(err);
-	}
 	st = cache_stmt_get(c, CACHE_STMT_MANIFEST_COMP_GET, err);
 	if (!st)
 		return err ? err->code : ERROR_INTERNAL;
@@ -348,44 +341,44 @@ read_components(struct cache *c, sqlite3_int64 id, sqlite3_int64 want,
 	if (rc)
 		return rc;
 	while ((rc = cache_stmt_step(c, st, err)) == 1) {
-		struct cache_component *to = &out->items[out->n];
-
-		if ((sqlite3_int64)out->n >= want) {
+		if ((sqlite3_int64)i >= want ||
+		    column_text(st, 0, &it.kind) ||
+		    column_text(st, 1, &it.name) ||
+		    column_text(st, 2, &it.digest) ||
+		    column_text(st, 3, &it.detail)) {
 			sqlite3_reset(st);
 			goto corrupt;
 		}
-		out->n++;
-		if ((rc = column_text(st, 0, &to->kind, err)) ||
-		    (rc = column_text(st, 1, &to->name, err)) ||
-		    (rc = column_text(st, 2, &to->digest, err)) ||
-		    (rc = column_text(st, 3, &to->detail, err))) {
+		rc = fn(payload, i++, (size_t)want, &it);
+		if (rc) {
 			sqlite3_reset(st);
-			if (rc == ERROR_CORRUPT)
-				goto corrupt;
 			return rc;
 		}
 	}
 	if (rc < 0)
 		return rc;
-	if ((sqlite3_int64)out->n != want)
+	if ((sqlite3_int64)i != want)
 		goto corrupt;
 	return 0;
 corrupt:
 	return error_at(err, ERROR_CORRUPT, c->path, 0, 0,
 			"manifest of key '%s': its components do not match "
-			"its count of %lld", out->key, (long long)want);
+			"its count of %lld", key, (long long)want);
 }
 
 /* A manifest stored before schema 7: JSON text in the manifests table. */
 static int
-get_json(struct cache *c, struct cache_manifest *out, struct error *err)
+each_json(struct cache *c, const char *key, cache_component_fn fn,
+	  void *payload, struct error *err)
 {
 	sqlite3_stmt *st = cache_stmt_get(c, CACHE_STMT_MANIFEST_GET, err);
+	struct cache_manifest m;
+	size_t i;
 	int rc;
 
 	if (!st)
 		return err ? err->code : ERROR_INTERNAL;
-	rc = cache_bind_text(c, st, 1, out->key, err);
+	rc = cache_bind_text(c, st, 1, key, err);
 	if (rc)
 		return rc;
 	rc = cache_stmt_step(c, st, err);
@@ -393,26 +386,29 @@ get_json(struct cache *c, struct cache_manifest *out, struct error *err)
 		return rc;
 	if (rc == 0)
 		return error_set(err, ERROR_NOT_FOUND,
-				 "no manifest for key '%s'", out->key);
+				 "no manifest for key '%s'", key);
+	memset(&m, 0, sizeof(m));
+	memcpy(m.key, key, CACHE_KEY_SIZE);
 	rc = cache_components_decode(c,
 				     (const char *)sqlite3_column_text(st, 0),
-				     out, err);
+				     &m, err);
 	sqlite3_reset(st);
+	for (i = 0; !rc && i < m.n; i++)
+		rc = fn(payload, i, m.n, &m.items[i]);
+	cache_manifest_release(&m);
 	return rc;
 }
 
 int
-cache_manifest_get(struct cache *c, const char *key,
-		   struct cache_manifest *out, struct error *err)
+cache_manifest_each(struct cache *c, const char *key, cache_component_fn fn,
+		    void *payload, struct error *err)
 {
 	sqlite3_stmt *st;
 	sqlite3_int64 id, n;
 	int rc;
 
-	memset(out, 0, sizeof(*out));
 	if (!cache_key_valid(key))
 		return cache_key_error(key, err);
-	memcpy(out->key, key, CACHE_KEY_SIZE);
 	st = cache_stmt_get(c, CACHE_STMT_MANIFEST_KEY_GET, err);
 	if (!st)
 		return err ? err->code : ERROR_INTERNAL;
@@ -422,14 +418,50 @@ cache_manifest_get(struct cache *c, const char *key,
 	rc = cache_stmt_step(c, st, err);
 	if (rc < 0)
 		return rc;
-	if (rc == 0) {
-		rc = get_json(c, out, err);
-	} else {
-		id = sqlite3_column_int64(st, 0);
-		n = sqlite3_column_int64(st, 1);
-		sqlite3_reset(st);
-		rc = read_components(c, id, n, out, err);
+	if (rc == 0)
+		return each_json(c, key, fn, payload, err);
+	id = sqlite3_column_int64(st, 0);
+	n = sqlite3_column_int64(st, 1);
+	sqlite3_reset(st);
+	return each_row(c, key, id, n, fn, payload, err);
+}
+
+/* cache_manifest_get's component_fn: a copy of each into the manifest. */
+static int
+copy_component(void *payload, size_t i, size_t n,
+	       const struct cache_component *it)
+{
+	struct cache_manifest *m = payload;
+	struct cache_component *to;
+
+	if (!i) {
+		m->items = mem_calloc(n ? n : 1, sizeof(*m->items));
+		if (!m->items)
+			return ERROR_NOMEM;
 	}
+	to = &m->items[m->n++];
+	to->kind = mem_strdup(it->kind);
+	to->name = mem_strdup(it->name);
+	to->digest = mem_strdup(it->digest);
+	to->detail = mem_strdup(it->detail);
+	if (!to->kind || !to->name || !to->digest || !to->detail)
+		return ERROR_NOMEM;
+	return 0;
+}
+
+int
+cache_manifest_get(struct cache *c, const char *key,
+		   struct cache_manifest *out, struct error *err)
+{
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!cache_key_valid(key))
+		return cache_key_error(key, err);
+	memcpy(out->key, key, CACHE_KEY_SIZE);
+	rc = cache_manifest_each(c, key, copy_component, out, err);
+	if (rc == ERROR_NOMEM)
+		error_set(err, ERROR_NOMEM, "out of memory");
 	if (rc)
 		cache_manifest_release(out);
 	return rc;

@@ -59,7 +59,9 @@ struct eval {
 					   borrowed, or NULL */
 	size_t memo_hits, memo_misses;	/* for benchmarks and tests */
 	int stream;			/* 1: drop a set's files once keyed
-					   (eval_set_stream) */
+					   (eval_set_stream), past the first
+					   few thousand */
+	size_t kept_files;		/* files of keyed sets kept so */
 	int rules_read_files;		/* 1: the rules are not a commit's
 					   ripple.yml alone (a rules file,
 					   the working tree, a matrix file
@@ -138,8 +140,10 @@ void eval_share_key_memo(struct eval *ev, struct strmap *map,
 
 /*
  * With `stream` 1, a source set's file list is dropped as soon as its key
- * is known (the key is kept), so a plan's memory does not grow with the
- * tree; eval_input_state walks the set again when an explanation asks for
+ * is known (the key is kept), once the sets keyed so far keep some
+ * thousands of files (a warm plan keeps the few changed sets it explains
+ * next), so a plan's memory does not grow with the tree;
+ * eval_input_state walks a dropped set again when an explanation asks for
  * its files. For plans and why, which explain few sets; not for a run or
  * a record, which store every input's files.
  */
