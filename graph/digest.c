@@ -74,6 +74,14 @@ digest_add(struct digest_state *st, const void *p, size_t n)
 {
 	unsigned char len[8];
 
+	if (st->staged + 8 + n <= sizeof(st->stage)) {
+		/* The common case, a short string: both into the stage. */
+		put_u64(st->stage + st->staged, (uint64_t)n);
+		if (n)
+			memcpy(st->stage + st->staged + 8, p, n);
+		st->staged += 8 + n;
+		return;
+	}
 	put_u64(len, (uint64_t)n);
 	stage(st, len, sizeof(len));
 	if (n)
