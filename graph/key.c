@@ -237,6 +237,26 @@ cmp_comp(const void *x, const void *y)
 	return strcmp(a->name, b->name);
 }
 
+/*
+ * Sort by (kind, name), as qsort with cmp_comp would: insertion, stable.
+ * The components arrive nearly in order (the fields in a fixed order, a
+ * few inputs and upstreams), where qsort's merge sort cost 2,700
+ * instructions a node.
+ */
+static void
+sort_comps(struct graph_component *v, size_t n)
+{
+	size_t i, j;
+
+	for (i = 1; i < n; i++) {
+		struct graph_component x = v[i];
+
+		for (j = i; j > 0 && cmp_comp(&v[j - 1], &x) > 0; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
 int
 graph_key_from_components(const struct graph_component *c, size_t n,
 			  struct digest *out, struct error *err)
@@ -370,7 +390,7 @@ node_key(const struct graph *g, const struct graph_node *n,
 		rc = error_set(err, ERROR_NOMEM, "out of memory");
 		goto done;
 	}
-	qsort(c.v, c.n, sizeof(*c.v), cmp_comp);
+	sort_comps(c.v, c.n);
 	k->components = arena_memdup(&keys->arena, c.v,
 				     c.n * sizeof(*c.v));
 	if (!k->components) {
