@@ -50,9 +50,6 @@ name_hash(const char *s)
 	return h;
 }
 
-/* Files of walked sets a streaming evaluation keeps (source_key). */
-#define STREAM_KEEP_FILES 20000
-
 static struct eval_input *
 find_input(struct eval *ev, const char *name)
 {
@@ -308,13 +305,10 @@ source_key(void *payload, const struct graph_input *in, struct digest *out,
 		x->unmemoizable = !graph_source_state_memoizable(x->set,
 								 &x->state);
 		/* The first sets walked keep their files, up to
-		 * STREAM_KEEP_FILES in all: in a warm plan those are the
-		 * sets that changed, which the explanations read next (a
-		 * second walk was 8.5 M of a 144 M warm plan at 1,000,000
-		 * files). Past that only the key is kept, and an
-		 * explanation walks the set again (eval_input_state): a
-		 * cold plan's memory stays about one set's files. */
-		if (ev->kept_files + x->state.n_files > STREAM_KEEP_FILES) {
+		 * keep_files in all (eval_set_stream_keep). Past that only
+		 * the key is kept, and an explanation walks the set again
+		 * (eval_input_state): memory stays about one set's files. */
+		if (ev->kept_files + x->state.n_files > ev->keep_files) {
 			graph_source_state_release(&x->state);
 			x->computed = 0;
 		} else {
@@ -331,6 +325,12 @@ void
 eval_set_stream(struct eval *ev, int stream)
 {
 	ev->stream = stream;
+}
+
+void
+eval_set_stream_keep(struct eval *ev, size_t files)
+{
+	ev->keep_files = files;
 }
 
 void
