@@ -23,6 +23,7 @@ static const struct {
 	const char *soname;
 	const char *dll;
 } names[] = {
+	{ "libarchive.so.13", "libarchive.dll" },
 	{ "libcurl.so.4", "libcurl.dll" },
 	{ "libzip.so.4", "libzip.dll" },
 };

@@ -26,6 +26,14 @@ void host_stdio_init(void);
 const char *host_platform(void);
 
 /*
+ * The rules for names that alias (base/path.h, path_name_refused) of the
+ * system ripple runs on: PATH_NAMES_WINDOWS on Windows, 0 on POSIX.
+ * Where files are placed (base/place.h) and remote cache entries read,
+ * these decide what is refused beyond the rules of every system.
+ */
+unsigned host_path_names(void);
+
+/*
  * This machine's host name in out[0..n), NUL-terminated, UTF-8; "" when
  * the system does not say or it does not fit. Windows: the DNS host name.
  */

@@ -15,6 +15,12 @@ host_stdio_init(void)
 {
 }
 
+unsigned
+host_path_names(void)
+{
+	return 0;
+}
+
 const char *
 host_platform(void)
 {

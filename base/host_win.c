@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/path.h"
 #include "base/wide_win.h"
 #include "base/banned.h"
 
@@ -30,6 +31,12 @@ host_stdio_init(void)
 			SetConsoleMode(h, mode |
 				       ENABLE_VIRTUAL_TERMINAL_PROCESSING);
 	}
+}
+
+unsigned
+host_path_names(void)
+{
+	return PATH_NAMES_WINDOWS;
 }
 
 const char *

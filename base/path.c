@@ -299,3 +299,179 @@ path_mkdirs_under(const char *root, const char *rel, struct error *err)
 	}
 	return 0;
 }
+
+/*
+ * Code points HFS+ ignores in names (git's is_hfs_dotgit list): the
+ * bytes of the one at p (n left), or 0. UTF-8: U+200C-U+200F are e2 80
+ * 8c-8f, U+202A-U+202E e2 80 aa-ae, U+206A-U+206F e2 81 aa-af, U+FEFF
+ * ef bb bf.
+ */
+static size_t
+hfs_ignored(const unsigned char *p, size_t n)
+{
+	if (n < 3)
+		return 0;
+	if (p[0] == 0xe2 && p[1] == 0x80 &&
+	    ((p[2] >= 0x8c && p[2] <= 0x8f) || (p[2] >= 0xaa && p[2] <= 0xae)))
+		return 3;
+	if (p[0] == 0xe2 && p[1] == 0x81 && p[2] >= 0xaa && p[2] <= 0xaf)
+		return 3;
+	if (p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf)
+		return 3;
+	return 0;
+}
+
+static char
+lower(char c)
+{
+	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+/*
+ * Whether component c[0..n) is `name` (".git", ".ripple") on some file
+ * system: folded (ASCII case, U+0131 as i, HFS+'s ignored code points
+ * dropped, cut at ':', trailing dots and spaces dropped), it is `name`,
+ * or its 8.3 short name (name without the dot, at most 6 characters,
+ * then '~' and digits).
+ */
+static int
+aliases(const char *c, size_t n, const char *name)
+{
+	const unsigned char *p = (const unsigned char *)c;
+	char f[24];
+	size_t i = 0, k = 0, short_len, base;
+
+	while (i < n && p[i] != ':') {
+		size_t skip = hfs_ignored(p + i, n - i);
+
+		if (skip) {
+			i += skip;
+			continue;
+		}
+		if (k == sizeof(f) - 1)
+			return 0;
+		if (i + 1 < n && p[i] == 0xc4 && p[i + 1] == 0xb1) {
+			f[k++] = 'i';
+			i += 2;
+			continue;
+		}
+		f[k++] = lower(c[i++]);
+	}
+	while (k && (f[k - 1] == '.' || f[k - 1] == ' '))
+		k--;
+	f[k] = '\0';
+	if (!strcmp(f, name))
+		return 1;
+	short_len = strlen(name + 1) < 6 ? strlen(name + 1) : 6;
+	if (k < short_len + 2 || memcmp(f, name + 1, short_len) ||
+	    f[short_len] != '~')
+		return 0;
+	for (base = short_len + 1; base < k; base++)
+		if (f[base] < '0' || f[base] > '9')
+			return 0;
+	return 1;
+}
+
+/* Whether c[0..n) is a Windows device name (path.h has the list). */
+static int
+is_device(const char *c, size_t n)
+{
+	static const char *const plain[] = { "con", "prn", "aux", "nul",
+					     "conin$", "conout$" };
+	char f[8];
+	size_t k = 0, i;
+
+	/* The name before its extension or stream, spaces after it cut. */
+	while (k < n && c[k] != '.' && c[k] != ':')
+		k++;
+	while (k && c[k - 1] == ' ')
+		k--;
+	if (k > sizeof(f) - 1)
+		return 0;
+	for (i = 0; i < k; i++)
+		f[i] = lower(c[i]);
+	f[k] = '\0';
+	for (i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
+		if (!strcmp(f, plain[i]))
+			return 1;
+	if (strncmp(f, "com", 3) && strncmp(f, "lpt", 3))
+		return 0;
+	if (k == 4 && f[3] >= '0' && f[3] <= '9')
+		return 1;
+	/* Superscript 1, 2, 3: U+00B9, U+00B2, U+00B3 (c2 b9, c2 b2, c2 b3). */
+	return k == 5 && (unsigned char)f[3] == 0xc2 &&
+	       ((unsigned char)f[4] == 0xb9 || (unsigned char)f[4] == 0xb2 ||
+		(unsigned char)f[4] == 0xb3);
+}
+
+/* Whether c[0..n) has the form of an 8.3 short name with '~' digits. */
+static int
+is_short_name(const char *c, size_t n)
+{
+	const char *dot = memchr(c, '.', n);
+	size_t base = dot ? (size_t)(dot - c) : n, i;
+
+	if (base < 3 || base > 8)
+		return 0;
+	if (dot && (n - base - 1 > 3 || memchr(dot + 1, '.', n - base - 1)))
+		return 0;
+	for (i = base; i > 0 && c[i - 1] >= '0' && c[i - 1] <= '9'; i--)
+		;
+	return i < base && i >= 2 && c[i - 1] == '~';
+}
+
+/* Why component c[0..n) of a path is refused (path_name_refused), or
+ * NULL; first says whether it is the path's first component. */
+static const char *
+component_refused(const char *c, size_t n, int first, int win)
+{
+	if (!n || (n == 1 && c[0] == '.') ||
+	    (n == 2 && c[0] == '.' && c[1] == '.'))
+		return NULL;	/* other checks' business */
+	if (aliases(c, n, ".git"))
+		return "names git's '.git' folder on some file systems";
+	if (first && aliases(c, n, ".ripple"))
+		return "names ripple's '.ripple' folder on some file systems";
+	if (!win)
+		return NULL;
+	if (is_device(c, n))
+		return "names a Windows device (CON, NUL, COM1, ...), also "
+		       "with an extension";
+	if (memchr(c, ':', n))
+		return "holds ':', an alternate data stream or a drive on "
+		       "Windows";
+	if (c[n - 1] == '.' || c[n - 1] == ' ')
+		return "has a name ending in '.' or ' ', which Windows drops";
+	if (is_short_name(c, n))
+		return "has the form of an 8.3 short name ('~' and digits), "
+		       "another file's on Windows";
+	return NULL;
+}
+
+const char *
+path_name_refused(const char *s, size_t n, unsigned flags, size_t *at,
+		  size_t *len)
+{
+	const char *c = s, *end = s + n, *why = NULL;
+	size_t k = n;
+	int win = (flags & PATH_NAMES_WINDOWS) != 0;
+
+	if (win && !(flags & PATH_NAMES_GLOB) && memchr(s, '\\', n)) {
+		why = "holds '\\', a separator on Windows";
+	} else {
+		for (;;) {
+			const char *slash = memchr(c, '/', (size_t)(end - c));
+
+			k = (size_t)((slash ? slash : end) - c);
+			why = component_refused(c, k, c == s, win);
+			if (why || !slash)
+				break;
+			c = slash + 1;
+		}
+	}
+	if (why && at)
+		*at = (size_t)(c - s);
+	if (why && len)
+		*len = k;
+	return why;
+}

@@ -54,6 +54,50 @@ struct buf;
 int path_escape_controls(struct buf *b, const char *s, struct error *err);
 
 /*
+ * Names that write somewhere else than they say (docs/security.md, "Names
+ * that alias"). Refused on every system, in any component but "." and
+ * "..":
+ *   - a name that is git's ".git" on some file system: any case (NTFS,
+ *     APFS, HFS+), with the dotless i U+0131 (NTFS upper-cases it to I),
+ *     with code points HFS+ ignores (U+200C-U+200F, U+202A-U+202E,
+ *     U+206A-U+206F, U+FEFF; git's own list, CVE-2014-9390), with dots or
+ *     spaces after it or a ':' stream suffix (Windows drops or opens
+ *     them), or its 8.3 short name "GIT~N";
+ *   - the first component naming ripple's ".ripple" the same ways
+ *     (".RIPPLE", ".ripple.", "RIPPLE~1"): logs and the cache live there.
+ * With PATH_NAMES_WINDOWS, also what Windows reads as another file:
+ *   - a device name: CON, PRN, AUX, NUL, CONIN$, CONOUT$, COM0-COM9,
+ *     LPT0-LPT9 and COM and LPT with a superscript 1, 2 or 3 (Windows 11),
+ *     in any case, also with spaces after it or an extension ("NUL.txt",
+ *     "com1 .log"): the file would be the device;
+ *   - ':' (an alternate data stream "a:b", a drive-relative "C:x");
+ *   - a component that ends in '.' or ' ' (Windows drops them: "a." is
+ *     "a");
+ *   - an 8.3 short name (up to 8 characters ending in '~' and digits, an
+ *     extension of up to 3): "PROGRA~1" may be another file's short name;
+ *   - '\' (a separator on Windows), unless PATH_NAMES_GLOB says s is a
+ *     glob pattern, where '\' escapes the next character.
+ * Returns NULL when s[0..n) is none of these, else why, as words that
+ * follow the path in a message ("names git's '.git' folder on some file
+ * systems"), with *at and *len (when not NULL) the component's offset and
+ * length. Source: Microsoft's "Naming Files, Paths, and Namespaces"; git's
+ * is_ntfs_dotgit and is_hfs_dotgit (path.c, utf8.c).
+ */
+#define PATH_NAMES_WINDOWS 1u
+#define PATH_NAMES_GLOB 2u
+/* Hints for a rule's output that path_name_refused refuses: on every
+ * system, and with PATH_NAMES_WINDOWS only (a win-64 node's). */
+#define PATH_HINT_ALIAS "outputs never name git's '.git' (anywhere) or " \
+	"ripple's '.ripple' (at the root) by another spelling: another " \
+	"case, dots or spaces after it, a ':' stream, an 8.3 short name " \
+	"(docs/security.md)"
+#define PATH_HINT_WINDOWS "a win-64 node's outputs are written on " \
+	"Windows, where this name is another file or a device: rename it " \
+	"(docs/security.md)"
+const char *path_name_refused(const char *s, size_t n, unsigned flags,
+			      size_t *at, size_t *len);
+
+/*
  * Where `root`/`rel` really is: the path resolved with every symlink
  * followed (realpath(3) on its deepest existing prefix, the missing rest
  * appended). With follow_last 0 the last component itself is not followed

@@ -39,6 +39,15 @@ int place_open_dir(struct place *p, int root_fd, const char *whole,
 long place_tmp_pid(const char *name);
 
 /*
+ * ERROR_INVALID when rel names another file than it says on this system
+ * (base/path.h, path_name_refused with host_path_names: '.git' or
+ * '.ripple' by another spelling anywhere; Windows' devices, streams,
+ * trailing dots and spaces, 8.3 short names there), "'REL' is not
+ * written: it NAMES ..." with a hint; else 0.
+ */
+int place_name_check(const char *rel, struct error *err);
+
+/*
  * Remember folder rel[0..len) as made by placement p (NULL: nothing is
  * remembered), so place_close can remove it again. 0 or ERROR_NOMEM.
  */

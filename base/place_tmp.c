@@ -12,7 +12,9 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/host.h"
 #include "base/mem.h"
+#include "base/path.h"
 #include "base/banned.h"
 
 #define OOM(err) error_set(err, ERROR_NOMEM, "out of memory")
@@ -63,6 +65,23 @@ place_refuse(const char *rel, const char *what, size_t what_len,
 		error_set(err, ERROR_INVALID, "'%s' is not written: '%.*s' is "
 			  "%s", rel, (int)what_len, what, kind);
 	error_hint(err, hint_links);
+	return ERROR_INVALID;
+}
+
+int
+place_name_check(const char *rel, struct error *err)
+{
+	size_t at, len;
+	const char *why = path_name_refused(rel, strlen(rel),
+					    host_path_names(), &at, &len);
+
+	if (!why)
+		return 0;
+	error_set(err, ERROR_INVALID, "'%s' is not written: it %s ('%.*s')",
+		  rel, why, (int)len, rel + at);
+	error_hint(err, "the name would write another file than it says: "
+		   "'.git' or '.ripple' by another spelling, or on Windows a "
+		   "device, a stream or a short name (docs/security.md)");
 	return ERROR_INVALID;
 }
 

@@ -221,6 +221,8 @@ place_stage(struct place *p, const char *rel, unsigned mode,
 	size_t dlen = place_split(rel, &name);
 	int rc;
 
+	if (place_name_check(rel, err))
+		return err->code;
 	f = place_file_add(p, rel, mode, err);
 	if (!f)
 		return err->code;

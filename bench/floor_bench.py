@@ -146,8 +146,11 @@ def bench_size(a, binaries, size, tmp):
             ("git --version", ["git", "--version"], env, None, repo),
             ("git describe", ["git", "describe", "--tags"], env, None, demo)]
     for tag, b in binaries:
-        warm = dict(env, RIPPLE_CACHE=os.path.join(tmp, tag + "-warm.db"))
-        cold_db = os.path.join(tmp, tag + "-cold.db")
+        # One cache per binary and size: a run recorded at one size's
+        # base is another commit than the next size's.
+        warm = dict(env, RIPPLE_CACHE=os.path.join(
+            tmp, "%s-%d-warm.db" % (tag, size)))
+        cold_db = os.path.join(tmp, "%s-%d-cold.db" % (tag, size))
         cold = dict(env, RIPPLE_CACHE=cold_db)
         for args in (["record", "--run", "base", "--rev", base, "--node",
                       "*", "--status", "ok"],

@@ -408,9 +408,12 @@ void remote_action_release(struct remote_action *a);
  * backslash, no control character (C0, DEL or C1: a newline would forge
  * a line of SHA256SUMS) and nothing that is not UTF-8 (base/path.h:
  * path_bad_char), no ".git" component (any case: git's own files,
- * hooks among them) and not under ".ripple/" (reserved). Whether it is
- * one of its node's outputs is the caller's question. Returns 0 or
- * ERROR_INVALID naming the path (control bytes shown as '?').
+ * hooks among them) and not under ".ripple/" (reserved), and no name
+ * that is either of those by another spelling, nor on Windows a device,
+ * a stream, a trailing dot or space or an 8.3 short name (base/path.h:
+ * path_name_refused with host_path_names). Whether it is one of its
+ * node's outputs is the caller's question. Returns 0 or ERROR_INVALID
+ * naming the path (bytes that are not printable ASCII shown as \xHH).
  */
 int remote_output_path_check(const char *path, size_t len,
 			     struct error *err);

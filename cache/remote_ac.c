@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/host.h"
 #include "base/path.h"
 #include "base/mem.h"
 #include "cache/cache.h"
@@ -72,23 +73,32 @@ remote_action_release(struct remote_action *a)
 	memset(a, 0, sizeof(*a));
 }
 
-/* At most 200 bytes of p for a message, non-printable bytes as '?'. */
+/*
+ * At most 200 bytes of p for a message (NUL-terminated in out[0..size)),
+ * every byte that is not printable ASCII written as \xHH: a control byte
+ * never reaches a terminal, and an invisible code point (U+200C in
+ * ".g\xe2\x80\x8cit") is seen for what it is.
+ */
 static void
 shown(const char *p, size_t len, char *out, size_t size)
 {
-	size_t i;
+	size_t i, k = 0;
 
-	if (len > size - 1)
-		len = size - 1;
-	for (i = 0; i < len; i++)
-		out[i] = (p[i] >= 0x20 && p[i] < 0x7f) ? p[i] : '?';
-	out[len] = '\0';
+	for (i = 0; i < len && i < 200 && k + 5 <= size; i++) {
+		unsigned char c = (unsigned char)p[i];
+
+		if (c >= 0x20 && c < 0x7f && c != '\\')
+			out[k++] = (char)c;
+		else
+			k += (size_t)snprintf(out + k, size - k, "\\x%02x", c);
+	}
+	out[k] = '\0';
 }
 
 int
 remote_output_path_check(const char *path, size_t len, struct error *err)
 {
-	char s[201], what[PATH_BAD_WHAT];
+	char s[4 * 200 + 1], what[PATH_BAD_WHAT];
 	const char *why = NULL, *c, *end;
 
 	if (!len || !path)
@@ -124,6 +134,9 @@ remote_output_path_check(const char *path, size_t len, struct error *err)
 		if (slash && c == end)
 			why = "ends in '/'";
 	}
+	if (!why)
+		why = path_name_refused(path, len, host_path_names(), NULL,
+					NULL);
 	if (why)
 		return error_set(err, ERROR_INVALID, "output path '%s' %s", s,
 				 why);
@@ -353,7 +366,7 @@ take_output(const PB(OutputFile) *f, struct remote_action *a, int *records,
 	size_t len = f->path.len;
 	struct remote_output *o;
 	struct error why;
-	char s[201];
+	char s[4 * 200 + 1];
 
 	if (!p || !len)
 		return error_set(err, ERROR_CORRUPT, "ActionResult refused: "

@@ -241,6 +241,42 @@ check_chars(const char *field, const char *tmpl, const char *value,
 	return ERROR_INVALID;
 }
 
+/*
+ * An output pattern whose name, once templates are filled in, is another
+ * file than it says (base/path.h, path_name_refused): on every system,
+ * and for a node of a win-64 (or win-arm64) platform also as Windows
+ * reads names, since that node's outputs are written there.
+ */
+static int
+check_names(const struct graph_node *node, const char *tmpl,
+	    const char *value, struct error *err)
+{
+	const char *plat = graph_node_axis(node, "platform");
+	unsigned flags = PATH_NAMES_GLOB;
+	const char *why, *hint = PATH_HINT_ALIAS;
+	size_t at, len;
+
+	if (!value)
+		return 0;
+	why = path_name_refused(value, strlen(value), flags, &at, &len);
+	if (!why && plat && !strncmp(plat, "win-", 4)) {
+		why = path_name_refused(value, strlen(value),
+					flags | PATH_NAMES_WINDOWS, &at, &len);
+		hint = PATH_HINT_WINDOWS;
+	}
+	if (!why)
+		return 0;
+	if (strcmp(tmpl, value))
+		error_set(err, ERROR_INVALID, "outputs '%s' becomes '%s', "
+			  "which %s ('%.*s')", tmpl, value, why, (int)len,
+			  value + at);
+	else
+		error_set(err, ERROR_INVALID, "outputs '%s' %s ('%.*s')", tmpl,
+			  why, (int)len, value + at);
+	error_hint(err, "%s", hint);
+	return ERROR_INVALID;
+}
+
 static int
 expand_fields(struct builder *b, struct graph_node *node,
 	      const struct rules_node *rule, struct error *err)
@@ -277,6 +313,9 @@ expand_fields(struct builder *b, struct graph_node *node,
 					  node->outputs[i], err);
 		if (!rc)
 			rc = check_chars("outputs", rule->outputs[i],
+					 node->outputs[i], err);
+		if (!rc)
+			rc = check_names(node, rule->outputs[i],
 					 node->outputs[i], err);
 	}
 	for (i = 0; !rc && i < rule->n_meta; i++) {

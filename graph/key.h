@@ -40,7 +40,7 @@ struct graph_input;
 struct graph_node;
 struct rules_toolkit;
 
-#define GRAPH_KEY_SCHEMA 1
+#define GRAPH_KEY_SCHEMA 2	/* 2: source keys of version 2 (folders by tree id) */
 
 enum graph_comp_kind {
 	GRAPH_COMP_INPUT,

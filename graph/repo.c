@@ -403,6 +403,23 @@ graph_repo_has_commit(struct graph_repo *repo, const struct graph_oid *commit,
 	return rc;
 }
 
+unsigned
+graph_git_entry_mode(const git_tree_entry *e)
+{
+	unsigned raw = (unsigned)git_tree_entry_filemode_raw(e);
+
+	switch (raw & 0170000) {
+	case 0100000:
+		return (raw & 0100) ? 0100755 : 0100644;
+	case 0120000:
+		return 0120000;
+	case 0040000:
+		return 040000;
+	default:
+		return 0160000;
+	}
+}
+
 int
 graph_repo_commit_tree(struct graph_repo *repo, const struct graph_oid *commit,
 		       git_tree **out, struct error *err)

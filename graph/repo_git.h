@@ -40,6 +40,17 @@ int graph_repo_commit_tree(struct graph_repo *repo,
 			   struct error *err);
 
 /*
+ * The mode git checks tree entry `e` out with (git's canon_mode): the
+ * type bits of the mode as stored decide, 0100xxx a file (0100755 when
+ * its owner's execute bit is set, else 0100644), 0120xxx a symlink
+ * (0120000), 0040xxx a folder (040000), anything else a gitlink
+ * (0160000). libgit2's git_tree_entry_filemode instead calls a mode with
+ * any execute bit an executable file, so a hostile 120755 entry, which
+ * git checks out as a link, would not be resolved as one.
+ */
+unsigned graph_git_entry_mode(const git_tree_entry *e);
+
+/*
  * The tags of `git`: the names under refs/tags/ (without that prefix) of
  * the refs that resolve to an object, sorted by bytes and unique, appended
  * to *names (an owned vector). A ref git skips with "warning: ignoring

@@ -289,6 +289,38 @@ hash_file(XXH3_state_t *h, const struct graph_source_file *f,
 	put_str(h, f->target_id);
 }
 
+/* A folder claimed whole and holding no symlink: its path, mode 040000
+ * and git's tree id stand for everything below it. */
+static void
+hash_folder(XXH3_state_t *h, const struct graph_source_raw *r)
+{
+	put_str(h, r->path);
+	put_u32(h, 040000);
+	XXH3_128bits_update(h, r->oid, 20);
+}
+
+/*
+ * The end of the entries under folder marker raw[i] (everything after it
+ * whose path is below it, contiguous in path order), and in *links
+ * whether a symlink is among them.
+ */
+static size_t
+folder_end(const struct graph_source_raw *raw, size_t n, size_t i,
+	   int *links)
+{
+	size_t len = strlen(raw[i].path), j;
+
+	*links = 0;
+	for (j = i + 1; j < n; j++) {
+		if (strncmp(raw[j].path, raw[i].path, len) ||
+		    raw[j].path[len] != '/')
+			break;
+		if (raw[j].mode == 0120000)
+			*links = 1;
+	}
+	return j;
+}
+
 int
 graph_source_finish(struct graph_source_state *st,
 		    const struct graph_source_raw *raw, size_t n,
@@ -299,29 +331,48 @@ graph_source_finish(struct graph_source_state *st,
 	XXH3_state_t h;
 	XXH128_hash_t d;
 	XXH128_canonical_t c;
-	size_t i, wcap = 0;
+	size_t i, wcap = 0, nf = 0, fold_end = 0, end;
 	const char *reason;
 	size_t total = 0, plen;
+	uint32_t records = 0;
 	char *paths = NULL;
-	int rc = 0;
+	int rc = 0, links;
 
 	for (i = 0; i < n; i++)
-		total += strlen(raw[i].path) + 1;
+		if (raw[i].mode != 040000) {
+			total += strlen(raw[i].path) + 1;
+			nf++;
+		}
 	if (total) {
 		paths = arena_alloc(&st->arena, total);
 		if (!paths)
 			return error_set(err, ERROR_NOMEM, "out of memory");
 	}
-	st->files = n ? arena_alloc(&st->arena, n * sizeof(*st->files)) : NULL;
-	if (n && !st->files)
+	st->files = nf ? arena_alloc(&st->arena, nf * sizeof(*st->files)) : NULL;
+	if (nf && !st->files)
 		return error_set(err, ERROR_NOMEM, "out of memory");
-	st->n_files = n;
+	st->n_files = 0;
 	XXH3_128bits_reset(&h);
-	XXH3_128bits_update(&h, "ripple-source-v1", 17);
-	put_u32(&h, (uint32_t)n);
+	XXH3_128bits_update(&h, "ripple-source-v2", 17);
 	for (i = 0; i < n; i++) {
-		struct graph_source_file *f = &st->files[i];
+		struct graph_source_file *f;
 
+		if (raw[i].mode == 040000) {
+			/* A folder claimed whole: folded into its tree id
+			 * when nothing below it is a link (a link's target
+			 * may change while the tree stays), else its
+			 * entries are hashed one by one. */
+			if (i < fold_end)
+				continue;
+			end = folder_end(raw, n, i, &links);
+			if (!links) {
+				hash_folder(&h, &raw[i]);
+				records++;
+				fold_end = end;
+			}
+			continue;
+		}
+		f = &st->files[st->n_files++];
 		plen = strlen(raw[i].path);
 		memcpy(paths, raw[i].path, plen + 1);
 		f->path = paths;
@@ -353,8 +404,12 @@ graph_source_finish(struct graph_source_state *st,
 					goto done;
 			}
 		}
-		hash_file(&h, f, raw[i].oid, plen);
+		if (i >= fold_end) {
+			hash_file(&h, f, raw[i].oid, plen);
+			records++;
+		}
 	}
+	put_u32(&h, records);
 	st->warnings = warn;
 	d = XXH3_128bits_digest(&h);
 	XXH128_canonicalFromHash(&c, d);

@@ -97,6 +97,22 @@ int graph_source_compute(struct graph_repo *repo,
 			 struct graph_source_state *out, struct error *err);
 
 /*
+ * The key of `set` at `commit`, as graph_source_compute gives it, reading
+ * no more than the key needs: a folder the set claims whole is read only
+ * for its entries' modes (to know that no symlink lies below it) and
+ * stands as its tree id, so out->files lists only the claimed files
+ * outside such folders (every symlink among them, resolved). For a plan
+ * that keeps keys and walks a set again when it needs the files. Errors
+ * as graph_source_compute.
+ */
+int graph_source_compute_key(struct graph_repo *repo,
+			     const struct graph_oid *commit,
+			     const struct pattern_set *set,
+			     struct graph_source_cache *cache,
+			     struct graph_source_state *out,
+			     struct error *err);
+
+/*
  * The memo id of `set` at `commit` (out: 33 bytes, 32 hex digits and a
  * NUL): XXH3-128 of the set's pattern digest and, for each fixed prefix of
  * its includes, the prefix and the object id there ("-" when absent). Two

@@ -8,13 +8,15 @@
 
 #include <stddef.h>
 
+#include "base/arena.h"
+
 struct buf;
 struct error;
 struct graph_source_state;
 
 struct graph_source_raw {
 	const char *path;	/* repository-relative */
-	unsigned mode;
+	unsigned mode;		/* 040000: a folder marker (graph_source_finish) */
 	unsigned char oid[20];
 };
 
@@ -35,15 +37,58 @@ struct graph_source_view {
 			  struct error *err);
 };
 
+/* A commit's tree as a view: root is the commit's tree (not owned). */
+struct git_tree;
+struct graph_repo;
+struct graph_tree_view {
+	struct graph_repo *repo;
+	struct git_tree *root;
+};
+
+/* Point *out at tv (which must outlive it): lookups in tv->root. */
+void graph_tree_view_init(struct graph_tree_view *tv,
+			  struct graph_source_view *out);
+
 /*
  * Fill *st from n raw entries sorted by path: copy them into st's arena,
  * read and resolve symlinks through view, collect warnings, and compute the
- * key. Returns 0 or a negative error.
+ * key (docs/patterns.md, "ripple-source-v2"). An entry of mode 040000 is a
+ * folder marker: a folder the set claims whole, with its git tree id, put
+ * just before the entries below it (which may be left out when the walk
+ * knows the folder holds no symlink). A marker none of whose entries below
+ * is a symlink, and that lies under no other such marker, is hashed as one
+ * record (path, 040000, tree id) in place of its entries; the others are
+ * ignored. Markers are not files: st->files holds only the other entries.
+ * Returns 0 or a negative error.
  */
 int graph_source_finish(struct graph_source_state *st,
 			const struct graph_source_raw *raw, size_t n,
 			const struct graph_source_view *view,
 			struct error *err);
+
+/* Raw entries with folder markers, as the commit walk gives them. */
+struct graph_source_folded {
+	struct graph_source_raw *v;	/* owned */
+	size_t n, cap;
+	struct arena arena;	/* the markers' paths */
+};
+
+/*
+ * The claimed entries raw[0, n) (path order) with the folder markers the
+ * commit walk puts there, appended to *f (zeroed, its arena initialized):
+ * before the entries of every folder the set claims whole
+ * (pattern_set_claims_all_below of it or of a folder above it), a marker
+ * with the tree id of its content here. Every entry under such a folder
+ * is claimed, so the claimed entries are its whole content. The entries'
+ * paths are borrowed. Errors: ERROR_NOMEM, ERROR_INTERNAL (libgit2).
+ */
+struct pattern_set;
+int graph_source_add_markers(const struct pattern_set *set,
+			     const struct graph_source_raw *raw, size_t n,
+			     struct graph_source_folded *f, struct error *err);
+
+/* Free what *f owns; it is empty again. */
+void graph_source_folded_release(struct graph_source_folded *f);
 
 /* Streaming helpers for the "ripple-dir-v1" directory digest. */
 void graph_source_dir_entry(void *xxh3_state, const char *rel, unsigned mode,

@@ -90,7 +90,7 @@ graph_source_memo_id(struct graph_repo *repo, const struct graph_oid *commit,
 	if (!rc)
 		rc = graph_repo_commit_tree(repo, commit, &tree, err);
 	if (!rc)
-		rc = digest_begin(&st, "ripple-source-memo-v3", err);
+		rc = digest_begin(&st, "ripple-source-memo-v4", err);
 	if (rc)
 		goto done;
 	digest_add(&st, pattern_set_digest(set), 16);

@@ -7,7 +7,6 @@
 #include "graph/source.h"
 #include "graph/source_int.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #define XXH_STATIC_LINKING_ONLY
@@ -16,6 +15,7 @@
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/mem.h"
+#include "base/strmap.h"
 #include "base/strv.h"
 #include "graph/pattern.h"
 #include "graph/repo_git.h"
@@ -30,15 +30,26 @@ struct memo_item {
 
 struct memo_node {
 	unsigned char k[16];
-	size_t n, total;		/* items; files in the whole subtree */
+	size_t n, total;		/* items; raw entries in the whole subtree
+					   (files and folder markers) */
 	struct memo_item *items;
+	/* A folder the set claims whole: flatten puts a folder marker
+	 * (graph_source_finish) before its entries. */
+	int marker;
+	const char *dir;
+	unsigned char tree[20];
 };
 
 struct graph_source_cache {
 	struct arena arena;
 	struct memo_node **slots;
 	size_t cap, used, hits, misses;
+	/* Tree id (hex) -> LINKS or NO_LINKS: whether a symlink lies
+	 * anywhere below, read from the trees' entry modes. */
+	struct strmap links;
 };
+
+static char LINKS[] = "links", NO_LINKS[] = "none";
 
 struct graph_source_cache *
 graph_source_cache_new(void)
@@ -46,7 +57,7 @@ graph_source_cache_new(void)
 	struct graph_source_cache *c = mem_calloc(1, sizeof(*c));
 
 	if (c)
-		arena_init(&c->arena);
+		arena_init(&c->arena);	/* links: zeroed, an empty map */
 	return c;
 }
 
@@ -56,6 +67,7 @@ graph_source_cache_free(struct graph_source_cache *c)
 	if (!c)
 		return;
 	mem_free(c->slots);
+	strmap_release(&c->links);
 	arena_release(&c->arena);
 	mem_free(c);
 }
@@ -130,17 +142,20 @@ struct walk {
 	struct buf path;
 	struct error *err;
 	int all;	/* the directory walked is claimed whole */
+	int key_only;	/* a link-free folder claimed whole is its marker
+			   alone: its files are not listed */
 };
 
 static void
 memo_key(const git_oid *tree, const char *dir, size_t dirlen,
-	 const unsigned char digest[16], unsigned char k[16])
+	 const unsigned char digest[16], int key_only, unsigned char k[16])
 {
 	XXH3_state_t h;
 	XXH128_canonical_t c;
 
 	XXH3_128bits_reset(&h);
-	XXH3_128bits_update(&h, "ripple-memo-v1", 15);
+	XXH3_128bits_update(&h, key_only ? "ripple-memo-v2k" : "ripple-memo-v2",
+			    key_only ? 16 : 15);
 	XXH3_128bits_update(&h, tree->id, 20);
 	XXH3_128bits_update(&h, digest, 16);
 	XXH3_128bits_update(&h, dir, dirlen);
@@ -150,13 +165,109 @@ memo_key(const git_oid *tree, const char *dir, size_t dirlen,
 
 static int walk_tree(struct walk *w, git_tree *tree, struct memo_node **out);
 
+/*
+ * *links = whether a symlink lies anywhere below tree `id`: only the
+ * trees' entry modes are read (no blob, no path), and each tree's answer
+ * is remembered in the cache, so a folder is scanned once however deep
+ * the walk then goes. Depth is bounded by the tree (paths are finite).
+ */
+static int
+scan_links(struct walk *w, const git_oid *id, int *links)
+{
+	char hex[GRAPH_OID_HEX], *key;
+	const char *v;
+	git_tree *t = NULL;
+	const git_tree_entry *e;
+	size_t i, n;
+	int rc = 0, grc;
+
+	git_oid_tostr(hex, sizeof(hex), id);
+	v = strmap_get(&w->cache->links, hex);
+	if (v) {
+		*links = v == LINKS;
+		return 0;
+	}
+	grc = git_tree_lookup(&t, graph_repo_git(w->repo), id);
+	if (grc < 0)
+		return graph_repo_git_error(w->repo, grc, w->err,
+					    "reading a tree");
+	*links = 0;
+	n = git_tree_entrycount(t);
+	for (i = 0; !rc && !*links && i < n; i++) {
+		e = git_tree_entry_byindex(t, i);
+		switch (graph_git_entry_mode(e)) {
+		case GIT_FILEMODE_LINK:
+			*links = 1;
+			break;
+		case GIT_FILEMODE_TREE:
+			rc = scan_links(w, git_tree_entry_id(e), links);
+			break;
+		default:
+			break;
+		}
+	}
+	git_tree_free(t);
+	if (rc)
+		return rc;
+	key = arena_strdup(&w->cache->arena, hex);
+	if (!key)
+		return error_set(w->err, ERROR_NOMEM, "out of memory");
+	return strmap_put(&w->cache->links, key, *links ? LINKS : NO_LINKS,
+			  w->err);
+}
+
+/* A folder claimed whole with no symlink below: its marker alone. */
+static int
+folder_only(struct walk *w, const git_oid *id, struct memo_node **out)
+{
+	struct memo_node *m = arena_alloc(&w->cache->arena, sizeof(*m));
+
+	if (!m)
+		return error_set(w->err, ERROR_NOMEM, "out of memory");
+	memset(m, 0, sizeof(*m));
+	m->marker = 1;
+	m->total = 1;
+	m->dir = arena_strndup(&w->cache->arena, w->path.data, w->path.len);
+	if (!m->dir)
+		return error_set(w->err, ERROR_NOMEM, "out of memory");
+	memcpy(m->tree, id->id, 20);
+	*out = m;
+	return 0;
+}
+
+/*
+ * Walk the folder at w->path (tree `id`, entry of a walked tree or a
+ * prefix) into *out, w->all set for it: with key_only, a link-free folder
+ * claimed whole is its marker alone and none of its trees is walked.
+ */
+static int
+walk_folder(struct walk *w, const git_oid *id, struct memo_node **out)
+{
+	git_tree *sub = NULL;
+	int rc, grc, links = 1;
+
+	if (w->all && w->key_only) {
+		rc = scan_links(w, id, &links);
+		if (rc)
+			return rc;
+		if (!links)
+			return folder_only(w, id, out);
+	}
+	grc = git_tree_lookup(&sub, graph_repo_git(w->repo), id);
+	if (grc < 0)
+		return graph_repo_git_error(w->repo, grc, w->err,
+					    "reading a tree");
+	rc = walk_tree(w, sub, out);
+	git_tree_free(sub);
+	return rc;
+}
+
 static int
 walk_entry(struct walk *w, const git_tree_entry *e, struct memo_item *it,
 	   int *keep)
 {
-	git_tree *sub = NULL;
-	git_filemode_t mode = git_tree_entry_filemode(e);
-	int rc = 0, grc;
+	unsigned mode = graph_git_entry_mode(e);
+	int rc = 0;
 
 	*keep = 0;
 	if (mode == GIT_FILEMODE_TREE) {
@@ -165,16 +276,10 @@ walk_entry(struct walk *w, const git_tree_entry *e, struct memo_item *it,
 		if (!was_all && !pattern_set_may_match_dir(w->set,
 							   w->path.data))
 			return 0;
-		grc = git_tree_lookup(&sub, graph_repo_git(w->repo),
-				      git_tree_entry_id(e));
-		if (grc < 0)
-			return graph_repo_git_error(w->repo, grc, w->err,
-						    "reading a tree");
 		w->all = was_all ||
 			 pattern_set_claims_all_below(w->set, w->path.data);
-		rc = walk_tree(w, sub, &it->child);
+		rc = walk_folder(w, git_tree_entry_id(e), &it->child);
 		w->all = was_all;
-		git_tree_free(sub);
 		*keep = !rc && it->child->total > 0;
 		return rc;
 	}
@@ -203,7 +308,7 @@ walk_tree(struct walk *w, git_tree *tree, struct memo_node **out)
 	int rc = 0, keep;
 
 	memo_key(git_tree_id(tree), w->path.data, w->path.len,
-		 pattern_set_digest(w->set), k);
+		 pattern_set_digest(w->set), w->key_only, k);
 	m = memo_get(w->cache, k);
 	if (m) {
 		w->cache->hits++;
@@ -216,7 +321,17 @@ walk_tree(struct walk *w, git_tree *tree, struct memo_node **out)
 		items = arena_alloc(&w->cache->arena, n * sizeof(*items));
 	if (!m || (n && !items))
 		return error_set(w->err, ERROR_NOMEM, "out of memory");
+	memset(m, 0, sizeof(*m));
 	memcpy(m->k, k, 16);
+	if (w->all) {
+		m->marker = 1;
+		m->total = 1;
+		m->dir = arena_strndup(&w->cache->arena, w->path.data,
+				       w->path.len);
+		if (!m->dir)
+			return error_set(w->err, ERROR_NOMEM, "out of memory");
+		memcpy(m->tree, git_tree_id(tree)->id, 20);
+	}
 	for (i = 0; i < n; i++) {
 		e = git_tree_entry_byindex(tree, i);
 		name = git_tree_entry_name(e);
@@ -249,101 +364,18 @@ flatten(const struct memo_node *m, struct graph_source_raw *v, size_t *n)
 {
 	size_t i;
 
+	if (m->marker) {
+		v[*n].path = m->dir;
+		v[*n].mode = 040000;
+		memcpy(v[*n].oid, m->tree, 20);
+		(*n)++;
+	}
 	for (i = 0; i < m->n; i++) {
 		if (m->items[i].child)
 			flatten(m->items[i].child, v, n);
 		else
 			v[(*n)++] = m->items[i].file;
 	}
-}
-
-/* The commit-tree view symlink resolution uses. */
-struct tree_view {
-	struct graph_repo *repo;
-	git_tree *root;
-};
-
-static int
-tv_lookup(void *ctx, const char *path, unsigned *mode, unsigned char oid[20],
-	  struct error *err)
-{
-	struct tree_view *tv = ctx;
-	git_tree_entry *e = NULL;
-	int grc = git_tree_entry_bypath(&e, tv->root, path);
-
-	if (grc == GIT_ENOTFOUND)
-		return 1;
-	if (grc < 0)
-		return graph_repo_git_error(tv->repo, grc, err,
-					    "reading a tree");
-	*mode = (unsigned)git_tree_entry_filemode(e);
-	memcpy(oid, git_tree_entry_id(e)->id, 20);
-	git_tree_entry_free(e);
-	return 0;
-}
-
-static int
-tv_link_text(void *ctx, const char *path, const unsigned char oid[20],
-	     struct buf *out, struct error *err)
-{
-	struct tree_view *tv = ctx;
-	git_blob *b = NULL;
-	char what[512];
-	int grc, rc;
-
-	grc = git_blob_lookup(&b, graph_repo_git(tv->repo),
-			      (const git_oid *)oid);
-	if (grc < 0) {
-		snprintf(what, sizeof(what), "reading symlink '%s'", path);
-		return graph_repo_git_error(tv->repo, grc, err, what);
-	}
-	rc = buf_add(out, git_blob_rawcontent(b), (size_t)git_blob_rawsize(b),
-		     err);
-	git_blob_free(b);
-	return rc;
-}
-
-static int
-dir_cb(const char *root, const git_tree_entry *e, void *payload)
-{
-	if (git_tree_entry_type(e) == GIT_OBJECT_TREE)
-		return 0;
-	/* The whole path, however long: a cut one could equal another's. */
-	graph_source_dir_entry2(payload, root, git_tree_entry_name(e),
-				(unsigned)git_tree_entry_filemode(e),
-				git_tree_entry_id(e)->id);
-	return 0;
-}
-
-static int
-tv_dir_digest(void *ctx, const char *path, unsigned char d[16],
-	      struct error *err)
-{
-	struct tree_view *tv = ctx;
-	git_tree_entry *e = NULL;
-	git_tree *t = NULL;
-	XXH3_state_t h;
-	XXH128_canonical_t c;
-	int grc;
-
-	grc = git_tree_entry_bypath(&e, tv->root, path);
-	if (grc == 0)
-		grc = git_tree_lookup(&t, graph_repo_git(tv->repo),
-				      git_tree_entry_id(e));
-	git_tree_entry_free(e);
-	if (grc < 0)
-		return graph_repo_git_error(tv->repo, grc, err,
-					    "reading a linked directory");
-	XXH3_128bits_reset(&h);
-	XXH3_128bits_update(&h, "ripple-dir-v1", 14);
-	grc = git_tree_walk(t, GIT_TREEWALK_PRE, dir_cb, &h);
-	git_tree_free(t);
-	if (grc < 0)
-		return graph_repo_git_error(tv->repo, grc, err,
-					    "reading a linked directory");
-	XXH128_canonicalFromHash(&c, XXH3_128bits_digest(&h));
-	memcpy(d, c.digest, 16);
-	return 0;
 }
 
 /* Compare directory paths as git orders trees: as if each ended in "/". */
@@ -383,7 +415,6 @@ walk_roots(struct walk *w, git_tree *root, struct memo_node ***nodes,
 {
 	struct strv pre = STRV_INIT;
 	git_tree_entry *e = NULL;
-	git_tree *sub = NULL;
 	size_t i, j;
 	int rc, grc;
 
@@ -426,46 +457,40 @@ walk_roots(struct walk *w, git_tree *root, struct memo_node ***nodes,
 			goto done;
 		}
 		if (git_tree_entry_type(e) == GIT_OBJECT_TREE) {
-			grc = git_tree_lookup(&sub, graph_repo_git(w->repo),
-					      git_tree_entry_id(e));
-			if (grc < 0) {
-				rc = graph_repo_git_error(w->repo, grc, w->err,
-							  "reading a tree");
-				goto done;
-			}
 			buf_reset(&w->path);
 			rc = buf_addstr(&w->path, pre.v[i], w->err);
+			/* A prefix folder is claimed whole as one below it
+			 * would be: its marker, as the full walk gives. */
+			w->all = pattern_set_claims_all_below(w->set,
+							      pre.v[i]);
 			if (!rc)
-				rc = walk_tree(w, sub, &(*nodes)[*n_nodes]);
+				rc = walk_folder(w, git_tree_entry_id(e),
+						 &(*nodes)[*n_nodes]);
+			w->all = 0;
 			if (rc)
 				goto done;
 			(*n_nodes)++;
-			git_tree_free(sub);
-			sub = NULL;
 		}
 		git_tree_entry_free(e);
 		e = NULL;
 	}
 done:
-	git_tree_free(sub);
 	git_tree_entry_free(e);
 	strv_release(&pre);
 	return rc;
 }
 
-int
-graph_source_compute(struct graph_repo *repo, const struct graph_oid *commit,
-		     const struct pattern_set *set,
-		     struct graph_source_cache *cache,
-		     struct graph_source_state *out, struct error *err)
+static int
+compute(struct graph_repo *repo, const struct graph_oid *commit,
+	const struct pattern_set *set, struct graph_source_cache *cache,
+	int key_only, struct graph_source_state *out, struct error *err)
 {
 	struct graph_source_cache *own = NULL;
 	struct walk w;
 	struct memo_node **tops = NULL;
 	struct graph_source_raw *raw = NULL;
-	struct tree_view tv = { repo, NULL };
-	struct graph_source_view view = { &tv, tv_lookup, tv_link_text,
-					  tv_dir_digest };
+	struct graph_tree_view tv = { repo, NULL };
+	struct graph_source_view view;
 	size_t n = 0, i, n_tops = 0, total = 0;
 	int rc;
 
@@ -479,11 +504,13 @@ graph_source_compute(struct graph_repo *repo, const struct graph_oid *commit,
 	rc = graph_repo_commit_tree(repo, commit, &tv.root, err);
 	if (rc)
 		goto done;
+	graph_tree_view_init(&tv, &view);
 	w.repo = repo;
 	w.set = set;
 	w.cache = cache;
 	w.err = err;
 	w.all = 0;
+	w.key_only = key_only;
 	buf_init(&w.path, 0);
 	rc = walk_roots(&w, tv.root, &tops, &n_tops);
 	buf_release(&w.path);
@@ -507,4 +534,23 @@ done:
 	git_tree_free(tv.root);
 	graph_source_cache_free(own);
 	return rc;
+}
+
+int
+graph_source_compute(struct graph_repo *repo, const struct graph_oid *commit,
+		     const struct pattern_set *set,
+		     struct graph_source_cache *cache,
+		     struct graph_source_state *out, struct error *err)
+{
+	return compute(repo, commit, set, cache, 0, out, err);
+}
+
+int
+graph_source_compute_key(struct graph_repo *repo,
+			 const struct graph_oid *commit,
+			 const struct pattern_set *set,
+			 struct graph_source_cache *cache,
+			 struct graph_source_state *out, struct error *err)
+{
+	return compute(repo, commit, set, cache, 1, out, err);
 }

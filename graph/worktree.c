@@ -415,9 +415,12 @@ graph_source_compute_worktree(const struct graph_worktree *wt,
 					  wv_dir_digest };
 	struct graph_source_raw *raw = NULL;
 	struct strv pre = STRV_INIT;
+	struct graph_source_folded f;
 	size_t i, n = 0, p, len;
 	int rc;
 
+	memset(&f, 0, sizeof(f));
+	arena_init(&f.arena);
 	memset(out, 0, sizeof(*out));
 	arena_init(&out->arena);
 	rc = pattern_set_prefixes(set, &pre, err);
@@ -451,8 +454,11 @@ graph_source_compute_worktree(const struct graph_worktree *wt,
 		}
 		qsort(raw, n, sizeof(*raw), cmp_raw);
 	}
-	rc = graph_source_finish(out, raw, n, &view, err);
+	rc = graph_source_add_markers(set, raw, n, &f, err);
+	if (!rc)
+		rc = graph_source_finish(out, f.v, f.n, &view, err);
 done:
+	graph_source_folded_release(&f);
 	mem_free(raw);
 	strv_release(&pre);
 	return rc;

@@ -116,6 +116,16 @@ int rules_syntax_pattern(struct rules_load *L, const struct rules_ynode *n,
 			 const char *pat);
 
 /*
+ * An output pattern: rules_syntax_pattern, and no component that names
+ * '.git' or '.ripple' by another spelling on any system (base/path.h,
+ * path_name_refused without PATH_NAMES_WINDOWS: what only Windows reads
+ * differently is graph/expand.c's check, for win-64 nodes). Reports at n
+ * and returns -1 when refused.
+ */
+int rules_syntax_output(struct rules_load *L, const struct rules_ynode *n,
+			const char *pat);
+
+/*
  * A string or a list of strings at n (field names it), each checked as a
  * glob (rules_syntax_glob); into *out (arena), *n_out. Reported at n.
  */

@@ -504,7 +504,7 @@ load_node(struct rules_load *L, const struct rules_ynode *k,
 	else if (f && !rules_load_strings(L, f, "outputs", 0, &node->outputs,
 				     &node->n_outputs))
 		for (i = 0; i < node->n_outputs; i++)
-			if (!rules_syntax_pattern(L, f->items[i], node->outputs[i]))
+			if (!rules_syntax_output(L, f->items[i], node->outputs[i]))
 				rules_syntax_template(L, f->items[i],
 						      node->outputs[i], &tv);
 	f = rules_ynode_get(v, "timeout");

@@ -250,7 +250,7 @@ rules_load_output_groups(struct rules_load *L, const struct rules_ynode *v,
 				val->kind == RULES_YNODE_SEQ ? val->items[k]
 							     : val;
 
-			if (!rules_syntax_pattern(L, it, g->outputs[k]))
+			if (!rules_syntax_output(L, it, g->outputs[k]))
 				rules_syntax_template(L, it, g->outputs[k],
 						      tv);
 			node->outputs[at++] = g->outputs[k];

@@ -116,6 +116,23 @@ rules_syntax_pattern(struct rules_load *L, const struct rules_ynode *n,
 	return 0;
 }
 
+int
+rules_syntax_output(struct rules_load *L, const struct rules_ynode *n,
+		    const char *pat)
+{
+	size_t at, len;
+	const char *why;
+
+	if (rules_syntax_pattern(L, n, pat))
+		return -1;
+	why = path_name_refused(pat, strlen(pat), PATH_NAMES_GLOB, &at, &len);
+	if (!why)
+		return 0;
+	rules_load_error(L, n, PATH_HINT_ALIAS, "output '%s' %s ('%.*s')",
+			 pat, why, (int)len, pat + at);
+	return -1;
+}
+
 static int
 digits(const char **s, unsigned *out)
 {

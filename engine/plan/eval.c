@@ -292,9 +292,23 @@ source_key(void *payload, const struct graph_input *in, struct digest *out,
 		if (rc)
 			goto known;
 	}
-	rc = eval_input_state(ev, in, &st, err);
-	if (rc)
-		return rc;
+	if (ev->stream && !ev->worktree && !x->computed) {
+		/* Only the key is kept: folders claimed whole are read for
+		 * their modes alone (graph_source_compute_key); an
+		 * explanation walks the set again (eval_input_state). */
+		rc = graph_source_compute_key(ev->repo, &ev->commit, x->set,
+					      NULL, &x->state, err);
+		if (rc) {
+			error_prefix(err, "input '%s'", in->name);
+			graph_source_state_release(&x->state);
+			return rc;
+		}
+		st = &x->state;
+	} else {
+		rc = eval_input_state(ev, in, &st, err);
+		if (rc)
+			return rc;
+	}
 	memcpy(out->bytes, st->key, sizeof(out->bytes));
 	digest_to_hex(out);
 	if (memo[0])
@@ -302,18 +316,11 @@ source_key(void *payload, const struct graph_input *in, struct digest *out,
 	if (rc)
 		return rc;
 	if (ev->stream) {
+		/* Memory stays one set's files (or fewer). */
 		x->unmemoizable = !graph_source_state_memoizable(x->set,
 								 &x->state);
-		/* The first sets walked keep their files, up to
-		 * keep_files in all (eval_set_stream_keep). Past that only
-		 * the key is kept, and an explanation walks the set again
-		 * (eval_input_state): memory stays about one set's files. */
-		if (ev->kept_files + x->state.n_files > ev->keep_files) {
-			graph_source_state_release(&x->state);
-			x->computed = 0;
-		} else {
-			ev->kept_files += x->state.n_files;
-		}
+		graph_source_state_release(&x->state);
+		x->computed = 0;
 	}
 known:
 	x->key = *out;
@@ -325,12 +332,6 @@ void
 eval_set_stream(struct eval *ev, int stream)
 {
 	ev->stream = stream;
-}
-
-void
-eval_set_stream_keep(struct eval *ev, size_t files)
-{
-	ev->keep_files = files;
 }
 
 void

@@ -59,10 +59,7 @@ struct eval {
 					   borrowed, or NULL */
 	size_t memo_hits, memo_misses;	/* for benchmarks and tests */
 	int stream;			/* 1: drop a set's files once keyed
-					   (eval_set_stream), past the first
-					   keep_files */
-	size_t keep_files, kept_files;	/* eval_set_stream_keep; files of
-					   keyed sets kept so */
+					   (eval_set_stream) */
 	int rules_read_files;		/* 1: the rules are not a commit's
 					   ripple.yml alone (a rules file,
 					   the working tree, a matrix file
@@ -142,19 +139,11 @@ void eval_share_key_memo(struct eval *ev, struct strmap *map,
 /*
  * With `stream` 1, a source set's file list is dropped as soon as its key
  * is known (the key is kept), so a plan's memory does not grow with the
- * tree; eval_input_state walks a dropped set again when an explanation
- * asks for its files. For plans and why, which explain few sets; not for a run or
+ * tree; eval_input_state walks the set again when an explanation asks for
+ * its files. For plans and why, which explain few sets; not for a run or
  * a record, which store every input's files.
  */
 void eval_set_stream(struct eval *ev, int stream);
-
-/*
- * With stream 1: the sets walked first keep their files until they hold
- * `files` in all (default 0). A plan from a baseline run walks only the
- * sets whose memo misses, the changed ones, and explains them next: a
- * second walk of 3 sets of 2,000 files was 8.5 M of a 144 M warm plan.
- */
-void eval_set_stream_keep(struct eval *ev, size_t files);
 
 /*
  * Take source keys from `map` (memo id -> key hex, plan_remote_memo:

@@ -416,11 +416,6 @@ planner_run_once(struct graph_repo *repo, struct cache *cache,
 	/* A plan keeps keys, not file lists; a run records every input's
 	 * files, so it keeps them. */
 	eval_set_stream(p->head, !o->memo_write && !o->full_walk);
-	/* Explained next: the changed sets' files, a warm plan's few
-	 * walks; a cold plan (--assume-base-built) walks every set and
-	 * keeps none. 8,192 files: 3 MB. */
-	if (!o->assume_base_built)
-		eval_set_stream_keep(p->head, 8192);
 	if (o->remote) {
 		const struct rules_policy *pol = &p->head->rules->policy;
 

@@ -6,30 +6,18 @@
  * reads a conda package maps it. run_conda_libs_require loads it first,
  * with a clear error; a wrapper called before that loads on demand and,
  * if it cannot, fails as libarchive reports failure (NULL, ARCHIVE_FATAL).
- * The Windows build carries no libarchive yet (RIPPLE_NO_LIBARCHIVE):
- * reading a conda package there is refused, saying so.
+ * On Windows the soname stands for libarchive.dll beside ripple.exe
+ * (base/dl_win.c; tools/windows/deps.sh builds it with zlib, bzip2 and
+ * zstd).
  */
 #include "engine/run/conda.h"
-
-#include "base/error.h"
-#include "base/banned.h"
-
-#ifdef RIPPLE_NO_LIBARCHIVE
-
-int
-run_conda_libs_require(struct error *err)
-{
-	return error_set(err, ERROR_UNSUPPORTED, "reading a conda package "
-			 "needs libarchive, which this build of ripple does "
-			 "not carry (the Windows build: docs/windows.md)");
-}
-
-#else
 
 #include <archive.h>
 #include <archive_entry.h>
 
 #include "base/dl.h"
+#include "base/error.h"
+#include "base/banned.h"
 
 enum {
 	A_READ_NEW, A_FILTER_ALL, A_FORMAT_TAR, A_FORMAT_ZIP, A_OPEN_FILENAME,
@@ -218,5 +206,3 @@ archive_entry_symlink(struct archive_entry *e)
 	return A_FN(const char *(*)(struct archive_entry *),
 		    A_ENTRY_SYMLINK)(e);
 }
-
-#endif

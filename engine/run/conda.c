@@ -9,38 +9,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <archive.h>
+#include <archive_entry.h>
 #include <jansson.h>
 
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/mem.h"
 #include "base/banned.h"
-
-#ifdef RIPPLE_NO_LIBARCHIVE
-
-int
-run_conda_index_read(const char *path, struct run_conda_index *out,
-		     struct error *err)
-{
-	(void)path;
-	memset(out, 0, sizeof(*out));
-	return run_conda_libs_require(err);
-}
-
-int
-run_conda_walk(const char *path, run_conda_entry_fn fn, void *payload,
-	       struct error *err)
-{
-	(void)path;
-	(void)fn;
-	(void)payload;
-	return run_conda_libs_require(err);
-}
-
-#else
-
-#include <archive.h>
-#include <archive_entry.h>
 
 /* libarchive's errno for "Unrecognized archive format"
  * (ARCHIVE_ERRNO_FILE_FORMAT, private to it: EFTYPE where the system has
@@ -370,7 +346,6 @@ run_conda_walk(const char *path, run_conda_entry_fn fn, void *payload,
 	return rc;
 }
 
-#endif
 
 int
 run_conda_file_name(const struct run_conda_index *ix, const char *ext,

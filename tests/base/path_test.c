@@ -29,6 +29,111 @@ Test(base_path, leaves_is_lexical)
 	cr_expect(!path_leaves("a..b/..c"));
 }
 
+/*
+ * Names that write somewhere else than they say (issue 29): refused on
+ * every system when they alias '.git' anywhere or '.ripple' at the root;
+ * with PATH_NAMES_WINDOWS, also Windows' devices, streams, trailing dots
+ * and spaces, 8.3 short names and backslashes. `word` is part of the
+ * reason; `at` the offending component's offset (-1: none refused).
+ */
+#define W PATH_NAMES_WINDOWS
+Test(base_path, names_that_alias_are_refused)
+{
+	static const struct {
+		const char *s;
+		unsigned flags;
+		int at;
+		size_t len;
+		const char *word;
+	} cases[] = {
+		{ "dist/w.whl", W, -1, 0, NULL },
+		{ "dist/.github/x.yml", W, -1, 0, NULL },
+		{ "dist/.gitignore", W, -1, 0, NULL },
+		{ "dist/git~1", 0, 5, 5, "'.git'" },
+		{ "dist/.ripple/x", W, -1, 0, NULL },	/* only at the root */
+		{ "src/.ripplerc", W, -1, 0, NULL },
+		{ "a.b/c d/e~f/x~1y.tar.gz", W, -1, 0, NULL },
+		{ "dist/longname~1.txt", W, -1, 0, NULL },	/* not 8.3 */
+		{ "dist/a~1.tar.gz", W, -1, 0, NULL },	/* two dots */
+		{ "CONSOLE/NULL.txt/COM10/LPT/AUXI", W, -1, 0, NULL },
+		{ "./a/../b", W, -1, 0, NULL },	/* other checks' business */
+		/* .git, every system */
+		{ ".git", 0, 0, 4, "'.git'" },
+		{ "a/.GIT/config", 0, 2, 4, "'.git'" },
+		{ "a/.Git./hooks/x", 0, 2, 5, "'.git'" },
+		{ "a/.git . ./hooks/x", 0, 2, 8, "'.git'" },
+		{ ".git::$INDEX_ALLOCATION/hooks", 0, 0, 23, "'.git'" },
+		{ "a/GIT~1/config", 0, 2, 5, "'.git'" },
+		{ "a/git~12./config", 0, 2, 7, "'.git'" },
+		{ "a/.g\xe2\x80\x8cit/hooks", 0, 2, 7, "'.git'" },
+		{ "a/\xef\xbb\xbf.git/hooks", 0, 2, 7, "'.git'" },
+		{ "a/.gi\xe2\x81\xaft/hooks", 0, 2, 7, "'.git'" },
+		{ "a/.g\xc4\xb1t/hooks", 0, 2, 5, "'.git'" },
+		/* .ripple at the root, every system */
+		{ ".Ripple/cache.db", 0, 0, 7, "'.ripple'" },
+		{ ".RIPPLE", 0, 0, 7, "'.ripple'" },
+		{ ".ripple./logs/x", 0, 0, 8, "'.ripple'" },
+		{ "RIPPLE~1/cache.db", 0, 0, 8, "'.ripple'" },
+		{ ".r\xc4\xb1pple/x", 0, 0, 8, "'.ripple'" },
+		{ ".ri\xe2\x80\x8fpple/x", 0, 0, 10, "'.ripple'" },
+		/* Windows only */
+		{ "dist/NUL.txt", 0, -1, 0, NULL },
+		{ "dist/NUL.txt", W, 5, 7, "device" },
+		{ "con", W, 0, 3, "device" },
+		{ "a/Aux/b", W, 2, 3, "device" },
+		{ "a/prn.tar.gz", W, 2, 10, "device" },
+		{ "a/com1 .log", W, 2, 9, "device" },
+		{ "a/LPT9", W, 2, 4, "device" },
+		{ "a/COM0", W, 2, 4, "device" },
+		{ "a/com\xc2\xb9", W, 2, 5, "device" },
+		{ "a/LPT\xc2\xb2.txt", W, 2, 9, "device" },
+		{ "a/lpt\xc2\xb3", W, 2, 5, "device" },
+		{ "a/CONOUT$", W, 2, 7, "device" },
+		{ "a/conin$.x", W, 2, 8, "device" },
+		{ "a/b:c", 0, -1, 0, NULL },
+		{ "a/b:c", W, 2, 3, "':'" },
+		{ "C:x/y", W, 0, 3, "':'" },
+		{ "a/w.whl:evil", W, 2, 10, "':'" },
+		{ "a./b", 0, -1, 0, NULL },
+		{ "a./b", W, 0, 2, "ending in" },
+		{ "a/b ", W, 2, 2, "ending in" },
+		{ "a/b...", W, 2, 4, "ending in" },
+		{ "a/PROGRA~1/x", 0, -1, 0, NULL },
+		{ "a/PROGRA~1/x", W, 2, 8, "8.3" },
+		{ "a/dist~2.whl", W, 2, 10, "8.3" },
+		{ "a/x~99", W, 2, 4, "8.3" },
+		{ "a\\b", 0, -1, 0, NULL },
+		{ "a\\b", W, 0, 3, "separator" },
+		{ "a/\\[x\\].whl", W | PATH_NAMES_GLOB, -1, 0, NULL },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *s = cases[i].s;
+		size_t at = 99, len = 99;
+		const char *why = path_name_refused(s, strlen(s),
+						    cases[i].flags, &at, &len);
+
+		if (cases[i].at < 0) {
+			cr_expect_null(why, "%s (flags %u): %s", s,
+				       cases[i].flags, why);
+			continue;
+		}
+		cr_expect_not_null(why, "%s (flags %u) passed", s,
+				   cases[i].flags);
+		if (!why)
+			continue;
+		cr_expect(strstr(why, cases[i].word) != NULL, "%s: %s", s,
+			  why);
+		cr_expect_eq(at, (size_t)cases[i].at, "%s: at %zu", s, at);
+		cr_expect_eq(len, cases[i].len, "%s: len %zu", s, len);
+	}
+	/* The length counts: a name is not read past n. */
+	cr_expect_not_null(path_name_refused(".gitx", 4, 0, NULL, NULL));
+	cr_expect_null(path_name_refused("dist/NUL", 6, W, NULL, NULL));
+}
+#undef W
+
 static void
 sh(const char *dir, const char *cmd)
 {

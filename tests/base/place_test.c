@@ -358,3 +358,41 @@ Test(base_place, a_temp_file_swapped_meanwhile_is_refused)
 	free(s);
 	mem_free(tmpname);
 }
+
+/*
+ * A name that is '.git' or '.ripple' on some file system is never staged,
+ * whoever asks (issue 29): nothing is made for it. Names only Windows
+ * reads differently are POSIX names here (tests/windows/plat_test.c
+ * refuses them on Windows).
+ */
+Test(base_place, names_that_alias_git_or_ripple_are_refused)
+{
+	static const char *const refused[] = {
+		"dist/.GIT./config", "GIT~1/hooks/x", ".Ripple/cache.db",
+		"a/.g\xe2\x80\x8cit/config",
+	};
+	struct place p;
+	struct error err;
+	char *before, *after;
+	size_t i;
+
+	error_init(&err);
+	before = tree();
+	cr_assert_eq(place_open(&p, tmp, &err), 0, "%s", err.msg);
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		error_init(&err);
+		cr_expect_eq(place_stage(&p, refused[i], 0644, &err),
+			     ERROR_INVALID, "%s was staged", refused[i]);
+		cr_expect(strstr(err.msg, "is not written") != NULL, "%s",
+			  err.msg);
+	}
+	after = tree();
+	cr_expect_str_eq(after, before, "nothing made");
+	free(after);
+	error_init(&err);
+	put(&p, place_stage(&p, "dist/NUL.txt", 0644, &err), "n");
+	put(&p, place_stage(&p, "dist/a:b. ", 0644, &err), "a");
+	cr_expect_eq(place_commit(&p, &err), 0, "%s", err.msg);
+	place_close(&p);
+	free(before);
+}

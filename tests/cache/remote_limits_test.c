@@ -251,3 +251,38 @@ Test(cache_remote_limits, a_download_never_goes_through_a_link)
 	free(dest);
 	free(victim);
 }
+
+/*
+ * An entry's output path that is '.git' or '.ripple' by another spelling
+ * is refused on every system; what only Windows reads as another file
+ * (a device, a stream, a trailing dot) is an ordinary name here and is
+ * refused only where ripple runs on Windows (tests/windows/plat_test.c).
+ */
+Test(cache_remote_limits, output_paths_that_alias_are_refused)
+{
+	static const char *const refused[] = {
+		"dist/.GIT./config", "dist/GIT~1/hooks/x", ".Ripple/cache.db",
+		"dist/.git::$INDEX_ALLOCATION/x", "a/.g\xef\xbb\xbfit/x",
+	};
+	static const char *const posix_ok[] = {
+		"dist/NUL.txt", "dist/w.whl:x", "dist/w.", "PROGRA~1/x",
+		"dist/.ripple/x",
+	};
+	struct error err;
+	size_t i;
+
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		error_init(&err);
+		cr_expect_eq(remote_output_path_check(refused[i],
+						      strlen(refused[i]), &err),
+			     ERROR_INVALID, "%s passed", refused[i]);
+		cr_expect(strstr(err.msg, "on some file systems") != NULL,
+			  "%s", err.msg);
+	}
+	for (i = 0; i < sizeof(posix_ok) / sizeof(posix_ok[0]); i++) {
+		error_init(&err);
+		cr_expect_eq(remote_output_path_check(posix_ok[i],
+						      strlen(posix_ok[i]), &err),
+			     0, "%s: %s", posix_ok[i], err.msg);
+	}
+}

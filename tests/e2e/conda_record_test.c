@@ -34,52 +34,21 @@ sh_ok(const char *dir, const char *cmd)
 	t_result_release(&r);
 }
 
-/*
- * mkconda.py KIND PATH NAME VERSION BUILD: a conda package at PATH whose
- * info/index.json says NAME, VERSION and BUILD; KIND bz2 or conda (the
- * info tarball, or none with KIND conda-noinfo).
- */
-static const char mkconda_py[] =
-	"import io, json, os, subprocess, sys, tarfile, zipfile\n"
-	"kind, path, name, ver, build = sys.argv[1:6]\n"
-	"index = json.dumps({'name': name, 'version': ver, 'build': build,\n"
-	"                    'build_number': 0, 'subdir': 'linux-64',\n"
-	"                    'depends': []}).encode()\n"
-	"def tar(files, mode='w', fileobj=None, name=None):\n"
-	"    b = io.BytesIO()\n"
-	"    with tarfile.open(name=name, fileobj=None if name else b,\n"
-	"                      mode=mode) as t:\n"
-	"        for n, data in files.items():\n"
-	"            ti = tarfile.TarInfo(n)\n"
-	"            ti.size = len(data)\n"
-	"            t.addfile(ti, io.BytesIO(data))\n"
-	"    return b.getvalue()\n"
-	"def zst(data):\n"
-	"    return subprocess.run(['zstd', '-q', '-c'], input=data,\n"
-	"                          capture_output=True, check=True).stdout\n"
-	"os.makedirs(os.path.dirname(path), exist_ok=True)\n"
-	"files = {'info/index.json': index, 'lib/libpkg.so': b'\\x7fELF'}\n"
-	"if kind == 'bz2':\n"
-	"    tar(files, 'w:bz2', name=path)\n"
-	"else:\n"
-	"    stem = os.path.basename(path)[:-len('.conda')]\n"
-	"    with zipfile.ZipFile(path, 'w', zipfile.ZIP_STORED) as z:\n"
-	"        z.writestr('metadata.json',\n"
-	"                   json.dumps({'conda_pkg_format_version': 2}))\n"
-	"        z.writestr(f'pkg-{stem}.tar.zst',\n"
-	"                   zst(tar({'lib/libpkg.so': b'\\x7fELF'})))\n"
-	"        if kind == 'conda':\n"
-	"            z.writestr(f'info-{stem}.tar.zst',\n"
-	"                       zst(tar({'info/index.json': index})))\n";
-
 static char *
 conda_repo(void)
 {
-	char *dir = t_git_init();
+	char *dir = t_git_init(), path[4096], *py;
 
 	t_write(dir, ".gitignore", ".ripple/\ndist/\n");
 	t_write(dir, "pkg/a.py", "x = 1\n");
-	t_write(dir, "mkconda.py", mkconda_py);
+
+	/* tests/support/mkconda.py: KIND PATH NAME VERSION BUILD. */
+	snprintf(path, sizeof(path), "%s/tests/support/mkconda.py",
+		 t_srcdir());
+	py = t_read(path);
+	cr_assert_not_null(py, "%s", path);
+	t_write(dir, "mkconda.py", py);
+	free(py);
 	t_write(dir, "ripple.yml",
 		"version: 1\n"
 		"roots:\n"

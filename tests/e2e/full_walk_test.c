@@ -256,8 +256,10 @@ Test(e2e_full_walk, demo_decides_the_same_both_ways, .timeout = 300)
  * whose folder changes outside them; links inside, dangling, escaping, and
  * one whose hop lies outside the set (never remembered); excludes and
  * policy.ignore; a renamed folder, a deleted folder, a folder that
- * appears; a declared output in the tree. Plans at each later commit,
- * warm and cold, and a why, must read the same both ways.
+ * appears; a declared output in the tree; inside q/, which the set
+ * claims whole (its folders keyed by their tree ids), a deep edit, an
+ * exec bit, a link added and its target edited. Plans at each later
+ * commit, warm and cold, and a why, must read the same both ways.
  */
 Test(e2e_full_walk, covers_links_excludes_and_moves_decide_the_same,
      .timeout = 300)
@@ -267,6 +269,7 @@ Test(e2e_full_walk, covers_links_excludes_and_moves_decide_the_same,
 		"plan --base \"$base\" --assume-base-built --json",
 		"why artifact:a --base \"$base\" --json",
 		"why artifact:links --base \"$base\" --json",
+		"why artifact:q --base \"$base\" --json",
 		NULL
 	};
 	static const char *const steps[] = {
@@ -283,6 +286,17 @@ Test(e2e_full_walk, covers_links_excludes_and_moves_decide_the_same,
 		/* a claimed file edited, a link made to dangle */
 		"echo 3 >> p/src/main.c && rm links/in && "
 		"ln -s nowhere links/in && git add -A",
+		/* q/ is claimed whole: its folders are keyed by tree id
+		 * (ripple-source-v2). A deep folder appears, a file deep
+		 * in it is edited, then made executable */
+		"mkdir -p q/deep/a/b && echo 1 > q/deep/a/b/f.c && "
+		"echo 1 > q/deep/a/g.c && git add -A",
+		"echo 2 >> q/deep/a/b/f.c && git add -A",
+		"chmod +x q/deep/a/b/f.c && git add -A",
+		/* a link inside the link-free folder, then its target (outside
+		 * q/) edited: the folder is walked, the link resolved */
+		"ln -s ../../../a/g q/deep/a/lnk && git add -A",
+		"echo 4 >> a/g && git add -A",
 		NULL
 	};
 	char *tmp = t_tmpdir(), *ripple = ripple_path();
@@ -328,6 +342,73 @@ Test(e2e_full_walk, covers_links_excludes_and_moves_decide_the_same,
 		must(dir, cmd);
 		same_both_ways(tmp, dir, ripple, "base", cmds);
 		why_reads_as_the_plan(dir, ripple, "base");
+	}
+	t_rmtree(tmp);
+	free(tmp);
+	free(ripple);
+}
+
+/*
+ * A set claiming whole folders (keyed by their tree ids, docs/patterns.md):
+ * why still names each file that changed deep inside, an exec bit, a link
+ * added, a folder added; warm and cold plans and why the same both ways.
+ */
+Test(e2e_full_walk, folders_keyed_by_tree_id_still_name_their_files,
+     .timeout = 300)
+{
+	static const char *const cmds[] = {
+		"plan --base \"$base\" --json",
+		"plan --base \"$base\" --assume-base-built --json",
+		"why artifact:q --base \"$base\" --json",
+		NULL
+	};
+	static const struct {
+		const char *edit, *names;
+	} steps[] = {
+		{ "echo 2 >> q/a/b/c/deep.c", "\"q/a/b/c/deep.c\"" },
+		{ "chmod +x q/a/b/other.c", "\"q/a/b/other.c\"" },
+		{ "ln -s ../../../shared/t.txt q/a/b/lnk", "\"q/a/b/lnk\"" },
+		{ "mkdir q/a/n && echo 1 > q/a/n/new.c && git rm -q q/top.c",
+		  "\"q/a/n/new.c\"" },
+		{ NULL, NULL }
+	};
+	char *tmp = t_tmpdir(), *ripple = ripple_path(), *out;
+	char cmd[4 * PATH_MAX + 2048], dir[PATH_MAX];
+	struct run_result r;
+	size_t i;
+
+	snprintf(cmd, sizeof(cmd), GIT_ID
+		 "mkdir f && cd f && git init -q -b main && "
+		 "mkdir -p q/a/b/c shared && echo 1 > q/a/b/c/deep.c && "
+		 "echo 1 > q/a/b/other.c && echo 1 > q/top.c && "
+		 "echo 1 > shared/t.txt && printf '%%s\\n' 'version: 1' "
+		 "'policy: {unclaimed-paths: ignore}' 'sources:' "
+		 "'  q-src: {paths: [q/**]}' 'artifacts:' "
+		 "'  q: {inputs: [q-src], command: [build, q]}' > ripple.yml "
+		 "&& printf '.ripple/\\n' > .gitignore && git add -A && "
+		 "git commit -qm base && "
+		 "'%s' record --run base --node '*' --status ok >/dev/null && "
+		 "'%s' record --run base --finish ok >/dev/null", ripple,
+		 ripple);
+	must(tmp, cmd);
+	snprintf(dir, sizeof(dir), "%s/f", tmp);
+	for (i = 0; steps[i].edit; i++) {
+		snprintf(cmd, sizeof(cmd), GIT_ID "git checkout -q main && "
+			 "git checkout -q -B s%zu && %s && git add -A && "
+			 "git commit -qm 'step %zu'", i, steps[i].edit, i);
+		must(dir, cmd);
+		same_both_ways(tmp, dir, ripple, "main", cmds);
+		snprintf(cmd, sizeof(cmd), "'%s' why artifact:q --base main "
+			 "--json", ripple);
+		r = t_sh(dir, cmd);
+		cr_assert_eq(r.status, 0, "%s", r.err);
+		out = r.out;
+		cr_expect(strstr(out, steps[i].names) != NULL,
+			  "step %zu: why does not name %s: %s", i,
+			  steps[i].names, out);
+		cr_expect(strstr(out, "\"decision\": \"build\""),
+			  "step %zu: q must build: %s", i, out);
+		t_result_release(&r);
 	}
 	t_rmtree(tmp);
 	free(tmp);

@@ -23,6 +23,7 @@
 #include "cache/remote.h"
 #include "engine/plan/record.h"
 #include "graph/digest.h"
+#include "tests/e2e/remote_entry.h"
 #include "tests/support/drip.h"
 #include "tests/support/nginx.h"
 #include "tests/support/support.h"
@@ -113,163 +114,6 @@ rip_b(const char *url, const char *const *argv)
 	return t_ripple(dir, v);
 }
 
-/* ---- raw protobuf, so nothing checks what a hostile writer writes ---- */
-
-static size_t
-varint(unsigned char *p, uint64_t v)
-{
-	size_t n = 0;
-
-	do {
-		p[n++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
-		v >>= 7;
-	} while (v);
-	return n;
-}
-
-static size_t
-field_bytes(unsigned char *p, unsigned field, const void *s, size_t len)
-{
-	size_t n = varint(p, (uint64_t)field << 3 | 2);
-
-	n += varint(p + n, len);
-	memcpy(p + n, s, len);
-	return n + len;
-}
-
-/* An OutputFile as ActionResult field 2. */
-static size_t
-pb_output(unsigned char *p, const char *path, const struct remote_digest *d,
-	  int exec)
-{
-	unsigned char dg[128], of[8192];
-	size_t nd = field_bytes(dg, 1, d->hash, 64), no;
-
-	nd += varint(dg + nd, 2 << 3);
-	nd += varint(dg + nd, (uint64_t)d->size);
-	no = field_bytes(of, 1, path, strlen(path));
-	no += field_bytes(of + no, 2, dg, nd);
-	if (exec) {
-		no += varint(of + no, 4 << 3);
-		no += varint(of + no, 1);
-	}
-	return field_bytes(p, 2, of, no);
-}
-
-/* ---- the wheel's entry, as a cache writer sees it ---- */
-
-struct entry {
-	char ac[PATH_MAX + 512];	/* the AC file on the server */
-	struct remote_action a;		/* decoded */
-	json_t *rec;			/* the record blob */
-};
-
-static void
-entry_load(struct entry *e)
-{
-	char dir[PATH_MAX], path[PATH_MAX];
-	struct dirent *de;
-	struct error err;
-	DIR *d;
-
-	snprintf(dir, sizeof(dir), "%s/ac", t_fx.ng.root);
-	d = opendir(dir);
-	cr_assert_not_null(d);
-	while ((de = readdir(d))) {
-		unsigned char *p;
-		size_t n;
-		json_t *j;
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(e->ac, sizeof(e->ac), "%s/%s", dir, de->d_name);
-		p = t_read_bytes(e->ac, &n);
-		error_init(&err);
-		cr_assert_eq(remote_action_decode(p, n, &e->a, &err), 0, "%s",
-			     err.msg);
-		free(p);
-		snprintf(path, sizeof(path), "%s/cas/%s", t_fx.ng.root,
-			 e->a.record.hash);
-		j = json_load_file(path, 0, NULL);
-		cr_assert_not_null(j);
-		/* A run's bundle (node ripple:bundle) is no node's. */
-		if (json_is_string(json_object_get(j, "node")) &&
-		    !strcmp(json_string_value(json_object_get(j, "node")),
-			    WHEEL)) {
-			e->rec = j;
-			closedir(d);
-			return;
-		}
-		json_decref(j);
-		remote_action_release(&e->a);
-	}
-	cr_assert_fail("no entry of %s on the server", WHEEL);
-}
-
-/*
- * Write the entry back with one more output `path` holding `text` (NULL:
- * none), listed in the record too, and the record's output digest made
- * right over every file (or wrong, `wrong`).
- */
-static void
-entry_craft(struct entry *e, const char *path, const char *text, int wrong)
-{
-	const char *names[8];
-	char files[8][PATH_MAX], *blob;
-	const char *fp[8];
-	unsigned char buf[65536];
-	struct remote_digest extra, recd;
-	struct digest od;
-	struct error err;
-	size_t i, n = 0, len = 0;
-
-	t_write(t_fx.tmp, "empty", "");
-	for (i = 0; i < e->a.n; i++) {
-		names[n] = e->a.outputs[i].path;
-		/* The empty blob is never uploaded (every server has it). */
-		if (e->a.outputs[i].digest.size)
-			snprintf(files[n], PATH_MAX, "%s/cas/%s", t_fx.ng.root,
-				 e->a.outputs[i].digest.hash);
-		else
-			snprintf(files[n], PATH_MAX, "%s/empty", t_fx.tmp);
-		n++;
-	}
-	if (path) {
-		t_fx_cas_put(text, strlen(text), &extra);
-		names[n] = path;
-		snprintf(files[n], PATH_MAX, "%s/cas/%s", t_fx.ng.root,
-			 extra.hash);
-		n++;
-		json_array_append_new(json_object_get(e->rec, "artifacts"),
-				      json_string(path));
-	}
-	for (i = 0; i < n; i++)
-		fp[i] = files[i];
-	error_init(&err);
-	cr_assert_eq(record_output_digest_files(names, fp, n, &od, &err), 0,
-		     "%s", err.msg);
-	json_object_set_new(e->rec, "output_digest", json_string(
-		wrong ? "0123456789abcdef0123456789abcdef" : od.hex));
-	blob = json_dumps(e->rec, JSON_SORT_KEYS | JSON_COMPACT);
-	t_fx_cas_put(blob, strlen(blob), &recd);
-	free(blob);
-	for (i = 0; i < e->a.n; i++)
-		len += pb_output(buf + len, e->a.outputs[i].path,
-				 &e->a.outputs[i].digest,
-				 e->a.outputs[i].executable);
-	if (path)
-		len += pb_output(buf + len, path, &extra, 1);
-	len += pb_output(buf + len, REMOTE_RECORD_PATH, &recd, 0);
-	t_write_bytes(e->ac, buf, len);
-}
-
-static void
-entry_release(struct entry *e)
-{
-	remote_action_release(&e->a);
-	json_decref(e->rec);
-}
-
 /* No temporary file of a placement anywhere under TMP/b. */
 static void
 no_temp_files(void)
@@ -290,7 +134,7 @@ Test(e2e_remote_trust, an_entry_listing_a_git_hook_writes_nothing_there)
 
 	start();
 	memset(&e, 0, sizeof(e));
-	entry_load(&e);
+	entry_load(&e, WHEEL);
 	entry_craft(&e, ".git/hooks/post-checkout",
 		    "#!/bin/sh\necho pwned > ../pwned\n", 0);
 	r = rip_b(t_fx.ng.url, fetch);
@@ -325,7 +169,7 @@ Test(e2e_remote_trust, an_entry_listing_a_source_file_makes_its_node_rebuild)
 
 	start();
 	memset(&e, 0, sizeof(e));
-	entry_load(&e);
+	entry_load(&e, WHEEL);
 	entry_craft(&e, "src/a.c", "int evil;\n", 0);
 	r = rip_b(t_fx.ng.url, plan);
 	cr_log_info("plan with the source entry: %s", r.err);
@@ -356,7 +200,7 @@ Test(e2e_remote_trust, a_wrong_digest_entry_leaves_the_tree_as_it_was)
 
 	start();
 	memset(&e, 0, sizeof(e));
-	entry_load(&e);
+	entry_load(&e, WHEEL);
 	/* Paths a hostile writer likes, and a digest that cannot match. */
 	entry_craft(&e, ".git/config", "[core]\n\tfsmonitor = touch pwned\n",
 		    1);
@@ -381,7 +225,7 @@ Test(e2e_remote_trust, a_wrong_output_digest_places_no_file_of_the_set)
 
 	start();
 	memset(&e, 0, sizeof(e));
-	entry_load(&e);
+	entry_load(&e, WHEEL);
 	/* Declared paths only; the record's digest is wrong. */
 	entry_craft(&e, NULL, NULL, 1);
 	free(sh("mkdir -p b/dist && echo old > b/dist/w.bin"));

@@ -117,7 +117,7 @@ Test(graph_key, encoding_vector_is_pinned)
 
 	cr_assert_eq(graph_key_from_components(c, 2, &d, NULL), 0);
 	cr_expect_str_eq(d.hex, "45f4ba0b40c45f2c95a0e5ee2d5ef67a");
-	cr_expect_eq(GRAPH_KEY_SCHEMA, 1);
+	cr_expect_eq(GRAPH_KEY_SCHEMA, 2);
 }
 
 /*

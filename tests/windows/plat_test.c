@@ -20,6 +20,7 @@
 #include "base/host.h"
 #include "base/path.h"
 #include "base/place.h"
+#include "cache/remote.h"
 #include "engine/run/exec.h"
 
 static char dir[64];
@@ -229,6 +230,54 @@ Test(base_win, a_placement_commits_all_or_leaves_nothing)
 		close(fd);
 	cr_expect_eq(place_read_open(dir, "d/e", &err), ERROR_INVALID);
 	cr_expect_eq(place_read_open(dir, "d/none", &err), ERROR_NOT_FOUND);
+}
+
+/*
+ * Names Windows reads as another file (issue 29): a device (NUL.txt is
+ * the NUL device), a stream (w.whl:x), a trailing dot or space (dropped),
+ * an 8.3 short name, a backslash. On Windows a remote cache entry naming
+ * one is refused as a cache writer's lie, and a placement refuses to
+ * stage one, making nothing; an ordinary name is still placed.
+ */
+Test(base_win, names_windows_reads_as_other_files_are_refused)
+{
+	static const char *const refused[] = {
+		"dist/NUL.txt", "dist/con", "dist/COM1.log", "dist/lpt\xc2\xb9",
+		"dist/w.whl:x", "dist/w.whl.", "dist/w.whl ", "PROGRA~1/x",
+		"dist/.GIT./config", "GIT~1/hooks/x", ".Ripple/cache.db",
+	};
+	char path[256];
+	struct place p;
+	struct error err;
+	size_t i;
+	int k;
+
+	cr_expect_eq(host_path_names(), PATH_NAMES_WINDOWS);
+	error_init(&err);
+	cr_assert_eq(place_open(&p, dir, &err), 0, "%s", err.msg);
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		const char *r = refused[i];
+
+		error_init(&err);
+		cr_expect_eq(remote_output_path_check(r, strlen(r), &err),
+			     ERROR_INVALID, "the entry's %s passed", r);
+		error_init(&err);
+		cr_expect_eq(place_stage(&p, r, 0644, &err), ERROR_INVALID,
+			     "%s was staged", r);
+		cr_expect(strstr(err.msg, "is not written") != NULL, "%s: %s",
+			  r, err.msg);
+	}
+	snprintf(path, sizeof(path), "%s/dist", dir);
+	cr_expect_eq(_access(path, 0), -1, "nothing made for them");
+	snprintf(path, sizeof(path), "%s/PROGRA~1", dir);
+	cr_expect_eq(_access(path, 0), -1, "nothing made for them");
+	error_init(&err);
+	k = place_stage(&p, "dist/w.whl", 0644, &err);
+	cr_assert_geq(k, 0, "%s", err.msg);
+	cr_expect_eq(place_commit(&p, &err), 0, "%s", err.msg);
+	place_close(&p);
+	snprintf(path, sizeof(path), "%s/dist/w.whl", dir);
+	cr_expect_eq(_access(path, 0), 0, "an ordinary name is placed");
 }
 
 /*

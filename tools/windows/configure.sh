@@ -60,17 +60,17 @@ noglob=$($host-gcc -print-file-name=CRT_noglob.o)
 # __USE_MINGW_ANSI_STDIO: mingw-w64's own C99 printf (%zu, %lld) in place
 # of msvcrt's. -Wno-format: GCC reads format(printf) on MinGW as msvcrt's
 # dialect and flags every %zu; the Linux build checks the same strings.
-# CURL_STATICLIB, ZIP_STATIC: libcurl and libzip are loaded at run time
-# (base/dl.h); cache/curl_dl.c and engine/run/zip_dl.c define their
-# functions as forwarders, which curl.h and zip.h would otherwise declare
-# dllimport. RIPPLE_NO_LIBARCHIVE: libarchive (conda packages) is not
-# built for Windows yet; reading a conda package there says so.
+# CURL_STATICLIB, ZIP_STATIC, LIBARCHIVE_STATIC: libcurl, libzip and
+# libarchive are loaded at run time (base/dl.h); cache/curl_dl.c,
+# engine/run/zip_dl.c and engine/run/archive_dl.c define their functions
+# as forwarders, which curl.h, zip.h and archive.h would otherwise
+# declare dllimport.
 mkdir -p "$out"
 cat > "$out/config.ninja" <<NINJA
 # written by tools/windows/configure.sh; edits are lost on the next run
 cc = $host-gcc
 winprefix = $prefix
-extra_cflags = -D__USE_MINGW_ANSI_STDIO=1 -D_WIN32_WINNT=0x0A00 -Wno-format -DCURL_STATICLIB -DZIP_STATIC -DRIPPLE_NO_LIBARCHIVE
+extra_cflags = -D__USE_MINGW_ANSI_STDIO=1 -D_WIN32_WINNT=0x0A00 -Wno-format -DCURL_STATICLIB -DZIP_STATIC -DLIBARCHIVE_STATIC
 extra_ldflags = -static-libgcc $out/manifest.o $noglob
 pkg_cflags = $cflags
 pkg_libs = $libs -Wl,-Bstatic -lwinpthread -Wl,-Bdynamic -lbcrypt

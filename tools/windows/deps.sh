@@ -40,6 +40,9 @@ curl=7.88.1-10+deb12u15
 protobuf-c=1.4.1-1
 libzip=1.7.3-1
 openssl=3.0.17-1~deb12u2
+bzip2=1.0.8-5
+libzstd=1.5.4+dfsg2-5
+libarchive=3.6.2-1+deb12u4
 "
 
 for t in $host-gcc cmake dpkg-source tclsh make; do
@@ -52,6 +55,22 @@ done
 
 mkdir -p "$deps/dl" "$deps/src" "$deps/logs" "$deps/stamps" \
 	"$prefix/bin" "$prefix/include" "$prefix/lib/pkgconfig"
+
+# A prefix built in another folder and copied here (another checkout's
+# build-windows/deps, a restored CI cache) still names that folder in its
+# pkg-config files, libtool archives and *-config scripts: ripple.exe
+# would compile against the other tree's headers and libraries. They are
+# made to name this one (zlib.pc, written by pc() below, says where the
+# prefix was built).
+was=$(sed -n 's/^prefix=//p' "$prefix/lib/pkgconfig/zlib.pc" 2>/dev/null)
+if [ -n "$was" ] && [ "$was" != "$prefix" ]; then
+	echo "deps.sh: the prefix was built in $was; its files now name" \
+		"$prefix"
+	grep -rlI -F "$was" "$prefix/lib" "$prefix/bin" 2>/dev/null |
+		while read -r f; do
+			sed -i "s|$was|$prefix|g" "$f"
+		done
+fi
 
 export PKG_CONFIG_LIBDIR="$prefix/lib/pkgconfig"
 export PKG_CONFIG_PATH=
@@ -243,6 +262,85 @@ build_openssl() {
 		no-whirlpool no-rc2 no-rc4 no-bf no-cast no-mdc2 no-aria \
 		no-sm2 no-sm3 no-sm4 && \
 		make -j "$jobs" build_libs && make install_dev install_runtime_libs)
+}
+
+# bzip2, for libarchive's .tar.bz2 (conda's older package format): seven
+# files compiled directly into libbz2-1.dll, the name bzip2's MinGW builds
+# use (Debian's tree has only a Unix makefile).
+build_bzip2() {
+	src=$1
+	objs=
+	for f in blocksort huffman crctable randtable compress decompress \
+		bzlib; do
+		$host-gcc $CFLAGS -D_FILE_OFFSET_BITS=64 -c "$src/$f.c" \
+			-o "$src/$f.o"
+		objs="$objs $src/$f.o"
+	done
+	$host-gcc -shared -o "$prefix/bin/libbz2-1.dll" $objs $LDFLAGS \
+		-Wl,--out-implib,"$prefix/lib/libbz2.dll.a"
+	cp "$src/bzlib.h" "$prefix/include/"
+	pc bzip2 bzip2 "block-sorting file compressor" 1.0.8 -lbz2
+}
+
+# zstd, for libarchive's .tar.zst (the info and pkg tarballs inside a
+# .conda): the library only, decompression and compression, no legacy
+# formats, no threads (ripple only reads).
+build_libzstd() {
+	cmake_build "$1/build/cmake" -DZSTD_BUILD_PROGRAMS=OFF \
+		-DZSTD_BUILD_TESTS=OFF -DZSTD_BUILD_STATIC=OFF \
+		-DZSTD_BUILD_SHARED=ON -DZSTD_LEGACY_SUPPORT=OFF \
+		-DZSTD_MULTITHREAD_SUPPORT=OFF -DZSTD_BUILD_CONTRIB=OFF
+}
+
+# libarchive, for conda packages (engine/run/conda.c): tar and zip with
+# zlib, bzip2 and zstd; no OpenSSL, xz, lz4, XML (xar) or iconv, none of
+# which a conda package uses; no regex library (only its mtree and
+# pattern matching use one). Its CMake builds a static copy beside the
+# DLL and installs both; only the DLL target is built here, and installed
+# by hand. Its one run test (CHECK_C_SOURCE_RUNS: was zlib built with
+# ZLIB_WINAPI?) crashes Debian 12's CMake 3.25 when cross-compiling
+# (a segmentation fault, no emulator to run it with): the answer is
+# written in instead, no (build_zlib above).
+build_libarchive() {
+	src=$1
+	perl -0pi -e 's/TRY_MACRO_FOR_LIBRARY\(\n\s*"\$\{ZLIB_INCLUDE_DIR\}" "\$\{ZLIB_LIBRARIES\}"\n\s*RUNS\n[^\n]*\n\s*ZLIB_WINAPI\)/SET(ZLIB_WINAPI FALSE) # tools\/windows\/deps.sh/' \
+		"$src/CMakeLists.txt"
+	grep -q 'SET(ZLIB_WINAPI FALSE)' "$src/CMakeLists.txt" || {
+		echo "deps.sh: libarchive's ZLIB_WINAPI test not found" >&2
+		exit 1
+	}
+	rm -rf "$src/_win"
+	cmake -S "$src" -B "$src/_win" -G "Unix Makefiles" \
+		-DCMAKE_TOOLCHAIN_FILE="$toolchain" \
+		-DRIPPLE_WIN_PREFIX="$prefix" \
+		-DCMAKE_BUILD_TYPE=Release \
+		-DCMAKE_C_FLAGS_RELEASE="-O2 -DNDEBUG" \
+		-DCMAKE_PREFIX_PATH="$prefix" \
+		-DENABLE_OPENSSL=OFF -DENABLE_MBEDTLS=OFF -DENABLE_NETTLE=OFF \
+		-DENABLE_LIBB2=OFF -DENABLE_LZ4=OFF -DENABLE_LZO=OFF \
+		-DENABLE_LZMA=OFF -DENABLE_ZSTD=ON -DENABLE_ZLIB=ON \
+		-DENABLE_BZip2=ON -DENABLE_LIBXML2=OFF -DENABLE_EXPAT=OFF \
+		-DENABLE_PCREPOSIX=OFF -DENABLE_LIBGCC=OFF -DENABLE_CNG=OFF \
+		-DENABLE_TAR=OFF -DENABLE_CPIO=OFF -DENABLE_CAT=OFF \
+		-DENABLE_XATTR=OFF -DENABLE_ACL=OFF -DENABLE_ICONV=OFF \
+		-DENABLE_TEST=OFF -DENABLE_WERROR=OFF -DPOSIX_REGEX_LIB=NONE \
+		-DZSTD_INCLUDE_DIR="$prefix/include" \
+		-DZSTD_LIBRARY="$prefix/lib/libzstd.dll.a"
+	grep -q '^#define HAVE_ZSTD_H 1' "$src/_win/config.h" &&
+		grep -q '^#define HAVE_BZLIB_H 1' "$src/_win/config.h" &&
+		grep -q '^#define HAVE_ZLIB_H 1' "$src/_win/config.h" || {
+		echo "deps.sh: libarchive found not all of zlib, bzip2, zstd" >&2
+		exit 1
+	}
+	cmake --build "$src/_win" -j "$jobs" --target archive
+	cp "$(find "$src/_win" -name 'libarchive*.dll' | head -n 1)" \
+		"$prefix/bin/libarchive.dll"
+	cp "$(find "$src/_win" -name 'libarchive*.dll.a' | head -n 1)" \
+		"$prefix/lib/libarchive.dll.a"
+	cp "$src/libarchive/archive.h" "$src/libarchive/archive_entry.h" \
+		"$prefix/include/"
+	pc libarchive libarchive "multi-format archive library" 3.6.2 \
+		-larchive
 }
 
 # deps.sh DIR --one PKG VERSION: fetch and build one package in a process

@@ -3,7 +3,7 @@
 # walking import tables (objdump -p), and print each one copied with its
 # size in bytes. DLLs not in the prefix are Windows' own (KERNEL32.dll,
 # WINHTTP.dll, ...) and are listed as "system". EXTRA names DLLs the
-# program loads itself (base/dl_win.c: libcurl, libzip), walked the same.
+# program loads itself (base/dl_win.c: libcurl, libzip, libarchive), walked the same.
 #
 #   tools/windows/dlls.sh PROGRAM.exe PREFIX/bin DEST [EXTRA.dll ...]
 set -eu

@@ -1,0 +1,371 @@
+/* Suites for graph/source: a folder a set claims whole and that holds no
+ * symlink is keyed by its git tree id ("ripple-source-v2"), the same by
+ * the key-only walk, the full walk and the working tree. */
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#define XXH_STATIC_LINKING_ONLY
+#include <xxhash.h>
+
+#include "base/error.h"
+#include "graph/pattern.h"
+#include "graph/repo.h"
+#include "graph/source.h"
+#include "tests/support/support.h"
+
+static void
+sh_ok(const char *dir, const char *cmd)
+{
+	struct run_result r = t_sh(dir, cmd);
+
+	cr_assert_eq(r.status, 0, "%s: %s", cmd, r.err);
+	t_result_release(&r);
+}
+
+/* Patterns as "inc1 inc2 | exc1 exc2" (no spaces inside patterns). */
+static struct pattern_set *
+set_of(const char *spec)
+{
+	char *copy = strdup(spec), *tok, *save = NULL;
+	const char *inc[16], *exc[16];
+	size_t ni = 0, ne = 0;
+	int in_exc = 0;
+	struct pattern_set *s = NULL;
+	struct error err;
+
+	for (tok = strtok_r(copy, " ", &save); tok;
+	     tok = strtok_r(NULL, " ", &save)) {
+		if (!strcmp(tok, "|"))
+			in_exc = 1;
+		else if (in_exc)
+			exc[ne++] = tok;
+		else
+			inc[ni++] = tok;
+	}
+	error_init(&err);
+	cr_assert_eq(pattern_set_compile(inc, ni, exc, ne, &s, &err), 0, "%s",
+		     err.msg);
+	free(copy);
+	return s;
+}
+
+/*
+ * The key of spec at HEAD three ways, which must agree: the full walk,
+ * the key-only walk and the clean working tree. *n_full / *n_key: the
+ * files each listed. Into out (33 bytes).
+ */
+static void
+keys_agree(const char *dir, const char *spec, char out[33], size_t *n_full,
+	   size_t *n_key)
+{
+	struct graph_repo *repo = NULL;
+	struct pattern_set *s = set_of(spec);
+	struct graph_source_state a, b, c;
+	struct graph_worktree *wt = NULL;
+	struct graph_oid oid;
+	struct error err;
+
+	error_init(&err);
+	cr_assert_eq(graph_repo_open(dir, &repo, &err), 0, "%s", err.msg);
+	cr_assert_eq(graph_repo_resolve(repo, "HEAD", &oid, &err), 0);
+	cr_assert_eq(graph_source_compute(repo, &oid, s, NULL, &a, &err), 0,
+		     "%s", err.msg);
+	cr_assert_eq(graph_source_compute_key(repo, &oid, s, NULL, &b, &err),
+		     0, "%s", err.msg);
+	cr_assert_eq(graph_worktree_read(repo, &wt, &err), 0, "%s", err.msg);
+	cr_assert_eq(graph_source_compute_worktree(wt, s, &c, &err), 0, "%s",
+		     err.msg);
+	cr_expect_str_eq(a.key_hex, b.key_hex, "%s: full and key-only", spec);
+	cr_expect_str_eq(a.key_hex, c.key_hex, "%s: commit and work tree",
+			 spec);
+	cr_expect_eq(a.n_files, c.n_files, "%s", spec);
+	memcpy(out, a.key_hex, 33);
+	if (n_full)
+		*n_full = a.n_files;
+	if (n_key)
+		*n_key = b.n_files;
+	graph_source_state_release(&a);
+	graph_source_state_release(&b);
+	graph_source_state_release(&c);
+	graph_worktree_free(wt);
+	pattern_set_free(s);
+	graph_repo_close(repo);
+}
+
+/* The key of spec in the working tree (uncommitted changes). */
+static void
+worktree_key(const char *dir, const char *spec, char out[33])
+{
+	struct graph_repo *repo = NULL;
+	struct pattern_set *s = set_of(spec);
+	struct graph_source_state st;
+	struct graph_worktree *wt = NULL;
+	struct error err;
+
+	error_init(&err);
+	cr_assert_eq(graph_repo_open(dir, &repo, &err), 0, "%s", err.msg);
+	cr_assert_eq(graph_worktree_read(repo, &wt, &err), 0, "%s", err.msg);
+	cr_assert_eq(graph_source_compute_worktree(wt, s, &st, &err), 0, "%s",
+		     err.msg);
+	memcpy(out, st.key_hex, 33);
+	graph_source_state_release(&st);
+	graph_worktree_free(wt);
+	pattern_set_free(s);
+	graph_repo_close(repo);
+}
+
+static char *
+deep_repo(void)
+{
+	char *dir = t_git_init();
+
+	t_write(dir, "pkg/src/main.c", "int main;\n");
+	t_write(dir, "pkg/src/a/b/c/deep.c", "deep\n");
+	t_write(dir, "pkg/src/a/b/other.c", "other\n");
+	t_write(dir, "pkg/src/gen/out.c", "generated\n");
+	t_write(dir, "pkg/src/x.c", "x\n");
+	t_write(dir, "pkg/package.json", "{}\n");
+	t_write(dir, "shared/t.txt", "t1\n");
+	cr_assert_eq(t_git_commit(dir, "base"), 0);
+	return dir;
+}
+
+static void
+put_u32(XXH3_state_t *h, uint32_t v)
+{
+	unsigned char b[4] = { (unsigned char)v, (unsigned char)(v >> 8),
+			       (unsigned char)(v >> 16),
+			       (unsigned char)(v >> 24) };
+
+	XXH3_128bits_update(h, b, 4);
+}
+
+/*
+ * docs/patterns.md's encoding, written out here: a set claiming one
+ * link-free folder whole is the folder's path, mode 040000 and the tree
+ * id git gives it (`git rev-parse HEAD:pkg/src`), then the record count.
+ */
+Test(graph_source_fold, a_folder_claimed_whole_is_its_tree_id)
+{
+	char *dir = deep_repo(), key[33], want[33], hex[3];
+	struct run_result r = t_sh(dir, "git rev-parse HEAD:pkg/src");
+	unsigned char oid[20];
+	XXH3_state_t h;
+	XXH128_canonical_t c;
+	size_t i, n_full, n_key;
+	unsigned v;
+
+	cr_assert_eq(r.status, 0);
+	for (i = 0; i < 20; i++) {
+		cr_assert_eq(sscanf(r.out + 2 * i, "%2x", &v), 1);
+		oid[i] = (unsigned char)v;
+	}
+	t_result_release(&r);
+	XXH3_128bits_reset(&h);
+	XXH3_128bits_update(&h, "ripple-source-v2", 17);
+	put_u32(&h, 7);
+	XXH3_128bits_update(&h, "pkg/src", 7);
+	put_u32(&h, 040000);
+	XXH3_128bits_update(&h, oid, 20);
+	put_u32(&h, 1);
+	XXH128_canonicalFromHash(&c, XXH3_128bits_digest(&h));
+	for (i = 0; i < 16; i++) {
+		snprintf(hex, sizeof(hex), "%02x", c.digest[i]);
+		memcpy(want + 2 * i, hex, 2);
+	}
+	want[32] = '\0';
+	keys_agree(dir, "pkg/src/**", key, &n_full, &n_key);
+	cr_expect_str_eq(key, want);
+	cr_expect_eq(n_full, 5, "every file is still listed by the full walk");
+	cr_expect_eq(n_key, 0, "the key-only walk lists none");
+	t_rmtree(dir);
+	free(dir);
+}
+
+/* Apply a shell edit, commit, and report whether spec's key changed
+ * (every way agreeing before and after). */
+static int
+changes(const char *spec, const char *edit)
+{
+	char *dir = deep_repo(), before[33], after[33];
+
+	keys_agree(dir, spec, before, NULL, NULL);
+	sh_ok(dir, edit);
+	cr_assert_eq(t_git_commit(dir, "edit"), 0);
+	keys_agree(dir, spec, after, NULL, NULL);
+	t_rmtree(dir);
+	free(dir);
+	return strcmp(before, after) != 0;
+}
+
+Test(graph_source_fold, deep_edits_and_modes_change_the_key)
+{
+	static const char spec[] = "pkg/src/** pkg/package.json";
+
+	cr_expect(changes(spec, "echo 2 >> pkg/src/a/b/c/deep.c"), "deep edit");
+	cr_expect(changes(spec, "chmod +x pkg/src/a/b/c/deep.c"), "exec bit");
+	cr_expect(changes(spec, "echo n > pkg/src/a/b/c/new.c"), "add");
+	cr_expect(changes(spec, "git rm -q pkg/src/a/b/other.c"), "delete");
+	cr_expect(changes(spec, "git mv pkg/src/a/b/c pkg/src/a/b/d"),
+		  "rename a folder");
+	cr_expect(changes(spec, "echo 2 >> pkg/package.json"), "top file");
+	cr_expect(!changes(spec, "echo 2 >> shared/t.txt"), "outside");
+	cr_expect(!changes(spec, "touch pkg/src/x.c"), "touch");
+}
+
+/* An exclude inside a folder: that folder is walked entry by entry, its
+ * other folders are still folded. */
+Test(graph_source_fold, an_exclude_cuts_the_folder_it_lies_in)
+{
+	static const char spec[] = "pkg/src/** | pkg/src/gen/**";
+	char *dir = deep_repo(), k[33];
+	size_t n_full, n_key;
+
+	keys_agree(dir, spec, k, &n_full, &n_key);
+	cr_expect_eq(n_full, 4, "gen/out.c excluded");
+	cr_expect_eq(n_key, 2, "main.c and x.c: a/ is folded");
+	t_rmtree(dir);
+	free(dir);
+	cr_expect(!changes(spec, "echo 2 >> pkg/src/gen/out.c"), "excluded");
+	cr_expect(changes(spec, "echo 2 >> pkg/src/a/b/c/deep.c"), "deep");
+	cr_expect(changes(spec, "echo 2 >> pkg/src/x.c"), "walked file");
+	cr_expect(changes("pkg/src/** | **/*.md", "echo 2 >> pkg/src/x.c"),
+		  "an unanchored exclude");
+}
+
+/*
+ * A link added inside a folder that was link-free: the folder is walked
+ * and the link resolved, so editing its target (outside the set) changes
+ * the key; the link's own folder is no longer one record, its sibling
+ * folder still is.
+ */
+Test(graph_source_fold, a_link_inside_unfolds_its_folders)
+{
+	static const char spec[] = "pkg/src/**";
+	char *dir = deep_repo(), k0[33], k1[33], k2[33];
+	size_t n_full, n_key;
+
+	keys_agree(dir, spec, k0, NULL, &n_key);
+	cr_expect_eq(n_key, 0);
+	sh_ok(dir, "ln -s ../../../../../shared/t.txt pkg/src/a/b/c/link");
+	/* Untracked, the link already unfolds the working tree's folders:
+	 * its key is the one the commit will have. */
+	worktree_key(dir, spec, k2);
+	cr_assert_eq(t_git_commit(dir, "link"), 0);
+	keys_agree(dir, spec, k1, &n_full, &n_key);
+	cr_expect_str_eq(k1, k2, "untracked link and committed link");
+	cr_expect_str_neq(k0, k1);
+	cr_expect_eq(n_full, 6);
+	/* a/, a/b/ and a/b/c/ hold the link: deep.c, other.c, the link
+	 * and the top files are listed; gen/ is folded. */
+	cr_expect_eq(n_key, 5, "key-only listed %zu", n_key);
+	t_write(dir, "shared/t.txt", "t2\n");
+	cr_assert_eq(t_git_commit(dir, "target edit"), 0);
+	keys_agree(dir, spec, k2, NULL, NULL);
+	cr_expect_str_neq(k1, k2, "the link's target changed");
+	t_rmtree(dir);
+	free(dir);
+}
+
+/* The working tree folds as the commit does: an edit deep inside, an
+ * untracked file and a mode change show before they are committed. */
+Test(graph_source_fold, worktree_edits_change_the_folded_key)
+{
+	static const char spec[] = "pkg/src/**";
+	char *dir = deep_repo(), head[33], k[33];
+
+	keys_agree(dir, spec, head, NULL, NULL);
+	t_write(dir, "pkg/src/a/b/c/deep.c", "deep2\n");
+	worktree_key(dir, spec, k);
+	cr_expect_str_neq(head, k, "unstaged edit");
+	sh_ok(dir, "git checkout -q -- pkg/src && echo u > pkg/src/a/u.c");
+	worktree_key(dir, spec, k);
+	cr_expect_str_neq(head, k, "untracked file");
+	sh_ok(dir, "rm pkg/src/a/u.c && chmod +x pkg/src/a/b/other.c");
+	worktree_key(dir, spec, k);
+	cr_expect_str_neq(head, k, "exec bit");
+	sh_ok(dir, "chmod -x pkg/src/a/b/other.c");
+	worktree_key(dir, spec, k);
+	cr_expect_str_eq(head, k, "clean again");
+	t_rmtree(dir);
+	free(dir);
+}
+
+/* Submodules inside a folded folder: the tree id names their commit. */
+Test(graph_source_fold, a_gitlink_inside_a_folder_counts)
+{
+	static const char spec[] = "pkg/src/**";
+	char *dir = deep_repo(), k1[33], k2[33];
+
+	sh_ok(dir, "git update-index --add --cacheinfo "
+		   "160000,1111111111111111111111111111111111111111,"
+		   "pkg/src/a/sub && git commit -qm sub");
+	keys_agree(dir, spec, k1, NULL, NULL);
+	sh_ok(dir, "git update-index --cacheinfo "
+		   "160000,2222222222222222222222222222222222222222,"
+		   "pkg/src/a/sub && git commit -qm bump");
+	keys_agree(dir, spec, k2, NULL, NULL);
+	cr_expect_str_neq(k1, k2);
+	t_rmtree(dir);
+	free(dir);
+}
+
+/*
+ * A tree entry whose mode has the symlink type with other permission
+ * bits (120755: written by `git mktree`, or a hostile repository) is
+ * checked out by git as a link. libgit2's git_tree_entry_filemode calls
+ * it an executable file; ripple must treat it as the link it is, so the
+ * folder is not folded and the link's target counts.
+ */
+Test(graph_source_fold, an_odd_symlink_mode_is_still_a_link)
+{
+	char *dir = t_git_init(), k1[33], k2[33];
+	struct graph_repo *repo = NULL;
+	struct pattern_set *s = set_of("pkg/src/**");
+	struct graph_source_state st;
+	struct graph_oid oid;
+	struct error err;
+	const char *rev[2] = { "one", "two" };
+	char *keys[2] = { k1, k2 };
+	size_t i, k;
+
+	sh_ok(dir, "A=$(echo 'int a;' | git hash-object -w --stdin) && "
+		   "L=$(printf '../../shared/t.txt' | git hash-object -w "
+		   "--stdin) && SRC=$(printf '100644 blob %s\\ta.c\\n120755 "
+		   "blob %s\\tl\\n' $A $L | git mktree) && "
+		   "PKG=$(printf '040000 tree %s\\tsrc\\n' $SRC | git mktree) "
+		   "&& for n in 1 2; do "
+		   "T=$(echo t$n | git hash-object -w --stdin) && "
+		   "SH=$(printf '100644 blob %s\\tt.txt\\n' $T | git mktree) && "
+		   "R=$(printf '040000 tree %s\\tpkg\\n040000 tree %s\\tshared"
+		   "\\n' $PKG $SH | git mktree) && "
+		   "C=$(git commit-tree -m t$n $R) && "
+		   "git update-ref refs/heads/$([ $n = 1 ] && echo one || "
+		   "echo two) $C; done");
+	error_init(&err);
+	cr_assert_eq(graph_repo_open(dir, &repo, &err), 0, "%s", err.msg);
+	for (i = 0; i < 2; i++) {
+		cr_assert_eq(graph_repo_resolve(repo, rev[i], &oid, &err), 0,
+			     "%s", err.msg);
+		cr_assert_eq(graph_source_compute(repo, &oid, s, NULL, &st,
+						  &err), 0, "%s", err.msg);
+		memcpy(keys[i], st.key_hex, 33);
+		cr_assert_eq(st.n_files, 2);
+		cr_expect_eq(st.files[1].kind, GRAPH_FILE_SYMLINK);
+		cr_expect_str_eq(st.files[1].link_resolved, "shared/t.txt");
+		graph_source_state_release(&st);
+		cr_assert_eq(graph_source_compute_key(repo, &oid, s, NULL, &st,
+						      &err), 0, "%s", err.msg);
+		k = st.n_files;
+		cr_expect_str_eq(st.key_hex, keys[i], "full and key-only");
+		cr_expect_eq(k, 2, "the folder holds a link: walked");
+		graph_source_state_release(&st);
+	}
+	cr_expect_str_neq(k1, k2, "the link's target changed");
+	pattern_set_free(s);
+	graph_repo_close(repo);
+	t_rmtree(dir);
+	free(dir);
+}
