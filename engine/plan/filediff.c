@@ -80,9 +80,23 @@ filediff_from_state(struct arena *a, const struct graph_source_state *st,
 	if (!v)
 		return error_set(err, ERROR_NOMEM, "out of memory");
 	for (i = 0; i < st->n_files; i++) {
-		record_file_identity(&st->files[i], digest, sizeof(digest),
-				     detail, sizeof(detail));
-		v[i].path = st->files[i].path;
+		const struct graph_source_file *f = &st->files[i];
+
+		v[i].path = f->path;
+		/* A plain file of mode 644 or 755, most of a set: the texts
+		 * record_file_identity writes ("%s" of the blob id, "%o"
+		 * of the mode), without printf or a copy (the state
+		 * outlives the comparison; explanations copy what they
+		 * keep). 1,500 instructions a file before. */
+		if ((f->kind != GRAPH_FILE_SYMLINK || !f->target_id[0]) &&
+		    !f->link_target &&
+		    (f->mode == 0100644 || f->mode == 0100755)) {
+			v[i].digest = f->id;
+			v[i].detail = f->mode == 0100644 ? "100644" : "100755";
+			continue;
+		}
+		record_file_identity(f, digest, sizeof(digest), detail,
+				     sizeof(detail));
 		v[i].digest = arena_strdup(a, digest);
 		v[i].detail = arena_strdup(a, detail);
 		if (!v[i].digest || !v[i].detail)
