@@ -11,6 +11,9 @@
  *   (CUDA 12): nvrtc64_*_0.dll, nvJitLink_*_0.dll, cudart64_*.dll (the
  *   ".alt" variants are left out); the driver nvcuda.dll from System32;
  *   the builtins nvrtc-builtins64_MAJORMINOR.dll beside NVRTC.
+ *
+ * What both do the same way (the folders named in a message, a file
+ * beside NVRTC) is written once in base/cudalib.c (base/cudalib_int.h).
  */
 #ifndef RIPPLE_BASE_CUDALIB_H
 #define RIPPLE_BASE_CUDALIB_H

@@ -3,6 +3,7 @@
  */
 #define _GNU_SOURCE 1		/* RTLD_NODELETE */
 #include "base/cudalib.h"
+#include "base/cudalib_int.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -45,9 +46,10 @@ cudalib_candidates(const char *home, const char *name, struct strv *paths,
 			if (!rc)
 				rc = strv_push(paths, p.data, err);
 		}
-	for (d = 0; !rc && d < sizeof(lib_dirs) / sizeof(lib_dirs[0]); d++)
-		rc = buf_addf(tried, err, "%s%s/%s", d ? ", " : "", home,
-			      lib_dirs[d]);
+	if (!rc)
+		rc = cudalib_dirs_tried(tried, home, lib_dirs,
+					sizeof(lib_dirs) / sizeof(lib_dirs[0]),
+					err);
 	if (!rc)
 		rc = buf_addf(tried, err, " for lib%s.so.13, lib%s.so.12, "
 			      "lib%s.so", name, name, name);
@@ -59,14 +61,11 @@ void
 cudalib_builtins(const char *nvrtc_path, int major, int minor, char *out,
 		 size_t n)
 {
-	const char *slash = strrchr(nvrtc_path, '/');
-	int len;
+	char name[64];	/* two ints fit */
 
-	len = snprintf(out, n, "%.*s/libnvrtc-builtins.so.%d.%d",
-		       slash ? (int)(slash - nvrtc_path) : 1,
-		       slash ? nvrtc_path : ".", major, minor);
-	if (len < 0 || (size_t)len >= n)
-		out[0] = '\0';
+	snprintf(name, sizeof(name), "libnvrtc-builtins.so.%d.%d", major,
+		 minor);
+	cudalib_beside(nvrtc_path, name, out, n);
 }
 
 const char *

@@ -3,6 +3,7 @@
  * and NVIDIA's DLL names.
  */
 #include "base/cudalib.h"
+#include "base/cudalib_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,9 +60,10 @@ cudalib_candidates(const char *home, const char *name, struct strv *paths,
 		strv_release(&found);
 		strv_init(&found, 1);
 	}
-	for (d = 0; !rc && d < sizeof(lib_dirs) / sizeof(lib_dirs[0]); d++)
-		rc = buf_addf(tried, err, "%s%s/%s", d ? ", " : "", home,
-			      lib_dirs[d]);
+	if (!rc)
+		rc = cudalib_dirs_tried(tried, home, lib_dirs,
+					sizeof(lib_dirs) / sizeof(lib_dirs[0]),
+					err);
 	if (!rc)
 		rc = buf_addf(tried, err, " for %s", pat);
 	buf_release(&p);
@@ -73,14 +75,11 @@ void
 cudalib_builtins(const char *nvrtc_path, int major, int minor, char *out,
 		 size_t n)
 {
-	const char *slash = strrchr(nvrtc_path, '/');
-	int len;
+	char name[64];	/* two ints fit */
 
-	len = snprintf(out, n, "%.*s/nvrtc-builtins64_%d%d.dll",
-		       slash ? (int)(slash - nvrtc_path) : 1,
-		       slash ? nvrtc_path : ".", major, minor);
-	if (len < 0 || (size_t)len >= n)
-		out[0] = '\0';
+	snprintf(name, sizeof(name), "nvrtc-builtins64_%d%d.dll", major,
+		 minor);
+	cudalib_beside(nvrtc_path, name, out, n);
 }
 
 const char *

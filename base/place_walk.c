@@ -23,8 +23,6 @@
 #include "base/mem.h"
 #include "base/banned.h"
 
-#define OOM(err) error_set(err, ERROR_NOMEM, "out of memory")
-
 /* "a symbolic link", "a FIFO", ... of an lstat mode. */
 const char *
 place_kind_of(unsigned mode)

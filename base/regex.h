@@ -2,9 +2,9 @@
  * POSIX extended regular expressions (ERE), as the rules use them: a
  * `regex:` value reference (rules/refs.c checks it has one group) and the
  * drift check reading that group from a file (rules/drift_file.c).
- * base/regex_posix.c is the C library's regcomp(3); base/regex_win.c is
- * PCRE2's POSIX functions (pcre2posix.h, libpcre2-posix.dll), Windows
- * having none. They agree on the EREs rules write (literals, classes,
+ * base/regex.c calls the POSIX functions: the C library's regcomp(3), or
+ * on Windows, which has none, PCRE2's (pcre2posix.h,
+ * libpcre2-posix.dll). They agree on the EREs rules write (literals, classes,
  * `+ * ? {m,n}`, anchors, one group); they differ where PCRE2 differs from
  * POSIX (docs/windows.md): an alternation takes its leftmost alternative
  * that matches, not the longest, and `\d`, `\w` are PCRE2 classes.

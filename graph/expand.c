@@ -12,8 +12,8 @@
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/mem.h"
-#include "base/path.h"
 #include "graph/deps.h"
+#include "graph/field_check.h"
 #include "graph/template.h"
 #include "rules/rules.h"
 #include "base/banned.h"
@@ -152,131 +152,6 @@ resolve_toolkit(struct builder *b, struct graph_node *node,
 	return 0;
 }
 
-/*
- * An output pattern or cwd that leaves the repository once its templates
- * are filled in (an axis value "..", a toolkit home "/opt/x"): the loader
- * refuses the literal spellings, this catches what only substitution makes.
- */
-static int
-check_inside(const char *field, const char *tmpl, const char *value,
-	     struct error *err)
-{
-	if (!value || !path_leaves(value))
-		return 0;
-	if (strcmp(tmpl, value))
-		error_set(err, ERROR_INVALID, "%s '%s' becomes '%s', which "
-			  "can leave the repository", field, tmpl, value);
-	else
-		error_set(err, ERROR_INVALID, "%s '%s' can leave the "
-			  "repository", field, value);
-	error_hint(err, "%s is relative to the repository root: no leading "
-		   "'/' and no '..' component, after templates too", field);
-	return ERROR_INVALID;
-}
-
-int
-graph_image_pinned(const char *image)
-{
-	const char *at = image ? strstr(image, "@sha256:") : NULL;
-	size_t i;
-
-	if (!at)
-		return 0;
-	for (i = 0; i < 64; i++)
-		if (!((at[8 + i] >= '0' && at[8 + i] <= '9') ||
-		      (at[8 + i] >= 'a' && at[8 + i] <= 'f')))
-			return 0;
-	return at[8 + 64] == '\0';
-}
-
-/*
- * A container image reference once expanded: [REGISTRY/]PATH[:TAG]
- * [@sha256:DIGEST], never empty, never starting with '-' (docker would read
- * an option), no spaces or control characters; a digest is 64 lowercase
- * hex digits.
- */
-static int
-check_image(const char *tmpl, const char *image, struct error *err)
-{
-	size_t i;
-
-	for (i = 0; image[i]; i++) {
-		unsigned char c = (unsigned char)image[i];
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		      (c >= '0' && c <= '9') || strchr("._/:@-", c)))
-			break;
-	}
-	if (image[0] && image[0] != '-' && !image[i] &&
-	    (!strchr(image, '@') || graph_image_pinned(image)))
-		return 0;
-	error_set(err, ERROR_INVALID, "container image '%s' (from '%s') is "
-		  "not an image reference", image, tmpl);
-	error_hint(err, "write [REGISTRY/]NAME[:TAG][@sha256:64 hex digits]");
-	return ERROR_INVALID;
-}
-
-/*
- * An output pattern or cwd that holds a control character once its
- * templates are filled in (an axis value "a\nb"): the loader refuses the
- * literal spellings, this catches what only substitution makes.
- */
-static int
-check_chars(const char *field, const char *tmpl, const char *value,
-	    struct error *err)
-{
-	struct buf text = BUF_INIT;
-
-	if (!value || !path_bad_char(value, strlen(value), NULL))
-		return 0;
-	if (path_escape_controls(&text, value, err)) {
-		buf_release(&text);
-		return ERROR_NOMEM;
-	}
-	error_set(err, ERROR_INVALID, "%s '%s' becomes '%s', which holds a "
-		  "control character", field, tmpl, text.data);
-	error_hint(err, "paths hold no control characters: a newline or an "
-		   "escape in a path forges lines of logs and SHA256SUMS");
-	buf_release(&text);
-	return ERROR_INVALID;
-}
-
-/*
- * An output pattern whose name, once templates are filled in, is another
- * file than it says (base/path.h, path_name_refused): on every system,
- * and for a node of a win-64 (or win-arm64) platform also as Windows
- * reads names, since that node's outputs are written there.
- */
-static int
-check_names(const struct graph_node *node, const char *tmpl,
-	    const char *value, struct error *err)
-{
-	const char *plat = graph_node_axis(node, "platform");
-	unsigned flags = PATH_NAMES_GLOB;
-	const char *why, *hint = PATH_HINT_ALIAS;
-	size_t at, len;
-
-	if (!value)
-		return 0;
-	why = path_name_refused(value, strlen(value), flags, &at, &len);
-	if (!why && plat && !strncmp(plat, "win-", 4)) {
-		why = path_name_refused(value, strlen(value),
-					flags | PATH_NAMES_WINDOWS, &at, &len);
-		hint = PATH_HINT_WINDOWS;
-	}
-	if (!why)
-		return 0;
-	if (strcmp(tmpl, value))
-		error_set(err, ERROR_INVALID, "outputs '%s' becomes '%s', "
-			  "which %s ('%.*s')", tmpl, value, why, (int)len,
-			  value + at);
-	else
-		error_set(err, ERROR_INVALID, "outputs '%s' %s ('%.*s')", tmpl,
-			  why, (int)len, value + at);
-	error_hint(err, "%s", hint);
-	return ERROR_INVALID;
-}
-
 static int
 expand_fields(struct builder *b, struct graph_node *node,
 	      const struct rules_node *rule, struct error *err)
@@ -309,26 +184,29 @@ expand_fields(struct builder *b, struct graph_node *node,
 		rc = template_expand(a, rule->outputs[i], &env,
 				     &node->outputs[i], err);
 		if (!rc)
-			rc = check_inside("outputs", rule->outputs[i],
-					  node->outputs[i], err);
+			rc = graph_field_path("outputs", rule->outputs[i],
+					      node->outputs[i], err);
 		if (!rc)
-			rc = check_chars("outputs", rule->outputs[i],
-					 node->outputs[i], err);
-		if (!rc)
-			rc = check_names(node, rule->outputs[i],
-					 node->outputs[i], err);
+			rc = graph_field_names(node, rule->outputs[i],
+					       node->outputs[i], err);
+		if (rc)	/* at the output, not the rule's name */
+			return graph_error_at(err, b->rules,
+					      rule->output_pos[i], node->id,
+					      rc);
 	}
 	for (i = 0; !rc && i < rule->n_meta; i++) {
 		node->meta[i] = rule->meta[i];
 		rc = template_expand(a, rule->meta[i].value, &env,
 				     &node->meta[i].value, err);
 	}
-	if (!rc)
+	if (!rc && rule->cwd) {
 		rc = template_expand(a, rule->cwd, &env, &node->cwd, err);
-	if (!rc)
-		rc = check_inside("cwd", rule->cwd, node->cwd, err);
-	if (!rc)
-		rc = check_chars("cwd", rule->cwd, node->cwd, err);
+		if (!rc)
+			rc = graph_field_path("cwd", rule->cwd, node->cwd, err);
+		if (rc)	/* at the cwd, not the rule's name */
+			return graph_error_at(err, b->rules, rule->cwd_pos,
+					      node->id, rc);
+	}
 	if (!rc)
 		rc = template_expand(a, rule->version_group, &env,
 				     &node->version_group, err);
@@ -336,8 +214,8 @@ expand_fields(struct builder *b, struct graph_node *node,
 		rc = template_expand(a, rule->container.image, &env,
 				     &node->container_image, err);
 		if (!rc)
-			rc = check_image(rule->container.image,
-					 node->container_image, err);
+			rc = graph_field_image(rule->container.image,
+					       node->container_image, err);
 		if (rc)	/* at the image, not the rule's name */
 			return graph_error_at(err, b->rules,
 					      rule->container.pos, node->id,
@@ -357,11 +235,12 @@ expand_fields(struct builder *b, struct graph_node *node,
 		rc = template_expand(a, rule->rewrites[i], &env,
 				     &node->rewrites[i], err);
 		if (!rc)
-			rc = check_inside("rewrites", rule->rewrites[i],
-					  node->rewrites[i], err);
-		if (!rc)
-			rc = check_chars("rewrites", rule->rewrites[i],
-					 node->rewrites[i], err);
+			rc = graph_field_path("rewrites", rule->rewrites[i],
+					      node->rewrites[i], err);
+		if (rc)	/* at the entry, not the rule's name */
+			return graph_error_at(err, b->rules,
+					      rule->rewrite_pos[i], node->id,
+					      rc);
 	}
 	node->version = rule->version;
 	if (rc)
@@ -511,16 +390,63 @@ cmp_node_id(const void *x, const void *y)
 		      ((const struct graph_node *)y)->id);
 }
 
+/* Expand rule i of the artifacts, then tests, then releases. */
+static int
+expand_rule(struct builder *b, size_t i, struct error *err)
+{
+	const struct rules *r = b->rules;
+
+	if (i < r->n_artifacts)
+		return for_each_combo(b, &r->artifacts[i].each, add_rule_node,
+				      &r->artifacts[i], err);
+	i -= r->n_artifacts;
+	if (i < r->n_tests)
+		return for_each_combo(b, &r->tests[i].each, add_rule_node,
+				      &r->tests[i], err);
+	i -= r->n_tests;
+	return for_each_combo(b, &r->releases[i].each, add_release_node,
+			      &r->releases[i], err);
+}
+
+/*
+ * Expand every rule. Without `errors`, stop at the first error (in err).
+ * With it, a rule that fails as ERROR_INVALID adds its first error there
+ * and the others still expand; then ERROR_INVALID with err untouched.
+ */
+static int
+expand_rules(struct builder *b, struct error_list *errors, struct error *err)
+{
+	const struct rules *r = b->rules;
+	size_t i, n = r->n_artifacts + r->n_tests + r->n_releases;
+	int rc, bad = 0;
+
+	for (i = 0; i < n; i++) {
+		struct error one;
+
+		error_init(&one);
+		rc = expand_rule(b, i, errors ? &one : err);
+		if (rc && (!errors || rc != ERROR_INVALID)) {
+			if (errors)
+				*err = one;
+			return rc;
+		}
+		if (rc) {
+			error_list_add(errors, &one);
+			bad = 1;
+		}
+	}
+	return bad ? ERROR_INVALID : 0;
+}
+
 int
 graph_build(const struct rules *rules, struct graph **out, struct error *err)
 {
 	return graph_build_limited(rules, NULL, out, err);
 }
 
-int
-graph_build_limited(const struct rules *rules,
-		    const struct graph_limits *limits, struct graph **out,
-		    struct error *err)
+static int
+build(const struct rules *rules, const struct graph_limits *limits,
+      struct graph **out, struct error_list *errors, struct error *err)
 {
 	struct builder b = { rules, NULL, NULL, 0, 0, 0 };
 	struct graph_caps caps;
@@ -538,16 +464,7 @@ graph_build_limited(const struct rules *rules,
 		return error_set(err, ERROR_NOMEM, "out of memory");
 	arena_init(&b.g->arena);
 	b.g->rules = rules;
-	for (i = 0; !rc && i < rules->n_artifacts; i++)
-		rc = for_each_combo(&b, &rules->artifacts[i].each,
-				    add_rule_node, &rules->artifacts[i], err);
-	for (i = 0; !rc && i < rules->n_tests; i++)
-		rc = for_each_combo(&b, &rules->tests[i].each, add_rule_node,
-				    &rules->tests[i], err);
-	for (i = 0; !rc && i < rules->n_releases; i++)
-		rc = for_each_combo(&b, &rules->releases[i].each,
-				    add_release_node, &rules->releases[i],
-				    err);
+	rc = expand_rules(&b, errors, err);
 	if (rc)
 		goto done;
 	if (b.n > 1)
@@ -575,6 +492,30 @@ done:
 	}
 	*out = b.g;
 	return 0;
+}
+
+int
+graph_build_limited(const struct rules *rules,
+		    const struct graph_limits *limits, struct graph **out,
+		    struct error *err)
+{
+	return build(rules, limits, out, NULL, err);
+}
+
+int
+graph_build_errors(const struct rules *rules,
+		   const struct graph_limits *limits, struct graph **out,
+		   struct error_list *errors)
+{
+	struct error err;
+	int rc;
+
+	error_init(&err);
+	rc = build(rules, limits, out, errors, &err);
+	if (rc && err.code)
+		error_list_add(errors, &err);
+	error_list_sort(errors);
+	return rc;
 }
 
 void

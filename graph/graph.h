@@ -20,6 +20,7 @@
 #include "base/arena.h"
 
 struct error;
+struct error_list;
 struct rules;
 struct rules_node;
 struct rules_release;
@@ -143,6 +144,18 @@ int graph_build(const struct rules *rules, struct graph **out,
 int graph_build_limited(const struct rules *rules,
 			const struct graph_limits *limits, struct graph **out,
 			struct error *err);
+
+/*
+ * graph_build_limited for `ripple check`: an expansion error does not stop
+ * the other rules' expansion. The first error of each rule that fails to
+ * expand (file:line:col of the value or the rule, node id) goes to
+ * `errors`, or the one error that stops the build (out of memory, a
+ * limit, a cycle); the list is then sorted (error_list_sort). Returns 0
+ * with *out, or the code: ERROR_INVALID when only rules failed to expand.
+ */
+int graph_build_errors(const struct rules *rules,
+		       const struct graph_limits *limits, struct graph **out,
+		       struct error_list *errors);
 
 /* Free a graph. Accepts NULL. */
 void graph_free(struct graph *g);

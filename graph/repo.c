@@ -275,6 +275,20 @@ graph_repo_is_partial(struct graph_repo *repo)
 	return yes;
 }
 
+int
+graph_repo_checkout_links(struct graph_repo *repo)
+{
+	git_config *cfg = NULL;
+	int links = 1;
+
+	if (git_repository_config_snapshot(&cfg, repo->git) < 0)
+		return 1;
+	if (git_config_get_bool(&links, cfg, "core.symlinks") < 0)
+		links = 1;
+	git_config_free(cfg);
+	return links != 0;
+}
+
 static int
 peel_commit(struct graph_repo *repo, git_object *obj, const char *rev,
 	    struct graph_oid *out, struct error *err)

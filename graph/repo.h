@@ -102,6 +102,15 @@ int graph_repo_is_shallow(struct graph_repo *repo);
 int graph_repo_is_partial(struct graph_repo *repo);
 
 /*
+ * Whether git's checkouts of this repository make committed symlinks as
+ * links: 0 when its configuration (the repository's, the user's or the
+ * system's) sets core.symlinks false, as Git for Windows does where
+ * making links needs a privilege; git then writes a committed link as a
+ * file holding the link's text. Else 1 (git's default).
+ */
+int graph_repo_checkout_links(struct graph_repo *repo);
+
+/*
  * 0 when the commit and its tree are present in the object database.
  * Otherwise ERROR_NOT_FOUND saying which object is missing and whether
  * the clone is shallow or partial, with the "git fetch --unshallow" hint.

@@ -79,6 +79,15 @@ int rules_load_string(struct rules_load *L, const struct rules_ynode *n,
 int rules_load_strings(struct rules_load *L, const struct rules_ynode *n,
 		       const char *field, int one_ok, const char ***out,
 		       size_t *n_out);
+
+/*
+ * The positions of the `count` strings rules_load_strings read from n: its
+ * items for a list, n itself for a single string. In L's arena; NULL after
+ * out-of-memory (recorded).
+ */
+struct rules_pos *rules_load_item_pos(struct rules_load *L,
+				      const struct rules_ynode *n,
+				      size_t count);
 int rules_load_bool(struct rules_load *L, const struct rules_ynode *n,
 		    const char *field, int *out);
 int rules_load_uint(struct rules_load *L, const struct rules_ynode *n,

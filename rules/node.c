@@ -462,6 +462,8 @@ load_node(struct rules_load *L, const struct rules_ynode *k,
 	if (f)
 		load_kvs(L, f, "meta", 0, &tv, &node->meta, &node->n_meta);
 	f = rules_ynode_get(v, "cwd");
+	if (f)
+		node->cwd_pos = rules_load_pos(f);
 	if (f && !rules_load_string(L, f, "cwd", &node->cwd) &&
 	    !rules_syntax_path_chars(L, f, "cwd", node->cwd)) {
 		if (path_leaves(node->cwd))
@@ -502,11 +504,13 @@ load_node(struct rules_load *L, const struct rules_ynode *k,
 	if (f && f->kind == RULES_YNODE_MAP)
 		rules_load_output_groups(L, f, node, &tv);
 	else if (f && !rules_load_strings(L, f, "outputs", 0, &node->outputs,
-				     &node->n_outputs))
-		for (i = 0; i < node->n_outputs; i++)
+				     &node->n_outputs)) {
+		node->output_pos = rules_load_item_pos(L, f, node->n_outputs);
+		for (i = 0; node->output_pos && i < node->n_outputs; i++)
 			if (!rules_syntax_output(L, f->items[i], node->outputs[i]))
 				rules_syntax_template(L, f->items[i],
 						      node->outputs[i], &tv);
+	}
 	f = rules_ynode_get(v, "timeout");
 	if (f) {
 		const char *s;

@@ -171,6 +171,46 @@ rules_load_runs_on(struct rules_load *L, const struct rules_ynode *v,
 				      ? v->items[i] : v, node->runs_on[i], tv);
 }
 
+/* A `rewrites:` entry with its position, for sorting both together. */
+struct rewrite {
+	const char *path;
+	struct rules_pos pos;
+};
+
+static int
+cmp_rewrite(const void *a, const void *b)
+{
+	const struct rewrite *x = a, *y = b;
+	int c = strcmp(x->path, y->path);
+
+	if (c)
+		return c;
+	if (x->pos.line != y->pos.line)
+		return x->pos.line < y->pos.line ? -1 : 1;
+	return (x->pos.col > y->pos.col) - (x->pos.col < y->pos.col);
+}
+
+/* Sort node->rewrites by path, each position moving with its path. */
+static void
+sort_rewrites(struct rules_load *L, struct rules_node *node)
+{
+	struct rewrite *rw = rules_load_alloc(L, (node->n_rewrites + 1) *
+						 sizeof(*rw));
+	size_t i;
+
+	if (!rw)
+		return;
+	for (i = 0; i < node->n_rewrites; i++) {
+		rw[i].path = node->rewrites[i];
+		rw[i].pos = node->rewrite_pos[i];
+	}
+	qsort(rw, node->n_rewrites, sizeof(*rw), cmp_rewrite);
+	for (i = 0; i < node->n_rewrites; i++) {
+		node->rewrites[i] = rw[i].path;
+		node->rewrite_pos[i] = rw[i].pos;
+	}
+}
+
 void
 rules_load_rewrites(struct rules_load *L, const struct rules_ynode *v,
 		    struct rules_node *node, const struct rules_tvars *tv)
@@ -179,6 +219,9 @@ rules_load_rewrites(struct rules_load *L, const struct rules_ynode *v,
 
 	if (rules_load_strings(L, v, "rewrites", 1, &node->rewrites,
 			       &node->n_rewrites))
+		return;
+	node->rewrite_pos = rules_load_item_pos(L, v, node->n_rewrites);
+	if (!node->rewrite_pos)
 		return;
 	for (i = 0; i < node->n_rewrites; i++) {
 		const struct rules_ynode *it = v->kind == RULES_YNODE_SEQ
@@ -202,8 +245,7 @@ rules_load_rewrites(struct rules_load *L, const struct rules_ynode *v,
 				rules_load_error(L, it, NULL, "duplicate "
 						 "'rewrites' entry '%s'", p);
 	}
-	qsort(node->rewrites, node->n_rewrites, sizeof(*node->rewrites),
-	      cmp_str);
+	sort_rewrites(L, node);
 }
 
 void
@@ -226,7 +268,9 @@ rules_load_output_groups(struct rules_load *L, const struct rules_ynode *v,
 					   sizeof(*node->groups));
 	node->outputs = rules_load_alloc(L, (total ? total : 1) *
 					    sizeof(*node->outputs));
-	if (!node->groups || !node->outputs)
+	node->output_pos = rules_load_alloc(L, (total ? total : 1) *
+					       sizeof(*node->output_pos));
+	if (!node->groups || !node->outputs || !node->output_pos)
 		return;
 	for (i = 0; i < v->n; i++) {
 		const struct rules_ynode *key = v->items[2 * i];
@@ -253,6 +297,7 @@ rules_load_output_groups(struct rules_load *L, const struct rules_ynode *v,
 			if (!rules_syntax_output(L, it, g->outputs[k]))
 				rules_syntax_template(L, it, g->outputs[k],
 						      tv);
+			node->output_pos[at] = rules_load_pos(it);
 			node->outputs[at++] = g->outputs[k];
 		}
 		node->n_groups++;

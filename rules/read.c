@@ -77,6 +77,20 @@ rules_load_strings(struct rules_load *L, const struct rules_ynode *n,
 	return 0;
 }
 
+struct rules_pos *
+rules_load_item_pos(struct rules_load *L, const struct rules_ynode *n,
+		    size_t count)
+{
+	struct rules_pos *pos = rules_load_alloc(L, (count ? count : 1) *
+						    sizeof(*pos));
+	size_t i;
+
+	for (i = 0; pos && i < count; i++)
+		pos[i] = rules_load_pos(n->kind == RULES_YNODE_SEQ
+					? n->items[i] : n);
+	return pos;
+}
+
 int
 rules_load_bool(struct rules_load *L, const struct rules_ynode *n,
 		const char *field, int *out)

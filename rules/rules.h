@@ -220,8 +220,10 @@ struct rules_node {
 	struct rules_kv *env;	/* sorted by key; value templates */
 	size_t n_env;
 	const char *cwd;	/* template, repository-relative; NULL: root */
+	struct rules_pos cwd_pos;	/* of the cwd value */
 	const char **outputs;	/* globs relative to the repository root
 				   (with groups: every group's, in order) */
+	struct rules_pos *output_pos;	/* of each outputs[i] */
 	size_t n_outputs;
 	struct rules_output_group *groups;	/* `outputs:` as a map, in
 						   file order; or NULL */
@@ -236,6 +238,7 @@ struct rules_node {
 	size_t n_runs_on;
 	const char **rewrites;	/* `rewrites:` tracked files the action may
 				   modify, restored after it; sorted */
+	struct rules_pos *rewrite_pos;	/* of each rewrites[i] */
 	size_t n_rewrites;
 	unsigned long long timeout_ms;	/* 0: the executor's default */
 	struct rules_gpu gpu;

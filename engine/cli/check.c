@@ -65,7 +65,8 @@ help(FILE *f)
 /*
  * Expand the rules into the graph, as plan and run will: a `where:` that
  * selects no instance, a toolkit expression naming no toolkit or a cycle
- * is found here rather than in CI. Every declared target must select a
+ * is found here rather than in CI, and every rule that fails to expand is
+ * reported, not only the first. Every declared target must select a
  * node. Returns 0 or the exit code.
  */
 static int
@@ -73,17 +74,18 @@ check_graph(struct check *ck, const struct rules *r)
 {
 	struct graph_limits limits;
 	struct graph *g = NULL;
+	struct error_list errors;
 	struct error err;
 	size_t i;
 	int rc, bad = 0;
 
-	error_init(&err);
 	cli_graph_limits(ck->ctx, &limits);
-	rc = graph_build_limited(r, &limits, &g, &err);
-	if (rc) {
-		check_found_error(ck, &err);
+	error_list_init(&errors, CHECK_ERROR_LIMIT);
+	rc = graph_build_errors(r, &limits, &g, &errors);
+	check_found_errors(ck, r->file, &errors);
+	error_list_release(&errors);
+	if (rc)
 		return cli_exit_for(rc);
-	}
 	for (i = 0; i < r->n_targets; i++) {
 		const char *name = r->targets[i].name;
 

@@ -143,5 +143,7 @@ cli_remote_summary(const struct cli_remote *r)
 		remote_read_only(r->client) ? " (read-only)"
 		: plan_remote_writes_refused(r->index)
 		? " (read-only: the server refused a write)"
+		: plan_remote_kept_local(r->index)
+		? " (read-only: committed links checked out as files)"
 		: !plan_remote_own_ref(r->index) ? " (read-only: no ref)" : "");
 }

@@ -550,7 +550,7 @@ cli_run(int argc, char **argv, const struct cli_ctx *ctx)
 	if (!rc)
 		rc = cli_run_check_checkout(ctx, repo, pl->head);
 	if (!rc)
-		rc = cli_run_check_clean(ctx, pl);
+		rc = cli_run_check_clean(ctx, pl, a.rem.index);
 	if (!rc)
 		rc = cli_run_check_tag(ctx, repo, &a, pl->head);
 	if (!rc)

@@ -19,6 +19,7 @@ struct eval;
 struct graph;
 struct graph_repo;
 struct plan;
+struct plan_remote;
 struct rules_kv;
 struct run_event;
 struct run_gpu;
@@ -124,9 +125,12 @@ int cli_run_check_checkout(const struct cli_ctx *ctx, struct graph_repo *repo,
 /*
  * A run of a commit (not --worktree) must not build from uncommitted
  * edits of the inputs of the nodes it builds or tests: they would be
- * recorded under the commit's keys. Refuses naming the files.
+ * recorded under the commit's keys. Refuses naming the files. A clean
+ * checkout that holds committed links as files (core.symlinks false) is
+ * noted, and publishes nothing to rem (NULL: no remote cache).
  */
-int cli_run_check_clean(const struct cli_ctx *ctx, const struct planner *pl);
+int cli_run_check_clean(const struct cli_ctx *ctx, const struct planner *pl,
+			struct plan_remote *rem);
 
 /* --tag must name the commit being run (a release looks the run up so). */
 int cli_run_check_tag(const struct cli_ctx *ctx, struct graph_repo *repo,

@@ -26,6 +26,7 @@
 #include "engine/plan/jobs.h"
 #include "engine/plan/plan.h"
 #include "engine/plan/planner.h"
+#include "engine/plan/remote.h"
 #include "engine/run/run.h"
 #include "graph/graph.h"
 #include "graph/repo.h"
@@ -370,12 +371,72 @@ cli_run_check_checkout(const struct cli_ctx *ctx, struct graph_repo *repo,
 }
 
 /*
+ * A checkout without links (core.symlinks false, Git for Windows' way)
+ * holds the committed links among the inputs to build as files of the
+ * link's text: a build reads that text where a checkout with links reads
+ * the file it names, under the same keys. Said on stderr, not refused:
+ * the keys are the commit's either way, and such a runner may have no
+ * right to make links. But what it builds must not serve a checkout with
+ * links under those keys: the run publishes nothing to the remote cache
+ * (rem, or NULL), as a fork's run does not.
+ */
+static int
+note_link_files(const struct cli_ctx *ctx, const struct planner *pl,
+		const unsigned char *mask, struct plan_remote *rem)
+{
+	int keep_local;
+	struct strv paths = STRV_INIT;
+	struct buf list;
+	struct error err;
+	size_t i;
+	int rc;
+
+	if (graph_repo_checkout_links(pl->head->repo))
+		return 0;
+	error_init(&err);
+	buf_init(&list, 0);
+	rc = plan_link_files(pl->head, mask, &paths, &err);
+	if (rc) {
+		rc = cli_fail(ctx, &err);
+		goto done;
+	}
+	if (!paths.n)
+		goto done;
+	keep_local = rem && plan_remote_may_write(rem);
+	if (keep_local)
+		plan_remote_keep_local(rem);
+	for (i = 0; i < paths.n && i < 10; i++)
+		buf_addf(&list, NULL, "%s%s", i ? ", " : "", paths.v[i]);
+	if (paths.n > 10)
+		buf_addf(&list, NULL, " and %zu more", paths.n - 10);
+	fprintf(stderr, "%s %s: note: this checkout holds %zu committed "
+		"symlink%s among the inputs of nodes to build as files of "
+		"the link's text (core.symlinks false): %s\n", ctx->prog,
+		ctx->cmd, paths.n, paths.n == 1 ? "" : "s",
+		list.data ? list.data : "");
+	fprintf(stderr, "  hint: a build that reads through one reads that "
+		"text, not the file it names, so its outputs can differ from "
+		"a checkout with links under the same keys; set core.symlinks "
+		"true before checking out (on Windows, Developer Mode or an "
+		"administrator can make links)\n");
+	if (keep_local)
+		fprintf(stderr, "  so this run publishes nothing to the remote "
+			"cache %s: its results are kept in the local cache\n",
+			plan_remote_url(rem));
+done:
+	buf_release(&list);
+	strv_release(&paths);
+	return rc;
+}
+
+/*
  * Actions run in the working tree but a run of a commit records the
  * commit's keys: an uncommitted edit of an input it builds from would be
  * built and recorded as the commit, and a later plan would reuse it.
  */
 int
-cli_run_check_clean(const struct cli_ctx *ctx, const struct planner *pl)
+cli_run_check_clean(const struct cli_ctx *ctx, const struct planner *pl,
+		    struct plan_remote *rem)
 {
 	const struct plan *p = pl->plan;
 	struct strv paths = STRV_INIT;
@@ -403,8 +464,10 @@ cli_run_check_clean(const struct cli_ctx *ctx, const struct planner *pl)
 		rc = cli_fail(ctx, &err);
 		goto done;
 	}
-	if (!paths.n)
+	if (!paths.n) {
+		rc = note_link_files(ctx, pl, mask, rem);
 		goto done;
+	}
 	for (i = 0; i < paths.n && i < 10; i++)
 		buf_addf(&list, NULL, "%s%s", i ? ", " : "", paths.v[i]);
 	if (paths.n > 10)

@@ -2,19 +2,23 @@
  * Claimed inputs the working tree changed: each input's state at the
  * commit against its state in the working tree, compared file by file.
  * A clean tree (git status empty) is answered without reading any state.
+ * And the committed links that a checkout without links holds as files.
  */
 #include "engine/plan/dirty.h"
 
 #include <string.h>
 
 #include "base/arena.h"
+#include "base/buf.h"
 #include "base/error.h"
+#include "base/fsys.h"
 #include "base/mem.h"
 #include "base/strv.h"
 #include "engine/plan/eval.h"
 #include "engine/plan/filediff.h"
 #include "engine/plan/plan.h"
 #include "graph/graph.h"
+#include "graph/repo.h"
 #include "graph/source.h"
 #include "base/banned.h"
 
@@ -96,5 +100,63 @@ done:
 	strv_release(&seen);
 	graph_worktree_free(wt);
 	graph_change_list_release(&ch);
+	return rc;
+}
+
+/* Append the links of state st that are regular files on disk. */
+static int
+state_link_files(struct eval *ev, const struct graph_source_state *st,
+		 struct buf *full, struct strv *paths, struct error *err)
+{
+	size_t f;
+	int rc = 0;
+
+	for (f = 0; !rc && f < st->n_files; f++) {
+		const struct graph_source_file *sf = &st->files[f];
+		struct fsys_stat sb;
+
+		if (sf->mode != 0120000)
+			continue;
+		buf_reset(full);
+		rc = buf_addf(full, err, "%s/%s", graph_repo_root(ev->repo),
+			      sf->path);
+		if (!rc && !fsys_lstat(full->data, &sb) &&
+		    sb.kind == FSYS_REG)
+			rc = strv_push(paths, sf->path, err);
+	}
+	return rc;
+}
+
+int
+plan_link_files(struct eval *ev, const unsigned char *mask,
+		struct strv *paths, struct error *err)
+{
+	const struct graph *g = ev->graph;
+	struct strv seen = STRV_INIT;
+	struct buf full = BUF_INIT;
+	size_t i, k;
+	int rc = 0;
+
+	for (i = 0; !rc && i < g->n_nodes; i++) {
+		if (!mask[i])
+			continue;
+		for (k = 0; !rc && k < g->nodes[i].n_inputs; k++) {
+			const struct graph_input *in = &g->nodes[i].inputs[k];
+			const struct graph_source_state *st;
+
+			if (strv_find(&seen, in->name) >= 0)
+				continue;
+			rc = strv_push(&seen, in->name, err);
+			if (!rc)
+				rc = eval_input_state(ev, in, &st, err);
+			if (!rc)
+				rc = state_link_files(ev, st, &full, paths,
+						      err);
+		}
+	}
+	if (!rc)
+		strv_sort_unique(paths);
+	buf_release(&full);
+	strv_release(&seen);
 	return rc;
 }

@@ -26,4 +26,16 @@ struct strv;
 int plan_dirty_inputs(struct eval *ev, const unsigned char *mask,
 		      struct strv *paths, struct error *err);
 
+/*
+ * The committed symlinks among the inputs of the nodes marked in `mask`
+ * (ev->graph->n_nodes bytes) that the working tree holds as regular
+ * files, appended to *paths (sorted, unique). A checkout without links
+ * (core.symlinks false: graph_repo_checkout_links) writes each as a file
+ * holding the link's text, so a build that reads through one reads that
+ * text where a checkout with links reads the file it names, under the
+ * same key. Errors: repository and pattern errors, ERROR_NOMEM.
+ */
+int plan_link_files(struct eval *ev, const unsigned char *mask,
+		    struct strv *paths, struct error *err);
+
 #endif

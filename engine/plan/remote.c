@@ -224,6 +224,18 @@ plan_remote_writes_refused(const struct plan_remote *pr)
 	return pr->refused;
 }
 
+void
+plan_remote_keep_local(struct plan_remote *pr)
+{
+	pr->local_only = 1;
+}
+
+int
+plan_remote_kept_local(const struct plan_remote *pr)
+{
+	return pr->local_only;
+}
+
 /* FNV-1a over the name: the table's hash. */
 static size_t
 hash(const char *s)

@@ -148,7 +148,8 @@ int plan_remote_writes_for(const struct plan_remote *pr, const char *ref);
 
 /*
  * Whether a run may publish: a ref is known, the client is not
- * read-only, the server is up and has not refused a write.
+ * read-only, the server is up and has not refused a write, and the run
+ * was not kept local (plan_remote_keep_local).
  */
 int plan_remote_may_write(const struct plan_remote *pr);
 
@@ -160,6 +161,17 @@ void plan_remote_refuse_writes(struct plan_remote *pr);
 
 /* Whether plan_remote_refuse_writes was called. */
 int plan_remote_writes_refused(const struct plan_remote *pr);
+
+/*
+ * This run's results stay in the local cache: the rest of the command
+ * publishes nothing (lookups and fetches go on). For a checkout whose
+ * builds may differ from the commit's under the same keys (committed
+ * links checked out as files: engine/cli/run_prep.c).
+ */
+void plan_remote_keep_local(struct plan_remote *pr);
+
+/* Whether plan_remote_keep_local was called. */
+int plan_remote_kept_local(const struct plan_remote *pr);
 
 /*
  * Look up n nodes (ids[i] with keys[i], 32 hex) not asked before, in one

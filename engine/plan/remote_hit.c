@@ -32,7 +32,7 @@ plan_remote_glob_trusted(const struct plan_remote *pr, const char *ref)
 int
 plan_remote_may_write(const struct plan_remote *pr)
 {
-	return pr->own_ref && !pr->refused && !pr->down &&
+	return pr->own_ref && !pr->refused && !pr->local_only && !pr->down &&
 	       !remote_read_only(pr->r);
 }
 

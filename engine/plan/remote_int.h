@@ -33,6 +33,7 @@ struct plan_remote {
 					   index writes, for published marks */
 	int down;
 	int refused;			/* the server refused a write */
+	int local_only;			/* plan_remote_keep_local */
 	struct arena arena;		/* names, labels, trust */
 	/* The last hit's label and what it was made of (arena): the
 	 * records of one run share it (remote_hit.c). */

@@ -76,5 +76,6 @@ pkg_cflags = $cflags
 pkg_libs = $libs -Wl,-Bstatic -lwinpthread -Wl,-Bdynamic -lbcrypt
 protoc_c = protoc-c
 wine = ${WINE:-/usr/lib/wine/wine64}
+winegcc = ${WINEGCC:-winegcc}
 NINJA
 echo "configure.sh: wrote $out/config.ninja (libraries in $prefix)"

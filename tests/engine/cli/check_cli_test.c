@@ -137,3 +137,41 @@ Test(engine_check, json_reports_counts_warnings_and_errors_on_stdout)
 	json_decref(doc);
 	t_result_release(&r);
 }
+
+Test(engine_check, json_reports_every_rule_that_fails_to_expand)
+{
+	/* Two rules fail once their templates are filled in: both are
+	 * reported, in file order, each at its value with its node id. */
+	struct run_result r = check_rules(
+		"version: 1\n"
+		"axes:\n"
+		"  d: [ok, \"..\"]\n"
+		"artifacts:\n"
+		"  b:\n"
+		"    each: {d: axes.d}\n"
+		"    command: \"true\"\n"
+		"    outputs: [\"out/${d}/x\"]\n"
+		"  a:\n"
+		"    each: {d: axes.d}\n"
+		"    command: \"true\"\n"
+		"    cwd: \"${d}\"\n", "--json");
+	json_t *doc, *errors, *e;
+
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cr_expect_str_eq(r.err, "");
+	doc = parse(r.out);
+	errors = json_object_get(doc, "errors");
+	cr_assert_eq(json_array_size(errors), 2, "%s", r.out);
+	e = json_array_get(errors, 0);
+	cr_expect_eq(json_integer_value(json_object_get(e, "line")), 8);
+	cr_expect_eq(json_integer_value(json_object_get(e, "col")), 15);
+	cr_expect_str_eq(json_string_value(json_object_get(e, "node")),
+			 "artifact:b[d=..]");
+	e = json_array_get(errors, 1);
+	cr_expect_eq(json_integer_value(json_object_get(e, "line")), 12);
+	cr_expect_eq(json_integer_value(json_object_get(e, "col")), 10);
+	cr_expect_str_eq(json_string_value(json_object_get(e, "node")),
+			 "artifact:a[d=..]");
+	json_decref(doc);
+	t_result_release(&r);
+}

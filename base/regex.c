@@ -1,12 +1,17 @@
 /*
- * base/regex.h on Windows: PCRE2's POSIX functions. pcre2posix.h names
- * them regcomp, regexec, regerror and regfree (macros for pcre2_regcomp and
- * the rest), so this is base/regex_posix.c's code over PCRE2, whose
- * REG_EXTENDED is its own syntax and REG_NEWLINE its multi-line mode.
+ * base/regex.h over the POSIX regex functions, once for both systems: the
+ * C library's regcomp(3) and regexec(3), or on Windows, which has none,
+ * PCRE2's (pcre2posix.h names them regcomp, regexec, regerror and regfree,
+ * macros for pcre2_regcomp and the rest; its REG_EXTENDED is its own
+ * syntax and REG_NEWLINE its multi-line mode).
  */
 #include "base/regex.h"
 
+#ifdef _WIN32
 #include <pcre2posix.h>
+#else
+#include <regex.h>
+#endif
 
 #include "base/banned.h"
 
