@@ -123,6 +123,22 @@ arena_strdup(struct arena *a, const char *s)
 }
 
 char *
+arena_concat(struct arena *a, const char *x, const char *y, const char *z)
+{
+	size_t nx = x ? strlen(x) : 0, ny = y ? strlen(y) : 0,
+	       nz = z ? strlen(z) : 0;
+	char *d = arena_alloc(a, nx + ny + nz + 1);
+
+	if (!d)
+		return NULL;
+	memcpy(d, x ? x : "", nx);
+	memcpy(d + nx, y ? y : "", ny);
+	memcpy(d + nx + ny, z ? z : "", nz);
+	d[nx + ny + nz] = '\0';
+	return d;
+}
+
+char *
 arena_vprintf(struct arena *a, const char *fmt, va_list ap)
 {
 	va_list cp;

@@ -33,6 +33,13 @@ void *arena_alloc(struct arena *a, size_t size);
 char *arena_strdup(struct arena *a, const char *s);
 char *arena_strndup(struct arena *a, const char *s, size_t n);
 
+/*
+ * x, y and z joined (NULL adds nothing), in the arena; NULL when out of
+ * memory. What arena_printf("%s%s%s") gives, without printf's cost.
+ */
+char *arena_concat(struct arena *a, const char *x, const char *y,
+		   const char *z);
+
 /* A printf-formatted string in the arena; NULL when out of memory. */
 char *arena_printf(struct arena *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

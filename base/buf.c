@@ -89,6 +89,19 @@ buf_addch(struct buf *b, char c, struct error *err)
 }
 
 int
+buf_addu64(struct buf *b, uint64_t v, struct error *err)
+{
+	char d[20];
+	size_t n = 0;
+
+	do {
+		d[sizeof(d) - ++n] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return buf_add(b, d + sizeof(d) - n, n, err);
+}
+
+int
 buf_vaddf(struct buf *b, struct error *err, const char *fmt, va_list ap)
 {
 	va_list cp;

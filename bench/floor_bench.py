@@ -2,7 +2,8 @@
 """Issue 28's ratios: ripple beside the git floor, in one run.
 
     bench/floor_bench.py [--sizes 100000] [--reps 9] [--ripple build/ripple]
-                         [--before OTHER_RIPPLE] [--dir /tmp/peerbench]
+                         [--before OTHER_RIPPLE] [--also NAME=RIPPLE]...
+                         [--dir /tmp/peerbench]
 
 Makes (or reuses) the peerbench repository of each size with
 ../shared/bench/peerbench/gen-repo (500 packages; bench-head edits 10
@@ -23,7 +24,8 @@ Each row reports the median wall time, the median CPU time of the child
 (user + system, from wait4: steadier than wall time on a shared machine)
 and the peak RSS of one more run under /usr/bin/time; the ratios are printed for both. With --before, the
 ripple rows are also timed with that binary in the same run (a before /
-after table). Turborepo, Nx and moon: ../shared/bench/peerbench/run-bench.
+after table); --also NAME=BIN adds another (a --static-libs build).
+Turborepo, Nx and moon: ../shared/bench/peerbench/run-bench.
 """
 import argparse
 import os
@@ -94,6 +96,10 @@ def main():
     ap.add_argument("--reps", type=int, default=9)
     ap.add_argument("--ripple", default=os.path.join(ROOT, "build/ripple"))
     ap.add_argument("--before", help="another ripple binary to time beside")
+    ap.add_argument("--also", action="append", default=[],
+                    metavar="NAME=BIN", help="one more ripple binary to "
+                    "time beside, its rows named NAME (e.g. static=DIR/"
+                    "ripple, built with ./configure --static-libs)")
     ap.add_argument("--dir", default=os.path.join(
         os.environ.get("TMPDIR", "/tmp"), "peerbench"))
     ap.add_argument("--peerbench", default=os.environ.get(
@@ -103,6 +109,11 @@ def main():
     binaries = [("ripple", os.path.abspath(a.ripple))]
     if a.before:
         binaries.insert(0, ("before", os.path.abspath(a.before)))
+    for x in a.also:
+        name, sep, path = x.partition("=")
+        if not sep or not name or " " in name:
+            sys.exit("--also wants NAME=BIN, got %r" % x)
+        binaries.append((name, os.path.abspath(path)))
     for _, b in binaries:
         if not os.access(b, os.X_OK):
             sys.exit("no ripple binary at %s (run ninja)" % b)

@@ -42,7 +42,7 @@ struct error;
 struct cache;
 
 /* The schema version this build writes (PRAGMA user_version). */
-#define CACHE_SCHEMA_VERSION 6
+#define CACHE_SCHEMA_VERSION 7
 
 /* A content key: 32 lowercase hex digits (XXH3-128), plus the NUL. */
 #define CACHE_KEY_LEN 32
@@ -295,6 +295,23 @@ int cache_manifest_put(struct cache *c, const struct cache_manifest *m,
  */
 int cache_manifest_get(struct cache *c, const char *key,
 		       struct cache_manifest *out, struct error *err);
+
+/*
+ * Called by cache_manifest_each for component i of n (stored order); the
+ * texts of *it are borrowed until it returns. Returns 0 to go on, or an
+ * error code (< 0) that ends the walk and is returned.
+ */
+typedef int (*cache_component_fn)(void *payload, size_t i, size_t n,
+				  const struct cache_component *it);
+
+/*
+ * fn over each component of the manifest of `key`, without copying them
+ * (a changed source set's file list: thousands of components). Errors as
+ * cache_manifest_get, and fn's.
+ */
+int cache_manifest_each(struct cache *c, const char *key,
+			cache_component_fn fn, void *payload,
+			struct error *err);
 
 /* Whether `key` is 32 lowercase hex digits. */
 int cache_key_valid(const char *key);

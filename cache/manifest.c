@@ -1,11 +1,16 @@
 /*
  * Key manifests: the components of a content key, stored once per distinct
- * key as JSON text, and the key syntax check shared with records.
+ * key as one row per component (schema 7: manifest_keys and
+ * manifest_components; a plan reads the file list of a changed source set,
+ * hundreds of components, without parsing text), their JSON form for
+ * export and import (and for manifests stored before schema 7, still read
+ * from the manifests table), and the key syntax check shared with records.
  */
 #include "cache/cache.h"
 #include "cache/internal.h"
 
 #include <jansson.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -194,38 +199,91 @@ done:
 	return rc;
 }
 
+/*
+ * Bind component text `s` to parameter idx as the JSON round trip of
+ * schema 6 gave it back: as is when valid UTF-8, else with the bad bytes
+ * written "\\xHH" (cache_json_text). *tmp holds an escaped copy until
+ * the row is written; the caller frees it.
+ */
+static int
+bind_component(struct cache *c, sqlite3_stmt *st, int idx, const char *s,
+	       char **tmp, struct error *err)
+{
+	int rc;
+
+	*tmp = NULL;
+	if (!utf8_is_valid(s)) {
+		*tmp = utf8_escape(s);
+		if (!*tmp)
+			return OOM(err);
+		s = *tmp;
+	}
+	rc = sqlite3_bind_text(st, idx, s, -1, SQLITE_STATIC);
+	return rc == SQLITE_OK ? 0 : cache_sqlite_error(c, rc, err);
+}
+
+/* Write component `pos` of manifest row `id`. */
+static int
+write_component(struct cache *c, sqlite3_int64 id, size_t pos,
+		const struct cache_component *it, struct error *err)
+{
+	const char *text[4] = { it->kind, it->name, it->digest, it->detail };
+	char *tmp[4] = { NULL, NULL, NULL, NULL };
+	sqlite3_stmt *st;
+	int rc, i;
+
+	st = cache_stmt_get(c, CACHE_STMT_MANIFEST_COMP_PUT, err);
+	if (!st)
+		return err ? err->code : ERROR_INTERNAL;
+	rc = cache_bind_int(c, st, 1, (int64_t)id, err);
+	if (!rc)
+		rc = cache_bind_int(c, st, 2, (int64_t)pos, err);
+	for (i = 0; !rc && i < 4; i++)
+		rc = bind_component(c, st, 3 + i, text[i] ? text[i] : "",
+				    &tmp[i], err);
+	if (!rc)
+		rc = cache_stmt_step(c, st, err);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	for (i = 0; i < 4; i++)
+		mem_free(tmp[i]);
+	return rc < 0 ? rc : 0;
+}
+
 int
 cache_manifest_write(struct cache *c, const struct cache_manifest *m,
 		     int *added, struct error *err)
 {
 	sqlite3_stmt *st;
-	char *text = NULL;
+	sqlite3_int64 id;
+	size_t i;
 	int rc;
 
 	if (added)
 		*added = 0;
 	if (!cache_key_valid(m->key))
 		return cache_key_error(m->key, err);
-	rc = cache_components_encode(m, &text, err);
-	if (rc)
-		return rc;
-	st = cache_stmt_get(c, CACHE_STMT_MANIFEST_PUT, err);
-	if (!st) {
-		rc = err ? err->code : ERROR_INTERNAL;
-		goto done;
-	}
+	st = cache_stmt_get(c, CACHE_STMT_MANIFEST_KEY_PUT, err);
+	if (!st)
+		return err ? err->code : ERROR_INTERNAL;
 	if ((rc = cache_bind_text(c, st, 1, m->key, err)) ||
-	    (rc = cache_bind_text(c, st, 2, text, err)))
-		goto done;
+	    (rc = cache_bind_int(c, st, 2, (int64_t)m->n, err)))
+		return rc;
 	rc = cache_stmt_step(c, st, err);
 	if (rc < 0)
-		goto done;
+		return rc;
+	/* Keys are content hashes: the first writer's components stand. */
+	if (sqlite3_changes(c->db) == 0)
+		return 0;
+	id = sqlite3_last_insert_rowid(c->db);
+	for (i = 0; i < m->n; i++) {
+		rc = write_component(c, id, i, &m->items[i], err);
+		if (rc)
+			return rc;
+	}
 	if (added)
-		*added = sqlite3_changes(c->db) > 0;
-	rc = 0;
-done:
-	mem_free(text);
-	return rc;
+		*added = 1;
+	return 0;
 }
 
 int
@@ -244,18 +302,80 @@ cache_manifest_put(struct cache *c, const struct cache_manifest *m,
 	return cache_txn_commit(c, err);
 }
 
-int
-cache_manifest_get(struct cache *c, const char *key,
-		   struct cache_manifest *out, struct error *err)
+/*
+ * Column `col` of the current row, borrowed until the next step, in *out:
+ * ERROR_CORRUPT when it is NULL or holds a NUL byte (the text would be
+ * cut short).
+ */
+static int
+column_text(sqlite3_stmt *st, int col, char **out)
 {
+	const char *s = (const char *)sqlite3_column_text(st, col);
+	size_t n = (size_t)sqlite3_column_bytes(st, col);
+
+	*out = (char *)s;
+	return !s || memchr(s, '\0', n) ? ERROR_CORRUPT : 0;
+}
+
+/*
+ * fn over the components of manifest row `id`, which says it has `want`:
+ * 0, fn's error, or ERROR_CORRUPT when the rows do not match that count
+ * or the text rule above.
+ */
+static int
+each_row(struct cache *c, const char *key, sqlite3_int64 id,
+	 sqlite3_int64 want, cache_component_fn fn, void *payload,
+	 struct error *err)
+{
+	struct cache_component it;
 	sqlite3_stmt *st;
+	size_t i = 0;
 	int rc;
 
-	memset(out, 0, sizeof(*out));
-	if (!cache_key_valid(key))
-		return cache_key_error(key, err);
-	memcpy(out->key, key, CACHE_KEY_SIZE);
-	st = cache_stmt_get(c, CACHE_STMT_MANIFEST_GET, err);
+	if (want < 0 || (uint64_t)want > SIZE_MAX / sizeof(it))
+		goto corrupt;
+	st = cache_stmt_get(c, CACHE_STMT_MANIFEST_COMP_GET, err);
+	if (!st)
+		return err ? err->code : ERROR_INTERNAL;
+	rc = cache_bind_int(c, st, 1, (int64_t)id, err);
+	if (rc)
+		return rc;
+	while ((rc = cache_stmt_step(c, st, err)) == 1) {
+		if ((sqlite3_int64)i >= want ||
+		    column_text(st, 0, &it.kind) ||
+		    column_text(st, 1, &it.name) ||
+		    column_text(st, 2, &it.digest) ||
+		    column_text(st, 3, &it.detail)) {
+			sqlite3_reset(st);
+			goto corrupt;
+		}
+		rc = fn(payload, i++, (size_t)want, &it);
+		if (rc) {
+			sqlite3_reset(st);
+			return rc;
+		}
+	}
+	if (rc < 0)
+		return rc;
+	if ((sqlite3_int64)i != want)
+		goto corrupt;
+	return 0;
+corrupt:
+	return error_at(err, ERROR_CORRUPT, c->path, 0, 0,
+			"manifest of key '%s': its components do not match "
+			"its count of %lld", key, (long long)want);
+}
+
+/* A manifest stored before schema 7: JSON text in the manifests table. */
+static int
+each_json(struct cache *c, const char *key, cache_component_fn fn,
+	  void *payload, struct error *err)
+{
+	sqlite3_stmt *st = cache_stmt_get(c, CACHE_STMT_MANIFEST_GET, err);
+	struct cache_manifest m;
+	size_t i;
+	int rc;
+
 	if (!st)
 		return err ? err->code : ERROR_INTERNAL;
 	rc = cache_bind_text(c, st, 1, key, err);
@@ -267,10 +387,81 @@ cache_manifest_get(struct cache *c, const char *key,
 	if (rc == 0)
 		return error_set(err, ERROR_NOT_FOUND,
 				 "no manifest for key '%s'", key);
+	memset(&m, 0, sizeof(m));
+	memcpy(m.key, key, CACHE_KEY_SIZE);
 	rc = cache_components_decode(c,
 				     (const char *)sqlite3_column_text(st, 0),
-				     out, err);
+				     &m, err);
 	sqlite3_reset(st);
+	for (i = 0; !rc && i < m.n; i++)
+		rc = fn(payload, i, m.n, &m.items[i]);
+	cache_manifest_release(&m);
+	return rc;
+}
+
+int
+cache_manifest_each(struct cache *c, const char *key, cache_component_fn fn,
+		    void *payload, struct error *err)
+{
+	sqlite3_stmt *st;
+	sqlite3_int64 id, n;
+	int rc;
+
+	if (!cache_key_valid(key))
+		return cache_key_error(key, err);
+	st = cache_stmt_get(c, CACHE_STMT_MANIFEST_KEY_GET, err);
+	if (!st)
+		return err ? err->code : ERROR_INTERNAL;
+	rc = cache_bind_text(c, st, 1, key, err);
+	if (rc)
+		return rc;
+	rc = cache_stmt_step(c, st, err);
+	if (rc < 0)
+		return rc;
+	if (rc == 0)
+		return each_json(c, key, fn, payload, err);
+	id = sqlite3_column_int64(st, 0);
+	n = sqlite3_column_int64(st, 1);
+	sqlite3_reset(st);
+	return each_row(c, key, id, n, fn, payload, err);
+}
+
+/* cache_manifest_get's component_fn: a copy of each into the manifest. */
+static int
+copy_component(void *payload, size_t i, size_t n,
+	       const struct cache_component *it)
+{
+	struct cache_manifest *m = payload;
+	struct cache_component *to;
+
+	if (!i) {
+		m->items = mem_calloc(n ? n : 1, sizeof(*m->items));
+		if (!m->items)
+			return ERROR_NOMEM;
+	}
+	to = &m->items[m->n++];
+	to->kind = mem_strdup(it->kind);
+	to->name = mem_strdup(it->name);
+	to->digest = mem_strdup(it->digest);
+	to->detail = mem_strdup(it->detail);
+	if (!to->kind || !to->name || !to->digest || !to->detail)
+		return ERROR_NOMEM;
+	return 0;
+}
+
+int
+cache_manifest_get(struct cache *c, const char *key,
+		   struct cache_manifest *out, struct error *err)
+{
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!cache_key_valid(key))
+		return cache_key_error(key, err);
+	memcpy(out->key, key, CACHE_KEY_SIZE);
+	rc = cache_manifest_each(c, key, copy_component, out, err);
+	if (rc == ERROR_NOMEM)
+		error_set(err, ERROR_NOMEM, "out of memory");
 	if (rc)
 		cache_manifest_release(out);
 	return rc;

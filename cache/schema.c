@@ -91,6 +91,21 @@ static const struct upgrade upgrades[] = {
 	  " digest TEXT PRIMARY KEY NOT NULL CHECK (length(digest) = 32),"
 	  " tree BLOB NOT NULL,"
 	  " stored_ms INTEGER NOT NULL);" },
+	{ 6, "store key manifests as one row per component, so a plan reads "
+	     "the file list of a changed source set without parsing JSON; "
+	     "manifests stored before stay in the manifests table and are "
+	     "read from there",
+	  "CREATE TABLE manifest_keys ("
+	  " id INTEGER PRIMARY KEY,"
+	  " key TEXT NOT NULL UNIQUE CHECK (length(key) = 32),"
+	  " components INTEGER NOT NULL CHECK (components >= 0));"
+	  "CREATE TABLE manifest_components ("
+	  " manifest INTEGER NOT NULL REFERENCES manifest_keys (id)"
+	  "  ON DELETE CASCADE,"
+	  " pos INTEGER NOT NULL,"
+	  " kind TEXT NOT NULL, name TEXT NOT NULL,"
+	  " digest TEXT NOT NULL, detail TEXT NOT NULL,"
+	  " PRIMARY KEY (manifest, pos)) WITHOUT ROWID;" },
 };
 
 int

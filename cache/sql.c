@@ -87,11 +87,20 @@ static const char *const stmt_sql[CACHE_STMT_COUNT] = {
 		"coalesce(r.output_digest, '')",
 	[CACHE_STMT_CONFLICT_CLEAR] =
 		"DELETE FROM record_conflicts WHERE run = ?1 AND node_id = ?2",
-	[CACHE_STMT_MANIFEST_PUT] =
-		"INSERT OR IGNORE INTO manifests (key, components) "
-		"VALUES (?1, ?2)",
+	/* JSON text: manifests stored before schema 7, read only. */
 	[CACHE_STMT_MANIFEST_GET] =
 		"SELECT components FROM manifests WHERE key = ?1",
+	[CACHE_STMT_MANIFEST_KEY_PUT] =
+		"INSERT OR IGNORE INTO manifest_keys (key, components) "
+		"VALUES (?1, ?2)",
+	[CACHE_STMT_MANIFEST_KEY_GET] =
+		"SELECT id, components FROM manifest_keys WHERE key = ?1",
+	[CACHE_STMT_MANIFEST_COMP_PUT] =
+		"INSERT INTO manifest_components (manifest, pos, kind, name, "
+		"digest, detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	[CACHE_STMT_MANIFEST_COMP_GET] =
+		"SELECT kind, name, digest, detail FROM manifest_components "
+		"WHERE manifest = ?1 ORDER BY pos",
 	[CACHE_STMT_KERNEL_PUT] =
 		"INSERT OR REPLACE INTO kernels (key, arch, cubin, created_ms) "
 		"VALUES (?1, ?2, ?3, ?4)",

@@ -90,8 +90,8 @@ join(struct arena *a, const char *dir, const char *pat)
 	/* A root at the repository root: anchor the pattern there with a
 	 * leading "/", or "pytest.ini" would match in every folder. */
 	if (!strcmp(dir, "."))
-		return arena_printf(a, "/%s", pat);
-	return arena_printf(a, "%s/%s", dir, pat);
+		return arena_concat(a, "/", pat, NULL);
+	return arena_concat(a, dir, "/", pat);
 }
 
 /* Keep in[*n_in] unless an input of that name is already there. */
@@ -125,7 +125,7 @@ source_input(struct graph *g, struct graph_node *node,
 					 error_set(err, ERROR_INVALID,
 						   "unknown source '%s'",
 						   d->name));
-		in->name = arena_printf(a, "source:%s", s->name);
+		in->name = arena_concat(a, "source:", s->name, NULL);
 		in->include = s->paths;
 		in->n_include = s->n_paths;
 		in->exclude = s->exclude;
@@ -137,7 +137,7 @@ source_input(struct graph *g, struct graph_node *node,
 				 error_set(err, ERROR_INVALID,
 					   "'%s' needs a root axis", d->name));
 	if (d->kind == RULES_DEP_ROOT_SOURCES) {
-		in->name = arena_printf(a, "root.sources:%s", root->name);
+		in->name = arena_concat(a, "root.sources:", root->name, NULL);
 		in->n_include = 1;
 		in->include = arena_alloc(a, sizeof(char *));
 		in->n_exclude = root->n_exclude;
@@ -155,7 +155,7 @@ source_input(struct graph *g, struct graph_node *node,
 						 "out of memory");
 		return 0;
 	}
-	in->name = arena_printf(a, "root.tests:%s", root->name);
+	in->name = arena_concat(a, "root.tests:", root->name, NULL);
 	in->n_include = root->n_tests;
 	in->include = arena_alloc(a, (root->n_tests + 1) * sizeof(char *));
 	if (!in->name || !in->include)

@@ -24,6 +24,30 @@ put_u64(unsigned char *b, uint64_t v)
 		b[i] = (unsigned char)(v >> (8 * i));
 }
 
+/* Hand the staged bytes to XXH3. */
+static void
+flush(struct digest_state *st)
+{
+	if (st->staged)
+		XXH3_128bits_update(st->xxh, st->stage, st->staged);
+	st->staged = 0;
+}
+
+/* Add n raw bytes through the stage. */
+static void
+stage(struct digest_state *st, const void *p, size_t n)
+{
+	if (st->staged + n > sizeof(st->stage)) {
+		flush(st);
+		if (n > sizeof(st->stage) / 2) {
+			XXH3_128bits_update(st->xxh, p, n);
+			return;
+		}
+	}
+	memcpy(st->stage + st->staged, p, n);
+	st->staged += n;
+}
+
 int
 digest_begin(struct digest_state *st, const char *domain, struct error *err)
 {
@@ -33,6 +57,7 @@ digest_begin(struct digest_state *st, const char *domain, struct error *err)
 	XXH3_state_t *s;
 
 	st->xxh = st->raw = NULL;
+	st->staged = 0;
 	if (!raw)
 		return error_nomem(err);
 	s = (XXH3_state_t *)(void *)(raw + (64 - (uintptr_t)raw % 64) % 64);
@@ -49,17 +74,25 @@ digest_add(struct digest_state *st, const void *p, size_t n)
 {
 	unsigned char len[8];
 
+	if (st->staged + 8 + n <= sizeof(st->stage)) {
+		/* The common case, a short string: both into the stage. */
+		put_u64(st->stage + st->staged, (uint64_t)n);
+		if (n)
+			memcpy(st->stage + st->staged + 8, p, n);
+		st->staged += 8 + n;
+		return;
+	}
 	put_u64(len, (uint64_t)n);
-	XXH3_128bits_update(st->xxh, len, sizeof(len));
+	stage(st, len, sizeof(len));
 	if (n)
-		XXH3_128bits_update(st->xxh, p, n);
+		stage(st, p, n);
 }
 
 void
 digest_add_raw(struct digest_state *st, const void *p, size_t n)
 {
 	if (n)
-		XXH3_128bits_update(st->xxh, p, n);
+		stage(st, p, n);
 }
 
 void
@@ -74,7 +107,7 @@ digest_add_u64(struct digest_state *st, uint64_t v)
 	unsigned char b[8];
 
 	put_u64(b, v);
-	XXH3_128bits_update(st->xxh, b, sizeof(b));
+	stage(st, b, sizeof(b));
 }
 
 static void
@@ -90,6 +123,7 @@ from_hash(XXH128_hash_t h, struct digest *out)
 void
 digest_end(struct digest_state *st, struct digest *out)
 {
+	flush(st);
 	from_hash(XXH3_128bits_digest(st->xxh), out);
 	mem_free(st->raw);
 	st->xxh = st->raw = NULL;
@@ -101,6 +135,7 @@ digest_abort(struct digest_state *st)
 	if (st) {
 		mem_free(st->raw);
 		st->xxh = st->raw = NULL;
+		st->staged = 0;
 	}
 }
 

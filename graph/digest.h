@@ -16,10 +16,20 @@ struct digest {
 	char hex[33];			/* lowercase hex, NUL-terminated */
 };
 
+/* Bytes added in small pieces are gathered here and handed to XXH3 in
+ * one call (its streaming update costs some 80 instructions a call, more
+ * than hashing a short string); the digest does not depend on it. */
+#define DIGEST_STAGE 512
+
 struct digest_state {
 	void *xxh;	/* an XXH3_state_t (64-byte aligned) inside raw */
 	void *raw;	/* owned: allocated through base/mem.h's seam */
+	size_t staged;	/* bytes waiting in stage */
+	unsigned char stage[DIGEST_STAGE];
 };
+
+/* A state that digest_abort accepts before digest_begin ran. */
+#define DIGEST_STATE_INIT { NULL, NULL, 0, { 0 } }
 
 /*
  * Start a hasher with a domain tag (e.g. "ripple-key-v1"), itself hashed

@@ -64,12 +64,18 @@ make_id(struct arena *a, const char *kind, const char *name,
 	int bad;
 
 	buf_init(&b, 0);
-	bad = buf_addf(&b, NULL, "%s:%s", kind, name) != 0;
+	bad = buf_addstr(&b, kind, NULL) != 0;
+	bad |= buf_addch(&b, ':', NULL) != 0;
+	bad |= buf_addstr(&b, name, NULL) != 0;
 	if (n) {
 		bad |= buf_addch(&b, '[', NULL) != 0;
-		for (i = 0; i < n; i++)
-			bad |= buf_addf(&b, NULL, "%s%s=%s", i ? "," : "",
-					axes[i].axis, axes[i].value) != 0;
+		for (i = 0; i < n; i++) {
+			if (i)
+				bad |= buf_addch(&b, ',', NULL) != 0;
+			bad |= buf_addstr(&b, axes[i].axis, NULL) != 0;
+			bad |= buf_addch(&b, '=', NULL) != 0;
+			bad |= buf_addstr(&b, axes[i].value, NULL) != 0;
+		}
 		bad |= buf_addch(&b, ']', NULL) != 0;
 	}
 	id = !bad ? arena_strndup(a, b.data, b.len) : NULL;

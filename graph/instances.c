@@ -67,7 +67,9 @@ graph_instances_range(const struct graph_node *nodes, size_t n,
 
 	*lo = 0;
 	*hi = n;
-	rc = buf_addf(&p, err, "%s:%s", kind, name);
+	if (!(rc = buf_addstr(&p, kind, err)) &&
+	    !(rc = buf_addch(&p, ':', err)))
+		rc = buf_addstr(&p, name, err);
 	if (rc)
 		goto done;
 	/* A rule without axes: the one id "KIND:NAME". */
@@ -94,8 +96,11 @@ graph_instances_range(const struct graph_node *nodes, size_t n,
 		want = graph_node_axis(node, axis);
 		if (!want)
 			break;
-		rc = buf_addf(&p, err, "%s=%s%c", axis, want,
-			      k + 1 < first->n_axes ? ',' : ']');
+		if (!(rc = buf_addstr(&p, axis, err)) &&
+		    !(rc = buf_addch(&p, '=', err)) &&
+		    !(rc = buf_addstr(&p, want, err)))
+			rc = buf_addch(&p, k + 1 < first->n_axes ? ',' : ']',
+				       err);
 		if (rc)
 			goto done;
 		narrow(nodes, p.data, p.len, lo, hi);

@@ -497,6 +497,28 @@ graph_repo_commit_tree(struct graph_repo *repo, const struct graph_oid *commit,
 }
 
 int
+graph_repo_path_exists(struct graph_repo *repo, const struct graph_oid *commit,
+		       const char *path, int *found, struct error *err)
+{
+	git_tree *tree = NULL;
+	git_tree_entry *ent = NULL;
+	int rc, grc;
+
+	*found = 0;
+	rc = graph_repo_commit_tree(repo, commit, &tree, err);
+	if (rc)
+		return rc;
+	grc = git_tree_entry_bypath(&ent, tree, path);
+	if (grc >= 0)
+		*found = 1;
+	else if (grc != GIT_ENOTFOUND)
+		rc = graph_repo_git_error(repo, grc, err, "reading tree");
+	git_tree_entry_free(ent);
+	git_tree_free(tree);
+	return rc;
+}
+
+int
 graph_repo_read_blob(struct graph_repo *repo, const struct graph_oid *commit,
 		     const char *path, struct buf *out, struct error *err)
 {

@@ -129,6 +129,16 @@ int graph_repo_read_blob(struct graph_repo *repo,
 			 const struct graph_oid *commit, const char *path,
 			 struct buf *out, struct error *err);
 
+/*
+ * Whether `path` (repository-relative) names an entry of any kind in the
+ * tree of `commit`: *found 1 or 0, without reading the entry (the rules
+ * file's blob is inflated once, not again to learn it is tracked).
+ * Returns 0, or an error reading the commit or its trees.
+ */
+int graph_repo_path_exists(struct graph_repo *repo,
+			   const struct graph_oid *commit, const char *path,
+			   int *found, struct error *err);
+
 struct graph_tag {
 	char *name;			/* without "refs/tags/", owned */
 	struct graph_oid target;	/* the commit, annotated tags peeled */

@@ -89,7 +89,7 @@ graph_source_memo_id(struct graph_repo *repo, const struct graph_oid *commit,
 		     struct error *err)
 {
 	struct strv prefixes = STRV_INIT;
-	struct digest_state st = { NULL, NULL };
+	struct digest_state st = DIGEST_STATE_INIT;
 	struct buf cover = BUF_INIT;
 	struct digest d;
 	git_tree *tree = NULL;

@@ -13,11 +13,21 @@
  *
  * libssh2's initialization is skipped the same way (libssh2_init below).
  *
+ * Built with ./configure --static-libs, libgit2 and mbedTLS come from
+ * their static archives: the linker's --wrap then sends libgit2's calls
+ * to the __wrap_ functions below (RIPPLE_STATIC_LIBS), and a rename in a
+ * later libgit2 is a link error, not a silent fallback.
+ *
  * Failing closed: should a future libgit2 network call ever be made, no CA
  * is trusted and certificate checks fail; nothing is accepted unverified.
  * With a libgit2 built against OpenSSL, nothing calls this and it is inert.
  * Linked into the ripple executable only, never into libripple.a.
  */
+
+#ifdef RIPPLE_STATIC_LIBS
+#define mbedtls_x509_crt_parse_file __wrap_mbedtls_x509_crt_parse_file
+#define libssh2_init __wrap_libssh2_init
+#endif
 
 int mbedtls_x509_crt_parse_file(void *chain, const char *path);
 

@@ -159,6 +159,17 @@ ensure_input(struct eval *ev, const struct graph_input *in,
 }
 
 int
+eval_input_set(struct eval *ev, const struct graph_input *in,
+	       const struct pattern_set **out, struct error *err)
+{
+	struct eval_input *x;
+	int rc = ensure_input(ev, in, &x, err);
+
+	*out = rc ? NULL : x->set;
+	return rc;
+}
+
+int
 eval_input_state(struct eval *ev, const struct graph_input *in,
 		 const struct graph_source_state **out, struct error *err)
 {
@@ -490,6 +501,7 @@ eval_free(struct eval *ev)
 	}
 	mem_free(ev->inputs);
 	mem_free(ev->slots);
+	eval_claims_free(ev->claims);
 	strv_release(&ev->own);
 	mem_free(ev->own_rules);
 	graph_worktree_free(ev->wt);
@@ -498,57 +510,6 @@ eval_free(struct eval *ev)
 		rules_free(ev->rules);
 	}
 	mem_free(ev);
-}
-
-int
-eval_path_claimed(struct eval *ev, const char *path, int *ignored,
-		  struct error *err)
-{
-	const struct rules_policy *pol = &ev->rules->policy;
-	struct eval_input *x;
-	size_t i, k;
-	int rc;
-
-	*ignored = 0;
-	for (i = 0; i < pol->n_ignore; i++)
-		if (pattern_match(pol->ignore[i], path)) {
-			*ignored = 1;
-			return 1;
-		}
-	for (i = 0; i < ev->graph->n_nodes; i++) {
-		const struct graph_node *n = &ev->graph->nodes[i];
-
-		for (k = 0; k < n->n_inputs; k++) {
-			rc = ensure_input(ev, &n->inputs[k], &x, err);
-			if (rc)
-				return rc;
-		}
-	}
-	for (i = 0; i < ev->n_inputs; i++)
-		if (pattern_set_match(ev->inputs[i].set, path))
-			return 1;
-	for (i = 0; i < ev->graph->n_nodes; i++) {
-		const struct graph_node *n = &ev->graph->nodes[i];
-
-		for (k = 0; k < n->n_inputs; k++)
-			if (!strncmp(n->inputs[k].name, "root.sources:", 13) &&
-			    pattern_match(n->inputs[k].include[0], path))
-				return 1;
-	}
-	return 0;
-}
-
-int
-eval_path_own(const struct eval *ev, const char *path)
-{
-	size_t i;
-
-	if (ev->own_rules && !strcmp(path, ev->own_rules))
-		return 1;
-	for (i = 0; i < ev->own.n; i++)
-		if (graph_glob_match(ev->own.v[i], path))
-			return 1;
-	return 0;
 }
 
 int

@@ -20,6 +20,7 @@ struct graph;
 struct graph_input;
 struct graph_repo;
 struct graph_source_state;
+struct eval_claims;
 struct rules;
 
 struct eval {
@@ -38,6 +39,10 @@ struct eval {
 	size_t *slots;			/* open-addressing index by name:
 					   input position + 1, 0 empty */
 	size_t n_slots;			/* a power of two > 2 * n_inputs */
+	struct eval_claims *claims;	/* owned: the inputs by the fixed
+					   prefixes of their patterns, for
+					   eval_path_claimed; built on first
+					   use, or NULL */
 	struct graph_key_sources sources;	/* callbacks over this eval */
 	struct strv own;		/* output globs of ripple's own paths:
 					   .ripple/ and every node's declared

@@ -8,6 +8,9 @@
 struct error;
 struct error_list;
 struct eval;
+struct eval_claims;
+struct graph_input;
+struct pattern_set;
 
 /*
  * Load ev->rules: from `rules_file` (or the working tree's ripple.yml with
@@ -37,5 +40,16 @@ int eval_rules_same(const struct eval *like, struct eval *ev,
  */
 int eval_own_paths(struct eval *ev, const char *rules_file,
 		   struct error *err);
+
+/*
+ * The compiled pattern set of input `in`, compiled on first use and kept
+ * by name in ev (borrowed into *out). Returns 0 or an error (a pattern
+ * that does not compile, ERROR_NOMEM).
+ */
+int eval_input_set(struct eval *ev, const struct graph_input *in,
+		   const struct pattern_set **out, struct error *err);
+
+/* Free ev->claims (eval_claim.c). Accepts NULL. */
+void eval_claims_free(struct eval_claims *c);
 
 #endif

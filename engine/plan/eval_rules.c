@@ -41,7 +41,7 @@ check_families(struct eval *ev, struct error_list *errors, struct error *err)
 static int
 tree_id(const char *text, size_t len, char *hex)
 {
-	struct digest_state st = { NULL, NULL };
+	struct digest_state st = DIGEST_STATE_INIT;
 	struct digest d;
 
 	if (digest_begin(&st, RULES_TREE_FORMAT, NULL))
@@ -196,10 +196,9 @@ untracked_rules_path(struct eval *ev, const char *rules_file,
 		     struct buf *out, struct error *err)
 {
 	char *abs = NULL, *top = NULL;
-	struct buf blob = BUF_INIT;
 	struct error e2;
 	size_t n;
-	int rc = 0;
+	int rc = 0, found = 1;
 
 	if (graph_repo_is_bare(ev->repo))
 		return 0;
@@ -219,12 +218,12 @@ untracked_rules_path(struct eval *ev, const char *rules_file,
 	n = strlen(top);
 	if (strncmp(abs, top, n) || abs[n] != '/')
 		goto done;
+	/* A tree that cannot be read says nothing: not untracked. */
 	error_init(&e2);
-	if (graph_repo_read_blob(ev->repo, &ev->commit, abs + n + 1, &blob,
-				 &e2) == ERROR_NOT_FOUND)
-		rc = buf_addf(out, err, "%s", abs + n + 1);
+	if (!graph_repo_path_exists(ev->repo, &ev->commit, abs + n + 1,
+				    &found, &e2) && !found)
+		rc = buf_addstr(out, abs + n + 1, err);
 done:
-	buf_release(&blob);
 	free(abs);
 	free(top);
 	return rc;

@@ -34,7 +34,9 @@ int filediff_from_cache(struct cache *c, struct arena *a, const char *key,
 
 /*
  * The file list of a live source state (its files in path order),
- * allocated in `a`. Returns 0 or ERROR_NOMEM.
+ * allocated in `a`; the paths, and the blob ids and modes of plain
+ * files, are borrowed from st, which must outlive the list. Returns 0 or
+ * ERROR_NOMEM.
  */
 int filediff_from_state(struct arena *a, const struct graph_source_state *st,
 			struct filediff_entry **out, size_t *n,

@@ -106,7 +106,7 @@ record_output_digest_files(const char *const *names,
 			   struct digest *out, struct error *err)
 {
 	struct named *v = mem_calloc(n + 1, sizeof(*v));
-	struct digest_state st = { NULL, NULL };
+	struct digest_state st = DIGEST_STATE_INIT;
 	size_t i;
 	int rc;
 

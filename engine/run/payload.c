@@ -215,7 +215,7 @@ int
 run_payload_digest(const char *root, const char *const *paths, size_t n,
 		   struct digest *out, struct error *err)
 {
-	struct digest_state st = { NULL, NULL };
+	struct digest_state st = DIGEST_STATE_INIT;
 	const char **v = mem_calloc(n + 1, sizeof(*v));
 	char full[4096];
 	size_t i;

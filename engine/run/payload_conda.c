@@ -82,7 +82,7 @@ entry(void *payload, const char *name, const char *link,
 {
 	struct pay *p = payload;
 	struct buf text = BUF_INIT, body = BUF_INIT, line = BUF_INIT;
-	struct digest_state st = { NULL, NULL };
+	struct digest_state st = DIGEST_STATE_INIT;
 	struct digest d;
 	const char *src = NULL, *ver;
 	size_t n = 0, ver_len;

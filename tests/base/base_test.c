@@ -98,6 +98,28 @@ Test(base_buf, appends_and_formats)
 	buf_release(&b);
 }
 
+/* buf_addu64 writes what "%llu" writes. */
+Test(base_buf, addu64_is_printf_llu)
+{
+	static const unsigned long long v[] = {
+		0, 1, 9, 10, 99, 100, 4294967295ull, 4294967296ull,
+		10000000000000000000ull, 18446744073709551615ull,
+	};
+	char want[32];
+	struct buf b;
+	size_t i;
+
+	buf_init(&b, 0);
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		buf_reset(&b);
+		cr_expect_eq(buf_addch(&b, '<', NULL), 0);
+		cr_expect_eq(buf_addu64(&b, v[i], NULL), 0);
+		snprintf(want, sizeof(want), "<%llu", v[i]);
+		cr_expect_str_eq(b.data, want);
+	}
+	buf_release(&b);
+}
+
 Test(base_buf, cap_refuses_growth)
 {
 	struct buf b;
@@ -177,6 +199,10 @@ Test(base_arena, strings_and_big_items)
 		cr_assert_not_null(arena_strdup(&a, "some text"));
 	cr_expect_str_eq(s, "node:7");
 	cr_expect_str_eq(arena_strndup(&a, "abcdef", 3), "abc");
+	cr_expect_str_eq(arena_concat(&a, "source:", "pkg", NULL),
+			 "source:pkg");
+	cr_expect_str_eq(arena_concat(&a, "a", "/", "b"), "a/b");
+	cr_expect_str_eq(arena_concat(&a, NULL, "", NULL), "");
 	arena_release(&a);
 	arena_release(&a);
 }

@@ -279,7 +279,7 @@ Test(cache_record, manifest_is_stored_once_per_key)
 	rec.run = strdup("r2");
 	cr_assert_eq(cache_record_put(c, &rec, &m, &err), 0, "%s", err.msg);
 	cache_close(c);
-	cr_expect_eq(tc_sql_int(path, "SELECT count(*) FROM manifests"), 1);
+	cr_expect_eq(tc_sql_int(path, "SELECT count(*) FROM manifest_keys"), 1);
 	cr_expect_eq(tc_sql_int(path, "SELECT count(*) FROM records"), 2);
 	c = tc_open(path);
 	cr_assert_eq(cache_manifest_get(c, m.key, &got, &err), 0, "%s",
@@ -427,7 +427,7 @@ Test(cache_record, concurrent_writers_lose_nothing)
 	}
 	cr_expect_eq(tc_sql_int(path, "SELECT count(*) FROM records"),
 		     WRITERS * PER_WRITER);
-	cr_expect_eq(tc_sql_int(path, "SELECT count(*) FROM manifests"), 50);
+	cr_expect_eq(tc_sql_int(path, "SELECT count(*) FROM manifest_keys"), 50);
 	t_rmtree(dir);
 	free(dir);
 	free(path);
@@ -492,6 +492,99 @@ Test(cache_record, published_marks_are_per_node_key_and_server)
 		     ERROR_INVALID);
 	cr_expect_eq(cache_published_mark(c, "", k, "http://a", &err),
 		     ERROR_INVALID);
+	cache_close(c);
+	t_rmtree(dir);
+	free(dir);
+	free(path);
+}
+
+/*
+ * Schema 7 stores a manifest as one row per component. A manifest stored
+ * before (JSON text in the manifests table) is still read; rows that do
+ * not match the count, or text with a NUL byte, are ERROR_CORRUPT (never
+ * a shorter list); an empty manifest is found, not missing; bytes that
+ * are not UTF-8 come back written "\\xHH", as the JSON text gave them.
+ */
+Test(cache_record, manifest_rows_and_json_rows_read_alike)
+{
+	char *dir, *path = tc_tmp_cache_path(&dir);
+	struct cache *c = tc_open(path);
+	struct cache_manifest m, got;
+	struct error err;
+	char key[CACHE_KEY_SIZE], sql[512];
+	size_t i;
+
+	memset(&m, 0, sizeof(m));
+	error_init(&err);
+	tc_key(7, m.key);
+	for (i = 0; i < 300; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "src/f%03zu.c", i);
+		cr_assert_eq(cache_manifest_add(&m, "file", name, "blob",
+						"100644", &err), 0);
+	}
+	cr_assert_eq(cache_manifest_add(&m, "file", "bad\xff", "b2", "",
+					&err), 0);
+	cr_assert_eq(cache_manifest_put(c, &m, &err), 0, "%s", err.msg);
+	cr_assert_eq(cache_manifest_get(c, m.key, &got, &err), 0, "%s",
+		     err.msg);
+	cr_assert_eq(got.n, 301);
+	for (i = 0; i < 300; i++)
+		cr_expect_str_eq(got.items[i].name, m.items[i].name);
+	cr_expect_str_eq(got.items[300].name, "bad\\xff");
+	cr_expect_str_eq(got.items[300].detail, "");
+	cache_manifest_release(&got);
+
+	/* empty: found, with no components */
+	tc_key(8, key);
+	cache_manifest_release(&m);
+	memcpy(m.key, key, sizeof(key));
+	cr_assert_eq(cache_manifest_put(c, &m, &err), 0, "%s", err.msg);
+	cr_assert_eq(cache_manifest_get(c, key, &got, &err), 0, "%s",
+		     err.msg);
+	cr_expect_eq(got.n, 0);
+	cache_manifest_release(&got);
+
+	/* stored by schema 6: JSON text */
+	tc_key(9, key);
+	snprintf(sql, sizeof(sql), "INSERT INTO manifests VALUES ('%s', "
+		 "'[{\"detail\":\"d\",\"digest\":\"g\",\"kind\":\"rule\","
+		 "\"name\":\"command\"}]')", key);
+	cache_close(c);
+	cr_assert_eq(tc_sql(path, sql), 0);
+	c = tc_open(path);
+	cr_assert_eq(cache_manifest_get(c, key, &got, &err), 0, "%s",
+		     err.msg);
+	cr_assert_eq(got.n, 1);
+	cr_expect_str_eq(got.items[0].name, "command");
+	cr_expect_str_eq(got.items[0].digest, "g");
+	cache_manifest_release(&got);
+	cache_close(c);
+
+	/* a lost row, then a NUL in a name */
+	tc_key(7, key);
+	cr_assert_eq(tc_sql(path, "DELETE FROM manifest_components WHERE "
+			    "pos = 5"), 0);
+	c = tc_open(path);
+	error_init(&err);
+	cr_expect_eq(cache_manifest_get(c, key, &got, &err), ERROR_CORRUPT);
+	cr_expect_eq(got.n, 0);
+	cache_close(c);
+	cr_assert_eq(tc_sql(path, "INSERT INTO manifest_components VALUES ("
+			    "1, 5, 'file', CAST(x'610062' AS TEXT), 'b', '')"),
+		     0);
+	c = tc_open(path);
+	error_init(&err);
+	cr_expect_eq(cache_manifest_get(c, key, &got, &err), ERROR_CORRUPT);
+	cache_close(c);
+	cr_assert_eq(tc_sql(path, "UPDATE manifest_components SET name = "
+			    "'src/f005.c' WHERE pos = 5"), 0);
+	c = tc_open(path);
+	cr_expect_eq(cache_manifest_get(c, key, &got, &err), 0, "%s",
+		     err.msg);
+	cr_expect_eq(got.n, 301);
+	cache_manifest_release(&got);
 	cache_close(c);
 	t_rmtree(dir);
 	free(dir);

@@ -218,6 +218,7 @@ Test(graph_repo, reads_a_blob_at_a_tag)
 	struct graph_oid oid;
 	struct buf b = BUF_INIT;
 	struct error err;
+	int found;
 
 	error_init(&err);
 	cr_assert_eq(graph_repo_resolve(repo, "v1.1", &oid, &err), 0);
@@ -228,6 +229,13 @@ Test(graph_repo, reads_a_blob_at_a_tag)
 		     ERROR_NOT_FOUND);
 	cr_expect(strstr(err.msg, "sub/b.txt") != NULL, "%s", err.msg);
 	buf_release(&b);
+	found = -1;
+	cr_expect_eq(graph_repo_path_exists(repo, &oid, "a.txt", &found, &err),
+		     0);
+	cr_expect_eq(found, 1);
+	cr_expect_eq(graph_repo_path_exists(repo, &oid, "sub/b.txt", &found,
+					    &err), 0);
+	cr_expect_eq(found, 0);
 	graph_repo_close(repo);
 	t_rmtree(dir);
 	free(dir);

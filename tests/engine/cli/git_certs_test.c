@@ -104,3 +104,38 @@ Test(engine_cli_git_certs, libgit2_init_skips_libssh2_init)
 	t_rmtree(dir);
 	free(dir);
 }
+
+/*
+ * The same seen from outside, for a build with libgit2 linked statically
+ * (./configure --static-libs: the linker's --wrap, no symbol lookup to
+ * watch) as for a shared one: a command that initializes libgit2 opens
+ * nothing below /etc/ssl. Needs strace; skipped without it.
+ */
+Test(engine_cli_git_certs, no_ca_file_is_opened)
+{
+	const char *bin = ripple_bin();
+	char cmd[8400], *dir;
+	static char abs[4096];
+	struct run_result r;
+
+	cr_assert(realpath(bin, abs), "no ripple at %s", bin);
+	r = t_sh(".", "command -v strace");
+	if (r.status != 0) {
+		t_result_release(&r);
+		cr_skip_test("strace is not installed");
+	}
+	t_result_release(&r);
+	dir = t_tmpdir();
+	snprintf(cmd, sizeof(cmd), "strace -f -e trace=open,openat "
+		 "-o strace.out '%s' plan >/dev/null 2>&1; "
+		 "grep -c openat strace.out; grep /etc/ssl strace.out; true",
+		 abs);
+	r = t_sh(dir, cmd);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(atoi(r.out) > 0, "strace saw no open at all: %s", r.out);
+	cr_expect(!strstr(r.out, "/etc/ssl"), "libgit2 read a CA file: %s",
+		  r.out);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
