@@ -512,6 +512,19 @@ eval_free(struct eval *ev)
 	mem_free(ev);
 }
 
+void
+eval_claims_free(struct eval_claims *c)
+{
+	size_t i;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->n; i++)
+		mem_free(c->v[i].prefix);
+	mem_free(c->v);
+	mem_free(c);
+}
+
 int
 eval_input_by_name(struct eval *ev, const char *name,
 		   const struct graph_source_state **out, struct error *err)

@@ -27,33 +27,10 @@
 #include "rules/rules.h"
 #include "base/banned.h"
 
-struct claim {
-	char *prefix;			/* owned; "" for anywhere */
-	const struct graph_input *in;	/* the graph's */
-};
-
-struct eval_claims {
-	struct claim *v;		/* sorted by prefix, then position */
-	size_t n, cap;
-};
-
-void
-eval_claims_free(struct eval_claims *c)
-{
-	size_t i;
-
-	if (!c)
-		return;
-	for (i = 0; i < c->n; i++)
-		mem_free(c->v[i].prefix);
-	mem_free(c->v);
-	mem_free(c);
-}
-
 static int
 cmp_claim(const void *x, const void *y)
 {
-	const struct claim *a = x, *b = y;
+	const struct eval_claim *a = x, *b = y;
 	int c = strcmp(a->prefix, b->prefix);
 
 	if (c)
@@ -65,7 +42,7 @@ static int
 add(struct eval_claims *c, const char *prefix, const struct graph_input *in,
     struct error *err)
 {
-	struct claim *v;
+	struct eval_claim *v;
 
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 64;

@@ -49,7 +49,20 @@ int eval_own_paths(struct eval *ev, const char *rules_file,
 int eval_input_set(struct eval *ev, const struct graph_input *in,
 		   const struct pattern_set **out, struct error *err);
 
-/* Free ev->claims (eval_claim.c). Accepts NULL. */
+/* One input under the fixed prefix of one of its patterns. */
+struct eval_claim {
+	char *prefix;			/* owned; "" for anywhere */
+	const struct graph_input *in;	/* the graph's */
+};
+
+/* ev->claims: the inputs by their patterns' fixed prefixes, built by
+ * eval_claim.c, owned and freed by the evaluation (eval.c). */
+struct eval_claims {
+	struct eval_claim *v;		/* sorted by prefix, then position */
+	size_t n, cap;
+};
+
+/* Free ev->claims. Accepts NULL. */
 void eval_claims_free(struct eval_claims *c);
 
 #endif

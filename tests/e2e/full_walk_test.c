@@ -494,7 +494,7 @@ Test(e2e_full_walk, a_memo_row_of_an_older_version_is_not_read)
 	char cmd[3 * PATH_MAX + 1024], dir[PATH_MAX], db[PATH_MAX + 32];
 	const char *inc[] = { "q/**" }, *own[] = { ".ripple/**" };
 	struct pattern_set *s = NULL;
-	struct digest_state st = { NULL, NULL };
+	struct digest_state st = DIGEST_STATE_INIT;
 	struct digest d;
 	struct error err;
 	struct run_result r;
