@@ -12,6 +12,7 @@
 
 struct buf;
 struct error;
+struct pattern_set;
 struct strv;
 struct graph_source_state;
 

@@ -5,6 +5,8 @@
 #ifndef RIPPLE_ENGINE_PLAN_EVAL_INT_H
 #define RIPPLE_ENGINE_PLAN_EVAL_INT_H
 
+#include <stddef.h>
+
 struct error;
 struct error_list;
 struct eval;
