@@ -102,9 +102,13 @@ ok "$what: SHA-256 checked, unpacked, $(cat "$c/path" | sed "s|$c/||") on GITHUB
 
 mkdir -p "$work/bad"
 cp "$tgz" "$tgz.sha256" "$work/bad/"
-# One byte changed in the middle: the digest no longer matches.
+# One byte changed in the middle (to its value plus one, so never to
+# itself): the digest no longer matches.
 size=$(wc -c < "$work/bad/$base")
-printf 'X' | dd of="$work/bad/$base" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+byte=$(dd if="$work/bad/$base" bs=1 skip=$((size / 2)) count=1 2>/dev/null |
+	od -An -tu1 | tr -d ' ')
+printf "\\$(printf %03o $(((byte + 1) % 256)))" |
+	dd of="$work/bad/$base" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
 setup badbyte RIPPLE_SETUP_BUNDLE="$work/bad/$base"
 refused "a changed byte" "does not match its SHA-256"
 ok "one byte changed: refused, naming both digests"
@@ -148,8 +152,11 @@ cp "$tgz" "$tgz.sha256" "$rel/$version/"
 cp "$tgz" "$rel/v0/ripple-0-windows-x86_64.tar.gz"
 cp "$tgz.sha256" "$rel/v0/ripple-0-windows-x86_64.tar.gz.sha256"
 cp "$tgz" "$rel/v9.9.9/ripple-9.9.9-windows-x86_64.tar.gz"
+# Its first hex digit changed (to 1 if it is 0, else to 0): always
+# another digest, whatever the bundle's is.
 sed "s/$base/ripple-9.9.9-windows-x86_64.tar.gz/" "$tgz.sha256" |
-	sed 's/^./f/' > "$rel/v9.9.9/ripple-9.9.9-windows-x86_64.tar.gz.sha256"
+	sed 's/^0/x/; s/^[1-9a-f]/0/; s/^x/1/' \
+	> "$rel/v9.9.9/ripple-9.9.9-windows-x86_64.tar.gz.sha256"
 echo linux > "$rel/v0.0.1/ripple-0.0.1-linux-x86_64.tar.gz"
 tries=0
 while :; do
@@ -214,7 +221,8 @@ if [ "$(uname -s)" = Linux ] && [ -n "$arch" ]; then
 	cp "$work/lin/$lin.tar.gz" "$rel/v0/ripple-0-linux-$arch.tar.gz"
 	cp "$work/lin/$lin.tar.gz.sha256" "$rel/v0/ripple-0-linux-$arch.tar.gz.sha256"
 	cp "$work/lin/$lin.tar.gz" "$rel/v8.8.8/ripple-8.8.8-linux-$arch.tar.gz"
-	sed 's/^./0/' "$work/lin/$lin.tar.gz.sha256" \
+	sed 's/^0/x/; s/^[1-9a-f]/0/; s/^x/1/' \
+		"$work/lin/$lin.tar.gz.sha256" \
 		> "$rel/v8.8.8/ripple-8.8.8-linux-$arch.tar.gz.sha256"
 	for v in v0.1.0 v0; do
 		setup "linux-$v" RUNNER_OS=Linux RIPPLE_SETUP_URL="$url" \
