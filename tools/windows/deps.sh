@@ -61,8 +61,12 @@ mkdir -p "$deps/dl" "$deps/src" "$deps/logs" "$deps/stamps" \
 # pkg-config files, libtool archives and *-config scripts: ripple.exe
 # would compile against the other tree's headers and libraries. They are
 # made to name this one (zlib.pc, written by pc() below, says where the
-# prefix was built).
-was=$(sed -n 's/^prefix=//p' "$prefix/lib/pkgconfig/zlib.pc" 2>/dev/null)
+# prefix was built). No zlib.pc yet (a first build): nothing to rewrite;
+# the file is tested first, as sed's failure would end the script (set -e).
+was=
+if [ -f "$prefix/lib/pkgconfig/zlib.pc" ]; then
+	was=$(sed -n 's/^prefix=//p' "$prefix/lib/pkgconfig/zlib.pc")
+fi
 if [ -n "$was" ] && [ "$was" != "$prefix" ]; then
 	echo "deps.sh: the prefix was built in $was; its files now name" \
 		"$prefix"
