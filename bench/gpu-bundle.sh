@@ -8,12 +8,29 @@
 # program goes along too (OUTDIR/bin/git), for make-demo-repo on a machine
 # without git; the script uses it only where git is missing.
 #
-#   bench/gpu-bundle.sh [RIPPLE] [OUTDIR]    (default build/ripple, gpu/bundle)
+#   bench/gpu-bundle.sh [--without LIB]... [RIPPLE] [OUTDIR]
+#                                   (default build/ripple, gpu/bundle)
+#
+# --without LIB leaves out a library ripple loads only when a command needs
+# it (libarchive, libcurl, libzip: the start of its soname) and everything
+# only it pulls in: libarchive brings libxml2 and 30 MB of ICU data, more
+# than a device run's carry allows beside the CUDA debs. A command that
+# needs it then says which package to install, as on a machine without it.
 #
 # Writes OUTDIR/ripple, OUTDIR/lib/<soname>... and OUTDIR/MANIFEST (where
 # each came from, and the system it was built on). Removes OUTDIR first.
 set -eu
 
+without=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--without) [ $# -ge 2 ] || { echo "gpu-bundle: --without needs a" \
+		"library name (libarchive, libcurl, libzip)" >&2; exit 2; }
+		without="$without $2"; shift 2 ;;
+	-*) echo "gpu-bundle: unknown option '$1'" >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
 bin=${1:-build/ripple}
 out=${2:-gpu/bundle}
 [ -x "$bin" ] || {
@@ -46,6 +63,14 @@ dl=
 # libzip.so.5 on Debian 13; build/config.ninja names them.)
 for soname in $(grep -o 'RIPPLE_LIB[A-Z]*_SONAME=\\"[^\\]*' \
 		build/config.ninja 2>/dev/null | sed 's/.*"//') ; do
+	skip=no
+	for w in $without; do
+		case $soname in "$w".so*) skip=yes ;; esac
+	done
+	if [ $skip = yes ]; then
+		echo "# $soname  left out (--without)" >> "$out/MANIFEST"
+		continue
+	fi
 	path=$(ldconfig -p 2>/dev/null | awk -v s="$soname" \
 		'$1 == s && $NF ~ /^\// { print $NF; exit }')
 	if [ -z "$path" ]; then
