@@ -69,6 +69,10 @@ for t in nginx jq git curl python3 twine sha256sum xargs; do
 		exit 2
 	}
 done
+python3 -c 'import yaml' 2>/dev/null || {
+	echo "rehearse: needs python3-yaml (it reads the workflows' steps)" >&2
+	exit 2
+}
 [ -x "$ripple" ] || { echo "rehearse: no ripple at $ripple" >&2; exit 2; }
 if [ $# -ge 1 ]; then
 	work=$1
