@@ -370,6 +370,18 @@ cli_run_check_checkout(const struct cli_ctx *ctx, struct graph_repo *repo,
 	return cli_fail(ctx, &err);
 }
 
+/* The first ten of paths as "a, b, c and N more", into list. */
+static void
+list_paths(struct buf *list, const struct strv *paths)
+{
+	size_t i;
+
+	for (i = 0; i < paths->n && i < 10; i++)
+		buf_addf(list, NULL, "%s%s", i ? ", " : "", paths->v[i]);
+	if (paths->n > 10)
+		buf_addf(list, NULL, " and %zu more", paths->n - 10);
+}
+
 /*
  * A checkout without links (core.symlinks false, Git for Windows' way)
  * holds the committed links among the inputs to build as files of the
@@ -384,12 +396,10 @@ static int
 note_link_files(const struct cli_ctx *ctx, const struct planner *pl,
 		const unsigned char *mask, struct plan_remote *rem)
 {
-	int keep_local;
 	struct strv paths = STRV_INIT;
 	struct buf list;
 	struct error err;
-	size_t i;
-	int rc;
+	int keep_local, rc;
 
 	if (graph_repo_checkout_links(pl->head->repo))
 		return 0;
@@ -405,10 +415,7 @@ note_link_files(const struct cli_ctx *ctx, const struct planner *pl,
 	keep_local = rem && plan_remote_may_write(rem);
 	if (keep_local)
 		plan_remote_keep_local(rem);
-	for (i = 0; i < paths.n && i < 10; i++)
-		buf_addf(&list, NULL, "%s%s", i ? ", " : "", paths.v[i]);
-	if (paths.n > 10)
-		buf_addf(&list, NULL, " and %zu more", paths.n - 10);
+	list_paths(&list, &paths);
 	fprintf(stderr, "%s %s: note: this checkout holds %zu committed "
 		"symlink%s among the inputs of nodes to build as files of "
 		"the link's text (core.symlinks false): %s\n", ctx->prog,
@@ -468,10 +475,7 @@ cli_run_check_clean(const struct cli_ctx *ctx, const struct planner *pl,
 		rc = note_link_files(ctx, pl, mask, rem);
 		goto done;
 	}
-	for (i = 0; i < paths.n && i < 10; i++)
-		buf_addf(&list, NULL, "%s%s", i ? ", " : "", paths.v[i]);
-	if (paths.n > 10)
-		buf_addf(&list, NULL, " and %zu more", paths.n - 10);
+	list_paths(&list, &paths);
 	error_set(&err, ERROR_CONFLICT, "cannot run commit %.12s: the working "
 		  "tree changes %zu claimed input file%s of nodes to build: %s",
 		  pl->head->commit_hex, paths.n, paths.n == 1 ? "" : "s",
