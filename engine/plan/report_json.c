@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 
+#include "base/arena.h"
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/mem.h"
@@ -217,7 +218,60 @@ item_json(const struct graph *g, const struct plan *p, size_t i)
 }
 
 /*
- * doc (reference taken) dumped at the end of out, then a newline. hint:
+ * A document built and dumped inside a scope allocates from an arena: the
+ * plan of the 100k bench makes some 20,000 jansson values and hashtable
+ * pairs, and malloc, free and json_decref's walk over them cost 9 M
+ * instructions of a warm plan's 84 M (fifth round, docs/performance.md).
+ * The arena is dropped whole and the document is never decref'd.
+ * jansson's allocator is process-wide and takes no payload, so the arena
+ * it reaches is this thread's `scope_arena` (the one mutable static of
+ * the library; set only between scope_begin and scope_end, which restore
+ * the functions that were installed). Another thread's jansson calls meet
+ * a NULL scope_arena and get malloc and free as before; values made
+ * outside a scope are never freed inside one, nor the reverse.
+ */
+static _Thread_local struct arena *scope_arena;
+
+struct json_scope {
+	struct arena arena;
+	json_malloc_t old_malloc;
+	json_free_t old_free;
+};
+
+static void *
+scope_malloc(size_t n)
+{
+	return scope_arena ? arena_alloc(scope_arena, n) : malloc(n);
+}
+
+static void
+scope_free(void *p)
+{
+	if (!scope_arena)
+		free(p);
+}
+
+static void
+scope_begin(struct json_scope *s)
+{
+	arena_init(&s->arena);
+	json_get_alloc_funcs(&s->old_malloc, &s->old_free);
+	scope_arena = &s->arena;
+	json_set_alloc_funcs(scope_malloc, scope_free);
+}
+
+/* Every value made in the scope is gone after this. */
+static void
+scope_end(struct json_scope *s)
+{
+	json_set_alloc_funcs(s->old_malloc, s->old_free);
+	scope_arena = NULL;
+	arena_release(&s->arena);
+}
+
+/*
+ * doc (made in the caller's scope) dumped at the end of out, then a
+ * newline. hint:
  * the bytes expected; json_dumpb writes into the buffer's free room and
  * says how much it needed, so a larger document is dumped again into room
  * grown to fit.
@@ -244,7 +298,6 @@ dump(json_t *doc, size_t hint, struct buf *out, struct error *err)
 		else
 			break;
 	}
-	json_decref(doc);
 	if (rc)
 		return rc;
 	out->len += need;
@@ -256,11 +309,16 @@ int
 report_plan_json(const struct graph *g, const struct plan *p,
 		 const struct plan_meta *m, struct buf *out, struct error *err)
 {
-	json_t *doc = json_object(), *nodes = json_array(),
-	       *counts = json_object();
+	struct json_scope scope;
+	json_t *doc, *nodes, *counts;
 	const char *names[PLAN_REMOTE + 1];
 	size_t idx[PLAN_REMOTE + 1], i;
+	int rc;
 
+	scope_begin(&scope);
+	doc = json_object();
+	nodes = json_array();
+	counts = json_object();
 	/* Every node, skipped ones too, so the counts add up. */
 	for (i = 0; nodes && i < p->n; i++)
 		json_array_append_new(nodes, item_json(g, p, i));
@@ -290,17 +348,24 @@ report_plan_json(const struct graph *g, const struct plan *p,
 	SET(doc, "schema", name("ripple-plan-v1"));
 	SET(doc, "unclaimed_paths", strings(m->unclaimed, m->n_unclaimed));
 	/* Some 450 bytes a node. */
-	return dump(doc, 1024 + 512 * p->n, out, err);
+	rc = dump(doc, 1024 + 512 * p->n, out, err);
+	scope_end(&scope);
+	return rc;
 }
 
 int
 report_why_json(const struct graph *g, const struct plan *p, size_t i,
 		const struct plan_meta *m, struct buf *out, struct error *err)
 {
-	json_t *doc = json_object(), *chain = json_array();
+	struct json_scope scope;
+	json_t *doc, *chain;
 	long at;
 	size_t guard = 0;
+	int rc;
 
+	scope_begin(&scope);
+	doc = json_object();
+	chain = json_array();
 	if (plan_item_follows(&p->items[i]))
 		for (at = p->items[i].cause; at >= 0 && guard++ < p->n;
 		     at = p->items[at].cause) {
@@ -317,5 +382,7 @@ report_why_json(const struct graph *g, const struct plan *p, size_t i,
 	SET(doc, "forced", str_or_null(m->forced_reason));
 	SET(doc, "node", item_json(g, p, i));
 	SET(doc, "schema", name("ripple-why-v1"));
-	return dump(doc, 2048 + 512 * guard, out, err);
+	rc = dump(doc, 2048 + 512 * guard, out, err);
+	scope_end(&scope);
+	return rc;
 }
