@@ -111,6 +111,10 @@ static const char *const stmt_sql[CACHE_STMT_COUNT] = {
 		"SELECT key FROM source_keys WHERE memo = ?1",
 	[CACHE_STMT_SOURCE_KEY_PUT] =
 		"INSERT OR IGNORE INTO source_keys (memo, key) VALUES (?1, ?2)",
+	[CACHE_STMT_SOURCE_KEY_ALL] =
+		"SELECT memo, key FROM source_keys",
+	[CACHE_STMT_SOURCE_KEY_ROWS] =
+		"SELECT max(rowid) FROM source_keys",
 	[CACHE_STMT_RULES_TREE_GET] =
 		"SELECT tree FROM rules_trees WHERE digest = ?1",
 	[CACHE_STMT_RULES_TREE_PUT] =

@@ -502,6 +502,10 @@ planner_run_once(struct graph_repo *repo, struct cache *cache,
 	po.versions = p->versions;
 	po.n_versions = p->n_versions;
 	po.assumed_base = o->assume_base_built;
+	/* The memo's answers for every set at once; a run writes memo keys
+	 * as it goes, so it asks one by one. */
+	if (reading)
+		eval_prefetch_memo(p->head, p->scope ? p->scope : p->closure);
 	rc = plan_compute(p->head->graph, p->selected,
 			  p->scope ? p->scope : p->closure,
 			  &p->head->sources, history_plan(p->hist), &po,
