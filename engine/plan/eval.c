@@ -586,12 +586,9 @@ eval_free(struct eval *ev)
 void
 eval_claims_free(struct eval_claims *c)
 {
-	size_t i;
-
 	if (!c)
 		return;
-	for (i = 0; i < c->n; i++)
-		mem_free(c->v[i].prefix);
+	arena_release(&c->arena);
 	mem_free(c->v);
 	mem_free(c);
 }

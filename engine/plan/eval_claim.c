@@ -53,7 +53,7 @@ add(struct eval_claims *c, const char *prefix, const struct graph_input *in,
 		c->v = v;
 		c->cap = cap;
 	}
-	c->v[c->n].prefix = mem_strdup(prefix);
+	c->v[c->n].prefix = arena_strdup(&c->arena, prefix);
 	if (!c->v[c->n].prefix)
 		return error_set(err, ERROR_NOMEM, "out of memory");
 	c->v[c->n++].in = in;
@@ -71,6 +71,7 @@ build(struct eval *ev, struct error *err)
 
 	if (!c)
 		return error_set(err, ERROR_NOMEM, "out of memory");
+	arena_init(&c->arena);
 	for (i = 0; !rc && i < ev->graph->n_nodes; i++) {
 		const struct graph_node *n = &ev->graph->nodes[i];
 

@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+#include "base/arena.h"
+
 struct error;
 struct error_list;
 struct eval;
@@ -53,7 +55,8 @@ int eval_input_set(struct eval *ev, const struct graph_input *in,
 
 /* One input under the fixed prefix of one of its patterns. */
 struct eval_claim {
-	char *prefix;			/* owned; "" for anywhere */
+	const char *prefix;		/* in the claims' arena; "" for
+					   anywhere */
 	const struct graph_input *in;	/* the graph's */
 };
 
@@ -62,6 +65,7 @@ struct eval_claim {
 struct eval_claims {
 	struct eval_claim *v;		/* sorted by prefix, then position */
 	size_t n, cap;
+	struct arena arena;		/* the prefixes */
 };
 
 /* Free ev->claims. Accepts NULL. */
