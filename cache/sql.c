@@ -73,6 +73,8 @@ static const char *const stmt_sql[CACHE_STMT_COUNT] = {
 	[CACHE_STMT_RECORD_LIST] =
 		"SELECT " RUN_RECORD_COLS " FROM records r WHERE r.run = ?1 "
 		"ORDER BY r.node_id",
+	[CACHE_STMT_RECORD_STATUSES] =
+		"SELECT node_id, status FROM records WHERE run = ?1",
 	[CACHE_STMT_RECORD_FIND_RUN] =
 		"SELECT " RECORD_COLS " FROM records r "
 		"WHERE r.key = ?1 AND r.run = ?2 AND r.status = 'ok' "
