@@ -1,0 +1,359 @@
+/*
+ * Source sets keyed ahead, in parallel (issue 28): a cold plan spends
+ * nine tenths of its time in libgit2 reading the trees of some 500
+ * independent source sets, one after the other. Before the nodes are
+ * keyed, the evaluation hands the sets its memos do not know to a pool
+ * of threads (base/pool.h), each reading through a repository handle of
+ * its own (libgit2's objects and object cache are one thread's at a
+ * time); each set's key, whether it may be memoized, or its error lands
+ * in the set's own slot. The single-threaded keying then runs exactly as
+ * before, in its own order, and takes a slot's result where it would
+ * have walked the set: memo rows, keys, plan and errors cannot depend on
+ * the threads' scheduling.
+ */
+#include "engine/plan/eval.h"
+#include "engine/plan/eval_int.h"
+
+#include <string.h>
+
+#include "base/arena.h"
+#include "base/error.h"
+#include "base/mem.h"
+#include "base/pool.h"
+#include "base/strmap.h"
+#include "graph/graph.h"
+#include "graph/pattern.h"
+#include "graph/repo.h"
+#include "graph/source.h"
+#include "rules/rules.h"
+#include "base/banned.h"
+
+struct eval_pool {
+	size_t jobs;			/* threads, the caller's included */
+	struct graph_repo **repos;	/* jobs - 1 handles, opened on the
+					   first batch worth threads */
+	size_t n_repos;
+	struct strmap shared;		/* memo id -> struct eval_keyed:
+					   memoizable keys, for any
+					   evaluation of the plan */
+	struct eval_keyed **all;	/* every slot (errors to free) */
+	size_t n_all, cap_all;
+	struct arena arena;		/* slots and memo ids */
+};
+
+size_t
+eval_pool_default_jobs(size_t cpus)
+{
+	return cpus < 1 ? 1 : cpus > EVAL_POOL_MAX_JOBS ? EVAL_POOL_MAX_JOBS
+							: cpus;
+}
+
+int
+eval_pool_new(size_t jobs, struct eval_pool **out, struct error *err)
+{
+	struct eval_pool *pool;
+
+	*out = NULL;
+	if (jobs <= 1 || !graph_repo_threads())
+		return 0;	/* today's path: one thread */
+	pool = mem_calloc(1, sizeof(*pool));
+	if (!pool)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	pool->jobs = jobs > EVAL_POOL_MAX_JOBS ? EVAL_POOL_MAX_JOBS : jobs;
+	arena_init(&pool->arena);
+	*out = pool;
+	return 0;
+}
+
+void
+eval_pool_free(struct eval_pool *pool)
+{
+	size_t i;
+
+	if (!pool)
+		return;
+	for (i = 0; i < pool->n_repos; i++)
+		graph_repo_close(pool->repos[i]);
+	mem_free(pool->repos);
+	for (i = 0; i < pool->n_all; i++)
+		mem_free(pool->all[i]->err);
+	mem_free(pool->all);
+	strmap_release(&pool->shared);
+	arena_release(&pool->arena);
+	mem_free(pool);
+}
+
+struct eval_keyed *
+eval_pool_slot(struct eval_pool *pool, const struct pattern_set *set,
+	       const char *memo, struct error *err)
+{
+	struct eval_keyed *k;
+
+	if (pool->n_all == pool->cap_all) {
+		size_t cap = pool->cap_all ? pool->cap_all * 2 : 64;
+		struct eval_keyed **v = mem_realloc(pool->all,
+						    cap * sizeof(*v));
+
+		if (!v) {
+			error_set(err, ERROR_NOMEM, "out of memory");
+			return NULL;
+		}
+		pool->all = v;
+		pool->cap_all = cap;
+	}
+	k = arena_alloc(&pool->arena, sizeof(*k));
+	if (!k) {
+		error_set(err, ERROR_NOMEM, "out of memory");
+		return NULL;
+	}
+	memset(k, 0, sizeof(*k));
+	k->set = set;
+	memcpy(k->memo, memo, sizeof(k->memo));
+	pool->all[pool->n_all++] = k;
+	return k;
+}
+
+const struct eval_keyed *
+eval_pool_shared(const struct eval_pool *pool, const char *memo)
+{
+	return pool && memo[0] ? strmap_get(&pool->shared, memo) : NULL;
+}
+
+struct batch {
+	const struct graph_oid *commit;
+	struct eval_keyed **items;
+};
+
+/* One set, on the thread whose handle `worker` is. */
+static int
+key_one(void *worker, size_t i, void *arg)
+{
+	struct batch *b = arg;
+	struct eval_keyed *k = b->items[i];
+	struct graph_source_state st;
+	struct error e;
+	int rc;
+
+	error_init(&e);
+	rc = graph_source_compute_key(worker, b->commit, k->set, NULL, &st,
+				      &e);
+	if (!rc) {
+		memcpy(k->key.bytes, st.key, sizeof(k->key.bytes));
+		k->memoizable = graph_source_state_memoizable(k->set, &st);
+	} else {
+		/* Not kept (no memory for it): the single-threaded keying
+		 * walks the set again and meets the error itself. */
+		k->err = mem_alloc(sizeof(*k->err));
+		if (!k->err)
+			rc = 0;
+		else
+			*k->err = e;
+	}
+	graph_source_state_release(&st);
+	k->rc = rc;
+	k->done = !rc || k->err;
+	return rc;
+}
+
+/* The threads' handles, opened once (here, on the calling thread). */
+static int
+open_repos(struct eval_pool *pool, struct graph_repo *repo,
+	   struct error *err)
+{
+	int rc;
+
+	if (pool->repos)
+		return 0;	/* opened, or as many as would open */
+	pool->repos = mem_calloc(pool->jobs, sizeof(*pool->repos));
+	if (!pool->repos)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	while (pool->n_repos + 1 < pool->jobs) {
+		rc = graph_repo_open_again(repo, &pool->repos[pool->n_repos],
+					   err);
+		if (rc)
+			return rc;
+		pool->n_repos++;
+	}
+	return 0;
+}
+
+int
+eval_pool_key(struct eval_pool *pool, struct graph_repo *repo,
+	      const struct graph_oid *commit, struct eval_keyed **items,
+	      size_t n, struct error *err)
+{
+	struct graph_repo **workers = NULL;
+	struct batch b = { commit, items };
+	size_t i, threads;
+	int rc;
+
+	if (n < EVAL_POOL_MIN_SETS)
+		return 0;	/* cheaper on one thread: left to it */
+	/* A handle that does not open leaves its thread out; none at all
+	 * leaves every set to the single-threaded keying. */
+	if (open_repos(pool, repo, err))
+		error_init(err);
+	threads = pool->n_repos + 1;
+	if (threads > n)
+		threads = n;
+	workers = threads > 1 ? mem_calloc(threads, sizeof(*workers)) : NULL;
+	if (!workers)
+		return 0;
+	workers[0] = repo;
+	for (i = 1; i < threads; i++)
+		workers[i] = pool->repos[i - 1];
+	pool_run(threads, (void *const *)workers, n, key_one, &b);
+	mem_free(workers);
+	for (i = 0; i < n; i++)
+		if (items[i]->done && !items[i]->rc &&
+		    items[i]->memoizable && items[i]->memo[0] &&
+		    !strmap_get(&pool->shared, items[i]->memo)) {
+			rc = strmap_put(&pool->shared, items[i]->memo,
+					items[i], err);
+			if (rc)
+				return rc;
+		}
+	return 0;
+}
+
+/*
+ * The key of x's set alone (its files are not kept): what the pool keyed
+ * ahead for it, or for the same memo id in another evaluation of the
+ * plan, else a walk here. The same key, memoizable flag and error text
+ * either way.
+ */
+int
+eval_stream_key(struct eval *ev, const struct graph_input *in,
+	   struct eval_input *x, const char *memo, struct digest *out,
+	   int *memoizable, struct error *err)
+{
+	const struct eval_keyed *k = x->ahead;
+	int rc;
+
+	if (!k || !k->done)
+		k = eval_pool_shared(ev->pool, memo);
+	if (k && k->done && !k->rc) {
+		memcpy(out->bytes, k->key.bytes, sizeof(out->bytes));
+		*memoizable = k->memoizable;
+		return 0;
+	}
+	if (k && k->done && k == x->ahead && err && !err->code) {
+		*err = *k->err;
+		rc = k->rc;
+	} else {
+		rc = graph_source_compute_key(ev->repo, &ev->commit, x->set,
+					      NULL, &x->state, err);
+	}
+	if (rc) {
+		error_prefix(err, "input '%s'", in->name);
+		graph_source_state_release(&x->state);
+		return rc;
+	}
+	memcpy(out->bytes, x->state.key, sizeof(out->bytes));
+	*memoizable = graph_source_state_memoizable(x->set, &x->state);
+	return 0;
+}
+
+/* 1 when in's patterns (and policy.ignore) are well spelled: compile()
+ * can then fail only for want of memory. */
+static int
+compiles(const struct eval *ev, const struct graph_input *in)
+{
+	const struct rules_policy *pol = &ev->rules->policy;
+	size_t i;
+
+	for (i = 0; i < in->n_include; i++)
+		if (pattern_validate(in->include[i], NULL))
+			return 0;
+	for (i = 0; i < in->n_exclude; i++)
+		if (pattern_validate(in->exclude[i], NULL))
+			return 0;
+	for (i = 0; i < pol->n_ignore; i++)
+		if (pattern_validate(pol->ignore[i], NULL))
+			return 0;
+	return 1;
+}
+
+/*
+ * One input for the batch: a memo's key is taken now (memo_key, as
+ * source_key would ask it: what a memo holds it still holds then), a set
+ * the batch or the pool has under its memo id already is not walked
+ * twice, any other gets a slot. *stop at an input whose patterns do not
+ * compile or whose memo id cannot be named: the keying meets that error
+ * itself, in its order, and nothing after it is keyed ahead.
+ */
+static int
+ahead_one(struct eval *ev, const struct graph_input *in,
+	  struct strmap *batch, struct eval_keyed **items, size_t *m,
+	  int *stop, struct error *err)
+{
+	struct eval_input *x = eval_find_input(ev, in->name);
+	struct eval_keyed *k;
+	struct digest d;
+	struct error e2;
+	char memo[33] = "";
+	int rc;
+
+	if (!x && !compiles(ev, in)) {
+		*stop = 1;
+		return 0;
+	}
+	if (!x && (rc = eval_ensure_input(ev, in, &x, err)))
+		return rc;
+	if (x->key_known || x->computed || x->ahead)
+		return 0;
+	if (ev->memo || ev->key_memo || ev->remote_memo) {
+		error_init(&e2);
+		rc = eval_memo_key(ev, in, memo, &d, &e2);
+		*stop = rc < 0;
+		if (rc > 0) {
+			x->key = d;
+			x->key_known = 1;
+		}
+		if (rc)
+			return 0;
+	}
+	if (eval_pool_shared(ev->pool, memo))
+		return 0;
+	k = memo[0] ? strmap_get(batch, memo) : NULL;
+	if (!k) {
+		k = eval_pool_slot(ev->pool, x->set, memo, err);
+		if (!k)
+			return ERROR_NOMEM;
+		if (memo[0] && (rc = strmap_put(batch, k->memo, k, err)))
+			return rc;
+		items[(*m)++] = k;
+	}
+	x->ahead = k;
+	return 0;
+}
+
+int
+eval_prefetch(struct eval *ev, const unsigned char *mask, struct error *err)
+{
+	const struct graph *g = ev->graph;
+	struct strmap batch = STRMAP_INIT;
+	struct eval_keyed **items;
+	size_t i, j, m = 0, total = 0;
+	int rc = 0, stop = 0;
+
+	if (!ev->pool || !ev->stream || ev->worktree)
+		return 0;
+	for (i = 0; i < g->n_nodes; i++)
+		if (!mask || mask[i])
+			total += g->nodes[i].n_inputs;
+	items = mem_calloc(total + 1, sizeof(*items));
+	if (!items)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	for (i = 0; !rc && !stop && i < g->n_nodes; i++)
+		for (j = 0; !rc && !stop && (!mask || mask[i]) &&
+		     j < g->nodes[i].n_inputs; j++)
+			rc = ahead_one(ev, &g->nodes[i].inputs[j], &batch,
+				       items, &m, &stop, err);
+	if (!rc)
+		rc = eval_pool_key(ev->pool, ev->repo, &ev->commit, items, m,
+				   err);
+	strmap_release(&batch);
+	mem_free(items);
+	return rc;
+}
