@@ -43,8 +43,10 @@ int graph_repo_open(const char *dir, struct graph_repo **out,
  * no discovery; the same working tree root and bareness), for another
  * thread: libgit2's objects, its object cache included, are used by one
  * thread at a time, so each thread reading the object database needs a
- * handle of its own (libgit2's THREADING.md). *out is new (graph_repo_
- * close). Errors: ERROR_INTERNAL (libgit2's message copied), ERROR_NOMEM.
+ * handle of its own (libgit2's THREADING.md). Only like's paths are
+ * read, which never change: another thread may be using `like`
+ * meanwhile. *out is new (graph_repo_close). Errors: ERROR_INTERNAL
+ * (libgit2's message copied), ERROR_NOMEM.
  */
 int graph_repo_open_again(const struct graph_repo *like,
 			  struct graph_repo **out, struct error *err);

@@ -183,12 +183,14 @@ int eval_input_memo(struct eval *ev, const struct graph_input *in, char *memo,
  * nodes are keyed, and the single-threaded keying takes each result
  * where it would have walked the set, so keys, memo rows, plans and
  * errors are those of one thread. Only sets keyed for their key alone
- * (eval_set_stream) of a commit are keyed ahead; a batch of fewer than
- * EVAL_POOL_MIN_SETS sets is left to the one thread (measured: below
- * it, opening handles and starting threads cost more than they save).
+ * (eval_set_stream) of a commit are keyed ahead, at least
+ * EVAL_POOL_SETS_PER_THREAD of them per thread: a thread opens its own
+ * handle and reads the trees above its sets again (measured: with fewer
+ * sets that costs more than it saves), so fewer than twice that many
+ * are left to the one thread.
  */
 #define EVAL_POOL_MAX_JOBS 8
-#define EVAL_POOL_MIN_SETS 8
+#define EVAL_POOL_SETS_PER_THREAD 4
 struct eval_pool;
 
 /*

@@ -132,11 +132,12 @@ struct eval_keyed *eval_pool_slot(struct eval_pool *pool,
 
 /*
  * Key the sets of items[0..n) at `commit` on the pool's threads, one
- * handle each (`repo` for the calling thread's share, the others opened
- * once from it), filling each slot; a set whose walk fails sets its
- * slot's error, and no set after it is started. Fewer than
- * EVAL_POOL_MIN_SETS sets, or no thread to be had: nothing is done (the
- * caller's keying walks them). Then each memoizable key is offered to
+ * handle each (`repo` for the calling thread's share; each other thread
+ * opens its own from it, once, and the pool keeps it), filling each
+ * slot; a set whose walk fails sets its slot's error, and no set after
+ * it is started. Fewer than 2 * EVAL_POOL_SETS_PER_THREAD sets: nothing
+ * is done (the caller's keying walks them); a slot left undone (a handle
+ * that would not open) likewise. Then each memoizable key is offered to
  * the plan's other evaluations by its memo id (eval_pool_shared).
  * Returns 0, or ERROR_NOMEM.
  */

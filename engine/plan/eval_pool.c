@@ -30,9 +30,8 @@
 
 struct eval_pool {
 	size_t jobs;			/* threads, the caller's included */
-	struct graph_repo **repos;	/* jobs - 1 handles, opened on the
-					   first batch worth threads */
-	size_t n_repos;
+	struct graph_repo **repos;	/* jobs - 1 handles (NULL until a
+					   thread opens its own) */
 	struct strmap shared;		/* memo id -> struct eval_keyed:
 					   memoizable keys, for any
 					   evaluation of the plan */
@@ -72,7 +71,7 @@ eval_pool_free(struct eval_pool *pool)
 
 	if (!pool)
 		return;
-	for (i = 0; i < pool->n_repos; i++)
+	for (i = 0; pool->repos && i < pool->jobs; i++)
 		graph_repo_close(pool->repos[i]);
 	mem_free(pool->repos);
 	for (i = 0; i < pool->n_all; i++)
@@ -119,24 +118,40 @@ eval_pool_shared(const struct eval_pool *pool, const char *memo)
 	return pool && memo[0] ? strmap_get(&pool->shared, memo) : NULL;
 }
 
+/* One thread's seat: its handle, opened by that thread on its first set
+ * (seat 0 is the calling thread's, with the evaluation's handle). */
+struct seat {
+	struct graph_repo *const *own;	/* seat 0: the caller's handle */
+	struct graph_repo **slot;	/* the others: the pool's, kept */
+	const struct graph_repo *like;	/* what a slot is opened on */
+	int broken;			/* the handle would not open */
+};
+
 struct batch {
 	const struct graph_oid *commit;
 	struct eval_keyed **items;
 };
 
-/* One set, on the thread whose handle `worker` is. */
+/* One set, on the thread of seat `worker`. */
 static int
 key_one(void *worker, size_t i, void *arg)
 {
+	struct seat *seat = worker;
 	struct batch *b = arg;
 	struct eval_keyed *k = b->items[i];
+	struct graph_repo *repo;
 	struct graph_source_state st;
 	struct error e;
 	int rc;
 
 	error_init(&e);
-	rc = graph_source_compute_key(worker, b->commit, k->set, NULL, &st,
-				      &e);
+	if (!seat->own && !*seat->slot && !seat->broken &&
+	    graph_repo_open_again(seat->like, seat->slot, &e))
+		seat->broken = 1;
+	if (seat->broken)
+		return 0;	/* left undone: the keying walks it */
+	repo = seat->own ? *seat->own : *seat->slot;
+	rc = graph_source_compute_key(repo, b->commit, k->set, NULL, &st, &e);
 	if (!rc) {
 		memcpy(k->key.bytes, st.key, sizeof(k->key.bytes));
 		k->memoizable = graph_source_state_memoizable(k->set, &st);
@@ -155,55 +170,38 @@ key_one(void *worker, size_t i, void *arg)
 	return rc;
 }
 
-/* The threads' handles, opened once (here, on the calling thread). */
-static int
-open_repos(struct eval_pool *pool, struct graph_repo *repo,
-	   struct error *err)
-{
-	int rc;
-
-	if (pool->repos)
-		return 0;	/* opened, or as many as would open */
-	pool->repos = mem_calloc(pool->jobs, sizeof(*pool->repos));
-	if (!pool->repos)
-		return error_set(err, ERROR_NOMEM, "out of memory");
-	while (pool->n_repos + 1 < pool->jobs) {
-		rc = graph_repo_open_again(repo, &pool->repos[pool->n_repos],
-					   err);
-		if (rc)
-			return rc;
-		pool->n_repos++;
-	}
-	return 0;
-}
-
 int
 eval_pool_key(struct eval_pool *pool, struct graph_repo *repo,
 	      const struct graph_oid *commit, struct eval_keyed **items,
 	      size_t n, struct error *err)
 {
-	struct graph_repo **workers = NULL;
+	struct seat seats[EVAL_POOL_MAX_JOBS];
+	void *workers[EVAL_POOL_MAX_JOBS];
 	struct batch b = { commit, items };
-	size_t i, threads;
+	size_t i, threads = n / EVAL_POOL_SETS_PER_THREAD;
 	int rc;
 
-	if (n < EVAL_POOL_MIN_SETS)
+	/* Each thread opens a handle and reads the trees above the sets
+	 * again (its own object cache): worth it for a few sets each. */
+	if (threads > pool->jobs)
+		threads = pool->jobs;
+	if (threads < 2)
 		return 0;	/* cheaper on one thread: left to it */
-	/* A handle that does not open leaves its thread out; none at all
-	 * leaves every set to the single-threaded keying. */
-	if (open_repos(pool, repo, err))
-		error_init(err);
-	threads = pool->n_repos + 1;
-	if (threads > n)
-		threads = n;
-	workers = threads > 1 ? mem_calloc(threads, sizeof(*workers)) : NULL;
-	if (!workers)
-		return 0;
-	workers[0] = repo;
-	for (i = 1; i < threads; i++)
-		workers[i] = pool->repos[i - 1];
-	pool_run(threads, (void *const *)workers, n, key_one, &b);
-	mem_free(workers);
+	if (!pool->repos) {
+		pool->repos = mem_calloc(pool->jobs, sizeof(*pool->repos));
+		if (!pool->repos)
+			return error_set(err, ERROR_NOMEM, "out of memory");
+	}
+	memset(seats, 0, sizeof(seats));
+	seats[0].own = &repo;
+	for (i = 0; i < threads; i++) {
+		if (i) {
+			seats[i].slot = &pool->repos[i - 1];
+			seats[i].like = repo;
+		}
+		workers[i] = &seats[i];
+	}
+	pool_run(threads, workers, n, key_one, &b);
 	for (i = 0; i < n; i++)
 		if (items[i]->done && !items[i]->rc &&
 		    items[i]->memoizable && items[i]->memo[0] &&
