@@ -320,7 +320,9 @@ source_key(void *payload, const struct graph_input *in, struct digest *out,
 		if (rc)
 			return rc;
 		memcpy(out->bytes, st->key, sizeof(out->bytes));
-		memoizable = graph_source_state_memoizable(x->set, st);
+		/* Asked only where it is used, as before. */
+		memoizable = (memo[0] || ev->stream) &&
+			     graph_source_state_memoizable(x->set, st);
 	}
 	digest_to_hex(out);
 	if (memo[0])

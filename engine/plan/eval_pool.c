@@ -222,8 +222,8 @@ eval_pool_key(struct eval_pool *pool, struct graph_repo *repo,
  */
 int
 eval_stream_key(struct eval *ev, const struct graph_input *in,
-	   struct eval_input *x, const char *memo, struct digest *out,
-	   int *memoizable, struct error *err)
+		struct eval_input *x, const char *memo, struct digest *out,
+		int *memoizable, struct error *err)
 {
 	const struct eval_keyed *k = x->ahead;
 	int rc;
