@@ -366,10 +366,12 @@ merge_errors(struct rules_load *L, struct error_list *errors)
 }
 
 /*
- * The YAML tree of text: remembered (files->memo) under the text's digest,
- * else parsed, and then remembered when it parsed without a problem.
+ * The YAML tree of text: remembered (files->memo) under its key, else
+ * parsed, and then remembered when it parsed without a problem. With
+ * text NULL (rules_load_remembered) only the memo is asked: *doc NULL and
+ * 1 when it has no tree. Returns 0 or 1.
  */
-static void
+static int
 parse(struct rules_load *L, const char *text, size_t len,
       struct rules_ynode **doc)
 {
@@ -377,20 +379,25 @@ parse(struct rules_load *L, const char *text, size_t len,
 	struct buf b = BUF_INIT;
 
 	*doc = NULL;
-	if (!memo) {
+	if (!memo && text) {
 		rules_yaml_parse(L, text, len, doc);
-		return;
+		return 0;
 	}
-	if (memo->get(memo->payload, text, len, &b) == 1 &&
-	    rules_ytree_decode(L, b.data, b.len, doc) != 1) {
+	if (memo && memo->get(memo->payload, &b) == 1 &&
+	    rules_ytree_decode(L, b.data, b.len, memo->key, doc) != 1) {
 		buf_release(&b);
-		return;		/* decoded, or out of memory (in L) */
+		return 0;	/* decoded, or out of memory (in L) */
+	}
+	if (!text) {
+		buf_release(&b);
+		return 1;
 	}
 	rules_yaml_parse(L, text, len, doc);
 	if (memo->write && *doc && !L->code && !L->errors.n &&
-	    !rules_ytree_encode(*doc, L->n_nodes, &b))
-		memo->put(memo->payload, text, len, b.data, b.len);
+	    !rules_ytree_encode(*doc, L->n_nodes, memo->key, &b))
+		memo->put(memo->payload, b.data, b.len);
 	buf_release(&b);
+	return 0;
 }
 
 int
@@ -400,10 +407,11 @@ rules_load_buffer(const char *display, const char *text, size_t len,
 	return rules_load_buffer_files(display, text, len, NULL, out, errors);
 }
 
-int
-rules_load_buffer_files(const char *display, const char *text, size_t len,
-			const struct rules_files *files, struct rules **out,
-			struct error_list *errors)
+/* rules_load_buffer_files and rules_load_remembered (text NULL). */
+static int
+load(const char *display, const char *text, size_t len,
+     const struct rules_files *files, struct rules **out,
+     struct error_list *errors)
 {
 	struct rules_load L;
 	struct rules_ynode *doc = NULL;
@@ -424,14 +432,21 @@ rules_load_buffer_files(const char *display, const char *text, size_t len,
 	arena_init(&r->arena);
 	L.r = r;
 	r->file = rules_load_strdup(&L, L.file);
-	copy = arena_alloc(&r->arena, len + 1);
-	if (!copy)
-		rules_load_nomem(&L);
-	if (!L.code) {
-		memcpy(copy, text, len);
-		r->text = copy;
-		r->text_len = len;
-		parse(&L, copy, len, &doc);
+	if (text) {
+		copy = arena_alloc(&r->arena, len + 1);
+		if (!copy) {
+			rules_load_nomem(&L);
+		} else {
+			memcpy(copy, text, len);
+			r->text = copy;
+			r->text_len = len;
+		}
+	}
+	if (!L.code && parse(&L, r->text, len, &doc) == 1) {
+		/* nothing remembered: the caller reads the text */
+		error_list_release(&L.errors);
+		rules_free(r);
+		return 1;
 	}
 	if (!L.code && !doc)
 		rules_load_error_at(&L, 1, 1, "start the file with `version: 1`",
@@ -448,6 +463,27 @@ rules_load_buffer_files(const char *display, const char *text, size_t len,
 	merge_errors(&L, errors);
 	*out = r;
 	return 0;
+}
+
+int
+rules_load_buffer_files(const char *display, const char *text, size_t len,
+			const struct rules_files *files, struct rules **out,
+			struct error_list *errors)
+{
+	static const char empty[] = "";
+
+	return load(display, text ? text : empty, text ? len : 0, files, out,
+		    errors);
+}
+
+int
+rules_load_remembered(const char *display, const struct rules_files *files,
+		      struct rules **out, struct error_list *errors)
+{
+	*out = NULL;
+	if (!files || !files->memo)
+		return 1;
+	return load(display, NULL, 0, files, out, errors);
 }
 
 int

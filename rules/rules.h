@@ -428,8 +428,10 @@ struct rules_index {
 
 struct rules {
 	const char *file;	/* the name used in messages */
-	const char *text;	/* the file's bytes (NUL-terminated) */
-	size_t text_len;	/* bytes */
+	const char *text;	/* the file's bytes (NUL-terminated), or
+				   NULL: loaded from a remembered tree
+				   (rules_load_remembered) */
+	size_t text_len;	/* bytes (0 with text NULL) */
 	unsigned version;	/* schema version (RULES_SCHEMA_VERSION) */
 	struct rules_toolkit *toolkits;	size_t n_toolkits;
 	struct rules_root *roots;	size_t n_roots;
@@ -490,24 +492,44 @@ struct rules_files {
 
 /*
  * Where parsed rules texts are remembered (the cache's rules_trees table):
- * a load takes the tree remembered for its text instead of parsing, and
- * remembers the tree of a text that parsed without a problem. The memo
- * keys a tree by a digest of RULES_TREE_FORMAT and the text's bytes.
- * get() appends the bytes remembered for text[0..len) to *out and returns
- * 1, or returns 0 (none; an error counts as none); put() remembers them,
- * failures ignored. The bytes are checked on reading (rules/yaml_memo.c);
- * what does not decode is parsed.
+ * a load takes the tree remembered under `key` instead of parsing, and
+ * remembers the tree of a text that parsed without a problem. The caller
+ * derives `key` (32 hex digits) from everything the parse is a function
+ * of: RULES_TREE_FORMAT, rules_parser_version() and the text itself, or
+ * an id that stands for it (a commit's ripple.yml: its blob id, so that a
+ * hit never reads the blob). The key is written into the bytes and
+ * checked on reading, with their checksum, every count and bound
+ * (rules/yaml_memo.c): a row stored under another key, damaged, cut or of
+ * another format is a miss, and the text is parsed. get() appends the
+ * bytes remembered under key to *out and returns 1, or returns 0 (none;
+ * an error counts as none); put() remembers them, failures ignored.
  */
-#define RULES_TREE_FORMAT "ripple-ytree-v1"
+#define RULES_TREE_FORMAT "ripple-ytree-v2"
 struct buf;
 struct rules_tree_memo {
-	int (*get)(void *payload, const char *text, size_t len,
-		   struct buf *out);
-	void (*put)(void *payload, const char *text, size_t len,
-		    const void *tree, size_t tree_len);
+	int (*get)(void *payload, struct buf *out);
+	void (*put)(void *payload, const void *tree, size_t tree_len);
 	void *payload;
+	const char *key;	/* 32 hex digits */
 	int write;		/* 0: get only (no tree is encoded to put) */
 };
+
+/* The YAML parser's version (libyaml's, "0.2.5"): a parse memo's key
+ * includes it, so a parser that may read a text otherwise misses. */
+const char *rules_parser_version(void);
+
+/*
+ * As rules_load_buffer_files from the tree files->memo holds under its
+ * key, without the text: returns 0 with *out the model (its text NULL,
+ * text_len 0), 1 when the memo has no tree under the key that decodes
+ * (nothing reported, *out NULL: read the text and call
+ * rules_load_buffer_files with the same files), or the error
+ * rules_load_buffer_files would return (rules errors in a remembered
+ * tree, reported to `errors` alike).
+ */
+int rules_load_remembered(const char *display,
+			  const struct rules_files *files, struct rules **out,
+			  struct error_list *errors);
 
 /*
  * The file system reader: payload is the folder (a NUL-terminated path)

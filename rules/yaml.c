@@ -16,6 +16,7 @@
 #include "base/mem.h"
 #include "base/strmap.h"
 #include "rules/load.h"
+#include "rules/rules.h"
 #include "base/banned.h"
 
 struct frame {
@@ -593,4 +594,10 @@ rules_ynode_get(const struct rules_ynode *m, const char *key)
 		if (!strcmp(m->items[2 * i]->str, key))
 			return m->items[2 * i + 1];
 	return NULL;
+}
+
+const char *
+rules_parser_version(void)
+{
+	return yaml_get_version_string();
 }

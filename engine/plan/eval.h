@@ -68,6 +68,10 @@ struct eval {
 					   went into them) */
 	int borrowed;			/* 1: rules and graph are another
 					   evaluation's (eval_open_like) */
+	struct graph_oid rules_blob;	/* the commit's ripple.yml, when
+					   rules_blob_known */
+	int rules_blob_known;		/* 1: the rules are that blob's
+					   (a commit's evaluation) */
 };
 
 /*
@@ -89,8 +93,9 @@ int eval_open(struct graph_repo *repo, const char *rev, int worktree,
 /*
  * As eval_open, with the cache's memos on from the start (eval_set_memo:
  * `memo` borrowed, or NULL; `write` to remember what is computed): the
- * rules of a commit are taken from the parsed trees remembered by their
- * text (rules_tree_memo), so an unchanged ripple.yml is not parsed again.
+ * rules of a commit are taken from the parsed trees remembered by the
+ * blob id of its ripple.yml (rules_tree_memo), so an unchanged ripple.yml
+ * is neither read nor parsed again.
  */
 struct cache;
 int eval_open_memo(struct graph_repo *repo, const char *rev, int worktree,
