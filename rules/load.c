@@ -85,7 +85,7 @@ load_axis(struct rules_load *L, const struct rules_ynode *k,
 				 "reserved or invalid axis name '%s'", k->str);
 		return;
 	}
-	snprintf(what, sizeof(what), "axis '%s'", k->str);
+	rules_load_what(what, sizeof(what), "axis", k->str);
 	if (v->kind == RULES_YNODE_MAP) {
 		rules_load_keys(L, v, what, keys);
 		vals = rules_ynode_get(v, "values");
@@ -587,6 +587,7 @@ rules_free(struct rules *r)
 {
 	if (!r)
 		return;
+	rules_index_release(r);
 	arena_release(&r->arena);
 	mem_free(r);
 }

@@ -387,8 +387,9 @@ load_node(struct rules_load *L, const struct rules_ynode *k,
 	char what[160];
 	size_t i, n;
 
-	snprintf(what, sizeof(what), "%s '%s'",
-		 node->kind == RULES_NODE_TEST ? "test" : "artifact", k->str);
+	rules_load_what(what, sizeof(what),
+			node->kind == RULES_NODE_TEST ? "test" : "artifact",
+			k->str);
 	node->name = k->str;
 	node->pos = rules_load_pos(k);
 	if (rules_load_keys(L, v, what, keys))

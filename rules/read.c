@@ -182,6 +182,30 @@ rules_load_keys(struct rules_load *L, const struct rules_ynode *m,
 	return 0;
 }
 
+/* Append up to *left - 1 bytes of s at *p (cut, as snprintf cuts). */
+static void
+put_cut(char **p, size_t *left, const char *s, size_t len)
+{
+	if (len >= *left)
+		len = *left - 1;
+	memcpy(*p, s, len);
+	*p += len;
+	*left -= len;
+}
+
+void
+rules_load_what(char *what, size_t n, const char *kind, const char *name)
+{
+	char *p = what;
+	size_t left = n;
+
+	put_cut(&p, &left, kind, strlen(kind));
+	put_cut(&p, &left, " '", 2);
+	put_cut(&p, &left, name, strlen(name));
+	put_cut(&p, &left, "'", 1);
+	*p = '\0';
+}
+
 int
 rules_load_name(struct rules_load *L, const struct rules_ynode *n,
 		const char *what)

@@ -590,8 +590,11 @@ rules_ynode_get(const struct rules_ynode *m, const char *key)
 
 	if (!m || m->kind != RULES_YNODE_MAP)
 		return NULL;
+	/* The first byte first: a loader asks each map for some twenty
+	 * keys it mostly lacks. */
 	for (i = 0; i < m->n; i++)
-		if (!strcmp(m->items[2 * i]->str, key))
+		if (m->items[2 * i]->str[0] == key[0] &&
+		    !strcmp(m->items[2 * i]->str, key))
 			return m->items[2 * i + 1];
 	return NULL;
 }
