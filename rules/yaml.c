@@ -564,6 +564,8 @@ rules_ynode_is_null(const struct rules_ynode *n)
 {
 	if (!n || n->kind != RULES_YNODE_SCALAR || !n->plain)
 		return 0;
+	if (n->len > 4)
+		return 0;	/* most scalars: no compare */
 	return !n->len || !strcmp(n->str, "~") || !strcmp(n->str, "null") ||
 	       !strcmp(n->str, "Null") || !strcmp(n->str, "NULL");
 }
