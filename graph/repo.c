@@ -568,6 +568,17 @@ graph_repo_blob_id(struct graph_repo *repo, const struct graph_oid *commit,
 }
 
 int
+graph_blob_id_of(const void *data, size_t len, struct graph_oid *out)
+{
+	git_oid id;
+
+	if (git_odb_hash(&id, data, len, GIT_OBJECT_BLOB) < 0)
+		return -1;
+	memcpy(out->id, id.id, sizeof(out->id));
+	return 0;
+}
+
+int
 graph_repo_read_blob(struct graph_repo *repo, const struct graph_oid *commit,
 		     const char *path, struct buf *out, struct error *err)
 {

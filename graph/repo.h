@@ -140,6 +140,14 @@ int graph_repo_blob_id(struct graph_repo *repo,
 		       struct graph_oid *out, struct error *err);
 
 /*
+ * The id git gives `len` bytes of `data` as a blob (what `git
+ * hash-object` prints) into *out: a working-tree file's, to find what
+ * was remembered for the same bytes committed. Returns 0, or -1 when
+ * libgit2 cannot hash (out of memory).
+ */
+int graph_blob_id_of(const void *data, size_t len, struct graph_oid *out);
+
+/*
  * Whether `path` (repository-relative) names an entry of any kind in the
  * tree of `commit`: *found 1 or 0, without reading the entry (the rules
  * file's blob is inflated once, not again to learn it is tracked).

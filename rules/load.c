@@ -377,14 +377,19 @@ parse(struct rules_load *L, const char *text, size_t len,
 {
 	const struct rules_tree_memo *memo = L->files ? L->files->memo : NULL;
 	struct buf b = BUF_INIT;
+	const char *key = memo ? memo->key : NULL;
+	char made[33];
 
 	*doc = NULL;
-	if (!memo && text) {
+	if (memo && !key && text && memo->key_of &&
+	    !memo->key_of(memo->payload, text, len, made))
+		key = made;
+	if (!key && text) {
 		rules_yaml_parse(L, text, len, doc);
 		return 0;
 	}
-	if (memo && memo->get(memo->payload, &b) == 1 &&
-	    rules_ytree_decode(L, b.data, b.len, memo->key, doc) != 1) {
+	if (key && memo->get(memo->payload, key, &b) == 1 &&
+	    rules_ytree_decode(L, b.data, b.len, key, doc) != 1) {
 		buf_release(&b);
 		return 0;	/* decoded, or out of memory (in L) */
 	}
@@ -394,8 +399,8 @@ parse(struct rules_load *L, const char *text, size_t len,
 	}
 	rules_yaml_parse(L, text, len, doc);
 	if (memo->write && *doc && !L->code && !L->errors.n &&
-	    !rules_ytree_encode(*doc, L->n_nodes, memo->key, &b))
-		memo->put(memo->payload, b.data, b.len);
+	    !rules_ytree_encode(*doc, L->n_nodes, key, &b))
+		memo->put(memo->payload, key, b.data, b.len);
 	buf_release(&b);
 	return 0;
 }
@@ -490,6 +495,14 @@ int
 rules_load_file(const char *path, const char *display, const char *root,
 		struct rules **out, struct error_list *errors)
 {
+	return rules_load_file_memo(path, display, root, NULL, out, errors);
+}
+
+int
+rules_load_file_memo(const char *path, const char *display, const char *root,
+		     const struct rules_tree_memo *memo, struct rules **out,
+		     struct error_list *errors)
+{
 	struct error e;
 	FILE *f;
 	char *data = NULL;
@@ -553,7 +566,7 @@ rules_load_file(const char *path, const char *display, const char *root,
 		/* Matrix files (each: {from:}): repository paths. */
 		char dir[4096];
 		const char *slash = strrchr(path, '/');
-		struct rules_files fs = { rules_files_read_dir, dir, NULL };
+		struct rules_files fs = { rules_files_read_dir, dir, memo };
 
 		if (root && strlen(root) >= sizeof(dir)) {
 			code = error_at(&e, ERROR_INVALID, display, 0, 0,

@@ -477,6 +477,16 @@ int rules_load_file(const char *path, const char *display,
 		    struct error_list *errors);
 
 /*
+ * As rules_load_file, the file's parsed tree taken from and left in
+ * `memo` (NULL: none; its key is usually NULL here, key_of naming the
+ * text once read).
+ */
+struct rules_tree_memo;
+int rules_load_file_memo(const char *path, const char *display,
+			 const char *root, const struct rules_tree_memo *memo,
+			 struct rules **out, struct error_list *errors);
+
+/*
  * Where the rules read repository files they name (`each: {from: {file:}}`
  * matrix files): read() puts the bytes of `path` (repository-relative, no
  * "..") into *data (mem_alloc'd, NUL-terminated; the caller frees it) and
@@ -493,25 +503,30 @@ struct rules_files {
 
 /*
  * Where parsed rules texts are remembered (the cache's rules_trees table):
- * a load takes the tree remembered under `key` instead of parsing, and
- * remembers the tree of a text that parsed without a problem. The caller
- * derives `key` (32 hex digits) from everything the parse is a function
- * of: RULES_TREE_FORMAT, rules_parser_version() and the text itself, or
- * an id that stands for it (a commit's ripple.yml: its blob id, so that a
- * hit never reads the blob). The key is written into the bytes and
+ * a load takes the tree remembered under its key instead of parsing, and
+ * (with `write`) remembers the tree of a text that parsed without a
+ * problem. The key (32 hex digits) names everything the parse is a
+ * function of: RULES_TREE_FORMAT, rules_parser_version() and the text, or
+ * an id that stands for it (ripple.yml's git blob id, so that a hit on a
+ * commit's reads no blob). It is `key`, or when that is NULL what
+ * key_of() makes of the text (into 33 bytes; 0, or -1 for none: the text
+ * is parsed without the memo). The key is written into the bytes and
  * checked on reading, with their checksum, every count and bound
  * (rules/yaml_memo.c): a row stored under another key, damaged, cut or of
  * another format is a miss, and the text is parsed. get() appends the
- * bytes remembered under key to *out and returns 1, or returns 0 (none;
+ * bytes remembered under a key to *out and returns 1, or returns 0 (none;
  * an error counts as none); put() remembers them, failures ignored.
  */
 #define RULES_TREE_FORMAT "ripple-ytree-v2"
 struct buf;
 struct rules_tree_memo {
-	int (*get)(void *payload, struct buf *out);
-	void (*put)(void *payload, const void *tree, size_t tree_len);
+	int (*get)(void *payload, const char *key, struct buf *out);
+	void (*put)(void *payload, const char *key, const void *tree,
+		    size_t tree_len);
+	int (*key_of)(void *payload, const char *text, size_t len,
+		      char *key);
 	void *payload;
-	const char *key;	/* 32 hex digits */
+	const char *key;	/* 32 hex digits, or NULL: key_of */
 	int write;		/* 0: get only (no tree is encoded to put) */
 };
 
@@ -521,7 +536,7 @@ const char *rules_parser_version(void);
 
 /*
  * As rules_load_buffer_files from the tree files->memo holds under its
- * key, without the text: returns 0 with *out the model (its text NULL,
+ * key (which must be given: no key_of), without the text: returns 0 with *out the model (its text NULL,
  * text_len 0), 1 when the memo has no tree under the key that decodes
  * (nothing reported, *out NULL: read the text and call
  * rules_load_buffer_files with the same files), or the error

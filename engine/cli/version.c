@@ -1,7 +1,8 @@
 /*
  * `ripple version ROOT [--rev REV] [--worktree] [--json] [--rules FILE]`:
  * a root's version from git tags (graph/version.h), as text or JSON. Reads
- * SOURCE_DATE_EPOCH for the date of a dirty tree.
+ * SOURCE_DATE_EPOCH for the date of a dirty tree. The rules' parsed tree
+ * comes from the cache when a plan left it there (read-only).
  */
 #include "engine/cli/cli.h"
 
@@ -16,6 +17,8 @@
 
 #include "base/buf.h"
 #include "base/error.h"
+#include "cache/cache.h"
+#include "engine/plan/eval.h"
 #include "graph/repo.h"
 #include "graph/restore.h"
 #include "base/spell.h"
@@ -53,11 +56,19 @@ help(FILE *f)
 		"3 git or i/o error\n");
 }
 
+/*
+ * The rules file `file` (relative to ctx->dir), its matrix files under
+ * the repository's working tree (the folder '.' of a bare one), its
+ * parsed tree taken from `memo` when that holds it (NULL: none).
+ */
 static int
-load_rules(const struct cli_ctx *ctx, const char *file, struct rules **r)
+load_rules(const struct cli_ctx *ctx, struct graph_repo *repo,
+	   const char *file, const struct rules_tree_memo *memo,
+	   struct rules **r)
 {
 	struct error_list errors;
-	char path[4096], root[4096];
+	char path[4096];
+	const char *root;
 	size_t i;
 	int rc, n;
 
@@ -74,11 +85,10 @@ load_rules(const struct cli_ctx *ctx, const char *file, struct rules **r)
 		cli_print_error(ctx, &e);
 		return ERROR_INVALID;
 	}
-	rc = cli_repo_root(ctx, root, sizeof(root));
-	if (rc < 0)
-		return rc;
+	/* As cli_repo_root says, from the repository already open. */
+	root = graph_repo_is_bare(repo) ? "." : graph_repo_root(repo);
 	error_list_init(&errors, 20);
-	rc = rules_load_file(path, file, root, r, &errors);
+	rc = rules_load_file_memo(path, file, root, memo, r, &errors);
 	if (rc) {
 		for (i = 0; i < errors.n; i++)
 			cli_print_error(ctx, &errors.items[i]);
@@ -94,13 +104,18 @@ load_rules(const struct cli_ctx *ctx, const char *file, struct rules **r)
 	return rc;
 }
 
-/* The rules of REV's tree: a root's tags and fallback are of that commit. */
+/*
+ * The rules of REV's tree: a root's tags and fallback are of that commit.
+ * Through the cache's memo (c, or NULL) by ripple.yml's blob id: a hit
+ * reads no blob.
+ */
 static int
 load_rules_at(const struct cli_ctx *ctx, struct graph_repo *repo,
-	      const char *rev, struct rules **r)
+	      const char *rev, struct cache *c, struct rules **r)
 {
 	struct error_list errors;
-	struct graph_oid oid;
+	struct graph_oid oid, blob;
+	struct eval_rules_memo m;
 	struct error err;
 	struct buf text;
 	char display[300];
@@ -111,24 +126,33 @@ load_rules_at(const struct cli_ctx *ctx, struct graph_repo *repo,
 	buf_init(&text, 0);
 	rc = graph_repo_resolve(repo, rev, &oid, &err);
 	if (!rc)
-		rc = graph_repo_read_blob(repo, &oid, "ripple.yml", &text, &err);
+		rc = graph_repo_blob_id(repo, &oid, "ripple.yml", &blob, &err);
 	if (rc) {
 		if (rc == ERROR_NOT_FOUND && !err.hint[0])
 			error_hint(&err, "pass --rules FILE to use another "
 					 "rules file");
 		cli_print_error(ctx, &err);
-		buf_release(&text);
 		return rc;
 	}
 	snprintf(display, sizeof(display), "ripple.yml@%s", rev);
 	error_list_init(&errors, 20);
+	eval_rules_memo_init(&m, c, 0, &blob);
 	{
 		struct graph_commit_files cf = { repo, &oid };
 		struct rules_files files = { graph_commit_file_read, &cf,
-					      NULL };
+					      c ? &m.memo : NULL };
 
-		rc = rules_load_buffer_files(display, text.data, text.len,
-					     &files, r, &errors);
+		rc = rules_load_remembered(display, &files, r, &errors);
+		if (rc == 1) {
+			rc = graph_repo_read_blob(repo, &oid, "ripple.yml",
+						  &text, &err);
+			if (rc)
+				cli_print_error(ctx, &err);
+			else
+				rc = rules_load_buffer_files(display, text.data,
+							     text.len, &files,
+							     r, &errors);
+		}
 	}
 	for (i = 0; i < errors.n; i++)
 		cli_print_error(ctx, &errors.items[i]);
@@ -214,6 +238,8 @@ cli_version(int argc, char **argv, const struct cli_ctx *ctx)
 	struct version_result res;
 	struct rules *r = NULL;
 	struct graph_repo *repo = NULL;
+	struct cache *cache = NULL;
+	struct eval_rules_memo memo;
 	struct error err;
 	int c, json = 0, worktree = 0, rc, out = CLI_OK;
 	size_t i;
@@ -252,17 +278,23 @@ cli_version(int argc, char **argv, const struct cli_ctx *ctx)
 		cli_print_error(ctx, &err);
 		return cli_exit_for(rc);
 	}
+	/* Parsed trees a plan left in the cache, by ripple.yml's blob id
+	 * (read-only: version never makes or changes a cache). */
+	cli_cache_open_memo(ctx, repo, &cache);
+	eval_rules_memo_init(&memo, cache, 0, NULL);
 	if (file) {
-		rc = load_rules(ctx, file, &r);
+		rc = load_rules(ctx, repo, file, cache ? &memo.memo : NULL,
+				&r);
 	} else if (rev && !worktree) {
-		rc = load_rules_at(ctx, repo, rev, &r);
+		rc = load_rules_at(ctx, repo, rev, cache, &r);
 	} else {
 		struct buf path = BUF_INIT;
 
 		rc = buf_addf(&path, NULL, "%s/ripple.yml",
 			      graph_repo_root(repo));
 		if (!rc)
-			rc = load_rules(ctx, path.data, &r);
+			rc = load_rules(ctx, repo, path.data,
+					cache ? &memo.memo : NULL, &r);
 		buf_release(&path);
 	}
 	if (rc) {
@@ -303,6 +335,7 @@ cli_version(int argc, char **argv, const struct cli_ctx *ctx)
 		printf("%s\n", res.version);
 	version_result_release(&res);
 done:
+	cache_close(cache);
 	graph_repo_close(repo);
 	rules_free(r);
 	return out;

@@ -13,6 +13,7 @@
 #include "graph/graph.h"
 #include "graph/repo.h"
 #include "graph/key.h"
+#include "rules/rules.h"
 
 struct error;
 struct error_list;
@@ -89,6 +90,22 @@ int eval_open(struct graph_repo *repo, const char *rev, int worktree,
 	      const char *rules_file, const struct graph_limits *limits,
 	      struct error_list *errors, struct eval **out,
 	      struct error *err);
+
+/*
+ * The memo of ripple.yml's parsed tree (rules_tree_memo) over cache `c`
+ * (NULL: none), keyed by the file's git blob id: `blob`, or when NULL the
+ * id git gives the bytes a load reads (key_of), so a working tree's
+ * unchanged ripple.yml finds the tree a plan of its commit left. Trees
+ * are left only with `write`. `m` must outlive the loads using &m->memo.
+ */
+struct cache;
+struct eval_rules_memo {
+	struct rules_tree_memo memo;
+	struct cache *cache;		/* borrowed, or NULL */
+	char key[33];
+};
+void eval_rules_memo_init(struct eval_rules_memo *m, struct cache *c,
+			  int write, const struct graph_oid *blob);
 
 /*
  * As eval_open, with the cache's memos on from the start (eval_set_memo:

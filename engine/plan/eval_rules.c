@@ -39,9 +39,9 @@ check_families(struct eval *ev, struct error_list *errors, struct error *err)
 }
 
 /*
- * The memo key of a commit's ripple.yml parsed (32 hex digits into hex):
- * the tree format, the parser's version and the blob id, which names the
- * bytes, so a hit reads no blob (rules_tree_memo).
+ * The memo key of ripple.yml's parsed tree (32 hex digits into hex): the
+ * tree format, the parser's version and the file's git blob id, which
+ * names its bytes, so a hit on a commit's reads no blob (rules_tree_memo).
  */
 static int
 tree_key(const struct graph_oid *blob, char *hex)
@@ -59,32 +59,53 @@ tree_key(const struct graph_oid *blob, char *hex)
 	return 0;
 }
 
-/* rules_tree_memo over the evaluation's cache (eval_open_memo). */
-struct tree_memo {
-	struct eval *ev;
-	char key[33];
-};
-
+/* rules_tree_memo over an evaluation's cache (struct eval_rules_memo). */
 static int
-tree_get(void *payload, struct buf *out)
+tree_get(void *payload, const char *key, struct buf *out)
 {
-	struct tree_memo *m = payload;
+	struct eval_rules_memo *m = payload;
 	struct error e2;
 
 	error_init(&e2);
-	return cache_rules_tree_get(m->ev->memo, m->key, out, &e2) == 1;
+	return m->cache && cache_rules_tree_get(m->cache, key, out, &e2) == 1;
 }
 
 static void
-tree_put(void *payload, const void *tree, size_t tree_len)
+tree_put(void *payload, const char *key, const void *tree, size_t tree_len)
 {
-	struct tree_memo *m = payload;
+	struct eval_rules_memo *m = payload;
 	struct error e2;
 
 	error_init(&e2);
-	if (m->ev->memo_write)
-		cache_rules_tree_put(m->ev->memo, m->key, tree, tree_len,
-				     &e2);
+	if (m->cache && m->memo.write)
+		cache_rules_tree_put(m->cache, key, tree, tree_len, &e2);
+}
+
+/* The key of a text read from a file: by the blob id git gives it. */
+static int
+tree_key_of(void *payload, const char *text, size_t len, char *key)
+{
+	struct graph_oid blob;
+
+	(void)payload;
+	if (graph_blob_id_of(text, len, &blob))
+		return -1;
+	return tree_key(&blob, key);
+}
+
+void
+eval_rules_memo_init(struct eval_rules_memo *m, struct cache *c, int write,
+		     const struct graph_oid *blob)
+{
+	memset(m, 0, sizeof(*m));
+	m->cache = c;
+	m->memo.get = tree_get;
+	m->memo.put = tree_put;
+	m->memo.key_of = tree_key_of;
+	m->memo.payload = m;
+	m->memo.write = write;
+	if (blob && !tree_key(blob, m->key))
+		m->memo.key = m->key;
 }
 
 /* graph_commit_file_read, noting that a file went into the rules. */
@@ -140,9 +161,7 @@ load_commit_rules(struct eval *ev, struct error_list *errors,
 		  struct error *err)
 {
 	struct counted_files cf = { { ev->repo, &ev->commit }, ev };
-	struct tree_memo tm = { ev, "" };
-	struct rules_tree_memo memo = { tree_get, tree_put, &tm, tm.key,
-					ev->memo_write };
+	struct eval_rules_memo m;
 	struct rules_files files = { counted_read, &cf, NULL };
 	struct buf text;
 	char display[128];
@@ -158,8 +177,9 @@ load_commit_rules(struct eval *ev, struct error_list *errors,
 	if (rc)
 		return rc;
 	ev->rules_blob_known = 1;
-	if (ev->memo && !tree_key(&ev->rules_blob, tm.key))
-		files.memo = &memo;
+	eval_rules_memo_init(&m, ev->memo, ev->memo_write, &ev->rules_blob);
+	if (ev->memo && m.memo.key)
+		files.memo = &m.memo;
 	snprintf(display, sizeof(display), "ripple.yml@%.9s", ev->commit_hex);
 	rc = rules_load_remembered(display, &files, &ev->rules, errors);
 	if (rc != 1)
@@ -184,6 +204,7 @@ eval_load_rules(struct eval *ev, const char *rules_file,
 	int rc;
 
 	if (rules_file || ev->worktree) {
+		struct eval_rules_memo m;
 		char path[4096];
 
 		/* not a commit's ripple.yml alone: never lent (eval_open_like) */
@@ -198,14 +219,15 @@ eval_load_rules(struct eval *ev, const char *rules_file,
 						 "the repository's path is too "
 						 "long for its ripple.yml");
 			rules_file = path;
-			rc = rules_load_file(path, "ripple.yml",
-					     graph_repo_root(ev->repo), &ev->rules,
-					     errors);
-		} else {
-			rc = rules_load_file(rules_file, NULL,
-					     graph_repo_root(ev->repo), &ev->rules,
-					     errors);
 		}
+		/* By the blob id git gives the bytes read: the working
+		 * tree's unchanged ripple.yml finds the commit's tree. */
+		eval_rules_memo_init(&m, ev->memo, ev->memo_write, NULL);
+		rc = rules_load_file_memo(rules_file, rules_file == path ?
+					  "ripple.yml" : NULL,
+					  graph_repo_root(ev->repo),
+					  ev->memo ? &m.memo : NULL,
+					  &ev->rules, errors);
 		if (rc && errors->n == 0)
 			error_set(err, rc, "cannot load the rules");
 		else if (rc)

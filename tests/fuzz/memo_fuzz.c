@@ -88,13 +88,14 @@ struct row {
 #define KEY "0123456789abcdef0123456789abcdef"
 
 static int
-row_get(void *payload, struct buf *out)
+row_get(void *payload, const char *key, struct buf *out)
 {
 	const struct row *r = payload;
 	uint64_t h;
 	unsigned char sum[8];
 	int i;
 
+	(void)key;
 	if (buf_add(out, RULES_TREE_FORMAT, strlen(RULES_TREE_FORMAT), NULL) ||
 	    buf_add(out, KEY, strlen(KEY), NULL) ||
 	    buf_add(out, r->p, r->n, NULL))
@@ -106,9 +107,10 @@ row_get(void *payload, struct buf *out)
 }
 
 static void
-row_put(void *payload, const void *tree, size_t tree_len)
+row_put(void *payload, const char *key, const void *tree, size_t tree_len)
 {
 	(void)payload;
+	(void)key;
 	(void)tree;
 	(void)tree_len;
 }
@@ -128,7 +130,7 @@ tree(const char *p, size_t n)
 {
 	static const char text[] = "version: 1\n";
 	struct row r = { p, n };
-	struct rules_tree_memo memo = { row_get, row_put, &r, KEY, 0 };
+	struct rules_tree_memo memo = { row_get, row_put, NULL, &r, KEY, 0 };
 	struct rules_files files = { no_files, NULL, &memo };
 	struct error_list errs;
 	struct rules *rules = NULL;

@@ -61,9 +61,11 @@ struct memo {
 #define KEY_B "fedcba9876543210fedcba9876543210"
 
 static int
-memo_get(void *payload, struct buf *out)
+memo_get(void *payload, const char *key, struct buf *out)
 {
 	struct memo *m = payload;
+
+	(void)key;
 	size_t n = m->cut ? m->cut : m->stored.len;
 
 	m->gets++;
@@ -77,10 +79,11 @@ memo_get(void *payload, struct buf *out)
 }
 
 static void
-memo_put(void *payload, const void *tree, size_t tree_len)
+memo_put(void *payload, const char *key, const void *tree, size_t tree_len)
 {
 	struct memo *m = payload;
 
+	(void)key;
 	buf_reset(&m->stored);
 	cr_assert_eq(buf_add(&m->stored, tree, tree_len, NULL), 0);
 	m->have = 1;
@@ -114,7 +117,7 @@ fake_source(void *payload, const struct graph_input *in, struct digest *out,
 static void
 load(const char *text, struct memo *m, struct buf *out)
 {
-	struct rules_tree_memo tm = { memo_get, memo_put, m,
+	struct rules_tree_memo tm = { memo_get, memo_put, NULL, m,
 				      m && m->key ? m->key : KEY_A, 1 };
 	struct rules_files files = { no_files, NULL, m ? &tm : NULL };
 	struct graph_key_sources src = { fake_source, NULL, NULL, NULL, NULL };
@@ -327,7 +330,8 @@ Test(rules_tree_memo, a_v1_row_is_a_miss)
 Test(rules_tree_memo, remembered_loads_without_the_text)
 {
 	struct memo m;
-	struct rules_tree_memo tm = { memo_get, memo_put, &m, KEY_A, 1 };
+	struct rules_tree_memo tm = { memo_get, memo_put, NULL, &m, KEY_A,
+				      1 };
 	struct rules_files files = { no_files, NULL, &tm };
 	struct error_list errors;
 	struct rules *r = NULL;

@@ -206,3 +206,84 @@ Test(engine_plan_eval_rules, a_bad_row_is_a_miss_with_the_same_rules)
 	buf_release(&ids);
 	teardown(&f);
 }
+
+static struct buf captured;
+
+static int
+no_get(void *payload, const char *key, struct buf *out)
+{
+	(void)payload;
+	(void)key;
+	(void)out;
+	return 0;
+}
+
+static void
+capture(void *payload, const char *key, const void *tree, size_t len)
+{
+	(void)payload;
+	(void)key;
+	buf_reset(&captured);
+	cr_assert_eq(buf_add(&captured, tree, len, NULL), 0);
+}
+
+/*
+ * The working tree's ripple.yml (and a --rules file) goes through the
+ * memo by the blob id git gives its bytes: B's tree planted under the key
+ * of A's blob is what a worktree evaluation of A's bytes reads.
+ */
+Test(engine_plan_eval_rules, the_working_tree_finds_the_tree_by_its_bytes)
+{
+	struct fixture f;
+	struct buf ids = BUF_INIT;
+	struct graph_oid blob;
+	struct eval_rules_memo m;
+	struct rules_tree_memo put;
+	struct rules_files files = { NULL, NULL, NULL };
+	struct error_list errors;
+	struct rules *r = NULL;
+	struct cache *c = NULL;
+	struct eval *ev = NULL;
+	struct error err;
+	size_t i;
+
+	setup(&f);
+	t_write(f.dir, "ripple.yml", RULES_A);	/* HEAD is B */
+	cr_assert_eq(graph_blob_id_of(RULES_A, strlen(RULES_A), &blob), 0);
+	eval_rules_memo_init(&m, NULL, 0, &blob);
+	memset(&put, 0, sizeof(put));
+	put.get = no_get;
+	put.put = capture;
+	put.key = m.key;
+	put.write = 1;
+	files.memo = &put;
+	buf_init(&captured, 0);
+	error_list_init(&errors, 4);
+	cr_assert_eq(rules_load_buffer_files("b", RULES_B, strlen(RULES_B),
+					     &files, &r, &errors), 0);
+	rules_free(r);
+	error_init(&err);
+	cr_assert_eq(cache_open(f.db, CACHE_OPEN_CREATE, &c, &err), 0, "%s",
+		     err.msg);
+	cr_assert_eq(cache_rules_tree_put(c, m.key, captured.data,
+					  captured.len, &err), 0);
+	cr_assert_eq(eval_open_memo(f.repo, NULL, 1, NULL, NULL, c, 1,
+				    &errors, &ev, &err), 0, "%s", err.msg);
+	for (i = 0; i < ev->graph->n_nodes; i++)
+		buf_addf(&ids, NULL, "%s\n", ev->graph->nodes[i].id);
+	cr_expect_str_eq(ids.data, "artifact:other\n", "the planted tree");
+	eval_free(ev);
+	/* Without the memo: A's own rules. */
+	cr_assert_eq(eval_open_memo(f.repo, NULL, 1, NULL, NULL, NULL, 0,
+				    &errors, &ev, &err), 0, "%s", err.msg);
+	buf_reset(&ids);
+	for (i = 0; i < ev->graph->n_nodes; i++)
+		buf_addf(&ids, NULL, "%s\n", ev->graph->nodes[i].id);
+	cr_expect_str_eq(ids.data, A_IDS);
+	eval_free(ev);
+	cache_close(c);
+	error_list_release(&errors);
+	buf_release(&captured);
+	buf_release(&ids);
+	teardown(&f);
+}
