@@ -59,30 +59,34 @@ check_folder(const char *path, const char *from, struct error *err)
 	return ERROR_INVALID;
 }
 
-/* cli_cache_path in `repo` (NULL: none found), the error in err. */
-static int
-path_in(const struct cli_ctx *ctx, const char *opt, struct graph_repo *repo,
-	char *out, size_t n, struct error *err)
+int
+cli_cache_path(const struct cli_ctx *ctx, const char *opt, char *out,
+	       size_t n)
 {
 	const char *env = getenv("RIPPLE_CACHE");
 	const char *dir = ctx->dir ? ctx->dir : ".";
+	struct graph_repo *repo = NULL;
 	char where[PATH_RESOLVED_MAX];
-	struct error probe;
+	struct error err, probe;
 	int len;
 
+	error_init(&err);
 	error_init(&probe);
 	if ((opt && opt[0]) || (env && env[0])) {
 		const char *p = opt && opt[0] ? opt : env;
 
-		if (join_dir(ctx, p, out, n))
-			return error_set(err, ERROR_INVALID, "cache path '%s' "
-					 "is too long", p);
-		return check_folder(out, opt && opt[0] ? "--cache"
-				    : "$RIPPLE_CACHE", err);
+		if (join_dir(ctx, p, out, n)) {
+			error_set(&err, ERROR_INVALID, "cache path '%s' is too "
+				  "long", p);
+		} else {
+			check_folder(out, opt && opt[0] ? "--cache"
+				     : "$RIPPLE_CACHE", &err);
+		}
+		goto done;
 	}
 	/* The repository as every command opens it: a bare one (or a
 	 * mirror without config) keeps its cache in its own folder. */
-	if (!repo) {
+	if (graph_repo_open(dir, &repo, NULL)) {
 		len = snprintf(out, n, "%s/.ripple/cache.db", dir);
 	} else {
 		const char *root = graph_repo_root(repo);
@@ -91,57 +95,22 @@ path_in(const struct cli_ctx *ctx, const char *opt, struct graph_repo *repo,
 		/* A committed `.ripple` link must not move the cache out. */
 		if (path_resolve_under(root, ".ripple", 1, where,
 				       sizeof(where), &probe) == 0) {
-			error_set(err, ERROR_INVALID, "'%s/.ripple' resolves "
+			error_set(&err, ERROR_INVALID, "'%s/.ripple' resolves "
 				  "to '%s', outside the repository", root,
 				  where);
-			error_hint(err, "remove the link, or name the cache "
+			error_hint(&err, "remove the link, or name the cache "
 				   "with --cache PATH or $RIPPLE_CACHE");
-			return ERROR_INVALID;
 		}
 	}
-	if (len < 0 || (size_t)len >= n)
-		return error_set(err, ERROR_INVALID, "cache path under '%s' "
-				 "is too long", dir);
-	return 0;
-}
-
-int
-cli_cache_path(const struct cli_ctx *ctx, const char *opt, char *out,
-	       size_t n)
-{
-	struct graph_repo *repo = NULL;
-	struct error err;
-	int rc;
-
-	error_init(&err);
-	if (!(opt && opt[0]) && !(getenv("RIPPLE_CACHE") &&
-				  getenv("RIPPLE_CACHE")[0]) &&
-	    graph_repo_open(ctx->dir ? ctx->dir : ".", &repo, NULL))
-		repo = NULL;
-	rc = path_in(ctx, opt, repo, out, n, &err);
 	graph_repo_close(repo);
-	if (!rc)
+	if (!err.code && (len < 0 || (size_t)len >= n))
+		error_set(&err, ERROR_INVALID, "cache path under '%s' is too "
+			  "long", dir);
+done:
+	if (!err.code)
 		return 0;
 	cli_print_error(ctx, &err);
 	return err.code;
-}
-
-int
-cli_cache_open_memo(const struct cli_ctx *ctx, struct graph_repo *repo,
-		    struct cache **out)
-{
-	char path[4096];
-	struct error err;
-	struct stat st;
-
-	*out = NULL;
-	error_init(&err);
-	if (path_in(ctx, NULL, repo, path, sizeof(path), &err) ||
-	    stat(path, &st) || !S_ISREG(st.st_mode))
-		return 0;
-	if (cache_open(path, CACHE_OPEN_READONLY, out, &err))
-		*out = NULL;
-	return 0;
 }
 
 int

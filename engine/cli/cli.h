@@ -264,17 +264,6 @@ struct cache;
 int cli_cache_open_existing(const struct cli_ctx *ctx, const char *opt,
 			    struct cache **out);
 
-/*
- * The cache of the repository `repo` (already open; NULL: none) for its
- * memos alone, read-only into *out when it exists and opens, NULL
- * otherwise: nothing is created or upgraded and nothing is printed (a
- * command that only saves work with it runs the same without). No
- * --cache option: $RIPPLE_CACHE, else the repository's. Returns 0.
- */
-struct graph_repo;
-int cli_cache_open_memo(const struct cli_ctx *ctx, struct graph_repo *repo,
-			struct cache **out);
-
 /* `ripple cache export|import|check` (engine/cli/cache.c). */
 int cli_cache(int argc, char **argv, const struct cli_ctx *ctx);
 

@@ -1,8 +1,7 @@
 /*
  * `ripple version ROOT [--rev REV] [--worktree] [--json] [--rules FILE]`:
  * a root's version from git tags (graph/version.h), as text or JSON. Reads
- * SOURCE_DATE_EPOCH for the date of a dirty tree. The rules' parsed tree
- * comes from the cache when a plan left it there (read-only).
+ * SOURCE_DATE_EPOCH for the date of a dirty tree.
  */
 #include "engine/cli/cli.h"
 
@@ -17,8 +16,6 @@
 
 #include "base/buf.h"
 #include "base/error.h"
-#include "cache/cache.h"
-#include "engine/plan/eval.h"
 #include "graph/repo.h"
 #include "graph/restore.h"
 #include "base/spell.h"
@@ -58,13 +55,11 @@ help(FILE *f)
 
 /*
  * The rules file `file` (relative to ctx->dir), its matrix files under
- * the repository's working tree (the folder '.' of a bare one), its
- * parsed tree taken from `memo` when that holds it (NULL: none).
+ * the repository's working tree (the folder '.' of a bare one).
  */
 static int
 load_rules(const struct cli_ctx *ctx, struct graph_repo *repo,
-	   const char *file, const struct rules_tree_memo *memo,
-	   struct rules **r)
+	   const char *file, struct rules **r)
 {
 	struct error_list errors;
 	char path[4096];
@@ -88,7 +83,7 @@ load_rules(const struct cli_ctx *ctx, struct graph_repo *repo,
 	/* As cli_repo_root says, from the repository already open. */
 	root = graph_repo_is_bare(repo) ? "." : graph_repo_root(repo);
 	error_list_init(&errors, 20);
-	rc = rules_load_file_memo(path, file, root, memo, r, &errors);
+	rc = rules_load_file(path, file, root, r, &errors);
 	if (rc) {
 		for (i = 0; i < errors.n; i++)
 			cli_print_error(ctx, &errors.items[i]);
@@ -104,18 +99,13 @@ load_rules(const struct cli_ctx *ctx, struct graph_repo *repo,
 	return rc;
 }
 
-/*
- * The rules of REV's tree: a root's tags and fallback are of that commit.
- * Through the cache's memo (c, or NULL) by ripple.yml's blob id: a hit
- * reads no blob.
- */
+/* The rules of REV's tree: a root's tags and fallback are of that commit. */
 static int
 load_rules_at(const struct cli_ctx *ctx, struct graph_repo *repo,
-	      const char *rev, struct cache *c, struct rules **r)
+	      const char *rev, struct rules **r)
 {
 	struct error_list errors;
-	struct graph_oid oid, blob;
-	struct eval_rules_memo m;
+	struct graph_oid oid;
 	struct error err;
 	struct buf text;
 	char display[300];
@@ -126,33 +116,24 @@ load_rules_at(const struct cli_ctx *ctx, struct graph_repo *repo,
 	buf_init(&text, 0);
 	rc = graph_repo_resolve(repo, rev, &oid, &err);
 	if (!rc)
-		rc = graph_repo_blob_id(repo, &oid, "ripple.yml", &blob, &err);
+		rc = graph_repo_read_blob(repo, &oid, "ripple.yml", &text, &err);
 	if (rc) {
 		if (rc == ERROR_NOT_FOUND && !err.hint[0])
 			error_hint(&err, "pass --rules FILE to use another "
 					 "rules file");
 		cli_print_error(ctx, &err);
+		buf_release(&text);
 		return rc;
 	}
 	snprintf(display, sizeof(display), "ripple.yml@%s", rev);
 	error_list_init(&errors, 20);
-	eval_rules_memo_init(&m, c, 0, &blob);
 	{
 		struct graph_commit_files cf = { repo, &oid };
 		struct rules_files files = { graph_commit_file_read, &cf,
-					      c ? &m.memo : NULL };
+					      NULL };
 
-		rc = rules_load_remembered(display, &files, r, &errors);
-		if (rc == 1) {
-			rc = graph_repo_read_blob(repo, &oid, "ripple.yml",
-						  &text, &err);
-			if (rc)
-				cli_print_error(ctx, &err);
-			else
-				rc = rules_load_buffer_files(display, text.data,
-							     text.len, &files,
-							     r, &errors);
-		}
+		rc = rules_load_buffer_files(display, text.data, text.len,
+					     &files, r, &errors);
 	}
 	for (i = 0; i < errors.n; i++)
 		cli_print_error(ctx, &errors.items[i]);
@@ -238,8 +219,6 @@ cli_version(int argc, char **argv, const struct cli_ctx *ctx)
 	struct version_result res;
 	struct rules *r = NULL;
 	struct graph_repo *repo = NULL;
-	struct cache *cache = NULL;
-	struct eval_rules_memo memo;
 	struct error err;
 	int c, json = 0, worktree = 0, rc, out = CLI_OK;
 	size_t i;
@@ -278,23 +257,17 @@ cli_version(int argc, char **argv, const struct cli_ctx *ctx)
 		cli_print_error(ctx, &err);
 		return cli_exit_for(rc);
 	}
-	/* Parsed trees a plan left in the cache, by ripple.yml's blob id
-	 * (read-only: version never makes or changes a cache). */
-	cli_cache_open_memo(ctx, repo, &cache);
-	eval_rules_memo_init(&memo, cache, 0, NULL);
 	if (file) {
-		rc = load_rules(ctx, repo, file, cache ? &memo.memo : NULL,
-				&r);
+		rc = load_rules(ctx, repo, file, &r);
 	} else if (rev && !worktree) {
-		rc = load_rules_at(ctx, repo, rev, cache, &r);
+		rc = load_rules_at(ctx, repo, rev, &r);
 	} else {
 		struct buf path = BUF_INIT;
 
 		rc = buf_addf(&path, NULL, "%s/ripple.yml",
 			      graph_repo_root(repo));
 		if (!rc)
-			rc = load_rules(ctx, repo, path.data,
-					cache ? &memo.memo : NULL, &r);
+			rc = load_rules(ctx, repo, path.data, &r);
 		buf_release(&path);
 	}
 	if (rc) {
@@ -335,7 +308,6 @@ cli_version(int argc, char **argv, const struct cli_ctx *ctx)
 		printf("%s\n", res.version);
 	version_result_release(&res);
 done:
-	cache_close(cache);
 	graph_repo_close(repo);
 	rules_free(r);
 	return out;
