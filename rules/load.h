@@ -103,6 +103,15 @@ int rules_load_keys(struct rules_load *L, const struct rules_ynode *m,
 		    const char *what, const char *const *keys);
 
 /*
+ * As rules_load_keys, also setting vals[j] to the value of keys[j] in m
+ * (what rules_ynode_get(m, keys[j]) gives), or NULL: one pass over m for
+ * all of its fields, not one a field. vals holds one slot a key.
+ */
+int rules_load_fields(struct rules_load *L, const struct rules_ynode *m,
+		      const char *what, const char *const *keys,
+		      const struct rules_ynode **vals);
+
+/*
  * 1 when `name` is one of the n names of `sorted` (sorted by strcmp): a
  * binary search, so rules naming 100,000 rules stay linear.
  */
