@@ -30,6 +30,10 @@ struct eval {
 	struct graph_oid commit;	/* the commit (HEAD for worktree) */
 	char commit_hex[GRAPH_OID_HEX];
 	struct rules *rules;		/* owned */
+	struct graph_oid rules_blob;	/* the commit's ripple.yml, when
+					   rules_blob_known */
+	int rules_blob_known;		/* 1: the rules are that blob's
+					   (a commit's evaluation) */
 	struct graph *graph;		/* owned */
 	struct graph_limits limits;	/* the ceilings its graph was built
 					   under (evaluations of other
@@ -69,10 +73,6 @@ struct eval {
 					   went into them) */
 	int borrowed;			/* 1: rules and graph are another
 					   evaluation's (eval_open_like) */
-	struct graph_oid rules_blob;	/* the commit's ripple.yml, when
-					   rules_blob_known */
-	int rules_blob_known;		/* 1: the rules are that blob's
-					   (a commit's evaluation) */
 };
 
 /*
