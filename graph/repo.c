@@ -170,6 +170,47 @@ fail:
 	return rc;
 }
 
+int
+graph_repo_open_again(const struct graph_repo *like, struct graph_repo **out,
+		      struct error *err)
+{
+	struct graph_repo *repo;
+	int rc, grc;
+
+	*out = NULL;
+	repo = mem_calloc(1, sizeof(*repo));
+	if (!repo)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	if (git_libgit2_init() < 0) {
+		rc = error_set(err, ERROR_INTERNAL, "libgit2: %s",
+			       last_message());
+		goto fail;
+	}
+	repo->inited = 1;
+	grc = git_repository_open(&repo->git, git_repository_path(like->git));
+	if (grc < 0) {
+		rc = graph_repo_git_error(NULL, grc, err, "opening repository");
+		goto fail;
+	}
+	repo->bare = like->bare;
+	repo->root = mem_strdup(like->root);
+	if (!repo->root) {
+		rc = error_set(err, ERROR_NOMEM, "out of memory");
+		goto fail;
+	}
+	*out = repo;
+	return 0;
+fail:
+	graph_repo_close(repo);
+	return rc;
+}
+
+int
+graph_repo_threads(void)
+{
+	return (git_libgit2_features() & GIT_FEATURE_THREADS) != 0;
+}
+
 void
 graph_repo_close(struct graph_repo *repo)
 {

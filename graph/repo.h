@@ -38,6 +38,23 @@ void graph_oid_hex(const struct graph_oid *oid, char *out);
 int graph_repo_open(const char *dir, struct graph_repo **out,
 		    struct error *err);
 
+/*
+ * Another handle on the repository `like` has open (the same git folder,
+ * no discovery; the same working tree root and bareness), for another
+ * thread: libgit2's objects, its object cache included, are used by one
+ * thread at a time, so each thread reading the object database needs a
+ * handle of its own (libgit2's THREADING.md). Only like's paths are
+ * read, which never change: another thread may be using `like`
+ * meanwhile. *out is new (graph_repo_close). Errors: ERROR_INTERNAL
+ * (libgit2's message copied), ERROR_NOMEM.
+ */
+int graph_repo_open_again(const struct graph_repo *like,
+			  struct graph_repo **out, struct error *err);
+
+/* 1 when libgit2 was built thread-safe (GIT_FEATURE_THREADS), so that
+ * handles of graph_repo_open_again may be used on threads; else 0. */
+int graph_repo_threads(void);
+
 /* Close the handle and free everything it owns. Accepts NULL. */
 void graph_repo_close(struct graph_repo *repo);
 
