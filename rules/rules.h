@@ -517,6 +517,9 @@ struct rules_files {
  * bytes remembered under a key to *out and returns 1, or returns 0 (none;
  * an error counts as none); put() remembers them, failures ignored.
  */
+/* Names the encoding and what rules_yaml_parse builds: a change to
+ * either needs a new name (rules_tree_memo/the_format_name_pins_the_parse
+ * fails until it has one). */
 #define RULES_TREE_FORMAT "ripple-ytree-v2"
 struct buf;
 struct rules_tree_memo {

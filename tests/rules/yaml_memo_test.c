@@ -359,3 +359,30 @@ Test(rules_tree_memo, remembered_loads_without_the_text)
 	buf_release(&got);
 	buf_release(&m.stored);
 }
+
+/*
+ * What a parse builds is pinned to the format's name: the memo keys trees
+ * by RULES_TREE_FORMAT, so a change to what rules_yaml_parse makes of a
+ * text (merge keys, aliases, scalar styles, positions) or to the
+ * encoding, without a new format name, would hand every cache's old trees
+ * to the new loader. When this fails, change RULES_TREE_FORMAT and the
+ * digest below together.
+ */
+Test(rules_tree_memo, the_format_name_pins_the_parse)
+{
+	struct memo m;
+	struct buf got = BUF_INIT;
+	uint64_t h;
+
+	memset(&m, 0, sizeof(m));
+	buf_init(&m.stored, 0);
+	load(rules_text, &m, &got);
+	cr_assert_eq(m.puts, 1);
+	h = XXH3_64bits(m.stored.data, m.stored.len);
+	cr_expect_str_eq(RULES_TREE_FORMAT, "ripple-ytree-v2");
+	cr_expect_eq(h, UINT64_C(0x746b144ee9db68a0), "the tree of rules_text encodes to "
+		     "%016llx: if the parse or the encoding changed, name a "
+		     "new RULES_TREE_FORMAT and pin this", (unsigned long long)h);
+	buf_release(&got);
+	buf_release(&m.stored);
+}
