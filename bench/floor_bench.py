@@ -3,7 +3,7 @@
 
     bench/floor_bench.py [--sizes 100000] [--reps 9] [--ripple build/ripple]
                          [--before OTHER_RIPPLE] [--also NAME=RIPPLE]...
-                         [--dir /tmp/peerbench]
+                         [--jobs "1 2"] [--dir /tmp/peerbench]
 
 Makes (or reuses) the peerbench repository of each size with
 ../shared/bench/peerbench/gen-repo (500 packages; bench-head edits 10
@@ -25,6 +25,10 @@ Each row reports the median wall time, the median CPU time of the child
 and the peak RSS of one more run under /usr/bin/time; the ratios are printed for both. With --before, the
 ripple rows are also timed with that binary in the same run (a before /
 after table); --also NAME=BIN adds another (a --static-libs build).
+--jobs "1 2" times the plan and why rows of every binary once per number
+of threads keying source sets (RIPPLE_JOBS=N; a binary older than -j
+ignores it), rows and ratios named "-jN"; without it each binary keys on
+its default (the cores, at most 8).
 Turborepo, Nx and moon: ../shared/bench/peerbench/run-bench.
 """
 import argparse
@@ -100,6 +104,9 @@ def main():
                     metavar="NAME=BIN", help="one more ripple binary to "
                     "time beside, its rows named NAME (e.g. static=DIR/"
                     "ripple, built with ./configure --static-libs)")
+    ap.add_argument("--jobs", default="", help="numbers of threads "
+                    "keying source sets to time the plan and why rows "
+                    "with, e.g. \"1 2\" (RIPPLE_JOBS)")
     ap.add_argument("--dir", default=os.path.join(
         os.environ.get("TMPDIR", "/tmp"), "peerbench"))
     ap.add_argument("--peerbench", default=os.environ.get(
@@ -125,6 +132,12 @@ def main():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def row_name(tag, what, jobs):
+    """'ripple plan cold', or with a number of threads 'ripple -j2 plan
+    cold'."""
+    return "%s%s %s" % (tag, " -j%d" % jobs if jobs else "", what)
+
+
 def bench_size(a, binaries, size, tmp):
     """Time every row for one repository size and print the table."""
     repo = os.path.join(a.dir, "repo-%d" % size)
@@ -145,13 +158,13 @@ def bench_size(a, binaries, size, tmp):
             ("git ls-tree", ["git", "ls-tree", "-r", head], env, None, repo),
             ("git --version", ["git", "--version"], env, None, repo),
             ("git describe", ["git", "describe", "--tags"], env, None, demo)]
+    jobs = [int(j) for j in a.jobs.split()] or [None]
     for tag, b in binaries:
         # One cache per binary and size: a run recorded at one size's
         # base is another commit than the next size's.
         warm = dict(env, RIPPLE_CACHE=os.path.join(
             tmp, "%s-%d-warm.db" % (tag, size)))
         cold_db = os.path.join(tmp, "%s-%d-cold.db" % (tag, size))
-        cold = dict(env, RIPPLE_CACHE=cold_db)
         for args in (["record", "--run", "base", "--rev", base, "--node",
                       "*", "--status", "ok"],
                      ["record", "--run", "base", "--finish", "ok"]):
@@ -162,14 +175,22 @@ def bench_size(a, binaries, size, tmp):
             for s in ("", "-wal", "-shm"):
                 if os.path.exists(path + s):
                     os.unlink(path + s)
+        for j in jobs:
+            jw = dict(warm, RIPPLE_JOBS=str(j)) if j else warm
+            jc = dict(env, RIPPLE_CACHE=cold_db)
+            if j:
+                jc["RIPPLE_JOBS"] = str(j)
+            rows += [
+                (row_name(tag, "plan warm", j),
+                 [b, "plan", "--base", base, "--head", head, "--json"],
+                 jw, None, repo),
+                (row_name(tag, "plan cold", j),
+                 [b, "plan", "--base", base, "--head", head,
+                  "--assume-base-built", "--json"], jc, wipe, repo),
+                (row_name(tag, "why warm", j),
+                 [b, "why", "artifact:pkg-0037", "--base", base, "--head",
+                  head], jw, None, repo)]
         rows += [
-            (tag + " plan warm", [b, "plan", "--base", base, "--head", head,
-                                  "--json"], warm, None, repo),
-            (tag + " plan cold", [b, "plan", "--base", base, "--head", head,
-                                  "--assume-base-built", "--json"], cold,
-             wipe, repo),
-            (tag + " why warm", [b, "why", "artifact:pkg-0037", "--base",
-                                 base, "--head", head], warm, None, repo),
             (tag + " --version", [b, "--version"], env, None, repo),
             (tag + " version", [b, "version", "bindings-13"], env, None,
              demo)]
@@ -189,28 +210,31 @@ def bench_size(a, binaries, size, tmp):
             for name, argv, e, prep, cwd in rows}
     print("## %d files, 500 packages, %d reps (median), %s" % (
         size, a.reps, time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())))
-    print("%-22s %10s %10s %9s" % ("command", "wall ms", "cpu ms",
+    print("%-28s %10s %10s %9s" % ("command", "wall ms", "cpu ms",
                                    "peak MiB"))
     for name, _, _, _, _ in rows:
         w, c = med[name]
         r = peak[name]
-        print("%-22s %10.1f %10.1f %9s" % (name, w, c, "-" if r is None
+        print("%-28s %10.1f %10.1f %9s" % (name, w, c, "-" if r is None
                                             else "%.1f" % r))
     print()
-    print("%-42s %7s %7s" % ("ratio (issue 28 goal)", "wall", "cpu"))
+    print("%-48s %7s %7s" % ("ratio (issue 28 goal)", "wall", "cpu"))
     for tag, _ in binaries:
-        for label, num, den in (
-                ("plan warm / git diff (<= 2)", "plan warm", "git diff"),
+        for label, num, den, per_jobs in (
+                ("plan warm / git diff (<= 2)", "plan warm", "git diff",
+                 1),
                 ("plan cold / git ls-tree (<= 0.5)", "plan cold",
-                 "git ls-tree"),
-                ("why warm / git diff (<= 3)", "why warm", "git diff"),
+                 "git ls-tree", 1),
+                ("why warm / git diff (<= 3)", "why warm", "git diff", 1),
                 ("--version / git --version (<= 2)", "--version",
-                 "git --version"),
+                 "git --version", 0),
                 ("version / git describe (<= 2)", "version",
-                 "git describe")):
-            n, d = med[tag + " " + num], med[den]
-            print("%-42s %6.1fx %6.1fx" % (
-                tag + ": " + label, n[0] / d[0], n[1] / d[1]))
+                 "git describe", 0)):
+            for j in jobs if per_jobs else [None]:
+                n, d = med[row_name(tag, num, j)], med[den]
+                print("%-48s %6.2fx %6.2fx" % (
+                    row_name(tag, "", j).strip() + ": " + label,
+                    n[0] / d[0], n[1] / d[1]))
     print()
     sys.stdout.flush()
 

@@ -38,6 +38,23 @@ void graph_oid_hex(const struct graph_oid *oid, char *out);
 int graph_repo_open(const char *dir, struct graph_repo **out,
 		    struct error *err);
 
+/*
+ * Another handle on the repository `like` has open (the same git folder,
+ * no discovery; the same working tree root and bareness), for another
+ * thread: libgit2's objects, its object cache included, are used by one
+ * thread at a time, so each thread reading the object database needs a
+ * handle of its own (libgit2's THREADING.md). Only like's paths are
+ * read, which never change: another thread may be using `like`
+ * meanwhile. *out is new (graph_repo_close). Errors: ERROR_INTERNAL
+ * (libgit2's message copied), ERROR_NOMEM.
+ */
+int graph_repo_open_again(const struct graph_repo *like,
+			  struct graph_repo **out, struct error *err);
+
+/* 1 when libgit2 was built thread-safe (GIT_FEATURE_THREADS), so that
+ * handles of graph_repo_open_again may be used on threads; else 0. */
+int graph_repo_threads(void);
+
 /* Close the handle and free everything it owns. Accepts NULL. */
 void graph_repo_close(struct graph_repo *repo);
 
@@ -128,6 +145,24 @@ int graph_repo_has_commit(struct graph_repo *repo,
 int graph_repo_read_blob(struct graph_repo *repo,
 			 const struct graph_oid *commit, const char *path,
 			 struct buf *out, struct error *err);
+
+/*
+ * The id of the blob at `path` (repository-relative) in the tree of
+ * `commit` into *out, without reading the blob: what its bytes are (git
+ * names a blob by them), for memos of what is made from them. Errors as
+ * graph_repo_read_blob's but ERROR_CORRUPT (the blob is not looked up).
+ */
+int graph_repo_blob_id(struct graph_repo *repo,
+		       const struct graph_oid *commit, const char *path,
+		       struct graph_oid *out, struct error *err);
+
+/*
+ * The id git gives `len` bytes of `data` as a blob (what `git
+ * hash-object` prints) into *out: a working-tree file's, to find what
+ * was remembered for the same bytes committed. Returns 0, or -1 when
+ * libgit2 cannot hash (out of memory).
+ */
+int graph_blob_id_of(const void *data, size_t len, struct graph_oid *out);
 
 /*
  * Whether `path` (repository-relative) names an entry of any kind in the

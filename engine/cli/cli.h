@@ -174,8 +174,19 @@ int cli_open_eval_memo(const struct cli_ctx *ctx, const char *rev,
 		       struct eval **ev);
 
 /*
+ * How many at once, for `-j N` (given > 0: N), else $RIPPLE_JOBS, else
+ * the processors online (host_cpus): into *out. A malformed RIPPLE_JOBS
+ * (not a number from 1 to 4096) is a usage error of `cmd`: returns
+ * CLI_USAGE, else 0.
+ */
+int cli_job_count(const struct cli_ctx *ctx, const char *cmd, long given,
+		  size_t *out);
+
+/*
  * Run the planner (engine/plan/planner.h) and print every rule error or the
  * error. Returns 0 with *out set (planner_free it), or the exit code.
+ * Source sets no memo knows are keyed on po->jobs threads (0: the
+ * default of cli_job_count; at most EVAL_POOL_MAX_JOBS).
  */
 struct cache;
 struct planner;

@@ -14,6 +14,7 @@
 
 #include "base/buf.h"
 #include "base/error.h"
+#include "base/host.h"
 #include "cache/cache.h"
 #include "engine/plan/eval.h"
 #include "engine/plan/planner.h"
@@ -302,6 +303,26 @@ done:
 }
 
 int
+cli_job_count(const struct cli_ctx *ctx, const char *cmd, long given,
+	      size_t *out)
+{
+	const char *env = getenv("RIPPLE_JOBS");
+	char *end;
+	long v;
+
+	*out = given > 0 ? (size_t)given : host_cpus();
+	if (given > 0 || !env || !env[0])
+		return 0;
+	errno = 0;
+	v = strtol(env, &end, 10);
+	if (errno || *end || v <= 0 || v > 4096)
+		return cli_usage_error(ctx, cmd, "RIPPLE_JOBS takes a number "
+				       "from 1 to 4096, not '%s'", env);
+	*out = (size_t)v;
+	return 0;
+}
+
+int
 cli_planner(const struct cli_ctx *ctx, struct graph_repo *repo,
 	    struct cache *cache, const struct planner_options *po,
 	    struct planner **out)
@@ -314,6 +335,9 @@ cli_planner(const struct cli_ctx *ctx, struct graph_repo *repo,
 	size_t i;
 	int rc;
 
+	if (!o.jobs && cli_job_count(ctx, ctx->cmd ? ctx->cmd : "plan", 0,
+				     &o.jobs))
+		return CLI_USAGE;
 	error_init(&err);
 	error_list_init(&errors, 50);
 	if (!o.limits) {

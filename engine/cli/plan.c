@@ -5,6 +5,7 @@
  */
 #include "engine/cli/cli.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,7 @@ static const struct option plan_opts[] = {
 	{ "verbose", no_argument, NULL, OPT_VERBOSE },
 	{ "tag", required_argument, NULL, OPT_TAG },
 	{ "ref", required_argument, NULL, OPT_REF },
+	{ "jobs", required_argument, NULL, 'j' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -65,7 +67,7 @@ static const char plan_help[] =
 	"                   [--assume-base-built] [--tag TAG] [--rules FILE]\n"
 	"                   [--cache PATH] [--json] [--github-output FILE]\n"
 	"                   [--github-step-summary FILE] [--github-stages N]\n"
-	"                   [--verbose] [--ref REF]\n"
+	"                   [--verbose] [--ref REF] [-j N]\n"
 	"\n"
 	"Decide, for every node in the targets' closure, build, test, reuse or\n"
 	"skip, with the reason. TARGET is a declared target, a rule name,\n"
@@ -99,6 +101,9 @@ static const char plan_help[] =
 	"                        write stage-1..N outputs (has-, matrix-,\n"
 	"                        name-stage-K); more stages than N is an error\n"
 	"  --verbose             list reused and skipped nodes too\n"
+	"  -j, --jobs N          key at most N source sets at once (default\n"
+	"                        $RIPPLE_JOBS, else the number of cores, at\n"
+	"                        most 8); the plan is the same for every N\n"
 	"  --max-nodes N, --max-edges N  raise the graph's ceilings (100000\n"
 	"                        nodes, 1000000 edges; the rules' policy can\n"
 	"                        only lower them; docs/rules.md)\n"
@@ -109,7 +114,7 @@ static const char why_help[] =
 	"usage: ripple why NODE [--head REV | --worktree] [--base REV]\n"
 	"                  [--baseline-run ID|auto] [--reuse baseline|any|none]\n"
 	"                  [--assume-base-built] [--tag TAG] [--rules FILE]\n"
-	"                  [--cache PATH] [--json] [--ref REF]\n"
+	"                  [--cache PATH] [--json] [--ref REF] [-j N]\n"
 	"\n"
 	"Explain one node's decision: the input that changed (file and both blob\n"
 	"ids), the rule field (old and new text), the toolkit, or, for a\n"
@@ -125,7 +130,7 @@ parse(int argc, char **argv, const struct cli_ctx *ctx, const char *cmd,
 
 	memset(a, 0, sizeof(*a));
 	a->po.reuse = -1;
-	while ((c = cli_getopt(ctx, cmd, argc, argv, "h", plan_opts)) != -1) {
+	while ((c = cli_getopt(ctx, cmd, argc, argv, "hj:", plan_opts)) != -1) {
 		switch (c) {
 		case OPT_HEAD: a->po.head = optarg; break;
 		case OPT_WORKTREE: a->po.worktree = 1; break;
@@ -164,6 +169,19 @@ parse(int argc, char **argv, const struct cli_ctx *ctx, const char *cmd,
 						       "any or none, not '%s'",
 						       optarg);
 			break;
+		case 'j': {
+			char *end;
+			long v;
+
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || *end || v <= 0 || v > 4096)
+				return cli_usage_error(ctx, cmd, "-j takes a "
+						       "number from 1 to 4096, "
+						       "not '%s'", optarg);
+			a->po.jobs = (size_t)v;
+			break;
+		}
 		case 'h':
 			fputs(help, stdout);
 			return -1;

@@ -59,7 +59,8 @@ static const char run_help[] =
 	"Plan exactly as `ripple plan` does, then carry the plan out: reused\n"
 	"nodes are recorded into the new run from their baseline record; build\n"
 	"and test nodes run when their dependencies are done, -j at once\n"
-	"(default: the number of cores), lowest topological index first. A\n"
+	"(default: $RIPPLE_JOBS, else the number of cores; a plan keys source\n"
+	"sets on as many threads, at most 8), lowest topological index first. A\n"
 	"failure blocks its dependents and stops new starts unless\n"
 	"--keep-going. A cascade whose key, recomputed with this run's output\n"
 	"digests, equals the baseline's is cut off (reused, not run). Nodes of\n"
@@ -180,6 +181,7 @@ parse(int argc, char **argv, const struct cli_ctx *ctx, struct run_args *a)
 				return cli_usage_error(ctx, "run", "-j takes a "
 						       "number from 1 to 4096, "
 						       "not '%s'", optarg);
+			a->po.jobs = (size_t)a->jobs;
 			break;
 		case OPT_REUSE:
 			if (!strcmp(optarg, "baseline"))
@@ -316,7 +318,10 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	host_self_exe(self, sizeof(self));
 	memset(&o, 0, sizeof(o));
 	cli_run_probe_gpus(pl->head->graph, pl->plan, &gpus, &ngpu, &o.cuda_home);
-	o.jobs = a->jobs > 0 ? (size_t)a->jobs : host_cpus();
+	if (cli_job_count(ctx, "run", a->jobs, &o.jobs)) {
+		rc = CLI_USAGE;
+		goto done;
+	}
 	o.keep_going = a->keep_going;
 	o.select = a->select;
 	o.gap = a->gap;

@@ -26,26 +26,6 @@
 #include "rules/rules.h"
 #include "base/banned.h"
 
-struct eval_input {
-	char *name;
-	const struct graph_input *in;	/* the first use's (the graph's) */
-	struct pattern_set *set;	/* compiled on first use (input_set) */
-	int parts;		/* digest and prefixes known */
-	unsigned char digest[16];	/* pattern_set_memo_parts */
-	struct strv prefixes;
-	char memo[33];		/* memo id at ev->commit, or "" */
-	int fetched;		/* the local memo was asked for memo */
-	char fetched_key[33];	/* its answer, "" for none */
-	struct graph_source_state state;
-	int computed;		/* state holds the files */
-	int key_known;		/* key holds the set's key */
-	struct digest key;
-	int from_remote;		/* key taken from the remote memo,
-					   not confirmed yet */
-	char remote_memo[33], remote_key[33];
-	int unmemoizable;	/* walked, and its key may not be remembered
-				   (kept when stream drops the files) */
-};
 
 static struct eval_input *
 find_input(struct eval *ev, const char *name)
@@ -273,14 +253,13 @@ memo_key(struct eval *ev, const struct graph_input *in, char *memo,
 /* Remember a key computed here under its memo id, where it is safe to. */
 static int
 memo_put(struct eval *ev, const struct graph_input *in, const char *memo,
-	 const struct graph_source_state *st, const struct digest *key,
-	 struct error *err)
+	 int memoizable, const struct digest *key, struct error *err)
 {
 	struct eval_input *x = find_input(ev, in->name);
 	char *k, *v;
 	struct error e2;
 
-	if (!x || !graph_source_state_memoizable(x->set, st))
+	if (!x || !memoizable)
 		return 0;
 	if (ev->memo_write) {
 		error_init(&e2);
@@ -295,6 +274,36 @@ memo_put(struct eval *ev, const struct graph_input *in, const char *memo,
 	return strmap_put(ev->key_memo, k, v, err);
 }
 
+void
+eval_set_pool(struct eval *ev, struct eval_pool *pool)
+{
+	ev->pool = pool;
+}
+
+/* eval_int.h's names of three helpers, for eval_pool.c and
+ * eval_ahead.c. */
+struct eval_input *
+eval_find_input(struct eval *ev, const char *name)
+{
+	return find_input(ev, name);
+}
+
+int
+eval_ensure_input(struct eval *ev, const struct graph_input *in,
+		  struct eval_input **out, struct error *err)
+{
+	int rc = ensure_input(ev, in, out, err);
+
+	return rc ? rc : input_set(ev, *out, err);
+}
+
+int
+eval_memo_key(struct eval *ev, const struct graph_input *in, char *memo,
+	      struct digest *out, struct error *err)
+{
+	return memo_key(ev, in, memo, out, err);
+}
+
 static int
 source_key(void *payload, const struct graph_input *in, struct digest *out,
 	   struct error *err)
@@ -303,7 +312,7 @@ source_key(void *payload, const struct graph_input *in, struct digest *out,
 	const struct graph_source_state *st;
 	struct eval_input *x;
 	char memo[33] = "";
-	int rc;
+	int rc, memoizable;
 
 	rc = ensure_input(ev, in, &x, err);
 	if (rc)
@@ -326,29 +335,26 @@ source_key(void *payload, const struct graph_input *in, struct digest *out,
 		/* Only the key is kept: folders claimed whole are read for
 		 * their modes alone (graph_source_compute_key); an
 		 * explanation walks the set again (eval_input_state). */
-		rc = graph_source_compute_key(ev->repo, &ev->commit, x->set,
-					      NULL, &x->state, err);
-		if (rc) {
-			error_prefix(err, "input '%s'", in->name);
-			graph_source_state_release(&x->state);
+		rc = eval_stream_key(ev, in, x, memo, out, &memoizable, err);
+		if (rc)
 			return rc;
-		}
-		st = &x->state;
 	} else {
 		rc = eval_input_state(ev, in, &st, err);
 		if (rc)
 			return rc;
+		memcpy(out->bytes, st->key, sizeof(out->bytes));
+		/* Asked only where it is used, as before. */
+		memoizable = (memo[0] || ev->stream) &&
+			     graph_source_state_memoizable(x->set, st);
 	}
-	memcpy(out->bytes, st->key, sizeof(out->bytes));
 	digest_to_hex(out);
 	if (memo[0])
-		rc = memo_put(ev, in, memo, st, out, err);
+		rc = memo_put(ev, in, memo, memoizable, out, err);
 	if (rc)
 		return rc;
 	if (ev->stream) {
 		/* Memory stays one set's files (or fewer). */
-		x->unmemoizable = !graph_source_state_memoizable(x->set,
-								 &x->state);
+		x->unmemoizable = !memoizable;
 		graph_source_state_release(&x->state);
 		x->computed = 0;
 	}
@@ -588,8 +594,8 @@ eval_claims_free(struct eval_claims *c)
 {
 	if (!c)
 		return;
-	arena_release(&c->arena);
 	mem_free(c->v);
+	mem_free(c->text);
 	mem_free(c);
 }
 

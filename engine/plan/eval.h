@@ -14,6 +14,7 @@
 #include "graph/graph.h"
 #include "graph/repo.h"
 #include "graph/key.h"
+#include "rules/rules.h"
 
 struct error;
 struct error_list;
@@ -30,6 +31,10 @@ struct eval {
 	struct graph_oid commit;	/* the commit (HEAD for worktree) */
 	char commit_hex[GRAPH_OID_HEX];
 	struct rules *rules;		/* owned */
+	struct graph_oid rules_blob;	/* the commit's ripple.yml, when
+					   rules_blob_known */
+	int rules_blob_known;		/* 1: the rules are that blob's
+					   (a commit's evaluation) */
 	struct graph *graph;		/* owned */
 	struct graph_limits limits;	/* the ceilings its graph was built
 					   under (evaluations of other
@@ -68,6 +73,9 @@ struct eval {
 					   went into them) */
 	int borrowed;			/* 1: rules and graph are another
 					   evaluation's (eval_open_like) */
+	struct eval_pool *pool;		/* keys source sets ahead on
+					   threads (eval_set_pool), borrowed,
+					   or NULL: one thread */
 };
 
 /*
@@ -87,10 +95,27 @@ int eval_open(struct graph_repo *repo, const char *rev, int worktree,
 	      struct error *err);
 
 /*
+ * The memo of ripple.yml's parsed tree (rules_tree_memo) over cache `c`
+ * (NULL: none), keyed by the file's git blob id: `blob`, or when NULL the
+ * id git gives the bytes a load reads (key_of), so a working tree's
+ * unchanged ripple.yml finds the tree a plan of its commit left. Trees
+ * are left only with `write`. `m` must outlive the loads using &m->memo.
+ */
+struct cache;
+struct eval_rules_memo {
+	struct rules_tree_memo memo;
+	struct cache *cache;		/* borrowed, or NULL */
+	char key[33];
+};
+void eval_rules_memo_init(struct eval_rules_memo *m, struct cache *c,
+			  int write, const struct graph_oid *blob);
+
+/*
  * As eval_open, with the cache's memos on from the start (eval_set_memo:
  * `memo` borrowed, or NULL; `write` to remember what is computed): the
- * rules of a commit are taken from the parsed trees remembered by their
- * text (rules_tree_memo), so an unchanged ripple.yml is not parsed again.
+ * rules of a commit are taken from the parsed trees remembered by the
+ * blob id of its ripple.yml (rules_tree_memo), so an unchanged ripple.yml
+ * is neither read nor parsed again.
  */
 struct cache;
 int eval_open_memo(struct graph_repo *repo, const char *rev, int worktree,
@@ -184,6 +209,60 @@ void eval_input_confirm(struct eval *ev, const char *name);
  */
 int eval_input_memo(struct eval *ev, const struct graph_input *in, char *memo,
 		    char *key, struct error *err);
+
+/*
+ * Cold plans in parallel (engine/plan/eval_pool.c): a pool keys the
+ * source sets that no memo knows on up to `jobs` threads before the
+ * nodes are keyed, and the single-threaded keying takes each result
+ * where it would have walked the set, so keys, memo rows, plans and
+ * errors are those of one thread. Only sets keyed for their key alone
+ * (eval_set_stream) of a commit are keyed ahead, at least
+ * EVAL_POOL_SETS_PER_THREAD of them per thread: a thread opens its own
+ * handle and reads the trees above its sets again (measured: with fewer
+ * sets that costs more than it saves), so fewer than twice that many
+ * are left to the one thread.
+ */
+#define EVAL_POOL_MAX_JOBS 8
+#define EVAL_POOL_SETS_PER_THREAD 4
+struct eval_pool;
+
+/*
+ * The number of threads for `cpus` processors online (host_cpus) when
+ * nothing says otherwise: cpus, at most EVAL_POOL_MAX_JOBS (each thread
+ * holds a repository handle with its own object cache).
+ */
+size_t eval_pool_default_jobs(size_t cpus);
+
+/*
+ * A pool of `jobs` threads (the calling thread one of them; more than
+ * EVAL_POOL_MAX_JOBS count as that many) into *out. jobs 0 or 1, or a
+ * libgit2 built without threads: *out is NULL, which is one thread, the
+ * path of old. Errors: ERROR_NOMEM.
+ */
+int eval_pool_new(size_t jobs, struct eval_pool **out, struct error *err);
+
+/* Close the pool's handles and free it (after the evaluations that use
+ * it are done with it). Accepts NULL. */
+void eval_pool_free(struct eval_pool *pool);
+
+/*
+ * Key ev's source sets ahead on `pool` (borrowed; NULL: one thread).
+ * The evaluations of one plan share one pool: a set one of them keyed
+ * ahead serves the others as the shared memo would
+ * (eval_share_key_memo). Commits only.
+ */
+void eval_set_pool(struct eval *ev, struct eval_pool *pool);
+
+/*
+ * Key ahead, on ev's pool, the source sets of the nodes whose byte in
+ * `mask` is set (NULL: every node) that no memo knows, so that keying
+ * those nodes later (graph_keys_compute, plan_compute) walks none of
+ * them; a no-op without a pool. Each set's key or error is the one the
+ * keying would have computed, and it is met where the keying asks for
+ * it. Returns 0, or ERROR_NOMEM.
+ */
+int eval_prefetch(struct eval *ev, const unsigned char *mask,
+		  struct error *err);
 
 /* Free an evaluation. Accepts NULL. */
 void eval_free(struct eval *ev);

@@ -7,7 +7,9 @@
 
 #include <stddef.h>
 
-#include "base/arena.h"
+#include "base/strv.h"
+#include "graph/digest.h"
+#include "graph/source.h"
 
 struct error;
 struct error_list;
@@ -15,6 +17,8 @@ struct eval;
 struct eval_claims;
 struct graph_input;
 struct pattern_set;
+struct eval_pool;
+struct graph;
 
 /*
  * Load ev->rules: from `rules_file` (or the working tree's ripple.yml with
@@ -55,7 +59,7 @@ int eval_input_set(struct eval *ev, const struct graph_input *in,
 
 /* One input under the fixed prefix of one of its patterns. */
 struct eval_claim {
-	const char *prefix;		/* in the claims' arena; "" for
+	const char *prefix;		/* in eval_claims.text; "" for
 					   anywhere */
 	const struct graph_input *in;	/* the graph's */
 };
@@ -65,10 +69,113 @@ struct eval_claim {
 struct eval_claims {
 	struct eval_claim *v;		/* sorted by prefix, then position */
 	size_t n, cap;
-	struct arena arena;		/* the prefixes */
+	char *text;			/* owned: the prefixes, NUL-separated
+					   (each claim's points into it) */
 };
 
 /* Free ev->claims. Accepts NULL. */
 void eval_claims_free(struct eval_claims *c);
+
+/* An input of the evaluation, by name: its compiled patterns, its state
+ * or key once known (eval.c; eval_pool.c keys some ahead). */
+struct eval_input {
+	char *name;
+	const struct graph_input *in;	/* the first use's (the graph's) */
+	struct pattern_set *set;	/* compiled on first use (eval.c's
+					   input_set; eval_ensure_input) */
+	int parts;		/* digest and prefixes known */
+	unsigned char digest[16];	/* pattern_set_memo_parts */
+	struct strv prefixes;
+	char memo[33];		/* memo id at ev->commit, or "" */
+	int fetched;		/* the local memo was asked for memo */
+	char fetched_key[33];	/* its answer, "" for none */
+	struct graph_source_state state;
+	int computed;		/* state holds the files */
+	int key_known;		/* key holds the set's key */
+	struct digest key;
+	int from_remote;		/* key taken from the remote memo,
+					   not confirmed yet */
+	char remote_memo[33], remote_key[33];
+	int unmemoizable;	/* walked, and its key may not be remembered
+				   (kept when stream drops the files) */
+	const struct eval_keyed *ahead;	/* keyed ahead (eval_pool.c) */
+};
+
+/* eval.c's input table: the input called `name`, or NULL. */
+struct eval_input *eval_find_input(struct eval *ev, const char *name);
+
+/* eval.c's: the input of `in`, added (its patterns compiled) when new.
+ * Errors: pattern errors, ERROR_NOMEM. */
+int eval_ensure_input(struct eval *ev, const struct graph_input *in,
+		      struct eval_input **out, struct error *err);
+
+/*
+ * eval.c's memo lookup: in's memo id into memo (33 bytes), then 1 with
+ * *out when the shared, local or remote memo knows its key, 0 when none
+ * does (or its state is known already: memo untouched), or an error.
+ */
+int eval_memo_key(struct eval *ev, const struct graph_input *in, char *memo,
+		  struct digest *out, struct error *err);
+
+/*
+ * One source set keyed ahead by the pool (eval_pool.c), for the
+ * single-threaded keying to take where it would walk the set
+ * (source_key): the key and whether it may be memoized, or the walk's
+ * error. Lives in the pool's arena as long as the pool.
+ */
+struct eval_keyed {
+	const struct pattern_set *set;	/* borrowed: the input's */
+	char memo[33];			/* its memo id, or "" */
+	int done;			/* walked: rc and key or err hold */
+	int rc;				/* the walk's result */
+	struct error *err;		/* rc's error (owned), not prefixed
+					   with the input */
+	struct digest key;		/* bytes only (hex: the taker's) */
+	int memoizable;			/* graph_source_state_memoizable */
+};
+
+/*
+ * A slot for `set` (memo id `memo`, 33 bytes) in the pool, or NULL with
+ * ERROR_NOMEM.
+ */
+struct eval_keyed *eval_pool_slot(struct eval_pool *pool,
+				  const struct pattern_set *set,
+				  const char *memo, struct error *err);
+
+/*
+ * Key the sets of items[0..n) at `commit` on the pool's threads, one
+ * handle each (`repo` for the calling thread's share; each other thread
+ * opens its own from it, once, and the pool keeps it), filling each
+ * slot; a set whose walk fails sets its slot's error, and no set after
+ * it is started. Fewer than 2 * EVAL_POOL_SETS_PER_THREAD sets: nothing
+ * is done (the caller's keying walks them); a slot left undone (a handle
+ * that would not open) likewise. Then each memoizable key is offered to
+ * the plan's other evaluations by its memo id (eval_pool_shared).
+ * Returns 0, or ERROR_NOMEM.
+ */
+struct graph_oid;
+struct graph_repo;
+int eval_pool_key(struct eval_pool *pool, struct graph_repo *repo,
+		  const struct graph_oid *commit, struct eval_keyed **items,
+		  size_t n, struct error *err);
+
+/*
+ * The memoizable key some evaluation keyed ahead under memo id `memo`
+ * (any evaluation of the plan may take it, as it would from the shared
+ * memo), or NULL. pool may be NULL; memo "" finds nothing.
+ */
+const struct eval_keyed *eval_pool_shared(const struct eval_pool *pool,
+					  const char *memo);
+
+/*
+ * The key of x's set (input `in`) alone, for source_key when its files
+ * are not kept (eval_set_stream): what the pool keyed ahead for it or
+ * under its memo id `memo` ("" for none), else a walk on this thread.
+ * The same key, *memoizable and error text either way. x->state is
+ * left empty or to be released by the caller.
+ */
+int eval_stream_key(struct eval *ev, const struct graph_input *in,
+		    struct eval_input *x, const char *memo,
+		    struct digest *out, int *memoizable, struct error *err);
 
 #endif

@@ -409,8 +409,11 @@ base_record(void *payload, const char *id, struct plan_record *out,
 	if (!n)
 		return 0;
 	if (!h->base_keys) {
-		rc = graph_keys_compute(h->base->graph, NULL,
-					&h->base->sources, &h->base_keys, err);
+		rc = eval_prefetch(h->base, NULL, err);
+		if (!rc)
+			rc = graph_keys_compute(h->base->graph, NULL,
+						&h->base->sources,
+						&h->base_keys, err);
 		if (rc)
 			return rc;
 	}
@@ -535,8 +538,10 @@ history_from_remote_base(struct cache *c, struct plan_remote *remote,
 	if (graph_select(base->graph, targets, n_targets, sel, clo, &e2))
 		memset(clo, 1, nn);
 	h->planning = base->graph;
-	rc = plan_compute(base->graph, NULL, clo, &base->sources, &h->ph, &po,
-			  &h->base_plan, err);
+	rc = eval_prefetch(base, clo, err);
+	if (!rc)
+		rc = plan_compute(base->graph, NULL, clo, &base->sources,
+				  &h->ph, &po, &h->base_plan, err);
 	h->planning = NULL;
 	if (rc)
 		goto done;

@@ -272,6 +272,7 @@ share_keys(struct planner *p, const struct planner_options *o)
 		return;
 	eval_share_key_memo(p->base, &p->key_memo, &p->arena);
 	eval_share_key_memo(p->head, &p->key_memo, &p->arena);
+	eval_set_pool(p->base, p->pool);
 }
 
 static int
@@ -442,6 +443,12 @@ planner_run_once(struct graph_repo *repo, struct cache *cache,
 	/* A plan keeps keys, not file lists; a run records every input's
 	 * files, so it keeps them. */
 	eval_set_stream(p->head, !o->memo_write && !o->full_walk);
+	/* The reference path stays one thread's (RIPPLE_FULL_WALK). */
+	if (!o->full_walk)
+		rc = eval_pool_new(o->jobs, &p->pool, err);
+	if (rc)
+		goto done;
+	eval_set_pool(p->head, p->pool);
 	if (o->remote) {
 		const struct rules_policy *pol = &p->head->rules->policy;
 
@@ -530,14 +537,17 @@ planner_run_once(struct graph_repo *repo, struct cache *cache,
 	po.versions = p->versions;
 	po.n_versions = p->n_versions;
 	po.assumed_base = o->assume_base_built;
-	/* The memo's answers for every set at once; a run writes memo keys
-	 * as it goes, so it asks one by one. */
+	/* The memo's answers for every set at once (a run writes memo keys
+	 * as it goes, so it asks one by one), then the sets no memo knows
+	 * keyed ahead on the pool's threads. */
 	if (reading)
 		eval_prefetch_memo(p->head, p->scope ? p->scope : p->closure);
-	rc = plan_compute(p->head->graph, p->selected,
-			  p->scope ? p->scope : p->closure,
-			  &p->head->sources, history_plan(p->hist), &po,
-			  &p->plan, err);
+	rc = eval_prefetch(p->head, p->scope ? p->scope : p->closure, err);
+	if (!rc)
+		rc = plan_compute(p->head->graph, p->selected,
+				  p->scope ? p->scope : p->closure,
+				  &p->head->sources, history_plan(p->hist),
+				  &po, &p->plan, err);
 	if (rc)
 		goto done;
 	p->meta.head = eval_label(p->head);
@@ -572,6 +582,7 @@ planner_free(struct planner *p)
 	history_free(p->hist);
 	eval_free(p->base);
 	eval_free(p->head);
+	eval_pool_free(p->pool);
 	mem_free(p->selected);
 	mem_free(p->closure);
 	mem_free(p->scope);

@@ -86,6 +86,10 @@ struct planner_options {
 	const char *default_branch;	/* "refs/heads/NAME": trusted with
 					   tags when the rules set no
 					   trusted-refs; NULL: main, master */
+	size_t jobs;			/* threads keying source sets that
+					   no memo knows (eval_set_pool; at
+					   most EVAL_POOL_MAX_JOBS); 0 or 1:
+					   one thread */
 };
 
 struct planner {
@@ -118,6 +122,8 @@ struct planner {
 	struct strmap key_memo;		/* source keys the base and head
 					   evaluations share (memo id -> key
 					   hex; strings in arena) */
+	struct eval_pool *pool;		/* keys their sets ahead on threads
+					   (owned), or NULL */
 	struct arena arena;
 };
 

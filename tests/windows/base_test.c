@@ -9,6 +9,7 @@
 #include <string.h>
 #include <errno.h>
 #include <io.h>
+#include <pthread.h>
 #include <wchar.h>
 
 #include "base/dl.h"
@@ -16,6 +17,7 @@
 #include "base/fsys.h"
 #include "base/interrupt.h"
 #include "base/lock.h"
+#include "base/pool.h"
 #include "base/random.h"
 #include "base/wide_win.h"
 
@@ -180,9 +182,48 @@ random_bytes_come_from_the_system(void)
 	      "refused", NULL);
 }
 
+struct pool_probe {
+	volatile long runs[400];
+	pthread_t caller;
+	volatile int others;	/* items run off the calling thread */
+};
+
+static int
+pool_item(void *worker, size_t i, void *arg)
+{
+	struct pool_probe *p = arg;
+	volatile long k, x = 0;
+
+	(void)worker;
+	for (k = 0; k < 20000; k++)
+		x += k;
+	p->runs[i]++;
+	if (!pthread_equal(pthread_self(), p->caller))
+		p->others = 1;
+	return i == 300;
+}
+
+static void
+pool_runs_on_winpthreads(void)
+{
+	static struct pool_probe p;
+	void *workers[4] = { NULL, NULL, NULL, NULL };
+	size_t i, first;
+	int once = 1;
+
+	p.caller = pthread_self();
+	first = pool_run(4, workers, 400, pool_item, &p);
+	check(first == 300, "pool_run returns the failed item", NULL);
+	for (i = 0; i <= 300; i++)
+		once &= p.runs[i] == 1;
+	check(once, "every item up to the failure ran once", NULL);
+	check(p.others, "winpthreads ran items on other threads", NULL);
+}
+
 int
 main(void)
 {
+	pool_runs_on_winpthreads();
 	random_bytes_come_from_the_system();
 	interrupt_sets_the_flag_and_restores();
 	fsys_mkdir_says_what_posix_says();
