@@ -26,7 +26,6 @@
 #include "rules/rules.h"
 #include "base/banned.h"
 
-
 static struct eval_input *
 find_input(struct eval *ev, const char *name)
 {
