@@ -313,6 +313,14 @@ int cache_manifest_each(struct cache *c, const char *key,
 			cache_component_fn fn, void *payload,
 			struct error *err);
 
+/*
+ * 1 when a manifest of `key` is stored (as rows, or as JSON from before
+ * schema 7), 0 when not, without reading its components; or an error
+ * (ERROR_INVALID for a malformed key).
+ */
+int cache_manifest_stored(struct cache *c, const char *key,
+			  struct error *err);
+
 /* Whether `key` is 32 lowercase hex digits. */
 int cache_key_valid(const char *key);
 

@@ -212,6 +212,10 @@ struct graph_change {
 	char *path;			/* owned */
 	enum graph_change_status status;
 	unsigned old_mode, new_mode;	/* 0 on the missing side */
+	/* Object ids (zero on the missing side), filled by the tree-to-tree
+	 * diffs only (graph_repo_diff_paths, graph_source_diff); zero from
+	 * the working-tree diff. */
+	struct graph_oid old_id, new_id;
 };
 
 struct graph_change_list {

@@ -137,6 +137,27 @@ int graph_source_memo_id_parts(struct graph_repo *repo,
 			       struct error *err);
 
 /*
+ * The files of `set` that differ between commits base and head, from the
+ * tree diff under the set's fixed prefixes (subtrees with one id are not
+ * read): 1 with *out (release it with graph_change_list_release) listing
+ * each claimed path that is added, deleted or modified, in path order,
+ * with its modes (graph_git_entry_mode) and blob ids. That is every
+ * difference between the two states' file lists when neither state holds
+ * a symlink (whose identity follows its target): the caller must know
+ * that much of at least one side. 0 (*out empty) when the diff alone
+ * cannot tell: a symlink or gitlink among the changes, or at or above a
+ * prefix. Errors: repository errors, ERROR_NOMEM.
+ */
+struct graph_change_list;
+int graph_source_diff(struct graph_repo *repo, const struct graph_oid *base,
+		      const struct graph_oid *head,
+		      const struct pattern_set *set,
+		      struct graph_change_list *out, struct error *err);
+
+/* 1 when a file of st is a symlink, 0 when none is. */
+int graph_source_state_has_link(const struct graph_source_state *st);
+
+/*
  * 1 when `st`'s key depends only on what lies under the set's prefixes:
  * every path a symlink's resolution looked up (each hop of a chain of
  * links, not only the final target; see graph_source_file.link_hops)

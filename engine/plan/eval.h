@@ -302,6 +302,26 @@ int eval_path_claimed(struct eval *ev, const char *path, int *ignored,
 int eval_path_own(const struct eval *ev, const char *path);
 
 /*
+ * The files of input `name` that differ between the commit of baseline
+ * run `run_id` in cache `c`, where the set's key is `base_key`, and ev's
+ * commit, named from the tree diff under the set's prefixes
+ * (graph_source_diff) instead of both whole file lists: 1 with *out (n
+ * entries in path order, allocated in `a`, as filediff_compare gives
+ * them for the two lists) when that is sure: ev is a commit's evaluation
+ * with a memo that walked the set for its key and found no symlink, and
+ * c's source-key memo holds base_key for the set at the run's commit, so
+ * the stored file list of base_key (which must be stored) is that
+ * commit's. 0 when not: the caller compares the lists. Errors:
+ * ERROR_NOMEM only (a repository or cache error is a 0, and the caller's
+ * comparison meets it).
+ */
+struct plan_file_diff;
+int eval_input_changes(struct eval *ev, const char *name, struct cache *c,
+		       const char *run_id, const char *base_key,
+		       struct arena *a, struct plan_file_diff **out,
+		       size_t *n, struct error *err);
+
+/*
  * The state of the input called `name` (as in graph_input.name) if some
  * node of this evaluation uses it: 1 and *out set, 0 when no node does.
  */

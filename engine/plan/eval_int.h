@@ -98,6 +98,10 @@ struct eval_input {
 	char remote_memo[33], remote_key[33];
 	int unmemoizable;	/* walked, and its key may not be remembered
 				   (kept when stream drops the files) */
+	int link_free;		/* walked for its key on this thread and no
+				   symlink found (eval_stream_key): the
+				   tree diff names its changed files
+				   (eval_input_changes) */
 	const struct eval_keyed *ahead;	/* keyed ahead (eval_pool.c) */
 };
 

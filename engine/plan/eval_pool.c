@@ -248,5 +248,6 @@ eval_stream_key(struct eval *ev, const struct graph_input *in,
 	}
 	memcpy(out->bytes, x->state.key, sizeof(out->bytes));
 	*memoizable = graph_source_state_memoizable(x->set, &x->state);
+	x->link_free = !graph_source_state_has_link(&x->state);
 	return 0;
 }

@@ -282,6 +282,12 @@ run_input_diff(void *payload, struct arena *a, const char *name,
 	int rc;
 
 	(void)new_key;
+	/* From the tree diff since the run's commit where that is sure. */
+	rc = h->run && h->head ? eval_input_changes(h->head, name, h->cache,
+						    h->run, old_key, a, out,
+						    n, err) : 0;
+	if (rc)
+		return rc;
 	rc = filediff_from_cache(h->cache, a, old_key, &o, &no, err);
 	if (rc <= 0)
 		return rc;
