@@ -472,8 +472,12 @@ planner_run_once(struct graph_repo *repo, struct cache *cache,
 				       "--assume-base-built needs --base REV");
 			goto done;
 		}
-		rc = eval_open(repo, p->base_hex, 0, o->rules_file,
-			       o->limits, errors, &p->base, err);
+		/* The base's rules are the head's when its ripple.yml is the
+		 * same text: parsed once (as remote_baseline does), unless
+		 * the full walk is asked for. */
+		rc = eval_open_like(o->full_walk ? NULL : p->head, repo,
+				    p->base_hex, o->rules_file, o->limits,
+				    NULL, 0, errors, &p->base, err);
 		if (!rc) {
 			eval_set_stream(p->base, !o->full_walk);
 			share_keys(p, o);
