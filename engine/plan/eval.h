@@ -231,6 +231,18 @@ void eval_set_pool(struct eval *ev, struct eval_pool *pool);
 int eval_prefetch(struct eval *ev, const unsigned char *mask,
 		  struct error *err);
 
+/*
+ * As eval_prefetch for two evaluations of one plan on one pool, keyed in
+ * one batch, a's sets first: a plan's head and the merge base it compares
+ * keys with (--assume-base-built), so that the few sets that differ at
+ * the base share the threads with the head's. A set the batch holds for
+ * a under the same memo id is not keyed again for b: b takes a's key if
+ * it may be memoized (eval_pool_shared), else walks it. b may be NULL.
+ */
+int eval_prefetch_pair(struct eval *a, const unsigned char *mask_a,
+		       struct eval *b, const unsigned char *mask_b,
+		       struct error *err);
+
 /* Free an evaluation. Accepts NULL. */
 void eval_free(struct eval *ev);
 

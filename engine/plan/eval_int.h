@@ -112,6 +112,8 @@ int eval_memo_key(struct eval *ev, const struct graph_input *in, char *memo,
  * error. Lives in the pool's arena as long as the pool.
  */
 struct eval_keyed {
+	const struct eval *owner;	/* whose input (its commit, and
+					   whose error it is) */
 	const struct pattern_set *set;	/* borrowed: the input's */
 	char memo[33];			/* its memo id, or "" */
 	int done;			/* walked: rc and key or err hold */
@@ -123,15 +125,17 @@ struct eval_keyed {
 };
 
 /*
- * A slot for `set` (memo id `memo`, 33 bytes) in the pool, or NULL with
- * ERROR_NOMEM.
+ * A slot for `set`, an input of `owner` (memo id `memo`, 33 bytes), in
+ * the pool, or NULL with ERROR_NOMEM.
  */
 struct eval_keyed *eval_pool_slot(struct eval_pool *pool,
+				  const struct eval *owner,
 				  const struct pattern_set *set,
 				  const char *memo, struct error *err);
 
 /*
- * Key the sets of items[0..n) at `commit` on the pool's threads, one
+ * Key the sets of items[0..n) (each at its owner's commit) on the pool's
+ * threads, one
  * handle each (`repo` for the calling thread's share; each other thread
  * opens its own from it, once, and the pool keeps it), filling each
  * slot; a set whose walk fails sets its slot's error, and no set after
@@ -144,8 +148,7 @@ struct eval_keyed *eval_pool_slot(struct eval_pool *pool,
 struct graph_oid;
 struct graph_repo;
 int eval_pool_key(struct eval_pool *pool, struct graph_repo *repo,
-		  const struct graph_oid *commit, struct eval_keyed **items,
-		  size_t n, struct error *err);
+		  struct eval_keyed **items, size_t n, struct error *err);
 
 /*
  * The memoizable key some evaluation keyed ahead under memo id `memo`

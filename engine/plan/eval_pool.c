@@ -83,8 +83,9 @@ eval_pool_free(struct eval_pool *pool)
 }
 
 struct eval_keyed *
-eval_pool_slot(struct eval_pool *pool, const struct pattern_set *set,
-	       const char *memo, struct error *err)
+eval_pool_slot(struct eval_pool *pool, const struct eval *owner,
+	       const struct pattern_set *set, const char *memo,
+	       struct error *err)
 {
 	struct eval_keyed *k;
 
@@ -106,6 +107,7 @@ eval_pool_slot(struct eval_pool *pool, const struct pattern_set *set,
 		return NULL;
 	}
 	memset(k, 0, sizeof(*k));
+	k->owner = owner;
 	k->set = set;
 	memcpy(k->memo, memo, sizeof(k->memo));
 	pool->all[pool->n_all++] = k;
@@ -128,7 +130,6 @@ struct seat {
 };
 
 struct batch {
-	const struct graph_oid *commit;
 	struct eval_keyed **items;
 };
 
@@ -151,7 +152,8 @@ key_one(void *worker, size_t i, void *arg)
 	if (seat->broken)
 		return 0;	/* left undone: the keying walks it */
 	repo = seat->own ? *seat->own : *seat->slot;
-	rc = graph_source_compute_key(repo, b->commit, k->set, NULL, &st, &e);
+	rc = graph_source_compute_key(repo, &k->owner->commit, k->set, NULL,
+				      &st, &e);
 	if (!rc) {
 		memcpy(k->key.bytes, st.key, sizeof(k->key.bytes));
 		k->memoizable = graph_source_state_memoizable(k->set, &st);
@@ -172,12 +174,11 @@ key_one(void *worker, size_t i, void *arg)
 
 int
 eval_pool_key(struct eval_pool *pool, struct graph_repo *repo,
-	      const struct graph_oid *commit, struct eval_keyed **items,
-	      size_t n, struct error *err)
+	      struct eval_keyed **items, size_t n, struct error *err)
 {
 	struct seat seats[EVAL_POOL_MAX_JOBS];
 	void *workers[EVAL_POOL_MAX_JOBS];
-	struct batch b = { commit, items };
+	struct batch b = { items };
 	size_t i, threads = n / EVAL_POOL_SETS_PER_THREAD;
 	int rc;
 
@@ -226,18 +227,20 @@ eval_stream_key(struct eval *ev, const struct graph_input *in,
 		int *memoizable, struct error *err)
 {
 	const struct eval_keyed *k = x->ahead;
+	const struct eval_keyed *own = k && k->owner == ev ? k : NULL;
 	int rc;
 
-	if (!k || !k->done)
+	/* Another commit's key only where the memo would lend it. */
+	if (!k || !k->done || (!own && (k->rc || !k->memoizable)))
 		k = eval_pool_shared(ev->pool, memo);
 	if (k && k->done && !k->rc) {
 		memcpy(out->bytes, k->key.bytes, sizeof(out->bytes));
 		*memoizable = k->memoizable;
 		return 0;
 	}
-	if (k && k->done && k == x->ahead && err && !err->code) {
-		*err = *k->err;
-		rc = k->rc;
+	if (own && own->done && own->rc && err && !err->code) {
+		*err = *own->err;
+		rc = own->rc;
 	} else {
 		rc = graph_source_compute_key(ev->repo, &ev->commit, x->set,
 					      NULL, &x->state, err);
@@ -314,8 +317,11 @@ ahead_one(struct eval *ev, const struct graph_input *in,
 	if (eval_pool_shared(ev->pool, memo))
 		return 0;
 	k = memo[0] ? strmap_get(batch, memo) : NULL;
+	/* Under the same memo id another commit's slot serves this input
+	 * only if its key may be memoized (eval_stream_key); else the
+	 * keying walks this set. */
 	if (!k) {
-		k = eval_pool_slot(ev->pool, x->set, memo, err);
+		k = eval_pool_slot(ev->pool, ev, x->set, memo, err);
 		if (!k)
 			return ERROR_NOMEM;
 		if (memo[0] && (rc = strmap_put(batch, k->memo, k, err)))
@@ -326,32 +332,74 @@ ahead_one(struct eval *ev, const struct graph_input *in,
 	return 0;
 }
 
-int
-eval_prefetch(struct eval *ev, const unsigned char *mask, struct error *err)
+/* 1 when ev's sets may be keyed ahead on `pool`. */
+static int
+keys_ahead(const struct eval *ev, const struct eval_pool *pool)
+{
+	return ev && ev->pool && ev->pool == pool && ev->stream &&
+	       !ev->worktree;
+}
+
+/* Slots for the sets of ev's nodes in mask (NULL: all), appended to
+ * items[*m], in node order. */
+static int
+collect(struct eval *ev, const unsigned char *mask, struct strmap *batch,
+	struct eval_keyed **items, size_t *m, struct error *err)
 {
 	const struct graph *g = ev->graph;
-	struct strmap batch = STRMAP_INIT;
-	struct eval_keyed **items;
-	size_t i, j, m = 0, total = 0;
+	size_t i, j;
 	int rc = 0, stop = 0;
 
-	if (!ev->pool || !ev->stream || ev->worktree)
-		return 0;
-	for (i = 0; i < g->n_nodes; i++)
-		if (!mask || mask[i])
-			total += g->nodes[i].n_inputs;
-	items = mem_calloc(total + 1, sizeof(*items));
-	if (!items)
-		return error_set(err, ERROR_NOMEM, "out of memory");
 	for (i = 0; !rc && !stop && i < g->n_nodes; i++)
 		for (j = 0; !rc && !stop && (!mask || mask[i]) &&
 		     j < g->nodes[i].n_inputs; j++)
-			rc = ahead_one(ev, &g->nodes[i].inputs[j], &batch,
-				       items, &m, &stop, err);
+			rc = ahead_one(ev, &g->nodes[i].inputs[j], batch,
+				       items, m, &stop, err);
+	return rc;
+}
+
+static size_t
+inputs_of(const struct eval *ev, const unsigned char *mask)
+{
+	size_t i, n = 0;
+
+	for (i = 0; ev && i < ev->graph->n_nodes; i++)
+		if (!mask || mask[i])
+			n += ev->graph->nodes[i].n_inputs;
+	return n;
+}
+
+int
+eval_prefetch_pair(struct eval *a, const unsigned char *mask_a,
+		   struct eval *b, const unsigned char *mask_b,
+		   struct error *err)
+{
+	struct strmap batch = STRMAP_INIT;
+	struct eval_keyed **items;
+	struct eval_pool *pool = a->pool;
+	size_t m = 0;
+	int rc = 0;
+
+	if (!keys_ahead(a, pool))
+		return 0;
+	if (!keys_ahead(b, pool) || b->repo != a->repo)
+		b = NULL;
+	items = mem_calloc(inputs_of(a, mask_a) + inputs_of(b, mask_b) + 1,
+			   sizeof(*items));
+	if (!items)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	rc = collect(a, mask_a, &batch, items, &m, err);
+	if (!rc && b)
+		rc = collect(b, mask_b, &batch, items, &m, err);
 	if (!rc)
-		rc = eval_pool_key(ev->pool, ev->repo, &ev->commit, items, m,
-				   err);
+		rc = eval_pool_key(pool, a->repo, items, m, err);
 	strmap_release(&batch);
 	mem_free(items);
 	return rc;
+}
+
+int
+eval_prefetch(struct eval *ev, const unsigned char *mask, struct error *err)
+{
+	return eval_prefetch_pair(ev, mask, NULL, NULL, err);
 }

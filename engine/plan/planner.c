@@ -513,7 +513,11 @@ planner_run_once(struct graph_repo *repo, struct cache *cache,
 	po.versions = p->versions;
 	po.n_versions = p->n_versions;
 	po.assumed_base = o->assume_base_built;
-	rc = eval_prefetch(p->head, p->scope ? p->scope : p->closure, err);
+	/* With --assume-base-built every node of the base is keyed too
+	 * (history.c base_record): its sets in the same batch. */
+	rc = eval_prefetch_pair(p->head, p->scope ? p->scope : p->closure,
+				o->assume_base_built ? p->base : NULL, NULL,
+				err);
 	if (!rc)
 		rc = plan_compute(p->head->graph, p->selected,
 				  p->scope ? p->scope : p->closure,
