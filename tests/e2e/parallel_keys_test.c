@@ -234,3 +234,36 @@ Test(e2e_parallel_keys, a_failing_set_fails_the_same_way_on_any_threads,
 	free(tmp);
 	free(bin);
 }
+
+Test(e2e_parallel_keys, bad_job_counts_are_usage_errors, .timeout = 120)
+{
+	static const struct {
+		const char *env, *args, *says;
+	} cases[] = {
+		{ "RIPPLE_JOBS=zero", "plan", "RIPPLE_JOBS takes a number "
+		  "from 1 to 4096, not 'zero'" },
+		{ "RIPPLE_JOBS=0", "why artifact:p01", "RIPPLE_JOBS takes" },
+		{ "", "plan -j 0", "-j takes a number from 1 to 4096, not '0'" },
+		{ "", "why artifact:p01 --jobs 5000", "-j takes a number" },
+		{ "RIPPLE_JOBS=-3", "run --dry-run", "RIPPLE_JOBS takes" },
+	};
+	char *tmp = t_tmpdir(), *bin = ripple_path();
+	char dir[PATH_MAX];
+	size_t i;
+
+	must(tmp, MAKE_REPO);
+	snprintf(dir, sizeof(dir), "%s/r", tmp);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct run_result r = ripple(dir, bin, cases[i].env,
+					     cases[i].args);
+
+		cr_expect_eq(r.status, 2, "%s %s: status %d: %s", cases[i].env,
+			     cases[i].args, r.status, r.err);
+		cr_expect(strstr(r.err, cases[i].says), "%s %s: %s",
+			  cases[i].env, cases[i].args, r.err);
+		t_result_release(&r);
+	}
+	t_rmtree(tmp);
+	free(tmp);
+	free(bin);
+}
