@@ -341,6 +341,7 @@ pattern_fixed_prefix(const char *pattern, struct buf *out, struct error *err)
 	return 0;
 fail:
 	out->len = start;
-	out->data[start] = '\0';
+	if (out->cap)	/* BUF_INIT's "" is not ours to write */
+		out->data[start] = '\0';
 	return rc;
 }
