@@ -263,7 +263,7 @@ eval_set_pool(struct eval *ev, struct eval_pool *pool)
 	ev->pool = pool;
 }
 
-/* eval_int.h's names of three helpers, for eval_pool.c. */
+/* eval_int.h's names of three helpers, for eval_ahead.c. */
 struct eval_input *
 eval_find_input(struct eval *ev, const char *name)
 {

@@ -178,8 +178,9 @@ int eval_input_memo(struct eval *ev, const struct graph_input *in, char *memo,
 		    char *key, struct error *err);
 
 /*
- * Cold plans in parallel (engine/plan/eval_pool.c): a pool keys the
- * source sets that no memo knows on up to `jobs` threads before the
+ * Cold plans in parallel (engine/plan/eval_ahead.c picks the sets,
+ * eval_pool.c keys them): a pool keys the source sets that no memo
+ * knows on up to `jobs` threads before the
  * nodes are keyed, and the single-threaded keying takes each result
  * where it would have walked the set, so keys, memo rows, plans and
  * errors are those of one thread. Only sets keyed for their key alone

@@ -73,7 +73,8 @@ struct eval_claims {
 void eval_claims_free(struct eval_claims *c);
 
 /* An input of the evaluation, by name: its compiled patterns, its state
- * or key once known (eval.c; eval_pool.c keys some ahead). */
+ * or key once known (eval.c; eval_ahead.c and eval_pool.c key some
+ * ahead). */
 struct eval_input {
 	char *name;
 	struct pattern_set *set;

@@ -2,8 +2,8 @@
  * Source sets keyed ahead, in parallel (issue 28): a cold plan spends
  * nine tenths of its time in libgit2 reading the trees of some 500
  * independent source sets, one after the other. Before the nodes are
- * keyed, the evaluation hands the sets its memos do not know to a pool
- * of threads (base/pool.h), each reading through a repository handle of
+ * keyed, the evaluation hands the sets its memos do not know
+ * (eval_ahead.c) to a pool of threads (base/pool.h), each reading through a repository handle of
  * its own (libgit2's objects and object cache are one thread's at a
  * time); each set's key, whether it may be memoized, or its error lands
  * in the set's own slot. The single-threaded keying then runs exactly as
@@ -21,11 +21,8 @@
 #include "base/mem.h"
 #include "base/pool.h"
 #include "base/strmap.h"
-#include "graph/graph.h"
-#include "graph/pattern.h"
 #include "graph/repo.h"
 #include "graph/source.h"
-#include "rules/rules.h"
 #include "base/banned.h"
 
 struct eval_pool {
@@ -253,153 +250,4 @@ eval_stream_key(struct eval *ev, const struct graph_input *in,
 	memcpy(out->bytes, x->state.key, sizeof(out->bytes));
 	*memoizable = graph_source_state_memoizable(x->set, &x->state);
 	return 0;
-}
-
-/* 1 when in's patterns (and policy.ignore) are well spelled: compile()
- * can then fail only for want of memory. */
-static int
-compiles(const struct eval *ev, const struct graph_input *in)
-{
-	const struct rules_policy *pol = &ev->rules->policy;
-	size_t i;
-
-	for (i = 0; i < in->n_include; i++)
-		if (pattern_validate(in->include[i], NULL))
-			return 0;
-	for (i = 0; i < in->n_exclude; i++)
-		if (pattern_validate(in->exclude[i], NULL))
-			return 0;
-	for (i = 0; i < pol->n_ignore; i++)
-		if (pattern_validate(pol->ignore[i], NULL))
-			return 0;
-	return 1;
-}
-
-/*
- * One input for the batch: a memo's key is taken now (memo_key, as
- * source_key would ask it: what a memo holds it still holds then), a set
- * the batch or the pool has under its memo id already is not walked
- * twice, any other gets a slot. *stop at an input whose patterns do not
- * compile or whose memo id cannot be named: the keying meets that error
- * itself, in its order, and nothing after it is keyed ahead.
- */
-static int
-ahead_one(struct eval *ev, const struct graph_input *in,
-	  struct strmap *batch, struct eval_keyed **items, size_t *m,
-	  int *stop, struct error *err)
-{
-	struct eval_input *x = eval_find_input(ev, in->name);
-	struct eval_keyed *k;
-	struct digest d;
-	struct error e2;
-	char memo[33] = "";
-	int rc;
-
-	if (!x && !compiles(ev, in)) {
-		*stop = 1;
-		return 0;
-	}
-	if (!x && (rc = eval_ensure_input(ev, in, &x, err)))
-		return rc;
-	if (x->key_known || x->computed || x->ahead)
-		return 0;
-	if (ev->memo || ev->key_memo || ev->remote_memo) {
-		error_init(&e2);
-		rc = eval_memo_key(ev, in, memo, &d, &e2);
-		*stop = rc < 0;
-		if (rc > 0) {
-			x->key = d;
-			x->key_known = 1;
-		}
-		if (rc)
-			return 0;
-	}
-	if (eval_pool_shared(ev->pool, memo))
-		return 0;
-	k = memo[0] ? strmap_get(batch, memo) : NULL;
-	/* Under the same memo id another commit's slot serves this input
-	 * only if its key may be memoized (eval_stream_key); else the
-	 * keying walks this set. */
-	if (!k) {
-		k = eval_pool_slot(ev->pool, ev, x->set, memo, err);
-		if (!k)
-			return ERROR_NOMEM;
-		if (memo[0] && (rc = strmap_put(batch, k->memo, k, err)))
-			return rc;
-		items[(*m)++] = k;
-	}
-	x->ahead = k;
-	return 0;
-}
-
-/* 1 when ev's sets may be keyed ahead on `pool`. */
-static int
-keys_ahead(const struct eval *ev, const struct eval_pool *pool)
-{
-	return ev && ev->pool && ev->pool == pool && ev->stream &&
-	       !ev->worktree;
-}
-
-/* Slots for the sets of ev's nodes in mask (NULL: all), appended to
- * items[*m], in node order. */
-static int
-collect(struct eval *ev, const unsigned char *mask, struct strmap *batch,
-	struct eval_keyed **items, size_t *m, struct error *err)
-{
-	const struct graph *g = ev->graph;
-	size_t i, j;
-	int rc = 0, stop = 0;
-
-	for (i = 0; !rc && !stop && i < g->n_nodes; i++)
-		for (j = 0; !rc && !stop && (!mask || mask[i]) &&
-		     j < g->nodes[i].n_inputs; j++)
-			rc = ahead_one(ev, &g->nodes[i].inputs[j], batch,
-				       items, m, &stop, err);
-	return rc;
-}
-
-static size_t
-inputs_of(const struct eval *ev, const unsigned char *mask)
-{
-	size_t i, n = 0;
-
-	for (i = 0; ev && i < ev->graph->n_nodes; i++)
-		if (!mask || mask[i])
-			n += ev->graph->nodes[i].n_inputs;
-	return n;
-}
-
-int
-eval_prefetch_pair(struct eval *a, const unsigned char *mask_a,
-		   struct eval *b, const unsigned char *mask_b,
-		   struct error *err)
-{
-	struct strmap batch = STRMAP_INIT;
-	struct eval_keyed **items;
-	struct eval_pool *pool = a->pool;
-	size_t m = 0;
-	int rc = 0;
-
-	if (!keys_ahead(a, pool))
-		return 0;
-	if (!keys_ahead(b, pool) || b->repo != a->repo)
-		b = NULL;
-	items = mem_calloc(inputs_of(a, mask_a) + inputs_of(b, mask_b) + 1,
-			   sizeof(*items));
-	if (!items)
-		return error_set(err, ERROR_NOMEM, "out of memory");
-	rc = collect(a, mask_a, &batch, items, &m, err);
-	if (!rc && b)
-		rc = collect(b, mask_b, &batch, items, &m, err);
-	if (!rc)
-		rc = eval_pool_key(pool, a->repo, items, m, err);
-	strmap_release(&batch);
-	mem_free(items);
-	return rc;
-}
-
-int
-eval_prefetch(struct eval *ev, const unsigned char *mask, struct error *err)
-{
-	return eval_prefetch_pair(ev, mask, NULL, NULL, err);
 }
