@@ -78,6 +78,17 @@ ahead_one(struct eval *ev, const struct graph_input *in,
 		if (rc)
 			return 0;
 	}
+	if (!ev->stream) {
+		/* The files are kept (a run records them): each input walks
+		 * its own set, and no other commit's key spares that. */
+		k = eval_pool_slot(ev->pool, ev, x->set, memo, err);
+		if (!k)
+			return ERROR_NOMEM;
+		k->full = 1;
+		items[(*m)++] = k;
+		x->ahead = k;
+		return 0;
+	}
 	if (eval_pool_shared(ev->pool, memo))
 		return 0;
 	k = memo[0] ? strmap_get(batch, memo) : NULL;
@@ -100,8 +111,7 @@ ahead_one(struct eval *ev, const struct graph_input *in,
 static int
 keys_ahead(const struct eval *ev, const struct eval_pool *pool)
 {
-	return ev && ev->pool && ev->pool == pool && ev->stream &&
-	       !ev->worktree;
+	return ev && ev->pool && ev->pool == pool && !ev->worktree;
 }
 
 /* Slots for the sets of ev's nodes in mask (NULL: all), appended to

@@ -123,6 +123,11 @@ struct eval_keyed {
 					   with the input */
 	struct digest key;		/* bytes only (hex: the taker's) */
 	int memoizable;			/* graph_source_state_memoizable */
+	int full;			/* the set's files are wanted (an
+					   evaluation that keeps them: a
+					   run): state holds them until the
+					   input takes them */
+	struct graph_source_state state;
 };
 
 /*
@@ -133,6 +138,16 @@ struct eval_keyed *eval_pool_slot(struct eval_pool *pool,
 				  const struct eval *owner,
 				  const struct pattern_set *set,
 				  const char *memo, struct error *err);
+
+/*
+ * For eval_input_state: the files of x's set when the pool walked them
+ * ahead for this evaluation (a slot of ev's marked full): moved into
+ * x->state, 1. 0 when there are none to take (the caller walks). The
+ * walk's error (prefixed by the caller as its own would be) as a
+ * negative code.
+ */
+int eval_pool_take_state(const struct eval *ev, struct eval_input *x,
+			 struct error *err);
 
 /*
  * Key the sets of items[0..n) (each at its owner's commit) on the pool's

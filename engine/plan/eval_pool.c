@@ -3,13 +3,14 @@
  * nine tenths of its time in libgit2 reading the trees of some 500
  * independent source sets, one after the other. Before the nodes are
  * keyed, the evaluation hands the sets its memos do not know
- * (eval_ahead.c) to a pool of threads (base/pool.h), each reading through a repository handle of
- * its own (libgit2's objects and object cache are one thread's at a
- * time); each set's key, whether it may be memoized, or its error lands
- * in the set's own slot. The single-threaded keying then runs exactly as
- * before, in its own order, and takes a slot's result where it would
- * have walked the set: memo rows, keys, plan and errors cannot depend on
- * the threads' scheduling.
+ * (eval_ahead.c) to a pool of threads (base/pool.h), each reading
+ * through a repository handle of its own (libgit2's objects and object
+ * cache are one thread's at a time); each set's key, whether it may be
+ * memoized, or its error lands in the set's own slot, with the set's
+ * files when the evaluation keeps them (a run). The single-threaded
+ * keying then runs exactly as before, in its own order, and takes a
+ * slot's result where it would have walked the set: memo rows, keys,
+ * records, plan and errors cannot depend on the threads' scheduling.
  */
 #include "engine/plan/eval.h"
 #include "engine/plan/eval_int.h"
@@ -71,8 +72,10 @@ eval_pool_free(struct eval_pool *pool)
 	for (i = 0; pool->repos && i < pool->jobs; i++)
 		graph_repo_close(pool->repos[i]);
 	mem_free(pool->repos);
-	for (i = 0; i < pool->n_all; i++)
+	for (i = 0; i < pool->n_all; i++) {
 		mem_free(pool->all[i]->err);
+		graph_source_state_release(&pool->all[i]->state);
+	}
 	mem_free(pool->all);
 	strmap_release(&pool->shared);
 	arena_release(&pool->arena);
@@ -149,11 +152,17 @@ key_one(void *worker, size_t i, void *arg)
 	if (seat->broken)
 		return 0;	/* left undone: the keying walks it */
 	repo = seat->own ? *seat->own : *seat->slot;
-	rc = graph_source_compute_key(repo, &k->owner->commit, k->set, NULL,
-				      &st, &e);
+	rc = k->full ? graph_source_compute(repo, &k->owner->commit, k->set,
+					    NULL, &st, &e)
+		     : graph_source_compute_key(repo, &k->owner->commit,
+						k->set, NULL, &st, &e);
 	if (!rc) {
 		memcpy(k->key.bytes, st.key, sizeof(k->key.bytes));
 		k->memoizable = graph_source_state_memoizable(k->set, &st);
+		if (k->full) {
+			k->state = st;	/* for the input to take */
+			memset(&st, 0, sizeof(st));
+		}
 	} else {
 		/* Not kept (no memory for it): the single-threaded keying
 		 * walks the set again and meets the error itself. */
@@ -210,6 +219,25 @@ eval_pool_key(struct eval_pool *pool, struct graph_repo *repo,
 				return rc;
 		}
 	return 0;
+}
+
+int
+eval_pool_take_state(const struct eval *ev, struct eval_input *x,
+		     struct error *err)
+{
+	struct eval_keyed *k = (struct eval_keyed *)x->ahead;
+
+	if (!k || k->owner != ev || !k->full || !k->done)
+		return 0;
+	k->full = 0;	/* taken, or its error reported: once */
+	if (k->rc) {
+		if (err && !err->code)
+			*err = *k->err;
+		return k->rc;
+	}
+	x->state = k->state;
+	memset(&k->state, 0, sizeof(k->state));
+	return 1;
 }
 
 /*

@@ -5,11 +5,13 @@
  * across sets, excludes, policy.ignore, upstream edges), cold, partly
  * cold and why, the output with -j 1 and -j 4 (and RIPPLE_JOBS) is byte
  * for byte the same; a set whose trees are missing fails the plan with
- * the same message, for the same (first) set, every time; threads are
- * started only when there is enough to key (strace counts them).
+ * the same message, for the same (first) set, every time; a run records
+ * the same keys, memo rows and manifests; threads are started only when
+ * there is enough to key (strace counts them).
  */
 #include <criterion/criterion.h>
 #include <limits.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,7 +124,8 @@ same_any_jobs(const char *dir, const char *bin, const char *const *cmds,
 	}
 }
 
-/* Threads ripple started for `args` in dir (clone calls under strace). */
+/* Threads ripple started for `args` in dir (clone calls with
+ * CLONE_THREAD under strace: not the processes it spawns). */
 static int
 threads_started(const char *dir, const char *bin, const char *args)
 {
@@ -131,7 +134,7 @@ threads_started(const char *dir, const char *bin, const char *args)
 
 	snprintf(cmd, sizeof(cmd), "strace -f -qq -e trace=clone,clone3 "
 		 "-o ../clones.txt '%s' %s >/dev/null && "
-		 "{ grep -c clone ../clones.txt || true; }", bin, args);
+		 "{ grep -c CLONE_THREAD ../clones.txt || true; }", bin, args);
 	n = t_sh_out(dir, cmd);
 	count = atoi(n);
 	free(n);
@@ -263,6 +266,102 @@ Test(e2e_parallel_keys, bad_job_counts_are_usage_errors, .timeout = 120)
 			  cases[i].env, cases[i].args, r.err);
 		t_result_release(&r);
 	}
+	t_rmtree(tmp);
+	free(tmp);
+	free(bin);
+}
+
+/* The rows `sql` selects from the cache at db, one per line. */
+static char *
+dump(const char *db, const char *sql)
+{
+	sqlite3 *h = NULL;
+	sqlite3_stmt *st = NULL;
+	size_t len = 0, cap = 4096;
+	char *out = malloc(cap);
+	int c, n;
+
+	cr_assert_not_null(out);
+	out[0] = '\0';
+	cr_assert_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL),
+		     SQLITE_OK, "cannot open %s", db);
+	cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK,
+		     "%s: %s", sql, sqlite3_errmsg(h));
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		n = sqlite3_column_count(st);
+		for (c = 0; c < n; c++) {
+			const char *v = (const char *)sqlite3_column_text(st, c);
+			size_t vl = v ? strlen(v) : 4;
+
+			while (len + vl + 2 >= cap) {
+				cap *= 2;
+				out = realloc(out, cap);
+				cr_assert_not_null(out);
+			}
+			memcpy(out + len, v ? v : "NULL", vl);
+			len += vl;
+			out[len++] = c + 1 < n ? '|' : '\n';
+			out[len] = '\0';
+		}
+	}
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return out;
+}
+
+/*
+ * A run keeps every input's files for its records: the pool walks the
+ * sets whole for it and the run takes each set's files where it would
+ * have walked. Two fresh caches, -j 1 and -j 4: the same records, memo
+ * rows and key manifests.
+ */
+Test(e2e_parallel_keys, a_run_records_the_same_on_any_number_of_threads,
+     .timeout = 300)
+{
+	static const char *const tables[] = {
+		"SELECT node_id, key, status, output_digest, artifacts, "
+		"version, metadata FROM records ORDER BY node_id",
+		"SELECT memo, key FROM source_keys ORDER BY memo",
+		"SELECT k.key, c.pos, c.kind, c.name, c.digest, c.detail FROM "
+		"manifest_keys k JOIN manifest_components c ON c.manifest = "
+		"k.id ORDER BY k.key, c.pos",
+		NULL
+	};
+	char *tmp = t_tmpdir(), *bin = ripple_path();
+	char dir[PATH_MAX], cmd[2 * PATH_MAX + 512], db1[PATH_MAX + 32];
+	char db4[PATH_MAX + 32], *strace;
+	size_t i;
+
+	must(tmp, MAKE_REPO " && sed -i 's/command: \\[build, p[0-9]*\\]/"
+	     "command: [true]/; s/command: \\[test\\]/command: [true]/' "
+	     "ripple.yml && git commit -qam true && mkdir ../c1 ../c4");
+	snprintf(dir, sizeof(dir), "%s/r", tmp);
+	snprintf(db1, sizeof(db1), "%s/c1/cache.db", tmp);
+	snprintf(db4, sizeof(db4), "%s/c4/cache.db", tmp);
+	strace = t_sh_out(tmp, "command -v strace || true");
+	snprintf(cmd, sizeof(cmd), "RIPPLE_CACHE='%s' '%s' run -j 1 --run-id r "
+		 ">/dev/null && RIPPLE_CACHE='%s' %s%s '%s' run -j 4 "
+		 "--run-id r >/dev/null", db1, bin, db4,
+		 strace[0] ? strace : "", strace[0] ? " -f -qq -e trace=clone,"
+		 "clone3 -o ../clones.txt" : "", bin);
+	must(dir, cmd);
+	if (strace[0]) {
+		char *n = t_sh_out(dir, "grep -c CLONE_THREAD ../clones.txt "
+				   "|| true");
+
+		cr_expect_gt(atoi(n), 0, "run -j 4 keyed on one thread");
+		free(n);
+	}
+	for (i = 0; tables[i]; i++) {
+		char *one = dump(db1, tables[i]), *four = dump(db4, tables[i]);
+
+		cr_expect(strlen(one) > 100, "%s: %s", tables[i], one);
+		cr_expect_str_eq(four, one, "%s differs with threads",
+				 tables[i]);
+		free(one);
+		free(four);
+	}
+	free(strace);
 	t_rmtree(tmp);
 	free(tmp);
 	free(bin);
