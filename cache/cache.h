@@ -339,7 +339,7 @@ int cache_source_key_put(struct cache *c, const char *memo, const char *key,
 
 /*
  * The parsed tree of a rules text remembered under `digest` (32 hex
- * digits, rules_ytree_digest), so a plan of an unchanged ripple.yml skips
+ * digits, rules_tree_memo.key), so a plan of an unchanged ripple.yml skips
  * libyaml. cache_rules_tree_get: 1 and the bytes appended to *out on a
  * hit, 0 on a miss (a cache older than the table misses too), or a
  * negative error. cache_rules_tree_put: stores them (the newest

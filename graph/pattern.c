@@ -313,35 +313,24 @@ has_meta(const char *p, const char *pe)
 int
 pattern_fixed_prefix(const char *pattern, struct buf *out, struct error *err)
 {
-	const char *p = pattern, *pe;
-	size_t start = out->len, len = strlen(pattern);
-	int rc, first = 1;
+	const char *p = pattern, *pe, *start, *end = NULL;
+	size_t len = strlen(pattern);
 
 	if (!len || !memchr(pattern, '/', pattern[len - 1] == '/' ? len - 1 : len))
 		return 0;	/* unanchored: anywhere */
 	if (*p == '/')
 		p++;		/* explicitly anchored */
+	/* The components taken are the pattern's own bytes between its
+	 * '/': the prefix is one run of it, copied once. */
+	start = p;
 	for (;;) {
 		pe = comp_end(p);
 		if (!*pe || has_meta(p, pe))
 			break;	/* the last component may name a file */
-		if (!first) {
-			rc = buf_addch(out, '/', err);
-			if (rc)
-				goto fail;
-		}
-		rc = buf_add(out, p, (size_t)(pe - p), err);
-		if (rc)
-			goto fail;
-		first = 0;
+		end = pe;
 		p = pe + 1;
 		if (!*p)
 			break;
 	}
-	return 0;
-fail:
-	out->len = start;
-	if (out->cap)	/* BUF_INIT's "" is not ours to write */
-		out->data[start] = '\0';
-	return rc;
+	return end ? buf_add(out, start, (size_t)(end - start), err) : 0;
 }

@@ -560,14 +560,14 @@ graph_repo_path_exists(struct graph_repo *repo, const struct graph_oid *commit,
 	return rc;
 }
 
-int
-graph_repo_read_blob(struct graph_repo *repo, const struct graph_oid *commit,
-		     const char *path, struct buf *out, struct error *err)
+/* The tree entry at `path` of commit's tree, a blob: its id into *out. */
+static int
+blob_entry(struct graph_repo *repo, const struct graph_oid *commit,
+	   const char *path, git_oid *out, struct error *err)
 {
 	git_tree *tree = NULL;
 	git_tree_entry *ent = NULL;
-	git_blob *blob = NULL;
-	char hex[GRAPH_OID_HEX], what[300];
+	char hex[GRAPH_OID_HEX];
 	int rc, grc;
 
 	rc = graph_repo_commit_tree(repo, commit, &tree, err);
@@ -589,8 +589,51 @@ graph_repo_read_blob(struct graph_repo *repo, const struct graph_oid *commit,
 			       "path '%s' at %.12s is not a file", path, hex);
 		goto done;
 	}
-	grc = git_blob_lookup(&blob, repo->git, git_tree_entry_id(ent));
+	git_oid_cpy(out, git_tree_entry_id(ent));
+done:
+	git_tree_entry_free(ent);
+	git_tree_free(tree);
+	return rc;
+}
+
+int
+graph_repo_blob_id(struct graph_repo *repo, const struct graph_oid *commit,
+		   const char *path, struct graph_oid *out, struct error *err)
+{
+	git_oid id;
+	int rc = blob_entry(repo, commit, path, &id, err);
+
+	if (!rc)
+		memcpy(out->id, id.id, sizeof(out->id));
+	return rc;
+}
+
+int
+graph_blob_id_of(const void *data, size_t len, struct graph_oid *out)
+{
+	git_oid id;
+
+	if (git_odb_hash(&id, data, len, GIT_OBJECT_BLOB) < 0)
+		return -1;
+	memcpy(out->id, id.id, sizeof(out->id));
+	return 0;
+}
+
+int
+graph_repo_read_blob(struct graph_repo *repo, const struct graph_oid *commit,
+		     const char *path, struct buf *out, struct error *err)
+{
+	git_blob *blob = NULL;
+	git_oid id;
+	char hex[GRAPH_OID_HEX], what[300];
+	int rc, grc;
+
+	rc = blob_entry(repo, commit, path, &id, err);
+	if (rc)
+		return rc;
+	grc = git_blob_lookup(&blob, repo->git, &id);
 	if (grc < 0) {
+		graph_oid_hex(commit, hex);
 		snprintf(what, sizeof(what), "reading '%s' at %.12s", path, hex);
 		rc = graph_repo_git_error(repo, grc, err, what);
 		goto done;
@@ -599,7 +642,5 @@ graph_repo_read_blob(struct graph_repo *repo, const struct graph_oid *commit,
 		     (size_t)git_blob_rawsize(blob), err);
 done:
 	git_blob_free(blob);
-	git_tree_entry_free(ent);
-	git_tree_free(tree);
 	return rc;
 }

@@ -147,6 +147,24 @@ int graph_repo_read_blob(struct graph_repo *repo,
 			 struct buf *out, struct error *err);
 
 /*
+ * The id of the blob at `path` (repository-relative) in the tree of
+ * `commit` into *out, without reading the blob: what its bytes are (git
+ * names a blob by them), for memos of what is made from them. Errors as
+ * graph_repo_read_blob's but ERROR_CORRUPT (the blob is not looked up).
+ */
+int graph_repo_blob_id(struct graph_repo *repo,
+		       const struct graph_oid *commit, const char *path,
+		       struct graph_oid *out, struct error *err);
+
+/*
+ * The id git gives `len` bytes of `data` as a blob (what `git
+ * hash-object` prints) into *out: a working-tree file's, to find what
+ * was remembered for the same bytes committed. Returns 0, or -1 when
+ * libgit2 cannot hash (out of memory).
+ */
+int graph_blob_id_of(const void *data, size_t len, struct graph_oid *out);
+
+/*
  * Whether `path` (repository-relative) names an entry of any kind in the
  * tree of `commit`: *found 1 or 0, without reading the entry (the rules
  * file's blob is inflated once, not again to learn it is tracked).

@@ -1,7 +1,7 @@
 /*
- * Lookups in a loaded model by exact name: a binary search over each
- * section's name index (built by the loader), or a scan of a section that
- * has none (a model built by hand, or one still being loaded).
+ * Lookups in a loaded model by exact name: a probe of each section's
+ * name index (base/strmap.h, built by the loader), or a scan of a section
+ * that has none (a model built by hand, or one still being loaded).
  */
 #include "rules/rules.h"
 
@@ -11,6 +11,7 @@
 
 #include "base/error.h"
 #include "base/mem.h"
+#include "base/strmap.h"
 #include "base/banned.h"
 
 /* A section's entries seen as names: base, count, stride, name field. */
@@ -68,56 +69,25 @@ section_of(const struct rules *r, enum rules_section which)
 	return s;
 }
 
-/* qsort has no context argument: sort (name, position) pairs instead. */
-struct pair {
-	const char *name;
-	size_t pos;
-};
-
-static int
-cmp_pair(const void *a, const void *b)
-{
-	const struct pair *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
-
-	if (c)
-		return c;
-	return x->pos < y->pos ? -1 : x->pos > y->pos;
-}
-
 static int
 index_section(struct rules *r, enum rules_section which)
 {
 	struct rules_index *ix = &r->index[which];
 	struct section s = section_of(r, which);
-	struct pair *v;
-	size_t i, n = 0;
+	size_t i;
 
 	if (ix->built && ix->n_section == s.n)
 		return 0;
 	ix->built = 0;
-	if (!s.n) {
-		ix->order = NULL;
-		ix->n_order = 0;
-		goto built;
-	}
-	v = mem_alloc(s.n * sizeof(*v));
-	ix->order = arena_alloc(&r->arena, s.n * sizeof(*ix->order));
-	if (!v || !ix->order) {
-		mem_free(v);
-		return ERROR_NOMEM;
-	}
-	for (i = 0; i < s.n; i++)
-		if (name_at(&s, i)) {
-			v[n].name = name_at(&s, i);
-			v[n++].pos = i;
+	strmap_release(&ix->by_name);
+	/* Last to first: the first entry of a name is the one kept. */
+	for (i = s.n; i-- > 0;)
+		if (name_at(&s, i) &&
+		    strmap_put(&ix->by_name, name_at(&s, i),
+			       (void *)(s.base + i * s.size), NULL)) {
+			strmap_release(&ix->by_name);
+			return ERROR_NOMEM;
 		}
-	qsort(v, n, sizeof(*v), cmp_pair);
-	for (i = 0; i < n; i++)
-		ix->order[i] = v[i].pos;
-	ix->n_order = n;
-	mem_free(v);
-built:
 	ix->n_section = s.n;
 	ix->built = 1;
 	return 0;
@@ -133,13 +103,25 @@ rules_index_names(struct rules *r)
 	return rc;
 }
 
+void
+rules_index_release(struct rules *r)
+{
+	int w;
+
+	for (w = 0; w < RULES_SECTION_COUNT; w++) {
+		strmap_release(&r->index[w].by_name);
+		r->index[w].built = 0;
+	}
+}
+
 /* The position of the first entry named `name`, or (size_t)-1. */
 static size_t
 find(const struct rules *r, enum rules_section which, const char *name)
 {
 	const struct rules_index *ix = &r->index[which];
 	struct section s = section_of(r, which);
-	size_t lo = 0, hi, i;
+	const char *at;
+	size_t i;
 
 	if (!ix->built || ix->n_section != s.n) {
 		for (i = 0; i < s.n; i++)
@@ -147,18 +129,8 @@ find(const struct rules *r, enum rules_section which, const char *name)
 				return i;
 		return (size_t)-1;
 	}
-	hi = ix->n_order;
-	while (lo < hi) {	/* the first name >= name */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (strcmp(name_at(&s, ix->order[mid]), name) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < ix->n_order && !strcmp(name_at(&s, ix->order[lo]), name))
-		return ix->order[lo];
-	return (size_t)-1;
+	at = strmap_get(&ix->by_name, name);
+	return at ? (size_t)(at - s.base) / s.size : (size_t)-1;
 }
 
 #define FIND(arr, which)                                                     \

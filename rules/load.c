@@ -85,7 +85,7 @@ load_axis(struct rules_load *L, const struct rules_ynode *k,
 				 "reserved or invalid axis name '%s'", k->str);
 		return;
 	}
-	snprintf(what, sizeof(what), "axis '%s'", k->str);
+	rules_load_what(what, sizeof(what), "axis", k->str);
 	if (v->kind == RULES_YNODE_MAP) {
 		rules_load_keys(L, v, what, keys);
 		vals = rules_ynode_get(v, "values");
@@ -366,31 +366,43 @@ merge_errors(struct rules_load *L, struct error_list *errors)
 }
 
 /*
- * The YAML tree of text: remembered (files->memo) under the text's digest,
- * else parsed, and then remembered when it parsed without a problem.
+ * The YAML tree of text: remembered (files->memo) under its key, else
+ * parsed, and then remembered when it parsed without a problem. With
+ * text NULL (rules_load_remembered) only the memo is asked: *doc NULL and
+ * 1 when it has no tree. Returns 0 or 1.
  */
-static void
+static int
 parse(struct rules_load *L, const char *text, size_t len,
       struct rules_ynode **doc)
 {
 	const struct rules_tree_memo *memo = L->files ? L->files->memo : NULL;
 	struct buf b = BUF_INIT;
+	const char *key = memo ? memo->key : NULL;
+	char made[33];
 
 	*doc = NULL;
-	if (!memo) {
+	if (memo && !key && text && memo->key_of &&
+	    !memo->key_of(memo->payload, text, len, made))
+		key = made;
+	if (!key && text) {
 		rules_yaml_parse(L, text, len, doc);
-		return;
+		return 0;
 	}
-	if (memo->get(memo->payload, text, len, &b) == 1 &&
-	    rules_ytree_decode(L, b.data, b.len, doc) != 1) {
+	if (key && memo->get(memo->payload, key, &b) == 1 &&
+	    rules_ytree_decode(L, b.data, b.len, key, doc) != 1) {
 		buf_release(&b);
-		return;		/* decoded, or out of memory (in L) */
+		return 0;	/* decoded, or out of memory (in L) */
+	}
+	if (!text) {
+		buf_release(&b);
+		return 1;
 	}
 	rules_yaml_parse(L, text, len, doc);
 	if (memo->write && *doc && !L->code && !L->errors.n &&
-	    !rules_ytree_encode(*doc, L->n_nodes, &b))
-		memo->put(memo->payload, text, len, b.data, b.len);
+	    !rules_ytree_encode(*doc, L->n_nodes, key, &b))
+		memo->put(memo->payload, key, b.data, b.len);
 	buf_release(&b);
+	return 0;
 }
 
 int
@@ -400,10 +412,11 @@ rules_load_buffer(const char *display, const char *text, size_t len,
 	return rules_load_buffer_files(display, text, len, NULL, out, errors);
 }
 
-int
-rules_load_buffer_files(const char *display, const char *text, size_t len,
-			const struct rules_files *files, struct rules **out,
-			struct error_list *errors)
+/* rules_load_buffer_files and rules_load_remembered (text NULL). */
+static int
+load(const char *display, const char *text, size_t len,
+     const struct rules_files *files, struct rules **out,
+     struct error_list *errors)
 {
 	struct rules_load L;
 	struct rules_ynode *doc = NULL;
@@ -424,14 +437,21 @@ rules_load_buffer_files(const char *display, const char *text, size_t len,
 	arena_init(&r->arena);
 	L.r = r;
 	r->file = rules_load_strdup(&L, L.file);
-	copy = arena_alloc(&r->arena, len + 1);
-	if (!copy)
-		rules_load_nomem(&L);
-	if (!L.code) {
-		memcpy(copy, text, len);
-		r->text = copy;
-		r->text_len = len;
-		parse(&L, copy, len, &doc);
+	if (text) {
+		copy = arena_alloc(&r->arena, len + 1);
+		if (!copy) {
+			rules_load_nomem(&L);
+		} else {
+			memcpy(copy, text, len);
+			r->text = copy;
+			r->text_len = len;
+		}
+	}
+	if (!L.code && parse(&L, r->text, len, &doc) == 1) {
+		/* nothing remembered: the caller reads the text */
+		error_list_release(&L.errors);
+		rules_free(r);
+		return 1;
 	}
 	if (!L.code && !doc)
 		rules_load_error_at(&L, 1, 1, "start the file with `version: 1`",
@@ -451,8 +471,37 @@ rules_load_buffer_files(const char *display, const char *text, size_t len,
 }
 
 int
+rules_load_buffer_files(const char *display, const char *text, size_t len,
+			const struct rules_files *files, struct rules **out,
+			struct error_list *errors)
+{
+	static const char empty[] = "";
+
+	return load(display, text ? text : empty, text ? len : 0, files, out,
+		    errors);
+}
+
+int
+rules_load_remembered(const char *display, const struct rules_files *files,
+		      struct rules **out, struct error_list *errors)
+{
+	*out = NULL;
+	if (!files || !files->memo)
+		return 1;
+	return load(display, NULL, 0, files, out, errors);
+}
+
+int
 rules_load_file(const char *path, const char *display, const char *root,
 		struct rules **out, struct error_list *errors)
+{
+	return rules_load_file_memo(path, display, root, NULL, out, errors);
+}
+
+int
+rules_load_file_memo(const char *path, const char *display, const char *root,
+		     const struct rules_tree_memo *memo, struct rules **out,
+		     struct error_list *errors)
 {
 	struct error e;
 	FILE *f;
@@ -517,7 +566,7 @@ rules_load_file(const char *path, const char *display, const char *root,
 		/* Matrix files (each: {from:}): repository paths. */
 		char dir[4096];
 		const char *slash = strrchr(path, '/');
-		struct rules_files fs = { rules_files_read_dir, dir, NULL };
+		struct rules_files fs = { rules_files_read_dir, dir, memo };
 
 		if (root && strlen(root) >= sizeof(dir)) {
 			code = error_at(&e, ERROR_INVALID, display, 0, 0,
@@ -551,6 +600,7 @@ rules_free(struct rules *r)
 {
 	if (!r)
 		return;
+	rules_index_release(r);
 	arena_release(&r->arena);
 	mem_free(r);
 }

@@ -103,11 +103,28 @@ int rules_load_keys(struct rules_load *L, const struct rules_ynode *m,
 		    const char *what, const char *const *keys);
 
 /*
+ * As rules_load_keys, also setting vals[j] to the value of keys[j] in m
+ * (what rules_ynode_get(m, keys[j]) gives), or NULL: one pass over m for
+ * all of its fields, not one a field. vals holds one slot a key.
+ */
+int rules_load_fields(struct rules_load *L, const struct rules_ynode *m,
+		      const char *what, const char *const *keys,
+		      const struct rules_ynode **vals);
+
+/*
  * 1 when `name` is one of the n names of `sorted` (sorted by strcmp): a
  * binary search, so rules naming 100,000 rules stay linear.
  */
 int rules_load_has_name(const char *const *sorted, size_t n,
 			const char *name);
+
+/*
+ * "KIND 'NAME'" into what (n bytes, n >= 1), cut as snprintf cuts, for
+ * messages: what snprintf(what, n, "%s '%s'", kind, name) writes, at a
+ * tenth of its cost (it runs for every node of a load).
+ */
+void rules_load_what(char *what, size_t n, const char *kind,
+		     const char *name);
 
 /* A name as a key: letters, digits, '.', '_', '-', starting alphanumeric. */
 int rules_load_name(struct rules_load *L, const struct rules_ynode *n,

@@ -372,6 +372,31 @@ load_toolkit_ref(struct rules_load *L, const struct rules_ynode *f,
 	}
 }
 
+/* load_node's fields, in the order of its keys[] (rules_load_fields). */
+enum node_field {
+	F_EACH,
+	F_INPUTS,
+	F_NEEDS,
+	F_TOOLKIT,
+	F_COMMAND,
+	F_SHELL,
+	F_BUILTIN,
+	F_ENV,
+	F_CWD,
+	F_OUTPUTS,
+	F_TIMEOUT,
+	F_GPU,
+	F_VERSION,
+	F_META,
+	F_VERSION_GROUP,
+	F_PASS_ENV,
+	F_CONTAINER,
+	F_RUNS_ON,
+	F_REWRITES,
+	F_CUTOFF,
+	F_COUNT
+};
+
 static void
 load_node(struct rules_load *L, const struct rules_ynode *k,
 	  const struct rules_ynode *v, struct rules_node *node)
@@ -382,23 +407,26 @@ load_node(struct rules_load *L, const struct rules_ynode *k,
 		"meta", "version-group", "pass-env", "container", "runs-on", "rewrites",
 		"cutoff", NULL,
 	};
-	const struct rules_ynode *f, *in, *needs, *cmd;
+	const struct rules_ynode *f, *in, *needs, *cmd, *fv[F_COUNT];
 	struct rules_tvars tv;
 	char what[160];
 	size_t i, n;
 
-	snprintf(what, sizeof(what), "%s '%s'",
-		 node->kind == RULES_NODE_TEST ? "test" : "artifact", k->str);
+	rules_load_what(what, sizeof(what),
+			node->kind == RULES_NODE_TEST ? "test" : "artifact",
+			k->str);
 	node->name = k->str;
 	node->pos = rules_load_pos(k);
-	if (rules_load_keys(L, v, what, keys))
+	_Static_assert(sizeof(keys) / sizeof(keys[0]) == F_COUNT + 1,
+		       "keys[] and enum node_field list the same fields");
+	if (rules_load_fields(L, v, what, keys, fv))
 		return;
-	f = rules_ynode_get(v, "each");
+	f = fv[F_EACH];
 	if (f)
 		rules_load_each(L, f, what, &node->each);
 	if (rules_load_failed_nomem(L))
 		return;
-	f = rules_ynode_get(v, "toolkit");
+	f = fv[F_TOOLKIT];
 	if (f)
 		rules_load_string(L, f, "toolkit", &node->toolkit);
 	memset(&tv, 0, sizeof(tv));
@@ -407,8 +435,8 @@ load_node(struct rules_load *L, const struct rules_ynode *k,
 	tv.has_toolkit = node->toolkit != NULL;
 	if (node->toolkit)
 		load_toolkit_ref(L, f, node, &tv);
-	in = rules_ynode_get(v, "inputs");
-	needs = rules_ynode_get(v, "needs");
+	in = fv[F_INPUTS];
+	needs = fv[F_NEEDS];
 	n = (in && in->kind == RULES_YNODE_SEQ ? in->n : 0) +
 	    (needs && needs->kind == RULES_YNODE_SEQ ? needs->n : 0);
 	node->deps = rules_load_alloc(L, (n ? n : 1) * sizeof(*node->deps));
@@ -420,10 +448,10 @@ load_node(struct rules_load *L, const struct rules_ynode *k,
 		load_deps(L, needs, "needs", node, &tv);
 	if (rules_load_failed_nomem(L))
 		return;
-	f = rules_ynode_get(v, "shell");
+	f = fv[F_SHELL];
 	if (f)
 		rules_load_bool(L, f, "shell", &node->shell);
-	cmd = rules_ynode_get(v, "command");
+	cmd = fv[F_COMMAND];
 	if (cmd && cmd->kind == RULES_YNODE_SCALAR && !rules_ynode_is_null(cmd)) {
 		if (f && !node->shell)
 			rules_load_error(L, cmd, "write the command as a list",
@@ -439,7 +467,7 @@ load_node(struct rules_load *L, const struct rules_ynode *k,
 						 ? cmd->items[i] : cmd,
 					      node->command[i], &tv);
 	}
-	f = rules_ynode_get(v, "builtin");
+	f = fv[F_BUILTIN];
 	if (f && !rules_load_string(L, f, "builtin", &node->builtin) &&
 	    strcmp(node->builtin, builtins[0]))
 		rules_load_unknown(L, f, "builtin", node->builtin, builtins, 1);
@@ -449,19 +477,19 @@ load_node(struct rules_load *L, const struct rules_ynode *k,
 	else if (!cmd && !f)
 		rules_load_error(L, k, "add command: [PROGRAM, ARG, ...]",
 				 "%s has neither 'command' nor 'builtin'", what);
-	f = rules_ynode_get(v, "env");
+	f = fv[F_ENV];
 	if (f)
 		load_kvs(L, f, "env", 1, &tv, &node->env, &node->n_env);
-	f = rules_ynode_get(v, "pass-env");
+	f = fv[F_PASS_ENV];
 	if (f)
 		rules_load_pass_env(L, f, node);
-	f = rules_ynode_get(v, "container");
+	f = fv[F_CONTAINER];
 	if (f)
 		rules_load_container(L, f, node, &tv);
-	f = rules_ynode_get(v, "meta");
+	f = fv[F_META];
 	if (f)
 		load_kvs(L, f, "meta", 0, &tv, &node->meta, &node->n_meta);
-	f = rules_ynode_get(v, "cwd");
+	f = fv[F_CWD];
 	if (f)
 		node->cwd_pos = rules_load_pos(f);
 	if (f && !rules_load_string(L, f, "cwd", &node->cwd) &&
@@ -474,10 +502,10 @@ load_node(struct rules_load *L, const struct rules_ynode *k,
 		else
 			rules_syntax_template(L, f, node->cwd, &tv);
 	}
-	f = rules_ynode_get(v, "version");
+	f = fv[F_VERSION];
 	if (f && !rules_load_string(L, f, "version", &node->version))
 		rules_syntax_template(L, f, node->version, &tv);
-	f = rules_ynode_get(v, "version-group");
+	f = fv[F_VERSION_GROUP];
 	if (f && node->kind == RULES_NODE_TEST)
 		rules_load_error(L, f, "give the group's artifacts the key; "
 				 "tests follow their artifacts",
@@ -485,7 +513,7 @@ load_node(struct rules_load *L, const struct rules_ynode *k,
 	else if (f && !rules_load_string(L, f, "version-group",
 					 &node->version_group))
 		rules_syntax_template(L, f, node->version_group, &tv);
-	f = rules_ynode_get(v, "cutoff");
+	f = fv[F_CUTOFF];
 	if (f) {
 		static const char *const modes[] = { "bytes", "payload" };
 		const char *m = NULL;
@@ -500,7 +528,7 @@ load_node(struct rules_load *L, const struct rules_ynode *k,
 		else if (m)
 			node->cutoff_payload = !strcmp(m, "payload");
 	}
-	f = rules_ynode_get(v, "outputs");
+	f = fv[F_OUTPUTS];
 	if (f && f->kind == RULES_YNODE_MAP)
 		rules_load_output_groups(L, f, node, &tv);
 	else if (f && !rules_load_strings(L, f, "outputs", 0, &node->outputs,
@@ -511,7 +539,7 @@ load_node(struct rules_load *L, const struct rules_ynode *k,
 				rules_syntax_template(L, f->items[i],
 						      node->outputs[i], &tv);
 	}
-	f = rules_ynode_get(v, "timeout");
+	f = fv[F_TIMEOUT];
 	if (f) {
 		const char *s;
 
@@ -524,13 +552,13 @@ load_node(struct rules_load *L, const struct rules_ynode *k,
 						 "malformed timeout '%s'", s);
 		}
 	}
-	f = rules_ynode_get(v, "gpu");
+	f = fv[F_GPU];
 	if (f)
 		load_gpu(L, f, &node->gpu);
-	f = rules_ynode_get(v, "runs-on");
+	f = fv[F_RUNS_ON];
 	if (f)
 		rules_load_runs_on(L, f, node, &tv);
-	f = rules_ynode_get(v, "rewrites");
+	f = fv[F_REWRITES];
 	if (f)
 		rules_load_rewrites(L, f, node, &tv);
 }

@@ -149,26 +149,35 @@ rules_load_uint(struct rules_load *L, const struct rules_ynode *n,
 }
 
 int
-rules_load_keys(struct rules_load *L, const struct rules_ynode *m,
-		const char *what, const char *const *keys)
+rules_load_fields(struct rules_load *L, const struct rules_ynode *m,
+		  const char *what, const char *const *keys,
+		  const struct rules_ynode **vals)
 {
 	size_t i, n_keys = 0;
 
+	while (keys[n_keys])
+		n_keys++;
+	for (i = 0; vals && i < n_keys; i++)
+		vals[i] = NULL;
 	if (!m || m->kind != RULES_YNODE_MAP) {
 		rules_load_error(L, m, NULL, "%s: expected a map, got %s", what,
 				 rules_ynode_kind_name(m));
 		return -1;
 	}
-	while (keys[n_keys])
-		n_keys++;
 	for (i = 0; i < m->n; i++) {
 		const struct rules_ynode *k = m->items[2 * i];
 		size_t j;
 
 		for (j = 0; j < n_keys; j++)
-			if (!strcmp(k->str, keys[j]))
+			if (k->str[0] == keys[j][0] && !strcmp(k->str, keys[j]))
 				break;
-		if (j == n_keys) {
+		if (j < n_keys) {
+			/* the first of a key, as rules_ynode_get */
+			if (vals && !vals[j])
+				vals[j] = m->items[2 * i + 1];
+			continue;
+		}
+		{
 			const char *s = spell_suggest(k->str, keys, n_keys);
 			char hint[ERROR_HINT_MAX];
 
@@ -180,6 +189,37 @@ rules_load_keys(struct rules_load *L, const struct rules_ynode *m,
 		}
 	}
 	return 0;
+}
+
+int
+rules_load_keys(struct rules_load *L, const struct rules_ynode *m,
+		const char *what, const char *const *keys)
+{
+	return rules_load_fields(L, m, what, keys, NULL);
+}
+
+/* Append up to *left - 1 bytes of s at *p (cut, as snprintf cuts). */
+static void
+put_cut(char **p, size_t *left, const char *s, size_t len)
+{
+	if (len >= *left)
+		len = *left - 1;
+	memcpy(*p, s, len);
+	*p += len;
+	*left -= len;
+}
+
+void
+rules_load_what(char *what, size_t n, const char *kind, const char *name)
+{
+	char *p = what;
+	size_t left = n;
+
+	put_cut(&p, &left, kind, strlen(kind));
+	put_cut(&p, &left, " '", 2);
+	put_cut(&p, &left, name, strlen(name));
+	put_cut(&p, &left, "'", 1);
+	*p = '\0';
 }
 
 int

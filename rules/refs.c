@@ -274,7 +274,7 @@ load_same_content(struct rules_load *L, const struct rules_ynode *k,
 	char what[160];
 	size_t i;
 
-	snprintf(what, sizeof(what), "check '%s'", k->str);
+	rules_load_what(what, sizeof(what), "check", k->str);
 	c->same_content = 1;
 	if (rules_load_keys(L, v, what, keys))
 		return;

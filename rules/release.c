@@ -116,7 +116,7 @@ load_release(struct rules_load *L, const struct rules_ynode *k,
 	char what[160];
 	size_t i;
 
-	snprintf(what, sizeof(what), "release '%s'", k->str);
+	rules_load_what(what, sizeof(what), "release", k->str);
 	rel->name = k->str;
 	rel->pos = rules_load_pos(k);
 	if (rules_load_keys(L, v, what, keys))

@@ -133,7 +133,7 @@ rules_load_root(struct rules_load *L, const struct rules_ynode *k,
 	char what[160];
 	size_t i;
 
-	snprintf(what, sizeof(what), "root '%s'", k->str);
+	rules_load_what(what, sizeof(what), "root", k->str);
 	root->name = k->str;
 	root->pos = rules_load_pos(k);
 	root->node_length = 9;

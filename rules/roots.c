@@ -28,7 +28,7 @@ rules_load_toolkit(struct rules_load *L, const struct rules_ynode *k,
 	const struct rules_ynode *f;
 	char what[160];
 
-	snprintf(what, sizeof(what), "toolkit '%s'", k->str);
+	rules_load_what(what, sizeof(what), "toolkit", k->str);
 	t->name = k->str;
 	t->pos = rules_load_pos(k);
 	if (rules_load_keys(L, v, what, keys))
@@ -62,7 +62,7 @@ rules_load_source(struct rules_load *L, const struct rules_ynode *k,
 	const struct rules_ynode *f;
 	char what[160];
 
-	snprintf(what, sizeof(what), "source '%s'", k->str);
+	rules_load_what(what, sizeof(what), "source", k->str);
 	src->name = k->str;
 	src->pos = rules_load_pos(k);
 	if (rules_load_keys(L, v, what, keys))

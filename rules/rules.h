@@ -20,6 +20,7 @@
 #include <stddef.h>
 
 #include "base/arena.h"
+#include "base/strmap.h"
 
 struct error;
 struct error_list;
@@ -414,22 +415,24 @@ enum rules_section {
 };
 
 /*
- * A section's positions sorted by name (then position), so a lookup is a
- * binary search: rules with 100,000 sources or rules looked each name up
- * by a linear scan, 10^10 comparisons in all. Built by rules_index_names;
+ * A section's entries by name (the first of each name in file order), so
+ * a lookup is a hash probe: rules with 100,000 sources or rules looked
+ * each name up by a linear scan, 10^10 comparisons in all, and a binary
+ * search cost 480 instructions a lookup. Built by rules_index_names;
  * a section whose count changed since is scanned instead.
  */
 struct rules_index {
-	size_t *order;		/* positions with a name, sorted (arena) */
-	size_t n_order;
+	struct strmap by_name;	/* name -> its entry (owned: rules_free) */
 	size_t n_section;	/* the section's count when built */
 	int built;
 };
 
 struct rules {
 	const char *file;	/* the name used in messages */
-	const char *text;	/* the file's bytes (NUL-terminated) */
-	size_t text_len;	/* bytes */
+	const char *text;	/* the file's bytes (NUL-terminated), or
+				   NULL: loaded from a remembered tree
+				   (rules_load_remembered) */
+	size_t text_len;	/* bytes (0 with text NULL) */
 	unsigned version;	/* schema version (RULES_SCHEMA_VERSION) */
 	struct rules_toolkit *toolkits;	size_t n_toolkits;
 	struct rules_root *roots;	size_t n_roots;
@@ -474,6 +477,16 @@ int rules_load_file(const char *path, const char *display,
 		    struct error_list *errors);
 
 /*
+ * As rules_load_file, the file's parsed tree taken from and left in
+ * `memo` (NULL: none; its key is usually NULL here, key_of naming the
+ * text once read).
+ */
+struct rules_tree_memo;
+int rules_load_file_memo(const char *path, const char *display,
+			 const char *root, const struct rules_tree_memo *memo,
+			 struct rules **out, struct error_list *errors);
+
+/*
  * Where the rules read repository files they name (`each: {from: {file:}}`
  * matrix files): read() puts the bytes of `path` (repository-relative, no
  * "..") into *data (mem_alloc'd, NUL-terminated; the caller frees it) and
@@ -490,24 +503,52 @@ struct rules_files {
 
 /*
  * Where parsed rules texts are remembered (the cache's rules_trees table):
- * a load takes the tree remembered for its text instead of parsing, and
- * remembers the tree of a text that parsed without a problem. The memo
- * keys a tree by a digest of RULES_TREE_FORMAT and the text's bytes.
- * get() appends the bytes remembered for text[0..len) to *out and returns
- * 1, or returns 0 (none; an error counts as none); put() remembers them,
- * failures ignored. The bytes are checked on reading (rules/yaml_memo.c);
- * what does not decode is parsed.
+ * a load takes the tree remembered under its key instead of parsing, and
+ * (with `write`) remembers the tree of a text that parsed without a
+ * problem. The key (32 hex digits) names everything the parse is a
+ * function of: RULES_TREE_FORMAT, rules_parser_version() and the text, or
+ * an id that stands for it (ripple.yml's git blob id, so that a hit on a
+ * commit's reads no blob). It is `key`, or when that is NULL what
+ * key_of() makes of the text (into 33 bytes; 0, or -1 for none: the text
+ * is parsed without the memo). The key is written into the bytes and
+ * checked on reading, with their checksum, every count and bound
+ * (rules/yaml_memo.c): a row stored under another key, damaged, cut or of
+ * another format is a miss, and the text is parsed. get() appends the
+ * bytes remembered under a key to *out and returns 1, or returns 0 (none;
+ * an error counts as none); put() remembers them, failures ignored.
  */
-#define RULES_TREE_FORMAT "ripple-ytree-v1"
+/* Names the encoding and what rules_yaml_parse builds: a change to
+ * either needs a new name (rules_tree_memo/the_format_name_pins_the_parse
+ * fails until it has one). */
+#define RULES_TREE_FORMAT "ripple-ytree-v2"
 struct buf;
 struct rules_tree_memo {
-	int (*get)(void *payload, const char *text, size_t len,
-		   struct buf *out);
-	void (*put)(void *payload, const char *text, size_t len,
-		    const void *tree, size_t tree_len);
+	int (*get)(void *payload, const char *key, struct buf *out);
+	void (*put)(void *payload, const char *key, const void *tree,
+		    size_t tree_len);
+	int (*key_of)(void *payload, const char *text, size_t len,
+		      char *key);
 	void *payload;
+	const char *key;	/* 32 hex digits, or NULL: key_of */
 	int write;		/* 0: get only (no tree is encoded to put) */
 };
+
+/* The YAML parser's version (libyaml's, "0.2.5"): a parse memo's key
+ * includes it, so a parser that may read a text otherwise misses. */
+const char *rules_parser_version(void);
+
+/*
+ * As rules_load_buffer_files from the tree files->memo holds under its
+ * key (which must be given: no key_of), without the text: returns 0 with *out the model (its text NULL,
+ * text_len 0), 1 when the memo has no tree under the key that decodes
+ * (nothing reported, *out NULL: read the text and call
+ * rules_load_buffer_files with the same files), or the error
+ * rules_load_buffer_files would return (rules errors in a remembered
+ * tree, reported to `errors` alike).
+ */
+int rules_load_remembered(const char *display,
+			  const struct rules_files *files, struct rules **out,
+			  struct error_list *errors);
 
 /*
  * The file system reader: payload is the folder (a NUL-terminated path)
@@ -557,9 +598,13 @@ void rules_free(struct rules *r);
  */
 int rules_index_names(struct rules *r);
 
+/* Free the name indexes (rules_free does; a model built by hand and
+ * indexed calls it before releasing its arena). */
+void rules_index_release(struct rules *r);
+
 /*
  * Lookups by exact name; NULL when absent. The first entry of that name in
- * file order. A binary search once rules_index_names has run, else a scan.
+ * file order. A hash probe once rules_index_names has run, else a scan.
  */
 const struct rules_toolkit *rules_find_toolkit(const struct rules *r,
 					       const char *name);

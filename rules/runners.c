@@ -73,7 +73,7 @@ load_runner(struct rules_load *L, const struct rules_ynode *k,
 			rules_load_unknown(L, k, "platform", k->str,
 					   ax->values, ax->n_values);
 	}
-	snprintf(what, sizeof(what), "runner '%s'", k->str);
+	rules_load_what(what, sizeof(what), "runner", k->str);
 	if (rules_load_keys(L, v, what, keys))
 		return;
 	f = rules_ynode_get(v, "runs-on");

@@ -16,6 +16,7 @@
 #include "base/mem.h"
 #include "base/strmap.h"
 #include "rules/load.h"
+#include "rules/rules.h"
 #include "base/banned.h"
 
 struct frame {
@@ -563,6 +564,8 @@ rules_ynode_is_null(const struct rules_ynode *n)
 {
 	if (!n || n->kind != RULES_YNODE_SCALAR || !n->plain)
 		return 0;
+	if (n->len > 4)
+		return 0;	/* most scalars: no compare */
 	return !n->len || !strcmp(n->str, "~") || !strcmp(n->str, "null") ||
 	       !strcmp(n->str, "Null") || !strcmp(n->str, "NULL");
 }
@@ -589,8 +592,17 @@ rules_ynode_get(const struct rules_ynode *m, const char *key)
 
 	if (!m || m->kind != RULES_YNODE_MAP)
 		return NULL;
+	/* The first byte first: a loader asks each map for some twenty
+	 * keys it mostly lacks. */
 	for (i = 0; i < m->n; i++)
-		if (!strcmp(m->items[2 * i]->str, key))
+		if (m->items[2 * i]->str[0] == key[0] &&
+		    !strcmp(m->items[2 * i]->str, key))
 			return m->items[2 * i + 1];
 	return NULL;
+}
+
+const char *
+rules_parser_version(void)
+{
+	return yaml_get_version_string();
 }

@@ -55,20 +55,22 @@ struct buf;
 
 /*
  * The tree under root as bytes (rules/yaml_memo.c), with n_nodes, the
- * parse's node budget count, into *out (emptied first). Returns 0,
- * ERROR_INVALID for a tree too large to remember (16 MiB), or
- * ERROR_NOMEM.
+ * parse's node budget count, and `key` (32 hex digits: what the bytes are
+ * remembered under, rules_tree_memo) into *out (emptied first). Returns 0,
+ * ERROR_INVALID for a tree too large to remember (16 MiB) or a key that
+ * is not 32 characters, or ERROR_NOMEM.
  */
 int rules_ytree_encode(const struct rules_ynode *root, size_t n_nodes,
-		       struct buf *out);
+		       const char *key, struct buf *out);
 
 /*
- * The tree of bytes rules_ytree_encode wrote, rebuilt in L's arena into
- * *out with L->n_nodes restored. Every count and bound is checked: bytes
- * that are not such a tree give 1 (and *out NULL), so a caller parses the
- * text instead. Returns 0, 1, or ERROR_NOMEM (reported through L).
+ * The tree of bytes rules_ytree_encode wrote under `key`, rebuilt in L's
+ * arena into *out with L->n_nodes restored. Every count and bound is
+ * checked: bytes that are not such a tree, or another key's, give 1 (and
+ * *out NULL), so a caller parses the text instead. Returns 0, 1, or
+ * ERROR_NOMEM (reported through L).
  */
 int rules_ytree_decode(struct rules_load *L, const void *data, size_t len,
-		       struct rules_ynode **out);
+		       const char *key, struct rules_ynode **out);
 
 #endif

@@ -53,11 +53,17 @@ help(FILE *f)
 		"3 git or i/o error\n");
 }
 
+/*
+ * The rules file `file` (relative to ctx->dir), its matrix files under
+ * the repository's working tree (the folder '.' of a bare one).
+ */
 static int
-load_rules(const struct cli_ctx *ctx, const char *file, struct rules **r)
+load_rules(const struct cli_ctx *ctx, struct graph_repo *repo,
+	   const char *file, struct rules **r)
 {
 	struct error_list errors;
-	char path[4096], root[4096];
+	char path[4096];
+	const char *root;
 	size_t i;
 	int rc, n;
 
@@ -74,9 +80,8 @@ load_rules(const struct cli_ctx *ctx, const char *file, struct rules **r)
 		cli_print_error(ctx, &e);
 		return ERROR_INVALID;
 	}
-	rc = cli_repo_root(ctx, root, sizeof(root));
-	if (rc < 0)
-		return rc;
+	/* As cli_repo_root says, from the repository already open. */
+	root = graph_repo_is_bare(repo) ? "." : graph_repo_root(repo);
 	error_list_init(&errors, 20);
 	rc = rules_load_file(path, file, root, r, &errors);
 	if (rc) {
@@ -253,7 +258,7 @@ cli_version(int argc, char **argv, const struct cli_ctx *ctx)
 		return cli_exit_for(rc);
 	}
 	if (file) {
-		rc = load_rules(ctx, file, &r);
+		rc = load_rules(ctx, repo, file, &r);
 	} else if (rev && !worktree) {
 		rc = load_rules_at(ctx, repo, rev, &r);
 	} else {
@@ -262,7 +267,7 @@ cli_version(int argc, char **argv, const struct cli_ctx *ctx)
 		rc = buf_addf(&path, NULL, "%s/ripple.yml",
 			      graph_repo_root(repo));
 		if (!rc)
-			rc = load_rules(ctx, path.data, &r);
+			rc = load_rules(ctx, repo, path.data, &r);
 		buf_release(&path);
 	}
 	if (rc) {

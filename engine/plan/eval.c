@@ -529,13 +529,10 @@ eval_free(struct eval *ev)
 void
 eval_claims_free(struct eval_claims *c)
 {
-	size_t i;
-
 	if (!c)
 		return;
-	for (i = 0; i < c->n; i++)
-		mem_free(c->v[i].prefix);
 	mem_free(c->v);
+	mem_free(c->text);
 	mem_free(c);
 }
 

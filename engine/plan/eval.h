@@ -13,6 +13,7 @@
 #include "graph/graph.h"
 #include "graph/repo.h"
 #include "graph/key.h"
+#include "rules/rules.h"
 
 struct error;
 struct error_list;
@@ -29,6 +30,10 @@ struct eval {
 	struct graph_oid commit;	/* the commit (HEAD for worktree) */
 	char commit_hex[GRAPH_OID_HEX];
 	struct rules *rules;		/* owned */
+	struct graph_oid rules_blob;	/* the commit's ripple.yml, when
+					   rules_blob_known */
+	int rules_blob_known;		/* 1: the rules are that blob's
+					   (a commit's evaluation) */
 	struct graph *graph;		/* owned */
 	struct graph_limits limits;	/* the ceilings its graph was built
 					   under (evaluations of other
@@ -90,10 +95,27 @@ int eval_open(struct graph_repo *repo, const char *rev, int worktree,
 	      struct error *err);
 
 /*
+ * The memo of ripple.yml's parsed tree (rules_tree_memo) over cache `c`
+ * (NULL: none), keyed by the file's git blob id: `blob`, or when NULL the
+ * id git gives the bytes a load reads (key_of), so a working tree's
+ * unchanged ripple.yml finds the tree a plan of its commit left. Trees
+ * are left only with `write`. `m` must outlive the loads using &m->memo.
+ */
+struct cache;
+struct eval_rules_memo {
+	struct rules_tree_memo memo;
+	struct cache *cache;		/* borrowed, or NULL */
+	char key[33];
+};
+void eval_rules_memo_init(struct eval_rules_memo *m, struct cache *c,
+			  int write, const struct graph_oid *blob);
+
+/*
  * As eval_open, with the cache's memos on from the start (eval_set_memo:
  * `memo` borrowed, or NULL; `write` to remember what is computed): the
- * rules of a commit are taken from the parsed trees remembered by their
- * text (rules_tree_memo), so an unchanged ripple.yml is not parsed again.
+ * rules of a commit are taken from the parsed trees remembered by the
+ * blob id of its ripple.yml (rules_tree_memo), so an unchanged ripple.yml
+ * is neither read nor parsed again.
  */
 struct cache;
 int eval_open_memo(struct graph_repo *repo, const char *rev, int worktree,

@@ -58,7 +58,8 @@ int eval_input_set(struct eval *ev, const struct graph_input *in,
 
 /* One input under the fixed prefix of one of its patterns. */
 struct eval_claim {
-	char *prefix;			/* owned; "" for anywhere */
+	const char *prefix;		/* in eval_claims.text; "" for
+					   anywhere */
 	const struct graph_input *in;	/* the graph's */
 };
 
@@ -67,6 +68,8 @@ struct eval_claim {
 struct eval_claims {
 	struct eval_claim *v;		/* sorted by prefix, then position */
 	size_t n, cap;
+	char *text;			/* owned: the prefixes, NUL-separated
+					   (each claim's points into it) */
 };
 
 /* Free ev->claims. Accepts NULL. */

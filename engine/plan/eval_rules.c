@@ -1,7 +1,8 @@
 /*
  * The rules of an evaluation (eval_open): read from a file or the working
  * tree, or from the commit's ripple.yml through the cache's memo of parsed
- * trees (rules_tree_memo over cache_rules_tree_get/put), then checked for
+ * trees keyed by its blob id (rules_tree_memo over
+ * cache_rules_tree_get/put: a hit reads no blob), then checked for
  * tag families that cannot be right; and ripple's own paths, which the
  * rules' location and outputs decide.
  */
@@ -37,45 +38,74 @@ check_families(struct eval *ev, struct error_list *errors, struct error *err)
 	return rc;
 }
 
-/* The memo id of a rules text's parsed tree into hex (33 bytes). */
+/*
+ * The memo key of ripple.yml's parsed tree (32 hex digits into hex): the
+ * tree format, the parser's version and the file's git blob id, which
+ * names its bytes, so a hit on a commit's reads no blob (rules_tree_memo).
+ */
 static int
-tree_id(const char *text, size_t len, char *hex)
+tree_key(const struct graph_oid *blob, char *hex)
 {
 	struct digest_state st = DIGEST_STATE_INIT;
 	struct digest d;
 
 	if (digest_begin(&st, RULES_TREE_FORMAT, NULL))
 		return -1;
-	digest_add(&st, text, len);
+	digest_add_str(&st, rules_parser_version());
+	digest_add_str(&st, "git blob");
+	digest_add(&st, blob->id, sizeof(blob->id));
 	digest_end(&st, &d);
 	memcpy(hex, d.hex, 33);
 	return 0;
 }
 
-/* rules_tree_memo over the evaluation's cache (eval_open_memo). */
+/* rules_tree_memo over an evaluation's cache (struct eval_rules_memo). */
 static int
-tree_get(void *payload, const char *text, size_t len, struct buf *out)
+tree_get(void *payload, const char *key, struct buf *out)
 {
-	struct eval *ev = payload;
-	char hex[33];
+	struct eval_rules_memo *m = payload;
 	struct error e2;
 
 	error_init(&e2);
-	return !tree_id(text, len, hex) &&
-	       cache_rules_tree_get(ev->memo, hex, out, &e2) == 1;
+	return m->cache && cache_rules_tree_get(m->cache, key, out, &e2) == 1;
 }
 
 static void
-tree_put(void *payload, const char *text, size_t len, const void *tree,
-	 size_t tree_len)
+tree_put(void *payload, const char *key, const void *tree, size_t tree_len)
 {
-	struct eval *ev = payload;
-	char hex[33];
+	struct eval_rules_memo *m = payload;
 	struct error e2;
 
 	error_init(&e2);
-	if (ev->memo_write && !tree_id(text, len, hex))
-		cache_rules_tree_put(ev->memo, hex, tree, tree_len, &e2);
+	if (m->cache && m->memo.write)
+		cache_rules_tree_put(m->cache, key, tree, tree_len, &e2);
+}
+
+/* The key of a text read from a file: by the blob id git gives it. */
+static int
+tree_key_of(void *payload, const char *text, size_t len, char *key)
+{
+	struct graph_oid blob;
+
+	(void)payload;
+	if (graph_blob_id_of(text, len, &blob))
+		return -1;
+	return tree_key(&blob, key);
+}
+
+void
+eval_rules_memo_init(struct eval_rules_memo *m, struct cache *c, int write,
+		     const struct graph_oid *blob)
+{
+	memset(m, 0, sizeof(*m));
+	m->cache = c;
+	m->memo.get = tree_get;
+	m->memo.put = tree_put;
+	m->memo.key_of = tree_key_of;
+	m->memo.payload = m;
+	m->memo.write = write;
+	if (blob && !tree_key(blob, m->key))
+		m->memo.key = m->key;
 }
 
 /* graph_commit_file_read, noting that a file went into the rules. */
@@ -98,35 +128,83 @@ int
 eval_rules_same(const struct eval *like, struct eval *ev,
 		const char *rules_file)
 {
-	struct buf text;
+	struct graph_oid blob;
 	struct error e2;
-	int same;
 
 	if (!like || !like->rules || like->worktree || like->borrowed ||
-	    like->rules_read_files || rules_file || ev->worktree ||
-	    memcmp(&like->limits, &ev->limits, sizeof(ev->limits)))
+	    like->rules_read_files || !like->rules_blob_known || rules_file ||
+	    ev->worktree || memcmp(&like->limits, &ev->limits,
+				   sizeof(ev->limits)))
 		return 0;
-	/* like's rules are a commit's ripple.yml and nothing else: they
-	 * hold that text. */
-	buf_init(&text, 0);
+	/* like's rules are a commit's ripple.yml and nothing else: the same
+	 * blob id is the same bytes. */
 	error_init(&e2);
-	same = !graph_repo_read_blob(ev->repo, &ev->commit, "ripple.yml",
-				     &text, &e2) &&
-	       text.len == like->rules->text_len &&
-	       (!text.len || !memcmp(text.data, like->rules->text, text.len));
+	return !graph_repo_blob_id(ev->repo, &ev->commit, "ripple.yml", &blob,
+				   &e2) &&
+	       !memcmp(blob.id, like->rules_blob.id, sizeof(blob.id));
+}
+
+/* A load's failure into err: its first rules error, or what it was. */
+static int
+rules_failed(int rc, const struct error_list *errors, struct error *err)
+{
+	if (errors->n)
+		*err = errors->items[0];
+	else
+		error_set(err, rc, "cannot load the rules");
+	return rc;
+}
+
+/* A commit's ripple.yml: through the memo by its blob id, else read. */
+static int
+load_commit_rules(struct eval *ev, struct error_list *errors,
+		  struct error *err)
+{
+	struct counted_files cf = { { ev->repo, &ev->commit }, ev };
+	struct eval_rules_memo m;
+	struct rules_files files = { counted_read, &cf, NULL };
+	struct buf text;
+	char display[128];
+	int rc;
+
+	rc = graph_repo_blob_id(ev->repo, &ev->commit, "ripple.yml",
+				&ev->rules_blob, err);
+	if (rc == ERROR_NOT_FOUND)
+		snprintf(err->hint, sizeof(err->hint),
+			 "plans read the rules of the commit: commit "
+			 "ripple.yml, or use --worktree to read the "
+			 "working tree's, or --rules FILE");
+	if (rc)
+		return rc;
+	ev->rules_blob_known = 1;
+	eval_rules_memo_init(&m, ev->memo, ev->memo_write, &ev->rules_blob);
+	if (ev->memo && m.memo.key)
+		files.memo = &m.memo;
+	snprintf(display, sizeof(display), "ripple.yml@%.9s", ev->commit_hex);
+	rc = rules_load_remembered(display, &files, &ev->rules, errors);
+	if (rc != 1)
+		return rc ? rules_failed(rc, errors, err) : 0;
+	buf_init(&text, 0);
+	rc = graph_repo_read_blob(ev->repo, &ev->commit, "ripple.yml", &text,
+				  err);
+	if (!rc) {
+		rc = rules_load_buffer_files(display, text.data, text.len,
+					     &files, &ev->rules, errors);
+		if (rc)
+			rules_failed(rc, errors, err);
+	}
 	buf_release(&text);
-	return same;
+	return rc;
 }
 
 int
 eval_load_rules(struct eval *ev, const char *rules_file,
 		struct error_list *errors, struct error *err)
 {
-	struct buf text;
-	char display[128];
 	int rc;
 
 	if (rules_file || ev->worktree) {
+		struct eval_rules_memo m;
 		char path[4096];
 
 		/* not a commit's ripple.yml alone: never lent (eval_open_like) */
@@ -141,48 +219,22 @@ eval_load_rules(struct eval *ev, const char *rules_file,
 						 "the repository's path is too "
 						 "long for its ripple.yml");
 			rules_file = path;
-			rc = rules_load_file(path, "ripple.yml",
-					     graph_repo_root(ev->repo), &ev->rules,
-					     errors);
-		} else {
-			rc = rules_load_file(rules_file, NULL,
-					     graph_repo_root(ev->repo), &ev->rules,
-					     errors);
 		}
+		/* By the blob id git gives the bytes read: the working
+		 * tree's unchanged ripple.yml finds the commit's tree. */
+		eval_rules_memo_init(&m, ev->memo, ev->memo_write, NULL);
+		rc = rules_load_file_memo(rules_file, rules_file == path ?
+					  "ripple.yml" : NULL,
+					  graph_repo_root(ev->repo),
+					  ev->memo ? &m.memo : NULL,
+					  &ev->rules, errors);
 		if (rc && errors->n == 0)
 			error_set(err, rc, "cannot load the rules");
 		else if (rc)
 			*err = errors->items[0];
 		return rc ? rc : check_families(ev, errors, err);
 	}
-	buf_init(&text, 0);
-	rc = graph_repo_read_blob(ev->repo, &ev->commit, "ripple.yml", &text,
-				  err);
-	if (rc) {
-		if (rc == ERROR_NOT_FOUND)
-			snprintf(err->hint, sizeof(err->hint),
-				 "plans read the rules of the commit: commit "
-				 "ripple.yml, or use --worktree to read the "
-				 "working tree's, or --rules FILE");
-		buf_release(&text);
-		return rc;
-	}
-	snprintf(display, sizeof(display), "ripple.yml@%.9s", ev->commit_hex);
-	{
-		struct counted_files cf = { { ev->repo, &ev->commit }, ev };
-		struct rules_tree_memo memo = { tree_get, tree_put, ev,
-						ev->memo_write };
-		struct rules_files files = { counted_read, &cf,
-					     ev->memo ? &memo : NULL };
-
-		rc = rules_load_buffer_files(display, text.data, text.len,
-					     &files, &ev->rules, errors);
-	}
-	buf_release(&text);
-	if (rc && errors->n)
-		*err = errors->items[0];
-	else if (rc)
-		error_set(err, rc, "cannot load the rules");
+	rc = load_commit_rules(ev, errors, err);
 	return rc ? rc : check_families(ev, errors, err);
 }
 

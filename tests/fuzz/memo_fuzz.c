@@ -85,17 +85,19 @@ struct row {
 	size_t n;
 };
 
+#define KEY "0123456789abcdef0123456789abcdef"
+
 static int
-row_get(void *payload, const char *text, size_t len, struct buf *out)
+row_get(void *payload, const char *key, struct buf *out)
 {
 	const struct row *r = payload;
 	uint64_t h;
 	unsigned char sum[8];
 	int i;
 
-	(void)text;
-	(void)len;
+	(void)key;
 	if (buf_add(out, RULES_TREE_FORMAT, strlen(RULES_TREE_FORMAT), NULL) ||
+	    buf_add(out, KEY, strlen(KEY), NULL) ||
 	    buf_add(out, r->p, r->n, NULL))
 		return 0;
 	h = XXH3_64bits(out->data, out->len);
@@ -105,12 +107,10 @@ row_get(void *payload, const char *text, size_t len, struct buf *out)
 }
 
 static void
-row_put(void *payload, const char *text, size_t len, const void *tree,
-	size_t tree_len)
+row_put(void *payload, const char *key, const void *tree, size_t tree_len)
 {
 	(void)payload;
-	(void)text;
-	(void)len;
+	(void)key;
 	(void)tree;
 	(void)tree_len;
 }
@@ -130,7 +130,7 @@ tree(const char *p, size_t n)
 {
 	static const char text[] = "version: 1\n";
 	struct row r = { p, n };
-	struct rules_tree_memo memo = { row_get, row_put, &r, 0 };
+	struct rules_tree_memo memo = { row_get, row_put, NULL, &r, KEY, 0 };
 	struct rules_files files = { no_files, NULL, &memo };
 	struct error_list errs;
 	struct rules *rules = NULL;

@@ -251,6 +251,32 @@ Test(graph_pattern, fixed_prefixes_and_digest)
 	b.data[0] = '\0';
 	cr_expect_eq(pattern_fixed_prefix("/pixi.lock", &b, NULL), 0);
 	cr_expect_str_eq(b.data, "");
+	{
+		/* pattern, prefix: the pattern's own run of plain
+		 * components (appended after what b holds) */
+		static const char *const cases[][2] = {
+			{ "packages/pkg-0037/src/**", "packages/pkg-0037/src" },
+			{ "packages/pkg-0037/package.json",
+			  "packages/pkg-0037" },
+			{ "a//b/*.c", "a//b" },
+			{ "a/b/", "a/b" },
+			{ "//a/b", "/a" },
+			{ "a/b?/c", "a" },
+			{ "[ab]/c", "" },
+			{ "*.c", "" },
+			{ "a/", "" },
+		};
+		size_t i;
+
+		for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			buf_reset(&b);
+			cr_assert_eq(buf_addstr(&b, "x:", NULL), 0);
+			cr_expect_eq(pattern_fixed_prefix(cases[i][0], &b, NULL),
+				     0);
+			cr_expect_str_eq(b.data + 2, cases[i][1], "%s",
+					 cases[i][0]);
+		}
+	}
 	cr_expect_neq(memcmp(pattern_set_digest(s), pattern_set_digest(s2), 16),
 		      0);
 	buf_release(&b);

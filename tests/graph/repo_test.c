@@ -373,3 +373,48 @@ Test(graph_repo, diff_paths_without_rename_folding)
 	t_rmtree(dir);
 	free(dir);
 }
+
+/*
+ * A blob's id without reading it (graph_repo_blob_id) is git's, and the
+ * id of bytes (graph_blob_id_of) is what `git hash-object` prints: the
+ * rules memo keys a commit's ripple.yml and a working tree's by them.
+ */
+Test(graph_repo, blob_ids_are_gits)
+{
+	static const char text[] = "version: 1\n# \xc3\xa9\0tail\n";
+	char *dir = t_git_init(), *head, *want, hex[GRAPH_OID_HEX];
+	char path[4096];
+	struct graph_repo *repo;
+	struct graph_oid commit, id;
+	struct error err;
+
+	snprintf(path, sizeof(path), "%s/r.yml", dir);
+	t_write_bytes(path, text, sizeof(text) - 1);
+	t_write(dir, "sub/x.txt", "x\n");
+	cr_assert_eq(t_git_commit(dir, "one"), 0);
+	want = t_sh_out(dir, "git hash-object r.yml");
+	repo = open_ok(dir);
+	head = t_git_rev(dir, "HEAD");
+	error_init(&err);
+	cr_assert_eq(graph_repo_resolve(repo, head, &commit, &err), 0);
+	cr_assert_eq(graph_repo_blob_id(repo, &commit, "r.yml", &id, &err), 0,
+		     "%s", err.msg);
+	graph_oid_hex(&id, hex);
+	cr_expect_str_eq(hex, want);
+	cr_assert_eq(graph_blob_id_of(text, sizeof(text) - 1, &id), 0);
+	graph_oid_hex(&id, hex);
+	cr_expect_str_eq(hex, want);
+	error_init(&err);
+	cr_expect_eq(graph_repo_blob_id(repo, &commit, "none.yml", &id, &err),
+		     ERROR_NOT_FOUND);
+	cr_expect(strstr(err.msg, "does not exist"), "%s", err.msg);
+	error_init(&err);
+	cr_expect_eq(graph_repo_blob_id(repo, &commit, "sub", &id, &err),
+		     ERROR_INVALID);
+	cr_expect(strstr(err.msg, "is not a file"), "%s", err.msg);
+	graph_repo_close(repo);
+	free(head);
+	free(want);
+	t_rmtree(dir);
+	free(dir);
+}

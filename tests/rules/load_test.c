@@ -10,6 +10,7 @@
 
 #include "base/error.h"
 #include "base/mem.h"
+#include "rules/load.h"
 #include "rules/rules.h"
 #include "tests/support/support.h"
 
@@ -375,4 +376,24 @@ Test(rules_load, out_of_memory_at_every_allocation)
 	cr_expect(ok, "never loaded");
 	cr_expect_gt(n, 10);
 	free(text);
+}
+
+/* rules_load_what writes what snprintf's "%s '%s'" writes, cut alike. */
+Test(rules_load, what_is_snprintfs_text)
+{
+	static const char *const names[] = { "", "a", "pkg-0037-src",
+		"a-name-longer-than-the-buffers-below-by-some-way", NULL };
+	char want[64], got[64];
+	size_t i, n;
+
+	for (i = 0; names[i]; i++)
+		for (n = 1; n <= sizeof(got); n++) {
+			memset(want, 'x', sizeof(want));
+			memset(got, 'x', sizeof(got));
+			snprintf(want, n, "%s '%s'", "artifact", names[i]);
+			rules_load_what(got, n, "artifact", names[i]);
+			cr_assert_eq(memcmp(want, got, sizeof(got)), 0,
+				     "'%s' in %zu bytes: '%s' not '%s'",
+				     names[i], n, got, want);
+		}
 }

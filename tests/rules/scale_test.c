@@ -168,6 +168,7 @@ Test(rules_scale, lookups_scan_a_model_without_an_index)
 	r.n_sources = 2;
 	cr_expect_null(rules_find_source(&r, "a"));
 	cr_expect_eq(rules_find_source(&r, "b"), &src[0]);
+	rules_index_release(&r);
 	arena_release(&r.arena);
 }
 

@@ -2,13 +2,16 @@
  * Suite rules_tree_memo: a rules text loaded from its remembered tree
  * (rules/yaml_memo.c through rules_files.memo) gives the rules parsing it
  * gives: the same nodes and keys, the same errors at the same line:col;
- * a damaged or foreign row is a miss (the text is parsed), and a text
- * that did not parse cleanly is never remembered.
+ * a damaged row, another key's or one of the first format is a miss (the
+ * text is parsed), a text that did not parse cleanly is never remembered,
+ * and a hit needs no text (rules_load_remembered).
  */
 #include <criterion/criterion.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 
 #include "base/buf.h"
 #include "base/error.h"
@@ -51,16 +54,20 @@ struct memo {
 	int have, gets, hits, puts;
 	size_t cut;		/* hand out only this many bytes (0: all) */
 	size_t flip;		/* flip this byte + 1 (0: none) */
+	const char *key;	/* the key loads use (NULL: KEY_A) */
 };
 
+#define KEY_A "0123456789abcdef0123456789abcdef"
+#define KEY_B "fedcba9876543210fedcba9876543210"
+
 static int
-memo_get(void *payload, const char *text, size_t len, struct buf *out)
+memo_get(void *payload, const char *key, struct buf *out)
 {
 	struct memo *m = payload;
+
+	(void)key;
 	size_t n = m->cut ? m->cut : m->stored.len;
 
-	(void)text;
-	(void)len;
 	m->gets++;
 	if (!m->have)
 		return 0;
@@ -72,13 +79,11 @@ memo_get(void *payload, const char *text, size_t len, struct buf *out)
 }
 
 static void
-memo_put(void *payload, const char *text, size_t len, const void *tree,
-	 size_t tree_len)
+memo_put(void *payload, const char *key, const void *tree, size_t tree_len)
 {
 	struct memo *m = payload;
 
-	(void)text;
-	(void)len;
+	(void)key;
 	buf_reset(&m->stored);
 	cr_assert_eq(buf_add(&m->stored, tree, tree_len, NULL), 0);
 	m->have = 1;
@@ -112,7 +117,8 @@ fake_source(void *payload, const struct graph_input *in, struct digest *out,
 static void
 load(const char *text, struct memo *m, struct buf *out)
 {
-	struct rules_tree_memo tm = { memo_get, memo_put, m, 1 };
+	struct rules_tree_memo tm = { memo_get, memo_put, NULL, m,
+				      m && m->key ? m->key : KEY_A, 1 };
 	struct rules_files files = { no_files, NULL, m ? &tm : NULL };
 	struct graph_key_sources src = { fake_source, NULL, NULL, NULL, NULL };
 	struct error_list errors;
@@ -235,15 +241,148 @@ Test(rules_tree_memo, a_damaged_row_is_a_miss, .timeout = 60)
 		load(rules_text, &m, &got);
 		cr_expect_str_eq(got.data, want.data, "byte %zu flipped", i);
 	}
-	/* Another text's row under this text's key is that text's tree: the
-	 * key (a digest of the text) is what binds them. Foreign bytes that
-	 * are no tree at all are a miss. */
+	/* Foreign bytes that are no tree at all are a miss. */
 	m.flip = 0;
 	buf_reset(&m.stored);
-	buf_addstr(&m.stored, "ripple-ytree-v1 but nothing after", NULL);
+	buf_addstr(&m.stored, RULES_TREE_FORMAT " but nothing after", NULL);
 	load(rules_text, &m, &got);
 	cr_expect_str_eq(got.data, want.data);
 	buf_release(&want);
+	buf_release(&got);
+	buf_release(&m.stored);
+}
+
+/*
+ * The key is in the row: another key's row (another blob's tree, whole
+ * and with a good checksum) is a miss, and the text is parsed. Seen
+ * failing with the reader's key check taken out (v1 rows had no key):
+ * the load gave the other text's nodes.
+ */
+Test(rules_tree_memo, another_keys_row_is_a_miss)
+{
+	static const char other[] =
+		"version: 1\n"
+		"artifacts:\n"
+		"  impostor: {command: [x]}\n";
+	struct memo m;
+	struct buf want = BUF_INIT, got = BUF_INIT;
+
+	memset(&m, 0, sizeof(m));
+	buf_init(&m.stored, 0);
+	load(rules_text, NULL, &want);
+	m.key = KEY_B;
+	load(other, &m, &got);		/* other's tree, under KEY_B */
+	cr_assert(strstr(got.data, "artifact:impostor"), "%s", got.data);
+	cr_assert_eq(m.puts, 1);
+	m.key = KEY_A;
+	load(rules_text, &m, &got);	/* KEY_B's row handed out for KEY_A */
+	cr_expect_eq(m.hits, 1, "the row was offered");
+	cr_expect_str_eq(got.data, want.data, "and refused");
+	cr_expect_eq(m.puts, 2, "the text parsed and remembered");
+	load(rules_text, &m, &got);
+	cr_expect_eq(m.puts, 2);
+	cr_expect_str_eq(got.data, want.data);
+	buf_release(&want);
+	buf_release(&got);
+	buf_release(&m.stored);
+}
+
+/*
+ * A row of the first format (magic v1, count, nodes, checksum: no key, no
+ * totals), whole and with a good checksum, under the key: a miss.
+ */
+Test(rules_tree_memo, a_v1_row_is_a_miss)
+{
+	struct memo m;
+	struct buf want = BUF_INIT, got = BUF_INIT, v1 = BUF_INIT;
+	const size_t magic = strlen(RULES_TREE_FORMAT);
+	uint64_t h;
+	unsigned char sum[8];
+	int i;
+
+	memset(&m, 0, sizeof(m));
+	buf_init(&m.stored, 0);
+	load(rules_text, NULL, &want);
+	load(rules_text, &m, &got);
+	cr_assert_eq(m.puts, 1);
+	cr_assert_eq(buf_addstr(&v1, "ripple-ytree-v1", NULL), 0);
+	/* the count after the key, then the nodes after the totals */
+	cr_assert_eq(buf_add(&v1, m.stored.data + magic + 32, 4, NULL), 0);
+	cr_assert_eq(buf_add(&v1, m.stored.data + magic + 48,
+			     m.stored.len - magic - 48 - 8, NULL), 0);
+	h = XXH3_64bits(v1.data, v1.len);
+	for (i = 0; i < 8; i++)
+		sum[i] = (unsigned char)(h >> (8 * i));
+	cr_assert_eq(buf_add(&v1, sum, 8, NULL), 0);
+	buf_reset(&m.stored);
+	cr_assert_eq(buf_add(&m.stored, v1.data, v1.len, NULL), 0);
+	load(rules_text, &m, &got);
+	cr_expect_eq(m.hits, 1);
+	cr_expect_str_eq(got.data, want.data);
+	cr_expect_eq(m.puts, 2, "parsed again and remembered as v2");
+	buf_release(&v1);
+	buf_release(&want);
+	buf_release(&got);
+	buf_release(&m.stored);
+}
+
+/* Loading from the memo alone: a hit needs no text, a miss says so. */
+Test(rules_tree_memo, remembered_loads_without_the_text)
+{
+	struct memo m;
+	struct rules_tree_memo tm = { memo_get, memo_put, NULL, &m, KEY_A,
+				      1 };
+	struct rules_files files = { no_files, NULL, &tm };
+	struct error_list errors;
+	struct rules *r = NULL;
+	struct buf want = BUF_INIT, got = BUF_INIT;
+
+	memset(&m, 0, sizeof(m));
+	buf_init(&m.stored, 0);
+	error_list_init(&errors, 10);
+	cr_expect_eq(rules_load_remembered("t.yml", &files, &r, &errors), 1);
+	cr_expect_null(r);
+	cr_expect_eq(errors.n, 0);
+	load(rules_text, NULL, &want);
+	load(rules_text, &m, &got);
+	cr_assert_eq(rules_load_remembered("t.yml", &files, &r, &errors), 0);
+	cr_assert_not_null(r);
+	cr_expect_null(r->text);
+	cr_expect_eq(r->n_artifacts, 2);
+	cr_expect_str_eq(r->artifacts[1].name, "sdist");
+	rules_free(r);
+	m.flip = 40;
+	cr_expect_eq(rules_load_remembered("t.yml", &files, &r, &errors), 1,
+		     "a damaged row is a miss here too");
+	error_list_release(&errors);
+	buf_release(&want);
+	buf_release(&got);
+	buf_release(&m.stored);
+}
+
+/*
+ * What a parse builds is pinned to the format's name: the memo keys trees
+ * by RULES_TREE_FORMAT, so a change to what rules_yaml_parse makes of a
+ * text (merge keys, aliases, scalar styles, positions) or to the
+ * encoding, without a new format name, would hand every cache's old trees
+ * to the new loader. When this fails, change RULES_TREE_FORMAT and the
+ * digest below together.
+ */
+Test(rules_tree_memo, the_format_name_pins_the_parse)
+{
+	struct memo m;
+	struct buf got = BUF_INIT;
+	uint64_t h;
+
+	memset(&m, 0, sizeof(m));
+	buf_init(&m.stored, 0);
+	load(rules_text, &m, &got);
+	cr_assert_eq(m.puts, 1);
+	h = XXH3_64bits(m.stored.data, m.stored.len);
+	cr_expect_str_eq(RULES_TREE_FORMAT, "ripple-ytree-v2");
+	cr_expect_eq(h, UINT64_C(0x746b144ee9db68a0), "the tree of rules_text encodes to "
+		     "%016llx: if the parse or the encoding changed, name a "
+		     "new RULES_TREE_FORMAT and pin this", (unsigned long long)h);
 	buf_release(&got);
 	buf_release(&m.stored);
 }
