@@ -38,13 +38,6 @@ struct eval_pool {
 	struct arena arena;		/* slots and memo ids */
 };
 
-size_t
-eval_pool_default_jobs(size_t cpus)
-{
-	return cpus < 1 ? 1 : cpus > EVAL_POOL_MAX_JOBS ? EVAL_POOL_MAX_JOBS
-							: cpus;
-}
-
 int
 eval_pool_new(size_t jobs, struct eval_pool **out, struct error *err)
 {
