@@ -211,9 +211,14 @@ memo_key(struct eval *ev, const struct graph_input *in, char *memo,
 		return rc;
 	if (x->computed)
 		return 0;	/* known already: no memo needed */
-	rc = graph_source_memo_id(ev->repo, &ev->commit, x->set, memo, err);
-	if (rc)
-		return rc;
+	/* Named once: the keying ahead asks first (eval_ahead.c). */
+	if (!x->memo_id[0]) {
+		rc = graph_source_memo_id(ev->repo, &ev->commit, x->set,
+					  x->memo_id, err);
+		if (rc)
+			return rc;
+	}
+	memcpy(memo, x->memo_id, sizeof(x->memo_id));
 	shared = ev->key_memo ? strmap_get(ev->key_memo, memo) : NULL;
 	if (shared && !digest_from_hex(shared, out, NULL)) {
 		ev->memo_hits++;
@@ -372,11 +377,12 @@ eval_input_memo(struct eval *ev, const struct graph_input *in, char *memo,
 	rc = source_key(ev, in, &d, err);
 	if (!rc)
 		rc = ensure_input(ev, in, &x, err);
-	if (!rc)
-		rc = graph_source_memo_id(ev->repo, &ev->commit, x->set, memo,
-					  err);
+	if (!rc && !x->memo_id[0])
+		rc = graph_source_memo_id(ev->repo, &ev->commit, x->set,
+					  x->memo_id, err);
 	if (rc)
 		return rc;
+	memcpy(memo, x->memo_id, sizeof(x->memo_id));
 	/* A key from a memo was memoizable when it was stored. */
 	if (x->unmemoizable ||
 	    (x->computed && !graph_source_state_memoizable(x->set, &x->state)))

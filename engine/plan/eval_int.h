@@ -91,6 +91,8 @@ struct eval_input {
 	int unmemoizable;	/* walked, and its key may not be remembered
 				   (kept when stream drops the files) */
 	const struct eval_keyed *ahead;	/* keyed ahead (eval_pool.c) */
+	char memo_id[33];		/* graph_source_memo_id, once named,
+					   or "" */
 };
 
 /* eval.c's input table: the input called `name`, or NULL. */
