@@ -366,3 +366,59 @@ Test(e2e_parallel_keys, a_run_records_the_same_on_any_number_of_threads,
 	free(tmp);
 	free(bin);
 }
+
+/* `ripple keys` walks a revision's sets on $RIPPLE_JOBS threads: the
+ * same keys, components and errors for any number. */
+Test(e2e_parallel_keys, keys_are_the_same_on_any_number_of_threads,
+     .timeout = 300)
+{
+	static const char *const args[] = {
+		"keys --components --json",
+		"keys 'artifact:p0[4-5]' --components",
+		"keys --rev HEAD~1",
+		NULL
+	};
+	char *tmp = t_tmpdir(), *bin = ripple_path(), *strace;
+	char dir[PATH_MAX], cmd[2 * PATH_MAX + 256];
+	struct run_result one, four;
+	size_t i;
+
+	must(tmp, MAKE_REPO);
+	snprintf(dir, sizeof(dir), "%s/r", tmp);
+	for (i = 0; args[i]; i++) {
+		one = ripple(dir, bin, "RIPPLE_JOBS=1", args[i]);
+		four = ripple(dir, bin, "RIPPLE_JOBS=4", args[i]);
+		cr_assert_eq(one.status, 0, "%s: %s", args[i], one.err);
+		cr_expect_eq(four.status, 0, "%s: %s", args[i], four.err);
+		cr_expect(strlen(one.out) > 100, "%s: %s", args[i], one.out);
+		cr_expect_str_eq(four.out, one.out, "%s differs with threads",
+				 args[i]);
+		t_result_release(&one);
+		t_result_release(&four);
+	}
+	strace = t_sh_out(tmp, "command -v strace || true");
+	if (strace[0]) {
+		snprintf(cmd, sizeof(cmd), "RIPPLE_JOBS=4 %s -f -qq -e trace="
+			 "clone,clone3 -o ../clones.txt '%s' keys >/dev/null && "
+			 "{ grep -c CLONE_THREAD ../clones.txt || true; }",
+			 strace, bin);
+		free(strace);
+		strace = t_sh_out(dir, cmd);
+		cr_expect_gt(atoi(strace), 0, "keys walked on one thread");
+	}
+	free(strace);
+	/* A set whose trees are missing: the same error either way. */
+	must(dir, "t=$(git rev-parse HEAD:p07/src/deep) && rm -f "
+	     ".git/objects/$(echo $t | cut -c1-2)/$(echo $t | cut -c3-)");
+	one = ripple(dir, bin, "RIPPLE_JOBS=1", "keys");
+	four = ripple(dir, bin, "RIPPLE_JOBS=4", "keys");
+	cr_expect_neq(one.status, 0);
+	cr_expect_eq(four.status, one.status);
+	cr_expect(strstr(one.err, "p07-src"), "%s", one.err);
+	cr_expect_str_eq(four.err, one.err);
+	t_result_release(&one);
+	t_result_release(&four);
+	t_rmtree(tmp);
+	free(tmp);
+	free(bin);
+}
