@@ -80,9 +80,10 @@ keys_text(struct eval *ev, struct buf *out, struct error *err)
 	return rc;
 }
 
-/* An evaluation of HEAD keyed for keys alone, on `pool` (may be NULL). */
+/* An evaluation of HEAD on `pool` (may be NULL), keyed for keys alone
+ * (stream), or keeping its sets' files as a run does (stream 0). */
 static struct eval *
-open_eval(struct graph_repo *repo, struct eval_pool *pool)
+open_eval_as(struct graph_repo *repo, struct eval_pool *pool, int stream)
 {
 	struct error_list errors;
 	struct error err;
@@ -93,9 +94,15 @@ open_eval(struct graph_repo *repo, struct eval_pool *pool)
 	cr_assert_eq(eval_open_memo(repo, "HEAD", 0, NULL, NULL, NULL, 0,
 				    &errors, &ev, &err), 0, "%s", err.msg);
 	error_list_release(&errors);
-	eval_set_stream(ev, 1);
+	eval_set_stream(ev, stream);
 	eval_set_pool(ev, pool);
 	return ev;
+}
+
+static struct eval *
+open_eval(struct graph_repo *repo, struct eval_pool *pool)
+{
+	return open_eval_as(repo, pool, 1);
 }
 
 Test(engine_plan_eval_pool, keys_ahead_are_the_keys_of_one_thread)
@@ -143,10 +150,11 @@ Test(engine_plan_eval_pool, keys_ahead_are_the_keys_of_one_thread)
  * Allocation n of prefetch + keying fails, for every n until none is
  * left: ERROR_NOMEM or the keys `want`. With `memo`, the evaluation
  * shares a key memo (memo ids are named, and looked up, before a set is
- * keyed ahead). Returns how many failures were reported.
+ * keyed ahead); with stream 0 it keeps its sets' files. Returns how many
+ * failures were reported.
  */
 static int
-sweep(struct graph_repo *repo, int memo, const char *want)
+sweep(struct graph_repo *repo, int memo, int stream, const char *want)
 {
 	struct eval_pool *pool;
 	struct eval *ev;
@@ -161,7 +169,7 @@ sweep(struct graph_repo *repo, int memo, const char *want)
 		pool = NULL;
 		error_init(&err);
 		cr_assert_eq(eval_pool_new(4, &pool, &err), 0);
-		ev = open_eval(repo, pool);
+		ev = open_eval_as(repo, pool, stream);
 		arena_init(&arena);
 		if (memo)
 			eval_share_key_memo(ev, &map, &arena);
@@ -205,8 +213,10 @@ Test(engine_plan_eval_pool, every_allocation_failure_is_reported_or_harmless,
 	ev = open_eval(repo, NULL);
 	cr_assert_eq(keys_text(ev, &want, &err), 0, "%s", err.msg);
 	eval_free(ev);
-	cr_expect_gt(sweep(repo, 0, want.data), 20);
-	cr_expect_gt(sweep(repo, 1, want.data), 20);
+	cr_expect_gt(sweep(repo, 0, 1, want.data), 20);
+	cr_expect_gt(sweep(repo, 1, 1, want.data), 20);
+	/* Files kept (a run's evaluation): the sets walked whole ahead. */
+	cr_expect_gt(sweep(repo, 0, 0, want.data), 20);
 	graph_repo_close(repo);
 	buf_release(&want);
 	t_rmtree(dir);
