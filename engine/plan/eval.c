@@ -114,6 +114,7 @@ ensure_input(struct eval *ev, const struct graph_input *in,
 	     struct eval_input **out, struct error *err)
 {
 	struct eval_input *x = find_input(ev, in->name);
+	int rc;
 
 	if (!x) {
 		if (ev->n_inputs == ev->cap_inputs) {
@@ -129,16 +130,21 @@ ensure_input(struct eval *ev, const struct graph_input *in,
 		}
 		x = &ev->inputs[ev->n_inputs];
 		memset(x, 0, sizeof(*x));
-		x->name = mem_strdup(in->name);
-		if (!x->name)
-			return error_set(err, ERROR_NOMEM, "out of memory");
-		if (index_input(ev, ev->n_inputs, err)) {
-			mem_free(x->name);
+		/* Compiled first: an input whose patterns fail is not left
+		 * in the table half made (a later call fails again). */
+		if (compile(ev, in, &x->set, err)) {
+			pattern_set_free(x->set);
 			return err->code;
 		}
+		x->name = mem_strdup(in->name);
+		rc = x->name ? index_input(ev, ev->n_inputs, err)
+			     : error_set(err, ERROR_NOMEM, "out of memory");
+		if (rc) {
+			mem_free(x->name);
+			pattern_set_free(x->set);
+			return rc;
+		}
 		ev->n_inputs++;
-		if (compile(ev, in, &x->set, err))
-			return err->code;
 	}
 	*out = x;
 	return 0;

@@ -15,29 +15,7 @@
 #include "base/mem.h"
 #include "base/strmap.h"
 #include "graph/graph.h"
-#include "graph/pattern.h"
-#include "rules/rules.h"
 #include "base/banned.h"
-
-/* 1 when in's patterns (and policy.ignore) are well spelled: compile()
- * can then fail only for want of memory. */
-static int
-compiles(const struct eval *ev, const struct graph_input *in)
-{
-	const struct rules_policy *pol = &ev->rules->policy;
-	size_t i;
-
-	for (i = 0; i < in->n_include; i++)
-		if (pattern_validate(in->include[i], NULL))
-			return 0;
-	for (i = 0; i < in->n_exclude; i++)
-		if (pattern_validate(in->exclude[i], NULL))
-			return 0;
-	for (i = 0; i < pol->n_ignore; i++)
-		if (pattern_validate(pol->ignore[i], NULL))
-			return 0;
-	return 1;
-}
 
 /*
  * One input for the batch: a memo's key is taken now (memo_key, as
@@ -59,12 +37,18 @@ ahead_one(struct eval *ev, const struct graph_input *in,
 	char memo[33] = "";
 	int rc;
 
-	if (!x && !compiles(ev, in)) {
-		*stop = 1;
-		return 0;
+	if (!x) {
+		/* Patterns that do not compile are the keying's error, in
+		 * its order: nothing is kept of them (eval_ensure_input). */
+		error_init(&e2);
+		rc = eval_ensure_input(ev, in, &x, &e2);
+		if (rc == ERROR_NOMEM)
+			return error_set(err, rc, "out of memory");
+		if (rc) {
+			*stop = 1;
+			return 0;
+		}
 	}
-	if (!x && (rc = eval_ensure_input(ev, in, &x, err)))
-		return rc;
 	if (x->key_known || x->computed || x->ahead)
 		return 0;
 	if (ev->memo || ev->key_memo || ev->remote_memo) {

@@ -422,3 +422,32 @@ Test(e2e_parallel_keys, keys_are_the_same_on_any_number_of_threads,
 	free(tmp);
 	free(bin);
 }
+
+/* A set whose pattern does not compile (an unterminated class): the
+ * rules are refused (file:line:col) before anything is keyed, with the
+ * same text on any number of threads. */
+Test(e2e_parallel_keys, a_bad_pattern_fails_the_same_way_on_any_threads,
+     .timeout = 300)
+{
+	static const char *const cmds[] = {
+		"plan --base base --assume-base-built --json",
+		"plan --base base",
+		"why artifact:p30 --base base --assume-base-built",
+		NULL
+	};
+	char *tmp = t_tmpdir(), *bin = ripple_path();
+	char dir[PATH_MAX];
+	struct run_result r;
+
+	must(tmp, MAKE_REPO " && sed -i 's|p20/src/\\*\\*, p20|\"p20/src/[ab\", "
+	     "p20|' ripple.yml && git commit -qam bad");
+	snprintf(dir, sizeof(dir), "%s/r", tmp);
+	same_any_jobs(dir, bin, cmds, 1);
+	r = ripple(dir, bin, "", "plan --base base -j 4");
+	cr_expect(strstr(r.err, "ripple.yml") && strstr(r.err, "p20/src/[ab"),
+		  "the bad pattern is named where it is: %s", r.err);
+	t_result_release(&r);
+	t_rmtree(tmp);
+	free(tmp);
+	free(bin);
+}
