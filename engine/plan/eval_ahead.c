@@ -1,8 +1,10 @@
 /*
  * Which source sets a plan keys ahead (engine/plan/eval_pool.c keys
- * them): the inputs of the nodes to be keyed, in the order the keying
- * will ask for them, whose key no memo holds, one slot per memo id, the
- * head's and (with --assume-base-built) the merge base's in one batch.
+ * them): the inputs of the nodes to be keyed, in node order, whose key
+ * no memo holds, one slot per memo id, the head's and (with
+ * --assume-base-built) the merge base's in one batch. Nothing depends on
+ * the order but which sets a failure leaves unkeyed (the keying walks
+ * those itself).
  * The scan asks each memo as source_key would (a hit is taken at once:
  * what a memo holds it still holds when the keying comes), and stops at
  * an input the keying would fail on before walking it, leaving that
