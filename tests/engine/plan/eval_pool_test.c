@@ -222,3 +222,63 @@ Test(engine_plan_eval_pool, every_allocation_failure_is_reported_or_harmless,
 	t_rmtree(dir);
 	free(dir);
 }
+
+/*
+ * The scan for sets to key ahead asks each memo before it compiles a set
+ * (main's lazy compiling, perf-warm3): an evaluation whose keys the
+ * shared memo holds compiles no pattern set for those, on threads as on
+ * one, and gets the keys one thread keyed and remembered.
+ */
+Test(engine_plan_eval_pool, memo_hits_ahead_compile_nothing)
+{
+	char *dir = make_repo();
+	struct graph_repo *repo = NULL;
+	struct eval_pool *pool = NULL;
+	struct strmap map = STRMAP_INIT;
+	struct arena arena;
+	struct eval *one, *many;
+	struct buf a, b;
+	struct error err;
+	size_t i, k, compiled = 0, known = 0;
+
+	error_init(&err);
+	buf_init(&a, 0);
+	buf_init(&b, 0);
+	arena_init(&arena);
+	cr_assert_eq(graph_repo_open(dir, &repo, &err), 0, "%s", err.msg);
+	cr_assert_eq(eval_pool_new(4, &pool, &err), 0);
+	cr_assert_not_null(pool, "libgit2 without threads?");
+	one = open_eval(repo, NULL);
+	eval_share_key_memo(one, &map, &arena);
+	cr_assert_eq(keys_text(one, &a, &err), 0, "%s", err.msg);
+	/* p01's link leaves its set: that key is never remembered. */
+	cr_assert_eq(map.n, SETS - 1, "one thread remembered %zu keys",
+		     map.n);
+	many = open_eval(repo, pool);
+	eval_share_key_memo(many, &map, &arena);
+	cr_assert_eq(keys_text(many, &b, &err), 0, "%s", err.msg);
+	cr_expect_str_eq(b.data, a.data, "keys from the memo differ");
+	for (i = 0; i < many->graph->n_nodes; i++)
+		for (k = 0; k < many->graph->nodes[i].n_inputs; k++) {
+			const struct eval_input *x = eval_find_input(many,
+				many->graph->nodes[i].inputs[k].name);
+
+			cr_assert_not_null(x);
+			compiled += x->set != NULL;
+			known += x->key_known && !x->ahead;
+		}
+	cr_expect_eq(compiled, 1, "%zu sets compiled, p01's alone wanted",
+		     compiled);
+	cr_expect_eq(known, SETS - 1, "%zu of %d keys from the memo", known,
+		     SETS - 1);
+	eval_free(many);
+	eval_free(one);
+	eval_pool_free(pool);
+	graph_repo_close(repo);
+	strmap_release(&map);
+	arena_release(&arena);
+	buf_release(&a);
+	buf_release(&b);
+	t_rmtree(dir);
+	free(dir);
+}
