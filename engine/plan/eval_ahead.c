@@ -54,42 +54,38 @@ ahead_one(struct eval *ev, const struct graph_input *in,
 		if (rc)
 			return 0;
 	}
-	/* A set to walk needs its patterns compiled: an input the memo's
-	 * read or the lookup above met first has none yet. Patterns that
-	 * do not compile are the keying's error, in its order (nothing is
-	 * kept of them: a later use compiles again and fails the same). */
-	error_init(&e2);
-	rc = eval_ensure_input(ev, in, &x, &e2);
-	if (rc == ERROR_NOMEM)
-		return error_set(err, rc, "out of memory");
-	if (rc) {
-		*stop = 1;
+	/* The files are kept (a run records them): each input walks its
+	 * own set, and no other commit's key spares that. Else under the
+	 * same memo id another commit's slot serves this input only if its
+	 * key may be memoized (eval_stream_key); else the keying walks this
+	 * set. */
+	if (ev->stream && eval_pool_shared(ev->pool, memo))
 		return 0;
-	}
-	if (!ev->stream) {
-		/* The files are kept (a run records them): each input walks
-		 * its own set, and no other commit's key spares that. */
-		k = eval_pool_slot(ev->pool, ev, x->set, memo, err);
-		if (!k)
-			return ERROR_NOMEM;
-		k->full = 1;
-		items[(*m)++] = k;
-		x->ahead = k;
-		return 0;
-	}
-	if (eval_pool_shared(ev->pool, memo))
-		return 0;
-	k = memo[0] ? strmap_get(batch, memo) : NULL;
-	/* Under the same memo id another commit's slot serves this input
-	 * only if its key may be memoized (eval_stream_key); else the
-	 * keying walks this set. */
+	k = ev->stream && memo[0] ? strmap_get(batch, memo) : NULL;
 	if (!k) {
+		/* A set to walk needs its patterns compiled: an input the
+		 * memo's read or the lookup above met first has none yet.
+		 * Patterns that do not compile are the keying's error, in
+		 * its order (nothing is kept of them: a later use compiles
+		 * again and fails the same). */
+		error_init(&e2);
+		rc = eval_ensure_input(ev, in, &x, &e2);
+		if (rc == ERROR_NOMEM)
+			return error_set(err, rc, "out of memory");
+		if (rc) {
+			*stop = 1;
+			return 0;
+		}
 		k = eval_pool_slot(ev->pool, ev, x->set, memo, err);
 		if (!k)
 			return ERROR_NOMEM;
-		if (memo[0] && (rc = strmap_put(batch, k->memo, k, err)))
+		k->full = !ev->stream;
+		if (ev->stream && memo[0] &&
+		    (rc = strmap_put(batch, k->memo, k, err)))
 			return rc;
 		items[(*m)++] = k;
+	} else if (!x && !(x = eval_find_input(ev, in->name))) {
+		return 0;	/* named by eval_memo_key: not reached */
 	}
 	x->ahead = k;
 	return 0;

@@ -282,3 +282,56 @@ Test(engine_plan_eval_pool, memo_hits_ahead_compile_nothing)
 	t_rmtree(dir);
 	free(dir);
 }
+
+/*
+ * --assume-base-built's batch (eval_prefetch_pair): a set of the base
+ * whose memo id a head's slot holds already is not compiled by the scan
+ * (the keying takes the head's key from the memo, or compiles it then).
+ * The base here is the head's commit: every base set is in the batch.
+ */
+Test(engine_plan_eval_pool, base_sets_in_the_heads_batch_are_not_compiled)
+{
+	char *dir = make_repo();
+	struct graph_repo *repo = NULL;
+	struct eval_pool *pool = NULL;
+	struct strmap map = STRMAP_INIT;
+	struct arena arena;
+	struct eval *head, *base;
+	struct error err;
+	size_t i, k, compiled = 0, batched = 0;
+
+	error_init(&err);
+	arena_init(&arena);
+	cr_assert_eq(graph_repo_open(dir, &repo, &err), 0, "%s", err.msg);
+	cr_assert_eq(eval_pool_new(4, &pool, &err), 0);
+	cr_assert_not_null(pool, "libgit2 without threads?");
+	head = open_eval(repo, pool);
+	base = open_eval(repo, pool);
+	eval_share_key_memo(head, &map, &arena);
+	eval_share_key_memo(base, &map, &arena);
+	cr_assert_eq(eval_prefetch_pair(head, NULL, base, NULL, &err), 0,
+		     "%s", err.msg);
+	for (i = 0; i < base->graph->n_nodes; i++)
+		for (k = 0; k < base->graph->nodes[i].n_inputs; k++) {
+			const char *name = base->graph->nodes[i].inputs[k].name;
+			const struct eval_input *x = eval_find_input(base, name);
+			const struct eval_input *h = eval_find_input(head, name);
+
+			cr_assert_not_null(x);
+			cr_assert_not_null(h);
+			compiled += x->set != NULL;
+			batched += x->ahead && x->ahead == h->ahead;
+		}
+	cr_expect_eq(batched, SETS, "%zu of %d base sets share a head slot",
+		     batched, SETS);
+	cr_expect_eq(compiled, 0, "%zu base sets compiled by the scan",
+		     compiled);
+	eval_free(base);
+	eval_free(head);
+	eval_pool_free(pool);
+	graph_repo_close(repo);
+	strmap_release(&map);
+	arena_release(&arena);
+	t_rmtree(dir);
+	free(dir);
+}
