@@ -14,6 +14,7 @@
 
 struct error;
 struct pattern_set;
+struct strv;
 struct graph_source_cache;
 struct graph_worktree;
 
@@ -123,6 +124,17 @@ int graph_source_memo_id(struct graph_repo *repo,
 			 const struct graph_oid *commit,
 			 const struct pattern_set *set, char *out,
 			 struct error *err);
+
+/*
+ * The same memo id from a set's parts, as pattern_set_memo_parts gives
+ * them without compiling the set: its digest (16 bytes) and its sorted,
+ * unique prefixes. Errors as graph_source_memo_id.
+ */
+int graph_source_memo_id_parts(struct graph_repo *repo,
+			       const struct graph_oid *commit,
+			       const unsigned char *digest,
+			       const struct strv *prefixes, char *out,
+			       struct error *err);
 
 /*
  * 1 when `st`'s key depends only on what lies under the set's prefixes:

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 
+#include "base/strmap.h"
 #include "base/strv.h"
 #include "graph/graph.h"
 #include "graph/repo.h"
@@ -39,11 +40,10 @@ struct eval {
 					   under (evaluations of other
 					   commits take the same) */
 	struct graph_worktree *wt;	/* owned, worktree mode */
-	struct eval_input *inputs;	/* memo, in the order first seen */
+	struct eval_input **inputs;	/* memo, in the order first seen;
+					   each owned */
 	size_t n_inputs, cap_inputs;
-	size_t *slots;			/* open-addressing index by name:
-					   input position + 1, 0 empty */
-	size_t n_slots;			/* a power of two > 2 * n_inputs */
+	struct strmap by_name;		/* input name -> its eval_input */
 	struct eval_claims *claims;	/* owned: the inputs by the fixed
 					   prefixes of their patterns, for
 					   eval_path_claimed; built on first
@@ -148,6 +148,17 @@ int eval_open_like(const struct eval *like, struct graph_repo *repo,
  */
 struct cache;
 void eval_set_memo(struct eval *ev, struct cache *c, int write);
+
+/*
+ * Ask the cache's memo (eval_set_memo) for the keys of every input of the
+ * nodes whose byte in `mask` is set, in a few statements
+ * (cache_source_keys_get), before they are keyed one by one: the answers
+ * are those each lookup would give, so only for a plan that does not
+ * write the memo while it keys. Best effort: an input whose memo id or
+ * lookup fails here is looked up, and its error reported, when its key
+ * is needed.
+ */
+void eval_prefetch_memo(struct eval *ev, const unsigned char *mask);
 
 /*
  * Share source keys between the evaluations of one plan (the merge base

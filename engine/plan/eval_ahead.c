@@ -79,6 +79,14 @@ ahead_one(struct eval *ev, const struct graph_input *in,
 		return 0;
 	k = memo[0] ? strmap_get(batch, memo) : NULL;
 	if (!k) {
+		/* An input the memo's read met first has no set yet (eval.c
+		 * compiles on first use): the slot needs it. */
+		if (!x->set && !compiles(ev, in)) {
+			*stop = 1;
+			return 0;
+		}
+		if (!x->set && (rc = eval_ensure_input(ev, in, &x, err)))
+			return rc;
 		k = eval_pool_slot(ev->pool, x->set, memo, err);
 		if (!k)
 			return ERROR_NOMEM;

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 
+#include "base/strv.h"
 #include "graph/digest.h"
 #include "graph/source.h"
 
@@ -79,7 +80,15 @@ void eval_claims_free(struct eval_claims *c);
  * or key once known (eval.c; eval_pool.c keys some ahead). */
 struct eval_input {
 	char *name;
-	struct pattern_set *set;
+	const struct graph_input *in;	/* the first use's (the graph's) */
+	struct pattern_set *set;	/* compiled on first use (eval.c's
+					   input_set; eval_ensure_input) */
+	int parts;		/* digest and prefixes known */
+	unsigned char digest[16];	/* pattern_set_memo_parts */
+	struct strv prefixes;
+	char memo[33];		/* memo id at ev->commit, or "" */
+	int fetched;		/* the local memo was asked for memo */
+	char fetched_key[33];	/* its answer, "" for none */
 	struct graph_source_state state;
 	int computed;		/* state holds the files */
 	int key_known;		/* key holds the set's key */
