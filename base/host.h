@@ -62,6 +62,14 @@ int host_env_is(const char *entry, const char *name);
 size_t host_cpus(void);
 
 /*
+ * The files this process may have open at once (POSIX: the soft
+ * RLIMIT_NOFILE, e.g. 1024 on Linux, 256 on macOS), or 0 when there is
+ * no such limit or the system does not say (Windows: handles are not
+ * counted so).
+ */
+size_t host_open_files(void);
+
+/*
  * The absolute path of the running program (ripple itself) in
  * out[0..n), NUL-terminated, UTF-8 ('/' separators on Windows too);
  * "" when the system does not say or it does not fit.

@@ -4,6 +4,7 @@
 #include "base/host.h"
 
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/ioctl.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -67,6 +68,16 @@ host_cpus(void)
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 
 	return cores > 0 ? (size_t)cores : 1;
+}
+
+size_t
+host_open_files(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return 0;
+	return (size_t)rl.rlim_cur;
 }
 
 void

@@ -7,7 +7,8 @@
  * for byte the same; a set whose trees are missing fails the plan with
  * the same message, for the same (first) set, every time; a run records
  * the same keys, memo rows and manifests; threads are started only when
- * there is enough to key (strace counts them).
+ * there is enough to key (strace counts them); more pack files than the
+ * open-file limit plan as usual on any threads.
  */
 #include <criterion/criterion.h>
 #include <limits.h>
@@ -447,6 +448,52 @@ Test(e2e_parallel_keys, a_bad_pattern_fails_the_same_way_on_any_threads,
 	cr_expect(strstr(r.err, "ripple.yml") && strstr(r.err, "p20/src/[ab"),
 		  "the bad pattern is named where it is: %s", r.err);
 	t_result_release(&r);
+	t_rmtree(tmp);
+	free(tmp);
+	free(bin);
+}
+
+/*
+ * A repository of more pack files than the open-file limit allows at once
+ * (git fetches and `git maintenance` prefetches leave a pack each; macOS
+ * starts processes with 256 descriptors): libgit2 keeps every pack it
+ * read open, so a plan failed with EMFILE ("Too many open files") on one
+ * thread, and with threads named a different set each run. Packs beyond
+ * the limit are closed and opened again, as git does: the plan is the one
+ * of an unlimited process, on any number of threads.
+ */
+Test(e2e_parallel_keys, more_packs_than_open_files_plan_as_usual,
+     .timeout = 300)
+{
+	static const char *const jobs[] = { "-j 1", "-j 4", NULL };
+	char *tmp = t_tmpdir(), *bin = ripple_path();
+	char dir[PATH_MAX], args[256];
+	struct run_result free_, r;
+	size_t i, k;
+
+	/* 40 more commits, each packed alone: the head's trees of every
+	 * package lie in a pack of their own. */
+	must(tmp, MAKE_REPO " && for i in $(seq -w 0 39); do "
+	     "echo more >> p$i/src/sub/b.c && git commit -qam m$i && "
+	     "git repack -q || exit 1; done && "
+	     "test $(ls .git/objects/pack/*.pack | wc -l) -ge 40");
+	snprintf(dir, sizeof(dir), "%s/r", tmp);
+	free_ = ripple(dir, bin, "", "plan --base base --assume-base-built "
+		       "--json -j 1");
+	cr_assert_eq(free_.status, 0, "%s", free_.err);
+	for (i = 0; jobs[i]; i++) {
+		for (k = 0; k < 3; k++) {
+			snprintf(args, sizeof(args), "plan --base base "
+				 "--assume-base-built --json %s", jobs[i]);
+			r = ripple(dir, bin, "ulimit -n 32 &&", args);
+			cr_expect_eq(r.status, 0, "'%s' with 32 open files: "
+				     "status %d: %s", args, r.status, r.err);
+			cr_expect_str_eq(r.out, free_.out, "'%s' with 32 open "
+					 "files planned otherwise", args);
+			t_result_release(&r);
+		}
+	}
+	t_result_release(&free_);
 	t_rmtree(tmp);
 	free(tmp);
 	free(bin);
