@@ -58,7 +58,11 @@ const char *const *host_env_always(void);
  */
 int host_env_is(const char *entry, const char *name);
 
-/* Processors online (at least 1). */
+/*
+ * Processors this process may run on (at least 1): those online, or
+ * fewer where its CPU affinity allows fewer (Linux: sched_getaffinity,
+ * as nproc(1) counts; CPU quotas of a cgroup are not counted).
+ */
 size_t host_cpus(void);
 
 /*

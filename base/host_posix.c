@@ -1,8 +1,10 @@
 /*
  * base/host.h on POSIX (Linux: /proc/self/exe).
  */
+#define _GNU_SOURCE 1		/* sched_getaffinity, CPU_COUNT */
 #include "base/host.h"
 
+#include <sched.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/ioctl.h>
@@ -66,7 +68,15 @@ size_t
 host_cpus(void)
 {
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+#ifdef CPU_COUNT
+	cpu_set_t set;
 
+	/* taskset, docker --cpuset-cpus, a CI runner's cgroup cpuset: the
+	 * processors this process may run on, as nproc(1) counts them. */
+	if (!sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 0 &&
+	    (cores <= 0 || CPU_COUNT(&set) < cores))
+		return (size_t)CPU_COUNT(&set);
+#endif
 	return cores > 0 ? (size_t)cores : 1;
 }
 

@@ -207,6 +207,40 @@ Test(e2e_parallel_keys, threads_start_only_for_enough_sets, .timeout = 300)
 	free(bin);
 }
 
+/*
+ * The default number of threads is the processors ripple may run on: a
+ * CI job pinned to one core (taskset, docker --cpuset-cpus) keys on one
+ * thread, as nproc(1) would say, not on every core of the host.
+ */
+Test(e2e_parallel_keys, the_default_follows_the_cpu_affinity, .timeout = 300)
+{
+	char *tmp = t_tmpdir(), *bin = ripple_path();
+	char *tools = t_sh_out(tmp, "command -v strace >/dev/null && "
+			       "command -v taskset >/dev/null && "
+			       "nproc --all");
+	char dir[PATH_MAX], cmd[PATH_MAX + 256], *n;
+
+	if (atoi(tools) < 2)
+		cr_skip_test("needs strace, taskset and 2 processors");
+	free(tools);
+	must(tmp, MAKE_REPO);
+	snprintf(dir, sizeof(dir), "%s/r", tmp);
+	cr_expect_gt(threads_started(dir, bin, "plan --base base "
+				     "--assume-base-built --json"), 0,
+		     "40 sets to key on %s: no thread was started", "all cores");
+	snprintf(cmd, sizeof(cmd), "taskset -c 0 strace -f -qq -e "
+		 "trace=clone,clone3 -o ../clones.txt '%s' plan --base base "
+		 "--assume-base-built --json >/dev/null && "
+		 "{ grep -c CLONE_THREAD ../clones.txt || true; }", bin);
+	n = t_sh_out(dir, cmd);
+	cr_expect_eq(atoi(n), 0, "pinned to one processor, ripple started "
+		     "%s threads", n);
+	free(n);
+	t_rmtree(tmp);
+	free(tmp);
+	free(bin);
+}
+
 Test(e2e_parallel_keys, a_failing_set_fails_the_same_way_on_any_threads,
      .timeout = 300)
 {
