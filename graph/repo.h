@@ -130,7 +130,9 @@ int graph_repo_checkout_links(struct graph_repo *repo);
 /*
  * 0 when the commit and its tree are present in the object database.
  * Otherwise ERROR_NOT_FOUND saying which object is missing and whether
- * the clone is shallow or partial, with the "git fetch --unshallow" hint.
+ * the clone is shallow or partial, with the "git fetch --unshallow" hint;
+ * or, when they cannot be read (no file descriptor left, a damaged
+ * object), graph_repo_git_error's error with libgit2's message.
  */
 int graph_repo_has_commit(struct graph_repo *repo,
 			  const struct graph_oid *commit, struct error *err);

@@ -120,7 +120,8 @@ void graph_git_shallow_release(struct graph_shallow *s);
 
 /*
  * 1 when `git` is a shallow clone (its common git folder has a non-empty
- * shallow file; a damaged one counts), else 0. Unlike
+ * shallow file; a damaged one counts, one that cannot be read now, for
+ * want of a descriptor or memory, does not), else 0. Unlike
  * git_repository_is_shallow, which looks in the worktree's own git
  * folder, this also answers for a linked worktree of a shallow clone.
  */

@@ -171,7 +171,12 @@ eval_input_state(struct eval *ev, const struct graph_input *in,
 	if (rc)
 		return rc;
 	if (!x->computed) {
-		rc = ev->worktree
+		/* Walked ahead on the pool (a run's sets), else here. */
+		rc = eval_pool_take_state(ev, x, err);
+		if (rc > 0)
+			rc = 0;
+		else if (!rc)
+			rc = ev->worktree
 			? graph_source_compute_worktree(ev->wt, x->set,
 							&x->state, err)
 			: graph_source_compute(ev->repo, &ev->commit, x->set,
@@ -279,8 +284,7 @@ eval_set_pool(struct eval *ev, struct eval_pool *pool)
 	ev->pool = pool;
 }
 
-/* eval_int.h's names of three helpers, for eval_pool.c and
- * eval_ahead.c. */
+/* eval_int.h's names of three helpers, for eval_ahead.c. */
 struct eval_input *
 eval_find_input(struct eval *ev, const char *name)
 {

@@ -211,27 +211,21 @@ int eval_input_memo(struct eval *ev, const struct graph_input *in, char *memo,
 		    char *key, struct error *err);
 
 /*
- * Cold plans in parallel (engine/plan/eval_pool.c): a pool keys the
- * source sets that no memo knows on up to `jobs` threads before the
- * nodes are keyed, and the single-threaded keying takes each result
- * where it would have walked the set, so keys, memo rows, plans and
- * errors are those of one thread. Only sets keyed for their key alone
- * (eval_set_stream) of a commit are keyed ahead, at least
- * EVAL_POOL_SETS_PER_THREAD of them per thread: a thread opens its own
- * handle and reads the trees above its sets again (measured: with fewer
- * sets that costs more than it saves), so fewer than twice that many
- * are left to the one thread.
+ * Cold plans in parallel (engine/plan/eval_ahead.c picks the sets,
+ * eval_pool.c keys them): a pool keys the source sets that no memo
+ * knows on up to `jobs` threads before the nodes are keyed, and the
+ * single-threaded keying takes each result where it would have walked
+ * the set, so keys, memo rows, records, plans and errors are those of
+ * one thread. Sets of a commit only (not the working tree); an
+ * evaluation that keeps its sets' files (a run) gets them walked whole.
+ * At least EVAL_POOL_SETS_PER_THREAD sets a thread: a thread opens its
+ * own handle and reads the trees above its sets again (measured: with
+ * fewer sets that costs more than it saves), so fewer than twice that
+ * many are left to the one thread.
  */
 #define EVAL_POOL_MAX_JOBS 8
 #define EVAL_POOL_SETS_PER_THREAD 4
 struct eval_pool;
-
-/*
- * The number of threads for `cpus` processors online (host_cpus) when
- * nothing says otherwise: cpus, at most EVAL_POOL_MAX_JOBS (each thread
- * holds a repository handle with its own object cache).
- */
-size_t eval_pool_default_jobs(size_t cpus);
 
 /*
  * A pool of `jobs` threads (the calling thread one of them; more than
@@ -263,6 +257,18 @@ void eval_set_pool(struct eval *ev, struct eval_pool *pool);
  */
 int eval_prefetch(struct eval *ev, const unsigned char *mask,
 		  struct error *err);
+
+/*
+ * As eval_prefetch for two evaluations of one plan on one pool, keyed in
+ * one batch, a's sets first: a plan's head and the merge base it compares
+ * keys with (--assume-base-built), so that the few sets that differ at
+ * the base share the threads with the head's. A set the batch holds for
+ * a under the same memo id is not keyed again for b: b takes a's key if
+ * it may be memoized (eval_pool_shared), else walks it. b may be NULL.
+ */
+int eval_prefetch_pair(struct eval *a, const unsigned char *mask_a,
+		       struct eval *b, const unsigned char *mask_b,
+		       struct error *err);
 
 /* Free an evaluation. Accepts NULL. */
 void eval_free(struct eval *ev);

@@ -498,8 +498,12 @@ planner_run_once(struct graph_repo *repo, struct cache *cache,
 				       "--assume-base-built needs --base REV");
 			goto done;
 		}
-		rc = eval_open(repo, p->base_hex, 0, o->rules_file,
-			       o->limits, errors, &p->base, err);
+		/* The base's rules are the head's when its ripple.yml is the
+		 * same text: parsed once (as remote_baseline does), unless
+		 * the full walk is asked for. */
+		rc = eval_open_like(o->full_walk ? NULL : p->head, repo,
+				    p->base_hex, o->rules_file, o->limits,
+				    NULL, 0, errors, &p->base, err);
 		if (!rc) {
 			eval_set_stream(p->base, !o->full_walk);
 			share_keys(p, o);
@@ -537,12 +541,17 @@ planner_run_once(struct graph_repo *repo, struct cache *cache,
 	po.versions = p->versions;
 	po.n_versions = p->n_versions;
 	po.assumed_base = o->assume_base_built;
-	/* The memo's answers for every set at once (a run writes memo keys
-	 * as it goes, so it asks one by one), then the sets no memo knows
-	 * keyed ahead on the pool's threads. */
+	/* The memo's answers for every set of the head at once (a run
+	 * writes memo keys as it goes, so it asks one by one; the base of
+	 * --assume-base-built has no memo of its own), then the sets no memo
+	 * knows keyed ahead on the pool's threads: with --assume-base-built
+	 * every node of the base is keyed too (history.c base_record), its
+	 * sets in the same batch. */
 	if (reading)
 		eval_prefetch_memo(p->head, p->scope ? p->scope : p->closure);
-	rc = eval_prefetch(p->head, p->scope ? p->scope : p->closure, err);
+	rc = eval_prefetch_pair(p->head, p->scope ? p->scope : p->closure,
+				o->assume_base_built ? p->base : NULL, NULL,
+				err);
 	if (!rc)
 		rc = plan_compute(p->head->graph, p->selected,
 				  p->scope ? p->scope : p->closure,

@@ -6,6 +6,7 @@
 
 #include "base/buf.h"
 #include "base/error.h"
+#include "base/mem.h"
 #include "base/strv.h"
 #include "graph/pattern.h"
 
@@ -546,4 +547,47 @@ Test(graph_pattern, memo_parts_report_bad_patterns_as_compile_does)
 					    &v, &err), ERROR_INVALID);
 	cr_expect(strstr(err.msg, "a//b") != NULL, "%s", err.msg);
 	strv_release(&v);
+}
+
+/*
+ * A failed allocation while a prefix is appended to an empty buffer
+ * (BUF_INIT: its data is a read-only "") is ERROR_NOMEM and the buffer is
+ * as it was: the error path wrote the terminator into that "" (a crash,
+ * found by engine_plan_eval_pool's allocation sweep), as
+ * pattern_set_prefixes called it for every set of a plan.
+ */
+Test(graph_pattern, fixed_prefix_out_of_memory_leaves_the_buffer)
+{
+	struct buf b = BUF_INIT, c;
+	struct error err;
+	long n;
+	int rc, fired;
+
+	for (n = 0; n < 16; n++) {
+		error_init(&err);
+		mem_fault_after(n);
+		rc = pattern_fixed_prefix("pkg/src/**", &b, &err);
+		fired = mem_fault_fired();
+		mem_fault_after(-1);
+		if (!fired) {
+			cr_expect_eq(rc, 0);
+			cr_expect_str_eq(b.data, "pkg/src");
+			break;
+		}
+		cr_expect_eq(rc, ERROR_NOMEM, "allocation %ld", n);
+		cr_expect_eq(b.len, 0);
+		cr_expect_str_eq(b.data, "");
+	}
+	cr_expect_gt(n, 0, "no allocation to fail");
+	buf_release(&b);
+	/* With text already there, the text stays. */
+	buf_init(&c, 0);
+	cr_assert_eq(buf_addstr(&c, "x", NULL), 0);
+	error_init(&err);
+	mem_fault_after(0);
+	(void)pattern_fixed_prefix("a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p/q/r/s/t/u/"
+				   "v/w/x/y/z/aa/bb/cc/dd/ee/ff/**", &c, &err);
+	mem_fault_after(-1);
+	cr_expect_str_eq(c.data, "x");
+	buf_release(&c);
 }
