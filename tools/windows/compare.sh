@@ -20,11 +20,13 @@
 # folders nest 4,096 and 4,097 deep (tests/support/mkdeep.py; python3):
 # the same keys, and the same error, on every thread. `ninja
 # check-windows` runs it.
+# RIPPLE_EXE: another ripple.exe to compare (tools/windows/bundle.sh: the
+# one in the dist-windows bundle, unpacked alone).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
 lin=$top/build/ripple
-exe=$top/build-windows/ripple.exe
+exe=${RIPPLE_EXE:-$top/build-windows/ripple.exe}
 wine=${WINE:-/usr/lib/wine/wine64}
 out=$top/build-windows/compare
 for f in "$lin" "$exe"; do
@@ -178,21 +180,30 @@ jobs "$cold" cold-why no why "$wheel" --head origin/pr/bindings-12-fix \
 # process with -j 4 and -j 1, Wine's server started before.
 if command -v strace >/dev/null 2>&1; then
 	n=$((n + 1))
+	# Threads the process's first thread made (wine64 becomes
+	# ripple.exe's process; Wine's server and services are others).
 	for j in 1 4; do
 		"$wine" "$exe" --version > /dev/null 2>&1
 		(cd "$cold" && strace -f -qq -e trace=clone,clone3 \
 			-o "$out/threads$j.txt" "$wine" "$exe" plan --json \
-			-j $j) > /dev/null 2>&1
+			-j $j) > "$out/threads$j.json" 2> /dev/null
+		echo $? > "$out/threads$j.rc"
+		pid=$(sed -n '1s/ .*//p' "$out/threads$j.txt")
+		eval "t$j=\$(grep -c \"^\${pid:-none} .*CLONE_THREAD\" \
+			\"\$out/threads\$j.txt\")"
 	done
-	t1=$(grep -c CLONE_THREAD "$out/threads1.txt")
-	t4=$(grep -c CLONE_THREAD "$out/threads4.txt")
-	if [ "$t4" -gt "$t1" ]; then
+	if [ "$t4" -gt "$t1" ] && [ "$(cat "$out/threads1.rc")" = 0 ] &&
+		[ "$(cat "$out/threads4.rc")" = 0 ] &&
+		cmp -s "$out/threads1.json" "$out/cold-plan.linux1" &&
+		cmp -s "$out/threads4.json" "$out/cold-plan.linux1"; then
 		same=$((same + 1))
 		echo "same     threads        ripple.exe plan -j 4 started" \
 			"$((t4 - t1)) more threads than -j 1 under Wine"
 	else
-		echo "DIFFERS  threads        ripple.exe plan -j 4 started no" \
-			"thread under Wine ($t4 with -j 4, $t1 with -j 1)"
+		echo "DIFFERS  threads        ripple.exe plan under Wine:" \
+			"$t4 threads with -j 4, $t1 with -j 1 (exit" \
+			"$(cat "$out/threads4.rc"), $(cat "$out/threads1.rc")), or" \
+			"a plan other than Linux's"
 	fi
 else
 	echo "note     threads        not counted: no strace"
