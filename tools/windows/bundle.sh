@@ -23,7 +23,7 @@
 # Exits 1 when any check fails. `ninja check-windows` runs it.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top"
+cd "$top" || exit 2
 wine=${WINE:-/usr/lib/wine/wine64}
 objdump=x86_64-w64-mingw32-objdump
 tgz=$(ls build-windows/dist/ripple-*-windows-x86_64.tar.gz 2>/dev/null |
@@ -52,7 +52,7 @@ check() {
 # 1. What the bundle holds, and what its programs import.
 listed=$(sed -n 's/^\([^# ][^ ]*\.dll\)  [0-9]*$/\1/p' "$dir/MANIFEST" |
 	sort | tr '\n' ' ')
-held=$(cd "$bin" && ls *.dll | sort | tr '\n' ' ')
+held=$(cd "$bin" && ls -- *.dll | sort | tr '\n' ' ')
 r=no
 [ -n "$held" ] && [ "$listed" = "$held" ] && r=ok
 check $r "bin/ holds the $(echo $held | wc -w) DLLs the MANIFEST lists, no other"
