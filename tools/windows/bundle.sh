@@ -10,7 +10,8 @@
 #    exactly the DLLs its MANIFEST lists; every DLL ripple.exe and those
 #    DLLs import is in bin/ or is Windows' own (no mingw-w64 runtime:
 #    winpthreads, which the source sets' threads use, and libgcc are
-#    linked into ripple.exe).
+#    linked into ripple.exe); ripple.exe reserves 8 MiB of stack for its
+#    main thread (configure.sh's -Wl,--stack), as the pool's threads get.
 # 2. tools/windows/compare.sh and conda.sh with that ripple.exe
 #    (RIPPLE_EXE): the demo's answers, parallel cold plans on -j 1 and -j
 #    4 with threads counted, 4,096-deep trees, conda packages through
@@ -73,6 +74,10 @@ then
 	r=ok
 fi
 check $r "winpthreads linked into ripple.exe (no libwinpthread-1.dll)"
+reserve=$($objdump -p "$bin/ripple.exe" | sed -n 's/^SizeOfStackReserve[ \t]*//p')
+r=no
+[ -n "$reserve" ] && [ $((0x$reserve)) -ge $((8 << 20)) ] && r=ok
+check $r "ripple.exe's main thread reserves 8 MiB of stack, as the pool's threads (0x${reserve:-?})"
 
 # 2. The bundle's ripple.exe against Linux's.
 RIPPLE_EXE=$bin/ripple.exe WINE=$wine sh tools/windows/compare.sh \
