@@ -8,7 +8,8 @@
  * the same message, for the same (first) set, every time; a run records
  * the same keys, memo rows and manifests; threads are started only when
  * there is enough to key (strace counts them); more pack files than the
- * open-file limit plan as usual on any threads.
+ * open-file limit plan as usual on any threads; folders 4,096 deep key,
+ * and 4,097 deep fail, alike on every thread.
  */
 #include <criterion/criterion.h>
 #include <limits.h>
@@ -531,4 +532,50 @@ Test(e2e_parallel_keys, more_packs_than_open_files_plan_as_usual,
 	t_rmtree(tmp);
 	free(tmp);
 	free(bin);
+}
+
+/*
+ * Folders 4,096 deep (graph/tree.c's limit) are walked by recursion, on
+ * the pool's threads with -j 4 (base/pool.c gives them an 8 MiB stack):
+ * 16 sets over them (tests/support/mkdeep.py) key as with -j 1, and 4,097
+ * deep fails with the same error on every thread, never a crash.
+ * tools/windows/compare.sh does the same under Wine.
+ */
+Test(e2e_parallel_keys, a_tree_4096_deep_keys_the_same_on_any_threads,
+     .timeout = 300)
+{
+	static const char *const ok[] = {
+		"plan --head ok --json",
+		"why artifact:n00 --head ok --json",
+		NULL
+	};
+	static const char *const bad[] = {
+		"plan --head bad --json",
+		NULL
+	};
+	char *tmp = t_tmpdir(), *bin = ripple_path();
+	char *src = realpath(t_srcdir(), NULL);
+	char dir[PATH_MAX], cmd[2 * PATH_MAX + 512];
+	struct run_result r;
+
+	cr_assert_not_null(src, "no source folder");
+	snprintf(cmd, sizeof(cmd), "mkdir r && cd r && git init -q && "
+		 "ok=$(python3 '%s/tests/support/mkdeep.py' 4096 16) && "
+		 "bad=$(python3 '%s/tests/support/mkdeep.py' 4097 16) && "
+		 "git update-ref refs/heads/ok $ok && "
+		 "git update-ref refs/heads/bad $bad && "
+		 "git repack -adq >/dev/null 2>&1 && git prune", src, src);
+	must(tmp, cmd);
+	snprintf(dir, sizeof(dir), "%s/r", tmp);
+	same_any_jobs(dir, bin, ok, 0);
+	same_any_jobs(dir, bin, bad, 1);
+	r = ripple(dir, bin, "", "plan --head bad --json -j 4");
+	cr_expect(strstr(r.err, "input 'source:s00': tree too deep: folders "
+			 "nest more than 4096 deep under 'd00/a/a/"),
+		  "the first set's error: %s", r.err);
+	t_result_release(&r);
+	t_rmtree(tmp);
+	free(tmp);
+	free(bin);
+	free(src);
 }

@@ -11,6 +11,7 @@
 #include <io.h>
 #include <pthread.h>
 #include <wchar.h>
+#include <windows.h>
 
 #include "base/dl.h"
 #include "base/error.h"
@@ -220,9 +221,52 @@ pool_runs_on_winpthreads(void)
 	check(p.others, "winpthreads ran items on other threads", NULL);
 }
 
+/* A frame of at least 1 KiB, n deep (pool_test.c's recursion). */
+static __attribute__((noinline)) long
+recurse(int n)
+{
+	volatile char pad[1024];
+	long below;
+
+	pad[0] = (char)(n & 0x7f);
+	if (n == 0)
+		return 0;
+	below = recurse(n - 1);
+	return below + pad[0];
+}
+
+/*
+ * The main thread's stack is the program's reserve (tools/windows/
+ * configure.sh's -Wl,--stack): 8 MiB, as Linux's main thread and the
+ * pool's threads have, where mingw-w64 reserves 2 MiB by default. It keys
+ * source sets itself (worker 0, all of -j 1). Recursing 4.5 MiB is tried
+ * only when the limits allow it (else the overflow would end the run).
+ */
+static void
+main_thread_stack_is_8_mib(void)
+{
+	ULONG_PTR low = 0, high = 0;
+	long want = 0;
+	int i;
+	char detail[64];
+
+	GetCurrentThreadStackLimits(&low, &high);
+	snprintf(detail, sizeof(detail), "%lu KiB",
+		 (unsigned long)((high - low) >> 10));
+	check(high - low >= ((ULONG_PTR)8 << 20), "the main thread's stack "
+	      "is 8 MiB", detail);
+	if (high - low < ((ULONG_PTR)8 << 20))
+		return;
+	for (i = 1; i <= 4096; i++)
+		want += i & 0x7f;
+	check(recurse(4096) == want, "and 4,096 frames of 1 KiB fit in it",
+	      NULL);
+}
+
 int
 main(void)
 {
+	main_thread_stack_is_8_mib();
 	pool_runs_on_winpthreads();
 	random_bytes_come_from_the_system();
 	interrupt_sets_the_flag_and_restores();

@@ -14,11 +14,12 @@
 #
 # Needs build/ripple, build-windows/ripple.exe (ninja windows), python3,
 # zstd, git. Exits 1 when any answer differs. `ninja check-windows` runs it.
+# RIPPLE_EXE: another ripple.exe (tools/windows/bundle.sh: the bundle's).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
 lin=$top/build/ripple
-exe=$top/build-windows/ripple.exe
+exe=${RIPPLE_EXE:-$top/build-windows/ripple.exe}
 wine=${WINE:-/usr/lib/wine/wine64}
 out=$top/build-windows/conda
 for f in "$lin" "$exe"; do

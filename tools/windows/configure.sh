@@ -60,6 +60,11 @@ noglob=$($host-gcc -print-file-name=CRT_noglob.o)
 # __USE_MINGW_ANSI_STDIO: mingw-w64's own C99 printf (%zu, %lld) in place
 # of msvcrt's. -Wno-format: GCC reads format(printf) on MinGW as msvcrt's
 # dialect and flags every %zu; the Linux build checks the same strings.
+# --stack 8 MiB: the main thread's stack reserve (mingw-w64's default is
+# 2 MiB), as Linux's main thread and base/pool.c's threads have: the
+# main thread keys source sets too (worker 0, and all of -j 1), by walks
+# that recurse once per folder (a 4,096-deep tree: about 1.1 MiB under
+# Wine). Reserved, not committed: pages are committed as they are used.
 # CURL_STATICLIB, ZIP_STATIC, LIBARCHIVE_STATIC: libcurl, libzip and
 # libarchive are loaded at run time (base/dl.h); cache/curl_dl.c,
 # engine/run/zip_dl.c and engine/run/archive_dl.c define their functions
@@ -71,7 +76,7 @@ cat > "$out/config.ninja" <<NINJA
 cc = $host-gcc
 winprefix = $prefix
 extra_cflags = -D__USE_MINGW_ANSI_STDIO=1 -D_WIN32_WINNT=0x0A00 -Wno-format -DCURL_STATICLIB -DZIP_STATIC -DLIBARCHIVE_STATIC
-extra_ldflags = -static-libgcc $out/manifest.o $noglob
+extra_ldflags = -static-libgcc -Wl,--stack,8388608 $out/manifest.o $noglob
 pkg_cflags = $cflags
 pkg_libs = $libs -Wl,-Bstatic -lwinpthread -Wl,-Bdynamic -lbcrypt
 protoc_c = protoc-c

@@ -55,6 +55,13 @@ pins=$(ls "$top/build-windows/deps/stamps" 2>/dev/null | tr "\n" " " | sed "s/ $
 	echo "# needs: Windows 10 1903 or later, x86_64 (the manifest's UTF-8" \
 		"code page); sh.exe on PATH for shell commands (Git for Windows)"
 	echo "# libraries from Debian 12 source packages: ${pins:-?}"
+	# Inside ripple.exe, no DLL of theirs (tools/windows/configure.sh;
+	# dlls.sh refuses a program that would need one).
+	echo "# linked into ripple.exe: winpthreads (threads for -j; mingw-w64" \
+		"$(dpkg-query -W -f '${Version}' mingw-w64-x86-64-dev \
+			2>/dev/null || echo '?')), libgcc (-static-libgcc," \
+		"$(dpkg-query -W -f '${Version}' gcc-mingw-w64-x86-64-win32 \
+			2>/dev/null || echo '?')), xxhash"
 	echo "# dll  bytes"
 } > "$dir/MANIFEST"
 n=0
