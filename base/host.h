@@ -58,8 +58,20 @@ const char *const *host_env_always(void);
  */
 int host_env_is(const char *entry, const char *name);
 
-/* Processors online (at least 1). */
+/*
+ * Processors this process may run on (at least 1): those online, or
+ * fewer where its CPU affinity allows fewer (Linux: sched_getaffinity,
+ * as nproc(1) counts; CPU quotas of a cgroup are not counted).
+ */
 size_t host_cpus(void);
+
+/*
+ * The files this process may have open at once (POSIX: the soft
+ * RLIMIT_NOFILE, e.g. 1024 on Linux, 256 on macOS), or 0 when there is
+ * no such limit or the system does not say (Windows: handles are not
+ * counted so).
+ */
+size_t host_open_files(void);
 
 /*
  * The absolute path of the running program (ripple itself) in

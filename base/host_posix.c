@@ -1,9 +1,12 @@
 /*
  * base/host.h on POSIX (Linux: /proc/self/exe).
  */
+#define _GNU_SOURCE 1		/* sched_getaffinity, CPU_COUNT */
 #include "base/host.h"
 
+#include <sched.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/ioctl.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -65,8 +68,26 @@ size_t
 host_cpus(void)
 {
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+#ifdef CPU_COUNT
+	cpu_set_t set;
 
+	/* taskset, docker --cpuset-cpus, a CI runner's cgroup cpuset: the
+	 * processors this process may run on, as nproc(1) counts them. */
+	if (!sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 0 &&
+	    (cores <= 0 || CPU_COUNT(&set) < cores))
+		return (size_t)CPU_COUNT(&set);
+#endif
 	return cores > 0 ? (size_t)cores : 1;
+}
+
+size_t
+host_open_files(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return 0;
+	return (size_t)rl.rlim_cur;
 }
 
 void

@@ -103,6 +103,12 @@ host_cpus(void)
 	return n > 0 ? (size_t)n : 1;
 }
 
+size_t
+host_open_files(void)
+{
+	return 0;	/* handles have no per-process count to run out of */
+}
+
 void
 host_self_exe(char *out, size_t n)
 {

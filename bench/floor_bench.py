@@ -3,7 +3,7 @@
 
     bench/floor_bench.py [--sizes 100000] [--reps 9] [--ripple build/ripple]
                          [--before OTHER_RIPPLE] [--also NAME=RIPPLE]...
-                         [--jobs "1 2"] [--dir /tmp/peerbench]
+                         [--jobs "1 2"] [--moon MOON] [--dir /tmp/peerbench]
 
 Makes (or reuses) the peerbench repository of each size with
 ../shared/bench/peerbench/gen-repo (500 packages; bench-head edits 10
@@ -28,7 +28,11 @@ after table); --also NAME=BIN adds another (a --static-libs build).
 --jobs "1 2" times the plan and why rows of every binary once per number
 of threads keying source sets (RIPPLE_JOBS=N; a binary older than -j
 ignores it), rows and ratios named "-jN"; without it each binary keys on
-its default (the cores, at most 8).
+its default (the cores, at most 8). With moon installed
+(../shared/bench/peerbench/install-peers puts it under
+/tmp/peerbench-tools; --moon names another, --moon "" leaves it out),
+moon's affected query (run-bench's, its cache kept) is a row too, and
+each cold plan is also divided by it (issue 28: faster than moon).
 Turborepo, Nx and moon: ../shared/bench/peerbench/run-bench.
 """
 import argparse
@@ -107,6 +111,10 @@ def main():
     ap.add_argument("--jobs", default="", help="numbers of threads "
                     "keying source sets to time the plan and why rows "
                     "with, e.g. \"1 2\" (RIPPLE_JOBS)")
+    ap.add_argument("--moon", default=os.path.join(
+        os.environ.get("PEERBENCH_TOOLS", "/tmp/peerbench-tools"),
+        "node_modules", "@moonrepo", "core-linux-x64-gnu", "moon"),
+        help="moon's binary, timed beside (\"\": not timed)")
     ap.add_argument("--dir", default=os.path.join(
         os.environ.get("TMPDIR", "/tmp"), "peerbench"))
     ap.add_argument("--peerbench", default=os.environ.get(
@@ -158,6 +166,12 @@ def bench_size(a, binaries, size, tmp):
             ("git ls-tree", ["git", "ls-tree", "-r", head], env, None, repo),
             ("git --version", ["git", "--version"], env, None, repo),
             ("git describe", ["git", "describe", "--tags"], env, None, demo)]
+    moon = a.moon and os.access(a.moon, os.X_OK)
+    if moon:
+        rows.append(("moon affected", ["bash", "-c", (
+            "set -o pipefail; M='%s'; \"$M\" query changed-files --base "
+            "%s --head %s | \"$M\" query projects --affected --downstream "
+            "deep") % (a.moon, base, head)], env, None, repo))
     jobs = [int(j) for j in a.jobs.split()] or [None]
     for tag, b in binaries:
         # One cache per binary and size: a run recorded at one size's
@@ -225,12 +239,16 @@ def bench_size(a, binaries, size, tmp):
                  1),
                 ("plan cold / git ls-tree (<= 0.5)", "plan cold",
                  "git ls-tree", 1),
+                ("plan cold / moon affected (< 1)", "plan cold",
+                 "moon affected", 1),
                 ("why warm / git diff (<= 3)", "why warm", "git diff", 1),
                 ("--version / git --version (<= 2)", "--version",
                  "git --version", 0),
                 ("version / git describe (<= 2)", "version",
                  "git describe", 0)):
             for j in jobs if per_jobs else [None]:
+                if den not in med:
+                    continue	# moon not installed
                 n, d = med[row_name(tag, num, j)], med[den]
                 print("%-48s %6.2fx %6.2fx" % (
                     row_name(tag, "", j).strip() + ": " + label,

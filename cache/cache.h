@@ -313,6 +313,14 @@ int cache_manifest_each(struct cache *c, const char *key,
 			cache_component_fn fn, void *payload,
 			struct error *err);
 
+/*
+ * 1 when a manifest of `key` is stored (as rows, or as JSON from before
+ * schema 7), 0 when not, without reading its components; or an error
+ * (ERROR_INVALID for a malformed key).
+ */
+int cache_manifest_stored(struct cache *c, const char *key,
+			  struct error *err);
+
 /* Whether `key` is 32 lowercase hex digits. */
 int cache_key_valid(const char *key);
 
@@ -331,6 +339,23 @@ int cache_source_key_get(struct cache *c, const char *memo, char *key,
 			 struct error *err);
 int cache_source_key_put(struct cache *c, const char *memo, const char *key,
 			 struct error *err);
+
+/* cache_source_keys_get reads the memo whole up to this many rows per id
+ * asked: reading a row costs some 1,400 instructions, a lookup 7,000. */
+#define CACHE_SOURCE_KEYS_SCAN 4
+
+/*
+ * cache_source_key_get for n memo ids at once (in any order, repeats
+ * allowed) by one read of the memo's rows, when it holds at most
+ * CACHE_SOURCE_KEYS_SCAN rows per id: 1, and keys[33 * i] holds memo
+ * i's key or "" on a miss, the answers cache_source_key_get gives. 0 when
+ * the memo is larger (keys all ""): look them up one by one. A plan of
+ * the 100k bench asks for 500 (fifth round, docs/performance.md).
+ * Errors: ERROR_INVALID for an id that is not 32 lowercase hex digits,
+ * ERROR_NOMEM, SQLite's.
+ */
+int cache_source_keys_get(struct cache *c, const char *const *memos,
+			  size_t n, char *keys, struct error *err);
 
 /* ---- parsed rules files (rules/yaml_memo.c) ---- */
 
@@ -465,6 +490,21 @@ int cache_record_get(struct cache *c, const char *run, const char *node_id,
 /* Every record of `run`, sorted by node id (byte order). */
 int cache_record_list(struct cache *c, const char *run,
 		      struct cache_record_list *out, struct error *err);
+
+/*
+ * fn(payload, node_id, status) for every record of `run`, in no
+ * particular order, the texts borrowed for the call: what counting a
+ * run's coverage needs, without reading the records (a why of the 100k
+ * bench read 500 whole records to count them: 2.3 M instructions). fn
+ * returns 0 to go on or an error that ends the walk. Errors: fn's,
+ * ERROR_INVALID for a status that is not one of the four (as
+ * cache_record_list), SQLite's.
+ */
+typedef int (*cache_status_fn)(void *payload, const char *node_id,
+			       enum cache_record_status status);
+int cache_record_statuses(struct cache *c, const char *run,
+			  cache_status_fn fn, void *payload,
+			  struct error *err);
 
 /*
  * Successful (status ok) records with content key `key`: within `run`, or

@@ -8,6 +8,7 @@
 #include "cache/internal.h"
 
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/buf.h"
@@ -126,6 +127,109 @@ cache_source_key_get(struct cache *c, const char *memo, char *key,
 	}
 	sqlite3_reset(st);
 	return rc;
+}
+
+/* A memo id of one cache_source_keys_get and its position. */
+struct memo_at {
+	const char *memo;
+	size_t pos;
+};
+
+static int
+cmp_memo(const void *x, const void *y)
+{
+	const struct memo_at *a = x, *b = y;
+
+	return strcmp(a->memo, b->memo);
+}
+
+/* key for every position of v (sorted, n) whose memo id is `memo`. */
+static void
+fill(const struct memo_at *v, size_t n, const char *memo, const char *key,
+     char *keys)
+{
+	size_t lo = 0, hi = n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (strcmp(v[mid].memo, memo) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == n || strcmp(v[lo].memo, memo) || !cache_key_valid(key))
+		return;
+	for (; lo < n && !strcmp(v[lo].memo, memo); lo++)
+		memcpy(keys + 33 * v[lo].pos, key, 33);
+}
+
+/* An upper bound on the memo's rows (nothing deletes them): O(log n). */
+static int
+memo_rows(struct cache *c, sqlite3_int64 *out, struct error *err)
+{
+	sqlite3_stmt *st = cache_stmt_get(c, CACHE_STMT_SOURCE_KEY_ROWS, err);
+	int rc;
+
+	if (!st)
+		return err ? err->code : ERROR_INTERNAL;
+	rc = cache_stmt_step(c, st, err);
+	if (rc < 0)
+		return rc;
+	*out = rc ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_reset(st);
+	return 0;
+}
+
+/* Every row of the memo, each matched against v. */
+static int
+scan(struct cache *c, const struct memo_at *v, size_t n, char *keys,
+     struct error *err)
+{
+	sqlite3_stmt *st = cache_stmt_get(c, CACHE_STMT_SOURCE_KEY_ALL, err);
+	const unsigned char *memo, *key;
+	int rc;
+
+	if (!st)
+		return err ? err->code : ERROR_INTERNAL;
+	while ((rc = cache_stmt_step(c, st, err)) == 1) {
+		memo = sqlite3_column_text(st, 0);
+		key = sqlite3_column_text(st, 1);
+		if (memo && key)
+			fill(v, n, (const char *)memo, (const char *)key,
+			     keys);
+	}
+	return rc < 0 ? rc : 0;
+}
+
+int
+cache_source_keys_get(struct cache *c, const char *const *memos, size_t n,
+		      char *keys, struct error *err)
+{
+	struct memo_at *v = NULL;
+	sqlite3_int64 rows = 0;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		keys[33 * i] = '\0';
+		if (!cache_key_valid(memos[i]))
+			return error_set(err, ERROR_INVALID,
+					 "bad memo id '%s'", memos[i]);
+	}
+	rc = n ? memo_rows(c, &rows, err) : 0;
+	if (rc || !n || (sqlite3_uint64)rows > CACHE_SOURCE_KEYS_SCAN * n)
+		return rc;
+	v = mem_calloc(n, sizeof(*v));
+	if (!v)
+		return error_nomem(err);
+	for (i = 0; i < n; i++) {
+		v[i].memo = memos[i];
+		v[i].pos = i;
+	}
+	qsort(v, n, sizeof(*v), cmp_memo);
+	rc = scan(c, v, n, keys, err);
+	mem_free(v);
+	return rc ? rc : 1;
 }
 
 int

@@ -426,6 +426,35 @@ cache_manifest_each(struct cache *c, const char *key, cache_component_fn fn,
 	return each_row(c, key, id, n, fn, payload, err);
 }
 
+/* 1 when statement `which`, bound to key, yields a row; 0 or an error. */
+static int
+has_row(struct cache *c, enum cache_stmt which, const char *key,
+	struct error *err)
+{
+	sqlite3_stmt *st = cache_stmt_get(c, which, err);
+	int rc;
+
+	if (!st)
+		return err ? err->code : ERROR_INTERNAL;
+	rc = cache_bind_text(c, st, 1, key, err);
+	if (rc)
+		return rc;
+	rc = cache_stmt_step(c, st, err);
+	sqlite3_reset(st);
+	return rc;
+}
+
+int
+cache_manifest_stored(struct cache *c, const char *key, struct error *err)
+{
+	int rc;
+
+	if (!cache_key_valid(key))
+		return cache_key_error(key, err);
+	rc = has_row(c, CACHE_STMT_MANIFEST_KEY_GET, key, err);
+	return rc ? rc : has_row(c, CACHE_STMT_MANIFEST_GET, key, err);
+}
+
 /* cache_manifest_get's component_fn: a copy of each into the manifest. */
 static int
 copy_component(void *payload, size_t i, size_t n,

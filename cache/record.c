@@ -552,6 +552,34 @@ cache_record_list(struct cache *c, const char *run,
 }
 
 int
+cache_record_statuses(struct cache *c, const char *run, cache_status_fn fn,
+		      void *payload, struct error *err)
+{
+	enum cache_record_status status;
+	const char *id;
+	sqlite3_stmt *st;
+	int rc;
+
+	st = cache_stmt_get(c, CACHE_STMT_RECORD_STATUSES, err);
+	if (!st)
+		return err ? err->code : ERROR_INTERNAL;
+	rc = cache_bind_text(c, st, 1, run, err);
+	while (!rc && (rc = cache_stmt_step(c, st, err)) == 1) {
+		id = (const char *)sqlite3_column_text(st, 0);
+		rc = cache_record_status_parse(
+			(const char *)sqlite3_column_text(st, 1), &status,
+			err);
+		if (!rc)
+			rc = fn(payload, id ? id : "", status);
+	}
+	if (rc) {
+		sqlite3_reset(st);
+		return rc < 0 ? rc : 0;
+	}
+	return 0;
+}
+
+int
 cache_record_find(struct cache *c, const char *key, const char *run,
 		  struct cache_record_list *out, struct error *err)
 {

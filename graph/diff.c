@@ -87,11 +87,25 @@ struct tdiff {
 	struct graph_change_list *out;
 	size_t cap;
 	struct buf path;
+	int raw;	/* 1: entries compared by raw mode, reported with
+			   graph_git_entry_mode (graph_git_diff_at) */
 };
 
+static unsigned
+mode_of(const struct tdiff *t, const git_tree_entry *e)
+{
+	if (!e)
+		return 0;
+	return t->raw ? graph_git_entry_mode(e)
+		      : (unsigned)git_tree_entry_filemode(e);
+}
+
+/* A change of the entry at t->path: x the old entry, y the new, either
+ * NULL on its missing side. */
 static int
 add_change(struct tdiff *t, enum graph_change_status status,
-	   unsigned old_mode, unsigned new_mode, struct error *err)
+	   const git_tree_entry *x, const git_tree_entry *y,
+	   struct error *err)
 {
 	struct graph_change *c;
 
@@ -110,8 +124,14 @@ add_change(struct tdiff *t, enum graph_change_status status,
 	if (!c->path)
 		return error_set(err, ERROR_NOMEM, "out of memory");
 	c->status = status;
-	c->old_mode = old_mode;
-	c->new_mode = new_mode;
+	c->old_mode = mode_of(t, x);
+	c->new_mode = mode_of(t, y);
+	memset(&c->old_id, 0, sizeof(c->old_id));
+	memset(&c->new_id, 0, sizeof(c->new_id));
+	if (x)
+		memcpy(c->old_id.id, git_tree_entry_id(x)->id, 20);
+	if (y)
+		memcpy(c->new_id.id, git_tree_entry_id(y)->id, 20);
 	t->out->n++;
 	return 0;
 }
@@ -181,11 +201,9 @@ one_side(struct tdiff *t, const git_tree_entry *e, int added,
 	if (rc)
 		return rc;
 	if (!is_tree(e)) {
-		unsigned mode = (unsigned)git_tree_entry_filemode(e);
-
 		rc = add_change(t, added ? GRAPH_CHANGE_ADDED
 					 : GRAPH_CHANGE_DELETED,
-				added ? 0 : mode, added ? mode : 0, err);
+				added ? NULL : e, added ? e : NULL, err);
 	} else {
 		rc = lookup_tree(t, e, &tree, err);
 		if (!rc)
@@ -201,8 +219,10 @@ static int
 both_sides(struct tdiff *t, const git_tree_entry *x, const git_tree_entry *y,
 	   struct error *err)
 {
-	unsigned mx = (unsigned)git_tree_entry_filemode(x);
-	unsigned my = (unsigned)git_tree_entry_filemode(y);
+	unsigned mx = t->raw ? (unsigned)git_tree_entry_filemode_raw(x)
+			     : (unsigned)git_tree_entry_filemode(x);
+	unsigned my = t->raw ? (unsigned)git_tree_entry_filemode_raw(y)
+			     : (unsigned)git_tree_entry_filemode(y);
 	git_tree *a = NULL, *b = NULL;
 	size_t len;
 	int rc;
@@ -223,7 +243,7 @@ both_sides(struct tdiff *t, const git_tree_entry *x, const git_tree_entry *y,
 		rc = add_change(t, (mx & 0170000) == (my & 0170000)
 					   ? GRAPH_CHANGE_MODIFIED
 					   : GRAPH_CHANGE_TYPECHANGE,
-				mx, my, err);
+				x, y, err);
 	}
 	git_tree_free(b);
 	git_tree_free(a);
@@ -266,7 +286,7 @@ graph_repo_diff_paths(struct graph_repo *repo, const struct graph_oid *base,
 		      const struct graph_oid *head,
 		      struct graph_change_list *out, struct error *err)
 {
-	struct tdiff t = { repo, out, 0, BUF_INIT };
+	struct tdiff t = { repo, out, 0, BUF_INIT, 0 };
 	git_tree *a = NULL, *b = NULL;
 	int rc;
 
@@ -284,6 +304,44 @@ graph_repo_diff_paths(struct graph_repo *repo, const struct graph_oid *base,
 	buf_release(&t.path);
 	git_tree_free(b);
 	git_tree_free(a);
+	return rc;
+}
+
+int
+graph_git_diff_at(struct graph_repo *repo, git_tree *a, git_tree *b,
+		  const char *path, struct graph_change_list *out,
+		  struct error *err)
+{
+	struct tdiff t = { repo, out, out->n, BUF_INIT, 1 };
+	git_tree_entry *x = NULL, *y = NULL;
+	const char *slash = strrchr(path, '/');
+	int rc = 0, grc;
+
+	if (!path[0]) {
+		rc = diff_trees(&t, a, b, err);
+		goto done;
+	}
+	grc = git_tree_entry_bypath(&x, a, path);
+	if (grc < 0 && grc != GIT_ENOTFOUND) {
+		rc = graph_repo_git_error(repo, grc, err, "reading a tree");
+		goto done;
+	}
+	grc = git_tree_entry_bypath(&y, b, path);
+	if (grc < 0 && grc != GIT_ENOTFOUND) {
+		rc = graph_repo_git_error(repo, grc, err, "reading a tree");
+		goto done;
+	}
+	/* enter() appends the entry's own name to its folder's path. */
+	if (slash)
+		rc = buf_add(&t.path, path, (size_t)(slash - path), err);
+	if (!rc && x && y)
+		rc = both_sides(&t, x, y, err);
+	else if (!rc && (x || y))
+		rc = one_side(&t, x ? x : y, !x, err);
+done:
+	buf_release(&t.path);
+	git_tree_entry_free(y);
+	git_tree_entry_free(x);
 	return rc;
 }
 

@@ -95,10 +95,22 @@ struct graph_key_sources {
 			    const char *group, struct digest *out);
 };
 
+/* Rule fields a node's key has (key.c's rule_components), and the key
+ * schema: the last text of each and its digest are kept, since most
+ * nodes share most of them. */
+#define GRAPH_KEY_FIELDS 17
+
+struct graph_key_text {
+	const char *text;	/* in the keys' arena, or NULL */
+	size_t len;
+	char hex[33];		/* XXH3-128 of text */
+};
+
 struct graph_keys {
 	struct graph_node_key *keys;	/* indexed like graph->nodes */
 	size_t n;
 	struct arena arena;		/* owns components and texts */
+	struct graph_key_text last[GRAPH_KEY_FIELDS];	/* per field */
 };
 
 /*

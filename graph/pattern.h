@@ -139,4 +139,21 @@ int pattern_set_prefixes(const struct pattern_set *set, struct strv *out,
  */
 const unsigned char *pattern_set_digest(const struct pattern_set *set);
 
+/*
+ * What a source set's memo id needs, without compiling the set: the
+ * digest pattern_set_digest gives after pattern_set_compile(include,
+ * exclude), then pattern_set_exclude_globs(globs) when n_globs > 0, then
+ * pattern_set_exclude_absent(absent) when absent is not NULL (16 bytes
+ * into digest), and the prefixes pattern_set_prefixes gives (pushed onto
+ * *prefixes). Every pattern is validated as compile does, with the same
+ * errors. A plan keying 500 sets from their memo compiled 500 sets for
+ * this (fifth round, docs/performance.md). Returns 0, ERROR_INVALID or
+ * ERROR_NOMEM.
+ */
+int pattern_set_memo_parts(const char *const *include, size_t n_include,
+			   const char *const *exclude, size_t n_exclude,
+			   const char *const *globs, size_t n_globs,
+			   const char *absent, unsigned char digest[16],
+			   struct strv *prefixes, struct error *err);
+
 #endif

@@ -200,15 +200,110 @@ digest_list(XXH3_state_t *st, const char *const *v, size_t n)
 	}
 }
 
+/* The digests of the steps that make a set: compile, the excluded output
+ * globs, the absent path. Each chains the one before, so a set made in
+ * those steps and pattern_set_memo_parts agree by construction. */
+static void
+digest_base(const char *const *include, size_t n_include,
+	    const char *const *exclude, size_t n_exclude, unsigned char *out)
+{
+	XXH3_state_t st;
+	XXH128_canonical_t c;
+
+	XXH3_128bits_reset(&st);
+	XXH3_128bits_update(&st, "ripple-patterns-v1", 19);
+	digest_list(&st, include, n_include);
+	digest_list(&st, exclude, n_exclude);
+	XXH128_canonicalFromHash(&c, XXH3_128bits_digest(&st));
+	memcpy(out, c.digest, 16);
+}
+
+static void
+digest_globs(unsigned char *d, const char *const *globs, size_t n)
+{
+	XXH3_state_t st;
+	XXH128_canonical_t c;
+
+	XXH3_128bits_reset(&st);
+	XXH3_128bits_update(&st, "ripple-patterns-globs-v1", 24);
+	XXH3_128bits_update(&st, d, 16);
+	digest_list(&st, globs, n);
+	XXH128_canonicalFromHash(&c, XXH3_128bits_digest(&st));
+	memcpy(d, c.digest, 16);
+}
+
+static void
+digest_absent(unsigned char *d, const char *absent)
+{
+	XXH3_state_t st;
+	XXH128_canonical_t c;
+
+	XXH3_128bits_reset(&st);
+	XXH3_128bits_update(&st, "ripple-patterns-absent-v1", 25);
+	XXH3_128bits_update(&st, d, 16);
+	digest_list(&st, &absent, 1);
+	XXH128_canonicalFromHash(&c, XXH3_128bits_digest(&st));
+	memcpy(d, c.digest, 16);
+}
+
+/* Fixed prefixes of n include patterns, sorted and unique, onto *out. */
+static int
+prefixes_of(const char *const *include, size_t n, struct strv *out,
+	    struct error *err)
+{
+	struct buf b = BUF_INIT;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < n; i++) {
+		buf_reset(&b);
+		rc = pattern_fixed_prefix(include[i], &b, err);
+		if (rc)
+			goto done;
+		rc = strv_push(out, b.data, err);
+		if (rc)
+			goto done;
+	}
+	strv_sort_unique(out);
+done:
+	buf_release(&b);
+	return rc;
+}
+
+int
+pattern_set_memo_parts(const char *const *include, size_t n_include,
+		       const char *const *exclude, size_t n_exclude,
+		       const char *const *globs, size_t n_globs,
+		       const char *absent, unsigned char digest[16],
+		       struct strv *prefixes, struct error *err)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < n_include; i++) {
+		rc = pattern_validate(include[i], err);
+		if (rc)
+			return rc;
+	}
+	for (i = 0; i < n_exclude; i++) {
+		rc = pattern_validate(exclude[i], err);
+		if (rc)
+			return rc;
+	}
+	digest_base(include, n_include, exclude, n_exclude, digest);
+	if (n_globs)
+		digest_globs(digest, globs, n_globs);
+	if (absent)
+		digest_absent(digest, absent);
+	return prefixes_of(include, n_include, prefixes, err);
+}
+
 int
 pattern_set_compile(const char *const *include, size_t n_include,
 		    const char *const *exclude, size_t n_exclude,
 		    struct pattern_set **out, struct error *err)
 {
 	struct pattern_set *set;
-	XXH3_state_t st;
-	XXH128_hash_t h;
-	XXH128_canonical_t c;
 	size_t i;
 	int rc;
 
@@ -234,13 +329,7 @@ pattern_set_compile(const char *const *include, size_t n_include,
 			goto fail;
 		}
 	}
-	XXH3_128bits_reset(&st);
-	XXH3_128bits_update(&st, "ripple-patterns-v1", 19);
-	digest_list(&st, include, n_include);
-	digest_list(&st, exclude, n_exclude);
-	h = XXH3_128bits_digest(&st);
-	XXH128_canonicalFromHash(&c, h);
-	memcpy(set->digest, c.digest, 16);
+	digest_base(include, n_include, exclude, n_exclude, set->digest);
 	*out = set;
 	return 0;
 fail:
@@ -272,8 +361,6 @@ int
 pattern_set_exclude_globs(struct pattern_set *set, const char *const *globs,
 			  size_t n, struct error *err)
 {
-	XXH3_state_t st;
-	XXH128_canonical_t c;
 	char **v;
 	size_t i;
 
@@ -289,12 +376,8 @@ pattern_set_exclude_globs(struct pattern_set *set, const char *const *globs,
 			return error_set(err, ERROR_NOMEM, "out of memory");
 		set->n_globs++;
 	}
-	XXH3_128bits_reset(&st);
-	XXH3_128bits_update(&st, "ripple-patterns-globs-v1", 24);
-	XXH3_128bits_update(&st, set->digest, 16);
-	digest_list(&st, (const char *const *)set->globs, set->n_globs);
-	XXH128_canonicalFromHash(&c, XXH3_128bits_digest(&st));
-	memcpy(set->digest, c.digest, 16);
+	digest_globs(set->digest, (const char *const *)set->globs,
+		     set->n_globs);
 	return 0;
 }
 
@@ -302,20 +385,13 @@ int
 pattern_set_exclude_absent(struct pattern_set *set, const char *path,
 			   struct error *err)
 {
-	XXH3_state_t st;
-	XXH128_canonical_t c;
 	char *p = mem_strdup(path);
 
 	if (!p)
 		return error_set(err, ERROR_NOMEM, "out of memory");
 	mem_free(set->absent);
 	set->absent = p;
-	XXH3_128bits_reset(&st);
-	XXH3_128bits_update(&st, "ripple-patterns-absent-v1", 25);
-	XXH3_128bits_update(&st, set->digest, 16);
-	digest_list(&st, (const char *const *)&set->absent, 1);
-	XXH128_canonicalFromHash(&c, XXH3_128bits_digest(&st));
-	memcpy(set->digest, c.digest, 16);
+	digest_absent(set->digest, set->absent);
 	return 0;
 }
 
@@ -427,23 +503,8 @@ int
 pattern_set_prefixes(const struct pattern_set *set, struct strv *out,
 		     struct error *err)
 {
-	struct buf b = BUF_INIT;
-	size_t i;
-	int rc = 0;
-
-	for (i = 0; i < set->inc.n; i++) {
-		buf_reset(&b);
-		rc = pattern_fixed_prefix(set->orig_inc[i], &b, err);
-		if (rc)
-			goto done;
-		rc = strv_push(out, b.data, err);
-		if (rc)
-			goto done;
-	}
-	strv_sort_unique(out);
-done:
-	buf_release(&b);
-	return rc;
+	return prefixes_of((const char *const *)set->orig_inc, set->inc.n,
+			   out, err);
 }
 
 const unsigned char *

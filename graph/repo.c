@@ -448,10 +448,13 @@ graph_repo_has_commit(struct graph_repo *repo, const struct graph_oid *commit,
 	if (grc == 0)
 		grc = git_commit_tree(&t, c);
 	if (grc < 0) {
-		snprintf(what, sizeof(what), "commit %s is not in this clone",
+		/* Absent, or unreadable now (no descriptor left): only the
+		 * first is a matter of fetching. */
+		snprintf(what, sizeof(what), grc == GIT_ENOTFOUND ?
+			 "commit %s is not in this clone" : "reading commit %s",
 			 hex);
-		rc = graph_repo_git_error(repo, GIT_ENOTFOUND, err, what);
-		if (err && !err->hint[0])
+		rc = graph_repo_git_error(repo, grc, err, what);
+		if (err && rc == ERROR_NOT_FOUND && !err->hint[0])
 			error_hint(err, FETCH_HINT);
 	}
 	git_tree_free(t);

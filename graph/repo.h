@@ -130,7 +130,9 @@ int graph_repo_checkout_links(struct graph_repo *repo);
 /*
  * 0 when the commit and its tree are present in the object database.
  * Otherwise ERROR_NOT_FOUND saying which object is missing and whether
- * the clone is shallow or partial, with the "git fetch --unshallow" hint.
+ * the clone is shallow or partial, with the "git fetch --unshallow" hint;
+ * or, when they cannot be read (no file descriptor left, a damaged
+ * object), graph_repo_git_error's error with libgit2's message.
  */
 int graph_repo_has_commit(struct graph_repo *repo,
 			  const struct graph_oid *commit, struct error *err);
@@ -212,6 +214,10 @@ struct graph_change {
 	char *path;			/* owned */
 	enum graph_change_status status;
 	unsigned old_mode, new_mode;	/* 0 on the missing side */
+	/* Object ids (zero on the missing side), filled by the tree-to-tree
+	 * diffs only (graph_repo_diff_paths, graph_source_diff); zero from
+	 * the working-tree diff. */
+	struct graph_oid old_id, new_id;
 };
 
 struct graph_change_list {

@@ -63,6 +63,19 @@ int graph_git_opaque_at_or_above(git_tree *root, const char *path,
 				 git_tree_entry **out, size_t *len);
 
 /*
+ * Append to *out (the caller releases it) every path that differs at or
+ * below `path` ("" for the whole trees) between trees a (old) and b
+ * (new): subtrees with one id are skipped whole, a missing side's files
+ * are added or deleted. Entries are compared by their raw modes and ids,
+ * and reported with graph_git_entry_mode's modes and their object ids.
+ * Unsorted. Returns 0, ERROR_NOMEM, or ERROR_INTERNAL from libgit2.
+ */
+struct graph_change_list;
+int graph_git_diff_at(struct graph_repo *repo, git_tree *a, git_tree *b,
+		      const char *path, struct graph_change_list *out,
+		      struct error *err);
+
+/*
  * The tags of `git`: the names under refs/tags/ (without that prefix) of
  * the refs that resolve to an object, sorted by bytes and unique, appended
  * to *names (an owned vector). A ref git skips with "warning: ignoring
@@ -107,7 +120,8 @@ void graph_git_shallow_release(struct graph_shallow *s);
 
 /*
  * 1 when `git` is a shallow clone (its common git folder has a non-empty
- * shallow file; a damaged one counts), else 0. Unlike
+ * shallow file; a damaged one counts, one that cannot be read now, for
+ * want of a descriptor or memory, does not), else 0. Unlike
  * git_repository_is_shallow, which looks in the worktree's own git
  * folder, this also answers for a linked worktree of a shallow clone.
  */

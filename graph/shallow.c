@@ -131,9 +131,14 @@ graph_git_is_shallow(git_repository *git)
 	struct graph_shallow s;
 	struct error err;
 	size_t n;
+	int rc;
 
 	error_init(&err);
-	if (graph_git_shallow_load(git, &s, &err) < 0)
+	rc = graph_git_shallow_load(git, &s, &err);
+	if (rc == ERROR_IO || rc == ERROR_NOMEM)
+		return 0;	/* cannot tell now (no descriptor left): say
+				   nothing of history */
+	if (rc < 0)
 		return 1;	/* a damaged shallow file: call it shallow */
 	n = s.n;
 	graph_git_shallow_release(&s);

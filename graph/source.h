@@ -14,6 +14,7 @@
 
 struct error;
 struct pattern_set;
+struct strv;
 struct graph_source_cache;
 struct graph_worktree;
 
@@ -123,6 +124,38 @@ int graph_source_memo_id(struct graph_repo *repo,
 			 const struct graph_oid *commit,
 			 const struct pattern_set *set, char *out,
 			 struct error *err);
+
+/*
+ * The same memo id from a set's parts, as pattern_set_memo_parts gives
+ * them without compiling the set: its digest (16 bytes) and its sorted,
+ * unique prefixes. Errors as graph_source_memo_id.
+ */
+int graph_source_memo_id_parts(struct graph_repo *repo,
+			       const struct graph_oid *commit,
+			       const unsigned char *digest,
+			       const struct strv *prefixes, char *out,
+			       struct error *err);
+
+/*
+ * The files of `set` that differ between commits base and head, from the
+ * tree diff under the set's fixed prefixes (subtrees with one id are not
+ * read): 1 with *out (release it with graph_change_list_release) listing
+ * each claimed path that is added, deleted or modified, in path order,
+ * with its modes (graph_git_entry_mode) and blob ids. That is every
+ * difference between the two states' file lists when neither state holds
+ * a symlink (whose identity follows its target): the caller must know
+ * that much of at least one side. 0 (*out empty) when the diff alone
+ * cannot tell: a symlink or gitlink among the changes, or at or above a
+ * prefix. Errors: repository errors, ERROR_NOMEM.
+ */
+struct graph_change_list;
+int graph_source_diff(struct graph_repo *repo, const struct graph_oid *base,
+		      const struct graph_oid *head,
+		      const struct pattern_set *set,
+		      struct graph_change_list *out, struct error *err);
+
+/* 1 when a file of st is a symlink, 0 when none is. */
+int graph_source_state_has_link(const struct graph_source_state *st);
 
 /*
  * 1 when `st`'s key depends only on what lies under the set's prefixes:

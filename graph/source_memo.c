@@ -89,6 +89,24 @@ graph_source_memo_id(struct graph_repo *repo, const struct graph_oid *commit,
 		     struct error *err)
 {
 	struct strv prefixes = STRV_INIT;
+	int rc;
+
+	rc = pattern_set_prefixes(set, &prefixes, err);
+	if (!rc)
+		rc = graph_source_memo_id_parts(repo, commit,
+						pattern_set_digest(set),
+						&prefixes, out, err);
+	strv_release(&prefixes);
+	return rc;
+}
+
+int
+graph_source_memo_id_parts(struct graph_repo *repo,
+			   const struct graph_oid *commit,
+			   const unsigned char *digest,
+			   const struct strv *prefixes, char *out,
+			   struct error *err)
+{
 	struct digest_state st = DIGEST_STATE_INIT;
 	struct buf cover = BUF_INIT;
 	struct digest d;
@@ -96,16 +114,14 @@ graph_source_memo_id(struct graph_repo *repo, const struct graph_oid *commit,
 	size_t i;
 	int rc;
 
-	rc = pattern_set_prefixes(set, &prefixes, err);
-	if (!rc)
-		rc = cover_of(&prefixes, &cover, err);
+	rc = cover_of(prefixes, &cover, err);
 	if (!rc)
 		rc = graph_repo_commit_tree(repo, commit, &tree, err);
 	if (!rc)
 		rc = digest_begin(&st, "ripple-source-memo-v5", err);
 	if (rc)
 		goto done;
-	digest_add(&st, pattern_set_digest(set), 16);
+	digest_add(&st, digest, 16);
 	if (cover.len) {
 		/* One id names everything below the prefixes: reading it
 		 * reads no tree below the cover's parent, so an unchanged
@@ -114,9 +130,9 @@ graph_source_memo_id(struct graph_repo *repo, const struct graph_oid *commit,
 		digest_add_str(&st, cover.data);
 		id_at(&st, tree, cover.data);
 	} else {
-		for (i = 0; i < prefixes.n; i++) {
-			digest_add_str(&st, prefixes.v[i]);
-			id_at(&st, tree, prefixes.v[i]);
+		for (i = 0; i < prefixes->n; i++) {
+			digest_add_str(&st, prefixes->v[i]);
+			id_at(&st, tree, prefixes->v[i]);
 		}
 	}
 	digest_end(&st, &d);
@@ -125,7 +141,6 @@ done:
 	digest_abort(&st);
 	git_tree_free(tree);
 	buf_release(&cover);
-	strv_release(&prefixes);
 	return rc;
 }
 

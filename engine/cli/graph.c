@@ -315,7 +315,9 @@ keys_usage(FILE *f)
 		"\n"
 		"Print each node's id and content key (XXH3-128) at a revision "
 		"(default HEAD)\nor in the working tree; --components lists "
-		"what each key hashes.\n");
+		"what each key hashes.\nA revision's source sets are walked "
+		"on $RIPPLE_JOBS threads (default: the\ncores, at most 8); "
+		"the keys are the same for any number.\n");
 }
 
 static int
@@ -329,6 +331,40 @@ matches(const char *id, char **globs, int n)
 		if (!strcmp(globs[i], id) || fnmatch_match(globs[i], id))
 			return 1;
 	return 0;
+}
+
+/*
+ * The source sets of the nodes in mask and of everything they need
+ * (what graph_keys_compute keys) walked ahead on $RIPPLE_JOBS threads
+ * (*pool, freed by the caller after ev). 0, CLI_USAGE (a malformed
+ * RIPPLE_JOBS, printed), or an error code with *err.
+ */
+static int
+keys_ahead(const struct cli_ctx *ctx, struct eval *ev,
+	   const unsigned char *mask, struct eval_pool **pool,
+	   struct error *err)
+{
+	const struct graph *g = ev->graph;
+	unsigned char *want;
+	size_t jobs, i, k;
+	int rc;
+
+	if (cli_job_count(ctx, "keys", 0, &jobs))
+		return CLI_USAGE;
+	rc = eval_pool_new(jobs, pool, err);
+	if (rc || !*pool)
+		return rc;
+	want = mem_calloc(g->n_nodes + 1, 1);
+	if (!want)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	memcpy(want, mask, g->n_nodes);
+	for (i = g->n_nodes; i-- > 0;)
+		for (k = 0; want[i] && k < g->nodes[i].n_deps; k++)
+			want[g->nodes[i].deps[k]] = 1;
+	eval_set_pool(ev, *pool);
+	rc = eval_prefetch(ev, want, err);
+	mem_free(want);
+	return rc;
 }
 
 static json_t *
@@ -368,6 +404,7 @@ cli_keys(int argc, char **argv, const struct cli_ctx *ctx)
 	struct graph_repo *repo = NULL;
 	struct eval *ev = NULL;
 	struct graph_keys *keys = NULL;
+	struct eval_pool *pool = NULL;
 	unsigned char *mask = NULL;
 	json_t *doc = NULL;
 	struct error err;
@@ -418,7 +455,12 @@ cli_keys(int argc, char **argv, const struct cli_ctx *ctx)
 		rc = CLI_USAGE;
 		goto done;
 	}
-	rc = graph_keys_compute(ev->graph, mask, &ev->sources, &keys, &err);
+	rc = keys_ahead(ctx, ev, mask, &pool, &err);
+	if (rc == CLI_USAGE)
+		goto done;
+	if (!rc)
+		rc = graph_keys_compute(ev->graph, mask, &ev->sources, &keys,
+					&err);
 	if (rc) {
 		cli_print_error(ctx, &err);
 		rc = cli_exit_for(rc);
@@ -468,6 +510,7 @@ done:
 	mem_free(mask);
 	graph_keys_free(keys);
 	eval_free(ev);
+	eval_pool_free(pool);
 	graph_repo_close(repo);
 	return rc;
 }

@@ -286,6 +286,21 @@ want_color(const char *when, int fd)
 	return smart_terminal(fd) && !(nc && nc[0]);
 }
 
+/*
+ * The pack files libgit2 may keep open for `open_files` files a process
+ * may open (host_open_files; 0: unlimited, which is libgit2's 0 too):
+ * all but 32 of them, or half of a limit of 64 or fewer, at least 1.
+ */
+static size_t
+pack_files(size_t open_files)
+{
+	if (!open_files)
+		return 0;
+	if (open_files > 64)
+		return open_files - 32;
+	return open_files / 2 ? open_files / 2 : 1;
+}
+
 /* Apply -C DIR as git does: change into it. Returns 0 or CLI_USAGE. */
 static int
 enter_dir(const char *dir)
@@ -435,6 +450,17 @@ main(int argc, char **argv)
 		 */
 		git_libgit2_opts(GIT_OPT_SET_CACHE_MAX_SIZE,
 				 (ssize_t)8 << 20);
+		/*
+		 * libgit2 keeps every pack file it read open; a repository
+		 * of more packs than the open-file limit (a pack per fetch
+		 * or maintenance prefetch; macOS allows 256 files) failed
+		 * with EMFILE. As git does (packfile.c, pack_max_fds), the
+		 * least recently used pack is closed past the limit, less
+		 * what SQLite, loose objects and the threads keying source
+		 * sets hold at once.
+		 */
+		git_libgit2_opts(GIT_OPT_SET_MWINDOW_FILE_LIMIT,
+				 pack_files(host_open_files()));
 		/* Commands parse their own options: argv[0] is their name. */
 		optind = 0;
 		rc = commands[i].run(cargc, argv + first, &ctx);

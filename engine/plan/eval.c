@@ -26,57 +26,30 @@
 #include "rules/rules.h"
 #include "base/banned.h"
 
-static size_t
-name_hash(const char *s)
-{
-	size_t h = 1469598103934665603u;	/* FNV-1a */
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211u;
-	return h;
-}
-
 static struct eval_input *
 find_input(struct eval *ev, const char *name)
 {
-	size_t i;
-
-	if (!ev->n_slots)
-		return NULL;
-	for (i = name_hash(name) & (ev->n_slots - 1); ev->slots[i];
-	     i = (i + 1) & (ev->n_slots - 1))
-		if (!strcmp(ev->inputs[ev->slots[i] - 1].name, name))
-			return &ev->inputs[ev->slots[i] - 1];
-	return NULL;
+	return strmap_get(&ev->by_name, name);
 }
 
-/* Index input `pos`, growing the table to keep it under half full. */
+/* An input's excludes, then policy.ignore: *out (free it) and *n. */
 static int
-index_input(struct eval *ev, size_t pos, struct error *err)
+excludes(const struct eval *ev, const struct graph_input *in,
+	 const char ***out, size_t *n, struct error *err)
 {
-	size_t i, k;
+	const struct rules_policy *pol = &ev->rules->policy;
+	const char **ex = mem_calloc(in->n_exclude + pol->n_ignore + 1,
+				     sizeof(*ex));
+	size_t i;
 
-	if (2 * (ev->n_inputs + 1) > ev->n_slots) {
-		size_t n = ev->n_slots ? ev->n_slots * 2 : 64;
-		size_t *slots = mem_calloc(n, sizeof(*slots));
-
-		if (!slots)
-			return error_set(err, ERROR_NOMEM, "out of memory");
-		mem_free(ev->slots);
-		ev->slots = slots;
-		ev->n_slots = n;
-		for (k = 0; k < ev->n_inputs; k++)
-			if (k != pos) {
-				for (i = name_hash(ev->inputs[k].name) & (n - 1);
-				     slots[i]; i = (i + 1) & (n - 1))
-					;
-				slots[i] = k + 1;
-			}
-	}
-	for (i = name_hash(ev->inputs[pos].name) & (ev->n_slots - 1);
-	     ev->slots[i]; i = (i + 1) & (ev->n_slots - 1))
-		;
-	ev->slots[i] = pos + 1;
+	*out = ex;
+	*n = 0;
+	if (!ex)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	for (i = 0; i < in->n_exclude; i++)
+		ex[(*n)++] = in->exclude[i];
+	for (i = 0; i < pol->n_ignore; i++)
+		ex[(*n)++] = pol->ignore[i];
 	return 0;
 }
 
@@ -84,19 +57,13 @@ static int
 compile(struct eval *ev, const struct graph_input *in,
 	struct pattern_set **out, struct error *err)
 {
-	const struct rules_policy *pol = &ev->rules->policy;
-	const char **ex = mem_calloc(in->n_exclude + pol->n_ignore + 1,
-				     sizeof(*ex));
-	size_t i, n = 0;
-	int rc;
+	const char **ex;
+	size_t n;
+	int rc = excludes(ev, in, &ex, &n, err);
 
-	if (!ex)
-		return error_set(err, ERROR_NOMEM, "out of memory");
-	for (i = 0; i < in->n_exclude; i++)
-		ex[n++] = in->exclude[i];
-	for (i = 0; i < pol->n_ignore; i++)
-		ex[n++] = pol->ignore[i];
-	rc = pattern_set_compile(in->include, in->n_include, ex, n, out, err);
+	if (!rc)
+		rc = pattern_set_compile(in->include, in->n_include, ex, n,
+					 out, err);
 	mem_free(ex);
 	if (!rc)
 		rc = pattern_set_exclude_globs(*out,
@@ -109,6 +76,41 @@ compile(struct eval *ev, const struct graph_input *in,
 	return rc;
 }
 
+/* x's set, compiled on first use: keying a set from its memo needs only
+ * its digest and prefixes (input_memo_id). */
+static int
+input_set(struct eval *ev, struct eval_input *x, struct error *err)
+{
+	return x->set ? 0 : compile(ev, x->in, &x->set, err);
+}
+
+/* x's memo id at ev->commit into x->memo, once, from the set's parts:
+ * the same bytes graph_source_memo_id gives for the compiled set. */
+static int
+input_memo_id(struct eval *ev, struct eval_input *x, struct error *err)
+{
+	const char **ex;
+	size_t n;
+	int rc = 0;
+
+	if (x->memo[0])
+		return 0;
+	if (!x->parts) {
+		rc = excludes(ev, x->in, &ex, &n, err);
+		if (!rc)
+			rc = pattern_set_memo_parts(
+				x->in->include, x->in->n_include, ex, n,
+				(const char *const *)ev->own.v, ev->own.n,
+				ev->own_rules, x->digest, &x->prefixes, err);
+		mem_free(ex);
+		if (rc)
+			return rc;
+		x->parts = 1;
+	}
+	return graph_source_memo_id_parts(ev->repo, &ev->commit, x->digest,
+					  &x->prefixes, x->memo, err);
+}
+
 static int
 ensure_input(struct eval *ev, const struct graph_input *in,
 	     struct eval_input **out, struct error *err)
@@ -118,27 +120,27 @@ ensure_input(struct eval *ev, const struct graph_input *in,
 	if (!x) {
 		if (ev->n_inputs == ev->cap_inputs) {
 			size_t cap = ev->cap_inputs ? ev->cap_inputs * 2 : 16;
-			struct eval_input *v = mem_realloc(
+			struct eval_input **v = mem_realloc(
 				ev->inputs, cap * sizeof(*v));
 
 			if (!v)
-				return error_set(err, ERROR_NOMEM,
-						 "out of memory");
+				return error_nomem(err);
 			ev->inputs = v;
 			ev->cap_inputs = cap;
 		}
-		x = &ev->inputs[ev->n_inputs];
-		memset(x, 0, sizeof(*x));
-		x->name = mem_strdup(in->name);
-		if (!x->name)
-			return error_set(err, ERROR_NOMEM, "out of memory");
-		if (index_input(ev, ev->n_inputs, err)) {
+		x = mem_calloc(1, sizeof(*x));
+		if (!x || !(x->name = mem_strdup(in->name))) {
+			mem_free(x);
+			return error_nomem(err);
+		}
+		x->in = in;
+		strv_init(&x->prefixes, 1);
+		if (strmap_put(&ev->by_name, x->name, x, err)) {
 			mem_free(x->name);
+			mem_free(x);
 			return err->code;
 		}
-		ev->n_inputs++;
-		if (compile(ev, in, &x->set, err))
-			return err->code;
+		ev->inputs[ev->n_inputs++] = x;
 	}
 	*out = x;
 	return 0;
@@ -151,6 +153,8 @@ eval_input_set(struct eval *ev, const struct graph_input *in,
 	struct eval_input *x;
 	int rc = ensure_input(ev, in, &x, err);
 
+	if (!rc)
+		rc = input_set(ev, x, err);
 	*out = rc ? NULL : x->set;
 	return rc;
 }
@@ -162,10 +166,17 @@ eval_input_state(struct eval *ev, const struct graph_input *in,
 	struct eval_input *x;
 	int rc = ensure_input(ev, in, &x, err);
 
+	if (!rc)
+		rc = input_set(ev, x, err);
 	if (rc)
 		return rc;
 	if (!x->computed) {
-		rc = ev->worktree
+		/* Walked ahead on the pool (a run's sets), else here. */
+		rc = eval_pool_take_state(ev, x, err);
+		if (rc > 0)
+			rc = 0;
+		else if (!rc)
+			rc = ev->worktree
 			? graph_source_compute_worktree(ev->wt, x->set,
 							&x->state, err)
 			: graph_source_compute(ev->repo, &ev->commit, x->set,
@@ -188,6 +199,8 @@ eval_input_patterns(struct eval *ev, const struct graph_input *in,
 	int rc = ensure_input(ev, in, &x, err);
 
 	if (!rc)
+		rc = input_set(ev, x, err);
+	if (!rc)
 		*out = x->set;
 	return rc;
 }
@@ -206,17 +219,25 @@ memo_key(struct eval *ev, const struct graph_input *in, char *memo,
 		return rc;
 	if (x->computed)
 		return 0;	/* known already: no memo needed */
-	rc = graph_source_memo_id(ev->repo, &ev->commit, x->set, memo, err);
+	rc = input_memo_id(ev, x, err);
 	if (rc)
 		return rc;
+	memcpy(memo, x->memo, 33);
 	shared = ev->key_memo ? strmap_get(ev->key_memo, memo) : NULL;
 	if (shared && !digest_from_hex(shared, out, NULL)) {
 		ev->memo_hits++;
 		return 1;
 	}
 	error_init(&e2);
-	if (ev->memo && cache_source_key_get(ev->memo, memo, key, &e2) == 1 &&
-	    !digest_from_hex(key, out, NULL)) {
+	if (x->fetched) {
+		if (x->fetched_key[0] &&
+		    !digest_from_hex(x->fetched_key, out, NULL)) {
+			ev->memo_hits++;
+			return 1;
+		}
+	} else if (ev->memo &&
+		   cache_source_key_get(ev->memo, memo, key, &e2) == 1 &&
+		   !digest_from_hex(key, out, NULL)) {
 		ev->memo_hits++;
 		return 1;
 	}
@@ -263,7 +284,7 @@ eval_set_pool(struct eval *ev, struct eval_pool *pool)
 	ev->pool = pool;
 }
 
-/* eval_int.h's names of three helpers, for eval_pool.c. */
+/* eval_int.h's names of three helpers, for eval_ahead.c. */
 struct eval_input *
 eval_find_input(struct eval *ev, const char *name)
 {
@@ -274,7 +295,9 @@ int
 eval_ensure_input(struct eval *ev, const struct graph_input *in,
 		  struct eval_input **out, struct error *err)
 {
-	return ensure_input(ev, in, out, err);
+	int rc = ensure_input(ev, in, out, err);
+
+	return rc ? rc : input_set(ev, *out, err);
 }
 
 int
@@ -308,6 +331,9 @@ source_key(void *payload, const struct graph_input *in, struct digest *out,
 		if (rc)
 			goto known;
 	}
+	rc = input_set(ev, x, err);
+	if (rc)
+		return rc;
 	if (ev->stream && !ev->worktree && !x->computed) {
 		/* Only the key is kept: folders claimed whole are read for
 		 * their modes alone (graph_source_compute_key); an
@@ -342,6 +368,49 @@ known:
 }
 
 void
+eval_prefetch_memo(struct eval *ev, const unsigned char *mask)
+{
+	const struct graph *g = ev->graph;
+	const char **memos = NULL;
+	size_t *pos = NULL, i, k, n = 0;
+	char *keys = NULL;
+	struct eval_input *x;
+	struct error e2;
+
+	if (!ev->memo || ev->worktree)
+		return;
+	error_init(&e2);
+	for (i = 0; i < g->n_nodes; i++)
+		for (k = 0; mask[i] && k < g->nodes[i].n_inputs; k++)
+			if (ensure_input(ev, &g->nodes[i].inputs[k], &x, &e2))
+				return;
+	memos = mem_calloc(ev->n_inputs + 1, sizeof(*memos));
+	pos = mem_calloc(ev->n_inputs + 1, sizeof(*pos));
+	keys = mem_alloc(33 * (ev->n_inputs + 1));
+	if (!memos || !pos || !keys)
+		goto done;
+	for (i = 0; i < ev->n_inputs; i++) {
+		x = ev->inputs[i];
+		if (x->key_known || x->computed || x->fetched ||
+		    input_memo_id(ev, x, &e2))
+			continue;
+		memos[n] = x->memo;
+		pos[n++] = i;
+	}
+	if (cache_source_keys_get(ev->memo, memos, n, keys, &e2) != 1)
+		goto done;
+	for (i = 0; i < n; i++) {
+		x = ev->inputs[pos[i]];
+		x->fetched = 1;
+		memcpy(x->fetched_key, keys + 33 * i, 33);
+	}
+done:
+	mem_free(keys);
+	mem_free(pos);
+	mem_free(memos);
+}
+
+void
 eval_set_stream(struct eval *ev, int stream)
 {
 	ev->stream = stream;
@@ -368,10 +437,10 @@ eval_input_memo(struct eval *ev, const struct graph_input *in, char *memo,
 	if (!rc)
 		rc = ensure_input(ev, in, &x, err);
 	if (!rc)
-		rc = graph_source_memo_id(ev->repo, &ev->commit, x->set, memo,
-					  err);
+		rc = input_memo_id(ev, x, err);
 	if (rc)
 		return rc;
+	memcpy(memo, x->memo, 33);
 	/* A key from a memo was memoizable when it was stored. */
 	if (x->unmemoizable ||
 	    (x->computed && !graph_source_state_memoizable(x->set, &x->state)))
@@ -504,12 +573,14 @@ eval_free(struct eval *ev)
 	if (!ev)
 		return;
 	for (i = 0; i < ev->n_inputs; i++) {
-		mem_free(ev->inputs[i].name);
-		pattern_set_free(ev->inputs[i].set);
-		graph_source_state_release(&ev->inputs[i].state);
+		mem_free(ev->inputs[i]->name);
+		pattern_set_free(ev->inputs[i]->set);
+		strv_release(&ev->inputs[i]->prefixes);
+		graph_source_state_release(&ev->inputs[i]->state);
+		mem_free(ev->inputs[i]);
 	}
 	mem_free(ev->inputs);
-	mem_free(ev->slots);
+	strmap_release(&ev->by_name);
 	eval_claims_free(ev->claims);
 	strv_release(&ev->own);
 	mem_free(ev->own_rules);

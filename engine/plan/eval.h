@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 
+#include "base/strmap.h"
 #include "base/strv.h"
 #include "graph/graph.h"
 #include "graph/repo.h"
@@ -39,11 +40,10 @@ struct eval {
 					   under (evaluations of other
 					   commits take the same) */
 	struct graph_worktree *wt;	/* owned, worktree mode */
-	struct eval_input *inputs;	/* memo, in the order first seen */
+	struct eval_input **inputs;	/* memo, in the order first seen;
+					   each owned */
 	size_t n_inputs, cap_inputs;
-	size_t *slots;			/* open-addressing index by name:
-					   input position + 1, 0 empty */
-	size_t n_slots;			/* a power of two > 2 * n_inputs */
+	struct strmap by_name;		/* input name -> its eval_input */
 	struct eval_claims *claims;	/* owned: the inputs by the fixed
 					   prefixes of their patterns, for
 					   eval_path_claimed; built on first
@@ -150,6 +150,17 @@ struct cache;
 void eval_set_memo(struct eval *ev, struct cache *c, int write);
 
 /*
+ * Ask the cache's memo (eval_set_memo) for the keys of every input of the
+ * nodes whose byte in `mask` is set, in a few statements
+ * (cache_source_keys_get), before they are keyed one by one: the answers
+ * are those each lookup would give, so only for a plan that does not
+ * write the memo while it keys. Best effort: an input whose memo id or
+ * lookup fails here is looked up, and its error reported, when its key
+ * is needed.
+ */
+void eval_prefetch_memo(struct eval *ev, const unsigned char *mask);
+
+/*
  * Share source keys between the evaluations of one plan (the merge base
  * and the head): a set whose memo id (graph_source_memo_id: its patterns
  * and the tree ids at its prefixes) one evaluation has keyed takes that
@@ -200,27 +211,21 @@ int eval_input_memo(struct eval *ev, const struct graph_input *in, char *memo,
 		    char *key, struct error *err);
 
 /*
- * Cold plans in parallel (engine/plan/eval_pool.c): a pool keys the
- * source sets that no memo knows on up to `jobs` threads before the
- * nodes are keyed, and the single-threaded keying takes each result
- * where it would have walked the set, so keys, memo rows, plans and
- * errors are those of one thread. Only sets keyed for their key alone
- * (eval_set_stream) of a commit are keyed ahead, at least
- * EVAL_POOL_SETS_PER_THREAD of them per thread: a thread opens its own
- * handle and reads the trees above its sets again (measured: with fewer
- * sets that costs more than it saves), so fewer than twice that many
- * are left to the one thread.
+ * Cold plans in parallel (engine/plan/eval_ahead.c picks the sets,
+ * eval_pool.c keys them): a pool keys the source sets that no memo
+ * knows on up to `jobs` threads before the nodes are keyed, and the
+ * single-threaded keying takes each result where it would have walked
+ * the set, so keys, memo rows, records, plans and errors are those of
+ * one thread. Sets of a commit only (not the working tree); an
+ * evaluation that keeps its sets' files (a run) gets them walked whole.
+ * At least EVAL_POOL_SETS_PER_THREAD sets a thread: a thread opens its
+ * own handle and reads the trees above its sets again (measured: with
+ * fewer sets that costs more than it saves), so fewer than twice that
+ * many are left to the one thread.
  */
 #define EVAL_POOL_MAX_JOBS 8
 #define EVAL_POOL_SETS_PER_THREAD 4
 struct eval_pool;
-
-/*
- * The number of threads for `cpus` processors online (host_cpus) when
- * nothing says otherwise: cpus, at most EVAL_POOL_MAX_JOBS (each thread
- * holds a repository handle with its own object cache).
- */
-size_t eval_pool_default_jobs(size_t cpus);
 
 /*
  * A pool of `jobs` threads (the calling thread one of them; more than
@@ -252,6 +257,18 @@ void eval_set_pool(struct eval *ev, struct eval_pool *pool);
  */
 int eval_prefetch(struct eval *ev, const unsigned char *mask,
 		  struct error *err);
+
+/*
+ * As eval_prefetch for two evaluations of one plan on one pool, keyed in
+ * one batch, a's sets first: a plan's head and the merge base it compares
+ * keys with (--assume-base-built), so that the few sets that differ at
+ * the base share the threads with the head's. A set the batch holds for
+ * a under the same memo id is not keyed again for b: b takes a's key if
+ * it may be memoized (eval_pool_shared), else walks it. b may be NULL.
+ */
+int eval_prefetch_pair(struct eval *a, const unsigned char *mask_a,
+		       struct eval *b, const unsigned char *mask_b,
+		       struct error *err);
 
 /* Free an evaluation. Accepts NULL. */
 void eval_free(struct eval *ev);
@@ -289,6 +306,26 @@ int eval_path_claimed(struct eval *ev, const char *path, int *ignored,
  * some node. Such a path is never an input, nor a changed path of a plan.
  */
 int eval_path_own(const struct eval *ev, const char *path);
+
+/*
+ * The files of input `name` that differ between the commit of baseline
+ * run `run_id` in cache `c`, where the set's key is `base_key`, and ev's
+ * commit, named from the tree diff under the set's prefixes
+ * (graph_source_diff) instead of both whole file lists: 1 with *out (n
+ * entries in path order, allocated in `a`, as filediff_compare gives
+ * them for the two lists) when that is sure: ev is a commit's evaluation
+ * with a memo that walked the set for its key and found no symlink, and
+ * c's source-key memo holds base_key for the set at the run's commit, so
+ * the stored file list of base_key (which must be stored) is that
+ * commit's. 0 when not: the caller compares the lists. Errors:
+ * ERROR_NOMEM only (a repository or cache error is a 0, and the caller's
+ * comparison meets it).
+ */
+struct plan_file_diff;
+int eval_input_changes(struct eval *ev, const char *name, struct cache *c,
+		       const char *run_id, const char *base_key,
+		       struct arena *a, struct plan_file_diff **out,
+		       size_t *n, struct error *err);
 
 /*
  * The state of the input called `name` (as in graph_input.name) if some

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 
+#include "base/strv.h"
 #include "graph/digest.h"
 #include "graph/source.h"
 
@@ -76,10 +77,19 @@ struct eval_claims {
 void eval_claims_free(struct eval_claims *c);
 
 /* An input of the evaluation, by name: its compiled patterns, its state
- * or key once known (eval.c; eval_pool.c keys some ahead). */
+ * or key once known (eval.c; eval_ahead.c and eval_pool.c key some
+ * ahead). */
 struct eval_input {
 	char *name;
-	struct pattern_set *set;
+	const struct graph_input *in;	/* the first use's (the graph's) */
+	struct pattern_set *set;	/* compiled on first use (eval.c's
+					   input_set; eval_ensure_input) */
+	int parts;		/* digest and prefixes known */
+	unsigned char digest[16];	/* pattern_set_memo_parts */
+	struct strv prefixes;
+	char memo[33];		/* memo id at ev->commit, or "" */
+	int fetched;		/* the local memo was asked for memo */
+	char fetched_key[33];	/* its answer, "" for none */
 	struct graph_source_state state;
 	int computed;		/* state holds the files */
 	int key_known;		/* key holds the set's key */
@@ -89,6 +99,10 @@ struct eval_input {
 	char remote_memo[33], remote_key[33];
 	int unmemoizable;	/* walked, and its key may not be remembered
 				   (kept when stream drops the files) */
+	int link_free;		/* walked for its key on this thread and no
+				   symlink found (eval_stream_key): the
+				   tree diff names its changed files
+				   (eval_input_changes) */
 	const struct eval_keyed *ahead;	/* keyed ahead (eval_pool.c) */
 };
 
@@ -115,6 +129,8 @@ int eval_memo_key(struct eval *ev, const struct graph_input *in, char *memo,
  * error. Lives in the pool's arena as long as the pool.
  */
 struct eval_keyed {
+	const struct eval *owner;	/* whose input (its commit, and
+					   whose error it is) */
 	const struct pattern_set *set;	/* borrowed: the input's */
 	char memo[33];			/* its memo id, or "" */
 	int done;			/* walked: rc and key or err hold */
@@ -123,18 +139,35 @@ struct eval_keyed {
 					   with the input */
 	struct digest key;		/* bytes only (hex: the taker's) */
 	int memoizable;			/* graph_source_state_memoizable */
+	int full;			/* the set's files are wanted (an
+					   evaluation that keeps them: a
+					   run): state holds them until the
+					   input takes them */
+	struct graph_source_state state;
 };
 
 /*
- * A slot for `set` (memo id `memo`, 33 bytes) in the pool, or NULL with
- * ERROR_NOMEM.
+ * A slot for `set`, an input of `owner` (memo id `memo`, 33 bytes), in
+ * the pool, or NULL with ERROR_NOMEM.
  */
 struct eval_keyed *eval_pool_slot(struct eval_pool *pool,
+				  const struct eval *owner,
 				  const struct pattern_set *set,
 				  const char *memo, struct error *err);
 
 /*
- * Key the sets of items[0..n) at `commit` on the pool's threads, one
+ * For eval_input_state: the files of x's set when the pool walked them
+ * ahead for this evaluation (a slot of ev's marked full): moved into
+ * x->state, 1. 0 when there are none to take (the caller walks). The
+ * walk's error (prefixed by the caller as its own would be) as a
+ * negative code.
+ */
+int eval_pool_take_state(const struct eval *ev, struct eval_input *x,
+			 struct error *err);
+
+/*
+ * Key the sets of items[0..n) (each at its owner's commit) on the pool's
+ * threads, one
  * handle each (`repo` for the calling thread's share; each other thread
  * opens its own from it, once, and the pool keeps it), filling each
  * slot; a set whose walk fails sets its slot's error, and no set after
@@ -147,8 +180,7 @@ struct eval_keyed *eval_pool_slot(struct eval_pool *pool,
 struct graph_oid;
 struct graph_repo;
 int eval_pool_key(struct eval_pool *pool, struct graph_repo *repo,
-		  const struct graph_oid *commit, struct eval_keyed **items,
-		  size_t n, struct error *err);
+		  struct eval_keyed **items, size_t n, struct error *err);
 
 /*
  * The memoizable key some evaluation keyed ahead under memo id `memo`

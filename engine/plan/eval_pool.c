@@ -2,14 +2,15 @@
  * Source sets keyed ahead, in parallel (issue 28): a cold plan spends
  * nine tenths of its time in libgit2 reading the trees of some 500
  * independent source sets, one after the other. Before the nodes are
- * keyed, the evaluation hands the sets its memos do not know to a pool
- * of threads (base/pool.h), each reading through a repository handle of
- * its own (libgit2's objects and object cache are one thread's at a
- * time); each set's key, whether it may be memoized, or its error lands
- * in the set's own slot. The single-threaded keying then runs exactly as
- * before, in its own order, and takes a slot's result where it would
- * have walked the set: memo rows, keys, plan and errors cannot depend on
- * the threads' scheduling. Which sets go to the pool: eval_ahead.c.
+ * keyed, the evaluation hands the sets its memos do not know
+ * (eval_ahead.c) to a pool of threads (base/pool.h), each reading
+ * through a repository handle of its own (libgit2's objects and object
+ * cache are one thread's at a time); each set's key, whether it may be
+ * memoized, or its error lands in the set's own slot, with the set's
+ * files when the evaluation keeps them (a run). The single-threaded
+ * keying then runs exactly as before, in its own order, and takes a
+ * slot's result where it would have walked the set: memo rows, keys,
+ * records, plan and errors cannot depend on the threads' scheduling.
  */
 #include "engine/plan/eval.h"
 #include "engine/plan/eval_int.h"
@@ -21,8 +22,6 @@
 #include "base/mem.h"
 #include "base/pool.h"
 #include "base/strmap.h"
-#include "graph/graph.h"
-#include "graph/pattern.h"
 #include "graph/repo.h"
 #include "graph/source.h"
 #include "base/banned.h"
@@ -38,13 +37,6 @@ struct eval_pool {
 	size_t n_all, cap_all;
 	struct arena arena;		/* slots and memo ids */
 };
-
-size_t
-eval_pool_default_jobs(size_t cpus)
-{
-	return cpus < 1 ? 1 : cpus > EVAL_POOL_MAX_JOBS ? EVAL_POOL_MAX_JOBS
-							: cpus;
-}
 
 int
 eval_pool_new(size_t jobs, struct eval_pool **out, struct error *err)
@@ -73,8 +65,10 @@ eval_pool_free(struct eval_pool *pool)
 	for (i = 0; pool->repos && i < pool->jobs; i++)
 		graph_repo_close(pool->repos[i]);
 	mem_free(pool->repos);
-	for (i = 0; i < pool->n_all; i++)
+	for (i = 0; i < pool->n_all; i++) {
 		mem_free(pool->all[i]->err);
+		graph_source_state_release(&pool->all[i]->state);
+	}
 	mem_free(pool->all);
 	strmap_release(&pool->shared);
 	arena_release(&pool->arena);
@@ -82,8 +76,9 @@ eval_pool_free(struct eval_pool *pool)
 }
 
 struct eval_keyed *
-eval_pool_slot(struct eval_pool *pool, const struct pattern_set *set,
-	       const char *memo, struct error *err)
+eval_pool_slot(struct eval_pool *pool, const struct eval *owner,
+	       const struct pattern_set *set, const char *memo,
+	       struct error *err)
 {
 	struct eval_keyed *k;
 
@@ -105,6 +100,7 @@ eval_pool_slot(struct eval_pool *pool, const struct pattern_set *set,
 		return NULL;
 	}
 	memset(k, 0, sizeof(*k));
+	k->owner = owner;
 	k->set = set;
 	memcpy(k->memo, memo, sizeof(k->memo));
 	pool->all[pool->n_all++] = k;
@@ -127,7 +123,6 @@ struct seat {
 };
 
 struct batch {
-	const struct graph_oid *commit;
 	struct eval_keyed **items;
 };
 
@@ -150,10 +145,17 @@ key_one(void *worker, size_t i, void *arg)
 	if (seat->broken)
 		return 0;	/* left undone: the keying walks it */
 	repo = seat->own ? *seat->own : *seat->slot;
-	rc = graph_source_compute_key(repo, b->commit, k->set, NULL, &st, &e);
+	rc = k->full ? graph_source_compute(repo, &k->owner->commit, k->set,
+					    NULL, &st, &e)
+		     : graph_source_compute_key(repo, &k->owner->commit,
+						k->set, NULL, &st, &e);
 	if (!rc) {
 		memcpy(k->key.bytes, st.key, sizeof(k->key.bytes));
 		k->memoizable = graph_source_state_memoizable(k->set, &st);
+		if (k->full) {
+			k->state = st;	/* for the input to take */
+			memset(&st, 0, sizeof(st));
+		}
 	} else {
 		/* Not kept (no memory for it): the single-threaded keying
 		 * walks the set again and meets the error itself. */
@@ -171,12 +173,11 @@ key_one(void *worker, size_t i, void *arg)
 
 int
 eval_pool_key(struct eval_pool *pool, struct graph_repo *repo,
-	      const struct graph_oid *commit, struct eval_keyed **items,
-	      size_t n, struct error *err)
+	      struct eval_keyed **items, size_t n, struct error *err)
 {
 	struct seat seats[EVAL_POOL_MAX_JOBS];
 	void *workers[EVAL_POOL_MAX_JOBS];
-	struct batch b = { commit, items };
+	struct batch b = { items };
 	size_t i, threads = n / EVAL_POOL_SETS_PER_THREAD;
 	int rc;
 
@@ -213,6 +214,25 @@ eval_pool_key(struct eval_pool *pool, struct graph_repo *repo,
 	return 0;
 }
 
+int
+eval_pool_take_state(const struct eval *ev, struct eval_input *x,
+		     struct error *err)
+{
+	struct eval_keyed *k = (struct eval_keyed *)x->ahead;
+
+	if (!k || k->owner != ev || !k->full || !k->done)
+		return 0;
+	k->full = 0;	/* taken, or its error reported: once */
+	if (k->rc) {
+		if (err && !err->code)
+			*err = *k->err;
+		return k->rc;
+	}
+	x->state = k->state;
+	memset(&k->state, 0, sizeof(k->state));
+	return 1;
+}
+
 /*
  * The key of x's set alone (its files are not kept): what the pool keyed
  * ahead for it, or for the same memo id in another evaluation of the
@@ -225,18 +245,20 @@ eval_stream_key(struct eval *ev, const struct graph_input *in,
 		int *memoizable, struct error *err)
 {
 	const struct eval_keyed *k = x->ahead;
+	const struct eval_keyed *own = k && k->owner == ev ? k : NULL;
 	int rc;
 
-	if (!k || !k->done)
+	/* Another commit's key only where the memo would lend it. */
+	if (!k || !k->done || (!own && (k->rc || !k->memoizable)))
 		k = eval_pool_shared(ev->pool, memo);
 	if (k && k->done && !k->rc) {
 		memcpy(out->bytes, k->key.bytes, sizeof(out->bytes));
 		*memoizable = k->memoizable;
 		return 0;
 	}
-	if (k && k->done && k == x->ahead && err && !err->code) {
-		*err = *k->err;
-		rc = k->rc;
+	if (own && own->done && own->rc && err && !err->code) {
+		*err = *own->err;
+		rc = own->rc;
 	} else {
 		rc = graph_source_compute_key(ev->repo, &ev->commit, x->set,
 					      NULL, &x->state, err);
@@ -248,5 +270,6 @@ eval_stream_key(struct eval *ev, const struct graph_input *in,
 	}
 	memcpy(out->bytes, x->state.key, sizeof(out->bytes));
 	*memoizable = graph_source_state_memoizable(x->set, &x->state);
+	x->link_free = !graph_source_state_has_link(&x->state);
 	return 0;
 }

@@ -39,6 +39,7 @@ struct history {
 	struct cache_record_list run_recs;	/* run's records, by node id
 						   (read on first use) */
 	int run_recs_read;
+	int by_node;		/* 1: records read one by one instead */
 	const char *rules_file;	/* the planner's --rules, or NULL */
 	struct eval *base, *head;
 	struct eval *run_eval;	/* the baseline run's commit, owned */
@@ -81,6 +82,33 @@ run_components(void *payload, struct plan_record *rec, struct error *err)
  * one query on first use (ordered by node id, as SQLite's binary
  * collation orders bytes) and searched, instead of one query a node.
  */
+/* run_record for one node, read alone (history_records_by_node). */
+static int
+run_record_one(struct history *h, const char *id, struct plan_record *out,
+	       struct error *err)
+{
+	struct cache_record rec;
+	struct error e2;
+	int rc;
+
+	error_init(&e2);
+	rc = cache_record_get(h->cache, h->run, id, &rec, &e2);
+	if (rc == ERROR_NOT_FOUND)
+		return 0;
+	if (rc) {
+		*err = e2;
+		return rc;
+	}
+	if (!record_source_allows(h->reader, &rec)) {
+		cache_record_release(&rec);
+		return 0;	/* not this reader's to reuse */
+	}
+	rc = record_source_fill(h->cache, &h->arena, &rec, out, err);
+	out->source = h->local;
+	cache_record_release(&rec);
+	return rc ? rc : 1;
+}
+
 static int
 run_record(void *payload, const char *id, struct plan_record *out,
 	   struct error *err)
@@ -90,6 +118,8 @@ run_record(void *payload, const char *id, struct plan_record *out,
 	size_t lo = 0, hi, mid;
 	int rc, c;
 
+	if (h->by_node && !h->run_recs_read)
+		return run_record_one(h, id, out, err);
 	if (!h->run_recs_read) {
 		rc = cache_record_list(h->cache, h->run, &h->run_recs, err);
 		if (rc)
@@ -252,6 +282,12 @@ run_input_diff(void *payload, struct arena *a, const char *name,
 	int rc;
 
 	(void)new_key;
+	/* From the tree diff since the run's commit where that is sure. */
+	rc = h->run && h->head ? eval_input_changes(h->head, name, h->cache,
+						    h->run, old_key, a, out,
+						    n, err) : 0;
+	if (rc)
+		return rc;
 	rc = filediff_from_cache(h->cache, a, old_key, &o, &no, err);
 	if (rc <= 0)
 		return rc;
@@ -554,6 +590,13 @@ history_remote_only(struct history *h, const char *ns, struct error *err)
 		return ERROR_NOMEM;
 	h->n_src = 1;
 	return 0;
+}
+
+void
+history_records_by_node(struct history *h)
+{
+	if (h && h->run && !h->run_recs_read)
+		h->by_node = 1;
 }
 
 void

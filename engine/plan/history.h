@@ -68,6 +68,14 @@ int history_from_eval(struct eval *base, struct eval *head,
  * or has read it already.
  */
 struct cache_record_list;
+
+/*
+ * Read the baseline run's records one by one, as nodes ask for them,
+ * instead of all at once: for a plan with a scope (why, --job) that
+ * decides a few nodes. Does nothing once the records are read.
+ */
+void history_records_by_node(struct history *h);
+
 void history_give_run_records(struct history *h,
 			      struct cache_record_list *recs);
 

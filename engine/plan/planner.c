@@ -23,10 +23,29 @@
 #include "rules/rules.h"
 #include "base/banned.h"
 
+struct count {
+	const struct planner *p;
+	long covered;
+};
+
+static int
+count_ok(void *payload, const char *node_id, enum cache_record_status st)
+{
+	struct count *c = payload;
+	const struct graph_node *n = graph_find(c->p->head->graph, node_id);
+
+	if (n && c->p->closure[n->index] && st == CACHE_RECORD_STATUS_OK)
+		c->covered++;
+	return 0;
+}
+
 /*
  * How many nodes of the closure run `id` holds a successful record of
  * (*covered), and how many the closure has (*total). The run's records
- * are left in *recs (release them).
+ * are left in *recs (release them), unless the plan has a scope (why,
+ * --job): it needs the records of a few nodes, which the history reads
+ * one by one (history_records_by_node), and the count needs only each
+ * record's node and status.
  */
 static int
 coverage(struct planner *p, const char *id, long *covered, long *total,
@@ -34,12 +53,19 @@ coverage(struct planner *p, const char *id, long *covered, long *total,
 {
 	struct cache_record_list recs = { NULL, 0 };
 	const struct graph *g = p->head->graph;
+	struct count cnt = { p, 0 };
 	size_t i;
 	int rc;
 
 	*covered = *total = 0;
 	for (i = 0; i < g->n_nodes; i++)
 		*total += p->closure[i] != 0;
+	if (p->scope) {
+		rc = cache_record_statuses(p->cache, id, count_ok, &cnt, err);
+		*covered = cnt.covered;
+		*recs_out = recs;
+		return rc;
+	}
 	rc = cache_record_list(p->cache, id, &recs, err);
 	for (i = 0; !rc && i < recs.n; i++) {
 		const struct graph_node *n = graph_find(g, recs.items[i].node_id);
@@ -472,8 +498,12 @@ planner_run_once(struct graph_repo *repo, struct cache *cache,
 				       "--assume-base-built needs --base REV");
 			goto done;
 		}
-		rc = eval_open(repo, p->base_hex, 0, o->rules_file,
-			       o->limits, errors, &p->base, err);
+		/* The base's rules are the head's when its ripple.yml is the
+		 * same text: parsed once (as remote_baseline does), unless
+		 * the full walk is asked for. */
+		rc = eval_open_like(o->full_walk ? NULL : p->head, repo,
+				    p->base_hex, o->rules_file, o->limits,
+				    NULL, 0, errors, &p->base, err);
 		if (!rc) {
 			eval_set_stream(p->base, !o->full_walk);
 			share_keys(p, o);
@@ -495,7 +525,9 @@ planner_run_once(struct graph_repo *repo, struct cache *cache,
 					      p->run_id[0] ? p->run_id : NULL,
 					      p->label, o->rules_file, p->head,
 					      &p->hist, err);
-		if (!rc && p->run_id[0])
+		if (!rc && p->run_id[0] && p->scope)
+			history_records_by_node(p->hist);
+		else if (!rc && p->run_id[0])
 			history_give_run_records(p->hist, &p->run_recs);
 	}
 	if (!rc)
@@ -509,7 +541,17 @@ planner_run_once(struct graph_repo *repo, struct cache *cache,
 	po.versions = p->versions;
 	po.n_versions = p->n_versions;
 	po.assumed_base = o->assume_base_built;
-	rc = eval_prefetch(p->head, p->scope ? p->scope : p->closure, err);
+	/* The memo's answers for every set of the head at once (a run
+	 * writes memo keys as it goes, so it asks one by one; the base of
+	 * --assume-base-built has no memo of its own), then the sets no memo
+	 * knows keyed ahead on the pool's threads: with --assume-base-built
+	 * every node of the base is keyed too (history.c base_record), its
+	 * sets in the same batch. */
+	if (reading)
+		eval_prefetch_memo(p->head, p->scope ? p->scope : p->closure);
+	rc = eval_prefetch_pair(p->head, p->scope ? p->scope : p->closure,
+				o->assume_base_built ? p->base : NULL, NULL,
+				err);
 	if (!rc)
 		rc = plan_compute(p->head->graph, p->selected,
 				  p->scope ? p->scope : p->closure,

@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 
+#include "base/arena.h"
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/mem.h"
@@ -17,6 +18,31 @@
 #include "engine/plan/remote.h"
 #include "graph/graph.h"
 #include "base/banned.h"
+
+/*
+ * A document built and dumped inside a scope allocates from an arena: the
+ * plan of the 100k bench makes some 20,000 jansson values and hashtable
+ * pairs, and malloc, free and json_decref's walk over them cost 9 M
+ * instructions of a warm plan's 84 M (fifth round, docs/performance.md).
+ * The arena is dropped whole and the document is never decref'd.
+ * jansson's allocator is process-wide and takes no payload, so the scope
+ * it reaches is this thread's `scope_now` (the one mutable static of the
+ * library; set only between scope_begin and scope_end, which restore the
+ * functions that were installed). Another thread's jansson calls meet a
+ * NULL scope_now and get malloc and free as before; values made outside
+ * a scope are never freed inside one, nor the reverse. jansson answers a
+ * failed allocation by leaving the value out (a setter given NULL sets
+ * nothing), so the scope remembers any failure and the report is
+ * ERROR_NOMEM, never a document with holes.
+ */
+struct json_scope {
+	struct arena arena;
+	int failed;		/* an allocation in the scope failed */
+	json_malloc_t old_malloc;
+	json_free_t old_free;
+};
+
+static _Thread_local struct json_scope *scope_now;
 
 /* Paths are bytes: invalid UTF-8 bytes become "\xHH" (utf8_escape). */
 static json_t *
@@ -30,6 +56,8 @@ text(const char *s)
 	esc = utf8_escape(s);
 	j = esc ? json_string(esc) : NULL;
 	mem_free(esc);
+	if (!j && scope_now)
+		scope_now->failed = 1;	/* out of memory: no value */
 	return j;
 }
 
@@ -165,6 +193,8 @@ axes_json(const struct graph_node *n)
 		if (!names || !idx) {
 			json_decref(axes);
 			axes = NULL;
+			if (scope_now)
+				scope_now->failed = 1;
 			goto done;
 		}
 	}
@@ -216,8 +246,50 @@ item_json(const struct graph *g, const struct plan *p, size_t i)
 	return o;
 }
 
+static void *
+scope_malloc(size_t n)
+{
+	void *p;
+
+	if (!scope_now)
+		return malloc(n);
+	p = arena_alloc(&scope_now->arena, n);
+	if (!p)
+		scope_now->failed = 1;
+	return p;
+}
+
+static void
+scope_free(void *p)
+{
+	if (!scope_now)
+		free(p);
+}
+
+static void
+scope_begin(struct json_scope *s)
+{
+	arena_init(&s->arena);
+	s->failed = 0;
+	json_get_alloc_funcs(&s->old_malloc, &s->old_free);
+	scope_now = s;
+	json_set_alloc_funcs(scope_malloc, scope_free);
+}
+
+/* Every value made in the scope is gone after this; rc, or ERROR_NOMEM
+ * when an allocation of the scope failed. */
+static int
+scope_end(struct json_scope *s, int rc, struct error *err)
+{
+	json_set_alloc_funcs(s->old_malloc, s->old_free);
+	scope_now = NULL;
+	arena_release(&s->arena);
+	return !rc && s->failed ? error_nomem(err) : rc;
+}
+
 /*
- * doc (reference taken) dumped at the end of out, then a newline. hint:
+ * doc (made in the caller's scope) dumped at the end of out, then a
+ * newline. hint:
  * the bytes expected; json_dumpb writes into the buffer's free room and
  * says how much it needed, so a larger document is dumped again into room
  * grown to fit.
@@ -244,7 +316,6 @@ dump(json_t *doc, size_t hint, struct buf *out, struct error *err)
 		else
 			break;
 	}
-	json_decref(doc);
 	if (rc)
 		return rc;
 	out->len += need;
@@ -256,11 +327,16 @@ int
 report_plan_json(const struct graph *g, const struct plan *p,
 		 const struct plan_meta *m, struct buf *out, struct error *err)
 {
-	json_t *doc = json_object(), *nodes = json_array(),
-	       *counts = json_object();
+	struct json_scope scope;
+	json_t *doc, *nodes, *counts;
 	const char *names[PLAN_REMOTE + 1];
 	size_t idx[PLAN_REMOTE + 1], i;
+	int rc;
 
+	scope_begin(&scope);
+	doc = json_object();
+	nodes = json_array();
+	counts = json_object();
 	/* Every node, skipped ones too, so the counts add up. */
 	for (i = 0; nodes && i < p->n; i++)
 		json_array_append_new(nodes, item_json(g, p, i));
@@ -290,17 +366,24 @@ report_plan_json(const struct graph *g, const struct plan *p,
 	SET(doc, "schema", name("ripple-plan-v1"));
 	SET(doc, "unclaimed_paths", strings(m->unclaimed, m->n_unclaimed));
 	/* Some 450 bytes a node. */
-	return dump(doc, 1024 + 512 * p->n, out, err);
+	rc = scope.failed ? error_nomem(err)
+			  : dump(doc, 1024 + 512 * p->n, out, err);
+	return scope_end(&scope, rc, err);
 }
 
 int
 report_why_json(const struct graph *g, const struct plan *p, size_t i,
 		const struct plan_meta *m, struct buf *out, struct error *err)
 {
-	json_t *doc = json_object(), *chain = json_array();
+	struct json_scope scope;
+	json_t *doc, *chain;
 	long at;
 	size_t guard = 0;
+	int rc;
 
+	scope_begin(&scope);
+	doc = json_object();
+	chain = json_array();
 	if (plan_item_follows(&p->items[i]))
 		for (at = p->items[i].cause; at >= 0 && guard++ < p->n;
 		     at = p->items[at].cause) {
@@ -317,5 +400,7 @@ report_why_json(const struct graph *g, const struct plan *p, size_t i,
 	SET(doc, "forced", str_or_null(m->forced_reason));
 	SET(doc, "node", item_json(g, p, i));
 	SET(doc, "schema", name("ripple-why-v1"));
-	return dump(doc, 2048 + 512 * guard, out, err);
+	rc = scope.failed ? error_nomem(err)
+			  : dump(doc, 2048 + 512 * guard, out, err);
+	return scope_end(&scope, rc, err);
 }

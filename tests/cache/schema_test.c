@@ -290,3 +290,52 @@ Test(cache_schema, source_key_memo_round_trip)
 	free(dir);
 	free(path);
 }
+
+/*
+ * cache_source_keys_get answers what cache_source_key_get answers, id by
+ * id (misses, repeats, any order), by reading the memo whole, and
+ * declines (0) when the memo holds more than CACHE_SOURCE_KEYS_SCAN rows
+ * per id asked, where lookups one by one are cheaper.
+ */
+Test(cache_schema, source_keys_read_at_once)
+{
+	char *dir, *path = tc_tmp_cache_path(&dir), key[CACHE_KEY_SIZE];
+	struct cache *c = tc_open(path);
+	char memo[12][33], val[12][33], keys[12 * 33];
+	const char *ask[12];
+	struct error err;
+	size_t i, n = 0;
+
+	error_init(&err);
+	for (i = 0; i < 12; i++) {
+		snprintf(memo[i], 33, "%032zx", 7 * i + 1);
+		snprintf(val[i], 33, "%032zx", 1000 + i);
+		if (i % 3)	/* every third one is a miss */
+			cr_assert_eq(cache_source_key_put(c, memo[i], val[i],
+							  &err), 0);
+	}
+	/* Asked backwards, one twice. */
+	for (i = 12; i-- > 0;)
+		ask[n++] = memo[i];
+	ask[0] = memo[4];
+	cr_assert_eq(cache_source_keys_get(c, ask, 12, keys, &err), 1, "%s",
+		     err.msg);
+	for (i = 0; i < 12; i++) {
+		int hit = cache_source_key_get(c, ask[i], key, &err);
+
+		cr_assert_geq(hit, 0);
+		cr_expect_str_eq(keys + 33 * i, hit ? key : "", "id %s",
+				 ask[i]);
+	}
+	cr_expect_str_eq(keys, val[4]);
+	/* 8 rows, one id asked: more than 4 rows an id. */
+	cr_expect_eq(cache_source_keys_get(c, ask, 1, keys, &err), 0);
+	cr_expect_str_eq(keys, "");
+	ask[1] = "not-hex";
+	cr_expect_eq(cache_source_keys_get(c, ask, 2, keys, &err),
+		     ERROR_INVALID);
+	cache_close(c);
+	t_rmtree(dir);
+	free(dir);
+	free(path);
+}

@@ -340,6 +340,16 @@ Test(cache_transfer, same_key_other_outcome_is_kept_as_a_conflict)
 	cr_expect_str_eq(got.output_digest, "out-2", "the stored one stays");
 	cr_expect_eq(got.conflicts, 1);
 	cache_record_release(&got);
+	/* The run's records as a plan reads them count them too (the list
+	 * counts per row only when the run has conflicts). */
+	cr_assert_eq(cache_record_list(a, "r", &list, &err), 0);
+	cr_assert_geq(list.n, 2);
+	for (size_t i = 0; i < list.n; i++)
+		cr_expect_eq(list.items[i].conflicts,
+			     !strcmp(list.items[i].node_id, "n1") ||
+			     !strcmp(list.items[i].node_id, "n2"),
+			     "%s", list.items[i].node_id);
+	cache_record_list_release(&list);
 	cr_assert_eq(cache_record_conflicts(a, "r", "n1", &list, &err), 0);
 	cr_assert_eq(list.n, 1);
 	cr_expect_str_eq(list.items[0].output_digest, "other-digest");

@@ -418,6 +418,72 @@ Test(e2e_full_walk, folders_keyed_by_tree_id_still_name_their_files,
 	free(ripple);
 }
 
+/*
+ * A changed set's files are named from the tree diff since the baseline
+ * run's commit (eval_input_changes) only where the diff says all: a link
+ * inside the set whose target, inside it too, is edited changes while
+ * its own entry does not, and why must still name it; an edit beside it
+ * in a set with no link, and the set's own new link, likewise. Each step
+ * reads the same both ways, and as a recorded baseline compared.
+ */
+Test(e2e_full_walk, a_link_whose_target_changed_is_named, .timeout = 300)
+{
+	static const char *const cmds[] = {
+		"plan --base \"$base\" --json",
+		"why artifact:q --base \"$base\" --json",
+		"why artifact:p --base \"$base\" --json",
+		NULL
+	};
+	static const struct {
+		const char *edit, *names;
+	} steps[] = {
+		{ "echo 2 >> q/lib/l.c", "\"q/lnk\"" },
+		{ "echo 2 >> p/a/b.c && echo 2 >> q/lib/m.c", "\"p/a/b.c\"" },
+		{ "ln -s a/b.c p/new", "\"p/new\"" },
+		{ NULL, NULL }
+	};
+	char *tmp = t_tmpdir(), *ripple = ripple_path(), *out;
+	char cmd[4 * PATH_MAX + 2048], dir[PATH_MAX];
+	struct run_result r;
+	size_t i;
+
+	snprintf(cmd, sizeof(cmd), GIT_ID
+		 "mkdir l && cd l && git init -q -b main && "
+		 "mkdir -p q/lib p/a && echo 1 > q/lib/l.c && "
+		 "echo 1 > q/lib/m.c && echo 1 > p/a/b.c && "
+		 "ln -s lib/l.c q/lnk && printf '%%s\\n' 'version: 1' "
+		 "'policy: {unclaimed-paths: ignore}' 'sources:' "
+		 "'  q-src: {paths: [q/**]}' '  p-src: {paths: [p/**]}' "
+		 "'artifacts:' '  q: {inputs: [q-src], command: [build, q]}' "
+		 "'  p: {inputs: [p-src], command: [build, p]}' > ripple.yml "
+		 "&& printf '.ripple/\\n' > .gitignore && git add -A && "
+		 "git commit -qm base && "
+		 "'%s' record --run base --node '*' --status ok >/dev/null && "
+		 "'%s' record --run base --finish ok >/dev/null", ripple,
+		 ripple);
+	must(tmp, cmd);
+	snprintf(dir, sizeof(dir), "%s/l", tmp);
+	for (i = 0; steps[i].edit; i++) {
+		snprintf(cmd, sizeof(cmd), GIT_ID "git checkout -q main && "
+			 "git checkout -q -B s%zu && %s && git add -A && "
+			 "git commit -qm 'step %zu'", i, steps[i].edit, i);
+		must(dir, cmd);
+		same_both_ways(tmp, dir, ripple, "main", cmds);
+		snprintf(cmd, sizeof(cmd), "'%s' plan --base main --json",
+			 ripple);
+		r = t_sh(dir, cmd);
+		cr_assert_eq(r.status, 0, "%s", r.err);
+		out = r.out;
+		cr_expect(strstr(out, steps[i].names) != NULL,
+			  "step %zu: the plan does not name %s: %s", i,
+			  steps[i].names, out);
+		t_result_release(&r);
+	}
+	t_rmtree(tmp);
+	free(tmp);
+	free(ripple);
+}
+
 /* The digest of input `name` in `ripple keys ARGS --components --json`
  * run in dir, into out (33 bytes). */
 static void

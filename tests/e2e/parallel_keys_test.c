@@ -5,12 +5,15 @@
  * across sets, excludes, policy.ignore, upstream edges), cold, partly
  * cold and why, the output with -j 1 and -j 4 (and RIPPLE_JOBS) is byte
  * for byte the same; a set whose trees are missing fails the plan with
- * the same message, for the same (first) set, every time; threads are
- * started only when there is enough to key (strace counts them); folders
- * 4,096 deep key, and 4,097 deep fail, alike on every thread.
+ * the same message, for the same (first) set, every time; a run records
+ * the same keys, memo rows and manifests; threads are started only when
+ * there is enough to key (strace counts them); more pack files than the
+ * open-file limit plan as usual on any threads; folders 4,096 deep key,
+ * and 4,097 deep fail, alike on every thread.
  */
 #include <criterion/criterion.h>
 #include <limits.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,7 +126,8 @@ same_any_jobs(const char *dir, const char *bin, const char *const *cmds,
 	}
 }
 
-/* Threads ripple started for `args` in dir (clone calls under strace). */
+/* Threads ripple started for `args` in dir (clone calls with
+ * CLONE_THREAD under strace: not the processes it spawns). */
 static int
 threads_started(const char *dir, const char *bin, const char *args)
 {
@@ -132,7 +136,7 @@ threads_started(const char *dir, const char *bin, const char *args)
 
 	snprintf(cmd, sizeof(cmd), "strace -f -qq -e trace=clone,clone3 "
 		 "-o ../clones.txt '%s' %s >/dev/null && "
-		 "{ grep -c clone ../clones.txt || true; }", bin, args);
+		 "{ grep -c CLONE_THREAD ../clones.txt || true; }", bin, args);
 	n = t_sh_out(dir, cmd);
 	count = atoi(n);
 	free(n);
@@ -204,6 +208,40 @@ Test(e2e_parallel_keys, threads_start_only_for_enough_sets, .timeout = 300)
 	free(bin);
 }
 
+/*
+ * The default number of threads is the processors ripple may run on: a
+ * CI job pinned to one core (taskset, docker --cpuset-cpus) keys on one
+ * thread, as nproc(1) would say, not on every core of the host.
+ */
+Test(e2e_parallel_keys, the_default_follows_the_cpu_affinity, .timeout = 300)
+{
+	char *tmp = t_tmpdir(), *bin = ripple_path();
+	char *tools = t_sh_out(tmp, "command -v strace >/dev/null && "
+			       "command -v taskset >/dev/null && "
+			       "nproc --all");
+	char dir[PATH_MAX], cmd[PATH_MAX + 256], *n;
+
+	if (atoi(tools) < 2)
+		cr_skip_test("needs strace, taskset and 2 processors");
+	free(tools);
+	must(tmp, MAKE_REPO);
+	snprintf(dir, sizeof(dir), "%s/r", tmp);
+	cr_expect_gt(threads_started(dir, bin, "plan --base base "
+				     "--assume-base-built --json"), 0,
+		     "40 sets to key on %s: no thread was started", "all cores");
+	snprintf(cmd, sizeof(cmd), "taskset -c 0 strace -f -qq -e "
+		 "trace=clone,clone3 -o ../clones.txt '%s' plan --base base "
+		 "--assume-base-built --json >/dev/null && "
+		 "{ grep -c CLONE_THREAD ../clones.txt || true; }", bin);
+	n = t_sh_out(dir, cmd);
+	cr_expect_eq(atoi(n), 0, "pinned to one processor, ripple started "
+		     "%s threads", n);
+	free(n);
+	t_rmtree(tmp);
+	free(tmp);
+	free(bin);
+}
+
 Test(e2e_parallel_keys, a_failing_set_fails_the_same_way_on_any_threads,
      .timeout = 300)
 {
@@ -231,6 +269,266 @@ Test(e2e_parallel_keys, a_failing_set_fails_the_same_way_on_any_threads,
 		  "the first failing set in the keying's order is reported: "
 		  "%s", r.err);
 	t_result_release(&r);
+	t_rmtree(tmp);
+	free(tmp);
+	free(bin);
+}
+
+Test(e2e_parallel_keys, bad_job_counts_are_usage_errors, .timeout = 120)
+{
+	static const struct {
+		const char *env, *args, *says;
+	} cases[] = {
+		{ "RIPPLE_JOBS=zero", "plan", "RIPPLE_JOBS takes a number "
+		  "from 1 to 4096, not 'zero'" },
+		{ "RIPPLE_JOBS=0", "why artifact:p01", "RIPPLE_JOBS takes" },
+		{ "", "plan -j 0", "-j takes a number from 1 to 4096, not '0'" },
+		{ "", "why artifact:p01 --jobs 5000", "-j takes a number" },
+		{ "RIPPLE_JOBS=-3", "run --dry-run", "RIPPLE_JOBS takes" },
+	};
+	char *tmp = t_tmpdir(), *bin = ripple_path();
+	char dir[PATH_MAX];
+	size_t i;
+
+	must(tmp, MAKE_REPO);
+	snprintf(dir, sizeof(dir), "%s/r", tmp);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct run_result r = ripple(dir, bin, cases[i].env,
+					     cases[i].args);
+
+		cr_expect_eq(r.status, 2, "%s %s: status %d: %s", cases[i].env,
+			     cases[i].args, r.status, r.err);
+		cr_expect(strstr(r.err, cases[i].says), "%s %s: %s",
+			  cases[i].env, cases[i].args, r.err);
+		t_result_release(&r);
+	}
+	t_rmtree(tmp);
+	free(tmp);
+	free(bin);
+}
+
+/* The rows `sql` selects from the cache at db, one per line. */
+static char *
+dump(const char *db, const char *sql)
+{
+	sqlite3 *h = NULL;
+	sqlite3_stmt *st = NULL;
+	size_t len = 0, cap = 4096;
+	char *out = malloc(cap);
+	int c, n;
+
+	cr_assert_not_null(out);
+	out[0] = '\0';
+	cr_assert_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL),
+		     SQLITE_OK, "cannot open %s", db);
+	cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK,
+		     "%s: %s", sql, sqlite3_errmsg(h));
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		n = sqlite3_column_count(st);
+		for (c = 0; c < n; c++) {
+			const char *v = (const char *)sqlite3_column_text(st, c);
+			size_t vl = v ? strlen(v) : 4;
+
+			while (len + vl + 2 >= cap) {
+				cap *= 2;
+				out = realloc(out, cap);
+				cr_assert_not_null(out);
+			}
+			memcpy(out + len, v ? v : "NULL", vl);
+			len += vl;
+			out[len++] = c + 1 < n ? '|' : '\n';
+			out[len] = '\0';
+		}
+	}
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return out;
+}
+
+/*
+ * A run keeps every input's files for its records: the pool walks the
+ * sets whole for it and the run takes each set's files where it would
+ * have walked. Two fresh caches, -j 1 and -j 4: the same records, memo
+ * rows and key manifests.
+ */
+Test(e2e_parallel_keys, a_run_records_the_same_on_any_number_of_threads,
+     .timeout = 300)
+{
+	static const char *const tables[] = {
+		"SELECT node_id, key, status, output_digest, artifacts, "
+		"version, metadata FROM records ORDER BY node_id",
+		"SELECT memo, key FROM source_keys ORDER BY memo",
+		"SELECT k.key, c.pos, c.kind, c.name, c.digest, c.detail FROM "
+		"manifest_keys k JOIN manifest_components c ON c.manifest = "
+		"k.id ORDER BY k.key, c.pos",
+		NULL
+	};
+	char *tmp = t_tmpdir(), *bin = ripple_path();
+	char dir[PATH_MAX], cmd[2 * PATH_MAX + 512], db1[PATH_MAX + 32];
+	char db4[PATH_MAX + 32], *strace;
+	size_t i;
+
+	must(tmp, MAKE_REPO " && sed -i 's/command: \\[build, p[0-9]*\\]/"
+	     "command: [true]/; s/command: \\[test\\]/command: [true]/' "
+	     "ripple.yml && git commit -qam true && mkdir ../c1 ../c4");
+	snprintf(dir, sizeof(dir), "%s/r", tmp);
+	snprintf(db1, sizeof(db1), "%s/c1/cache.db", tmp);
+	snprintf(db4, sizeof(db4), "%s/c4/cache.db", tmp);
+	strace = t_sh_out(tmp, "command -v strace || true");
+	snprintf(cmd, sizeof(cmd), "RIPPLE_CACHE='%s' '%s' run -j 1 --run-id r "
+		 ">/dev/null && RIPPLE_CACHE='%s' %s%s '%s' run -j 4 "
+		 "--run-id r >/dev/null", db1, bin, db4,
+		 strace[0] ? strace : "", strace[0] ? " -f -qq -e trace=clone,"
+		 "clone3 -o ../clones.txt" : "", bin);
+	must(dir, cmd);
+	if (strace[0]) {
+		char *n = t_sh_out(dir, "grep -c CLONE_THREAD ../clones.txt "
+				   "|| true");
+
+		cr_expect_gt(atoi(n), 0, "run -j 4 keyed on one thread");
+		free(n);
+	}
+	for (i = 0; tables[i]; i++) {
+		char *one = dump(db1, tables[i]), *four = dump(db4, tables[i]);
+
+		cr_expect(strlen(one) > 100, "%s: %s", tables[i], one);
+		cr_expect_str_eq(four, one, "%s differs with threads",
+				 tables[i]);
+		free(one);
+		free(four);
+	}
+	free(strace);
+	t_rmtree(tmp);
+	free(tmp);
+	free(bin);
+}
+
+/* `ripple keys` walks a revision's sets on $RIPPLE_JOBS threads: the
+ * same keys, components and errors for any number. */
+Test(e2e_parallel_keys, keys_are_the_same_on_any_number_of_threads,
+     .timeout = 300)
+{
+	static const char *const args[] = {
+		"keys --components --json",
+		"keys 'artifact:p0[4-5]' --components",
+		"keys --rev HEAD~1",
+		NULL
+	};
+	char *tmp = t_tmpdir(), *bin = ripple_path(), *strace;
+	char dir[PATH_MAX], cmd[2 * PATH_MAX + 256];
+	struct run_result one, four;
+	size_t i;
+
+	must(tmp, MAKE_REPO);
+	snprintf(dir, sizeof(dir), "%s/r", tmp);
+	for (i = 0; args[i]; i++) {
+		one = ripple(dir, bin, "RIPPLE_JOBS=1", args[i]);
+		four = ripple(dir, bin, "RIPPLE_JOBS=4", args[i]);
+		cr_assert_eq(one.status, 0, "%s: %s", args[i], one.err);
+		cr_expect_eq(four.status, 0, "%s: %s", args[i], four.err);
+		cr_expect(strlen(one.out) > 100, "%s: %s", args[i], one.out);
+		cr_expect_str_eq(four.out, one.out, "%s differs with threads",
+				 args[i]);
+		t_result_release(&one);
+		t_result_release(&four);
+	}
+	strace = t_sh_out(tmp, "command -v strace || true");
+	if (strace[0]) {
+		snprintf(cmd, sizeof(cmd), "RIPPLE_JOBS=4 %s -f -qq -e trace="
+			 "clone,clone3 -o ../clones.txt '%s' keys >/dev/null && "
+			 "{ grep -c CLONE_THREAD ../clones.txt || true; }",
+			 strace, bin);
+		free(strace);
+		strace = t_sh_out(dir, cmd);
+		cr_expect_gt(atoi(strace), 0, "keys walked on one thread");
+	}
+	free(strace);
+	/* A set whose trees are missing: the same error either way. */
+	must(dir, "t=$(git rev-parse HEAD:p07/src/deep) && rm -f "
+	     ".git/objects/$(echo $t | cut -c1-2)/$(echo $t | cut -c3-)");
+	one = ripple(dir, bin, "RIPPLE_JOBS=1", "keys");
+	four = ripple(dir, bin, "RIPPLE_JOBS=4", "keys");
+	cr_expect_neq(one.status, 0);
+	cr_expect_eq(four.status, one.status);
+	cr_expect(strstr(one.err, "p07-src"), "%s", one.err);
+	cr_expect_str_eq(four.err, one.err);
+	t_result_release(&one);
+	t_result_release(&four);
+	t_rmtree(tmp);
+	free(tmp);
+	free(bin);
+}
+
+/* A set whose pattern does not compile (an unterminated class): the
+ * rules are refused (file:line:col) before anything is keyed, with the
+ * same text on any number of threads. */
+Test(e2e_parallel_keys, a_bad_pattern_fails_the_same_way_on_any_threads,
+     .timeout = 300)
+{
+	static const char *const cmds[] = {
+		"plan --base base --assume-base-built --json",
+		"plan --base base",
+		"why artifact:p30 --base base --assume-base-built",
+		NULL
+	};
+	char *tmp = t_tmpdir(), *bin = ripple_path();
+	char dir[PATH_MAX];
+	struct run_result r;
+
+	must(tmp, MAKE_REPO " && sed -i 's|p20/src/\\*\\*, p20|\"p20/src/[ab\", "
+	     "p20|' ripple.yml && git commit -qam bad");
+	snprintf(dir, sizeof(dir), "%s/r", tmp);
+	same_any_jobs(dir, bin, cmds, 1);
+	r = ripple(dir, bin, "", "plan --base base -j 4");
+	cr_expect(strstr(r.err, "ripple.yml") && strstr(r.err, "p20/src/[ab"),
+		  "the bad pattern is named where it is: %s", r.err);
+	t_result_release(&r);
+	t_rmtree(tmp);
+	free(tmp);
+	free(bin);
+}
+
+/*
+ * A repository of more pack files than the open-file limit allows at once
+ * (git fetches and `git maintenance` prefetches leave a pack each; macOS
+ * starts processes with 256 descriptors): libgit2 keeps every pack it
+ * read open, so a plan failed with EMFILE ("Too many open files") on one
+ * thread, and with threads named a different set each run. Packs beyond
+ * the limit are closed and opened again, as git does: the plan is the one
+ * of an unlimited process, on any number of threads.
+ */
+Test(e2e_parallel_keys, more_packs_than_open_files_plan_as_usual,
+     .timeout = 300)
+{
+	static const char *const jobs[] = { "-j 1", "-j 4", NULL };
+	char *tmp = t_tmpdir(), *bin = ripple_path();
+	char dir[PATH_MAX], args[256];
+	struct run_result free_, r;
+	size_t i, k;
+
+	/* 40 more commits, each packed alone: the head's trees of every
+	 * package lie in a pack of their own. */
+	must(tmp, MAKE_REPO " && for i in $(seq -w 0 39); do "
+	     "echo more >> p$i/src/sub/b.c && git commit -qam m$i && "
+	     "git repack -q || exit 1; done && "
+	     "test $(ls .git/objects/pack/*.pack | wc -l) -ge 40");
+	snprintf(dir, sizeof(dir), "%s/r", tmp);
+	free_ = ripple(dir, bin, "", "plan --base base --assume-base-built "
+		       "--json -j 1");
+	cr_assert_eq(free_.status, 0, "%s", free_.err);
+	for (i = 0; jobs[i]; i++) {
+		for (k = 0; k < 3; k++) {
+			snprintf(args, sizeof(args), "plan --base base "
+				 "--assume-base-built --json %s", jobs[i]);
+			r = ripple(dir, bin, "ulimit -n 32 &&", args);
+			cr_expect_eq(r.status, 0, "'%s' with 32 open files: "
+				     "status %d: %s", args, r.status, r.err);
+			cr_expect_str_eq(r.out, free_.out, "'%s' with 32 open "
+					 "files planned otherwise", args);
+			t_result_release(&r);
+		}
+	}
+	t_result_release(&free_);
 	t_rmtree(tmp);
 	free(tmp);
 	free(bin);

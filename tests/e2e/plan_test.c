@@ -557,3 +557,48 @@ Test(e2e_plan, why_works_when_the_baseline_commit_left_the_clone)
 	t_rmtree(dir);
 	free(dir);
 }
+
+/*
+ * A baseline record that came from another trust domain (a pull
+ * request's, in its metadata) serves no reader of the trusted one: the
+ * plan rebuilds the node, and `why`, which reads the baseline's records
+ * node by node, decides the same (it once took them whole, as the plan
+ * does, and the two paths must check alike).
+ */
+Test(e2e_plan, why_reads_no_record_of_another_trust_domain)
+{
+	char *dir = pt_repo("rebuild-all");
+	const char *argv[] = { "why", W11A, "--json", "--base", "main", NULL };
+	const char *ids[] = { W12A, W11B, W12B, UA };
+	json_t *p, *w, *n;
+	size_t i;
+
+	pt_record(dir, "base1", W11A, "ok", "--meta=trust-domain=pr-1");
+	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		pt_record(dir, "base1", ids[i], "ok", "");
+	pt_record(dir, "base1", UB, "failed", "");
+	pt_finish(dir, "base1");
+	change(dir, "docs/index.md", "# only docs\n");
+	p = plan_main(dir);
+	pt_expect(p, W11A, "build", "new-node");
+	pt_expect(p, W11B, "reuse", "reused");
+	w = pt_json(dir, argv);
+	n = json_object_get(w, "node");
+	cr_expect_str_eq(pt_str(n, "decision"),
+			 pt_str(pt_node(p, W11A), "decision"));
+	cr_expect_str_eq(pt_str(n, "reason"), "new-node");
+	/* Counted from each record's node and status alone: 5 of 6 ok. */
+	cr_expect_eq(json_integer_value(json_object_get(json_object_get(
+		w, "baseline_coverage"), "covered")), 5);
+	cr_expect(json_equal(json_object_get(w, "baseline_coverage"),
+			     json_object_get(p, "baseline_coverage")));
+	argv[1] = W11B;
+	json_decref(w);
+	w = pt_json(dir, argv);
+	cr_expect_str_eq(pt_str(json_object_get(w, "node"), "reason"),
+			 "reused");
+	json_decref(w);
+	json_decref(p);
+	t_rmtree(dir);
+	free(dir);
+}

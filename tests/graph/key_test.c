@@ -287,3 +287,57 @@ Test(graph_key, keys_under_allocation_faults_fail_or_match)
 	graph_free(g);
 	rules_free(r);
 }
+
+/*
+ * Nodes keyed in one graph_keys share the last text of each rule field
+ * (graph/key.c: push_field): every node's key and components must be
+ * those it gets keyed alone, whether its texts equal the node before
+ * (same length, other bytes included) or not.
+ */
+Test(graph_key, shared_field_texts_give_each_nodes_own_key)
+{
+	static const char text[] =
+		"version: 1\n"
+		"artifacts:\n"
+		"  a: {command: [build, x], env: {K: '1'}}\n"
+		"  b: {command: [build, y], env: {K: '1'}}\n"
+		"  c: {command: [build, y], env: {K: '2'}, timeout: 5s}\n"
+		"  d: {command: [build, x]}\n"
+		"  e: {command: [build, xy], shell: true}\n";
+	struct rules *r = load(text);
+	struct graph *g = NULL;
+	struct graph_keys *all = NULL, *one = NULL;
+	struct graph_key_sources src = { fake_source, NULL, NULL, NULL, NULL };
+	unsigned char mask[8];
+	struct error err;
+	size_t i, k;
+
+	error_init(&err);
+	cr_assert_eq(graph_build(r, &g, &err), 0, "%s", err.msg);
+	cr_assert_eq(g->n_nodes, 5);
+	cr_assert_eq(graph_keys_compute(g, NULL, &src, &all, &err), 0);
+	for (i = 0; i < g->n_nodes; i++) {
+		const struct graph_node_key *x = &all->keys[i], *y;
+
+		memset(mask, 0, sizeof(mask));
+		mask[i] = 1;
+		cr_assert_eq(graph_keys_compute(g, mask, &src, &one, &err), 0);
+		y = &one->keys[i];
+		cr_expect_str_eq(x->key.hex, y->key.hex, "%s", g->nodes[i].id);
+		cr_assert_eq(x->n_components, y->n_components);
+		for (k = 0; k < x->n_components; k++) {
+			cr_expect_str_eq(x->components[k].digest,
+					 y->components[k].digest, "%s %s",
+					 g->nodes[i].id, x->components[k].name);
+			cr_expect_str_eq(x->components[k].detail,
+					 y->components[k].detail);
+		}
+		graph_keys_free(one);
+		one = NULL;
+	}
+	cr_expect_str_neq(all->keys[0].key.hex, all->keys[1].key.hex);
+	cr_expect_str_neq(all->keys[0].key.hex, all->keys[3].key.hex);
+	graph_keys_free(all);
+	graph_free(g);
+	rules_free(r);
+}

@@ -6,6 +6,7 @@
 
 #include "base/buf.h"
 #include "base/error.h"
+#include "base/mem.h"
 #include "base/strv.h"
 #include "graph/pattern.h"
 
@@ -474,4 +475,119 @@ Test(graph_pattern, output_globs_are_excluded)
 	cr_expect(pattern_set_claims_all_below(set, "src"));
 	cr_expect(pattern_set_claims_all_below(set, ".rippled"));
 	pattern_set_free(set);
+}
+
+/*
+ * A memo id is taken from pattern_set_memo_parts without compiling the
+ * set (engine/plan/eval.c): its digest and prefixes must be the compiled
+ * set's after the same excludes, globs and absent path, or every memo
+ * entry stored before misses (or, worse, two sets share an id).
+ */
+Test(graph_pattern, memo_parts_are_the_compiled_sets)
+{
+	static const char *const inc[] = { "b/c/*.py", "a/**", "**/x",
+					   "a/b/**", "lit", "a/**" };
+	static const char *const exc[] = { "**/*.md", "a/b/tests/**" };
+	static const char *const globs[] = { ".ripple/**", "dist/*.whl" };
+	static const struct {
+		size_t n_inc, n_exc, n_globs;
+		const char *absent;
+	} cases[] = {
+		{ 1, 0, 0, NULL }, { 6, 0, 0, NULL }, { 6, 2, 0, NULL },
+		{ 2, 1, 1, NULL }, { 6, 2, 2, NULL }, { 3, 0, 0, "ripple.yml" },
+		{ 6, 2, 2, "sub/ripple.yml" }, { 0, 0, 0, NULL },
+	};
+	size_t i, k;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct pattern_set *s = NULL;
+		struct strv want = STRV_INIT, got = STRV_INIT;
+		unsigned char d[16];
+		struct error err;
+
+		error_init(&err);
+		cr_assert_eq(pattern_set_compile(inc, cases[i].n_inc, exc,
+						 cases[i].n_exc, &s, &err), 0);
+		cr_assert_eq(pattern_set_exclude_globs(s, globs,
+						       cases[i].n_globs, &err),
+			     0);
+		if (cases[i].absent)
+			cr_assert_eq(pattern_set_exclude_absent(
+					     s, cases[i].absent, &err), 0);
+		cr_assert_eq(pattern_set_prefixes(s, &want, &err), 0);
+		cr_assert_eq(pattern_set_memo_parts(
+				     inc, cases[i].n_inc, exc, cases[i].n_exc,
+				     globs, cases[i].n_globs, cases[i].absent,
+				     d, &got, &err), 0, "%s", err.msg);
+		cr_expect_eq(memcmp(d, pattern_set_digest(s), 16), 0,
+			     "case %zu: digest differs", i);
+		cr_expect_eq(got.n, want.n, "case %zu", i);
+		for (k = 0; k < got.n && k < want.n; k++)
+			cr_expect_str_eq(got.v[k], want.v[k], "case %zu", i);
+		strv_release(&got);
+		strv_release(&want);
+		pattern_set_free(s);
+	}
+}
+
+Test(graph_pattern, memo_parts_report_bad_patterns_as_compile_does)
+{
+	const char *inc[] = { "ok/**", "bad/[x" };
+	const char *exc[] = { "a//b" };
+	unsigned char d[16];
+	struct strv v = STRV_INIT;
+	struct error err;
+
+	error_init(&err);
+	cr_expect_eq(pattern_set_memo_parts(inc, 2, NULL, 0, NULL, 0, NULL, d,
+					    &v, &err), ERROR_INVALID);
+	cr_expect(strstr(err.msg, "bad/[x") != NULL, "%s", err.msg);
+	error_init(&err);
+	cr_expect_eq(pattern_set_memo_parts(inc, 1, exc, 1, NULL, 0, NULL, d,
+					    &v, &err), ERROR_INVALID);
+	cr_expect(strstr(err.msg, "a//b") != NULL, "%s", err.msg);
+	strv_release(&v);
+}
+
+/*
+ * A failed allocation while a prefix is appended to an empty buffer
+ * (BUF_INIT: its data is a read-only "") is ERROR_NOMEM and the buffer is
+ * as it was: the error path wrote the terminator into that "" (a crash,
+ * found by engine_plan_eval_pool's allocation sweep), as
+ * pattern_set_prefixes called it for every set of a plan.
+ */
+Test(graph_pattern, fixed_prefix_out_of_memory_leaves_the_buffer)
+{
+	struct buf b = BUF_INIT, c;
+	struct error err;
+	long n;
+	int rc, fired;
+
+	for (n = 0; n < 16; n++) {
+		error_init(&err);
+		mem_fault_after(n);
+		rc = pattern_fixed_prefix("pkg/src/**", &b, &err);
+		fired = mem_fault_fired();
+		mem_fault_after(-1);
+		if (!fired) {
+			cr_expect_eq(rc, 0);
+			cr_expect_str_eq(b.data, "pkg/src");
+			break;
+		}
+		cr_expect_eq(rc, ERROR_NOMEM, "allocation %ld", n);
+		cr_expect_eq(b.len, 0);
+		cr_expect_str_eq(b.data, "");
+	}
+	cr_expect_gt(n, 0, "no allocation to fail");
+	buf_release(&b);
+	/* With text already there, the text stays. */
+	buf_init(&c, 0);
+	cr_assert_eq(buf_addstr(&c, "x", NULL), 0);
+	error_init(&err);
+	mem_fault_after(0);
+	(void)pattern_fixed_prefix("a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p/q/r/s/t/u/"
+				   "v/w/x/y/z/aa/bb/cc/dd/ee/ff/**", &c, &err);
+	mem_fault_after(-1);
+	cr_expect_str_eq(c.data, "x");
+	buf_release(&c);
 }

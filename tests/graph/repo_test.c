@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "base/buf.h"
 #include "base/error.h"
@@ -272,6 +274,49 @@ Test(graph_repo, shallow_clone_missing_history_is_a_clear_error)
 	free(old);
 	t_rmtree(clone);
 	free(clone);
+	t_rmtree(dir);
+	free(dir);
+}
+
+/*
+ * A full clone whose process has no file descriptor left (a plan's
+ * threads hold the last of them) cannot read a commit; the error must
+ * say that, not call the clone shallow, the commit absent, or send anyone
+ * to `git fetch --unshallow` (which changes nothing). Every descriptor
+ * below a low soft RLIMIT_NOFILE is taken by dup() while the commit is
+ * asked for; Criterion runs the test in a process of its own.
+ */
+Test(graph_repo, no_file_left_is_no_shallow_clone)
+{
+	char *dir = history(), *head = t_git_rev(dir, "HEAD");
+	struct graph_repo *repo = open_ok(dir);
+	struct rlimit old, low;
+	struct graph_oid oid;
+	struct error err;
+	int held[256], n = 0, rc, fd;
+	size_t i;
+
+	for (i = 0; i < 20; i++)
+		sscanf(head + 2 * i, "%2hhx", &oid.id[i]);
+	cr_assert_eq(getrlimit(RLIMIT_NOFILE, &old), 0);
+	low = old;
+	low.rlim_cur = 64;
+	cr_assert_eq(setrlimit(RLIMIT_NOFILE, &low), 0);
+	while (n < 256 && (fd = dup(0)) >= 0)
+		held[n++] = fd;
+	error_init(&err);
+	rc = graph_repo_has_commit(repo, &oid, &err);
+	while (n > 0)
+		close(held[--n]);
+	cr_assert_eq(setrlimit(RLIMIT_NOFILE, &old), 0);
+	cr_assert_neq(rc, 0, "the commit was read without a descriptor");
+	cr_expect(strstr(err.msg, "Too many open files") != NULL, "%s",
+		  err.msg);
+	cr_expect(!strstr(err.msg, "shallow") &&
+		  !strstr(err.msg, "not in this clone"), "%s", err.msg);
+	cr_expect(!strstr(err.hint, "fetch"), "%s", err.hint);
+	graph_repo_close(repo);
+	free(head);
 	t_rmtree(dir);
 	free(dir);
 }

@@ -15,6 +15,7 @@
 
 #include "base/buf.h"
 #include "base/error.h"
+#include "base/mem.h"
 #include "engine/plan/plan.h"
 #include "engine/plan/remote.h"
 #include "engine/plan/report.h"
@@ -174,6 +175,149 @@ Test(engine_report_json, plan_and_why_are_jansson_bytes)
 	cr_assert_eq(report_plan_json(g, p, &m, &out, &err), 0);
 	expect_jansson_bytes(out.data);
 	buf_release(&out);
+	plan_free(p);
+	graph_free(g);
+	rules_free(rules);
+}
+
+/* Allocations through the functions installed before a report. */
+static size_t outer_mallocs, outer_frees;
+
+static void *
+outer_malloc(size_t n)
+{
+	outer_mallocs++;
+	return malloc(n);
+}
+
+static void
+outer_free(void *p)
+{
+	if (p)
+		outer_frees++;
+	free(p);
+}
+
+/*
+ * A report's document lives in an arena of its own (report_json.c): none
+ * of its values reaches the allocator installed before, which is
+ * installed again after, and values made before are freed by it after.
+ */
+Test(engine_report_json, documents_use_their_own_arena)
+{
+	struct graph_key_sources src = { fake_source, NULL, NULL, NULL, NULL };
+	struct plan_options o = { .reuse = PLAN_REUSE_SCOPE_BASELINE };
+	struct plan_history h;
+	struct error_list errors;
+	struct rules *rules = NULL;
+	struct graph *g = NULL;
+	struct plan *p = NULL;
+	struct plan_meta m;
+	json_malloc_t mf;
+	json_free_t ff;
+	json_t *before;
+	struct buf out;
+	struct error err;
+
+	error_list_init(&errors, 10);
+	cr_assert_eq(rules_load_buffer("t.yml", rules_text,
+				       strlen(rules_text), &rules, &errors), 0);
+	error_list_release(&errors);
+	error_init(&err);
+	cr_assert_eq(graph_build(rules, &g, &err), 0);
+	memset(&h, 0, sizeof(h));
+	h.baseline_label = "none";
+	cr_assert_eq(plan_compute(g, NULL, NULL, &src, &h, &o, &p, &err), 0);
+	memset(&m, 0, sizeof(m));
+	m.head = "worktree";
+	buf_init(&out, 0);
+	json_set_alloc_funcs(outer_malloc, outer_free);
+	before = json_pack("{s:[s]}", "made", "before");
+	cr_assert_not_null(before);
+	outer_mallocs = outer_frees = 0;
+	cr_assert_eq(report_plan_json(g, p, &m, &out, &err), 0);
+	cr_assert_eq(report_why_json(g, p, 0, &m, &out, &err), 0);
+	cr_expect_eq(outer_mallocs, 0, "%zu values of the report were "
+		     "allocated outside its arena", outer_mallocs);
+	cr_expect_eq(outer_frees, 0);
+	json_get_alloc_funcs(&mf, &ff);
+	cr_expect(mf == outer_malloc && ff == outer_free,
+		  "the allocator installed before is installed again");
+	json_decref(before);
+	cr_expect_gt(outer_frees, 0, "a value made before is freed by the "
+		     "allocator it came from");
+	json_set_alloc_funcs(malloc, free);
+	cr_expect(strstr(out.data, "\"schema\": \"ripple-plan-v1\"") != NULL);
+	cr_expect(strstr(out.data, "\"schema\": \"ripple-why-v1\"") != NULL);
+	buf_release(&out);
+	plan_free(p);
+	graph_free(g);
+	rules_free(rules);
+}
+
+/*
+ * jansson leaves a value out when its allocation fails; a report must
+ * then fail (ERROR_NOMEM), never print a document with holes. Every
+ * allocation of the plan and why documents is failed once in turn.
+ */
+Test(engine_report_json, a_failed_allocation_fails_the_report)
+{
+	struct graph_key_sources src = { fake_source, NULL, NULL, NULL, NULL };
+	struct plan_options o = { .reuse = PLAN_REUSE_SCOPE_BASELINE };
+	struct plan_history h;
+	struct error_list errors;
+	struct rules *rules = NULL;
+	struct graph *g = NULL;
+	struct plan *p = NULL;
+	struct plan_meta m;
+	const char *paths[] = { "a/\xff.c", "plain/path.py" };
+	struct buf want, got;
+	struct error err;
+	long n, failed = 0;
+	int why, rc, fired;
+
+	error_list_init(&errors, 10);
+	cr_assert_eq(rules_load_buffer("t.yml", rules_text,
+				       strlen(rules_text), &rules, &errors), 0);
+	error_list_release(&errors);
+	error_init(&err);
+	cr_assert_eq(graph_build(rules, &g, &err), 0);
+	memset(&h, 0, sizeof(h));
+	h.baseline_label = "none";
+	cr_assert_eq(plan_compute(g, NULL, NULL, &src, &h, &o, &p, &err), 0);
+	memset(&m, 0, sizeof(m));
+	m.head = "worktree";
+	m.changed = paths;
+	m.n_changed = 2;
+	for (why = 0; why < 2; why++) {
+		buf_init(&want, 0);
+		rc = why ? report_why_json(g, p, p->n - 1, &m, &want, &err)
+			 : report_plan_json(g, p, &m, &want, &err);
+		cr_assert_eq(rc, 0);
+		for (n = 0; n < 100000; n++) {
+			buf_init(&got, 0);
+			error_init(&err);
+			mem_fault_once(n);
+			rc = why ? report_why_json(g, p, p->n - 1, &m, &got,
+						   &err)
+				 : report_plan_json(g, p, &m, &got, &err);
+			fired = mem_fault_fired();
+			mem_fault_after(-1);
+			if (rc) {
+				cr_assert_eq(rc, ERROR_NOMEM, "n=%ld", n);
+				failed++;
+			} else {
+				cr_assert_str_eq(got.data, want.data,
+						 "n=%ld: a document with holes",
+						 n);
+			}
+			buf_release(&got);
+			if (!fired)
+				break;
+		}
+		buf_release(&want);
+	}
+	cr_expect_gt(failed, 0, "no allocation was failed");
 	plan_free(p);
 	graph_free(g);
 	rules_free(rules);
