@@ -44,13 +44,13 @@ struct graph_source_cache {
 	struct arena arena;
 	struct memo_node **slots;
 	size_t cap, used, hits, misses;
-	/* Tree id (hex) -> struct scan: whether a symlink lies anywhere
-	 * below, read from the trees' entry modes, and the canonical id. */
+	/* Tree id (hex) -> struct scan (from the trees' entry modes). */
 	struct strmap links;
 };
 
 struct scan {
-	int links;
+	int links;			/* a symlink lies somewhere below */
+	int height;			/* folders in its deepest line below */
 	unsigned char canon[20];	/* graph_tree_canonical_id, when
 					   no link lies below */
 };
@@ -179,10 +179,10 @@ memo_key(const git_oid *tree, const char *dir, size_t dirlen,
 static int walk_tree(struct walk *w, git_tree *tree, struct memo_node **out);
 
 /*
- * *out = whether a symlink lies anywhere below tree `id` and, when none
- * does, the tree's canonical id: only the trees' entries are read (no
- * blob, no path), and each tree's answer is remembered in the cache, so
- * a folder is scanned once however deep the walk then goes.
+ * *out = whether a symlink lies anywhere below tree `id` and, if none,
+ * its canonical id: only trees' entries are read (no blob, no path), each
+ * tree's answer is remembered (a folder is scanned once), and a line of
+ * folders is too deep where walk_folder's is (`depth` above, height below).
  */
 static int
 scan_links(struct walk *w, const git_oid *id, int depth,
@@ -199,10 +199,10 @@ scan_links(struct walk *w, const git_oid *id, int depth,
 
 	git_oid_tostr(hex, sizeof(hex), id);
 	*out = strmap_get(&w->cache->links, hex);
+	if (depth + (*out ? (*out)->height : 0) >= GRAPH_MAX_TREE_DEPTH)
+		return too_deep(w);
 	if (*out)
 		return 0;
-	if (depth > GRAPH_MAX_TREE_DEPTH)
-		return too_deep(w);
 	s = arena_alloc(&w->cache->arena, sizeof(*s));
 	key = arena_strdup(&w->cache->arena, hex);
 	if (!s || !key)
@@ -226,6 +226,8 @@ scan_links(struct walk *w, const git_oid *id, int depth,
 					&sub);
 			if (!rc) {
 				s->links = sub->links;
+				if (sub->height >= s->height)
+					s->height = sub->height + 1;
 				odd |= memcmp(sub->canon,
 					      git_tree_entry_id(e)->id, 20) ||
 				       graph_tree_is_empty_id(sub->canon);

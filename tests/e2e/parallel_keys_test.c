@@ -551,6 +551,7 @@ Test(e2e_parallel_keys, a_tree_4096_deep_keys_the_same_on_any_threads,
 	};
 	static const char *const bad[] = {
 		"plan --head bad --json",
+		"why artifact:n01 --head bad --json",	/* keyed by tree ids */
 		NULL
 	};
 	char *tmp = t_tmpdir(), *bin = ripple_path();

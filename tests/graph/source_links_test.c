@@ -243,3 +243,62 @@ Test(graph_source_links, a_tree_deeper_than_git_allows_is_an_error,
 	t_rmtree(dir);
 	free(dir);
 }
+
+/*
+ * The limit is the same on every path: folders 4,096 deep key, 4,097 deep
+ * are an error, for a set walked file by file and for one keyed from
+ * tree ids (scan_links), as RIPPLE_FULL_WALK's reference walk has it.
+ * Before, the tree-id path keyed a tree 4,097 deep that the full walk
+ * refused.
+ */
+Test(graph_source_links, every_walk_allows_4096_folders_and_no_more,
+     .timeout = 120)
+{
+	static const char *const pats[] = { "a/**", "a/**/f" };
+	char *dir = t_git_init(), ok[41], deep[41];
+	struct graph_repo *repo = NULL;
+	struct pattern_set *s;
+	struct graph_source_state st;
+	struct graph_oid oid;
+	struct error err;
+	size_t i;
+	int rc;
+
+	/* a/ and 4,095 (4,096) folders below: 4,096 (4,097) deep. */
+	deep_commit(dir, 4095, ok);
+	deep_commit(dir, 4096, deep);
+	error_init(&err);
+	cr_assert_eq(graph_repo_open(dir, &repo, &err), 0, "%s", err.msg);
+	for (i = 0; i < sizeof(pats) / sizeof(pats[0]); i++) {
+		s = NULL;
+		cr_assert_eq(pattern_set_compile(&pats[i], 1, NULL, 0, &s,
+						 &err), 0);
+		cr_assert_eq(graph_repo_resolve(repo, ok, &oid, &err), 0);
+		error_init(&err);
+		rc = graph_source_compute(repo, &oid, s, NULL, &st, &err);
+		cr_expect_eq(rc, 0, "%s: 4,096 deep, full walk: %s", pats[i],
+			     err.msg);
+		graph_source_state_release(&st);
+		error_init(&err);
+		rc = graph_source_compute_key(repo, &oid, s, NULL, &st, &err);
+		cr_expect_eq(rc, 0, "%s: 4,096 deep, key: %s", pats[i],
+			     err.msg);
+		graph_source_state_release(&st);
+		cr_assert_eq(graph_repo_resolve(repo, deep, &oid, &err), 0);
+		error_init(&err);
+		rc = graph_source_compute(repo, &oid, s, NULL, &st, &err);
+		cr_expect_eq(rc, ERROR_INVALID, "%s: 4,097 deep, full walk",
+			     pats[i]);
+		graph_source_state_release(&st);
+		error_init(&err);
+		rc = graph_source_compute_key(repo, &oid, s, NULL, &st, &err);
+		cr_expect_eq(rc, ERROR_INVALID, "%s: 4,097 deep, key", pats[i]);
+		cr_expect(strstr(err.msg, "too deep") != NULL, "%s: %s",
+			  pats[i], err.msg);
+		graph_source_state_release(&st);
+		pattern_set_free(s);
+	}
+	graph_repo_close(repo);
+	t_rmtree(dir);
+	free(dir);
+}
