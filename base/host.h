@@ -74,6 +74,14 @@ size_t host_cpus(void);
 size_t host_open_files(void);
 
 /*
+ * The stack the main thread may grow to, in bytes (POSIX: the soft
+ * RLIMIT_STACK, 8 MiB by default on Linux, less after `ulimit -s`), or
+ * 0 when unlimited or the system does not say (Windows: ripple.exe
+ * reserves 8 MiB for it when linked, docs/windows.md).
+ */
+size_t host_stack_limit(void);
+
+/*
  * The absolute path of the running program (ripple itself) in
  * out[0..n), NUL-terminated, UTF-8 ('/' separators on Windows too);
  * "" when the system does not say or it does not fit.

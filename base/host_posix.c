@@ -90,6 +90,16 @@ host_open_files(void)
 	return (size_t)rl.rlim_cur;
 }
 
+size_t
+host_stack_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_STACK, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return 0;
+	return (size_t)rl.rlim_cur;
+}
+
 void
 host_self_exe(char *out, size_t n)
 {

@@ -109,6 +109,12 @@ host_open_files(void)
 	return 0;	/* handles have no per-process count to run out of */
 }
 
+size_t
+host_stack_limit(void)
+{
+	return 0;	/* the reserve is ripple.exe's, set when linked */
+}
+
 void
 host_self_exe(char *out, size_t n)
 {

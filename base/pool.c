@@ -113,3 +113,37 @@ pool_run(size_t workers, void *const *worker, size_t n, pool_item_fn fn,
 	mem_free(threads);
 	return l.failed;
 }
+
+struct call {
+	int (*fn)(void *);
+	void *arg;
+	int rc;
+};
+
+static void *
+call_fn(void *p)
+{
+	struct call *c = p;
+
+	c->rc = c->fn(c->arg);
+	return NULL;
+}
+
+int
+pool_call(size_t stack, int (*fn)(void *), void *arg)
+{
+	struct call c = { fn, arg, 0 };
+	pthread_attr_t attr;
+	pthread_t t;
+	int started;
+
+	if (!stack || stack >= POOL_STACK || pthread_attr_init(&attr))
+		return fn(arg);
+	started = !pthread_attr_setstacksize(&attr, POOL_STACK) &&
+		  !pthread_create(&t, &attr, call_fn, &c);
+	pthread_attr_destroy(&attr);
+	if (!started)
+		return fn(arg);
+	pthread_join(t, NULL);
+	return c.rc;
+}

@@ -33,4 +33,17 @@ typedef int (*pool_item_fn)(void *worker, size_t item, void *arg);
 size_t pool_run(size_t workers, void *const *worker, size_t n,
 		pool_item_fn fn, void *arg);
 
+/*
+ * fn(arg)'s result, fn run on a thread of its own whose stack is the
+ * 8 MiB the pool's threads get, when the calling thread's may be smaller
+ * (`stack`: its size in bytes, e.g. host_stack_limit's soft RLIMIT_STACK
+ * after `ulimit -s 512`; 0: unknown or unlimited), else on the calling
+ * thread. Deep walks (trees 4,096 folders deep, graph/tree.c's limit)
+ * then need no more of the caller than Linux's default gives. A thread
+ * that cannot be started leaves fn to the calling thread. fn may fork
+ * and exec: it is the only thread of the program then, as the caller
+ * waits for it.
+ */
+int pool_call(size_t stack, int (*fn)(void *), void *arg);
+
 #endif

@@ -18,6 +18,7 @@
 
 #include "base/error.h"
 #include "base/host.h"
+#include "base/pool.h"
 #include "base/spell.h"
 #include "cache/remote.h"
 #include "rules/rules.h"
@@ -317,8 +318,8 @@ enter_dir(const char *dir)
 	return 0;
 }
 
-int
-main(int argc, char **argv)
+static int
+ripple_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
@@ -488,4 +489,32 @@ main(int argc, char **argv)
 	}
 	fprintf(stderr, "Try 'ripple --help'.\n");
 	return CLI_USAGE;
+}
+
+struct main_call {
+	int argc;
+	char **argv;
+};
+
+static int
+call_main(void *p)
+{
+	struct main_call *m = p;
+
+	return ripple_main(m->argc, m->argv);
+}
+
+/*
+ * The command runs where its stack is at least Linux's default 8 MiB: a
+ * tree 4,096 folders deep (graph/tree.c's limit, git's
+ * core.maxTreeDepth) is walked by recursion, and under `ulimit -s 512` the
+ * main thread's stack would end first (a crash, not an error). The pool's
+ * threads get 8 MiB each already (base/pool.c).
+ */
+int
+main(int argc, char **argv)
+{
+	struct main_call m = { argc, argv };
+
+	return pool_call(host_stack_limit(), call_main, &m);
 }

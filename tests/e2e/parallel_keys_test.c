@@ -9,7 +9,7 @@
  * the same keys, memo rows and manifests; threads are started only when
  * there is enough to key (strace counts them); more pack files than the
  * open-file limit plan as usual on any threads; folders 4,096 deep key,
- * and 4,097 deep fail, alike on every thread.
+ * and 4,097 deep fail, alike on every thread and under `ulimit -s 512`.
  */
 #include <criterion/criterion.h>
 #include <limits.h>
@@ -535,6 +535,41 @@ Test(e2e_parallel_keys, more_packs_than_open_files_plan_as_usual,
 }
 
 /*
+ * Each of cmds under `ulimit -s 512` (a main thread's stack of 512 KiB,
+ * far less than a 4,096-deep walk needs) as with the default stack, on
+ * one thread and on four: the command runs on a thread of 8 MiB
+ * (engine/cli/main.c), not into a crash.
+ */
+static void
+small_stack_same(const char *dir, const char *bin, const char *const *cmds)
+{
+	static const char *const jobs[] = { " -j 1", " -j 4", NULL };
+	char args[1024];
+	size_t i, k;
+
+	for (i = 0; cmds[i]; i++) {
+		struct run_result one, small;
+
+		snprintf(args, sizeof(args), "%s -j 1", cmds[i]);
+		one = ripple(dir, bin, "", args);
+		for (k = 0; jobs[k]; k++) {
+			snprintf(args, sizeof(args), "%s%s", cmds[i], jobs[k]);
+			small = ripple(dir, bin, "ulimit -s 512 &&", args);
+			cr_expect_eq(small.status, one.status, "'%s' under "
+				     "ulimit -s 512: status %d, %d with the "
+				     "default stack", args, small.status,
+				     one.status);
+			cr_expect_str_eq(small.out, one.out, "'%s' under "
+					 "ulimit -s 512: stdout differs", args);
+			cr_expect_str_eq(small.err, one.err, "'%s' under "
+					 "ulimit -s 512: stderr differs", args);
+			t_result_release(&small);
+		}
+		t_result_release(&one);
+	}
+}
+
+/*
  * Folders 4,096 deep (graph/tree.c's limit) are walked by recursion, on
  * the pool's threads with -j 4 (base/pool.c gives them an 8 MiB stack):
  * 16 sets over them (tests/support/mkdeep.py) key as with -j 1, and 4,097
@@ -570,6 +605,8 @@ Test(e2e_parallel_keys, a_tree_4096_deep_keys_the_same_on_any_threads,
 	snprintf(dir, sizeof(dir), "%s/r", tmp);
 	same_any_jobs(dir, bin, ok, 0);
 	same_any_jobs(dir, bin, bad, 1);
+	small_stack_same(dir, bin, ok);
+	small_stack_same(dir, bin, bad);
 	r = ripple(dir, bin, "", "plan --head bad --json -j 4");
 	cr_expect(strstr(r.err, "input 'source:s00': tree too deep: folders "
 			 "nest more than 4096 deep under 'd00/a/a/"),
