@@ -117,28 +117,6 @@ guessed_workdir(git_repository *git, const char *wd)
 	return n > 0 && (size_t)n < sizeof(path) && fsys_lstat(path, &st) != 0;
 }
 
-/* A handle with libgit2 initialised for it (graph_repo_close undoes
- * both), no repository yet. */
-static int
-repo_new(struct graph_repo **out, struct error *err)
-{
-	struct graph_repo *repo = mem_calloc(1, sizeof(*repo));
-	int rc;
-
-	*out = NULL;
-	if (!repo)
-		return error_set(err, ERROR_NOMEM, "out of memory");
-	if (git_libgit2_init() < 0) {
-		rc = error_set(err, ERROR_INTERNAL, "libgit2: %s",
-			       last_message());
-		graph_repo_close(repo);
-		return rc;
-	}
-	repo->inited = 1;
-	*out = repo;
-	return 0;
-}
-
 int
 graph_repo_open(const char *dir, struct graph_repo **out, struct error *err)
 {
@@ -149,8 +127,15 @@ graph_repo_open(const char *dir, struct graph_repo **out, struct error *err)
 	int rc, grc;
 
 	*out = NULL;
-	if ((rc = repo_new(&repo, err)))
-		return rc;
+	repo = mem_calloc(1, sizeof(*repo));
+	if (!repo)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	if (git_libgit2_init() < 0) {
+		rc = error_set(err, ERROR_INTERNAL, "libgit2: %s",
+			       last_message());
+		goto fail;
+	}
+	repo->inited = 1;
 	grc = git_repository_discover(&found, dir, 0, NULL);
 	if (grc < 0) {
 		rc = error_set(err, ERROR_NOT_FOUND,
@@ -193,8 +178,15 @@ graph_repo_open_again(const struct graph_repo *like, struct graph_repo **out,
 	int rc, grc;
 
 	*out = NULL;
-	if ((rc = repo_new(&repo, err)))
-		return rc;
+	repo = mem_calloc(1, sizeof(*repo));
+	if (!repo)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	if (git_libgit2_init() < 0) {
+		rc = error_set(err, ERROR_INTERNAL, "libgit2: %s",
+			       last_message());
+		goto fail;
+	}
+	repo->inited = 1;
 	grc = git_repository_open(&repo->git, git_repository_path(like->git));
 	if (grc < 0) {
 		rc = graph_repo_git_error(NULL, grc, err, "opening repository");
