@@ -220,7 +220,8 @@ mkdir -p "$deep"
 (cd "$deep" && git init -q && ok=$(python3 "$top/tests/support/mkdeep.py" \
 	4096 16) && bad=$(python3 "$top/tests/support/mkdeep.py" 4097 16) &&
 	git update-ref refs/heads/ok "$ok" && git update-ref refs/heads/bad \
-	"$bad" && git repack -adq && git prune) > /dev/null 2>&1 || {
+	"$bad" && git -c core.maxTreeDepth=100000 repack -adq &&
+	git -c core.maxTreeDepth=100000 prune) > /dev/null 2>&1 || {
 	echo "compare.sh: could not make the deep repository in $deep" >&2
 	exit 1
 }
