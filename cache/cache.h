@@ -42,7 +42,7 @@ struct error;
 struct cache;
 
 /* The schema version this build writes (PRAGMA user_version). */
-#define CACHE_SCHEMA_VERSION 7
+#define CACHE_SCHEMA_VERSION 8
 
 /* A content key: 32 lowercase hex digits (XXH3-128), plus the NUL. */
 #define CACHE_KEY_LEN 32
@@ -339,6 +339,38 @@ int cache_source_key_get(struct cache *c, const char *memo, char *key,
 			 struct error *err);
 int cache_source_key_put(struct cache *c, const char *memo, const char *key,
 			 struct error *err);
+
+/* ---- the tree-scan memo ---- */
+
+/*
+ * What lies below a git tree that holds no symlink anywhere below it
+ * (graph/source.h's struct graph_tree_scan), by the tree's id: the
+ * folders in its deepest line below (0 .. 4095) and its canonical id.
+ * Written by a run's walk, read by a plan's key-only walk.
+ */
+struct cache_tree_scan {
+	unsigned char tree[20];
+	int height;
+	unsigned char canon[20];
+};
+
+/*
+ * cache_tree_scan_get: 1 and *height and canon on a hit, 0 on a miss (a
+ * row whose check sum does not match its fields is one; so is every tree
+ * in a file of an older schema opened read-only), or a negative error.
+ */
+int cache_tree_scan_get(struct cache *c, const unsigned char tree[20],
+			int *height, unsigned char canon[20],
+			struct error *err);
+
+/*
+ * Store n scans (a row already there stays), inside the caller's
+ * transaction or in one of its own. 0, or an error (ERROR_INVALID for a
+ * height out of range: nothing is stored). A read-only cache stores
+ * nothing and returns 0.
+ */
+int cache_tree_scans_put(struct cache *c, const struct cache_tree_scan *v,
+			 size_t n, struct error *err);
 
 /* cache_source_keys_get reads the memo whole up to this many rows per id
  * asked: reading a row costs some 1,400 instructions, a lookup 7,000. */

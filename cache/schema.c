@@ -106,6 +106,14 @@ static const struct upgrade upgrades[] = {
 	  " kind TEXT NOT NULL, name TEXT NOT NULL,"
 	  " digest TEXT NOT NULL, detail TEXT NOT NULL,"
 	  " PRIMARY KEY (manifest, pos)) WITHOUT ROWID;" },
+	{ 7, "remember what lies below a tree (no symlink, how deep, its "
+	     "canonical id), so a plan reads again only the subtrees of a "
+	     "changed folder whose ids changed",
+	  "CREATE TABLE tree_scans ("
+	  " tree BLOB PRIMARY KEY NOT NULL CHECK (length(tree) = 20),"
+	  " height INTEGER NOT NULL CHECK (height >= 0 AND height < 4096),"
+	  " canon BLOB NOT NULL CHECK (length(canon) = 20),"
+	  " sum INTEGER NOT NULL) WITHOUT ROWID;" },
 };
 
 int

@@ -126,6 +126,11 @@ static const char *const stmt_sql[CACHE_STMT_COUNT] = {
 		"SELECT memo, key FROM source_keys",
 	[CACHE_STMT_SOURCE_KEY_ROWS] =
 		"SELECT max(rowid) FROM source_keys",
+	[CACHE_STMT_TREE_SCAN_GET] =
+		"SELECT height, canon, sum FROM tree_scans WHERE tree = ?1",
+	[CACHE_STMT_TREE_SCAN_PUT] =
+		"INSERT OR IGNORE INTO tree_scans (tree, height, canon, sum) "
+		"VALUES (?1, ?2, ?3, ?4)",
 	[CACHE_STMT_RULES_TREE_GET] =
 		"SELECT tree FROM rules_trees WHERE digest = ?1",
 	[CACHE_STMT_RULES_TREE_PUT] =

@@ -84,6 +84,48 @@ void graph_source_cache_stats(const struct graph_source_cache *cache,
 			      size_t *hits, size_t *misses);
 
 /*
+ * What lies below one tree, as graph_source_compute_key needs it to key a
+ * folder claimed whole by its id alone: a function of the tree id (its
+ * contents), never of the path it sits at or of a pattern.
+ */
+struct graph_tree_scan {
+	int links;			/* 1: a symlink lies somewhere below */
+	int height;			/* folders in its deepest line below:
+					   0 .. GRAPH_MAX_TREE_DEPTH - 1 */
+	unsigned char canon[20];	/* no link below: the id git gives
+					   the tree with every mode as git
+					   writes it and empty folders left
+					   out (graph/tree_canon.c); the
+					   tree's own id in the common case */
+};
+
+/*
+ * A memo of scans that outlives the process (engine/plan/eval_scans.c:
+ * the cache's tree_scans table), so that a folder a later commit changed
+ * is scanned again only where its subtrees' ids changed. get: 1 and *out
+ * on a hit, 0 on a miss (a store that fails misses); only a hit that
+ * holds (links 0 or 1, height in range) is used. put: every scan the
+ * walk works out, best effort. Both may be called from several threads
+ * at once (the sets keyed ahead), each with its own repository handle.
+ */
+struct graph_scan_store {
+	int (*get)(void *ctx, const unsigned char tree[20],
+		   struct graph_tree_scan *out);
+	void (*put)(void *ctx, const unsigned char tree[20],
+		    const struct graph_tree_scan *scan);
+	void *ctx;
+};
+
+/*
+ * The cache's walks consult and tell `store` (borrowed: it outlives the
+ * cache; NULL: no store). A folder the full walk (graph_source_compute)
+ * lists whole tells its scan too, so a run's walk fills the store that a
+ * later plan's key-only walk reads.
+ */
+void graph_source_cache_set_store(struct graph_source_cache *cache,
+				  const struct graph_scan_store *store);
+
+/*
  * The source state of `set` at `commit`: every claimed tree entry (blobs,
  * symlinks, gitlinks), symlinks resolved, and the key. Only subtrees that
  * pattern_set_may_match_dir allows are read; `cache` may be NULL (no memo).

@@ -4,56 +4,18 @@
  * pattern digest) so a later commit re-reads only subtrees whose ids
  * changed. Depth-first in tree order yields paths in byte order.
  */
-#include "graph/source.h"
-#include "graph/source_int.h"
+#include "graph/tree_int.h"
 
 #include <stdlib.h>
 #include <string.h>
 #define XXH_STATIC_LINKING_ONLY
 #include <xxhash.h>
 
-#include "base/buf.h"
 #include "base/error.h"
 #include "base/mem.h"
-#include "base/strmap.h"
 #include "base/strv.h"
 #include "graph/pattern.h"
-#include "graph/repo_git.h"
 #include "base/banned.h"
-
-struct memo_node;
-
-struct memo_item {
-	struct memo_node *child;	/* a subdirectory, or NULL */
-	struct graph_source_raw file;	/* when child is NULL */
-};
-
-struct memo_node {
-	unsigned char k[16];
-	size_t n, total;		/* items; raw entries in the whole subtree
-					   (files and folder markers) */
-	struct memo_item *items;
-	/* A folder the set claims whole: flatten puts a folder marker
-	 * (graph_source_finish) before its entries. */
-	int marker;
-	const char *dir;
-	unsigned char tree[20];
-};
-
-struct graph_source_cache {
-	struct arena arena;
-	struct memo_node **slots;
-	size_t cap, used, hits, misses;
-	/* Tree id (hex) -> struct scan (from the trees' entry modes). */
-	struct strmap links;
-};
-
-struct scan {
-	int links;			/* a symlink lies somewhere below */
-	int height;			/* folders in its deepest line below */
-	unsigned char canon[20];	/* graph_tree_canonical_id, when
-					   no link lies below */
-};
 
 struct graph_source_cache *
 graph_source_cache_new(void)
@@ -139,26 +101,6 @@ memo_put(struct graph_source_cache *c, struct memo_node *m)
 	return 0;
 }
 
-struct walk {
-	struct graph_repo *repo;
-	const struct pattern_set *set;
-	struct graph_source_cache *cache;
-	struct buf path;
-	struct error *err;
-	int all;	/* the directory walked is claimed whole */
-	int key_only;	/* a link-free folder claimed whole is its marker
-			   alone: its files are not listed */
-	int depth;	/* folders entered (too_deep) */
-};
-
-static int
-too_deep(struct walk *w)
-{
-	return error_set(w->err, ERROR_INVALID, "tree too deep: folders nest "
-			 "more than %d deep under '%.200s'", GRAPH_MAX_TREE_DEPTH,
-			 w->path.data ? w->path.data : "");
-}
-
 static void
 memo_key(const git_oid *tree, const char *dir, size_t dirlen,
 	 const unsigned char digest[16], int key_only, unsigned char k[16])
@@ -177,93 +119,6 @@ memo_key(const git_oid *tree, const char *dir, size_t dirlen,
 }
 
 static int walk_tree(struct walk *w, git_tree *tree, struct memo_node **out);
-
-/*
- * *out = whether a symlink lies anywhere below tree `id` and, if none,
- * its canonical id: only trees' entries are read (no blob, no path), each
- * tree's answer is remembered (a folder is scanned once), and a line of
- * folders is too deep where walk_folder's is (`depth` above, height below).
- */
-static int
-scan_links(struct walk *w, const git_oid *id, int depth,
-	   const struct scan **out)
-{
-	char hex[GRAPH_OID_HEX], *key;
-	const unsigned char **child = NULL;
-	const struct scan *sub;
-	struct scan *s;
-	git_tree *t = NULL;
-	const git_tree_entry *e;
-	size_t i, n;
-	int rc = 0, grc, odd = 0;
-
-	git_oid_tostr(hex, sizeof(hex), id);
-	*out = strmap_get(&w->cache->links, hex);
-	if (depth + (*out ? (*out)->height : 0) >= GRAPH_MAX_TREE_DEPTH)
-		return too_deep(w);
-	if (*out)
-		return 0;
-	s = arena_alloc(&w->cache->arena, sizeof(*s));
-	key = arena_strdup(&w->cache->arena, hex);
-	if (!s || !key)
-		return error_set(w->err, ERROR_NOMEM, "out of memory");
-	memset(s, 0, sizeof(*s));
-	grc = git_tree_lookup(&t, graph_repo_git(w->repo), id);
-	if (grc < 0)
-		return graph_repo_git_error(w->repo, grc, w->err,
-					    "reading a tree");
-	n = git_tree_entrycount(t);
-	for (i = 0; !rc && !s->links && i < n; i++) {
-		e = git_tree_entry_byindex(t, i);
-		odd |= (unsigned)git_tree_entry_filemode_raw(e) !=
-			graph_git_entry_mode(e);
-		switch (graph_git_entry_mode(e)) {
-		case GIT_FILEMODE_LINK:
-			s->links = 1;
-			break;
-		case GIT_FILEMODE_TREE:
-			rc = scan_links(w, git_tree_entry_id(e), depth + 1,
-					&sub);
-			if (!rc) {
-				s->links = sub->links;
-				if (sub->height >= s->height)
-					s->height = sub->height + 1;
-				odd |= memcmp(sub->canon,
-					      git_tree_entry_id(e)->id, 20) ||
-				       graph_tree_is_empty_id(sub->canon);
-			}
-			break;
-		default:
-			break;
-		}
-	}
-	if (!rc && !s->links && !odd)
-		memcpy(s->canon, id->id, 20);	/* as git would write it */
-	if (!rc && !s->links && odd) {
-		/* Rare: the subtrees' answers, cached, then a new hash. */
-		child = mem_calloc(n, sizeof(*child));
-		if (!child)
-			rc = error_set(w->err, ERROR_NOMEM, "out of memory");
-		for (i = 0; !rc && i < n; i++) {
-			e = git_tree_entry_byindex(t, i);
-			if (graph_git_entry_mode(e) != GIT_FILEMODE_TREE)
-				continue;
-			rc = scan_links(w, git_tree_entry_id(e), depth + 1,
-					&sub);
-			if (!rc)
-				child[i] = sub->canon;
-		}
-		if (!rc)
-			rc = graph_tree_canonical_id(t, child, s->canon,
-						     w->err);
-		mem_free(child);
-	}
-	git_tree_free(t);
-	if (!rc)
-		rc = strmap_put(&w->cache->links, key, s, w->err);
-	*out = s;
-	return rc;
-}
 
 /* A folder claimed whole with no symlink below: its marker alone, with
  * its canonical id. */
@@ -297,18 +152,18 @@ static int
 walk_folder(struct walk *w, const git_oid *id, struct memo_node **out)
 {
 	git_tree *sub = NULL;
-	const struct scan *s;
+	const struct graph_tree_scan *s;
 	int rc, grc;
 
 	if (w->all && w->key_only) {
-		rc = scan_links(w, id, w->depth, &s);
+		rc = graph_tree_scan_links(w, id, w->depth, &s);
 		if (rc)
 			return rc;
 		if (!s->links)
 			return folder_only(w, s->canon, out);
 	}
 	if (w->depth == GRAPH_MAX_TREE_DEPTH)
-		return too_deep(w);
+		return graph_tree_too_deep(w);
 	grc = git_tree_lookup(&sub, graph_repo_git(w->repo), id);
 	if (grc < 0)
 		return graph_repo_git_error(w->repo, grc, w->err,
@@ -419,6 +274,28 @@ canonical(struct walk *w, git_tree *tree, struct memo_node *m)
 	return rc;
 }
 
+/*
+ * What entry e of a folder claimed whole adds to m's links and height
+ * (it: its item, walked; every entry of such a folder is, the empty
+ * folders too, kept or not), as graph_tree_scan_links counts them.
+ */
+static void
+below(struct memo_node *m, const git_tree_entry *e, const struct memo_item *it)
+{
+	switch (graph_git_entry_mode(e)) {
+	case GIT_FILEMODE_LINK:
+		m->links = 1;
+		break;
+	case GIT_FILEMODE_TREE:
+		m->links |= it->child->links;
+		if (it->child->height >= m->height)
+			m->height = it->child->height + 1;
+		break;
+	default:
+		break;
+	}
+}
+
 static int
 walk_tree(struct walk *w, git_tree *tree, struct memo_node **out)
 {
@@ -468,6 +345,8 @@ walk_tree(struct walk *w, git_tree *tree, struct memo_node **out)
 		w->path.data[base] = '\0';
 		if (rc)
 			return rc;
+		if (w->all)
+			below(m, e, &items[kept]);
 		if (keep) {
 			m->total += items[kept].child ?
 				items[kept].child->total : 1;
@@ -478,6 +357,8 @@ walk_tree(struct walk *w, git_tree *tree, struct memo_node **out)
 	m->n = kept;
 	if (w->all) {
 		rc = canonical(w, tree, m);
+		if (!rc)
+			rc = graph_tree_scan_walked(w, git_tree_id(tree), m);
 		if (rc)
 			return rc;
 	}

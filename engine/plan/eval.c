@@ -179,8 +179,7 @@ eval_input_state(struct eval *ev, const struct graph_input *in,
 			rc = ev->worktree
 			? graph_source_compute_worktree(ev->wt, x->set,
 							&x->state, err)
-			: graph_source_compute(ev->repo, &ev->commit, x->set,
-					       NULL, &x->state, err);
+			: eval_walk(ev, ev->repo, x->set, 0, &x->state, err);
 		if (rc) {
 			error_prefix(err, "input '%s'", in->name);
 			return rc;
@@ -508,6 +507,9 @@ open_common(const struct eval *like, struct graph_repo *repo,
 	strv_init(&ev->own, 1);
 	eval_set_memo(ev, memo, write);
 	ev->repo = repo;
+	rc = eval_scans_new(ev, err);
+	if (rc)
+		goto done;
 	ev->worktree = worktree;
 	if (limits)
 		ev->limits = *limits;
@@ -572,6 +574,7 @@ eval_free(struct eval *ev)
 
 	if (!ev)
 		return;
+	eval_scans_free(ev);
 	for (i = 0; i < ev->n_inputs; i++) {
 		mem_free(ev->inputs[i]->name);
 		pattern_set_free(ev->inputs[i]->set);

@@ -73,6 +73,8 @@ struct eval {
 					   went into them) */
 	int borrowed;			/* 1: rules and graph are another
 					   evaluation's (eval_open_like) */
+	struct eval_scans *scans;	/* owned: the tree-scan store
+					   (eval_scans.c) */
 	struct eval_pool *pool;		/* keys source sets ahead on
 					   threads (eval_set_pool), borrowed,
 					   or NULL: one thread */

@@ -106,6 +106,21 @@ struct eval_input {
 	const struct eval_keyed *ahead;	/* keyed ahead (eval_pool.c) */
 };
 
+/*
+ * The evaluation's tree-scan store (eval_scans.c). eval_scans_new makes
+ * ev->scans (ERROR_NOMEM). eval_walk walks `set` at ev->commit through
+ * `repo` (ev's, or a thread's own handle on the same repository): the
+ * files (graph_source_compute) or, with key_only, the key
+ * (graph_source_compute_key), asking and telling the store where ev has
+ * a cache; errors as those. eval_scans_free writes what the walks told
+ * (an evaluation that writes memos only) and frees ev->scans.
+ */
+int eval_scans_new(struct eval *ev, struct error *err);
+int eval_walk(const struct eval *ev, struct graph_repo *repo,
+	      const struct pattern_set *set, int key_only,
+	      struct graph_source_state *out, struct error *err);
+void eval_scans_free(struct eval *ev);
+
 /* eval.c's input table: the input called `name`, or NULL. */
 struct eval_input *eval_find_input(struct eval *ev, const char *name);
 

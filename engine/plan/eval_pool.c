@@ -145,10 +145,7 @@ key_one(void *worker, size_t i, void *arg)
 	if (seat->broken)
 		return 0;	/* left undone: the keying walks it */
 	repo = seat->own ? *seat->own : *seat->slot;
-	rc = k->full ? graph_source_compute(repo, &k->owner->commit, k->set,
-					    NULL, &st, &e)
-		     : graph_source_compute_key(repo, &k->owner->commit,
-						k->set, NULL, &st, &e);
+	rc = eval_walk(k->owner, repo, k->set, !k->full, &st, &e);
 	if (!rc) {
 		memcpy(k->key.bytes, st.key, sizeof(k->key.bytes));
 		k->memoizable = graph_source_state_memoizable(k->set, &st);
@@ -260,8 +257,7 @@ eval_stream_key(struct eval *ev, const struct graph_input *in,
 		*err = *own->err;
 		rc = own->rc;
 	} else {
-		rc = graph_source_compute_key(ev->repo, &ev->commit, x->set,
-					      NULL, &x->state, err);
+		rc = eval_walk(ev, ev->repo, x->set, 1, &x->state, err);
 	}
 	if (rc) {
 		error_prefix(err, "input '%s'", in->name);

@@ -339,3 +339,53 @@ Test(cache_schema, source_keys_read_at_once)
 	free(dir);
 	free(path);
 }
+
+/*
+ * The tree-scan memo keeps what it was given; a row damaged on disk (any
+ * field no longer what its check sum covers) is a miss, never another
+ * answer; a height out of range stores nothing.
+ */
+Test(cache_schema, tree_scans_keep_what_they_were_told)
+{
+	char *dir, *path = tc_tmp_cache_path(&dir);
+	struct cache *c = tc_open(path);
+	struct cache_tree_scan v[3];
+	unsigned char canon[20];
+	struct error err;
+	int height, i;
+
+	error_init(&err);
+	memset(v, 0, sizeof(v));
+	for (i = 0; i < 3; i++) {
+		memset(v[i].tree, 0x10 + i, 20);
+		memset(v[i].canon, 0x40 + i, 20);
+		v[i].height = 7 * i;
+	}
+	cr_assert_eq(cache_tree_scans_put(c, v, 3, &err), 0, "%s", err.msg);
+	for (i = 0; i < 3; i++) {
+		cr_assert_eq(cache_tree_scan_get(c, v[i].tree, &height, canon,
+						 &err), 1, "%s", err.msg);
+		cr_expect_eq(height, 7 * i);
+		cr_expect_eq(memcmp(canon, v[i].canon, 20), 0);
+	}
+	cache_close(c);
+	cr_assert_eq(tc_sql(path, "UPDATE tree_scans SET canon = zeroblob(20) "
+			    "WHERE height = 0; UPDATE tree_scans SET height "
+			    "= 8 WHERE height = 7"), 0);
+	c = tc_open(path);
+	cr_expect_eq(cache_tree_scan_get(c, v[0].tree, &height, canon, &err),
+		     0, "a damaged canonical id was read");
+	cr_expect_eq(cache_tree_scan_get(c, v[1].tree, &height, canon, &err),
+		     0, "a damaged height was read");
+	cr_expect_eq(cache_tree_scan_get(c, v[2].tree, &height, canon, &err),
+		     1);
+	v[0].height = 4096;
+	memset(v[1].tree, 0x77, 20);
+	cr_expect_eq(cache_tree_scans_put(c, v, 2, &err), ERROR_INVALID);
+	cr_expect_eq(cache_tree_scan_get(c, v[1].tree, &height, canon, &err),
+		     0, "stored beside a height out of range");
+	cache_close(c);
+	t_rmtree(dir);
+	free(dir);
+	free(path);
+}

@@ -615,3 +615,66 @@ Test(e2e_full_walk, a_memo_row_of_an_older_version_is_not_read)
 	free(tmp);
 	free(ripple);
 }
+
+/*
+ * A run remembers what lies below each link-free folder it listed whole
+ * (the tree_scans table), and a plan keying a changed folder reads again
+ * only its subtrees whose ids changed. A row damaged on disk is worked
+ * out again: plans and why as the full walk gives them, with damaged,
+ * intact and missing rows side by side.
+ */
+Test(e2e_full_walk, a_damaged_tree_scan_is_worked_out_again,
+     .timeout = 300)
+{
+	static const char *const cmds[] = {
+		"plan --base \"$base\" --json",
+		"why artifact:q --base \"$base\" --json",
+		NULL
+	};
+	static const char *const steps[] = {
+		"echo 2 >> q/deep/a/b/f.c && git add -A",
+		"mkdir -p q/deep/n && echo 1 > q/deep/n/g.c && git add -A",
+		"echo 2 >> q/lib/l.c && git add -A",
+		NULL
+	};
+	char *tmp = t_tmpdir(), *ripple = ripple_path();
+	char cmd[3 * PATH_MAX + 1024], dir[PATH_MAX], db[PATH_MAX + 32];
+	sqlite3 *h = NULL;
+	size_t i;
+
+	snprintf(cmd, sizeof(cmd), GIT_ID
+		 "mkdir s && cd s && git init -q -b main && "
+		 "mkdir -p q/lib q/deep/a/b q/deep/c && "
+		 "for f in q/lib/l.c q/deep/a/b/f.c q/deep/a/g.c q/deep/c/h.c "
+		 "q/top.c; do echo 1 > $f; done && printf '%%s\\n' "
+		 "'version: 1' 'sources:' '  q-src: {paths: [q/**]}' "
+		 "'artifacts:' '  q: {inputs: [q-src], command: [build, q]}' "
+		 "> ripple.yml && printf '.ripple/\\n' > .gitignore && "
+		 "git add -A && git commit -qm base && git tag base && "
+		 "'%s' record --run base --node '*' --status ok >/dev/null && "
+		 "'%s' record --run base --finish ok >/dev/null",
+		 ripple, ripple);
+	must(tmp, cmd);
+	snprintf(dir, sizeof(dir), "%s/s", tmp);
+	snprintf(db, sizeof(db), "%s/.ripple/cache.db", dir);
+	/* q, q/lib, q/deep, q/deep/a, q/deep/a/b, q/deep/c */
+	cr_assert_eq(table_rows(db, "tree_scans"), 6,
+		     "record remembered %ld tree scans",
+		     table_rows(db, "tree_scans"));
+	cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(h, "UPDATE tree_scans SET canon = "
+				  "zeroblob(20) WHERE height = 0; "
+				  "UPDATE tree_scans SET height = 0 WHERE "
+				  "height = 1", NULL, NULL, NULL), SQLITE_OK,
+		     "%s", sqlite3_errmsg(h));
+	sqlite3_close(h);
+	for (i = 0; steps[i]; i++) {
+		snprintf(cmd, sizeof(cmd), GIT_ID "%s && git commit -qm "
+			 "'step %zu'", steps[i], i);
+		must(dir, cmd);
+		same_both_ways(tmp, dir, ripple, "base", cmds);
+	}
+	t_rmtree(tmp);
+	free(tmp);
+	free(ripple);
+}
