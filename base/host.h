@@ -59,11 +59,26 @@ const char *const *host_env_always(void);
 int host_env_is(const char *entry, const char *name);
 
 /*
- * Processors this process may run on (at least 1): those online, or
- * fewer where its CPU affinity allows fewer (Linux: sched_getaffinity,
- * as nproc(1) counts; CPU quotas of a cgroup are not counted).
+ * Processors this process may use (at least 1): those online, or fewer
+ * where its CPU affinity allows fewer (Linux: sched_getaffinity, as
+ * nproc(1) counts), or fewer again where a cgroup's CPU quota allows
+ * less time (Linux: host_cgroup_cpus of /sys/fs/cgroup; `docker --cpus`,
+ * Kubernetes CPU limits), as libuv's uv_available_parallelism counts.
  */
 size_t host_cpus(void);
+
+/*
+ * The CPUs a Linux cgroup CPU quota allows: quota / period, rounded up,
+ * the least over the process's cgroup and every cgroup above it, in each
+ * hierarchy `self` names; 0 where none sets a quota. `root`: where the
+ * cgroup file system is mounted ("/sys/fs/cgroup"); `self`: the text of
+ * /proc/self/cgroup ("0::/PATH" for cgroup v2, whose cpu.max is read;
+ * "N:cpu,cpuacct:/PATH" for v1, whose cpu.cfs_quota_us and
+ * cpu.cfs_period_us are). A cgroup path not found under the mount (a
+ * container sees its host's path) reads the mount's root. Files that do
+ * not read or parse count as no quota. POSIX builds only.
+ */
+size_t host_cgroup_cpus(const char *root, const char *self);
 
 /*
  * The files this process may have open at once (POSIX: the soft

@@ -5,6 +5,7 @@
 #include "base/host.h"
 
 #include <sched.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/ioctl.h>
@@ -68,16 +69,28 @@ size_t
 host_cpus(void)
 {
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t n = cores > 0 ? (size_t)cores : 1, quota = 0;
+	char self[4096];
+	FILE *f;
 #ifdef CPU_COUNT
 	cpu_set_t set;
 
 	/* taskset, docker --cpuset-cpus, a CI runner's cgroup cpuset: the
 	 * processors this process may run on, as nproc(1) counts them. */
 	if (!sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 0 &&
-	    (cores <= 0 || CPU_COUNT(&set) < cores))
-		return (size_t)CPU_COUNT(&set);
+	    (size_t)CPU_COUNT(&set) < n)
+		n = (size_t)CPU_COUNT(&set);
 #endif
-	return cores > 0 ? (size_t)cores : 1;
+	/* docker --cpus, a Kubernetes CPU limit: time for fewer. */
+	f = fopen("/proc/self/cgroup", "r");
+	if (f) {
+		size_t got = fread(self, 1, sizeof(self) - 1, f);
+
+		self[got] = '\0';
+		fclose(f);
+		quota = host_cgroup_cpus("/sys/fs/cgroup", self);
+	}
+	return quota && quota < n ? quota : n;
 }
 
 size_t

@@ -175,7 +175,8 @@ int cli_open_eval_memo(const struct cli_ctx *ctx, const char *rev,
 
 /*
  * How many at once, for `-j N` (given > 0: N), else $RIPPLE_JOBS, else
- * the processors online (host_cpus): into *out. A malformed RIPPLE_JOBS
+ * the processors ripple may use (host_cpus: affinity and cgroup CPU
+ * quota): into *out. A malformed RIPPLE_JOBS
  * (not a number from 1 to 4096) is a usage error of `cmd`: returns
  * CLI_USAGE, else 0.
  */
