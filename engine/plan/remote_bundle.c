@@ -335,7 +335,9 @@ merge_current(struct plan_remote *pr, const char *key, int *held,
 			have++;
 			continue;
 		}
-		if (!plan_remote_writes_for(pr, be->rec.run.ref))
+		/* Only what a run of this domain wrote (its writer's ref). */
+		if (!plan_remote_ref_trusted(pr, be->rec.run.ref,
+					     pr->own_domain != NULL))
 			continue;
 		rc = plan_remote_bundle_add(pr, &be->rec.rec, &be->rec.run,
 					    be->rec.runner, &be->action,
