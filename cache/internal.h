@@ -92,6 +92,24 @@ sqlite3_stmt *cache_stmt_get(struct cache *c, enum cache_stmt id,
  */
 int cache_stmt_step(struct cache *c, sqlite3_stmt *st, struct error *err);
 
+/*
+ * Statement `id` (cache_stmt_get) into *out with its parameters 1..n
+ * bound to texts[0..n-1] (NULL binds SQL NULL). Returns 0, or an error
+ * set in err (*out NULL when the statement could not be prepared).
+ */
+int cache_stmt_bind_texts(struct cache *c, enum cache_stmt id,
+			  const char *const *texts, int n, sqlite3_stmt **out,
+			  struct error *err);
+
+/*
+ * The lookup the gets share: cache_stmt_bind_texts, then one step. 1 for
+ * a row (read its columns, then sqlite3_reset *out), 0 for none (reset),
+ * or a negative error, set in err.
+ */
+int cache_stmt_lookup(struct cache *c, enum cache_stmt id,
+		      const char *const *texts, int n, sqlite3_stmt **out,
+		      struct error *err);
+
 /* Bind text (NULL binds SQL NULL) or an integer. Returns 0 or an error. */
 int cache_bind_text(struct cache *c, sqlite3_stmt *st, int idx,
 		    const char *s, struct error *err);

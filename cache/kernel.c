@@ -67,13 +67,7 @@ cache_kernel_get(struct cache *c, const char *key, struct cache_kernel *out,
 	int rc, n;
 
 	memset(out, 0, sizeof(*out));
-	st = cache_stmt_get(c, CACHE_STMT_KERNEL_GET, err);
-	if (!st)
-		return err ? err->code : ERROR_INTERNAL;
-	rc = cache_bind_text(c, st, 1, key, err);
-	if (rc)
-		return rc;
-	rc = cache_stmt_step(c, st, err);
+	rc = cache_stmt_lookup(c, CACHE_STMT_KERNEL_GET, &key, 1, &st, err);
 	if (rc < 0)
 		return rc;
 	if (rc == 0)
@@ -110,13 +104,8 @@ cache_source_key_get(struct cache *c, const char *memo, char *key,
 
 	if (!cache_key_valid(memo))
 		return error_set(err, ERROR_INVALID, "bad memo id '%s'", memo);
-	st = cache_stmt_get(c, CACHE_STMT_SOURCE_KEY_GET, err);
-	if (!st)
-		return err ? err->code : ERROR_INTERNAL;
-	rc = cache_bind_text(c, st, 1, memo, err);
-	if (rc)
-		return rc;
-	rc = cache_stmt_step(c, st, err);
+	rc = cache_stmt_lookup(c, CACHE_STMT_SOURCE_KEY_GET, &memo, 1, &st,
+			       err);
 	if (rc <= 0)
 		return rc;
 	text = sqlite3_column_text(st, 0);
@@ -242,14 +231,8 @@ cache_source_key_put(struct cache *c, const char *memo, const char *key,
 	if (!cache_key_valid(memo) || !cache_key_valid(key))
 		return error_set(err, ERROR_INVALID, "bad source memo entry "
 				 "'%s' -> '%s'", memo, key);
-	st = cache_stmt_get(c, CACHE_STMT_SOURCE_KEY_PUT, err);
-	if (!st)
-		return err ? err->code : ERROR_INTERNAL;
-	rc = cache_bind_text(c, st, 1, memo, err);
-	if (!rc)
-		rc = cache_bind_text(c, st, 2, key, err);
-	if (!rc)
-		rc = cache_stmt_step(c, st, err);
+	rc = cache_stmt_lookup(c, CACHE_STMT_SOURCE_KEY_PUT,
+			       (const char *const[]){ memo, key }, 2, &st, err);
 	return rc < 0 ? rc : 0;
 }
 
@@ -266,13 +249,8 @@ cache_rules_tree_get(struct cache *c, const char *digest, struct buf *out,
 				 digest);
 	if (c->version < 6)
 		return 0;
-	st = cache_stmt_get(c, CACHE_STMT_RULES_TREE_GET, err);
-	if (!st)
-		return err ? err->code : ERROR_INTERNAL;
-	rc = cache_bind_text(c, st, 1, digest, err);
-	if (rc)
-		return rc;
-	rc = cache_stmt_step(c, st, err);
+	rc = cache_stmt_lookup(c, CACHE_STMT_RULES_TREE_GET, &digest, 1, &st,
+			       err);
 	if (rc <= 0)
 		return rc;
 	blob = sqlite3_column_blob(st, 0);

@@ -371,17 +371,12 @@ static int
 each_json(struct cache *c, const char *key, cache_component_fn fn,
 	  void *payload, struct error *err)
 {
-	sqlite3_stmt *st = cache_stmt_get(c, CACHE_STMT_MANIFEST_GET, err);
+	sqlite3_stmt *st;
 	struct cache_manifest m;
 	size_t i;
 	int rc;
 
-	if (!st)
-		return err ? err->code : ERROR_INTERNAL;
-	rc = cache_bind_text(c, st, 1, key, err);
-	if (rc)
-		return rc;
-	rc = cache_stmt_step(c, st, err);
+	rc = cache_stmt_lookup(c, CACHE_STMT_MANIFEST_GET, &key, 1, &st, err);
 	if (rc < 0)
 		return rc;
 	if (rc == 0)
@@ -409,13 +404,8 @@ cache_manifest_each(struct cache *c, const char *key, cache_component_fn fn,
 
 	if (!cache_key_valid(key))
 		return cache_key_error(key, err);
-	st = cache_stmt_get(c, CACHE_STMT_MANIFEST_KEY_GET, err);
-	if (!st)
-		return err ? err->code : ERROR_INTERNAL;
-	rc = cache_bind_text(c, st, 1, key, err);
-	if (rc)
-		return rc;
-	rc = cache_stmt_step(c, st, err);
+	rc = cache_stmt_lookup(c, CACHE_STMT_MANIFEST_KEY_GET, &key, 1, &st,
+			       err);
 	if (rc < 0)
 		return rc;
 	if (rc == 0)
@@ -431,16 +421,11 @@ static int
 has_row(struct cache *c, enum cache_stmt which, const char *key,
 	struct error *err)
 {
-	sqlite3_stmt *st = cache_stmt_get(c, which, err);
-	int rc;
+	sqlite3_stmt *st;
+	int rc = cache_stmt_lookup(c, which, &key, 1, &st, err);
 
-	if (!st)
-		return err ? err->code : ERROR_INTERNAL;
-	rc = cache_bind_text(c, st, 1, key, err);
-	if (rc)
-		return rc;
-	rc = cache_stmt_step(c, st, err);
-	sqlite3_reset(st);
+	if (rc == 1)
+		sqlite3_reset(st);
 	return rc;
 }
 

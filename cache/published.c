@@ -10,19 +10,6 @@
 #include "base/banned.h"
 
 static int
-bind3(struct cache *c, sqlite3_stmt *st, const char *node_id,
-      const char *key, const char *server, struct error *err)
-{
-	int rc = cache_bind_text(c, st, 1, node_id, err);
-
-	if (!rc)
-		rc = cache_bind_text(c, st, 2, key, err);
-	if (!rc)
-		rc = cache_bind_text(c, st, 3, server, err);
-	return rc;
-}
-
-static int
 check(const char *node_id, const char *key, const char *server,
       struct error *err)
 {
@@ -44,12 +31,9 @@ cache_published_has(struct cache *c, const char *node_id, const char *key,
 
 	if (rc)
 		return rc;
-	st = cache_stmt_get(c, CACHE_STMT_PUBLISHED_HAS, err);
-	if (!st)
-		return err ? err->code : ERROR_INTERNAL;
-	rc = bind3(c, st, node_id, key, server, err);
-	if (!rc)
-		rc = cache_stmt_step(c, st, err);
+	rc = cache_stmt_lookup(c, CACHE_STMT_PUBLISHED_HAS,
+			       (const char *const[]){ node_id, key, server }, 3,
+			       &st, err);
 	if (rc == 1)
 		sqlite3_reset(st);
 	return rc;
@@ -64,11 +48,8 @@ cache_published_mark(struct cache *c, const char *node_id, const char *key,
 
 	if (rc)
 		return rc;
-	st = cache_stmt_get(c, CACHE_STMT_PUBLISHED_MARK, err);
-	if (!st)
-		return err ? err->code : ERROR_INTERNAL;
-	rc = bind3(c, st, node_id, key, server, err);
-	if (!rc)
-		rc = cache_stmt_step(c, st, err);
+	rc = cache_stmt_lookup(c, CACHE_STMT_PUBLISHED_MARK,
+			       (const char *const[]){ node_id, key, server }, 3,
+			       &st, err);
 	return rc < 0 ? rc : 0;
 }

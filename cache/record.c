@@ -419,15 +419,11 @@ int
 cache_conflict_clear(struct cache *c, const char *run, const char *node_id,
 		     struct error *err)
 {
-	sqlite3_stmt *st = cache_stmt_get(c, CACHE_STMT_CONFLICT_CLEAR, err);
-	int rc;
+	sqlite3_stmt *st;
+	int rc = cache_stmt_lookup(c, CACHE_STMT_CONFLICT_CLEAR,
+				   (const char *const[]){ run, node_id }, 2,
+				   &st, err);
 
-	if (!st)
-		return err ? err->code : ERROR_INTERNAL;
-	if ((rc = cache_bind_text(c, st, 1, run, err)) ||
-	    (rc = cache_bind_text(c, st, 2, node_id, err)))
-		return rc;
-	rc = cache_stmt_step(c, st, err);
 	return rc < 0 ? rc : 0;
 }
 
@@ -482,13 +478,9 @@ cache_record_get(struct cache *c, const char *run, const char *node_id,
 	int rc;
 
 	cache_record_init(out);
-	st = cache_stmt_get(c, CACHE_STMT_RECORD_GET, err);
-	if (!st)
-		return err ? err->code : ERROR_INTERNAL;
-	if ((rc = cache_bind_text(c, st, 1, run, err)) ||
-	    (rc = cache_bind_text(c, st, 2, node_id, err)))
-		return rc;
-	rc = cache_stmt_step(c, st, err);
+	rc = cache_stmt_lookup(c, CACHE_STMT_RECORD_GET,
+			       (const char *const[]){ run, node_id }, 2, &st,
+			       err);
 	if (rc < 0)
 		return rc;
 	if (rc == 0) {
@@ -544,10 +536,8 @@ cache_record_list(struct cache *c, const char *run,
 
 	out->items = NULL;
 	out->n = 0;
-	st = cache_stmt_get(c, CACHE_STMT_RECORD_LIST, err);
-	if (!st)
-		return err ? err->code : ERROR_INTERNAL;
-	rc = cache_bind_text(c, st, 1, run, err);
+	rc = cache_stmt_bind_texts(c, CACHE_STMT_RECORD_LIST, &run, 1, &st,
+				   err);
 	return rc ? rc : collect(c, st, out, err);
 }
 
@@ -560,10 +550,8 @@ cache_record_statuses(struct cache *c, const char *run, cache_status_fn fn,
 	sqlite3_stmt *st;
 	int rc;
 
-	st = cache_stmt_get(c, CACHE_STMT_RECORD_STATUSES, err);
-	if (!st)
-		return err ? err->code : ERROR_INTERNAL;
-	rc = cache_bind_text(c, st, 1, run, err);
+	rc = cache_stmt_bind_texts(c, CACHE_STMT_RECORD_STATUSES, &run, 1,
+				   &st, err);
 	while (!rc && (rc = cache_stmt_step(c, st, err)) == 1) {
 		id = (const char *)sqlite3_column_text(st, 0);
 		rc = cache_record_status_parse(
@@ -590,13 +578,10 @@ cache_record_find(struct cache *c, const char *key, const char *run,
 	out->n = 0;
 	if (!cache_key_valid(key))
 		return cache_key_error(key, err);
-	st = cache_stmt_get(c, run ? CACHE_STMT_RECORD_FIND_RUN
-				   : CACHE_STMT_RECORD_FIND_ANY, err);
-	if (!st)
-		return err ? err->code : ERROR_INTERNAL;
-	rc = cache_bind_text(c, st, 1, key, err);
-	if (!rc && run)
-		rc = cache_bind_text(c, st, 2, run, err);
+	rc = cache_stmt_bind_texts(c, run ? CACHE_STMT_RECORD_FIND_RUN
+					  : CACHE_STMT_RECORD_FIND_ANY,
+				   (const char *const[]){ key, run },
+				   run ? 2 : 1, &st, err);
 	return rc ? rc : collect(c, st, out, err);
 }
 
@@ -607,10 +592,8 @@ cache_record_node_artifacts(struct cache *c, const char *node_id,
 	sqlite3_stmt *st;
 	int rc;
 
-	st = cache_stmt_get(c, CACHE_STMT_RECORD_NODE_ARTIFACTS, err);
-	if (!st)
-		return err ? err->code : ERROR_INTERNAL;
-	rc = cache_bind_text(c, st, 1, node_id, err);
+	rc = cache_stmt_bind_texts(c, CACHE_STMT_RECORD_NODE_ARTIFACTS,
+				   &node_id, 1, &st, err);
 	if (rc)
 		return rc;
 	while ((rc = cache_stmt_step(c, st, err)) == 1) {
@@ -635,11 +618,8 @@ cache_record_conflicts(struct cache *c, const char *run, const char *node_id,
 
 	out->items = NULL;
 	out->n = 0;
-	st = cache_stmt_get(c, CACHE_STMT_CONFLICT_LIST, err);
-	if (!st)
-		return err ? err->code : ERROR_INTERNAL;
-	if ((rc = cache_bind_text(c, st, 1, run, err)) ||
-	    (rc = cache_bind_text(c, st, 2, node_id, err)))
-		return rc;
-	return collect(c, st, out, err);
+	rc = cache_stmt_bind_texts(c, CACHE_STMT_CONFLICT_LIST,
+				   (const char *const[]){ run, node_id }, 2,
+				   &st, err);
+	return rc ? rc : collect(c, st, out, err);
 }

@@ -273,13 +273,7 @@ cache_run_get(struct cache *c, const char *id, struct cache_run *out,
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	st = cache_stmt_get(c, CACHE_STMT_RUN_GET, err);
-	if (!st)
-		return err ? err->code : ERROR_INTERNAL;
-	rc = cache_bind_text(c, st, 1, id, err);
-	if (rc)
-		return rc;
-	rc = cache_stmt_step(c, st, err);
+	rc = cache_stmt_lookup(c, CACHE_STMT_RUN_GET, &id, 1, &st, err);
 	if (rc < 0)
 		return rc;
 	if (rc == 0)
@@ -400,6 +394,7 @@ cache_run_list(struct cache *c, const struct cache_run_filter *filter,
 	       struct cache_run_list *out, struct error *err)
 {
 	static const struct cache_run_filter all = CACHE_RUN_FILTER_INIT;
+	const char *texts[4];
 	sqlite3_stmt *st;
 	size_t cap = 0;
 	int rc;
@@ -408,16 +403,13 @@ cache_run_list(struct cache *c, const struct cache_run_filter *filter,
 	out->n = 0;
 	if (!filter)
 		filter = &all;
-	st = cache_stmt_get(c, CACHE_STMT_RUN_LIST, err);
-	if (!st)
-		return err ? err->code : ERROR_INTERNAL;
-	if ((rc = cache_bind_text(c, st, 1, filter->commit, err)) ||
-	    (rc = cache_bind_text(c, st, 2, filter->ref, err)) ||
-	    (rc = cache_bind_text(c, st, 3, filter->tag, err)) ||
-	    (rc = cache_bind_text(c, st, 4, filter->status < 0 ? NULL
-				  : cache_run_status_name(
-					  (enum cache_run_status)filter->status),
-				  err)))
+	texts[0] = filter->commit;
+	texts[1] = filter->ref;
+	texts[2] = filter->tag;
+	texts[3] = filter->status < 0 ? NULL : cache_run_status_name(
+		(enum cache_run_status)filter->status);
+	rc = cache_stmt_bind_texts(c, CACHE_STMT_RUN_LIST, texts, 4, &st, err);
+	if (rc)
 		return rc;
 	while ((rc = cache_stmt_step(c, st, err)) == 1) {
 		if (out->n == cap) {

@@ -226,6 +226,32 @@ cache_stmt_step(struct cache *c, sqlite3_stmt *st, struct error *err)
 }
 
 int
+cache_stmt_bind_texts(struct cache *c, enum cache_stmt id,
+		      const char *const *texts, int n, sqlite3_stmt **out,
+		      struct error *err)
+{
+	sqlite3_stmt *st = cache_stmt_get(c, id, err);
+	int i, rc = 0;
+
+	*out = st;
+	if (!st)
+		return err ? err->code : ERROR_INTERNAL;
+	for (i = 0; !rc && i < n; i++)
+		rc = cache_bind_text(c, st, i + 1, texts[i], err);
+	return rc;
+}
+
+int
+cache_stmt_lookup(struct cache *c, enum cache_stmt id,
+		  const char *const *texts, int n, sqlite3_stmt **out,
+		  struct error *err)
+{
+	int rc = cache_stmt_bind_texts(c, id, texts, n, out, err);
+
+	return rc ? rc : cache_stmt_step(c, *out, err);
+}
+
+int
 cache_bind_text(struct cache *c, sqlite3_stmt *st, int idx, const char *s,
 		struct error *err)
 {

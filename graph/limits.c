@@ -79,7 +79,10 @@ rule_at(const struct rules *r, size_t i)
 	return x;
 }
 
-/* "the ceiling of N nodes" or "policy max-nodes N", into the message. */
+/*
+ * "the ceiling of N nodes" or "policy max-nodes N", into the message;
+ * `what` is plural ("nodes"), cut to the singular for a ceiling of 1.
+ */
 static void
 limit_text(struct buf *b, int policy, const char *what,
 	   unsigned long long cap)
@@ -87,27 +90,47 @@ limit_text(struct buf *b, int policy, const char *what,
 	if (policy)
 		buf_addf(b, NULL, "policy max-%s %llu", what, cap);
 	else
-		buf_addf(b, NULL, "the ceiling of %llu %s", cap, what);
+		buf_addf(b, NULL, "the ceiling of %llu %.*s", cap,
+			 (int)strlen(what) - (cap == 1), what);
 }
 
-/* `asked`: the rules' policy value (0: none). */
+/* `asked`: the rules' policy value (0: none); narrow: NULL for none. */
 static void
 limit_hint(struct error *err, int policy, const char *what,
 	   unsigned long long ceiling, unsigned long long asked,
 	   const char *narrow)
 {
+	const char *sep = narrow ? ", or r" : "r";
+
+	if (!narrow)
+		narrow = "";
 	if (policy)
-		error_hint(err, "%s, or raise policy: {max-%s: N} (up to the "
+		error_hint(err, "%s%saise policy: {max-%s: N} (up to the "
 			   "ceiling, %llu; --max-%s N raises that)", narrow,
-			   what, ceiling, what);
+			   sep, what, ceiling, what);
 	else if (asked)
-		error_hint(err, "%s, or raise the ceiling with --max-%s N "
+		error_hint(err, "%s%saise the ceiling with --max-%s N "
 			   "(the rules' policy max-%s: %llu cannot raise it)",
-			   narrow, what, what, asked);
+			   narrow, sep, what, what, asked);
 	else
-		error_hint(err, "%s, or raise the ceiling with --max-%s N "
+		error_hint(err, "%s%saise the ceiling with --max-%s N "
 			   "(the rules' policy max-%s can only lower it)",
-			   narrow, what, what);
+			   narrow, sep, what, what);
+}
+
+/* "KIND 'NAME', ... and N more" of the first rules, into the message. */
+static void
+rule_names(struct buf *b, const struct rules *r)
+{
+	size_t i, n = rule_count(r), shown = n > 4 ? 4 : n;
+
+	for (i = 0; i < shown; i++) {
+		struct rule_ref x = rule_at(r, i);
+
+		buf_addf(b, NULL, "%s%s '%s'", i ? ", " : "", x.kind, x.name);
+	}
+	if (n > shown)
+		buf_addf(b, NULL, " and %zu more", n - shown);
 }
 
 int
@@ -135,15 +158,21 @@ graph_caps_check_nodes(const struct graph_caps *c, const struct rules *r,
 	buf_addf(&msg, NULL, "the rules expand to %s%llu nodes, more than ",
 		 total == ULLONG_MAX ? "more than " : "", total);
 	limit_text(&msg, c->nodes_policy, "nodes", c->nodes);
-	buf_addf(&msg, NULL, "; %s '%s' fans out most (%llu nodes: ",
-		 top.kind, top.name, most);
-	rules_each_describe(top.each, &msg, NULL);
-	buf_addch(&msg, ')', NULL);
+	if (most > 1) {
+		buf_addf(&msg, NULL, "; %s '%s' fans out most (%llu nodes: ",
+			 top.kind, top.name, most);
+		rules_each_describe(top.each, &msg, NULL);
+		buf_addch(&msg, ')', NULL);
+	} else {
+		/* Nothing to narrow: say which rules there are. */
+		buf_addstr(&msg, "; no rule fans out (one node each): ", NULL);
+		rule_names(&msg, r);
+	}
 	error_at(err, ERROR_INVALID, r->file ? r->file : "", top.pos.line,
 		 top.pos.col, "%s", msg.data);
 	buf_release(&msg);
 	limit_hint(err, c->nodes_policy, "nodes", c->nodes_ceiling,
-		   r->policy.max_nodes, "narrow its each:");
+		   r->policy.max_nodes, most > 1 ? "narrow its each:" : NULL);
 	return ERROR_INVALID;
 }
 
@@ -183,10 +212,11 @@ graph_caps_edges_error(const struct graph_caps *c, const struct rules *r,
 	buf_addstr(&msg, "the graph has more edges (one node needing "
 		   "another) than ", NULL);
 	limit_text(&msg, c->edges_policy, "edges", c->edges);
-	buf_addf(&msg, NULL, "; %s '%s' fans out most (%llu edges from %zu "
-		 "of its nodes before the count stopped)",
+	buf_addf(&msg, NULL, "; %s '%s' fans out most (%llu edge%s from %zu "
+		 "of its node%s before the count stopped)",
 		 graph_node_kind_name(top->kind), top->name, t->top_edges,
-		 t->top_nodes);
+		 t->top_edges == 1 ? "" : "s", t->top_nodes,
+		 t->top_nodes == 1 ? "" : "s");
 	error_at(err, ERROR_INVALID, r->file ? r->file : "", pos.line, pos.col,
 		 "%s", msg.data);
 	buf_release(&msg);

@@ -1,8 +1,8 @@
 /*
  * The repository handle: discovery, revisions, merge bases, blobs at a
  * commit, and the translation of libgit2 failures (missing objects in a
- * shallow or partial clone above all) into ripple errors. Tags:
- * graph/tags.c.
+ * shallow or partial clone above all, a bad pack: graph/git_packs.c)
+ * into ripple errors. Tags: graph/tags.c.
  */
 #include "graph/repo_git.h"
 
@@ -48,14 +48,6 @@ graph_repo_git(struct graph_repo *repo)
 	return repo->git;
 }
 
-static const char *
-last_message(void)
-{
-	const git_error *e = git_error_last();
-
-	return e && e->message ? e->message : "unknown libgit2 error";
-}
-
 int
 graph_repo_git_error(struct graph_repo *repo, int git_rc, struct error *err,
 		     const char *what)
@@ -68,8 +60,12 @@ graph_repo_git_error(struct graph_repo *repo, int git_rc, struct error *err,
 	/* Copy libgit2's message first: the shallow and partial probes below
 	 * query the configuration, and a repository without a config file
 	 * (a bare mirror) would replace it with "config value ... not found". */
-	snprintf(msg, sizeof(msg), "%s", last_message());
+	snprintf(msg, sizeof(msg), "%s", graph_git_last_message());
 	missing = strstr(msg, "object not found") != NULL;
+	/* Not found may be a pack that cannot be read: say which. */
+	if (repo && (git_rc == GIT_ENOTFOUND || missing) &&
+	    graph_git_packs_check(repo->git, what, err))
+		return ERROR_IO;
 	if (repo && graph_repo_is_shallow(repo))
 		kind = "shallow";
 	else if (repo && graph_repo_is_partial(repo))
@@ -132,7 +128,7 @@ graph_repo_open(const char *dir, struct graph_repo **out, struct error *err)
 		return error_set(err, ERROR_NOMEM, "out of memory");
 	if (git_libgit2_init() < 0) {
 		rc = error_set(err, ERROR_INTERNAL, "libgit2: %s",
-			       last_message());
+			       graph_git_last_message());
 		goto fail;
 	}
 	repo->inited = 1;
@@ -183,7 +179,7 @@ graph_repo_open_again(const struct graph_repo *like, struct graph_repo **out,
 		return error_set(err, ERROR_NOMEM, "out of memory");
 	if (git_libgit2_init() < 0) {
 		rc = error_set(err, ERROR_INTERNAL, "libgit2: %s",
-			       last_message());
+			       graph_git_last_message());
 		goto fail;
 	}
 	repo->inited = 1;
@@ -379,7 +375,7 @@ graph_repo_resolve(struct graph_repo *repo, const char *rev,
 		if (grc == GIT_EINVALIDSPEC || grc == GIT_EAMBIGUOUS) {
 			rc = error_set(err, ERROR_INVALID,
 				       "bad revision '%s': %s", rev,
-				       last_message());
+				       graph_git_last_message());
 			return rc;
 		}
 		if (!strcmp(rev, "HEAD") &&

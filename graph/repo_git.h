@@ -19,6 +19,19 @@
 
 #include "graph/repo.h"
 
+/* libgit2's last error message, or "unknown libgit2 error"; its buffer. */
+const char *graph_git_last_message(void);
+
+/*
+ * 0 when every pack of git's object store (the .pack files in
+ * objects/pack of the common git folder that have an index) can be
+ * opened, starts as a pack and ends with the checksum its index records;
+ * else ERROR_IO for the first that does not, "WHAT: ..." naming the file,
+ * with a hint. A store without packs is 0.
+ */
+int graph_git_packs_check(git_repository *git, const char *what,
+			  struct error *err);
+
 /* The libgit2 repository of the handle; owned by the handle. */
 git_repository *graph_repo_git(struct graph_repo *repo);
 
@@ -29,7 +42,11 @@ git_repository *graph_repo_git(struct graph_repo *repo);
  * the message and the "git fetch --unshallow" hint. In a clone that is
  * neither, an object libgit2 cannot find ("object not found": referenced by
  * a tree but absent, as in an incomplete mirror) is ERROR_CORRUPT, with a
- * message saying so and a refetch hint. Returns the code.
+ * message saying so and a refetch hint. But first, for any not-found
+ * result, a pack file of the object store that cannot be opened or does
+ * not end as its index records (truncated) is ERROR_IO naming the file
+ * (libgit2 passes over such a pack and calls its objects not found).
+ * Returns the code.
  */
 int graph_repo_git_error(struct graph_repo *repo, int git_rc,
 			 struct error *err, const char *what);

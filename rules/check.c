@@ -270,9 +270,9 @@ check_one_size(struct rules_load *L, const char *kind, const char *name,
 		rules_load_error_at(L, pos.line, pos.col,
 			L->r->policy.max_nodes ? "narrow some each:, or raise "
 			"policy: {max-nodes: N}" : "narrow some each:",
-			"with %s '%s' (%llu nodes) the rules expand to %llu "
+			"with %s '%s' (%llu node%s) the rules expand to %llu "
 			"nodes, more than %s %llu", kind, name, n,
-			*total, what, max);
+			n == 1 ? "" : "s", *total, what, max);
 }
 
 static void

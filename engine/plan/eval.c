@@ -204,6 +204,27 @@ eval_input_patterns(struct eval *ev, const struct graph_input *in,
 	return rc;
 }
 
+/*
+ * Count input x's memo answer once: the scan ahead asks before the
+ * keying does, and a set it missed is asked again (another input with
+ * its memo id may have filled the memo since): a miss then a hit counts
+ * as the hit. Returns hit.
+ */
+static int
+memo_count(struct eval *ev, struct eval_input *x, int hit)
+{
+	if (x->memo_counted == (hit ? 1 : -1))
+		return hit;
+	if (x->memo_counted < 0)
+		ev->memo_misses--;
+	if (hit)
+		ev->memo_hits++;
+	else
+		ev->memo_misses++;
+	x->memo_counted = hit ? 1 : -1;
+	return hit;
+}
+
 static int
 memo_key(struct eval *ev, const struct graph_input *in, char *memo,
 	 struct digest *out, struct error *err)
@@ -224,21 +245,18 @@ memo_key(struct eval *ev, const struct graph_input *in, char *memo,
 	memcpy(memo, x->memo, 33);
 	shared = ev->key_memo ? strmap_get(ev->key_memo, memo) : NULL;
 	if (shared && !digest_from_hex(shared, out, NULL)) {
-		ev->memo_hits++;
-		return 1;
+		return memo_count(ev, x, 1);
 	}
 	error_init(&e2);
 	if (x->fetched) {
 		if (x->fetched_key[0] &&
 		    !digest_from_hex(x->fetched_key, out, NULL)) {
-			ev->memo_hits++;
-			return 1;
+			return memo_count(ev, x, 1);
 		}
 	} else if (ev->memo &&
 		   cache_source_key_get(ev->memo, memo, key, &e2) == 1 &&
 		   !digest_from_hex(key, out, NULL)) {
-		ev->memo_hits++;
-		return 1;
+		return memo_count(ev, x, 1);
 	}
 	v = ev->remote_memo ? strmap_get(ev->remote_memo, memo) : NULL;
 	if (v && v[0] && !digest_from_hex(v, out, NULL)) {
@@ -246,11 +264,9 @@ memo_key(struct eval *ev, const struct graph_input *in, char *memo,
 		x->from_remote = 1;
 		memcpy(x->remote_memo, memo, 33);
 		memcpy(x->remote_key, v, 33);
-		ev->memo_hits++;
-		return 1;
+		return memo_count(ev, x, 1);
 	}
-	ev->memo_misses++;
-	return 0;
+	return memo_count(ev, x, 0);
 }
 
 /* Remember a key computed here under its memo id, where it is safe to. */

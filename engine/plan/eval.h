@@ -64,7 +64,10 @@ struct eval {
 	const struct strmap *remote_memo;	/* memo id -> key hex from
 					   the remote cache's bundles,
 					   borrowed, or NULL */
-	size_t memo_hits, memo_misses;	/* for benchmarks and tests */
+	size_t memo_hits, memo_misses;	/* inputs whose key a memo had or
+					   lacked, each input once (its
+					   last answer); for benchmarks
+					   and tests */
 	int stream;			/* 1: drop a set's files once keyed
 					   (eval_set_stream) */
 	int rules_read_files;		/* 1: the rules are not a commit's

@@ -104,6 +104,8 @@ struct eval_input {
 				   tree diff names its changed files
 				   (eval_input_changes) */
 	const struct eval_keyed *ahead;	/* keyed ahead (eval_pool.c) */
+	int memo_counted;	/* in ev's memo counters as a hit (1), a
+				   miss (-1), or not yet (0) */
 };
 
 /*

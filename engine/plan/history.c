@@ -77,11 +77,6 @@ run_components(void *payload, struct plan_record *rec, struct error *err)
 					    err);
 }
 
-/*
- * The baseline run's record of node `id`: the run's records are read in
- * one query on first use (ordered by node id, as SQLite's binary
- * collation orders bytes) and searched, instead of one query a node.
- */
 /* run_record for one node, read alone (history_records_by_node). */
 static int
 run_record_one(struct history *h, const char *id, struct plan_record *out,
@@ -89,26 +84,27 @@ run_record_one(struct history *h, const char *id, struct plan_record *out,
 {
 	struct cache_record rec;
 	struct error e2;
-	int rc;
+	int rc, ok;
 
 	error_init(&e2);
 	rc = cache_record_get(h->cache, h->run, id, &rec, &e2);
-	if (rc == ERROR_NOT_FOUND)
-		return 0;
-	if (rc) {
+	if (rc && rc != ERROR_NOT_FOUND)
 		*err = e2;
-		return rc;
-	}
-	if (!record_source_allows(h->reader, &rec)) {
-		cache_record_release(&rec);
-		return 0;	/* not this reader's to reuse */
-	}
-	rc = record_source_fill(h->cache, &h->arena, &rec, out, err);
+	if (rc)
+		return rc == ERROR_NOT_FOUND ? 0 : rc;
+	ok = record_source_allows(h->reader, &rec);	/* 0: not this
+							   reader's to reuse */
+	rc = ok ? record_source_fill(h->cache, &h->arena, &rec, out, err) : 0;
 	out->source = h->local;
 	cache_record_release(&rec);
-	return rc ? rc : 1;
+	return rc ? rc : ok;
 }
 
+/*
+ * The baseline run's record of node `id`: the run's records are read in
+ * one query on first use (ordered by node id, as SQLite's binary
+ * collation orders bytes) and searched, instead of one query a node.
+ */
 static int
 run_record(void *payload, const char *id, struct plan_record *out,
 	   struct error *err)
@@ -343,6 +339,17 @@ load_run_graph(struct history *h, struct error *err)
 }
 
 static int
+hidden(void *payload, const char *id, const char *key, const char **run,
+       const char **domain, const char **reader, struct error *err)
+{
+	struct history *h = payload;
+
+	*reader = h->reader;
+	return record_source_local_hidden(h->local, h->run, id, key, run,
+					  domain, err);
+}
+
+static int
 run_declared(void *payload, const char *id, struct error *err)
 {
 	struct history *h = payload;
@@ -378,6 +385,8 @@ history_from_run(struct cache *c, struct plan_remote *remote,
 		return ERROR_NOMEM;
 	}
 	h->local = c ? h->src[0] : NULL;
+	if (c)
+		h->ph.hidden_record = hidden;
 	if (h->n_src) {
 		h->ph.record_by_key = any_record;
 		h->ph.record_components = run_components;

@@ -34,6 +34,7 @@ static const char *const reason_names[] = {
 	[PLAN_REASON_VERSION_GROUP] = "version-group",
 	[PLAN_REASON_BASELINE_DEFERRED] = "baseline-deferred",
 	[PLAN_REASON_RECORD_CONFLICT] = "key-equal-record-conflict",
+	[PLAN_REASON_OTHER_DOMAIN] = "record-in-other-trust-domain",
 };
 
 static const char *const file_status_names[] = {

@@ -139,27 +139,41 @@ reuse_or_cascade(struct ctx *c, size_t i, const struct plan_record *r,
 	return 0;
 }
 
+/*
+ * Give item it one change of kind other: `name`, old -> now (copied into
+ * the plan's arena; NULL stays NULL) and `path` (copied, or NULL).
+ */
+static int
+other_change(struct plan *p, struct plan_item *it, const char *name,
+	     const char *path, const char *old, const char *now,
+	     struct error *err)
+{
+	struct plan_change *c = arena_alloc(&p->arena, sizeof(*c));
+
+	if (!c)
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	memset(c, 0, sizeof(*c));
+	c->kind = PLAN_CHANGE_OTHER;
+	c->name = name;
+	c->path = path ? arena_strdup(&p->arena, path) : NULL;
+	c->old_value = old ? arena_strdup(&p->arena, old) : NULL;
+	c->new_value = now ? arena_strdup(&p->arena, now) : NULL;
+	if ((path && !c->path) || (old && !c->old_value) ||
+	    (now && !c->new_value))
+		return error_set(err, ERROR_NOMEM, "out of memory");
+	it->changes = c;
+	it->n_changes = 1;
+	return 0;
+}
+
 /* Key equal, artifact gone: name the file in the changes. */
 static int
 artifact_gone(struct plan *p, struct plan_item *it,
 	      const struct plan_record *rec, struct error *err)
 {
-	struct plan_change *c = arena_alloc(&p->arena, sizeof(*c));
-
 	it->reason = PLAN_REASON_ARTIFACT_MISSING;
-	if (!c)
-		return error_set(err, ERROR_NOMEM, "out of memory");
-	c->kind = PLAN_CHANGE_OTHER;
-	c->name = "artifact";
-	c->old_value = rec->missing_artifact
-		? arena_strdup(&p->arena, rec->missing_artifact) : NULL;
-	if (rec->missing_artifact && !c->old_value)
-		return error_set(err, ERROR_NOMEM, "out of memory");
-	c->new_value = "(missing)";
-	c->path = c->old_value;
-	it->changes = c;
-	it->n_changes = 1;
-	return 0;
+	return other_change(p, it, "artifact", rec->missing_artifact,
+			    rec->missing_artifact, "(missing)", err);
 }
 
 /*
@@ -253,24 +267,35 @@ static int
 record_conflict(struct plan *p, struct plan_item *it,
 		const struct plan_record *rec, struct error *err)
 {
-	struct plan_change *c = arena_alloc(&p->arena, sizeof(*c));
-
 	it->reason = PLAN_REASON_RECORD_CONFLICT;
-	if (!c)
-		return error_set(err, ERROR_NOMEM, "out of memory");
-	memset(c, 0, sizeof(*c));
-	c->kind = PLAN_CHANGE_OTHER;
-	c->name = "conflict";
-	c->old_value = rec->conflict_have
-		? arena_strdup(&p->arena, rec->conflict_have) : NULL;
-	c->new_value = rec->conflict_import
-		? arena_strdup(&p->arena, rec->conflict_import) : NULL;
-	if ((rec->conflict_have && !c->old_value) ||
-	    (rec->conflict_import && !c->new_value))
-		return error_set(err, ERROR_NOMEM, "out of memory");
-	it->changes = c;
-	it->n_changes = 1;
-	return 0;
+	return other_change(p, it, "conflict", NULL, rec->conflict_have,
+			    rec->conflict_import, err);
+}
+
+/*
+ * No record to compare with or reuse (reason no-baseline-run or
+ * new-node): when one is there but this plan's trust domain may not
+ * reuse it, say that instead (record-in-other-trust-domain), its run and
+ * domain in the changes (a pull request's reuse is not main's).
+ */
+static int
+hidden_record(struct plan *p, const struct graph_node *node,
+	      const struct plan_history *h, const char *key,
+	      struct plan_item *it, struct error *err)
+{
+	const char *run = NULL, *domain = NULL, *reader = NULL;
+	int rc;
+
+	if (!h->hidden_record || (it->reason != PLAN_REASON_NO_BASELINE &&
+				  it->reason != PLAN_REASON_NEW_NODE))
+		return 0;
+	rc = h->hidden_record(h->payload, node->id, key, &run, &domain,
+			      &reader, err);
+	if (rc <= 0)
+		return rc;
+	it->reason = PLAN_REASON_OTHER_DOMAIN;
+	return other_change(p, it, "trust-domain", run, domain,
+			    reader && reader[0] ? reader : "trusted", err);
 }
 
 static int
@@ -282,6 +307,7 @@ decide(struct ctx *c, size_t i, const struct plan_history *h,
 	struct plan_item *it = &p->items[i];
 	const struct graph_node_key *k = &p->keys->keys[i];
 	struct plan_record rec;
+	const char *any;
 	int rc;
 
 	it->key = k->key;
@@ -316,16 +342,21 @@ decide(struct ctx *c, size_t i, const struct plan_history *h,
 				return set_reuse(p, it, &rec, err);
 		}
 	}
+	/* A key an upstream's rebuild may change reuses nothing. */
+	any = o->reuse == PLAN_REUSE_SCOPE_ANY && building_upstream(c, i) < 0
+	      ? k->key.hex : NULL;
 	if (!h->has_baseline || !h->baseline_record) {
 		it->reason = PLAN_REASON_NO_BASELINE;
-		return 0;
+		return any ? hidden_record(p, node, h, any, it, err) : 0;
 	}
 	memset(&rec, 0, sizeof(rec));
 	rc = h->baseline_record(h->payload, node->id, &rec, err);
+	if (rc == 0)
+		rc = unrecorded(node, h, it, err);
+	if (rc == 0)
+		return hidden_record(p, node, h, any, it, err);
 	if (rc < 0)
 		return rc;
-	if (rc == 0)
-		return unrecorded(node, h, it, err);
 	if (!strcmp(rec.key, k->key.hex)) {
 		if (!rec.ok) {
 			it->reason = PLAN_REASON_BASELINE_FAILED;

@@ -82,6 +82,9 @@ enum plan_reason {
 					   commit declared but the run did
 					   not record: deferred there */
 	PLAN_REASON_RECORD_CONFLICT,	/* key equal, an import disagrees */
+	PLAN_REASON_OTHER_DOMAIN,	/* the record it would compare with
+					   or reuse is another trust
+					   domain's: not this ref's */
 };
 
 enum plan_change_kind {
@@ -199,6 +202,19 @@ struct plan_history {
 	 */
 	int (*prefetch)(void *payload, const char *const *ids,
 			const char *const *keys, size_t n, struct error *err);
+	/*
+	 * Asked (may be NULL) when the plan found no record to compare with
+	 * or reuse: a local record left out because this plan's trust
+	 * domain may not reuse it (a pull request's reuse from its own
+	 * domain, read for main): the baseline run's record of node `id`,
+	 * else (key not NULL: reuse any) one of key `key`. 1 with *run,
+	 * *domain (the record's) and *reader (the plan's domain, "" the
+	 * trusted one), borrowed until the next call; 0 when none,
+	 * negative on error.
+	 */
+	int (*hidden_record)(void *payload, const char *id, const char *key,
+			     const char **run, const char **domain,
+			     const char **reader, struct error *err);
 	void *payload;
 	int has_baseline;
 	const char *baseline_label;	/* "run 42 (commit abc1234)" */

@@ -294,13 +294,74 @@ plan_remote_bundle_add(struct plan_remote *pr, const struct cache_record *rec,
 	return rc;
 }
 
+/*
+ * Fetch the commit's bundle (key) in the domain this run writes as the
+ * server holds it now, and add to the builder its records of that domain
+ * that this run did not replace: another run at this commit may have
+ * published since this one planned. *held is 1 when that bundle already
+ * lists every record of the builder. A bundle that is missing, cannot be
+ * read or is damaged adds nothing (ours replaces it). Returns 0 or an
+ * error (out of memory).
+ */
+static int
+merge_current(struct plan_remote *pr, const char *key, int *held,
+	      struct error *err)
+{
+	struct remote_lookup l;
+	struct remote_bundle b;
+	struct error fe;
+	size_t i, have = 0;
+	int rc;
+
+	*held = 0;
+	memset(&l, 0, sizeof(l));
+	l.node_id = REMOTE_BUNDLE_NODE;
+	l.key = key;
+	l.domain = pr->own_domain;
+	error_init(&fe);
+	rc = remote_node_lookup(pr->r, &l, 1, err);
+	if (rc || l.found != 1) {
+		remote_lookup_release(&l);
+		return rc;
+	}
+	rc = remote_bundle_decode(l.record, l.record_len, &b, &fe);
+	remote_lookup_release(&l);
+	if (rc)
+		return rc == ERROR_NOMEM ? error_nomem(err) : 0;
+	for (i = 0; !rc && i < b.n; i++) {
+		struct remote_bundle_entry *be = &b.items[i];
+
+		if (strmap_get(&pr->built, be->rec.rec.node_id)) {
+			have++;
+			continue;
+		}
+		/* Only what a run of this domain wrote (its writer's ref). */
+		if (!plan_remote_ref_trusted(pr, be->rec.run.ref,
+					     pr->own_domain != NULL))
+			continue;
+		rc = plan_remote_bundle_add(pr, &be->rec.rec, &be->rec.run,
+					    be->rec.runner, &be->action,
+					    &be->sources, err);
+	}
+	remote_bundle_release(&b);
+	*held = have >= remote_bundle_builder_count(pr->builder);
+	return rc;
+}
+
+/*
+ * How many times a run PUTs the commit's bundle at most: after each PUT
+ * it reads the bundle back, and when another run's PUT replaced it, it
+ * merges that one and PUTs again.
+ */
+#define BUNDLE_PUTS 3
+
 int
 plan_remote_bundle_publish(struct plan_remote *pr, const char *commit,
 			   const char *runner, struct error *err)
 {
 	char key[CACHE_KEY_SIZE], *text = NULL;
 	size_t len = 0, i, k;
-	int rc = 0;
+	int rc = 0, held = 0, puts;
 
 	/* A run that planned without bundles (a small job) leaves the
 	 * commit's bundle to the runs that did. */
@@ -327,13 +388,23 @@ plan_remote_bundle_publish(struct plan_remote *pr, const char *commit,
 	if (rc || !remote_bundle_builder_count(pr->builder))
 		return rc;
 	rc = remote_bundle_key(commit, key, err);
-	if (!rc)
+	/* The name is the commit's, so two runs at one commit (two jobs,
+	 * a rerun) write one entry: each merges what the other published
+	 * since it planned, so neither's records are lost (the last PUT
+	 * of a plain read-modify-write would drop the other's). */
+	for (puts = 0; !rc && puts < BUNDLE_PUTS; puts++) {
+		rc = merge_current(pr, key, &held, err);
+		if (rc || (puts && held))
+			break;
 		rc = remote_bundle_builder_finish(pr->builder, commit, &text,
 						  &len, err);
-	if (!rc)
-		rc = remote_node_put(pr->r, REMOTE_BUNDLE_NODE, key, NULL, 0,
-				     text, len, 0, runner, err);
-	mem_free(text);
+		if (!rc)
+			rc = remote_node_put(pr->r, REMOTE_BUNDLE_NODE, key,
+					     NULL, 0, text, len, 0, runner,
+					     err);
+		mem_free(text);
+		text = NULL;
+	}
 	return rc;
 }
 

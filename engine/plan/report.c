@@ -87,6 +87,18 @@ report_item_reason(const struct graph *g, const struct plan *p, size_t i,
 				   "differ)", err);
 		return err && err->code ? err->code : 0;
 	}
+	if (it->reason == PLAN_REASON_OTHER_DOMAIN && it->n_changes) {
+		const struct plan_change *c = &it->changes[0];
+		const char *rd = short_id(c->new_value);
+
+		buf_addf(out, err, ": the record of run %s came from trust "
+			 "domain '%s', which %s%s%s does not reuse",
+			 short_id(c->path), short_id(c->old_value),
+			 strcmp(rd, "trusted") ? "domain '" : "the trusted",
+			 strcmp(rd, "trusted") ? rd : " domain",
+			 strcmp(rd, "trusted") ? "'" : "");
+		return err && err->code ? err->code : 0;
+	}
 	for (k = 0; k < it->n_changes && shown < 3; k++) {
 		const struct plan_change *c = &it->changes[k];
 

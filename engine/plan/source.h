@@ -111,6 +111,20 @@ int record_source_allows(const char *reader, const struct cache_record *rec);
 int record_source_local_reader(struct record_source *s, const char *domain);
 
 /*
+ * A record of local source s (of record_source_local; any other: none)
+ * that its reader's trust domain may not reuse (record_source_allows):
+ * run `run`'s record of node `id` when run is not NULL, else (or when
+ * that is not hidden) the newest successful record of key `key` when
+ * key is not NULL. 1 with *hidden_run and
+ * *domain (the record's domain, "?" when unknown) pointing into s until
+ * its next call, 0 when there is none, or a negative error.
+ */
+int record_source_local_hidden(struct record_source *s, const char *run,
+			       const char *id, const char *key,
+			       const char **hidden_run, const char **domain,
+			       struct error *err);
+
+/*
  * The records of remote cache index `pr` (borrowed) in namespace `ns`
  * (NULL: the plain entries; "tag/TAG/": what a run of tag TAG
  * published; copied), found by its lookups (prefetch) and checked there:

@@ -33,6 +33,9 @@ struct local {
 	char key[CACHE_KEY_SIZE];		/* "" before the first */
 	char reader[REMOTE_DOMAIN_SIZE];	/* the reader's domain, ""
 						   the trusted one */
+	int hidden;				/* 1: key's list left out
+						   an ok record, this one: */
+	char *hidden_run, *hidden_domain;	/* its run and domain */
 };
 
 /* The value of rec's metadata entry "NAME=", or NULL. */
@@ -196,6 +199,21 @@ record_source_components(struct arena *a, const struct cache_manifest *m,
 	return 0;
 }
 
+/* Remember rec as the record the reader may not reuse. */
+static int
+keep_hidden(struct local *l, const struct cache_record *rec,
+	    struct error *err)
+{
+	const char *d = record_source_domain(rec);
+
+	mem_free(l->hidden_run);
+	mem_free(l->hidden_domain);
+	l->hidden_run = mem_strdup(rec->run);
+	l->hidden_domain = mem_strdup(d ? d : "?");
+	l->hidden = l->hidden_run && l->hidden_domain;
+	return l->hidden ? 0 : OOM(err);
+}
+
 /* Read the records of key into the kept list, unless they are there. */
 static int
 load(struct local *l, const char *key, struct error *err)
@@ -214,13 +232,22 @@ load(struct local *l, const char *key, struct error *err)
 		return rc;
 	/* Keep the order (newest first) of the records the reader may
 	 * reuse; the others are not there for it. */
+	l->hidden = 0;
 	for (i = 0, k = 0; i < l->list.n; i++) {
-		if (!record_source_allows(l->reader, &l->list.items[i]))
-			cache_record_release(&l->list.items[i]);
-		else if (k++ != i)
-			l->list.items[k - 1] = l->list.items[i];
+		struct cache_record *r = &l->list.items[i];
+
+		if (record_source_allows(l->reader, r)) {
+			if (k++ != i)
+				l->list.items[k - 1] = *r;
+			continue;
+		}
+		if (!rc && !l->hidden && r->status == CACHE_RECORD_STATUS_OK)
+			rc = keep_hidden(l, r, err);
+		cache_record_release(r);
 	}
 	l->list.n = k;
+	if (rc)
+		return rc;
 	snprintf(l->key, sizeof(l->key), "%s", key);
 	return 0;
 }
@@ -278,6 +305,8 @@ local_free(struct record_source *s)
 	struct local *l = (struct local *)s;
 
 	cache_record_list_release(&l->list);
+	mem_free(l->hidden_run);
+	mem_free(l->hidden_domain);
 	mem_free(l);
 }
 
@@ -313,6 +342,42 @@ record_source_local_reader(struct record_source *s, const char *domain)
 	l->key[0] = '\0';	/* the kept list was the other reader's */
 	cache_record_list_release(&l->list);
 	return 0;
+}
+
+int
+record_source_local_hidden(struct record_source *s, const char *run,
+			   const char *id, const char *key,
+			   const char **hidden_run, const char **domain,
+			   struct error *err)
+{
+	struct local *l = (struct local *)s;
+	struct cache_record rec;
+	struct error e2;
+	int rc = 0;
+
+	if (!s || s->ops != &local_ops)
+		return 0;
+	if (run) {
+		error_init(&e2);
+		cache_record_init(&rec);
+		l->key[0] = '\0';	/* hidden is no longer the key's */
+		l->hidden = 0;
+		rc = cache_record_get(l->c, run, id, &rec, &e2);
+		if (rc == ERROR_NOT_FOUND)
+			rc = 0;
+		else if (rc)
+			*err = e2;
+		else if (!record_source_allows(l->reader, &rec))
+			rc = keep_hidden(l, &rec, err);
+		cache_record_release(&rec);
+	}
+	if (!rc && !l->hidden && key)
+		rc = load(l, key, err);
+	if (rc || !l->hidden)
+		return rc;
+	*hidden_run = l->hidden_run;
+	*domain = l->hidden_domain;
+	return 1;
 }
 
 void

@@ -561,9 +561,10 @@ Test(e2e_plan, why_works_when_the_baseline_commit_left_the_clone)
 /*
  * A baseline record that came from another trust domain (a pull
  * request's, in its metadata) serves no reader of the trusted one: the
- * plan rebuilds the node, and `why`, which reads the baseline's records
- * node by node, decides the same (it once took them whole, as the plan
- * does, and the two paths must check alike).
+ * plan rebuilds the node, saying why (record-in-other-trust-domain, not
+ * new-node), and `why`, which reads the baseline's records node by node,
+ * decides the same (it once took them whole, as the plan does, and the
+ * two paths must check alike).
  */
 Test(e2e_plan, why_reads_no_record_of_another_trust_domain)
 {
@@ -580,13 +581,13 @@ Test(e2e_plan, why_reads_no_record_of_another_trust_domain)
 	pt_finish(dir, "base1");
 	change(dir, "docs/index.md", "# only docs\n");
 	p = plan_main(dir);
-	pt_expect(p, W11A, "build", "new-node");
+	pt_expect(p, W11A, "build", "record-in-other-trust-domain");
 	pt_expect(p, W11B, "reuse", "reused");
 	w = pt_json(dir, argv);
 	n = json_object_get(w, "node");
 	cr_expect_str_eq(pt_str(n, "decision"),
 			 pt_str(pt_node(p, W11A), "decision"));
-	cr_expect_str_eq(pt_str(n, "reason"), "new-node");
+	cr_expect_str_eq(pt_str(n, "reason"), "record-in-other-trust-domain");
 	/* Counted from each record's node and status alone: 5 of 6 ok. */
 	cr_expect_eq(json_integer_value(json_object_get(json_object_get(
 		w, "baseline_coverage"), "covered")), 5);

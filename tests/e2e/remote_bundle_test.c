@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -28,9 +29,12 @@ TestSuite(e2e_remote_bundle, .init = t_fx_setup_client,
 #define PKGS 20		/* past the 16 nodes from which plans use bundles */
 #define PR_REF "refs/pull/9/merge"
 
-/* origin with PKGS packages (pkgNN/a.c -> dist/pkgNN.txt), clones. */
+/*
+ * origin with PKGS packages (pkgNN/a.c -> dist/pkgNN.txt), clones. pre,
+ * when not NULL, gives each package's command a shell prefix (NULL: none).
+ */
 static void
-origin(const char *const *clones, size_t n)
+origin_pre(const char *const *clones, size_t n, const char *const *pre)
 {
 	char rules[8192], path[64], text[64], cmd[512];
 	size_t i, len;
@@ -46,14 +50,16 @@ origin(const char *const *clones, size_t n)
 	for (i = 0; i < PKGS; i++)
 		len += (size_t)snprintf(rules + len, sizeof(rules) - len,
 					"  pkg%02zu:\n    inputs: [src%02zu]\n"
-					"    command: [sh, -c, 'mkdir -p dist "
+					"    command: [sh, -c, '%smkdir -p dist "
 					"&& cat pkg%02zu/a.c > "
 					"dist/pkg%02zu.txt']\n"
 					"    outputs: [dist/pkg%02zu.txt]\n",
-					i, i, i, i, i);
+					i, i, pre && pre[i] ? pre[i] : "", i,
+					i, i);
 	free(t_sh_out(t_fx.tmp, "git init -q -b main origin"));
 	t_write(t_fx.tmp, "origin/ripple.yml", rules);
-	t_write(t_fx.tmp, "origin/.gitignore", ".ripple/\ndist/\n");
+	t_write(t_fx.tmp, "origin/.gitignore",
+		".ripple/\ndist/\nhold\nheld\ngo\nbrk\nrun.rc\n");
 	for (i = 0; i < PKGS; i++) {
 		snprintf(path, sizeof(path), "origin/pkg%02zu/a.c", i);
 		snprintf(text, sizeof(text), "int p%zu;\n", i);
@@ -66,6 +72,12 @@ origin(const char *const *clones, size_t n)
 		snprintf(cmd, sizeof(cmd), "git clone -q origin %s", clones[i]);
 		free(t_sh_out(t_fx.tmp, cmd));
 	}
+}
+
+static void
+origin(const char *const *clones, size_t n)
+{
+	origin_pre(clones, n, NULL);
 }
 
 /* Commit an edit of pkg00 on origin and move the clones to it. */
@@ -363,4 +375,69 @@ Test(e2e_remote_bundle, a_forged_memo_entry_costs_a_walk_never_a_reuse)
 	remote_bundle_release(&b2);
 	free(c1);
 	free(c2);
+}
+
+/* Wait (at most 60 s) until file rel under t_fx.tmp exists. */
+static void
+wait_for(const char *rel)
+{
+	char path[PATH_MAX];
+	int i;
+
+	snprintf(path, sizeof(path), "%s/%s", t_fx.tmp, rel);
+	for (i = 0; i < 1200 && access(path, F_OK); i++)
+		usleep(50000);
+	cr_assert_eq(access(path, F_OK), 0, "%s never came", rel);
+}
+
+/*
+ * Two full runs of main at one commit overlap (two CI jobs, a rerun):
+ * run A plans first, holds pkg00 while run B runs and publishes the
+ * commit's bundle (20 records), then ends with pkg19 failed and
+ * publishes its own. A's plan read no bundle; B's records that A did
+ * not replace (pkg19's) must stay in the commit's bundle.
+ */
+Test(e2e_remote_bundle, overlapping_runs_at_one_commit_lose_no_record)
+{
+	const char *clones[] = { "a", "b" };
+	const char *run[] = { "run", NULL };
+	const char *pre[PKGS] = { NULL };
+	const char *bin = getenv("RIPPLE_BIN");
+	char cmd[PATH_MAX + 512], abin[PATH_MAX], *c1, *rc;
+	struct remote_bundle b;
+	struct run_result r;
+	size_t i;
+
+	pre[0] = "if [ -f hold ]; then : > held; while [ ! -f go ]; "
+		 "do sleep 0.05; done; fi; ";
+	pre[PKGS - 1] = "[ ! -f brk ] && ";
+	t_fx_serve();
+	origin_pre(clones, 2, pre);
+	t_write(t_fx.tmp, "a/hold", "");
+	t_write(t_fx.tmp, "a/brk", "");
+	cr_assert_not_null(realpath(bin && bin[0] ? bin : "build/ripple",
+				    abin));
+	snprintf(cmd, sizeof(cmd), "cd a && ('%s' run --remote-cache %s "
+		 ">run.log 2>&1; echo $? > run.rc) >/dev/null 2>&1 &", abin,
+		 t_fx.ng.url);
+	free(t_sh_out(t_fx.tmp, cmd));
+	wait_for("a/held");
+	r = t_fx_ripple("b", run, NULL);
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	t_result_release(&r);
+	t_write(t_fx.tmp, "a/go", "");
+	wait_for("a/run.rc");
+	rc = t_sh_out(t_fx.tmp, "cat a/run.rc");
+	cr_expect_str_neq(rc, "0", "run A fails pkg19");
+	free(rc);
+	c1 = head_of("a");
+	bundle_at(c1, NULL, &b);
+	for (i = 0; i < b.n; i++)
+		if (!strcmp(b.items[i].rec.rec.node_id, "artifact:pkg19"))
+			break;
+	cr_expect_lt(i, b.n, "run B's record of pkg19 is in the bundle of "
+		     "the commit (%zu records)", b.n);
+	cr_expect_eq(b.n, PKGS, "one record per node");
+	remote_bundle_release(&b);
+	free(c1);
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "cache/remote.h"
 #include "engine/cuda/load.h"
 #include "engine/cuda/probe.h"
 #include "tests/support/support.h"
@@ -711,6 +712,64 @@ Test(e2e_reuse, a_toolkit_without_a_home_here_is_not_probed)
 	ripple_ok(dir, run);
 	r = ripple_expect(dir, 0, export);
 	cr_expect(strstr(r.out, "toolkit-identity") == NULL, "%s", r.out);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
+
+/*
+ * A record a pull request's run reused from its own trust domain of the
+ * remote cache (metadata trust-domain=ID, as engine/run/store.c writes
+ * it) is never reused for main: the plan says so, naming the run and the
+ * domain, instead of "no-baseline-run" (reuse any) or "new-node" (the
+ * pull request's run as baseline), and the pull request reuses it.
+ */
+Test(e2e_reuse, a_record_of_another_trust_domain_is_named_not_new)
+{
+	char *dir = new_repo("version: 1\nartifacts:\n  w: {command: [true]}\n");
+	char dom[REMOTE_DOMAIN_SIZE], meta[128];
+	const char *rec[] = { "record", "--run", "pr1", "--ref",
+			      "refs/pull/1/merge", "--node", "artifact:w",
+			      "--status", "ok", "--meta", meta, NULL };
+	const char *fin[] = { "record", "--run", "pr1", "--finish", "ok",
+			      NULL };
+	const char *any[] = { "--reuse", "any", "--ref", "refs/heads/main",
+			      NULL };
+	const char *base[] = { "--base", "HEAD", "--ref", "refs/heads/main",
+			       NULL };
+	const char *pr[] = { "--reuse", "any", "--ref", "refs/pull/1/merge",
+			     NULL };
+	const char *why[] = { "why", "artifact:w", "--reuse", "any", "--ref",
+			      "refs/heads/main", NULL };
+	struct run_result r;
+	struct error err;
+	json_t *p, *ch;
+
+	error_init(&err);
+	cr_assert_eq(remote_domain_id("refs/pull/1/merge", dom, &err), 0);
+	snprintf(meta, sizeof(meta), "trust-domain=%s", dom);
+	cr_assert_eq(t_git_commit(dir, "c"), 0);
+	ripple_ok(dir, rec);
+	ripple_ok(dir, fin);
+	p = plan_json(dir, pr);
+	expect_decision(p, "artifact:w", "reuse", "reused");
+	json_decref(p);
+	p = plan_json(dir, any);
+	expect_decision(p, "artifact:w", "build",
+			"record-in-other-trust-domain");
+	ch = json_array_get(json_object_get(node_of(p, "artifact:w"),
+					    "changes"), 0);
+	cr_expect_str_eq(field(ch, "name"), "trust-domain");
+	cr_expect_str_eq(field(ch, "old"), dom);
+	cr_expect_str_eq(field(ch, "new"), "trusted");
+	json_decref(p);
+	p = plan_json(dir, base);
+	expect_decision(p, "artifact:w", "build",
+			"record-in-other-trust-domain");
+	json_decref(p);
+	r = ripple_expect(dir, 0, why);
+	cr_expect(strstr(r.out, "record of run pr1 came from trust domain "
+			 "'pull-1-merge-") != NULL, "%s", r.out);
 	t_result_release(&r);
 	t_rmtree(dir);
 	free(dir);

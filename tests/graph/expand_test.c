@@ -500,6 +500,43 @@ Test(graph_expand, ceilings_bound_nodes_and_edges_exactly)
 			 "rules' policy max-edges can only lower it)");
 }
 
+/*
+ * Rules of one node each past the node ceiling: no rule fans out, so the
+ * message names the rules (no "(1 nodes: )", no "narrow its each:"),
+ * the ceiling in the singular, and a hint that can help.
+ */
+Test(graph_expand, one_node_rules_past_the_ceiling_are_named)
+{
+	static const char five[] =
+		"version: 1\n"
+		"artifacts:\n"
+		"  a: {command: [make]}\n"
+		"  b: {command: [make]}\n"
+		"  c: {command: [make]}\n"
+		"tests:\n"
+		"  t: {needs: [a], command: [check]}\n"
+		"  u: {needs: [b], command: [check]}\n";
+	struct error err;
+
+	cr_expect_eq(build_limited(five, 1, 0, &err), ERROR_INVALID);
+	cr_expect_str_eq(err.msg, "the rules expand to 5 nodes, more than "
+			 "the ceiling of 1 node; no rule fans out (one node "
+			 "each): artifact 'a', artifact 'b', artifact 'c', "
+			 "test 't' and 1 more");
+	cr_expect_eq(err.line, 3);
+	cr_expect_str_eq(err.hint, "raise the ceiling with --max-nodes N (the "
+			 "rules' policy max-nodes can only lower it)");
+	cr_expect_eq(build_limited(five, 4, 0, &err), ERROR_INVALID);
+	cr_expect_str_eq(err.msg, "the rules expand to 5 nodes, more than "
+			 "the ceiling of 4 nodes; no rule fans out (one node "
+			 "each): artifact 'a', artifact 'b', artifact 'c', "
+			 "test 't' and 1 more");
+	cr_expect_eq(build_limited(fan_in, 1, 0, &err), ERROR_INVALID);
+	cr_expect_str_eq(err.msg, "the rules expand to 9 nodes, more than "
+			 "the ceiling of 1 node; artifact 'a' fans out most "
+			 "(5 nodes: x 5)");
+}
+
 /* The rules' policy lowers a ceiling; it never raises one. */
 Test(graph_expand, policy_lowers_a_ceiling_and_never_raises_it)
 {

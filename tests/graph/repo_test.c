@@ -463,3 +463,92 @@ Test(graph_repo, blob_ids_are_gits)
 	t_rmtree(dir);
 	free(dir);
 }
+
+/*
+ * history() packed (git gc), then a commit whose root tree is loose and
+ * whose sub/ tree and sub/b.txt are only in the pack; the pack file's
+ * path into pack (size n). The head's commit id into *head.
+ */
+static char *
+packed_history(char *pack, size_t n, struct graph_oid *head)
+{
+	char *dir = history(), *hex, *p;
+	size_t i;
+
+	sh_ok(dir, "git gc -q");
+	t_write(dir, "a.txt", "four\n");
+	cr_assert_eq(t_git_commit(dir, "four"), 0);
+	p = t_sh_out(dir, "ls \"$PWD\"/.git/objects/pack/*.pack");
+	cr_assert_null(strchr(p, '\n'), "one pack: %s", p);
+	snprintf(pack, n, "%s", p);
+	free(p);
+	hex = t_git_rev(dir, "HEAD");
+	for (i = 0; i < 20; i++)
+		sscanf(hex + 2 * i, "%2hhx", &head->id[i]);
+	free(hex);
+	return dir;
+}
+
+/*
+ * A truncated pack file: libgit2 passes over it and says "object not
+ * found" for every object in it. The error is the pack's (an I/O error
+ * naming the file), not an object absent from the store, which sends
+ * the user to fetch what is there.
+ */
+Test(graph_repo, truncated_pack_is_named_not_an_absent_object)
+{
+	char pack[4096], cmd[8400];
+	struct graph_oid head;
+	char *dir = packed_history(pack, sizeof(pack), &head);
+	struct graph_repo *repo;
+	struct buf out = BUF_INIT;
+	struct error err;
+	int rc;
+
+	snprintf(cmd, sizeof(cmd), "chmod u+w '%s' && truncate -s 100 '%s'",
+		 pack, pack);
+	sh_ok(dir, cmd);
+	repo = open_ok(dir);
+	error_init(&err);
+	rc = graph_repo_read_blob(repo, &head, "sub/b.txt", &out, &err);
+	cr_expect_eq(rc, ERROR_IO, "%d: %s", rc, err.msg);
+	cr_expect(strstr(err.msg, pack) != NULL, "names the pack: %s",
+		  err.msg);
+	cr_expect(strstr(err.msg, "absent") == NULL, "%s", err.msg);
+	cr_expect(strstr(err.hint, "incomplete") == NULL, "%s", err.hint);
+	buf_release(&out);
+	graph_repo_close(repo);
+	t_rmtree(dir);
+	free(dir);
+}
+
+/* A pack file that cannot be opened (no read permission) is named. */
+Test(graph_repo, unreadable_pack_is_named_not_an_absent_object)
+{
+	char pack[4096], cmd[8400];
+	struct graph_oid head;
+	char *dir;
+	struct graph_repo *repo;
+	struct buf out = BUF_INIT;
+	struct error err;
+	int rc;
+
+	if (geteuid() == 0)
+		cr_skip_test("root reads a file without read permission");
+	dir = packed_history(pack, sizeof(pack), &head);
+	snprintf(cmd, sizeof(cmd), "chmod 000 '%s'", pack);
+	sh_ok(dir, cmd);
+	repo = open_ok(dir);
+	error_init(&err);
+	rc = graph_repo_read_blob(repo, &head, "sub/b.txt", &out, &err);
+	cr_expect_eq(rc, ERROR_IO, "%d: %s", rc, err.msg);
+	cr_expect(strstr(err.msg, pack) != NULL &&
+		  strstr(err.msg, "Permission denied") != NULL, "%s",
+		  err.msg);
+	buf_release(&out);
+	graph_repo_close(repo);
+	snprintf(cmd, sizeof(cmd), "chmod 644 '%s'", pack);
+	sh_ok(dir, cmd);
+	t_rmtree(dir);
+	free(dir);
+}

@@ -335,3 +335,60 @@ Test(engine_plan_eval_pool, base_sets_in_the_heads_batch_are_not_compiled)
 	t_rmtree(dir);
 	free(dir);
 }
+
+/*
+ * The memo counters count each set once: a cold evaluation asks the
+ * memo once per set (the scan ahead on threads, or the keying on one)
+ * and misses SETS times, not once in the scan and again in the keying;
+ * a warm one hits SETS - 1 times (p01's key, whose link leaves its set,
+ * is never remembered: it misses).
+ */
+Test(engine_plan_eval_pool, memo_counters_count_each_set_once)
+{
+	char *dir = make_repo();
+	struct graph_repo *repo = NULL;
+	struct eval_pool *pool = NULL;
+	struct strmap map = STRMAP_INIT, map1 = STRMAP_INIT;
+	struct arena arena;
+	struct eval *one, *cold, *warm;
+	struct buf a;
+	struct error err;
+
+	error_init(&err);
+	buf_init(&a, 0);
+	arena_init(&arena);
+	cr_assert_eq(graph_repo_open(dir, &repo, &err), 0, "%s", err.msg);
+	cr_assert_eq(eval_pool_new(4, &pool, &err), 0);
+	cr_assert_not_null(pool, "libgit2 without threads?");
+	one = open_eval(repo, NULL);
+	eval_share_key_memo(one, &map1, &arena);
+	cr_assert_eq(keys_text(one, &a, &err), 0, "%s", err.msg);
+	cr_expect_eq(one->memo_misses, SETS, "one thread: %zu misses",
+		     one->memo_misses);
+	cr_expect_eq(one->memo_hits, 0);
+	cold = open_eval(repo, pool);
+	eval_share_key_memo(cold, &map, &arena);
+	cr_assert_eq(keys_text(cold, &a, &err), 0, "%s", err.msg);
+	cr_expect_eq(cold->memo_misses, SETS, "keyed ahead: %zu misses",
+		     cold->memo_misses);
+	cr_expect_eq(cold->memo_hits, 0, "keyed ahead: %zu hits",
+		     cold->memo_hits);
+	warm = open_eval(repo, pool);
+	eval_share_key_memo(warm, &map, &arena);
+	cr_assert_eq(keys_text(warm, &a, &err), 0, "%s", err.msg);
+	cr_expect_eq(warm->memo_hits, SETS - 1, "warm: %zu hits",
+		     warm->memo_hits);
+	cr_expect_eq(warm->memo_misses, 1, "warm: %zu misses",
+		     warm->memo_misses);
+	eval_free(warm);
+	eval_free(cold);
+	eval_free(one);
+	eval_pool_free(pool);
+	graph_repo_close(repo);
+	strmap_release(&map);
+	strmap_release(&map1);
+	arena_release(&arena);
+	buf_release(&a);
+	t_rmtree(dir);
+	free(dir);
+}
