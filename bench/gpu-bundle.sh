@@ -7,6 +7,11 @@
 # LD_LIBRARY_PATH only those the target does not have itself. The git
 # program goes along too (OUTDIR/bin/git), for make-demo-repo on a machine
 # without git; the script uses it only where git is missing.
+# A default build links libgit2, SQLite and their chain from static
+# archives (./configure): ldd then lists only Kerberos' GSSAPI and its
+# libraries besides glibc, and the bundle's other libraries are those of
+# the dlopened libcurl, libzip and libarchive; a --shared-libs build
+# carries libgit2 and the rest as well.
 #
 #   bench/gpu-bundle.sh [--without LIB]... [RIPPLE] [OUTDIR]
 #                                   (default build/ripple, gpu/bundle)
