@@ -76,18 +76,10 @@ digest_begin(struct digest_state *st, const char *domain, struct error *err)
 }
 
 void
-digest_add(struct digest_state *st, const void *p, size_t n)
+digest_add_long(struct digest_state *st, const void *p, size_t n)
 {
 	unsigned char len[8];
 
-	if (st->staged + 8 + n <= sizeof(st->stage)) {
-		/* The common case, a short string: both into the stage. */
-		put_u64(st->stage + st->staged, (uint64_t)n);
-		if (n)
-			memcpy(st->stage + st->staged + 8, p, n);
-		st->staged += 8 + n;
-		return;
-	}
 	put_u64(len, (uint64_t)n);
 	stage(st, len, sizeof(len));
 	if (n)
@@ -99,12 +91,6 @@ digest_add_raw(struct digest_state *st, const void *p, size_t n)
 {
 	if (n)
 		stage(st, p, n);
-}
-
-void
-digest_add_str(struct digest_state *st, const char *s)
-{
-	digest_add(st, s ? s : "", s ? strlen(s) : 0);
 }
 
 void
