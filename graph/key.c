@@ -54,16 +54,24 @@ static int
 add_quoted(struct buf *b, const char *s)
 {
 	int bad = buf_addch(b, '"', NULL) != 0;
+	unsigned char c;
+	size_t n;
 
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
+	while (s && *s) {
+		/* A run that needs no escape, copied at once. */
+		for (n = 0; (c = (unsigned char)s[n]) && c >= 0x20 &&
+			    c != '"' && c != '\\'; n++)
+			;
+		if (n) {
+			bad |= buf_add(b, s, n, NULL) != 0;
+			s += n;
+			continue;
+		}
 		if (c == '"' || c == '\\')
 			bad |= buf_addf(b, NULL, "\\%c", c) != 0;
-		else if (c < 0x20)
-			bad |= buf_addf(b, NULL, "\\u%04x", c) != 0;
 		else
-			bad |= buf_addch(b, (char)c, NULL) != 0;
+			bad |= buf_addf(b, NULL, "\\u%04x", c) != 0;
+		s++;
 	}
 	bad |= buf_addch(b, '"', NULL) != 0;
 	return bad;

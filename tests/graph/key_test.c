@@ -344,7 +344,8 @@ Test(graph_key, shared_field_texts_give_each_nodes_own_key)
 
 /*
  * Keys of nodes with every rule field (container, pass-env and rewrites
- * included), a toolkit, two inputs and two upstreams, and of a release:
+ * included), a toolkit, two inputs and two upstreams, of a release, and
+ * of a command whose texts need escapes (a quote, a backslash, a tab):
  * pinned to the values main gave at 4bff975, before node_key pushed the
  * components in their sorted order (the key hashes them sorted either
  * way; the pins say the order did not move).
@@ -364,7 +365,7 @@ Test(graph_key, every_field_keys_as_pinned)
 		"  lib:\n"
 		"    command: [make, lib]\n"
 		"  gen:\n"
-		"    command: [gen]\n"
+		"    command: [gen, 'q\"uo\\\\te', \"tab\\there\", 'caf\xc3\xa9']\n"
 		"  wheel:\n"
 		"    each: {root: roots}\n"
 		"    inputs: [zeta, alpha]\n"
@@ -390,9 +391,10 @@ Test(graph_key, every_field_keys_as_pinned)
 		"    notes: 'notes/${version}.md'\n";
 	static const char *const ids[][2] = {
 		{ "artifact:wheel[root=b12]",
-		  "1bdf0de06532333b29dbe7e99915a47f" },
-		{ "release:rel[root=b12]", "efaaf40a8622083c4741d39c2810bb50" },
+		  "72e3814b4d5366a3611019c6d3a5493b" },
+		{ "release:rel[root=b12]", "cfab7dff2c9a276670e6db612d7cb4cf" },
 		{ "artifact:lib", "151517f525f37c96bd092a3066b2d683" },
+		{ "artifact:gen", "9061e6fe1dc2ecaf57538d7460b9c088" },
 	};
 	struct rules *r = load(text);
 	struct graph *g = NULL;
@@ -410,8 +412,8 @@ Test(graph_key, every_field_keys_as_pinned)
 		const struct graph_node *n = graph_find(g, ids[i][0]);
 
 		cr_assert_not_null(n, "%s", ids[i][0]);
-		cr_expect_str_eq(k->keys[n->index].key.hex, ids[i][1], "%s",
-				 ids[i][0]);
+		cr_expect_str_eq(k->keys[n->index].key.hex, ids[i][1], "%s: %s",
+				 ids[i][0], k->keys[n->index].key.hex);
 	}
 	cr_expect_eq(k->keys[graph_find(g, ids[0][0])->index].n_components,
 		     19, "2 inputs, the id, 12 fields, schema, toolkit, 2 "
