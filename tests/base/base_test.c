@@ -227,6 +227,37 @@ Test(base_strv, sort_unique_is_byte_order)
 	strv_release(&sv);
 }
 
+/* Insertion up to 8 strings, qsort past: one order, equal strings kept
+ * in the order they came (as glibc's merge sort keeps them). */
+Test(base_strv, sort_strings_small_and_large_agree)
+{
+	/* Rows, not literals: the equal ones at distinct addresses. */
+	static const char words[12][8] = {
+		"pkg/b", "pkg", "pkg/a", "", "pkg/a", "z", "pkg-1", "pkg/",
+		"pkg/b/c", "a", "pkg/a", "b",
+	};
+	const char *v[12], *w[12];
+	size_t n, i;
+
+	for (n = 0; n <= 12; n++) {
+		for (i = 0; i < n; i++)
+			v[i] = w[i] = words[i];
+		sort_strings(v, n);
+		/* The reference: a stable insertion by index. */
+		for (i = 1; i < n; i++) {
+			const char *x = w[i];
+			size_t j;
+
+			for (j = i; j > 0 && strcmp(w[j - 1], x) > 0; j--)
+				w[j] = w[j - 1];
+			w[j] = x;
+		}
+		for (i = 0; i < n; i++)
+			cr_expect_eq(v[i], w[i], "n %zu: %zu '%s' '%s'", n, i,
+				     v[i], w[i]);
+	}
+}
+
 Test(base_spell, distance_counts_transposition_once)
 {
 	cr_expect_eq(spell_distance("toolkit", "toolkti", 5), 1);
