@@ -45,6 +45,34 @@ Test(base_error, position_node_hint_and_prefix)
 	cr_expect_str_eq(err.msg, "loading: unknown key 'toolkti'");
 }
 
+/* error_init of a used error leaves "no error": code, message, file,
+ * position, node and hint all empty, and the next error is set whole. */
+Test(base_error, init_resets_a_used_error)
+{
+	struct error err;
+
+	memset(&err, 'x', sizeof(err));
+	error_init(&err);
+	cr_expect_eq(err.code, 0);
+	error_at(&err, ERROR_INVALID, "ripple.yml", 3, 4, "bad %s", "thing");
+	error_node(&err, "artifact:a");
+	error_hint(&err, "fix %d", 1);
+	error_init(&err);
+	cr_expect_eq(err.code, 0);
+	cr_expect_str_eq(err.msg, "");
+	cr_expect_str_eq(err.file, "");
+	cr_expect_str_eq(err.node, "");
+	cr_expect_str_eq(err.hint, "");
+	cr_expect_eq(err.line, 0);
+	cr_expect_eq(err.col, 0);
+	error_set(&err, ERROR_NOT_FOUND, "no");
+	cr_expect_eq(err.code, ERROR_NOT_FOUND);
+	cr_expect_str_eq(err.msg, "no");
+	cr_expect_str_eq(err.file, "");
+	cr_expect_str_eq(err.node, "");
+	cr_expect_str_eq(err.hint, "");
+}
+
 Test(base_error, null_error_still_returns_code)
 {
 	cr_expect_eq(error_set(NULL, ERROR_NOMEM, "x"), ERROR_NOMEM);
