@@ -85,6 +85,13 @@ buf_addstr(struct buf *b, const char *s, struct error *err)
 int
 buf_addch(struct buf *b, char c, struct error *err)
 {
+	/* Room and under the cap (buf_grow's test for one byte): no call.
+	 * Keys' texts and rules are written a character at a time. */
+	if (b->len + 1 < b->cap && (!b->max || b->len < b->max)) {
+		b->data[b->len++] = c;
+		b->data[b->len] = '\0';
+		return 0;
+	}
 	return buf_add(b, &c, 1, err);
 }
 

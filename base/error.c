@@ -14,8 +14,14 @@
 void
 error_init(struct error *err)
 {
-	if (err)
-		memset(err, 0, sizeof(*err));
+	/* "No error" is the code and four empty strings: clearing all
+	 * 1,300 bytes cost a warm plan 1,500 memsets (its probes of the
+	 * memo keep an error each). A set error is cleared whole (vset). */
+	if (!err)
+		return;
+	err->code = 0;
+	err->msg[0] = err->file[0] = err->node[0] = err->hint[0] = '\0';
+	err->line = err->col = 0;
 }
 
 static void

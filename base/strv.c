@@ -84,8 +84,22 @@ sort_cmp_str(const void *a, const void *b)
 void
 sort_strings(const char **v, size_t n)
 {
-	if (n > 1)
+	size_t i, j;
+
+	/* A few (a source set's prefixes, 500 sets a plan): by insertion,
+	 * stable as glibc's merge sort, without its set-up (200
+	 * instructions for two strings). */
+	if (n > 8) {
 		qsort(v, n, sizeof(*v), sort_cmp_str);
+		return;
+	}
+	for (i = 1; i < n; i++) {
+		const char *x = v[i];
+
+		for (j = i; j > 0 && strcmp(v[j - 1], x) > 0; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
 }
 
 void

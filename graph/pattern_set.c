@@ -185,18 +185,58 @@ any_match(const struct list *l, const char *path, int mode)
 	return 0;
 }
 
+/*
+ * The bytes of one pattern digest, gathered here and hashed in one shot
+ * when they fit (a set's patterns are some 60 bytes: XXH3's streaming
+ * reset, updates and end cost a set 1,400 instructions), else streamed:
+ * the digest of the same bytes either way.
+ */
+struct phash {
+	XXH3_state_t st;
+	int streaming;
+	size_t n;
+	unsigned char b[256];
+};
+
 static void
-digest_list(XXH3_state_t *st, const char *const *v, size_t n)
+ph_add(struct phash *h, const void *p, size_t n)
+{
+	if (!h->streaming && h->n + n <= sizeof(h->b)) {
+		memcpy(h->b + h->n, p, n);
+		h->n += n;
+		return;
+	}
+	if (!h->streaming) {
+		XXH3_128bits_reset(&h->st);
+		XXH3_128bits_update(&h->st, h->b, h->n);
+		h->streaming = 1;
+	}
+	XXH3_128bits_update(&h->st, p, n);
+}
+
+static void
+ph_end(struct phash *h, unsigned char *out)
+{
+	XXH128_canonical_t c;
+
+	XXH128_canonicalFromHash(&c, h->streaming
+					     ? XXH3_128bits_digest(&h->st)
+					     : XXH3_128bits(h->b, h->n));
+	memcpy(out, c.digest, 16);
+}
+
+static void
+digest_list(struct phash *h, const char *const *v, size_t n)
 {
 	uint32_t len;
 	size_t i;
 
 	len = (uint32_t)n;
-	XXH3_128bits_update(st, &len, sizeof(len));
+	ph_add(h, &len, sizeof(len));
 	for (i = 0; i < n; i++) {
 		len = (uint32_t)strlen(v[i]);
-		XXH3_128bits_update(st, &len, sizeof(len));
-		XXH3_128bits_update(st, v[i], len);
+		ph_add(h, &len, sizeof(len));
+		ph_add(h, v[i], len);
 	}
 }
 
@@ -207,43 +247,40 @@ static void
 digest_base(const char *const *include, size_t n_include,
 	    const char *const *exclude, size_t n_exclude, unsigned char *out)
 {
-	XXH3_state_t st;
-	XXH128_canonical_t c;
+	struct phash h;
 
-	XXH3_128bits_reset(&st);
-	XXH3_128bits_update(&st, "ripple-patterns-v1", 19);
-	digest_list(&st, include, n_include);
-	digest_list(&st, exclude, n_exclude);
-	XXH128_canonicalFromHash(&c, XXH3_128bits_digest(&st));
-	memcpy(out, c.digest, 16);
+	h.streaming = 0;
+	h.n = 0;
+	ph_add(&h, "ripple-patterns-v1", 19);
+	digest_list(&h, include, n_include);
+	digest_list(&h, exclude, n_exclude);
+	ph_end(&h, out);
 }
 
 static void
 digest_globs(unsigned char *d, const char *const *globs, size_t n)
 {
-	XXH3_state_t st;
-	XXH128_canonical_t c;
+	struct phash h;
 
-	XXH3_128bits_reset(&st);
-	XXH3_128bits_update(&st, "ripple-patterns-globs-v1", 24);
-	XXH3_128bits_update(&st, d, 16);
-	digest_list(&st, globs, n);
-	XXH128_canonicalFromHash(&c, XXH3_128bits_digest(&st));
-	memcpy(d, c.digest, 16);
+	h.streaming = 0;
+	h.n = 0;
+	ph_add(&h, "ripple-patterns-globs-v1", 24);
+	ph_add(&h, d, 16);
+	digest_list(&h, globs, n);
+	ph_end(&h, d);
 }
 
 static void
 digest_absent(unsigned char *d, const char *absent)
 {
-	XXH3_state_t st;
-	XXH128_canonical_t c;
+	struct phash h;
 
-	XXH3_128bits_reset(&st);
-	XXH3_128bits_update(&st, "ripple-patterns-absent-v1", 25);
-	XXH3_128bits_update(&st, d, 16);
-	digest_list(&st, &absent, 1);
-	XXH128_canonicalFromHash(&c, XXH3_128bits_digest(&st));
-	memcpy(d, c.digest, 16);
+	h.streaming = 0;
+	h.n = 0;
+	ph_add(&h, "ripple-patterns-absent-v1", 25);
+	ph_add(&h, d, 16);
+	digest_list(&h, &absent, 1);
+	ph_end(&h, d);
 }
 
 /* Fixed prefixes of n include patterns, sorted and unique, onto *out. */

@@ -179,6 +179,19 @@ int graph_source_memo_id_parts(struct graph_repo *repo,
 			       struct error *err);
 
 /*
+ * The memo ids of n sets at one commit from their parts, as
+ * graph_source_memo_id_parts gives each (out[i]: 33 bytes): the commit's
+ * tree and the folder above the last cover are read once for all of
+ * them. Errors as graph_source_memo_id; after one, no out[i] is to be
+ * used.
+ */
+int graph_source_memo_ids(struct graph_repo *repo,
+			  const struct graph_oid *commit, size_t n,
+			  const unsigned char *const *digests,
+			  const struct strv *const *prefixes,
+			  char *const *out, struct error *err);
+
+/*
  * The files of `set` that differ between commits base and head, from the
  * tree diff under the set's fixed prefixes (subtrees with one id are not
  * read): 1 with *out (release it with graph_change_list_release) listing

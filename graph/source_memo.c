@@ -100,23 +100,79 @@ graph_source_memo_id(struct graph_repo *repo, const struct graph_oid *commit,
 	return rc;
 }
 
-int
-graph_source_memo_id_parts(struct graph_repo *repo,
-			   const struct graph_oid *commit,
-			   const unsigned char *digest,
-			   const struct strv *prefixes, char *out,
-			   struct error *err)
+/*
+ * The folder last entered by a batch of memo ids (graph_source_memo_ids):
+ * a plan names 500 covers below one packages/ folder, and finding each
+ * from the root tree read that folder's tree again every time.
+ */
+struct folder {
+	struct buf path;	/* the folder's path, "" none yet */
+	int known;		/* path was looked up */
+	git_tree *tree;		/* its tree, or NULL when not a folder */
+};
+
+/*
+ * id_at for `path` below root, through the folder above it in f (looked
+ * up when it is another folder than the last; NULL: id_at alone). Where
+ * that folder or the entry is not found, id_at answers, as it would have
+ * alone: an entry found this way is the one git_tree_entry_bypath finds
+ * (it enters a folder's tree the same way, and looks its last part up
+ * by name).
+ */
+static void
+id_below(struct digest_state *st, git_tree *root, struct folder *f,
+	 const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	size_t n = slash ? (size_t)(slash - path) : 0;
+	git_tree_entry *pe = NULL;
+	const git_tree_entry *e;
+	char hex[GRAPH_OID_HEX];
+
+	if (!f || !slash) {
+		id_at(st, root, path);
+		return;
+	}
+	if (!f->known || f->path.len != n || memcmp(f->path.data, path, n)) {
+		git_tree_free(f->tree);
+		f->tree = NULL;
+		f->known = 0;
+		buf_reset(&f->path);
+		if (buf_add(&f->path, path, n, NULL)) {
+			id_at(st, root, path);
+			return;
+		}
+		if (git_tree_entry_bypath(&pe, root, f->path.data) == 0 &&
+		    git_tree_entry_type(pe) == GIT_OBJECT_TREE &&
+		    git_tree_lookup(&f->tree, git_tree_owner(root),
+				    git_tree_entry_id(pe)) < 0)
+			f->tree = NULL;
+		git_tree_entry_free(pe);
+		f->known = 1;
+	}
+	e = f->tree ? git_tree_entry_byname(f->tree, slash + 1) : NULL;
+	if (!e) {
+		id_at(st, root, path);
+		return;
+	}
+	git_oid_tostr(hex, GRAPH_OID_HEX, git_tree_entry_id(e));
+	digest_add_str(st, hex);
+}
+
+/* One memo id (graph_source_memo_id_parts) below root, through f (NULL:
+ * each entry found from the root). */
+static int
+memo_id(git_tree *root, struct folder *f,
+	const unsigned char *digest, const struct strv *prefixes, char *out,
+	struct error *err)
 {
 	struct digest_state st = DIGEST_STATE_INIT;
 	struct buf cover = BUF_INIT;
 	struct digest d;
-	git_tree *tree = NULL;
 	size_t i;
 	int rc;
 
 	rc = cover_of(prefixes, &cover, err);
-	if (!rc)
-		rc = graph_repo_commit_tree(repo, commit, &tree, err);
 	if (!rc)
 		rc = digest_begin(&st, "ripple-source-memo-v5", err);
 	if (rc)
@@ -128,19 +184,58 @@ graph_source_memo_id_parts(struct graph_repo *repo,
 		 * package costs no tree of its own. */
 		digest_add_str(&st, "cover");
 		digest_add_str(&st, cover.data);
-		id_at(&st, tree, cover.data);
+		id_below(&st, root, f, cover.data);
 	} else {
 		for (i = 0; i < prefixes->n; i++) {
 			digest_add_str(&st, prefixes->v[i]);
-			id_at(&st, tree, prefixes->v[i]);
+			id_below(&st, root, f, prefixes->v[i]);
 		}
 	}
 	digest_end(&st, &d);
 	memcpy(out, d.hex, 33);
 done:
 	digest_abort(&st);
-	git_tree_free(tree);
 	buf_release(&cover);
+	return rc;
+}
+
+int
+graph_source_memo_id_parts(struct graph_repo *repo,
+			   const struct graph_oid *commit,
+			   const unsigned char *digest,
+			   const struct strv *prefixes, char *out,
+			   struct error *err)
+{
+	git_tree *root = NULL;
+	int rc;
+
+	/* Each id from the root (id_at alone): the reference the batch's
+	 * is checked against. */
+	rc = graph_repo_commit_tree(repo, commit, &root, err);
+	if (!rc)
+		rc = memo_id(root, NULL, digest, prefixes, out, err);
+	git_tree_free(root);
+	return rc;
+}
+
+int
+graph_source_memo_ids(struct graph_repo *repo, const struct graph_oid *commit,
+		      size_t n, const unsigned char *const *digests,
+		      const struct strv *const *prefixes, char *const *out,
+		      struct error *err)
+{
+	struct folder f = { BUF_INIT, 0, NULL };
+	git_tree *root = NULL;
+	size_t i;
+	int rc;
+
+	rc = graph_repo_commit_tree(repo, commit, &root, err);
+	for (i = 0; !rc && i < n; i++)
+		rc = memo_id(root, &f, digests[i], prefixes[i], out[i],
+			     err);
+	git_tree_free(f.tree);
+	buf_release(&f.path);
+	git_tree_free(root);
 	return rc;
 }
 

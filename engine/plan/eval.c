@@ -84,31 +84,40 @@ input_set(struct eval *ev, struct eval_input *x, struct error *err)
 	return x->set ? 0 : compile(ev, x->in, &x->set, err);
 }
 
+/* x's pattern digest and prefixes, once (input_memo_id). */
+static int
+input_parts(struct eval *ev, struct eval_input *x, struct error *err)
+{
+	const char **ex;
+	size_t n;
+	int rc;
+
+	if (x->parts)
+		return 0;
+	rc = excludes(ev, x->in, &ex, &n, err);
+	if (!rc)
+		rc = pattern_set_memo_parts(
+			x->in->include, x->in->n_include, ex, n,
+			(const char *const *)ev->own.v, ev->own.n,
+			ev->own_rules, x->digest, &x->prefixes, err);
+	mem_free(ex);
+	x->parts = !rc;
+	return rc;
+}
+
 /* x's memo id at ev->commit into x->memo, once, from the set's parts:
  * the same bytes graph_source_memo_id gives for the compiled set. */
 static int
 input_memo_id(struct eval *ev, struct eval_input *x, struct error *err)
 {
-	const char **ex;
-	size_t n;
-	int rc = 0;
+	int rc;
 
 	if (x->memo[0])
 		return 0;
-	if (!x->parts) {
-		rc = excludes(ev, x->in, &ex, &n, err);
-		if (!rc)
-			rc = pattern_set_memo_parts(
-				x->in->include, x->in->n_include, ex, n,
-				(const char *const *)ev->own.v, ev->own.n,
-				ev->own_rules, x->digest, &x->prefixes, err);
-		mem_free(ex);
-		if (rc)
-			return rc;
-		x->parts = 1;
-	}
-	return graph_source_memo_id_parts(ev->repo, &ev->commit, x->digest,
-					  &x->prefixes, x->memo, err);
+	rc = input_parts(ev, x, err);
+	return rc ? rc : graph_source_memo_id_parts(ev->repo, &ev->commit,
+						    x->digest, &x->prefixes,
+						    x->memo, err);
 }
 
 static int
@@ -299,7 +308,8 @@ eval_set_pool(struct eval *ev, struct eval_pool *pool)
 	ev->pool = pool;
 }
 
-/* eval_int.h's names of three helpers, for eval_ahead.c. */
+/* eval_int.h's names of five helpers, for eval_ahead.c and
+ * eval_memo.c. */
 struct eval_input *
 eval_find_input(struct eval *ev, const char *name)
 {
@@ -320,6 +330,19 @@ eval_memo_key(struct eval *ev, const struct graph_input *in, char *memo,
 	      struct digest *out, struct error *err)
 {
 	return memo_key(ev, in, memo, out, err);
+}
+
+int
+eval_add_input(struct eval *ev, const struct graph_input *in,
+	       struct eval_input **out, struct error *err)
+{
+	return ensure_input(ev, in, out, err);
+}
+
+int
+eval_input_parts(struct eval *ev, struct eval_input *x, struct error *err)
+{
+	return input_parts(ev, x, err);
 }
 
 static int
@@ -380,49 +403,6 @@ known:
 	x->key = *out;
 	x->key_known = 1;
 	return 0;
-}
-
-void
-eval_prefetch_memo(struct eval *ev, const unsigned char *mask)
-{
-	const struct graph *g = ev->graph;
-	const char **memos = NULL;
-	size_t *pos = NULL, i, k, n = 0;
-	char *keys = NULL;
-	struct eval_input *x;
-	struct error e2;
-
-	if (!ev->memo || ev->worktree)
-		return;
-	error_init(&e2);
-	for (i = 0; i < g->n_nodes; i++)
-		for (k = 0; mask[i] && k < g->nodes[i].n_inputs; k++)
-			if (ensure_input(ev, &g->nodes[i].inputs[k], &x, &e2))
-				return;
-	memos = mem_calloc(ev->n_inputs + 1, sizeof(*memos));
-	pos = mem_calloc(ev->n_inputs + 1, sizeof(*pos));
-	keys = mem_alloc(33 * (ev->n_inputs + 1));
-	if (!memos || !pos || !keys)
-		goto done;
-	for (i = 0; i < ev->n_inputs; i++) {
-		x = ev->inputs[i];
-		if (x->key_known || x->computed || x->fetched ||
-		    input_memo_id(ev, x, &e2))
-			continue;
-		memos[n] = x->memo;
-		pos[n++] = i;
-	}
-	if (cache_source_keys_get(ev->memo, memos, n, keys, &e2) != 1)
-		goto done;
-	for (i = 0; i < n; i++) {
-		x = ev->inputs[pos[i]];
-		x->fetched = 1;
-		memcpy(x->fetched_key, keys + 33 * i, 33);
-	}
-done:
-	mem_free(keys);
-	mem_free(pos);
-	mem_free(memos);
 }
 
 void

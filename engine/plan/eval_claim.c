@@ -38,6 +38,35 @@ cmp_claim(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
+/*
+ * Sort v by prefix, claims of one prefix in the order they came (as
+ * qsort with cmp_claim does): by insertion while they come nearly in
+ * order (a node's few patterns, the nodes by name: the bench's 1,000
+ * claims, which qsort's merge sort took 440,000 instructions to sort),
+ * by qsort once a claim has to move far. Insertion keeps equal prefixes
+ * in their order, and so does cmp_claim, so either sort, or both one
+ * after the other, gives one order.
+ */
+static void
+sort_claims(struct eval_claim *v, size_t n)
+{
+	size_t i, j, moves = 0;
+
+	for (i = 1; i < n; i++) {
+		struct eval_claim x = v[i];
+
+		for (j = i; j > 0 && strcmp(v[j - 1].prefix, x.prefix) > 0;
+		     j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+		moves += i - j;
+		if (moves > 4 * n) {
+			qsort(v, n, sizeof(*v), cmp_claim);
+			return;
+		}
+	}
+}
+
 /* Claim `in`; its prefix is the next one in the text (build). */
 static int
 add(struct eval_claims *c, const struct graph_input *in, struct error *err)
@@ -100,8 +129,7 @@ build(struct eval *ev, struct error *err)
 		c->v[i].prefix = p;
 		p += strlen(p) + 1;
 	}
-	if (c->n)
-		qsort(c->v, c->n, sizeof(*c->v), cmp_claim);
+	sort_claims(c->v, c->n);
 	ev->claims = c;
 	return 0;
 }

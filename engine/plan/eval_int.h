@@ -131,6 +131,17 @@ struct eval_input *eval_find_input(struct eval *ev, const char *name);
 int eval_ensure_input(struct eval *ev, const struct graph_input *in,
 		      struct eval_input **out, struct error *err);
 
+/* eval.c's: the input of `in`, added (nothing compiled) when new.
+ * Errors: ERROR_NOMEM. */
+int eval_add_input(struct eval *ev, const struct graph_input *in,
+		   struct eval_input **out, struct error *err);
+
+/* eval.c's: x's pattern digest and fixed prefixes (x->digest,
+ * x->prefixes), once, from the texts (pattern_set_memo_parts). Errors:
+ * pattern errors, ERROR_NOMEM. */
+int eval_input_parts(struct eval *ev, struct eval_input *x,
+		     struct error *err);
+
 /*
  * eval.c's memo lookup: in's memo id into memo (33 bytes), then 1 with
  * *out when the shared, local or remote memo knows its key, 0 when none

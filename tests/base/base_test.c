@@ -45,6 +45,34 @@ Test(base_error, position_node_hint_and_prefix)
 	cr_expect_str_eq(err.msg, "loading: unknown key 'toolkti'");
 }
 
+/* error_init of a used error leaves "no error": code, message, file,
+ * position, node and hint all empty, and the next error is set whole. */
+Test(base_error, init_resets_a_used_error)
+{
+	struct error err;
+
+	memset(&err, 'x', sizeof(err));
+	error_init(&err);
+	cr_expect_eq(err.code, 0);
+	error_at(&err, ERROR_INVALID, "ripple.yml", 3, 4, "bad %s", "thing");
+	error_node(&err, "artifact:a");
+	error_hint(&err, "fix %d", 1);
+	error_init(&err);
+	cr_expect_eq(err.code, 0);
+	cr_expect_str_eq(err.msg, "");
+	cr_expect_str_eq(err.file, "");
+	cr_expect_str_eq(err.node, "");
+	cr_expect_str_eq(err.hint, "");
+	cr_expect_eq(err.line, 0);
+	cr_expect_eq(err.col, 0);
+	error_set(&err, ERROR_NOT_FOUND, "no");
+	cr_expect_eq(err.code, ERROR_NOT_FOUND);
+	cr_expect_str_eq(err.msg, "no");
+	cr_expect_str_eq(err.file, "");
+	cr_expect_str_eq(err.node, "");
+	cr_expect_str_eq(err.hint, "");
+}
+
 Test(base_error, null_error_still_returns_code)
 {
 	cr_expect_eq(error_set(NULL, ERROR_NOMEM, "x"), ERROR_NOMEM);
@@ -225,6 +253,37 @@ Test(base_strv, sort_unique_is_byte_order)
 	cr_expect_eq(strv_find(&sv, "a"), 1);
 	cr_expect_eq(strv_find(&sv, "z"), -1);
 	strv_release(&sv);
+}
+
+/* Insertion up to 8 strings, qsort past: one order, equal strings kept
+ * in the order they came (as glibc's merge sort keeps them). */
+Test(base_strv, sort_strings_small_and_large_agree)
+{
+	/* Rows, not literals: the equal ones at distinct addresses. */
+	static const char words[12][8] = {
+		"pkg/b", "pkg", "pkg/a", "", "pkg/a", "z", "pkg-1", "pkg/",
+		"pkg/b/c", "a", "pkg/a", "b",
+	};
+	const char *v[12], *w[12];
+	size_t n, i;
+
+	for (n = 0; n <= 12; n++) {
+		for (i = 0; i < n; i++)
+			v[i] = w[i] = words[i];
+		sort_strings(v, n);
+		/* The reference: a stable insertion by index. */
+		for (i = 1; i < n; i++) {
+			const char *x = w[i];
+			size_t j;
+
+			for (j = i; j > 0 && strcmp(w[j - 1], x) > 0; j--)
+				w[j] = w[j - 1];
+			w[j] = x;
+		}
+		for (i = 0; i < n; i++)
+			cr_expect_eq(v[i], w[i], "n %zu: %zu '%s' '%s'", n, i,
+				     v[i], w[i]);
+	}
 }
 
 Test(base_spell, distance_counts_transposition_once)

@@ -384,6 +384,47 @@ Test(cache_schema, tree_scans_keep_what_they_were_told)
 	cr_expect_eq(cache_tree_scans_put(c, v, 2, &err), ERROR_INVALID);
 	cr_expect_eq(cache_tree_scan_get(c, v[1].tree, &height, canon, &err),
 		     0, "stored beside a height out of range");
+
+ * A memo row whose key is not 32 lowercase hex digits (uppercase, a
+ * letter past f, a slash: the column's length check passes) is no
+ * key, read at once or alone: the set is walked again, never keyed from
+ * it. A good row beside them is still read.
+ */
+Test(cache_schema, a_corrupt_memo_row_is_no_key)
+{
+	static const char *const bad[] = {
+		"0123456789ABCDEF0123456789abcdef",
+		"0123456789abcdeg0123456789abcdef",
+		"0123456789abcdef0123456789abcde/",
+	};
+	char *dir, *path = tc_tmp_cache_path(&dir), key[CACHE_KEY_SIZE];
+	char memo[4][33], sql[256], keys[4 * 33];
+	const char *ask[4];
+	struct cache *c = tc_open(path);
+	struct error err;
+	size_t i;
+
+	error_init(&err);
+	cache_close(c);
+	for (i = 0; i < 4; i++) {
+		snprintf(memo[i], 33, "%032zx", i + 1);
+		ask[i] = memo[i];
+		snprintf(sql, sizeof(sql), "INSERT INTO source_keys VALUES "
+			 "('%s', '%s')", memo[i], i < 3 ? bad[i] :
+			 "00000000000000000000000000000abc");
+		cr_assert_eq(tc_sql(path, sql), 0, "%s", sql);
+	}
+	c = tc_open(path);
+	cr_assert_eq(cache_source_keys_get(c, ask, 4, keys, &err), 1, "%s",
+		     err.msg);
+	for (i = 0; i < 4; i++) {
+		int hit = cache_source_key_get(c, ask[i], key, &err);
+
+		cr_expect_eq(hit, i == 3, "row %zu", i);
+		cr_expect_str_eq(keys + 33 * i, i == 3 ?
+				 "00000000000000000000000000000abc" : "",
+				 "row %zu", i);
+	}
 	cache_close(c);
 	t_rmtree(dir);
 	free(dir);

@@ -341,3 +341,84 @@ Test(graph_key, shared_field_texts_give_each_nodes_own_key)
 	graph_free(g);
 	rules_free(r);
 }
+
+/*
+ * Keys of nodes with every rule field (container, pass-env and rewrites
+ * included), a toolkit, two inputs and two upstreams, of a release, and
+ * of a command whose texts need escapes (a quote, a backslash, a tab):
+ * pinned to the values main gave at 4bff975, before node_key pushed the
+ * components in their sorted order (the key hashes them sorted either
+ * way; the pins say the order did not move).
+ */
+Test(graph_key, every_field_keys_as_pinned)
+{
+	static const char text[] =
+		"version: 1\n"
+		"toolkits:\n"
+		"  ctk12: {version: 12.9.1}\n"
+		"roots:\n"
+		"  b12: {path: b12, toolkit: ctk12, tags: 'v12.*'}\n"
+		"sources:\n"
+		"  zeta: {paths: ['z/**']}\n"
+		"  alpha: {paths: ['a/**']}\n"
+		"artifacts:\n"
+		"  lib:\n"
+		"    command: [make, lib]\n"
+		"  gen:\n"
+		"    command: [gen, 'q\"uo\\\\te', \"tab\\there\", 'caf\xc3\xa9']\n"
+		"  wheel:\n"
+		"    each: {root: roots}\n"
+		"    inputs: [zeta, alpha]\n"
+		"    needs: [lib, gen]\n"
+		"    toolkit: root.toolkit\n"
+		"    command: [build, '${root.path}']\n"
+		"    env: {B: '2', A: '1'}\n"
+		"    cwd: sub\n"
+		"    outputs: ['dist/*.whl']\n"
+		"    timeout: 1h\n"
+		"    gpu: {count: 1, min-compute-capability: '7.5'}\n"
+		"    meta: {k: v}\n"
+		"    pass-env: [GH_TOKEN, 'AWS_*']\n"
+		"    rewrites: [VERSION]\n"
+		"    container: 'img@sha256:"
+		"0000000000000000000000000000000000000000000000000000000000000000'\n"
+		"releases:\n"
+		"  rel:\n"
+		"    each: {root: roots}\n"
+		"    tag: root.tags\n"
+		"    artifacts: [wheel]\n"
+		"    exclude: ['*-tests']\n"
+		"    notes: 'notes/${version}.md'\n";
+	static const char *const ids[][2] = {
+		{ "artifact:wheel[root=b12]",
+		  "72e3814b4d5366a3611019c6d3a5493b" },
+		{ "release:rel[root=b12]", "cfab7dff2c9a276670e6db612d7cb4cf" },
+		{ "artifact:lib", "151517f525f37c96bd092a3066b2d683" },
+		{ "artifact:gen", "9061e6fe1dc2ecaf57538d7460b9c088" },
+	};
+	struct rules *r = load(text);
+	struct graph *g = NULL;
+	struct graph_keys *k = NULL;
+	struct graph_key_sources src = { fake_source, NULL, NULL, NULL,
+					 NULL };
+	struct error err;
+	size_t i;
+
+	error_init(&err);
+	cr_assert_eq(graph_build(r, &g, &err), 0, "%s", err.msg);
+	cr_assert_eq(graph_keys_compute(g, NULL, &src, &k, &err), 0, "%s",
+		     err.msg);
+	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		const struct graph_node *n = graph_find(g, ids[i][0]);
+
+		cr_assert_not_null(n, "%s", ids[i][0]);
+		cr_expect_str_eq(k->keys[n->index].key.hex, ids[i][1], "%s: %s",
+				 ids[i][0], k->keys[n->index].key.hex);
+	}
+	cr_expect_eq(k->keys[graph_find(g, ids[0][0])->index].n_components,
+		     19, "2 inputs, the id, 12 fields, schema, toolkit, 2 "
+		     "upstreams");
+	graph_keys_free(k);
+	graph_free(g);
+	rules_free(r);
+}

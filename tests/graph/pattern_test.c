@@ -591,3 +591,49 @@ Test(graph_pattern, fixed_prefix_out_of_memory_leaves_the_buffer)
 	cr_expect_str_eq(c.data, "x");
 	buf_release(&c);
 }
+
+/*
+ * Pattern digests (memo ids are made of them) pinned to main's at
+ * 4bff975: short sets hashed in one shot, a long one (over 256 bytes)
+ * streamed, with globs and an absent path; the same bytes either way.
+ */
+Test(graph_pattern, digests_are_pinned)
+{
+	static const char *const inc[] = {
+		"b/c/*.py", "a/**", "packages/some-long-package-name-00/src/**",
+		"packages/some-long-package-name-01/src/**",
+		"packages/some-long-package-name-02/src/**",
+		"packages/some-long-package-name-03/src/**",
+		"packages/some-long-package-name-04/src/**",
+		"packages/some-long-package-name-05/src/**",
+	};
+	static const char *const exc[] = { "**/*.md" };
+	static const char *const globs[] = { ".ripple/**", "dist/*.whl" };
+	static const struct {
+		size_t n_inc, n_exc, n_globs;
+		const char *absent, *hex;
+	} cases[] = {
+		{ 1, 0, 0, NULL, "ec9a1758a517d2d2247d2ea9504352ae" },
+		{ 2, 1, 2, "ripple.yml", "28afc94d82bfc4526d461209e67b1cb8" },
+		{ 8, 1, 2, "sub/ripple.yml",
+		  "c15c1a98e6785f3cbaa91a5374e7ba1f" },
+	};
+	size_t i, k;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct strv got = STRV_INIT;
+		unsigned char d[16];
+		char hex[33];
+		struct error err;
+
+		error_init(&err);
+		cr_assert_eq(pattern_set_memo_parts(
+				     inc, cases[i].n_inc, exc, cases[i].n_exc,
+				     globs, cases[i].n_globs, cases[i].absent,
+				     d, &got, &err), 0, "%s", err.msg);
+		for (k = 0; k < 16; k++)
+			snprintf(hex + 2 * k, 3, "%02x", d[k]);
+		cr_expect_str_eq(hex, cases[i].hex, "case %zu: %s", i, hex);
+		strv_release(&got);
+	}
+}

@@ -10,6 +10,7 @@
 #include <xxhash.h>
 
 #include "base/error.h"
+#include "base/strv.h"
 #include "graph/pattern.h"
 #include "graph/repo.h"
 #include "graph/source.h"
@@ -496,6 +497,67 @@ Test(graph_source_fold, an_empty_tree_keys_as_its_checkout)
 					 step);
 		}
 	}
+	t_rmtree(dir);
+	free(dir);
+}
+
+/*
+ * graph_source_memo_ids names many sets in one pass, keeping the folder
+ * above the last cover: each id must be the one graph_source_memo_id
+ * gives the set alone, whatever came before it (covers in one folder, in
+ * another and back, at the root, absent, below a file, below a gitlink
+ * and below a folder link, and sets of several prefixes).
+ */
+Test(graph_source_fold, memo_ids_of_a_batch_are_each_sets_own)
+{
+	static const char *const specs[] = {
+		"pkg/src/**", "pkg/package.json", "pkg/src/a/**",
+		"pkg/src/a/b/**", "shared/**", "pkg/src/x.c/**",
+		"vendor/sm/src/**", "pkg/nope/**", "lnk/in/**",
+		"pkg/src/gen/** shared/t.txt", "*.c", "pkg/**",
+		"pkg/src/a/b/c/** pkg/src/a/b/other.c", "shared/**",
+		"vendor/sm/**", "lnk/**",
+	};
+	enum { N = sizeof(specs) / sizeof(specs[0]) };
+	char *dir = deep_repo(), one[N][33], many[N][33];
+	const unsigned char *digests[N];
+	const struct strv *lists[N];
+	struct strv prefixes[N];
+	struct pattern_set *sets[N];
+	char *outs[N];
+	struct graph_repo *repo = NULL;
+	struct graph_oid oid;
+	struct error err;
+	size_t i;
+
+	sh_ok(dir, "git update-index --add --cacheinfo "
+		   "160000,1111111111111111111111111111111111111111,"
+		   "vendor/sm && ln -s pkg/src lnk && git add lnk && "
+		   "git commit -qm 'gitlink and link'");
+	error_init(&err);
+	cr_assert_eq(graph_repo_open(dir, &repo, &err), 0, "%s", err.msg);
+	cr_assert_eq(graph_repo_resolve(repo, "HEAD", &oid, &err), 0);
+	for (i = 0; i < N; i++) {
+		sets[i] = set_of(specs[i]);
+		strv_init(&prefixes[i], 1);
+		cr_assert_eq(pattern_set_prefixes(sets[i], &prefixes[i], &err),
+			     0, "%s", err.msg);
+		digests[i] = pattern_set_digest(sets[i]);
+		lists[i] = &prefixes[i];
+		outs[i] = many[i];
+		cr_assert_eq(graph_source_memo_id(repo, &oid, sets[i], one[i],
+						  &err), 0, "%s", err.msg);
+	}
+	cr_assert_eq(graph_source_memo_ids(repo, &oid, N, digests, lists,
+					   outs, &err), 0, "%s", err.msg);
+	for (i = 0; i < N; i++)
+		cr_expect_str_eq(many[i], one[i], "%s", specs[i]);
+	cr_expect_str_neq(one[2], one[3], "two covers in one folder");
+	for (i = 0; i < N; i++) {
+		strv_release(&prefixes[i]);
+		pattern_set_free(sets[i]);
+	}
+	graph_repo_close(repo);
 	t_rmtree(dir);
 	free(dir);
 }

@@ -127,3 +127,89 @@ Test(engine_plan_eval_claim, index_answers_as_the_full_scan)
 	t_rmtree(dir);
 	free(dir);
 }
+
+/* Rules of n nodes, each of one source, whose folders go from z to a
+ * (reverse: the index's sort gives up insertion) or from a to z (nearly
+ * in order): two patterns each, every third with the next folder's. */
+static char *
+many_rules(int n, int reverse)
+{
+	size_t cap = 200 + (size_t)n * 160, len;
+	char *s = malloc(cap);
+	int i, k;
+
+	cr_assert_not_null(s);
+	len = (size_t)snprintf(s, cap, "version: 1\nsources:\n");
+	for (i = 0; i < n; i++) {
+		k = reverse ? n - 1 - i : i;
+		len += (size_t)snprintf(s + len, cap - len,
+					"  s%03d: {paths: [p/d%03d/**, "
+					"p/d%03d/f.c]}\n", i, k,
+					k % 3 ? k : k + 1);
+	}
+	len += (size_t)snprintf(s + len, cap - len, "artifacts:\n");
+	for (i = 0; i < n; i++)
+		len += (size_t)snprintf(s + len, cap - len,
+					"  a%03d: {inputs: [s%03d], command: "
+					"[make]}\n", i, i);
+	return s;
+}
+
+/*
+ * The index sorts its claims by insertion while they come nearly in
+ * order and by qsort when not: in both cases sorted by prefix, claims of
+ * one prefix in their order, and the answers the full scan's.
+ */
+Test(engine_plan_eval_claim, index_is_sorted_whatever_the_order)
+{
+	static const char *const paths[] = {
+		"p/d000/x.c", "p/d001/f.c", "p/d040/q/r.c", "p/d079/f.c",
+		"p/d080/f.c", "p/d07", "p", "q/d001/x.c",
+	};
+	int reverse;
+
+	for (reverse = 0; reverse < 2; reverse++) {
+		char *dir = t_git_init(), *rules = many_rules(80, reverse);
+		const struct eval_claims *c;
+		struct graph_repo *repo;
+		struct eval *ev, *ref;
+		struct error_list errors;
+		struct error err;
+		size_t i;
+		int ignored, got;
+
+		t_write(dir, "ripple.yml", rules);
+		cr_assert_eq(t_git_commit(dir, "one"), 0);
+		error_init(&err);
+		error_list_init(&errors, 4);
+		cr_assert_eq(graph_repo_open(dir, &repo, &err), 0);
+		cr_assert_eq(eval_open_memo(repo, "HEAD", 0, NULL, NULL, NULL,
+					    0, &errors, &ev, &err), 0, "%s",
+			     err.msg);
+		cr_assert_eq(eval_open_memo(repo, "HEAD", 0, NULL, NULL, NULL,
+					    0, &errors, &ref, &err), 0);
+		for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+			got = eval_path_claimed(ev, paths[i], &ignored, &err);
+			cr_expect_eq(got, oracle(ref, paths[i]), "%s (%s)",
+				     paths[i], reverse ? "reverse" : "sorted");
+		}
+		c = ev->claims;
+		cr_assert_not_null(c);
+		cr_expect_eq(c->n, 160);
+		for (i = 1; i < c->n; i++) {
+			int d = strcmp(c->v[i - 1].prefix, c->v[i].prefix);
+
+			/* Equal prefixes in node order: by source name. */
+			cr_expect(d < 0 || (d == 0 && strcmp(
+				c->v[i - 1].in->name, c->v[i].in->name) <= 0),
+				  "claim %zu out of order", i);
+		}
+		eval_free(ev);
+		eval_free(ref);
+		error_list_release(&errors);
+		graph_repo_close(repo);
+		t_rmtree(dir);
+		free(dir);
+		free(rules);
+	}
+}
