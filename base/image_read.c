@@ -47,14 +47,11 @@ unpack_words(uint64_t *out, size_t n, const unsigned char *bitmap,
 		lim = n - k * 64 < 64 ? n - k * 64 : 64;
 		if (lim < 64 && bits >> lim)
 			return -1;
+		if ((size_t)(end - p) / 8 < (size_t)__builtin_popcountll(bits))
+			return -1;
 		memset(out, 0, lim * 8);
-		while (bits) {
-			if ((size_t)(end - p) < 8)
-				return -1;
+		for (; bits; bits &= bits - 1, p += 8)
 			memcpy(&out[__builtin_ctzll(bits)], p, 8);
-			p += 8;
-			bits &= bits - 1;
-		}
 	}
 	*src = p;
 	return 0;

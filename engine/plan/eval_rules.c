@@ -170,25 +170,39 @@ model_key(const struct eval *ev, char *hex)
 	return 0;
 }
 
+/* cache_rules_tree_use's reader of a model row (struct model_read). */
+struct model_read {
+	struct eval *ev;
+	const char *key, *display;
+};
+
+static int
+model_use(void *payload, const void *row, size_t len)
+{
+	struct model_read *m = payload;
+	int rc = graph_model_decode(row, len, m->key, m->display,
+				    &m->ev->rules, &m->ev->graph);
+
+	return rc == 0 ? 2 : rc;
+}
+
 /* The model and graph remembered for ev's blob: 0 (ev->rules and
  * ev->graph set), 1 (none that reads back), or ERROR_NOMEM. */
 static int
 model_remembered(struct eval *ev, const char *display, struct error *err)
 {
-	struct buf row = BUF_INIT;
 	struct error e2;
 	char key[33];
-	int rc = 1;
+	struct model_read m = { ev, key, display };
+	int rc;
 
 	error_init(&e2);
-	if (!model_key(ev, key) &&
-	    cache_rules_tree_get(ev->memo, key, &row, &e2) == 1)
-		rc = graph_model_decode(row.data, row.len, key, display,
-					&ev->rules, &ev->graph);
-	buf_release(&row);
+	if (model_key(ev, key))
+		return 1;
+	rc = cache_rules_tree_use(ev->memo, key, model_use, &m, &e2);
 	if (rc == ERROR_NOMEM)
 		return error_set(err, rc, "out of memory");
-	return rc;
+	return rc == 2 ? 0 : 1;
 }
 
 void
