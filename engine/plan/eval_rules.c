@@ -16,6 +16,7 @@
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/fsys.h"
+#include "base/host.h"
 #include "base/strv.h"
 #include "cache/cache.h"
 #include "graph/digest.h"
@@ -147,19 +148,23 @@ eval_rules_same(const struct eval *like, struct eval *ev,
 
 /*
  * The memo key of the model and graph of ripple.yml's blob (32 hex digits
- * into hex): the format, the structs' layout, the parser's version, the
- * blob id and the limits the graph was built under (a graph remembered
- * under higher ones would skip a refusal).
+ * into hex): the format, the structs' layout, this build (its build id:
+ * a build whose loader reads the same text otherwise misses), the
+ * parser's version, the blob id and the limits the graph was built under
+ * (a graph remembered under higher ones would skip a refusal).
  */
 static int
 model_key(const struct eval *ev, char *hex)
 {
 	struct digest_state st = DIGEST_STATE_INIT;
 	struct digest d;
+	char build[129];
 
 	if (digest_begin(&st, GRAPH_MODEL_FORMAT, NULL))
 		return -1;
 	digest_add_u64(&st, graph_model_layout());
+	host_build_id(build, sizeof(build));
+	digest_add_str(&st, build);
 	digest_add_str(&st, rules_parser_version());
 	digest_add_str(&st, "git blob");
 	digest_add(&st, ev->rules_blob.id, sizeof(ev->rules_blob.id));
