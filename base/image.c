@@ -352,10 +352,15 @@ image_finish(struct image_writer *w, struct buf *out)
 	put_u64(out, start + 8, w->strings.len + 1);
 	words = (const uint64_t *)(const void *)w->structs.data;
 	for (i = 0; !rc && i < n; i++) {
+		char *word = out->data + bitmap + i / 64 * 8;
+		uint64_t bits;
+
 		if (!words[i])
 			continue;
-		out->data[bitmap + i / 64 * 8 + i % 64 / 8] |=
-			(char)(1u << (i % 8));
+		/* native words, as the reader loads them */
+		memcpy(&bits, word, 8);
+		bits |= UINT64_C(1) << (i % 64);
+		memcpy(word, &bits, 8);
 		rc = buf_add(out, &words[i], 8, NULL);
 	}
 	if (!rc)
