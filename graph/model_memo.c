@@ -155,6 +155,8 @@ graph_model_encode(const struct rules *r, const struct graph *g,
 		rc = ERROR_INVALID;
 	if (rc) {
 		out->len = start;
+		if (out->cap)
+			out->data[start] = '\0';
 		return rc;
 	}
 	put_u64((unsigned char *)out->data + start + MAGIC_LEN + KEY_LEN,

@@ -12,6 +12,7 @@
 
 #include "base/buf.h"
 #include "base/error.h"
+#include "base/mem.h"
 #include "graph/graph.h"
 #include "graph/model_memo.h"
 #include "rules/rules.h"
@@ -159,6 +160,53 @@ Test(graph_model_memo, a_damaged_cut_or_other_row_is_a_miss)
 	}
 	buf_release(&row);
 	buf_release(&bad);
+	graph_free(g);
+	rules_free(r);
+}
+
+/*
+ * Every allocation of writing and of reading a row failing in turn: an
+ * error (ERROR_NOMEM, or for the writer nothing to remember), never a
+ * half-made model (AddressSanitizer sees what is not freed).
+ */
+Test(graph_model_memo, out_of_memory_is_an_error_at_every_allocation)
+{
+	struct buf row = BUF_INIT, other = BUF_INIT;
+	struct rules *r = NULL, *r2 = NULL;
+	struct graph *g = NULL, *g2 = NULL;
+	long n;
+	int rc;
+
+	cr_assert(load_example(examples[0], &r, &g));
+	cr_assert_eq(graph_model_encode(r, g, KEY, &row), 0);
+	for (n = 0;; n++) {
+		buf_reset(&other);
+		mem_fault_after(n);
+		rc = graph_model_encode(r, g, KEY, &other);
+		mem_fault_after(-1);
+		if (!rc && !mem_fault_fired()) {
+			cr_expect(other.len == row.len &&
+				  !memcmp(other.data, row.data, row.len));
+			break;
+		}
+		cr_expect_neq(rc, 0, "fault %ld went unnoticed", n);
+		cr_expect_eq(other.len, 0, "fault %ld left bytes", n);
+	}
+	for (n = 0;; n++) {
+		mem_fault_after(n);
+		rc = graph_model_decode(row.data, row.len, KEY, "x", &r2, &g2);
+		mem_fault_after(-1);
+		if (!rc && !mem_fault_fired())
+			break;
+		cr_expect_eq(rc, ERROR_NOMEM, "fault %ld: %d", n, rc);
+		cr_expect_null(r2);
+		cr_expect_null(g2);
+	}
+	cr_expect_eq(g2->n_nodes, g->n_nodes);
+	graph_free(g2);
+	rules_free(r2);
+	buf_release(&row);
+	buf_release(&other);
 	graph_free(g);
 	rules_free(r);
 }
