@@ -11,7 +11,8 @@
  * Why: the rules model and graph of a 500-rule ripple.yml cost 8.6 M
  * instructions to build from its parsed tree (the YAML tree's decode, the
  * loader's checks and allocations, the expansion and sort); read as an
- * image they cost a copy and one pass over some 20,000 pointers.
+ * image, 3.25 M with the cache's read: a copy and one checked pass over
+ * some 56,000 fields (1.5 M of it).
  *
  * The bytes are data from a file (a cache row): the reader checks every
  * offset and count against the image, so a damaged image is refused, never
@@ -120,6 +121,7 @@ struct image_writer {
 	struct strmap seen;		/* string -> its offset + 1 */
 };
 
+/* An empty writer; image_writer_release frees what it gathered. */
 void image_writer_init(struct image_writer *w);
 void image_writer_release(struct image_writer *w);
 
