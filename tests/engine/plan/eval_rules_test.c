@@ -313,3 +313,73 @@ Test(engine_plan_eval_rules, the_working_tree_finds_the_tree_by_its_bytes)
 	buf_release(&ids);
 	teardown(&f);
 }
+
+/*
+ * A model remembered under the default limits is not what an evaluation
+ * under lower ones reads: its graph is refused there as without a memo.
+ */
+Test(engine_plan_eval_rules, a_lower_limit_refuses_a_remembered_graph)
+{
+	struct fixture f;
+	struct buf ids = BUF_INIT;
+	struct graph_limits one = { 1, 0 };
+	struct error_list errors;
+	struct cache *c = NULL;
+	struct eval *ev = NULL;
+	struct error err;
+
+	setup(&f);
+	cr_assert_eq(evaluate(&f, f.rev_a, &ids), 0);
+	cr_assert_eq(evaluate(&f, f.rev_a, &ids), 2, "remembered");
+	error_init(&err);
+	error_list_init(&errors, 4);
+	cr_assert_eq(cache_open(f.db, CACHE_OPEN_CREATE, &c, &err), 0);
+	cr_expect_eq(eval_open_memo(f.repo, f.rev_a, 0, NULL, &one, c, 1,
+				    &errors, &ev, &err), ERROR_INVALID,
+		     "two nodes past --max-nodes 1");
+	cr_expect(strstr(err.msg, "1"), "%s", err.msg);
+	cr_expect_null(ev);
+	cache_close(c);
+	error_list_release(&errors);
+	buf_release(&ids);
+	teardown(&f);
+}
+
+/*
+ * Rules that read a matrix file (each: {from: {file:}}) are more than
+ * their blob: no model is remembered for them, and an edit of the matrix
+ * file reaches the graph at once.
+ */
+Test(engine_plan_eval_rules, rules_reading_a_matrix_file_are_not_remembered)
+{
+	static const char rules[] =
+		"version: 1\n"
+		"sources:\n"
+		"  src: {paths: [src/**]}\n"
+		"tests:\n"
+		"  t:\n"
+		"    each:\n"
+		"      from: {file: ci/matrix.yaml, axes: {py: PY}}\n"
+		"    inputs: [src]\n"
+		"    command: [make]\n";
+	struct fixture f;
+	struct buf ids = BUF_INIT;
+	char *rev;
+
+	setup(&f);
+	t_write(f.dir, "ripple.yml", rules);
+	t_write(f.dir, "ci/matrix.yaml", "- {PY: \"3.12\"}\n");
+	cr_assert_eq(t_git_commit(f.dir, "matrix"), 0);
+	cr_assert_eq(evaluate(&f, "HEAD", &ids), 0);
+	cr_expect_str_eq(ids.data, "test:t[py=3.12]\n");
+	cr_expect_eq(evaluate(&f, "HEAD", &ids), 1, "the parsed tree only");
+	cr_expect_eq(rows_of(&f, 1), 0, "no model row");
+	t_write(f.dir, "ci/matrix.yaml", "- {PY: \"3.13\"}\n");
+	cr_assert_eq(t_git_commit(f.dir, "matrix 2"), 0);
+	rev = t_git_rev(f.dir, "HEAD");
+	cr_expect_eq(evaluate(&f, rev, &ids), 1);
+	cr_expect_str_eq(ids.data, "test:t[py=3.13]\n");
+	free(rev);
+	buf_release(&ids);
+	teardown(&f);
+}
