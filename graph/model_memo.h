@@ -51,7 +51,8 @@ int graph_model_encode(const struct rules *r, const struct graph *g,
 
 /*
  * The model and graph of a row written by graph_model_encode under `key`:
- * 0 with *r (named `display` in messages, its text NULL) and *g (which
+ * 0 with *r (named `display` in messages, its text NULL, its names not
+ * indexed: rules_find_* scan until rules_index_names runs) and *g (which
  * borrows *r, its memory in *r's arena: free g first), 1 for a miss
  * (nothing made), or ERROR_NOMEM.
  */
