@@ -52,8 +52,9 @@ new_block(struct arena *a, size_t size)
 	return b;
 }
 
-void *
-arena_alloc(struct arena *a, size_t size)
+/* size bytes, aligned, not zeroed. */
+static void *
+take(struct arena *a, size_t size)
 {
 	const size_t align = alignof(max_align_t);
 	struct arena_block *b = a->head;
@@ -90,8 +91,25 @@ arena_alloc(struct arena *a, size_t size)
 	p = b->data + b->used;
 	b->used += size;
 	a->used += size;
-	memset(p, 0, size);
 	return p;
+}
+
+void *
+arena_alloc(struct arena *a, size_t size)
+{
+	const size_t align = alignof(max_align_t);
+	void *p = take(a, size);
+
+	/* the whole rounded item, as before take() was split out */
+	if (p)
+		memset(p, 0, size ? (size + align - 1) & ~(align - 1) : align);
+	return p;
+}
+
+void *
+arena_alloc_raw(struct arena *a, size_t size)
+{
+	return take(a, size);
 }
 
 void *

@@ -34,6 +34,15 @@ const char *host_platform(void);
 unsigned host_path_names(void);
 
 /*
+ * This executable's build id (the linker's GNU build-id note) as lowercase
+ * hex in out[0..n), NUL-terminated; "" when it has none, it does not fit,
+ * or the system does not say (Windows). A memo of data whose meaning is
+ * this build's code (a rules model) keys on it, so another build of the
+ * same version misses.
+ */
+void host_build_id(char *out, size_t n);
+
+/*
  * This machine's host name in out[0..n), NUL-terminated, UTF-8; "" when
  * the system does not say or it does not fit. Windows: the DNS host name.
  */

@@ -4,6 +4,9 @@
 #define _GNU_SOURCE 1		/* sched_getaffinity, CPU_COUNT */
 #include "base/host.h"
 
+#ifdef __linux__
+#include <link.h>
+#endif
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -132,4 +135,69 @@ host_stderr_columns(void)
 	if (!ioctl(2, TIOCGWINSZ, &ws))
 		return ws.ws_col;
 	return 0;
+}
+
+#ifdef __linux__
+/* The main program's notes (the first object dl_iterate_phdr names). */
+struct build_id {
+	char *out;
+	size_t n;
+};
+
+static int
+find_build_id(struct dl_phdr_info *info, size_t size, void *payload)
+{
+	static const char digits[] = "0123456789abcdef";
+	struct build_id *b = payload;
+	ElfW(Half) i;
+
+	(void)size;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const unsigned char *p, *end;
+
+		if (ph->p_type != PT_NOTE)
+			continue;
+		p = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
+		end = p + ph->p_memsz;
+		while ((size_t)(end - p) >= sizeof(ElfW(Nhdr))) {
+			const ElfW(Nhdr) *nh = (const void *)p;
+			size_t name = (nh->n_namesz + 3) & ~(size_t)3;
+			size_t desc = (nh->n_descsz + 3) & ~(size_t)3;
+			const unsigned char *d = p + sizeof(*nh) + name;
+			size_t k;
+
+			if ((size_t)(end - p) - sizeof(*nh) < name + desc)
+				break;
+			if (nh->n_type == NT_GNU_BUILD_ID &&
+			    nh->n_namesz == 4 && !memcmp(p + sizeof(*nh),
+							 "GNU", 4) &&
+			    2 * (size_t)nh->n_descsz < b->n) {
+				for (k = 0; k < nh->n_descsz; k++) {
+					b->out[2 * k] = digits[d[k] >> 4];
+					b->out[2 * k + 1] = digits[d[k] & 15];
+				}
+				b->out[2 * k] = '\0';
+				return 1;
+			}
+			p += sizeof(*nh) + name + desc;
+		}
+	}
+	return 1;	/* the main program only */
+}
+#endif
+
+void
+host_build_id(char *out, size_t n)
+{
+	if (!n)
+		return;
+	out[0] = '\0';
+#ifdef __linux__
+	{
+		struct build_id b = { out, n };
+
+		dl_iterate_phdr(find_build_id, &b);
+	}
+#endif
 }

@@ -150,3 +150,12 @@ host_stderr_columns(void)
 		return 0;
 	return ci.srWindow.Right - ci.srWindow.Left + 1;
 }
+
+void
+host_build_id(char *out, size_t n)
+{
+	/* PE files carry no GNU build-id: "" (a memo keyed on it then
+	 * misses by its layout and format names alone) */
+	if (n)
+		out[0] = '\0';
+}

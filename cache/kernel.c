@@ -236,9 +236,34 @@ cache_source_key_put(struct cache *c, const char *memo, const char *key,
 	return rc < 0 ? rc : 0;
 }
 
+/* cache_rules_tree_get through cache_rules_tree_use: a copy. */
+struct tree_copy {
+	struct buf *out;
+	struct error *err;
+};
+
+static int
+tree_copy(void *payload, const void *tree, size_t len)
+{
+	struct tree_copy *t = payload;
+	int rc = buf_add(t->out, tree, len, t->err);
+
+	return rc ? rc : 1;
+}
+
 int
 cache_rules_tree_get(struct cache *c, const char *digest, struct buf *out,
 		     struct error *err)
+{
+	struct tree_copy t = { out, err };
+
+	return cache_rules_tree_use(c, digest, tree_copy, &t, err);
+}
+
+int
+cache_rules_tree_use(struct cache *c, const char *digest,
+		     int (*use)(void *payload, const void *tree, size_t len),
+		     void *payload, struct error *err)
 {
 	sqlite3_stmt *st;
 	const void *blob;
@@ -255,9 +280,9 @@ cache_rules_tree_get(struct cache *c, const char *digest, struct buf *out,
 		return rc;
 	blob = sqlite3_column_blob(st, 0);
 	n = sqlite3_column_bytes(st, 0);
-	rc = blob && n > 0 ? buf_add(out, blob, (size_t)n, err) : 0;
+	rc = blob && n > 0 ? use(payload, blob, (size_t)n) : 0;
 	sqlite3_reset(st);
-	return rc ? rc : blob && n > 0;
+	return rc;
 }
 
 int

@@ -525,12 +525,17 @@ open_common(const struct eval *like, struct graph_repo *repo,
 		ev->graph = like->graph;
 		ev->borrowed = 1;
 	} else {
+		size_t n_errors = errors->n;
+
 		rc = eval_load_rules(ev, rules_file, errors, err);
-		if (rc)
-			goto done;
+		if (rc || ev->graph)
+			goto own;
 		rc = graph_build_limited(ev->rules, &ev->limits, &ev->graph,
 					 err);
+		if (!rc)
+			eval_model_remember(ev, rules_file, errors, n_errors);
 	}
+own:
 	if (!rc)
 		rc = eval_own_paths(ev, rules_file, err);
 done:

@@ -23,12 +23,24 @@ struct graph;
 /*
  * Load ev->rules: from `rules_file` (or the working tree's ripple.yml with
  * ev->worktree), else from ev->commit's ripple.yml, taking and (with
- * ev->memo_write) leaving its parsed tree in ev->memo. Rule errors go to
+ * ev->memo_write) leaving its parsed tree in ev->memo; or with ev->graph
+ * too, both read from the memo eval_model_remember left. Rule errors go to
  * `errors` (the first also to err); the hint names --rules and
  * --worktree when the commit has no ripple.yml. Returns 0 or an error.
  */
 int eval_load_rules(struct eval *ev, const char *rules_file,
 		    struct error_list *errors, struct error *err);
+
+/*
+ * Remember ev's rules and graph in ev->memo (with ev->memo_write) under
+ * its ripple.yml's blob id (graph/model_memo.h), for the next
+ * eval_load_rules of that blob to read instead of loading and building:
+ * only a commit's ripple.yml and nothing else (no rules_file, working
+ * tree or matrix file), loaded and built with no report in `errors`
+ * beyond its first n_errors. Failures are ignored (the next load parses).
+ */
+void eval_model_remember(struct eval *ev, const char *rules_file,
+			 const struct error_list *errors, size_t n_errors);
 
 /*
  * 1 when ev (a commit's evaluation, no rules file) would load exactly the

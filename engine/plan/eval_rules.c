@@ -16,10 +16,12 @@
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/fsys.h"
+#include "base/host.h"
 #include "base/strv.h"
 #include "cache/cache.h"
 #include "graph/digest.h"
 #include "graph/family.h"
+#include "graph/model_memo.h"
 #include "graph/repo.h"
 #include "graph/restore.h"
 #include "rules/rules.h"
@@ -144,6 +146,91 @@ eval_rules_same(const struct eval *like, struct eval *ev,
 	       !memcmp(blob.id, like->rules_blob.id, sizeof(blob.id));
 }
 
+/*
+ * The memo key of the model and graph of ripple.yml's blob (32 hex digits
+ * into hex): the format, the structs' layout, this build (its build id:
+ * a build whose loader reads the same text otherwise misses), the
+ * parser's version, the blob id and the limits the graph was built under
+ * (a graph remembered under higher ones would skip a refusal).
+ */
+static int
+model_key(const struct eval *ev, char *hex)
+{
+	struct digest_state st = DIGEST_STATE_INIT;
+	struct digest d;
+	char build[129];
+
+	if (digest_begin(&st, GRAPH_MODEL_FORMAT, NULL))
+		return -1;
+	digest_add_u64(&st, graph_model_layout());
+	host_build_id(build, sizeof(build));
+	digest_add_str(&st, build);
+	digest_add_str(&st, rules_parser_version());
+	digest_add_str(&st, "git blob");
+	digest_add(&st, ev->rules_blob.id, sizeof(ev->rules_blob.id));
+	digest_add_u64(&st, ev->limits.max_nodes);
+	digest_add_u64(&st, ev->limits.max_edges);
+	digest_end(&st, &d);
+	memcpy(hex, d.hex, 33);
+	return 0;
+}
+
+/* cache_rules_tree_use's reader of a model row (struct model_read). */
+struct model_read {
+	struct eval *ev;
+	const char *key, *display;
+};
+
+static int
+model_use(void *payload, const void *row, size_t len)
+{
+	struct model_read *m = payload;
+	int rc = graph_model_decode(row, len, m->key, m->display,
+				    &m->ev->rules, &m->ev->graph);
+
+	return rc == 0 ? 2 : rc;
+}
+
+/* The model and graph remembered for ev's blob: 0 (ev->rules and
+ * ev->graph set), 1 (none that reads back), or ERROR_NOMEM. */
+static int
+model_remembered(struct eval *ev, const char *display, struct error *err)
+{
+	struct error e2;
+	char key[33];
+	struct model_read m = { ev, key, display };
+	int rc;
+
+	error_init(&e2);
+	if (model_key(ev, key))
+		return 1;
+	rc = cache_rules_tree_use(ev->memo, key, model_use, &m, &e2);
+	if (rc == ERROR_NOMEM)
+		return error_set(err, rc, "out of memory");
+	return rc == 2 ? 0 : 1;
+}
+
+void
+eval_model_remember(struct eval *ev, const char *rules_file,
+		    const struct error_list *errors, size_t n_errors)
+{
+	struct buf row = BUF_INIT;
+	struct error e2;
+	char key[33];
+
+	/* A commit's ripple.yml alone, loaded without a word. */
+	if (!ev->memo || !ev->memo_write || !ev->rules_blob_known ||
+	    ev->rules_read_files || ev->worktree || rules_file ||
+	    ev->borrowed || !ev->graph || errors->n != n_errors ||
+	    errors->dropped)
+		return;
+	error_init(&e2);
+	if (!model_key(ev, key) &&
+	    !graph_model_encode(ev->rules, ev->graph, key, &row))
+		cache_rules_tree_put(ev->memo, key, row.data, row.len, &e2);
+	buf_release(&row);
+}
+
 /* A load's failure into err: its first rules error, or what it was. */
 static int
 rules_failed(int rc, const struct error_list *errors, struct error *err)
@@ -177,10 +264,15 @@ load_commit_rules(struct eval *ev, struct error_list *errors,
 	if (rc)
 		return rc;
 	ev->rules_blob_known = 1;
+	snprintf(display, sizeof(display), "ripple.yml@%.9s", ev->commit_hex);
+	if (ev->memo) {
+		rc = model_remembered(ev, display, err);
+		if (rc != 1)
+			return rc;
+	}
 	eval_rules_memo_init(&m, ev->memo, ev->memo_write, &ev->rules_blob);
 	if (ev->memo && m.memo.key)
 		files.memo = &m.memo;
-	snprintf(display, sizeof(display), "ripple.yml@%.9s", ev->commit_hex);
 	rc = rules_load_remembered(display, &files, &ev->rules, errors);
 	if (rc != 1)
 		return rc ? rules_failed(rc, errors, err) : 0;

@@ -1,6 +1,7 @@
 /*
  * Suite base_plat: the POSIX side of base/'s operating-system layer
- * (base/lock.h, base/fsys.h, base/random.h), checked as
+ * (base/lock.h, base/fsys.h, base/random.h, host_build_id of
+ * base/host.h), checked as
  * tests/windows/base_test.c checks the Windows side under Wine, so both
  * sides answer alike.
  */
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/fsys.h"
+#include "base/host.h"
 #include "base/lock.h"
 #include "base/random.h"
 #include "tests/support/support.h"
@@ -66,4 +68,38 @@ Test(base_plat, random_bytes_differ_and_big_requests_fail)
 	cr_expect(memcmp(a, b, sizeof(a)) && memcmp(a, zero, sizeof(a)));
 	cr_expect_eq(random_bytes(big, 257, 0), EINVAL, "n is at most 256 "
 		     "on both sides (BCryptGenRandom takes a ULONG)");
+}
+
+/*
+ * The build id is this executable's (readelf -n's "Build ID" on Linux):
+ * lowercase hex of an even length, the same every call, cut to nothing
+ * rather than short.
+ */
+Test(base_plat, the_build_id_is_the_executables)
+{
+	char a[129], b[129], small[8];
+	size_t i, n;
+
+	host_build_id(a, sizeof(a));
+	host_build_id(b, sizeof(b));
+	cr_expect_str_eq(a, b);
+	n = strlen(a);
+	cr_expect_eq(n % 2, 0, "%s", a);
+	for (i = 0; i < n; i++)
+		cr_expect(strchr("0123456789abcdef", a[i]), "%s", a);
+#ifdef __linux__
+	{
+		char cmd[160], *want;
+
+		snprintf(cmd, sizeof(cmd), "command -v readelf >/dev/null && "
+			 "readelf -n /proc/%d/exe | sed -n 's/.*Build ID: "
+			 "//p' || echo skip", (int)getpid());
+		want = t_sh_out(".", cmd);
+		if (strcmp(want, "skip"))
+			cr_expect_str_eq(a, want, "readelf -n");
+		free(want);
+	}
+#endif
+	host_build_id(small, sizeof(small));
+	cr_expect_str_eq(small, n < sizeof(small) ? a : "");
 }

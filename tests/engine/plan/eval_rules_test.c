@@ -1,9 +1,10 @@
 /*
  * Suite engine_plan_eval_rules: a commit's ripple.yml through the cache's
- * memo of parsed trees, keyed by its blob id (engine/plan/eval_rules.c).
- * A hit reads no blob (the model keeps no text); a row that is damaged,
- * cut, of the first format or another blob's is a miss, and the rules
- * are the commit's all the same.
+ * memos, keyed by its blob id (engine/plan/eval_rules.c): of parsed trees,
+ * and of the model and graph (graph/model_memo.h). A hit reads no blob
+ * (the model keeps no text); a row that is damaged, cut, of the first
+ * format or another blob's is a miss, and the rules are the commit's all
+ * the same.
  */
 #include <criterion/criterion.h>
 #include <sqlite3.h>
@@ -77,7 +78,8 @@ teardown(struct fixture *f)
 
 /*
  * Evaluate rev with the cache (read-write): its node ids, one a line,
- * into *ids; returns 1 when the rules came from the memo (no text).
+ * into *ids; returns 1 when the rules came from a memo (no text), 2 when
+ * the graph did too (a remembered graph lives in its rules' arena).
  */
 static int
 evaluate(struct fixture *f, const char *rev, struct buf *ids)
@@ -99,6 +101,8 @@ evaluate(struct fixture *f, const char *rev, struct buf *ids)
 	for (i = 0; i < ev->graph->n_nodes; i++)
 		buf_addf(ids, NULL, "%s\n", ev->graph->nodes[i].id);
 	hit = ev->rules->text == NULL;
+	if (hit && !ev->graph->arena.head)
+		hit = 2;
 	eval_free(ev);
 	cache_close(c);
 	error_list_release(&errors);
@@ -118,21 +122,32 @@ sql(struct fixture *f, const char *q)
 	sqlite3_close(db);
 }
 
+/* Rows of the parsed trees' format (ripple-ytree-v2), or with model 1
+ * of the models' (ripple-model-v1). */
 static long
-rows(struct fixture *f)
+rows_of(struct fixture *f, int model)
 {
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
 	long n = -1;
 
 	cr_assert_eq(sqlite3_open(f->db, &db), SQLITE_OK);
-	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM rules_trees", -1,
+	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM rules_trees WHERE "
+			       "substr(tree, 1, 15) = CAST(?1 AS BLOB)", -1,
 			       &st, NULL) == SQLITE_OK &&
-	    sqlite3_step(st) == SQLITE_ROW)
+	    sqlite3_bind_text(st, 1, model ? "ripple-model-v1" :
+			      "ripple-ytree-v2", -1, SQLITE_STATIC) ==
+	    SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
 		n = (long)sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	sqlite3_close(db);
 	return n;
+}
+
+static long
+rows(struct fixture *f)
+{
+	return rows_of(f, 0);
 }
 
 #define A_IDS "artifact:lib\nartifact:app\n"
@@ -146,18 +161,27 @@ Test(engine_plan_eval_rules, a_hit_reads_no_blob_and_gives_the_same_rules)
 	cr_expect_eq(evaluate(&f, f.rev_a, &ids), 0, "the first load parses");
 	cr_expect_str_eq(ids.data, A_IDS);
 	cr_expect_eq(rows(&f), 1);
+	cr_expect_eq(rows_of(&f, 1), 1);
+	/* the parsed tree alone: the model's row gone */
+	sql(&f, "DELETE FROM rules_trees WHERE substr(tree, 1, 15) = "
+		"CAST('ripple-model-v1' AS BLOB)");
 	cr_expect_eq(evaluate(&f, f.rev_a, &ids), 1, "the second is a hit");
+	cr_expect_str_eq(ids.data, A_IDS);
+	cr_expect_eq(rows_of(&f, 1), 1, "the model remembered again");
+	cr_expect_eq(evaluate(&f, f.rev_a, &ids), 2, "the model's hit");
 	cr_expect_str_eq(ids.data, A_IDS);
 	cr_expect_eq(evaluate(&f, f.rev_b, &ids), 0, "another blob misses");
 	cr_expect_str_eq(ids.data, "artifact:other\n");
 	cr_expect_eq(rows(&f), 2);
+	cr_expect_eq(rows_of(&f, 1), 2);
 	buf_release(&ids);
 	teardown(&f);
 }
 
 /*
  * Damaged, cut, emptied and first-format rows, and B's row under A's
- * key: each a miss that parses A again (and stores its row again).
+ * key: each a miss that parses A again (and stores its row again). Both
+ * rows of A are damaged alike: the model's, then the parsed tree's miss.
  */
 Test(engine_plan_eval_rules, a_bad_row_is_a_miss_with_the_same_rules)
 {
@@ -189,7 +213,7 @@ Test(engine_plan_eval_rules, a_bad_row_is_a_miss_with_the_same_rules)
 		cr_expect_eq(evaluate(&f, f.rev_a, &ids), 0, "%s: a miss",
 			     damage[i]);
 		cr_expect_str_eq(ids.data, A_IDS, "%s", damage[i]);
-		cr_expect_eq(evaluate(&f, f.rev_a, &ids), 1,
+		cr_expect_eq(evaluate(&f, f.rev_a, &ids), 2,
 			     "%s: remembered again", damage[i]);
 		cr_expect_str_eq(ids.data, A_IDS);
 	}
@@ -198,9 +222,11 @@ Test(engine_plan_eval_rules, a_bad_row_is_a_miss_with_the_same_rules)
 	cr_assert_eq(evaluate(&f, f.rev_b, &ids), 0);
 	cr_assert_eq(evaluate(&f, f.rev_a, &ids), 0);
 	cr_assert_eq(rows(&f), 2);
-	sql(&f, "UPDATE rules_trees SET tree = (SELECT tree FROM rules_trees "
-		"WHERE rowid = (SELECT min(rowid) FROM rules_trees)) "
-		"WHERE rowid = (SELECT max(rowid) FROM rules_trees)");
+	cr_assert_eq(rows_of(&f, 1), 2);
+	/* rowids: B's tree 1, B's model 2, A's tree 3, A's model 4 */
+	sql(&f, "UPDATE rules_trees SET tree = (SELECT b.tree FROM "
+		"rules_trees b WHERE b.rowid = rules_trees.rowid - 2) "
+		"WHERE rowid > 2");
 	cr_expect_eq(evaluate(&f, f.rev_a, &ids), 0, "B's row: a miss");
 	cr_expect_str_eq(ids.data, A_IDS);
 	buf_release(&ids);
@@ -284,6 +310,76 @@ Test(engine_plan_eval_rules, the_working_tree_finds_the_tree_by_its_bytes)
 	cache_close(c);
 	error_list_release(&errors);
 	buf_release(&captured);
+	buf_release(&ids);
+	teardown(&f);
+}
+
+/*
+ * A model remembered under the default limits is not what an evaluation
+ * under lower ones reads: its graph is refused there as without a memo.
+ */
+Test(engine_plan_eval_rules, a_lower_limit_refuses_a_remembered_graph)
+{
+	struct fixture f;
+	struct buf ids = BUF_INIT;
+	struct graph_limits one = { 1, 0 };
+	struct error_list errors;
+	struct cache *c = NULL;
+	struct eval *ev = NULL;
+	struct error err;
+
+	setup(&f);
+	cr_assert_eq(evaluate(&f, f.rev_a, &ids), 0);
+	cr_assert_eq(evaluate(&f, f.rev_a, &ids), 2, "remembered");
+	error_init(&err);
+	error_list_init(&errors, 4);
+	cr_assert_eq(cache_open(f.db, CACHE_OPEN_CREATE, &c, &err), 0);
+	cr_expect_eq(eval_open_memo(f.repo, f.rev_a, 0, NULL, &one, c, 1,
+				    &errors, &ev, &err), ERROR_INVALID,
+		     "two nodes past --max-nodes 1");
+	cr_expect(strstr(err.msg, "1"), "%s", err.msg);
+	cr_expect_null(ev);
+	cache_close(c);
+	error_list_release(&errors);
+	buf_release(&ids);
+	teardown(&f);
+}
+
+/*
+ * Rules that read a matrix file (each: {from: {file:}}) are more than
+ * their blob: no model is remembered for them, and an edit of the matrix
+ * file reaches the graph at once.
+ */
+Test(engine_plan_eval_rules, rules_reading_a_matrix_file_are_not_remembered)
+{
+	static const char rules[] =
+		"version: 1\n"
+		"sources:\n"
+		"  src: {paths: [src/**]}\n"
+		"tests:\n"
+		"  t:\n"
+		"    each:\n"
+		"      from: {file: ci/matrix.yaml, axes: {py: PY}}\n"
+		"    inputs: [src]\n"
+		"    command: [make]\n";
+	struct fixture f;
+	struct buf ids = BUF_INIT;
+	char *rev;
+
+	setup(&f);
+	t_write(f.dir, "ripple.yml", rules);
+	t_write(f.dir, "ci/matrix.yaml", "- {PY: \"3.12\"}\n");
+	cr_assert_eq(t_git_commit(f.dir, "matrix"), 0);
+	cr_assert_eq(evaluate(&f, "HEAD", &ids), 0);
+	cr_expect_str_eq(ids.data, "test:t[py=3.12]\n");
+	cr_expect_eq(evaluate(&f, "HEAD", &ids), 1, "the parsed tree only");
+	cr_expect_eq(rows_of(&f, 1), 0, "no model row");
+	t_write(f.dir, "ci/matrix.yaml", "- {PY: \"3.13\"}\n");
+	cr_assert_eq(t_git_commit(f.dir, "matrix 2"), 0);
+	rev = t_git_rev(f.dir, "HEAD");
+	cr_expect_eq(evaluate(&f, rev, &ids), 1);
+	cr_expect_str_eq(ids.data, "test:t[py=3.13]\n");
+	free(rev);
 	buf_release(&ids);
 	teardown(&f);
 }
