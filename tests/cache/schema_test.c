@@ -384,7 +384,13 @@ Test(cache_schema, tree_scans_keep_what_they_were_told)
 	cr_expect_eq(cache_tree_scans_put(c, v, 2, &err), ERROR_INVALID);
 	cr_expect_eq(cache_tree_scan_get(c, v[1].tree, &height, canon, &err),
 		     0, "stored beside a height out of range");
+	cache_close(c);
+	t_rmtree(dir);
+	free(dir);
+	free(path);
+}
 
+/*
  * A memo row whose key is not 32 lowercase hex digits (uppercase, a
  * letter past f, a slash: the column's length check passes) is no
  * key, read at once or alone: the set is walked again, never keyed from
