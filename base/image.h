@@ -11,7 +11,7 @@
  * Why: the rules model and graph of a 500-rule ripple.yml cost 8.6 M
  * instructions to build from its parsed tree (the YAML tree's decode, the
  * loader's checks and allocations, the expansion and sort); read as an
- * image, 3.25 M with the cache's read: a copy and one checked pass over
+ * image, 2.93 M with the cache's read: a copy and one checked pass over
  * some 56,000 fields (1.5 M of it).
  *
  * The bytes are data from a file (a cache row): the reader checks every
