@@ -428,7 +428,7 @@ execute(const struct cli_ctx *ctx, const struct run_args *a,
 	if (a->rem.index && !pl->head->worktree) {
 		error_init(&err);
 		if (plan_remote_bundle_publish(a->rem.index,
-					       pl->head->commit_hex,
+					       pl->head->commit_hex, a->tag,
 					       a->runner[0] ? a->runner : NULL,
 					       &err) &&
 		    plan_remote_fault(a->rem.index, &err, &err) && !rc)

@@ -273,10 +273,15 @@ int plan_remote_bundle_add(struct plan_remote *pr,
 
 /*
  * Publish the run's bundle at `commit` in the domain it writes (the blob,
- * then its AC entry), when it holds a record and the run may write.
+ * then its AC entry), when it holds a record and the run may write. It
+ * keeps the records of the commit's bundle, as the server holds it just
+ * before the PUT, that the run did not replace and that runs of its own
+ * tag made (`tag`: the run's, NULL for none: a tag run's versions are not
+ * a branch run's), and PUTs again when another run's PUT came between.
  * Errors: those of remote_node_put.
  */
 int plan_remote_bundle_publish(struct plan_remote *pr, const char *commit,
-			       const char *runner, struct error *err);
+			       const char *tag, const char *runner,
+			       struct error *err);
 
 #endif

@@ -303,9 +303,16 @@ plan_remote_bundle_add(struct plan_remote *pr, const struct cache_record *rec,
  * read or is damaged adds nothing (ours replaces it). Returns 0 or an
  * error (out of memory).
  */
+/* Whether tags a and b (NULL or "" for none) are one. */
 static int
-merge_current(struct plan_remote *pr, const char *key, int *held,
-	      struct error *err)
+same_tag(const char *a, const char *b)
+{
+	return !strcmp(a ? a : "", b ? b : "");
+}
+
+static int
+merge_current(struct plan_remote *pr, const char *key, const char *tag,
+	      int *held, struct error *err)
 {
 	struct remote_lookup l;
 	struct remote_bundle b;
@@ -335,9 +342,11 @@ merge_current(struct plan_remote *pr, const char *key, int *held,
 			have++;
 			continue;
 		}
-		/* Only what a run of this domain wrote (its writer's ref). */
+		/* Only what a run of this domain wrote (its writer's ref),
+		 * at this run's tag (another tag's versions are not ours). */
 		if (!plan_remote_ref_trusted(pr, be->rec.run.ref,
-					     pr->own_domain != NULL))
+					     pr->own_domain != NULL) ||
+		    !same_tag(be->rec.run.tag, tag))
 			continue;
 		rc = plan_remote_bundle_add(pr, &be->rec.rec, &be->rec.run,
 					    be->rec.runner, &be->action,
@@ -357,7 +366,8 @@ merge_current(struct plan_remote *pr, const char *key, int *held,
 
 int
 plan_remote_bundle_publish(struct plan_remote *pr, const char *commit,
-			   const char *runner, struct error *err)
+			   const char *tag, const char *runner,
+			   struct error *err)
 {
 	char key[CACHE_KEY_SIZE], *text = NULL;
 	size_t len = 0, i, k;
@@ -377,7 +387,8 @@ plan_remote_bundle_publish(struct plan_remote *pr, const char *commit,
 			struct remote_bundle_entry *be =
 				&pr->bundles[i].items[k];
 
-			if (be->rec.rec.node_id)
+			if (be->rec.rec.node_id &&
+			    same_tag(be->rec.run.tag, tag))
 				rc = plan_remote_bundle_add(pr, &be->rec.rec,
 							    &be->rec.run,
 							    be->rec.runner,
@@ -393,7 +404,7 @@ plan_remote_bundle_publish(struct plan_remote *pr, const char *commit,
 	 * since it planned, so neither's records are lost (the last PUT
 	 * of a plain read-modify-write would drop the other's). */
 	for (puts = 0; !rc && puts < BUNDLE_PUTS; puts++) {
-		rc = merge_current(pr, key, &held, err);
+		rc = merge_current(pr, key, tag, &held, err);
 		if (rc || (puts && held))
 			break;
 		rc = remote_bundle_builder_finish(pr->builder, commit, &text,
