@@ -42,7 +42,12 @@ void strv_sort_unique(struct strv *sv);
 /* qsort comparator over `const char *` elements, byte order. */
 int sort_cmp_str(const void *a, const void *b);
 
-/* Sort an array of n `const char *` with sort_cmp_str. */
+/*
+ * Sort an array of n `const char *` with sort_cmp_str, stably on every
+ * system (equal strings keep the order they came in), but where the
+ * merge's buffer (n / 2 pointers past 128 strings) cannot be allocated:
+ * then by qsort, equal strings in any order.
+ */
 void sort_strings(const char **v, size_t n);
 
 #endif
