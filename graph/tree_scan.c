@@ -179,6 +179,7 @@ graph_tree_scan_walked(struct walk *w, const git_oid *id,
 	char hex[GRAPH_OID_HEX];
 	const struct graph_tree_scan *kept;
 	struct graph_tree_scan s;
+	int rc;
 
 	if (m->links)
 		return 0;	/* a scan would stop at the first (tell) */
@@ -186,12 +187,10 @@ graph_tree_scan_walked(struct walk *w, const git_oid *id,
 	if (strmap_get(&w->cache->links, hex))
 		return 0;	/* scanned, and told, already */
 	memset(&s, 0, sizeof(s));
-	s.links = m->links;
 	s.height = m->height;
-	if (!s.links)
-		memcpy(s.canon, m->tree, 20);
-	if (keep(w, hex, &s, &kept))
-		return w->err->code;
-	tell(w, id, &s);
-	return 0;
+	memcpy(s.canon, m->tree, 20);	/* canonical(): the same id */
+	rc = keep(w, hex, &s, &kept);
+	if (!rc)
+		tell(w, id, &s);
+	return rc;
 }
