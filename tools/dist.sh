@@ -12,7 +12,8 @@
 #          the build system, and the oldest glibc the binary asks for;
 #   OUTDIR/ripple-VERSION-linux-ARCH.tar.gz and .tar.gz.sha256.
 #
-# Needs ldd, objdump (binutils) and tar. Removes the bundle folder first.
+# Needs ldd, objdump and nm (binutils) and tar. Removes the bundle folder
+# first.
 # The action (action.yml) uses the tarball of a ripple release, or a
 # bundle built on the runner and cached by the sources' hash.
 set -eu
@@ -20,13 +21,33 @@ set -eu
 bin=${1:?usage: tools/dist.sh BINARY OUTDIR}
 out=${2:?usage: tools/dist.sh BINARY OUTDIR}
 [ -x "$bin" ] || { echo "dist: no binary at '$bin'" >&2; exit 2; }
-for t in ldd objdump tar sha256sum; do
+for t in ldd objdump nm tar sha256sum; do
 	command -v "$t" >/dev/null 2>&1 ||
 		{ echo "dist: needs $t" >&2; exit 2; }
 done
 if ! objdump -p "$bin" | grep -q 'RPATH.*\$ORIGIN/../lib'; then
 	echo "dist: '$bin' has no \$ORIGIN/../lib RPATH (build it with ninja dist)" >&2
 	exit 2
+fi
+# engine/cli/git_certs.c's replacements are linked in: with libgit2's
+# chain inside the binary, each function it replaces has its __wrap_
+# beside it (the ripple link's --wrap flags); linked shared, the binary
+# defines mbedtls_x509_crt_parse_file itself where libgit2 uses mbedTLS.
+syms=$(nm "$bin" 2>/dev/null) ||
+	{ echo "dist: needs nm, and '$bin' with its symbol table" >&2; exit 2; }
+if printf '%s\n' "$syms" | grep -q ' T git_libgit2_init$'; then
+	for f in mbedtls_x509_crt_parse_file libssh2_init \
+	    git_mbedtls_stream_global_init git_mbedtls_stream_new \
+	    git_mbedtls_stream_wrap git_mbedtls__set_cert_location; do
+		printf '%s\n' "$syms" | grep -q " T $f\$" || continue
+		printf '%s\n' "$syms" | grep -q " T __wrap_$f\$" && continue
+		echo "dist: '$bin' has libgit2's $f without engine/cli/git_certs.c's __wrap_$f (link it as ripple.ninja links build/ripple)" >&2
+		exit 1
+	done
+elif ldd "$bin" | grep -q libmbedx509 &&
+    ! printf '%s\n' "$syms" | grep -q ' T mbedtls_x509_crt_parse_file$'; then
+	echo "dist: '$bin' lacks engine/cli/git_certs.c (link it as ripple.ninja links build/ripple)" >&2
+	exit 1
 fi
 if ldd "$bin" | grep -q 'not found'; then
 	ldd "$bin" >&2

@@ -22,6 +22,9 @@
  * is trusted and certificate checks fail; nothing is accepted unverified.
  * With a libgit2 built against OpenSSL, nothing calls this and it is inert.
  * Linked into the ripple executable only, never into libripple.a.
+ *
+ * Linked statically, libgit2's whole mbedTLS set-up waits for the first
+ * TLS stream (RIPPLE_LAZY_TLS, below).
  */
 
 #ifdef RIPPLE_STATIC_LIBS
@@ -62,3 +65,100 @@ libssh2_init(int flags)
 	(void)flags;
 	return 0;
 }
+
+#ifdef RIPPLE_LAZY_TLS
+/*
+ * libgit2's mbedTLS set-up (git_mbedtls_stream_global_init, one of
+ * git_libgit2_init's steps) seeds a CTR-DRBG at once: mbedTLS's entropy
+ * sources, HAVEGE among them, cost 1.4 M instructions on every command
+ * (3% of a warm plan at 100k files) and read 128 bytes of getrandom, for
+ * a TLS stream ripple never opens. Here the step does nothing at init,
+ * and the set-up runs, whole and as libgit2 wrote it, before the first
+ * TLS stream or CA location that needs it: libgit2's only ways to its
+ * mbedTLS configuration are these four functions (streams/mbedtls.c; its
+ * state is static there). Should the set-up fail then, the stream is not
+ * made and libgit2's own error says why; nothing runs unconfigured.
+ *
+ * Only with libgit2 linked statically (./configure defines
+ * RIPPLE_LAZY_TLS when the archive has the four and --wrap reaches
+ * them): in libgit2.so they are internal, so a shared build keeps the
+ * set-up at init. A libgit2 that renames one fails to link the probe and
+ * keeps it too.
+ */
+#include <pthread.h>
+
+struct git_stream;
+
+int __real_git_mbedtls_stream_global_init(void);
+int __real_git_mbedtls_stream_new(struct git_stream **out, const char *host,
+				  const char *port);
+int __real_git_mbedtls_stream_wrap(struct git_stream **out,
+				   struct git_stream *in, const char *host);
+int __real_git_mbedtls__set_cert_location(const char *file, const char *path);
+int __wrap_git_mbedtls_stream_global_init(void);
+int __wrap_git_mbedtls_stream_new(struct git_stream **out, const char *host,
+				  const char *port);
+int __wrap_git_mbedtls_stream_wrap(struct git_stream **out,
+				   struct git_stream *in, const char *host);
+int __wrap_git_mbedtls__set_cert_location(const char *file, const char *path);
+
+/* libgit2's state is process-wide, and so is what says it is set up. */
+static pthread_mutex_t tls_lock = PTHREAD_MUTEX_INITIALIZER;
+static int tls_ready;	/* set up since libgit2's last init */
+
+/*
+ * git_libgit2_init's step, on its first init and again after a full
+ * shutdown (which ran the set-up's own shutdown, if it had run): mark it
+ * not done, do nothing else.
+ */
+int
+__wrap_git_mbedtls_stream_global_init(void)
+{
+	pthread_mutex_lock(&tls_lock);
+	tls_ready = 0;
+	pthread_mutex_unlock(&tls_lock);
+	return 0;
+}
+
+/* libgit2's set-up, once: 0, or -1 with libgit2's error set. */
+static int
+tls_setup(void)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&tls_lock);
+	if (!tls_ready) {
+		rc = __real_git_mbedtls_stream_global_init();
+		tls_ready = rc == 0;
+	}
+	pthread_mutex_unlock(&tls_lock);
+	return rc;
+}
+
+int
+__wrap_git_mbedtls_stream_new(struct git_stream **out, const char *host,
+			      const char *port)
+{
+	if (tls_setup() < 0)
+		return -1;
+	return __real_git_mbedtls_stream_new(out, host, port);
+}
+
+int
+__wrap_git_mbedtls_stream_wrap(struct git_stream **out, struct git_stream *in,
+			       const char *host)
+{
+	if (tls_setup() < 0)
+		return -1;
+	return __real_git_mbedtls_stream_wrap(out, in, host);
+}
+
+/* git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, ...) */
+int
+__wrap_git_mbedtls__set_cert_location(const char *file, const char *path)
+{
+	if (tls_setup() < 0)
+		return -1;
+	return __real_git_mbedtls__set_cert_location(file, path);
+}
+#endif

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tests/support/support.h"
 
@@ -146,6 +147,154 @@ Test(engine_cli_git_certs, no_ca_file_is_opened)
 	cr_expect(!strstr(r.out, "/etc/ssl"), "libgit2 read a CA file: %s",
 		  r.out);
 	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
+
+/*
+ * libgit2's mbedTLS set-up (a CTR-DRBG seeded from mbedTLS's entropy
+ * sources, HAVEGE among them) waits for a TLS stream in a static build
+ * (git_certs.c, RIPPLE_LAZY_TLS). Its sign from outside: mbedTLS gathers
+ * 128 bytes (MBEDTLS_ENTROPY_MAX_GATHER) with one getrandom; libgit2 and
+ * glibc ask for 8 at a time. The tests below run build/tests/git-tls-probe,
+ * libgit2 linked as ripple links it, next to RIPPLE_BIN.
+ */
+
+/* Absolute path of RIPPLE_BIN's folder + "/" + rel into buf. */
+static void
+beside_bin(char *buf, size_t n, const char *rel)
+{
+	static char abs[4096];
+	char *slash;
+
+	cr_assert(realpath(ripple_bin(), abs), "no ripple at %s", ripple_bin());
+	slash = strrchr(abs, '/');
+	*slash = '\0';
+	snprintf(buf, n, "%s/%s", abs, rel);
+	*slash = '/';
+}
+
+/*
+ * Skips unless strace runs and BIN links libgit2 statically (linked shared,
+ * the set-up is internal to libgit2.so and stays at git_libgit2_init).
+ */
+static void
+need_static_libgit2_and_strace(const char *bin)
+{
+	char cmd[4200];
+	struct run_result r = t_sh(".", "command -v strace");
+
+	if (r.status != 0) {
+		t_result_release(&r);
+		cr_skip_test("strace is not installed");
+	}
+	t_result_release(&r);
+	snprintf(cmd, sizeof(cmd), "LD_TRACE_LOADED_OBJECTS=1 '%s'", bin);
+	r = t_sh(".", cmd);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	if (strstr(r.out, "libgit2")) {
+		t_result_release(&r);
+		cr_skip_test("libgit2 is linked shared: its TLS set-up runs at "
+			     "init there");
+	}
+	t_result_release(&r);
+}
+
+/* Setting a CA location sets TLS up first, after init, and the bundle is
+ * still refused. */
+Test(engine_cli_git_certs, tls_set_up_waits_for_its_first_use)
+{
+	char probe[4200], cmd[8600], *dir, *init, *seed;
+	struct run_result r;
+
+	beside_bin(probe, sizeof(probe), "tests/git-tls-probe");
+	cr_assert(access(probe, X_OK) == 0, "no %s (ninja builds it with "
+		  "ripple-tests)", probe);
+	need_static_libgit2_and_strace(probe);
+	dir = t_tmpdir();
+	snprintf(cmd, sizeof(cmd), "strace -e trace=getrandom,write "
+		 "-o strace.out '%s' certs && cat strace.out", probe);
+	r = t_sh(dir, cmd);
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	init = strstr(r.out, "write(1, \"init\\n\"");
+	seed = strstr(r.out, ", 128, 0) = 128");
+	cr_assert(init, "no init line: %s", r.out);
+	if (!seed) {
+		t_result_release(&r);
+		cr_skip_test("libgit2 is not built with mbedTLS here");
+	}
+	cr_expect(seed > init, "mbedTLS gathered its entropy at "
+		  "git_libgit2_init, before a TLS use: %s", r.out);
+	cr_expect(strstr(r.out, "failed to load CA certificates"),
+		  "a CA bundle was loaded: %s", r.out);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
+
+/* What every ripple command pays: no TLS set-up at all. */
+Test(engine_cli_git_certs, a_command_sets_no_tls_up)
+{
+	char abs[4096], cmd[8600], *dir;
+	struct run_result r;
+
+	cr_assert(realpath(ripple_bin(), abs), "no ripple at %s", ripple_bin());
+	need_static_libgit2_and_strace(abs);
+	dir = t_tmpdir();
+	/* Outside a repository plan fails after git_libgit2_init. */
+	snprintf(cmd, sizeof(cmd), "strace -f -e trace=getrandom "
+		 "-o strace.out '%s' plan >/dev/null 2>&1; cat strace.out",
+		 abs);
+	r = t_sh(dir, cmd);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "getrandom("), "strace saw no getrandom at "
+		  "all (libgit2 seeds its own with one): %s", r.out);
+	cr_expect(!strstr(r.out, ", 128, 0) = 128"), "mbedTLS was set up: %s",
+		  r.out);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+}
+
+/*
+ * Set up late, a TLS stream still verifies: a handshake with a local
+ * server whose certificate no CA signed fails as a certificate error
+ * (GIT_ECERTIFICATE, -17). Needs the openssl program; skipped without it.
+ */
+Test(engine_cli_git_certs, late_tls_set_up_rejects_an_unknown_certificate)
+{
+	char probe[4200], cmd[8600], *dir, *port;
+	struct run_result r;
+
+	beside_bin(probe, sizeof(probe), "tests/git-tls-probe");
+	cr_assert(access(probe, X_OK) == 0, "no %s", probe);
+	r = t_sh(".", "command -v openssl");
+	if (r.status != 0) {
+		t_result_release(&r);
+		cr_skip_test("openssl is not installed");
+	}
+	t_result_release(&r);
+	dir = t_tmpdir();
+	free(t_sh_out(dir, "openssl req -x509 -newkey ec -pkeyopt "
+		      "ec_paramgen_curve:P-256 -nodes -keyout key.pem "
+		      "-out cert.pem -days 2 -subj /CN=127.0.0.1 2>/dev/null"));
+	/* One connection, then it exits; 30 s at most should none come. */
+	free(t_sh_out(dir, "(timeout 30 openssl s_server -accept 127.0.0.1:0 "
+		      "-naccept 1 -cert cert.pem -key key.pem -www "
+		      ">server.out 2>&1 &); i=0; while [ $i -lt 100 ] && "
+		      "! grep -q '^ACCEPT' server.out; do sleep 0.1; "
+		      "i=$((i+1)); done; true"));
+	port = t_sh_out(dir, "sed -n 's/^ACCEPT .*:\\([0-9]*\\)$/\\1/p' "
+			"server.out");
+	cr_assert(port[0], "openssl s_server did not start");
+	snprintf(cmd, sizeof(cmd), "'%s' connect https://127.0.0.1:%s/x.git",
+		 probe, port);
+	r = t_sh(dir, cmd);
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "init\n-17 "), "not a certificate error: %s",
+		  r.out);
+	t_result_release(&r);
+	free(port);
 	t_rmtree(dir);
 	free(dir);
 }
