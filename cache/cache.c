@@ -117,6 +117,13 @@ setup(struct cache *c, int flags, struct error *err)
 	}
 }
 
+void
+cache_global_init(void)
+{
+	/* SQLITE_MISUSE once SQLite is initialized: then it keeps counting. */
+	(void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 int
 cache_open(const char *path, int flags, struct cache **out,
 	   struct error *err)

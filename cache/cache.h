@@ -60,6 +60,16 @@ enum cache_open_flags {
 };
 
 /*
+ * SQLite's process-wide settings: call once in main, before any cache is
+ * opened (as git_libgit2_init). SQLite then keeps no count of its memory
+ * (sqlite3_memory_used and the heap limits, which ripple never reads):
+ * its every allocation and free took a global mutex for the count, some
+ * 0.3 M instructions of a warm plan. Called later, SQLite refuses the
+ * change and keeps counting; nothing else differs.
+ */
+void cache_global_init(void);
+
+/*
  * Open the cache at `path` into *out (free with cache_close).
  * flags: 0 opens an existing file read-write; CACHE_OPEN_CREATE also makes
  * a missing file and its parent folders; CACHE_OPEN_READONLY opens an

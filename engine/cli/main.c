@@ -20,6 +20,7 @@
 #include "base/host.h"
 #include "base/pool.h"
 #include "base/spell.h"
+#include "cache/cache.h"
 #include "cache/remote.h"
 #include "rules/rules.h"
 #include "base/banned.h"
@@ -422,6 +423,7 @@ ripple_main(int argc, char **argv)
 		if (ctx.remote_url && ctx.remote_url[0] &&
 		    remote_global_init(&err))
 			return cli_fail(&ctx, &err);
+		cache_global_init();
 		git_libgit2_init();
 		/*
 		 * git does not re-hash objects it reads; neither do we. This

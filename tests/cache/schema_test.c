@@ -1,5 +1,6 @@
 /* Suite cache_schema: opening, creating, upgrading and refusing files. */
 #include <criterion/criterion.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,30 @@ Test(cache_schema, create_makes_parent_folders_and_current_version)
 		     CACHE_SCHEMA_VERSION);
 	cr_expect_eq(tc_sql_int(path, "SELECT count(*) FROM sqlite_master "
 				"WHERE name = 'kernels'"), 1);
+	t_rmtree(dir);
+	free(dir);
+}
+
+/*
+ * cache_global_init, as main calls it before any cache: SQLite keeps no
+ * count of its memory (the count took a global mutex on every SQLite
+ * allocation and free), and a cache opens and works as before.
+ */
+Test(cache_schema, global_init_leaves_sqlite_memory_uncounted)
+{
+	char *dir = t_tmpdir(), path[512];
+	struct cache *c = NULL;
+	struct error err;
+
+	cache_global_init();
+	snprintf(path, sizeof(path), "%s/cache.db", dir);
+	error_init(&err);
+	cr_assert_eq(cache_open(path, CACHE_OPEN_CREATE, &c, &err), 0, "%s",
+		     err.msg);
+	cr_expect_eq(cache_schema_version(c), CACHE_SCHEMA_VERSION);
+	cr_expect_eq(sqlite3_memory_used(), 0, "SQLite counted %lld bytes",
+		     (long long)sqlite3_memory_used());
+	cache_close(c);
 	t_rmtree(dir);
 	free(dir);
 }
