@@ -298,3 +298,84 @@ Test(engine_cli_git_certs, late_tls_set_up_rejects_an_unknown_certificate)
 	t_rmtree(dir);
 	free(dir);
 }
+
+/*
+ * libgit2's GSSAPI (Negotiate over HTTP) is loaded when first called
+ * (engine/cli/git_gssapi.c): the static build's ripple starts without
+ * Kerberos' libraries, and a Negotiate challenge still reaches GSSAPI.
+ */
+Test(engine_cli_git_certs, a_command_maps_no_kerberos)
+{
+	char abs[4096], cmd[4200];
+	struct run_result r;
+
+	cr_assert(realpath(ripple_bin(), abs), "no ripple at %s", ripple_bin());
+	snprintf(cmd, sizeof(cmd), "LD_TRACE_LOADED_OBJECTS=1 '%s'", abs);
+	r = t_sh(".", cmd);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	if (strstr(r.out, "libgit2")) {
+		t_result_release(&r);
+		cr_skip_test("libgit2 is linked shared: it needs GSSAPI at "
+			     "start");
+	}
+	cr_expect(!strstr(r.out, "libgssapi") && !strstr(r.out, "libkrb5"),
+		  "ripple loads Kerberos at start: %s", r.out);
+	t_result_release(&r);
+}
+
+/* A server that answers every request with a Negotiate challenge. */
+static const char negotiate_server[] =
+	"import http.server\n"
+	"class H(http.server.BaseHTTPRequestHandler):\n"
+	"    def do_GET(self):\n"
+	"        self.send_response(401)\n"
+	"        self.send_header('WWW-Authenticate', 'Negotiate')\n"
+	"        self.send_header('Content-Length', '0')\n"
+	"        self.end_headers()\n"
+	"    def log_message(self, *a):\n"
+	"        pass\n"
+	"s = http.server.HTTPServer(('127.0.0.1', 0), H)\n"
+	"s.timeout = 30\n"
+	"open('port.tmp', 'w').write(str(s.server_address[1]))\n"
+	"__import__('os').rename('port.tmp', 'port')\n"
+	"for i in range(8):\n"
+	"    s.handle_request()\n";
+
+/* The probe, linked as ripple is, meets a Negotiate challenge: GSSAPI is
+ * loaded then and gets as far as asking for a Kerberos ticket. */
+Test(engine_cli_git_certs, negotiate_loads_gssapi_when_first_asked)
+{
+	char probe[4200], cmd[8600], *dir, *port;
+	struct run_result r;
+
+	beside_bin(probe, sizeof(probe), "tests/git-tls-probe");
+	cr_assert(access(probe, X_OK) == 0, "no %s", probe);
+	r = t_sh(".", "command -v python3");
+	if (r.status != 0) {
+		t_result_release(&r);
+		cr_skip_test("python3 is not installed");
+	}
+	t_result_release(&r);
+	dir = t_tmpdir();
+	t_write(dir, "server.py", negotiate_server);
+	free(t_sh_out(dir, "(timeout 60 python3 server.py >server.out 2>&1 &);"
+		      " i=0; while [ $i -lt 100 ] && [ ! -f port ]; do "
+		      "sleep 0.1; i=$((i+1)); done; true"));
+	port = t_sh_out(dir, "cat port 2>/dev/null; true");
+	cr_assert(port[0], "the Negotiate server did not start");
+	snprintf(cmd, sizeof(cmd), "'%s' negotiate http://127.0.0.1:%s/x.git",
+		 probe, port);
+	r = t_sh(dir, cmd);
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	if (!strstr(r.out, "negotiate")) {
+		t_result_release(&r);
+		cr_skip_test("libgit2 offers no Negotiate here: %s", r.out);
+	}
+	/* Not "could not query mechanisms" (no GSSAPI) nor "could not parse
+	 * principal" (the name type refused): the context's first step. */
+	cr_expect(strstr(r.out, "negotiate failure:"), "%s", r.out);
+	t_result_release(&r);
+	free(port);
+	t_rmtree(dir);
+	free(dir);
+}
