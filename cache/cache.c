@@ -120,8 +120,12 @@ setup(struct cache *c, int flags, struct error *err)
 void
 cache_global_init(void)
 {
-	/* SQLITE_MISUSE once SQLite is initialized: then it keeps counting. */
+	/* SQLITE_MISUSE once SQLite is initialized: then it keeps its
+	 * defaults. */
 	(void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	/* No buffer of ours: a bulk allocation per connection of -N KiB,
+	 * capped by SQLite at the cache's size (cache_size, -2000 KiB). */
+	(void)sqlite3_config(SQLITE_CONFIG_PAGECACHE, (void *)0, 0, -2048);
 }
 
 int
