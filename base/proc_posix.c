@@ -257,7 +257,15 @@ launch(struct launch *l, pid_t *out)
 	}
 	if (pid == 0)
 		guard(l);
-	setpgid(pid, pid);	/* also here: kill(-pid) works at once */
+	/*
+	 * No setpgid(pid, pid) here: the guard leads its group before it
+	 * starts the action, and the read below returns only after the
+	 * action's exec (or a failed start), so kill(-pid) works once this
+	 * returns. Done here too, the call could come late (ripple
+	 * descheduled on a loaded machine) and put back a guard that had
+	 * already left its group to kill the action's leftovers: the guard
+	 * then killed itself and a finished action read "killed by signal 9".
+	 */
 	close(fds[1]);
 	do
 		got = read(fds[0], &e, sizeof(e));

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tests/support/nginx.h"
 #include "tests/support/support.h"
@@ -884,7 +885,9 @@ Test(e2e_ci_rules, matrix_file_is_read_from_the_repository_with_rules_elsewhere)
 }
 
 /* With a (fake) CUDA runtime that reports one sm_90 GPU, a GPU artifact
- * gets its device as a GPU test would; one needing more waits (defers). */
+ * gets its device as a GPU test would; one needing more waits (defers).
+ * The fake is ripple-tests' own (built with it); the test sets its device
+ * count, whatever the caller's environment says. */
 Test(e2e_ci_rules, a_gpu_artifact_gets_a_device_that_fits)
 {
 	static const char yml[] =
@@ -898,12 +901,20 @@ Test(e2e_ci_rules, a_gpu_artifact_gets_a_device_that_fits)
 		"  big:\n"
 		"    gpu: {count: 2}\n"
 		"    command: [true]\n";
-	char *dir = make_repo(yml), *home = t_fake_cuda_home("13.0"), *text;
+	char *home = t_fake_cuda_home("13.0"), *dir, *text, *out;
 	const char *run[] = { "run", "--run-id", "r1", "--json", NULL };
-	char *out;
+	char lib[4096];
 	json_t *doc;
 
+	snprintf(lib, sizeof(lib), "%s/lib64/libcudart.so.13", home);
+	if (access(lib, R_OK)) {
+		free(home);
+		cr_skip_test("no fake CUDA runtime at %s (`ninja fake-cuda` "
+			     "builds it beside build/ripple-tests)", lib);
+	}
+	dir = make_repo(yml);
 	setenv("CUDA_HOME", home, 1);
+	setenv("RIPPLE_FAKE_CUDA_DEVICES", "1", 1);
 	unsetenv("CUDA_VISIBLE_DEVICES");
 	out = ok(dir, 4, run);
 	doc = parse(out);

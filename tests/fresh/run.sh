@@ -9,7 +9,8 @@
 #   2. ./configure && ninja check
 #   3. (--ci) bash .ci/run                 what CI runs on a clean clone
 #   4. (--runtime) a second fresh root with only the README's runtime
-#      packages runs `ripple --help` and the demo's `ripple plan`
+#      packages (those of step 1's link, static or shared) runs `ripple
+#      --help` and the demo's `ripple plan`
 # then prints, per step: exit status, wall time, packages installed and
 # the download size (from apt), test counts (ninja check's summary line).
 # Exit 0 when every step exited 0.
@@ -203,9 +204,14 @@ fi
 rc4=skipped
 if [ "$runtime" = yes ]; then
 	rt=$roots/$suite-runtime
-	debs=$(sed -n 's/^runtime_debs_'"$suite"'="\(.*\)"$/\1/p' \
-	    "$top/configure")
-	say "4. runtime root $rt: apt-get install $debs"
+	# the list of the link step 1 made (configure says "linked
+	# statically" for the default one)
+	list=runtime_debs_ link=shared
+	if grep -q '^configure: linked statically' "$roots/$suite.step1"; then
+		list=runtime_static_debs_ link=static
+	fi
+	debs=$(sed -n 's/^'"$list$suite"'="\(.*\)"$/\1/p' "$top/configure")
+	say "4. runtime root $rt ($link build): apt-get install $debs"
 	mkdir -p "$roots/demo.$$"
 	# the demo repository step 1 made, and the binary
 	demo=$(sed -n 's/^Done. The demo repository is in //p' \

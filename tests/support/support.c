@@ -370,24 +370,46 @@ abs_path(const char *p)
 	return r;
 }
 
+/* DIR/tests/fake-cuda-VERSION, where DIR is path's folder. malloc'd. */
+static char *
+fake_home_beside(const char *path, const char *version)
+{
+	char *abs = abs_path(path), *slash = strrchr(abs, '/'), *home;
+	size_t n = strlen(abs) + strlen(version) + 32;
+
+	if (slash)
+		*slash = '\0';
+	home = malloc(n);
+	if (!home)
+		abort();
+	snprintf(home, n, "%s/tests/fake-cuda-%s", slash ? abs : ".", version);
+	free(abs);
+	return home;
+}
+
 char *
 t_fake_cuda_home(const char *version)
 {
 	const char *bin = getenv("RIPPLE_BIN");
-	char *absbin = abs_path(bin && bin[0] ? bin : "build/ripple");
-	char *slash = strrchr(absbin, '/'), *home;
-	size_t n;
+	char *home = fake_home_beside(bin && bin[0] ? bin : "build/ripple",
+				      version), *other;
+	char self[4096];
+	ssize_t n;
 
-	if (slash)
-		*slash = '\0';
-	n = strlen(absbin) + strlen(version) + 32;
-	home = malloc(n);
-	if (!home)
-		abort();
-	snprintf(home, n, "%s/tests/fake-cuda-%s", slash ? absbin : ".",
-		 version);
-	free(absbin);
-	return home;
+	if (!access(home, F_OK))
+		return home;
+	/* ripple-tests is built with the fakes beside it (ninja fake-cuda) */
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return home;
+	self[n] = '\0';
+	other = fake_home_beside(self, version);
+	if (access(other, F_OK)) {
+		free(other);
+		return home;
+	}
+	free(home);
+	return other;
 }
 
 /* argv as one shell command line ('...' quoting), for t_keep_json. */

@@ -72,9 +72,11 @@ struct run_result t_ripple_bounded(const char *dir, unsigned kib,
 
 /*
  * Absolute path of a fake CUDA toolkit home built next to the ripple
- * binary (RIPPLE_BIN's folder, else build/): "12.4" (a runtime without the
+ * binary (RIPPLE_BIN's folder, else build/), else next to this test
+ * program (which is built with them): "12.4" (a runtime without the
  * library API, launching through the fake driver) or "13.0" (with it).
- * tests/engine/cuda/fake_cuda.c says what the fakes do. malloc'd.
+ * The first path when neither exists. tests/engine/cuda/fake_cuda.c says
+ * what the fakes do. malloc'd.
  */
 char *t_fake_cuda_home(const char *version);
 
