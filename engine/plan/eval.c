@@ -586,6 +586,7 @@ eval_free(struct eval *ev)
 	mem_free(ev->inputs);
 	strmap_release(&ev->by_name);
 	eval_claims_free(ev->claims);
+	mem_free(ev->base_run);
 	strv_release(&ev->own);
 	mem_free(ev->own_rules);
 	graph_worktree_free(ev->wt);

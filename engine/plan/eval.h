@@ -81,6 +81,13 @@ struct eval {
 	struct eval_pool *pool;		/* keys source sets ahead on
 					   threads (eval_set_pool), borrowed,
 					   or NULL: one thread */
+	/* The commit of the run eval_input_changes last diffed from, read
+	 * once: each changed set asked the cache for it again (a run's
+	 * row counts its records: 250,000 instructions at 500). */
+	const struct cache *base_cache;	/* whose run, or NULL: none */
+	char *base_run;			/* owned: its id */
+	int base_found;			/* 1: base_commit is its commit */
+	struct graph_oid base_commit;
 };
 
 /*
