@@ -159,32 +159,57 @@ id_below(struct digest_state *st, git_tree *root, struct folder *f,
 	digest_add_str(st, hex);
 }
 
+/* "ripple-source-memo-v5": the domain of memo ids. */
+#define MEMO_DOMAIN "ripple-source-memo-v5"
+
+/*
+ * The most bytes memo_id hashes for these prefixes under cover: the
+ * domain, the pattern digest, then "cover" and its path, or each
+ * prefix, each named by an id_at at most (a hex id, or "-", the path up
+ * to an opaque entry and its id), every piece with its 8-byte length.
+ */
+static size_t
+memo_bound(const struct strv *prefixes, const struct buf *cover)
+{
+	size_t i, n = 8 + sizeof(MEMO_DOMAIN) - 1 + 8 + 16;
+	size_t ids = 3 * 8 + 1 + 2 * GRAPH_OID_HEX;
+
+	if (cover->len)
+		return n + 8 + 5 + 2 * (8 + cover->len) + ids;
+	for (i = 0; i < prefixes->n; i++)
+		n += 2 * (8 + strlen(prefixes->v[i])) + ids;
+	return n;
+}
+
 /* One memo id (graph_source_memo_id_parts) below root, through f (NULL:
- * each entry found from the root). */
+ * each entry found from the root); cover: a buffer to use. Hashed in
+ * one call where it fits the stage (all but very long paths): the same
+ * id, without the stream's state. */
 static int
 memo_id(git_tree *root, struct folder *f,
 	const unsigned char *digest, const struct strv *prefixes, char *out,
-	struct error *err)
+	struct buf *cover, struct error *err)
 {
 	struct digest_state st = DIGEST_STATE_INIT;
-	struct buf cover = BUF_INIT;
 	struct digest d;
 	size_t i;
 	int rc;
 
-	rc = cover_of(prefixes, &cover, err);
-	if (!rc)
-		rc = digest_begin(&st, "ripple-source-memo-v5", err);
+	rc = cover_of(prefixes, cover, err);
 	if (rc)
 		goto done;
+	if (memo_bound(prefixes, cover) <= DIGEST_STAGE)
+		digest_begin_short(&st, MEMO_DOMAIN);
+	else if ((rc = digest_begin(&st, MEMO_DOMAIN, err)))
+		goto done;
 	digest_add(&st, digest, 16);
-	if (cover.len) {
+	if (cover->len) {
 		/* One id names everything below the prefixes: reading it
 		 * reads no tree below the cover's parent, so an unchanged
 		 * package costs no tree of its own. */
 		digest_add_str(&st, "cover");
-		digest_add_str(&st, cover.data);
-		id_below(&st, root, f, cover.data);
+		digest_add_str(&st, cover->data);
+		id_below(&st, root, f, cover->data);
 	} else {
 		for (i = 0; i < prefixes->n; i++) {
 			digest_add_str(&st, prefixes->v[i]);
@@ -195,7 +220,6 @@ memo_id(git_tree *root, struct folder *f,
 	memcpy(out, d.hex, 33);
 done:
 	digest_abort(&st);
-	buf_release(&cover);
 	return rc;
 }
 
@@ -206,6 +230,7 @@ graph_source_memo_id_parts(struct graph_repo *repo,
 			   const struct strv *prefixes, char *out,
 			   struct error *err)
 {
+	struct buf cover = BUF_INIT;
 	git_tree *root = NULL;
 	int rc;
 
@@ -213,7 +238,8 @@ graph_source_memo_id_parts(struct graph_repo *repo,
 	 * is checked against. */
 	rc = graph_repo_commit_tree(repo, commit, &root, err);
 	if (!rc)
-		rc = memo_id(root, NULL, digest, prefixes, out, err);
+		rc = memo_id(root, NULL, digest, prefixes, out, &cover, err);
+	buf_release(&cover);
 	git_tree_free(root);
 	return rc;
 }
@@ -225,6 +251,7 @@ graph_source_memo_ids(struct graph_repo *repo, const struct graph_oid *commit,
 		      struct error *err)
 {
 	struct folder f = { BUF_INIT, 0, NULL };
+	struct buf cover = BUF_INIT;
 	git_tree *root = NULL;
 	size_t i;
 	int rc;
@@ -232,7 +259,8 @@ graph_source_memo_ids(struct graph_repo *repo, const struct graph_oid *commit,
 	rc = graph_repo_commit_tree(repo, commit, &root, err);
 	for (i = 0; !rc && i < n; i++)
 		rc = memo_id(root, &f, digests[i], prefixes[i], out[i],
-			     err);
+			     &cover, err);
+	buf_release(&cover);
 	git_tree_free(f.tree);
 	buf_release(&f.path);
 	git_tree_free(root);
