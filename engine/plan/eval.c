@@ -125,6 +125,7 @@ ensure_input(struct eval *ev, const struct graph_input *in,
 	     struct eval_input **out, struct error *err)
 {
 	struct eval_input *x = find_input(ev, in->name);
+	size_t len;
 
 	if (!x) {
 		if (ev->n_inputs == ev->cap_inputs) {
@@ -137,15 +138,16 @@ ensure_input(struct eval *ev, const struct graph_input *in,
 			ev->inputs = v;
 			ev->cap_inputs = cap;
 		}
-		x = mem_calloc(1, sizeof(*x));
-		if (!x || !(x->name = mem_strdup(in->name))) {
-			mem_free(x);
+		/* The name lives after the struct: one allocation. */
+		len = strlen(in->name);
+		x = mem_calloc(1, sizeof(*x) + len + 1);
+		if (!x)
 			return error_nomem(err);
-		}
+		x->name = (char *)(x + 1);
+		memcpy(x->name, in->name, len + 1);
 		x->in = in;
 		strv_init(&x->prefixes, 1);
 		if (strmap_put(&ev->by_name, x->name, x, err)) {
-			mem_free(x->name);
 			mem_free(x);
 			return err->code;
 		}
@@ -577,7 +579,6 @@ eval_free(struct eval *ev)
 		return;
 	eval_scans_free(ev);
 	for (i = 0; i < ev->n_inputs; i++) {
-		mem_free(ev->inputs[i]->name);
 		pattern_set_free(ev->inputs[i]->set);
 		strv_release(&ev->inputs[i]->prefixes);
 		graph_source_state_release(&ev->inputs[i]->state);

@@ -92,7 +92,7 @@ void eval_claims_free(struct eval_claims *c);
  * or key once known (eval.c; eval_ahead.c and eval_pool.c key some
  * ahead). */
 struct eval_input {
-	char *name;
+	char *name;		/* stored after the struct (one allocation) */
 	const struct graph_input *in;	/* the first use's (the graph's) */
 	struct pattern_set *set;	/* compiled on first use (eval.c's
 					   input_set; eval_ensure_input) */
