@@ -236,18 +236,16 @@ memo_count(struct eval *ev, struct eval_input *x, int hit)
 	return hit;
 }
 
+/* eval_memo_key for input x. */
 static int
-memo_key(struct eval *ev, const struct graph_input *in, char *memo,
+memo_key(struct eval *ev, struct eval_input *x, char *memo,
 	 struct digest *out, struct error *err)
 {
-	struct eval_input *x;
 	const char *shared, *v;
 	char key[33];
 	struct error e2;
-	int rc = ensure_input(ev, in, &x, err);
+	int rc;
 
-	if (rc)
-		return rc;
 	if (x->computed)
 		return 0;	/* known already: no memo needed */
 	rc = input_memo_id(ev, x, err);
@@ -328,10 +326,10 @@ eval_ensure_input(struct eval *ev, const struct graph_input *in,
 }
 
 int
-eval_memo_key(struct eval *ev, const struct graph_input *in, char *memo,
+eval_memo_key(struct eval *ev, struct eval_input *x, char *memo,
 	      struct digest *out, struct error *err)
 {
-	return memo_key(ev, in, memo, out, err);
+	return memo_key(ev, x, memo, out, err);
 }
 
 int
@@ -365,7 +363,7 @@ source_key(void *payload, const struct graph_input *in, struct digest *out,
 		return 0;
 	}
 	if ((ev->memo || ev->key_memo || ev->remote_memo) && !ev->worktree) {
-		rc = memo_key(ev, in, memo, out, err);
+		rc = memo_key(ev, x, memo, out, err);
 		if (rc < 0)
 			return rc;
 		if (rc)
