@@ -310,19 +310,20 @@ has_meta(const char *p, const char *pe)
 	return 0;
 }
 
-int
-pattern_fixed_prefix(const char *pattern, struct buf *out, struct error *err)
+void
+pattern_fixed_prefix_span(const char *pattern, size_t *off, size_t *len)
 {
-	const char *p = pattern, *pe, *start, *end = NULL;
-	size_t len = strlen(pattern);
+	const char *p = pattern, *pe, *end = NULL;
+	size_t n = strlen(pattern);
 
-	if (!len || !memchr(pattern, '/', pattern[len - 1] == '/' ? len - 1 : len))
-		return 0;	/* unanchored: anywhere */
+	*off = *len = 0;
+	if (!n || !memchr(pattern, '/', pattern[n - 1] == '/' ? n - 1 : n))
+		return;		/* unanchored: anywhere */
 	if (*p == '/')
 		p++;		/* explicitly anchored */
+	*off = (size_t)(p - pattern);
 	/* The components taken are the pattern's own bytes between its
-	 * '/': the prefix is one run of it, copied once. */
-	start = p;
+	 * '/': the prefix is one run of it. */
 	for (;;) {
 		pe = comp_end(p);
 		if (!*pe || has_meta(p, pe))
@@ -332,5 +333,15 @@ pattern_fixed_prefix(const char *pattern, struct buf *out, struct error *err)
 		if (!*p)
 			break;
 	}
-	return end ? buf_add(out, start, (size_t)(end - start), err) : 0;
+	if (end)
+		*len = (size_t)(end - pattern) - *off;
+}
+
+int
+pattern_fixed_prefix(const char *pattern, struct buf *out, struct error *err)
+{
+	size_t off, len;
+
+	pattern_fixed_prefix_span(pattern, &off, &len);
+	return len ? buf_add(out, pattern + off, len, err) : 0;
 }

@@ -99,7 +99,8 @@ input_parts(struct eval *ev, struct eval_input *x, struct error *err)
 		rc = pattern_set_memo_parts(
 			x->in->include, x->in->n_include, ex, n,
 			(const char *const *)ev->own.v, ev->own.n,
-			ev->own_rules, x->digest, &x->prefixes, err);
+			ev->own_rules, x->digest, &ev->arena, &x->prefixes,
+			err);
 	mem_free(ex);
 	x->parts = !rc;
 	return rc;
@@ -146,7 +147,7 @@ ensure_input(struct eval *ev, const struct graph_input *in,
 		x->name = (char *)(x + 1);
 		memcpy(x->name, in->name, len + 1);
 		x->in = in;
-		strv_init(&x->prefixes, 1);
+		strv_init(&x->prefixes, 0);	/* texts in ev->arena */
 		if (strmap_put(&ev->by_name, x->name, x, err)) {
 			mem_free(x);
 			return err->code;
@@ -501,6 +502,7 @@ open_common(const struct eval *like, struct graph_repo *repo,
 	if (!ev)
 		return error_set(err, ERROR_NOMEM, "out of memory");
 	strv_init(&ev->own, 1);
+	arena_init(&ev->arena);
 	eval_set_memo(ev, memo, write);
 	ev->repo = repo;
 	rc = eval_scans_new(ev, err);
@@ -586,6 +588,7 @@ eval_free(struct eval *ev)
 	strmap_release(&ev->by_name);
 	eval_claims_free(ev->claims);
 	mem_free(ev->base_run);
+	arena_release(&ev->arena);
 	strv_release(&ev->own);
 	mem_free(ev->own_rules);
 	graph_worktree_free(ev->wt);

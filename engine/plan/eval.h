@@ -84,6 +84,8 @@ struct eval {
 	/* The commit of the run eval_input_changes last diffed from, read
 	 * once: each changed set asked the cache for it again (a run's
 	 * row counts its records: 250,000 instructions at 500). */
+	struct arena arena;		/* what lives as long as the
+					   evaluation: the inputs' prefixes */
 	const struct cache *base_cache;	/* whose run, or NULL: none */
 	char *base_run;			/* owned: its id */
 	int base_found;			/* 1: base_commit is its commit */

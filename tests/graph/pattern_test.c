@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/arena.h"
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/mem.h"
@@ -501,7 +502,8 @@ Test(graph_pattern, memo_parts_are_the_compiled_sets)
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct pattern_set *s = NULL;
-		struct strv want = STRV_INIT, got = STRV_INIT;
+		struct strv want = STRV_INIT, got = STRV_INIT, in_arena;
+		struct arena a;
 		unsigned char d[16];
 		struct error err;
 
@@ -518,12 +520,28 @@ Test(graph_pattern, memo_parts_are_the_compiled_sets)
 		cr_assert_eq(pattern_set_memo_parts(
 				     inc, cases[i].n_inc, exc, cases[i].n_exc,
 				     globs, cases[i].n_globs, cases[i].absent,
-				     d, &got, &err), 0, "%s", err.msg);
+				     d, NULL, &got, &err), 0, "%s", err.msg);
 		cr_expect_eq(memcmp(d, pattern_set_digest(s), 16), 0,
 			     "case %zu: digest differs", i);
 		cr_expect_eq(got.n, want.n, "case %zu", i);
 		for (k = 0; k < got.n && k < want.n; k++)
 			cr_expect_str_eq(got.v[k], want.v[k], "case %zu", i);
+		/* The same prefixes with their texts in an arena. */
+		arena_init(&a);
+		strv_init(&in_arena, 0);
+		memset(d, 0, sizeof(d));
+		cr_assert_eq(pattern_set_memo_parts(
+				     inc, cases[i].n_inc, exc, cases[i].n_exc,
+				     globs, cases[i].n_globs, cases[i].absent,
+				     d, &a, &in_arena, &err), 0, "%s", err.msg);
+		cr_expect_eq(memcmp(d, pattern_set_digest(s), 16), 0,
+			     "case %zu: digest differs", i);
+		cr_expect_eq(in_arena.n, want.n, "case %zu", i);
+		for (k = 0; k < in_arena.n && k < want.n; k++)
+			cr_expect_str_eq(in_arena.v[k], want.v[k], "case %zu",
+					 i);
+		strv_release(&in_arena);
+		arena_release(&a);
 		strv_release(&got);
 		strv_release(&want);
 		pattern_set_free(s);
@@ -540,11 +558,11 @@ Test(graph_pattern, memo_parts_report_bad_patterns_as_compile_does)
 
 	error_init(&err);
 	cr_expect_eq(pattern_set_memo_parts(inc, 2, NULL, 0, NULL, 0, NULL, d,
-					    &v, &err), ERROR_INVALID);
+					    NULL, &v, &err), ERROR_INVALID);
 	cr_expect(strstr(err.msg, "bad/[x") != NULL, "%s", err.msg);
 	error_init(&err);
 	cr_expect_eq(pattern_set_memo_parts(inc, 1, exc, 1, NULL, 0, NULL, d,
-					    &v, &err), ERROR_INVALID);
+					    NULL, &v, &err), ERROR_INVALID);
 	cr_expect(strstr(err.msg, "a//b") != NULL, "%s", err.msg);
 	strv_release(&v);
 }
@@ -630,7 +648,7 @@ Test(graph_pattern, digests_are_pinned)
 		cr_assert_eq(pattern_set_memo_parts(
 				     inc, cases[i].n_inc, exc, cases[i].n_exc,
 				     globs, cases[i].n_globs, cases[i].absent,
-				     d, &got, &err), 0, "%s", err.msg);
+				     d, NULL, &got, &err), 0, "%s", err.msg);
 		for (k = 0; k < 16; k++)
 			snprintf(hex + 2 * k, 3, "%02x", d[k]);
 		cr_expect_str_eq(hex, cases[i].hex, "case %zu: %s", i, hex);
