@@ -322,6 +322,15 @@ int eval_path_claimed(struct eval *ev, const char *path, int *ignored,
 int eval_path_own(const struct eval *ev, const char *path);
 
 /*
+ * What the planner knows of run `run_id` in cache c: its commit (hex,
+ * NULL: none), so that eval_input_changes does not read the run again.
+ * Resolved in ev's repository as eval_input_changes would; out of memory
+ * keeps nothing. ev, c or run_id NULL: nothing.
+ */
+void eval_base_run(struct eval *ev, const struct cache *c, const char *run_id,
+		   const char *commit);
+
+/*
  * The files of input `name` that differ between the commit of baseline
  * run `run_id` in cache `c`, where the set's key is `base_key`, and ev's
  * commit, named from the tree diff under the set's prefixes

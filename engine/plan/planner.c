@@ -144,6 +144,8 @@ find_baseline(struct planner *p, const struct planner_options *o,
 				 total);
 			p->meta.baseline_covered = covered;
 			p->meta.baseline_nodes = total;
+			eval_base_run(p->head, p->cache, p->run_id,
+				      run.commit);
 		}
 		cache_run_release(&run);
 		return rc;
@@ -188,6 +190,8 @@ find_baseline(struct planner *p, const struct planner_options *o,
 			 r->id, p->base_hex, best_covered, total);
 		p->meta.baseline_covered = best_covered;
 		p->meta.baseline_nodes = total;
+		/* Its commit for the explanations (eval_input_changes). */
+		eval_base_run(p->head, p->cache, p->run_id, r->commit);
 	} else if (!rc) {
 		snprintf(p->label, sizeof(p->label),
 			 "none (no successful run recorded for merge base "
