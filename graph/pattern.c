@@ -301,40 +301,24 @@ pattern_match(const char *pattern, const char *path)
 				     &steps);
 }
 
-static int
-has_meta(const char *p, const char *pe)
-{
-	for (; p < pe; p++)
-		if (*p == '*' || *p == '?' || *p == '[' || *p == '\\')
-			return 1;
-	return 0;
-}
-
 void
 pattern_fixed_prefix_span(const char *pattern, size_t *off, size_t *len)
 {
-	const char *p = pattern, *pe, *end = NULL;
-	size_t n = strlen(pattern);
+	size_t n = strlen(pattern), m, e;
 
 	*off = *len = 0;
 	if (!n || !memchr(pattern, '/', pattern[n - 1] == '/' ? n - 1 : n))
 		return;		/* unanchored: anywhere */
-	if (*p == '/')
-		p++;		/* explicitly anchored */
-	*off = (size_t)(p - pattern);
-	/* The components taken are the pattern's own bytes between its
-	 * '/': the prefix is one run of it. */
-	for (;;) {
-		pe = comp_end(p);
-		if (!*pe || has_meta(p, pe))
-			break;	/* the last component may name a file */
-		end = pe;
-		p = pe + 1;
-		if (!*p)
-			break;
-	}
-	if (end)
-		*len = (size_t)(end - pattern) - *off;
+	*off = pattern[0] == '/';	/* explicitly anchored */
+	/* The components before the first holding a wildcard or an escape
+	 * ('*', '?', '[', '\\'), the last one only when a '/' ends it (it
+	 * may name a file): the pattern's own bytes up to the last '/'
+	 * before that byte (strcspn scans faster than a loop a component). */
+	m = *off + strcspn(pattern + *off, "*?[\\");
+	for (e = m; e > *off && pattern[e - 1] != '/'; e--)
+		;
+	if (e > *off)
+		*len = e - 1 - *off;
 }
 
 int

@@ -266,6 +266,18 @@ Test(graph_pattern, fixed_prefixes_and_digest)
 			{ "[ab]/c", "" },
 			{ "*.c", "" },
 			{ "a/", "" },
+			{ "/x", "" },
+			{ "/", "" },
+			{ "\\a/b", "" },
+			{ "a/\\b/c", "a" },
+			{ "/a/b/", "a/b" },
+			{ "a/b/**/c", "a/b" },
+			{ "x//", "x/" },
+			{ "//", "" },
+			{ "/a//b/c*", "a//b" },
+			{ "ab/cd\\/ef/g", "ab" },
+			{ "a/b/c/d/e.txt", "a/b/c/d" },
+			{ "", "" },
 		};
 		size_t i;
 
@@ -284,6 +296,72 @@ Test(graph_pattern, fixed_prefixes_and_digest)
 	strv_release(&v);
 	pattern_set_free(s2);
 	pattern_set_free(s);
+}
+
+/* pattern_fixed_prefix as a walk over components (the code before it
+ * scanned for the first wildcard): the reference the scan is held to. */
+static void
+walked_prefix(const char *pattern, struct buf *out)
+{
+	const char *p = pattern, *pe, *q, *start, *end = NULL;
+	size_t len = strlen(pattern);
+	int meta;
+
+	if (!len || !memchr(pattern, '/', pattern[len - 1] == '/' ? len - 1
+								 : len))
+		return;
+	if (*p == '/')
+		p++;
+	start = p;
+	for (;;) {
+		pe = strchr(p, '/');
+		if (!pe)
+			pe = p + strlen(p);
+		for (meta = 0, q = p; q < pe; q++)
+			meta |= *q == '*' || *q == '?' || *q == '[' ||
+				*q == '\\';
+		if (!*pe || meta)
+			break;
+		end = pe;
+		p = pe + 1;
+		if (!*p)
+			break;
+	}
+	if (end)
+		cr_assert_eq(buf_add(out, start, (size_t)(end - start), NULL),
+			     0);
+}
+
+/*
+ * The fixed prefix, found by scanning for the first wildcard or escape,
+ * is the one a walk over the components finds: 20,000 patterns over
+ * 'a', '/', '*', '?', '[' and '\\', valid or not.
+ */
+Test(graph_pattern, fixed_prefix_is_the_component_walks)
+{
+	static const char alphabet[] = "aa//*?[\\";
+	unsigned long seed = 12345;
+	struct buf want = BUF_INIT, got = BUF_INIT;
+	char pat[16];
+	int i, k, n;
+
+	for (i = 0; i < 20000; i++) {
+		seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+		n = (int)((seed >> 33) % 13);
+		for (k = 0; k < n; k++) {
+			seed = seed * 6364136223846793005UL +
+			       1442695040888963407UL;
+			pat[k] = alphabet[(seed >> 33) % (sizeof(alphabet) - 1)];
+		}
+		pat[n] = '\0';
+		buf_reset(&want);
+		buf_reset(&got);
+		walked_prefix(pat, &want);
+		cr_assert_eq(pattern_fixed_prefix(pat, &got, NULL), 0);
+		cr_assert_str_eq(got.data, want.data, "pattern '%s'", pat);
+	}
+	buf_release(&want);
+	buf_release(&got);
 }
 
 Test(graph_pattern, set_compile_reports_bad_pattern)
