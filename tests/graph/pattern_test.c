@@ -364,6 +364,122 @@ Test(graph_pattern, fixed_prefix_is_the_component_walks)
 	buf_release(&got);
 }
 
+/* The end of class [p.. (p at '['), before end, or NULL (pattern.c's). */
+static const char *
+ref_class_end(const char *p, const char *end)
+{
+	p++;
+	if (p < end && (*p == '!' || *p == '^'))
+		p++;
+	if (p < end && *p == ']')
+		p++;
+	while (p < end && *p != ']') {
+		if (*p == '\\' && p + 1 < end)
+			p++;
+		p++;
+	}
+	return p < end ? p : NULL;
+}
+
+/* pattern_validate as a walk over every component (before it took
+ * plain patterns by a few scans): the reference it is held to. */
+static int
+walked_validate(const char *pattern, struct error *err)
+{
+	const char *p = pattern, *pe, *q, *e;
+
+	if (!*pattern)
+		return error_set(err, ERROR_INVALID, "empty path pattern");
+	if (pattern[0] == '/') {
+		if (!pattern[1] || pattern[1] == '/')
+			return error_set(err, ERROR_INVALID,
+					 "absolute path pattern '%s'", pattern);
+		p++;
+	}
+	for (;;) {
+		pe = strchr(p, '/');
+		if (!pe)
+			pe = p + strlen(p);
+		if (pe == p && *pe)
+			return error_set(err, ERROR_INVALID,
+					 "empty component in path pattern '%s'",
+					 pattern);
+		if ((pe - p == 1 && p[0] == '.') ||
+		    (pe - p == 2 && p[0] == '.' && p[1] == '.'))
+			return error_set(err, ERROR_INVALID,
+					 "'%.*s' component in path pattern '%s'",
+					 (int)(pe - p), p, pattern);
+		for (q = p; q < pe; q++) {
+			if (*q == '\\') {
+				if (q + 1 >= pe)
+					return error_set(err, ERROR_INVALID,
+						"trailing backslash in path pattern '%s'",
+						pattern);
+				q++;
+			} else if (*q == '[') {
+				e = ref_class_end(q, pe);
+				if (!e)
+					return error_set(err, ERROR_INVALID,
+						"unterminated character class in path pattern '%s'",
+						pattern);
+				q = e;
+			}
+		}
+		if (!*pe)
+			break;
+		p = pe + 1;
+		if (!*p)
+			break;
+	}
+	return 0;
+}
+
+/*
+ * pattern_validate says what a walk over every component says (the
+ * code, the message): 50,000 patterns over 'a', '/', '.', '*', '[',
+ * ']' and '\\', most of them invalid, and the bench's.
+ */
+Test(graph_pattern, validate_is_the_component_walks)
+{
+	static const char alphabet[] = "aaa//..*[]\\";
+	static const char *const fixed[] = {
+		"packages/pkg-0037/src/**", "packages/pkg-0037/package.json",
+		"a/...", ".a/b..", "a/./b", "a/../b", "a/..", "./a", "a//",
+		"/a", "/", "//a", "a/", ".ripple/**",
+	};
+	unsigned long seed = 4242;
+	char pat[16];
+	int i, k, n;
+
+	for (i = 0; i < 50000 + (int)(sizeof(fixed) / sizeof(fixed[0]));
+	     i++) {
+		const char *pt = pat;
+		struct error a, b;
+		int ra, rb;
+
+		if (i < 50000) {
+			seed = seed * 6364136223846793005UL +
+			       1442695040888963407UL;
+			n = (int)((seed >> 33) % 12);
+			for (k = 0; k < n; k++) {
+				seed = seed * 6364136223846793005UL +
+				       1442695040888963407UL;
+				pat[k] = alphabet[(seed >> 33) %
+						  (sizeof(alphabet) - 1)];
+			}
+			pat[n] = '\0';
+		} else {
+			pt = fixed[i - 50000];
+		}
+		error_init(&a);
+		error_init(&b);
+		ra = pattern_validate(pt, &a);
+		rb = walked_validate(pt, &b);
+		cr_assert_eq(ra, rb, "pattern '%s'", pt);
+		cr_assert_str_eq(a.msg, b.msg, "pattern '%s'", pt);
+	}
+}
+
 Test(graph_pattern, set_compile_reports_bad_pattern)
 {
 	const char *inc[] = { "ok/**", "bad/[x" };
