@@ -54,20 +54,12 @@ void digest_begin_short(struct digest_state *st, const char *domain);
 void digest_add_long(struct digest_state *st, const void *p, size_t n);
 
 /*
- * Add n bytes, prefixed with n as a little-endian u64. Inline: a warm
- * plan adds some 25,000 short strings (a node key's components, memo
- * ids), and the calls down to the stage cost more than the copies.
+ * v as 8 little-endian bytes at d: the length prefix of digest_add's
+ * framing. Written byte by byte so that the compiler merges the stores.
  */
 static inline void
-digest_add(struct digest_state *st, const void *p, size_t n)
+digest_put_u64le(unsigned char *d, uint64_t v)
 {
-	unsigned char *d = st->stage + st->staged;
-	uint64_t v = n;
-
-	if (st->staged + 8 + n > sizeof(st->stage)) {
-		digest_add_long(st, p, n);
-		return;
-	}
 	d[0] = (unsigned char)v;
 	d[1] = (unsigned char)(v >> 8);
 	d[2] = (unsigned char)(v >> 16);
@@ -76,6 +68,23 @@ digest_add(struct digest_state *st, const void *p, size_t n)
 	d[5] = (unsigned char)(v >> 40);
 	d[6] = (unsigned char)(v >> 48);
 	d[7] = (unsigned char)(v >> 56);
+}
+
+/*
+ * Add n bytes, prefixed with n as a little-endian u64. Inline: a warm
+ * plan adds some 25,000 short strings (a node key's components, memo
+ * ids), and the calls down to the stage cost more than the copies.
+ */
+static inline void
+digest_add(struct digest_state *st, const void *p, size_t n)
+{
+	unsigned char *d = st->stage + st->staged;
+
+	if (st->staged + 8 + n > sizeof(st->stage)) {
+		digest_add_long(st, p, n);
+		return;
+	}
+	digest_put_u64le(d, n);
 	if (n)
 		memcpy(d + 8, p, n);
 	st->staged += 8 + n;

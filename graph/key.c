@@ -255,22 +255,13 @@ sort_comps(struct graph_component *v, size_t n)
 }
 
 /* Append n bytes prefixed with n as a little-endian u64 (the framing of
- * graph/digest.h's digest_add) to b, whose room the caller made. The
- * bytes written out, so that the compiler merges the stores. */
+ * graph/digest.h's digest_add) to b, whose room the caller made. */
 static void
 frame_str(struct buf *b, const char *s, size_t n)
 {
 	unsigned char *d = (unsigned char *)b->data + b->len;
-	uint64_t v = n;
 
-	d[0] = (unsigned char)v;
-	d[1] = (unsigned char)(v >> 8);
-	d[2] = (unsigned char)(v >> 16);
-	d[3] = (unsigned char)(v >> 24);
-	d[4] = (unsigned char)(v >> 32);
-	d[5] = (unsigned char)(v >> 40);
-	d[6] = (unsigned char)(v >> 48);
-	d[7] = (unsigned char)(v >> 56);
+	digest_put_u64le(d, n);
 	memcpy(d + 8, s, n);
 	b->len += 8 + n;
 	b->data[b->len] = '\0';
