@@ -56,8 +56,20 @@ static const char *const curl_names[C_N] = {
 	[C_URL_STRERROR] = "curl_url_strerror",
 };
 
+/*
+ * The soname and package built against (./configure): libcurl.so.4 in
+ * libcurl4 on Debian 12, in libcurl4t64 on Debian 13.
+ */
+#ifndef RIPPLE_LIBCURL_SONAME
+#define RIPPLE_LIBCURL_SONAME "libcurl.so.4"
+#endif
+#ifndef RIPPLE_LIBCURL_PACKAGE
+#define RIPPLE_LIBCURL_PACKAGE "libcurl4"
+#endif
+
 static dl_fn curl_fns[C_N];
-static struct dl_lib curl_lib = DL_LIB("libcurl.so.4", "libcurl4",
+static struct dl_lib curl_lib = DL_LIB(RIPPLE_LIBCURL_SONAME,
+				       RIPPLE_LIBCURL_PACKAGE,
 				       "the remote cache", curl_names,
 				       curl_fns);
 
@@ -131,7 +143,7 @@ const char *
 curl_easy_strerror(CURLcode code)
 {
 	if (!dl_lib_ready(&curl_lib))
-		return "libcurl.so.4 cannot be loaded";
+		return RIPPLE_LIBCURL_SONAME " cannot be loaded";
 	return CURL_FN(const char *(*)(CURLcode), C_EASY_STRERROR)(code);
 }
 
@@ -283,6 +295,6 @@ const char *
 curl_url_strerror(CURLUcode code)
 {
 	if (!dl_lib_ready(&curl_lib))
-		return "libcurl.so.4 cannot be loaded";
+		return RIPPLE_LIBCURL_SONAME " cannot be loaded";
 	return CURL_FN(const char *(*)(CURLUcode), C_URL_STRERROR)(code);
 }

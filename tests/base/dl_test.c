@@ -1,6 +1,7 @@
 /*
- * Suite base_dl: libraries loaded on first use (base/dl.h), and the built
- * ripple mapping neither libcurl nor libzip before main.
+ * Suite base_dl: libraries loaded on first use (base/dl.h), the built
+ * ripple mapping neither libcurl nor libzip before main, and naming the
+ * package of the libcurl it was built against when that one is missing.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -82,4 +83,82 @@ Test(base_dl, version_maps_neither_libcurl_nor_libzip)
 	cr_expect(!strstr(r.out, "libcurl"), "libcurl is mapped: %s", r.out);
 	cr_expect(!strstr(r.out, "libzip"), "libzip is mapped: %s", r.out);
 	t_result_release(&r);
+}
+
+#if defined(RIPPLE_LIBCURL_SONAME) && defined(RIPPLE_LIBCURL_PACKAGE)
+static const char *const curl_version_names[] = { "curl_version" };
+
+/*
+ * The file the loader maps for libcurl here, as /proc/self/maps names it
+ * once this process has loaded it (malloc'd), or NULL.
+ */
+static char *
+libcurl_file(void)
+{
+	dl_fn fns[1];
+	struct dl_lib lib = DL_LIB(RIPPLE_LIBCURL_SONAME, "", "this test",
+				   curl_version_names, fns);
+	struct error err;
+	char *maps, *at, *end, *file = NULL;
+
+	error_init(&err);
+	if (dl_lib_require(&lib, &err))
+		return NULL;
+	maps = t_read("/proc/self/maps");
+	at = maps ? strstr(maps, "/" RIPPLE_LIBCURL_SONAME) : NULL;
+	while (at && at > maps && at[-1] != ' ')
+		at--;
+	if (at && at > maps) {
+		end = strchr(at, '\n');
+		if (end)
+			*end = '\0';
+		file = strdup(at);
+	}
+	free(maps);
+	return file;
+}
+#endif
+
+/*
+ * With libcurl hidden (a mount namespace binds /dev/null over its file),
+ * a command given a remote cache names the package ./configure found
+ * libcurl in: libcurl4t64 on Debian 13 (where libcurl4 is only a name
+ * that package provides), libcurl4 on Debian 12.
+ */
+Test(base_dl, a_missing_libcurl_names_the_package_built_against)
+{
+#if !defined(RIPPLE_LIBCURL_SONAME) || !defined(RIPPLE_LIBCURL_PACKAGE)
+	cr_skip_test("./configure named no libcurl package here");
+#else
+	const char *bin = getenv("RIPPLE_BIN");
+	char *abs = realpath(bin && bin[0] ? bin : "build/ripple", NULL);
+	char *lib = libcurl_file(), *dir, cmd[8192];
+	const char *ns = "u='unshare -m'; [ \"$(id -u)\" = 0 ] || "
+			 "u='unshare -rm'; ";
+	struct run_result r;
+
+	cr_assert_not_null(abs);
+	if (!lib)
+		cr_skip_test("no " RIPPLE_LIBCURL_SONAME " to hide here");
+	snprintf(cmd, sizeof(cmd), "%s$u true", ns);
+	r = t_sh(".", cmd);
+	if (r.status != 0)
+		cr_skip_test("no mount namespace here: %s", r.err);
+	t_result_release(&r);
+	dir = t_tmpdir();
+	snprintf(cmd, sizeof(cmd), "%s$u sh -c 'mount --bind /dev/null \"$1\" "
+		 "&& exec \"$2\" runs --remote-cache http://127.0.0.1:9/' "
+		 "sh '%s' '%s'", ns, lib, abs);
+	r = t_sh(dir, cmd);
+	cr_expect_neq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "(Debian package " RIPPLE_LIBCURL_PACKAGE ")"),
+		  "%s", r.err);
+	cr_expect(strstr(r.err, "apt-get install " RIPPLE_LIBCURL_PACKAGE ")"),
+		  "%s", r.err);
+	t_result_release(&r);
+	t_rmtree(dir);
+	free(dir);
+	free(lib);
+	free(abs);
+#endif
 }
