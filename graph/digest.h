@@ -40,6 +40,16 @@ struct digest_state {
 int digest_begin(struct digest_state *st, const char *domain,
 		 struct error *err);
 
+/*
+ * Start a hasher for at most DIGEST_STAGE bytes in all (the domain's and
+ * every add's 8-byte prefix counted): it allocates nothing and cannot
+ * fail, and digest_end hashes the stage in one call, to the value
+ * digest_begin's stream gives. Adding past the bound is a programming
+ * error (asserted). For short inputs asked many times (a plan's 500
+ * memo ids), where the stream's state cost more than the hashing.
+ */
+void digest_begin_short(struct digest_state *st, const char *domain);
+
 /* digest_add's way for what does not fit the stage (digest.c). */
 void digest_add_long(struct digest_state *st, const void *p, size_t n);
 
@@ -87,7 +97,8 @@ digest_add_str(struct digest_state *st, const char *s)
 /* Add an unsigned integer as a little-endian u64 (no prefix needed). */
 void digest_add_u64(struct digest_state *st, uint64_t v);
 
-/* Finish into *out and free the state. */
+/* Finish into *out and free the state (digest_begin's or
+ * digest_begin_short's). */
 void digest_end(struct digest_state *st, struct digest *out);
 
 /* Free a state without a result (error paths). Accepts a zeroed state. */
