@@ -32,15 +32,20 @@ find_input(struct eval *ev, const char *name)
 	return strmap_get(&ev->by_name, name);
 }
 
-/* An input's excludes, then policy.ignore: *out (free it) and *n. */
+#define EXCLUDES_LOCAL 16	/* on the caller's stack (the bench's: 1) */
+
+/* An input's excludes, then policy.ignore: *out and *n, in local
+ * (EXCLUDES_LOCAL entries) when they fit, else allocated
+ * (excludes_free). */
 static int
 excludes(const struct eval *ev, const struct graph_input *in,
-	 const char ***out, size_t *n, struct error *err)
+	 const char **local, const char ***out, size_t *n,
+	 struct error *err)
 {
 	const struct rules_policy *pol = &ev->rules->policy;
-	const char **ex = mem_calloc(in->n_exclude + pol->n_ignore + 1,
-				     sizeof(*ex));
-	size_t i;
+	size_t i, total = in->n_exclude + pol->n_ignore;
+	const char **ex = total <= EXCLUDES_LOCAL
+		? local : mem_calloc(total + 1, sizeof(*ex));
 
 	*out = ex;
 	*n = 0;
@@ -53,18 +58,25 @@ excludes(const struct eval *ev, const struct graph_input *in,
 	return 0;
 }
 
+static void
+excludes_free(const char **ex, const char **local)
+{
+	if (ex != local)
+		mem_free(ex);
+}
+
 static int
 compile(struct eval *ev, const struct graph_input *in,
 	struct pattern_set **out, struct error *err)
 {
-	const char **ex;
+	const char *local[EXCLUDES_LOCAL], **ex;
 	size_t n;
-	int rc = excludes(ev, in, &ex, &n, err);
+	int rc = excludes(ev, in, local, &ex, &n, err);
 
 	if (!rc)
 		rc = pattern_set_compile(in->include, in->n_include, ex, n,
 					 out, err);
-	mem_free(ex);
+	excludes_free(ex, local);
 	if (!rc)
 		rc = pattern_set_exclude_globs(*out,
 					       (const char *const *)ev->own.v,
@@ -88,20 +100,20 @@ input_set(struct eval *ev, struct eval_input *x, struct error *err)
 static int
 input_parts(struct eval *ev, struct eval_input *x, struct error *err)
 {
-	const char **ex;
+	const char *local[EXCLUDES_LOCAL], **ex;
 	size_t n;
 	int rc;
 
 	if (x->parts)
 		return 0;
-	rc = excludes(ev, x->in, &ex, &n, err);
+	rc = excludes(ev, x->in, local, &ex, &n, err);
 	if (!rc)
 		rc = pattern_set_memo_parts(
 			x->in->include, x->in->n_include, ex, n,
 			(const char *const *)ev->own.v, ev->own.n,
 			ev->own_rules, x->digest, &ev->arena, &x->prefixes,
 			err);
-	mem_free(ex);
+	excludes_free(ex, local);
 	x->parts = !rc;
 	return rc;
 }
