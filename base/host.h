@@ -34,11 +34,13 @@ const char *host_platform(void);
 unsigned host_path_names(void);
 
 /*
- * This executable's build id (the linker's GNU build-id note) as lowercase
- * hex in out[0..n), NUL-terminated; "" when it has none, it does not fit,
- * or the system does not say (Windows). A memo of data whose meaning is
- * this build's code (a rules model) keys on it, so another build of the
- * same version misses.
+ * This executable's build id as lowercase hex in out[0..n), NUL-terminated:
+ * the linker's GNU build-id note (ELF), or on Windows the CodeView record
+ * of the image's debug directory (its GUID and age, 40 digits: GNU ld's
+ * --build-id, link.exe's /DEBUG); "" when it has none or it does not fit.
+ * A memo of data whose meaning is this build's code (a rules model) keys
+ * on it, so another build of the same version misses; with "" there is no
+ * such memo.
  */
 void host_build_id(char *out, size_t n);
 

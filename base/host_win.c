@@ -151,11 +151,70 @@ host_stderr_columns(void)
 	return ci.srWindow.Right - ci.srWindow.Left + 1;
 }
 
+/*
+ * The PE counterpart of the GNU build-id note: the CodeView record ("RSDS",
+ * a GUID and an age) that the linker writes into the image's debug
+ * directory (GNU ld's --build-id, which tools/windows/configure.sh passes;
+ * Microsoft's link.exe writes one with /DEBUG). Read from the mapped main
+ * module, as the loader laid it out: PE/COFF specification, "The .debug
+ * Section" and "Debug Type". Returns the 20 bytes' address, or NULL.
+ */
+static const unsigned char *
+codeview_id(void)
+{
+	const unsigned char *base = (const unsigned char *)GetModuleHandleW(NULL);
+	const IMAGE_DOS_HEADER *dos = (const IMAGE_DOS_HEADER *)base;
+	const IMAGE_NT_HEADERS *nt;
+	const IMAGE_DATA_DIRECTORY *dir;
+	const IMAGE_DEBUG_DIRECTORY *dbg;
+	size_t i, count;
+
+	if (!base || dos->e_magic != IMAGE_DOS_SIGNATURE)
+		return NULL;
+	nt = (const IMAGE_NT_HEADERS *)(base + dos->e_lfanew);
+	if (nt->Signature != IMAGE_NT_SIGNATURE ||
+	    nt->OptionalHeader.NumberOfRvaAndSizes <=
+	    IMAGE_DIRECTORY_ENTRY_DEBUG)
+		return NULL;
+	dir = &nt->OptionalHeader.DataDirectory[IMAGE_DIRECTORY_ENTRY_DEBUG];
+	if (!dir->VirtualAddress || dir->Size < sizeof(*dbg) ||
+	    dir->VirtualAddress + (size_t)dir->Size >
+	    nt->OptionalHeader.SizeOfImage)
+		return NULL;
+	dbg = (const IMAGE_DEBUG_DIRECTORY *)(base + dir->VirtualAddress);
+	count = dir->Size / sizeof(*dbg);
+	for (i = 0; i < count; i++) {
+		const unsigned char *rec;
+
+		if (dbg[i].Type != IMAGE_DEBUG_TYPE_CODEVIEW ||
+		    !dbg[i].AddressOfRawData || dbg[i].SizeOfData < 24 ||
+		    dbg[i].AddressOfRawData + (size_t)dbg[i].SizeOfData >
+		    nt->OptionalHeader.SizeOfImage)
+			continue;
+		rec = base + dbg[i].AddressOfRawData;
+		if (!memcmp(rec, "RSDS", 4))
+			return rec + 4;
+	}
+	return NULL;
+}
+
 void
 host_build_id(char *out, size_t n)
 {
-	/* PE files carry no GNU build-id: "" (a memo keyed on it then
-	 * misses by its layout and format names alone) */
-	if (n)
-		out[0] = '\0';
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *id;
+	size_t k;
+
+	if (!n)
+		return;
+	out[0] = '\0';
+	id = codeview_id();
+	/* the GUID and the age: 20 bytes, 40 hex digits and the NUL */
+	if (!id || n < 41)
+		return;
+	for (k = 0; k < 20; k++) {
+		out[2 * k] = hex[id[k] >> 4];
+		out[2 * k + 1] = hex[id[k] & 15];
+	}
+	out[40] = '\0';
 }

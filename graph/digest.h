@@ -40,8 +40,35 @@ struct digest_state {
 int digest_begin(struct digest_state *st, const char *domain,
 		 struct error *err);
 
+/*
+ * Start a hasher for at most DIGEST_STAGE bytes in all (the domain's and
+ * every add's 8-byte prefix counted): it allocates nothing and cannot
+ * fail, and digest_end hashes the stage in one call, to the value
+ * digest_begin's stream gives. Adding past the bound is a programming
+ * error (asserted). For short inputs asked many times (a plan's 500
+ * memo ids), where the stream's state cost more than the hashing.
+ */
+void digest_begin_short(struct digest_state *st, const char *domain);
+
 /* digest_add's way for what does not fit the stage (digest.c). */
 void digest_add_long(struct digest_state *st, const void *p, size_t n);
+
+/*
+ * v as 8 little-endian bytes at d: the length prefix of digest_add's
+ * framing. Written byte by byte so that the compiler merges the stores.
+ */
+static inline void
+digest_put_u64le(unsigned char *d, uint64_t v)
+{
+	d[0] = (unsigned char)v;
+	d[1] = (unsigned char)(v >> 8);
+	d[2] = (unsigned char)(v >> 16);
+	d[3] = (unsigned char)(v >> 24);
+	d[4] = (unsigned char)(v >> 32);
+	d[5] = (unsigned char)(v >> 40);
+	d[6] = (unsigned char)(v >> 48);
+	d[7] = (unsigned char)(v >> 56);
+}
 
 /*
  * Add n bytes, prefixed with n as a little-endian u64. Inline: a warm
@@ -52,20 +79,12 @@ static inline void
 digest_add(struct digest_state *st, const void *p, size_t n)
 {
 	unsigned char *d = st->stage + st->staged;
-	uint64_t v = n;
 
 	if (st->staged + 8 + n > sizeof(st->stage)) {
 		digest_add_long(st, p, n);
 		return;
 	}
-	d[0] = (unsigned char)v;
-	d[1] = (unsigned char)(v >> 8);
-	d[2] = (unsigned char)(v >> 16);
-	d[3] = (unsigned char)(v >> 24);
-	d[4] = (unsigned char)(v >> 32);
-	d[5] = (unsigned char)(v >> 40);
-	d[6] = (unsigned char)(v >> 48);
-	d[7] = (unsigned char)(v >> 56);
+	digest_put_u64le(d, n);
 	if (n)
 		memcpy(d + 8, p, n);
 	st->staged += 8 + n;
@@ -87,7 +106,8 @@ digest_add_str(struct digest_state *st, const char *s)
 /* Add an unsigned integer as a little-endian u64 (no prefix needed). */
 void digest_add_u64(struct digest_state *st, uint64_t v);
 
-/* Finish into *out and free the state. */
+/* Finish into *out and free the state (digest_begin's or
+ * digest_begin_short's). */
 void digest_end(struct digest_state *st, struct digest *out);
 
 /* Free a state without a result (error paths). Accepts a zeroed state. */

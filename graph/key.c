@@ -5,6 +5,7 @@
  */
 #include "graph/key.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "base/error.h"
 #include "base/mem.h"
 #include "graph/graph.h"
+#include "graph/key_int.h"
 #include "rules/rules.h"
 #include "base/banned.h"
 
@@ -21,19 +23,25 @@
 #define TEXT_OF_VALUE(x) TEXT_OF(x)
 #define SCHEMA_TEXT TEXT_OF_VALUE(GRAPH_KEY_SCHEMA)
 
-static const char *const comp_names[] = {
-	[GRAPH_COMP_INPUT] = "input",
-	[GRAPH_COMP_NODE] = "node",
-	[GRAPH_COMP_RULE] = "rule",
-	[GRAPH_COMP_SCHEMA] = "schema",
-	[GRAPH_COMP_TOOLKIT] = "toolkit",
-	[GRAPH_COMP_UPSTREAM] = "upstream",
+/* A kind's name and its length (the key frames both). */
+#define KIND_NAME(s) { s, sizeof(s) - 1 }
+
+static const struct {
+	const char *s;
+	size_t len;
+} comp_names[] = {
+	[GRAPH_COMP_INPUT] = KIND_NAME("input"),
+	[GRAPH_COMP_NODE] = KIND_NAME("node"),
+	[GRAPH_COMP_RULE] = KIND_NAME("rule"),
+	[GRAPH_COMP_SCHEMA] = KIND_NAME("schema"),
+	[GRAPH_COMP_TOOLKIT] = KIND_NAME("toolkit"),
+	[GRAPH_COMP_UPSTREAM] = KIND_NAME("upstream"),
 };
 
 const char *
 graph_comp_kind_name(enum graph_comp_kind kind)
 {
-	return comp_names[kind];
+	return comp_names[kind].s;
 }
 
 int
@@ -42,78 +50,42 @@ graph_comp_kind_parse(const char *name, enum graph_comp_kind *kind)
 	size_t i;
 
 	for (i = 0; i < sizeof(comp_names) / sizeof(comp_names[0]); i++)
-		if (!strcmp(comp_names[i], name)) {
+		if (!strcmp(comp_names[i].s, name)) {
 			*kind = (enum graph_comp_kind)i;
 			return 0;
 		}
 	return ERROR_INVALID;
 }
 
-/* The add_* helpers return nonzero when any append failed (out of memory). */
-static int
-add_quoted(struct buf *b, const char *s)
-{
-	int bad = buf_addch(b, '"', NULL) != 0;
-	unsigned char c;
-	size_t n;
+/* A text of one field slot: the last node's, shared by the next nodes
+ * whose values are the same. */
+struct key_text {
+	const char *text;	/* in the keys' arena, or NULL */
+	size_t len;
+	char hex[33];		/* XXH3-128 of text */
+	const struct graph_node *node;	/* whose values gave text, or NULL */
+};
 
-	while (s && *s) {
-		/* A run that needs no escape, copied at once. */
-		for (n = 0; (c = (unsigned char)s[n]) && c >= 0x20 &&
-			    c != '"' && c != '\\'; n++)
-			;
-		if (n) {
-			bad |= buf_add(b, s, n, NULL) != 0;
-			s += n;
-			continue;
-		}
-		if (c == '"' || c == '\\')
-			bad |= buf_addf(b, NULL, "\\%c", c) != 0;
-		else
-			bad |= buf_addf(b, NULL, "\\u%04x", c) != 0;
-		s++;
-	}
-	bad |= buf_addch(b, '"', NULL) != 0;
-	return bad;
-}
-
-static int
-add_list(struct buf *b, const char *const *v, size_t n)
-{
-	size_t i;
-	int bad = buf_addch(b, '[', NULL) != 0;
-
-	for (i = 0; i < n; i++) {
-		if (i)
-			bad |= buf_addch(b, ',', NULL) != 0;
-		bad |= add_quoted(b, v[i]);
-	}
-	bad |= buf_addch(b, ']', NULL) != 0;
-	return bad;
-}
-
-static int
-add_kvs(struct buf *b, const struct rules_kv *kv, size_t n)
-{
-	size_t i;
-	int bad = buf_addch(b, '{', NULL) != 0;
-
-	for (i = 0; i < n; i++) {
-		if (i)
-			bad |= buf_addch(b, ',', NULL) != 0;
-		bad |= add_quoted(b, kv[i].key);
-		bad |= buf_addch(b, ':', NULL) != 0;
-		bad |= add_quoted(b, kv[i].value);
-	}
-	bad |= buf_addch(b, '}', NULL) != 0;
-	return bad;
-}
+/* What graph_keys keeps from node to node (graph_keys_new makes it). */
+struct graph_key_scratch {
+	const struct graph *graph;	/* the graph of the texts' nodes */
+	struct key_text last[KEY_SLOTS];
+	struct graph_component *v;	/* a node's components, gathered */
+	size_t cap;
+	struct buf text;		/* a field's text, being written */
+	struct buf frame;		/* what a node's key hashes */
+	/* The last framed rule and schema components and their frame:
+	 * most nodes share them all (key_frame). */
+	struct buf block;
+	struct graph_component block_of[KEY_SLOTS];
+	size_t block_n;			/* 0: block holds nothing */
+};
 
 struct comps {
 	struct graph_component *v;
 	size_t n, cap;
 	struct arena *arena;
-	struct graph_key_text *last;	/* the keys' texts by field slot */
+	struct graph_key_scratch *s;
 	int failed;
 };
 
@@ -143,16 +115,22 @@ add_comp(struct comps *c, enum graph_comp_kind kind, const char *digest_hex)
 	return x;
 }
 
+/*
+ * A component named name (copied unless it is a literal) with detail
+ * (copied unless a literal or NULL: set by the caller).
+ */
 static void
 push(struct comps *c, enum graph_comp_kind kind, const char *name,
-     const char *digest_hex, const char *detail)
+     int name_literal, const char *digest_hex, const char *detail,
+     int detail_literal)
 {
 	struct graph_component *x = add_comp(c, kind, digest_hex);
 
 	if (!x)
 		return;
-	x->name = arena_strdup(c->arena, name);
-	x->detail = detail ? arena_strdup(c->arena, detail) : NULL;
+	x->name = name_literal ? name : arena_strdup(c->arena, name);
+	x->detail = detail && !detail_literal
+		? arena_strdup(c->arena, detail) : detail;
 	if (!x->name || (detail && !x->detail))
 		c->failed = 1;
 }
@@ -161,14 +139,13 @@ push(struct comps *c, enum graph_comp_kind kind, const char *name,
  * A component whose digest is the XXH3-128 of text, for a field kept by
  * slot (name: a literal): the text and digest of the last node are
  * taken when the text is the same, shared in the keys' arena rather
- * than copied. 500 nodes of the bench hashed and copied 5,500 texts, a
- * few hundred of them different.
+ * than copied. node: whose values gave text (NULL: none to compare).
  */
 static void
 push_field(struct comps *c, size_t slot, enum graph_comp_kind kind,
-	   const char *name, const char *text)
+	   const char *name, const char *text, const struct graph_node *node)
 {
-	struct graph_key_text *t = &c->last[slot];
+	struct key_text *t = &c->s->last[slot];
 	struct graph_component *x;
 	size_t len = strlen(text);
 	struct digest d;
@@ -187,6 +164,7 @@ push_field(struct comps *c, size_t slot, enum graph_comp_kind kind,
 		t->len = len;
 		memcpy(t->hex, d.hex, 33);
 	}
+	t->node = node;
 	x = add_comp(c, kind, t->hex);
 	if (x) {
 		x->name = name;
@@ -197,103 +175,48 @@ push_field(struct comps *c, size_t slot, enum graph_comp_kind kind,
 /* A component whose digest is the XXH3-128 of its text. */
 static void
 push_text(struct comps *c, enum graph_comp_kind kind, const char *name,
-	  const char *text)
+	  int name_literal, const char *text)
 {
 	struct digest d;
 
 	digest_bytes(text, strlen(text), &d);
-	push(c, kind, name, d.hex, text);
-}
-
-/* Field slots of push_buf (GRAPH_KEY_FIELDS in all, with the schema). */
-enum {
-	F_COMMAND, F_ENV, F_CWD, F_OUTPUTS, F_SHELL, F_BUILTIN, F_TIMEOUT,
-	F_GPU, F_META, F_PASS_ENV, F_REWRITES, F_CONTAINER, F_TAG,
-	F_ARTIFACTS, F_EXCLUDE, F_NOTES, F_SCHEMA,
-};
-
-static void
-push_buf(struct comps *c, size_t slot, const char *field, struct buf *b)
-{
-	push_field(c, slot, GRAPH_COMP_RULE, field, b->data);
-	buf_reset(b);
+	push(c, kind, name, name_literal, d.hex, text, 0);
 }
 
 /*
  * The rule's fields, pushed in the order sort_comps leaves them (by
- * name), so that it moves none: each text is the same as before.
+ * name), so that it moves none. A field whose values are those of the
+ * node that gave its slot's text takes that text unwritten.
  */
 static void
 rule_components(struct comps *c, const struct graph_node *n)
 {
-	struct buf b;
-	int bad = 0;
+	const struct key_field *f;
+	struct buf *b = &c->s->text;
+	size_t i, nf;
 
-	buf_init(&b, 0);
-	if (n->rule) {
-		const struct rules_node *r = n->rule;
+	f = graph_key_fields(n, &nf);
+	for (i = 0; i < nf && !c->failed; i++) {
+		struct key_text *t = &c->s->last[f[i].slot];
+		struct graph_component *x;
 
-		bad |= add_quoted(&b, r->builtin ? r->builtin : "");
-		push_buf(c, F_BUILTIN, "builtin", &b);
-		bad |= add_list(&b, n->argv, n->argc);
-		push_buf(c, F_COMMAND, "command", &b);
-		/* container: the image reference as written once expanded
-		 * (a digest pins the bytes; a tag is keyed as text). The
-		 * options (--shm-size, --ulimit) are how, not what. Fields
-		 * of issue 26 (container, pass-env, rewrites) enter only
-		 * when set, so every key of rules without them stays what
-		 * it was. */
-		if (n->container_image) {
-			bad |= add_quoted(&b, n->container_image);
-			push_buf(c, F_CONTAINER, "container", &b);
+		if (f[i].has && !f[i].has(n))
+			continue;
+		if (t->text && t->node && f[i].same(t->node, n)) {
+			x = add_comp(c, GRAPH_COMP_RULE, t->hex);
+			if (x) {
+				x->name = f[i].name;
+				x->detail = t->text;
+			}
+			continue;
 		}
-		bad |= add_quoted(&b, n->cwd ? n->cwd : "");
-		push_buf(c, F_CWD, "cwd", &b);
-		bad |= add_kvs(&b, n->env, n->n_env);
-		push_buf(c, F_ENV, "env", &b);
-		/* {"count":%u,"min-cc":"%u.%u","min-memory-mb":%llu} */
-		bad |= buf_addstr(&b, "{\"count\":", NULL) != 0;
-		bad |= buf_addu64(&b, r->gpu.count, NULL) != 0;
-		bad |= buf_addstr(&b, ",\"min-cc\":\"", NULL) != 0;
-		bad |= buf_addu64(&b, r->gpu.min_cc_major, NULL) != 0;
-		bad |= buf_addch(&b, '.', NULL) != 0;
-		bad |= buf_addu64(&b, r->gpu.min_cc_minor, NULL) != 0;
-		bad |= buf_addstr(&b, "\",\"min-memory-mb\":", NULL) != 0;
-		bad |= buf_addu64(&b, r->gpu.min_memory_mb, NULL) != 0;
-		bad |= buf_addch(&b, '}', NULL) != 0;
-		push_buf(c, F_GPU, "gpu", &b);
-		bad |= add_kvs(&b, r->meta, r->n_meta);
-		push_buf(c, F_META, "meta", &b);
-		bad |= add_list(&b, n->outputs, n->n_outputs);
-		push_buf(c, F_OUTPUTS, "outputs", &b);
-		/* pass-env: the names, never a value. */
-		if (r->n_pass_env) {
-			bad |= add_list(&b, r->pass_env, r->n_pass_env);
-			push_buf(c, F_PASS_ENV, "pass-env", &b);
+		buf_reset(b);
+		if (f[i].text(b, n)) {
+			c->failed = 1;
+			break;
 		}
-		if (n->n_rewrites) {
-			bad |= add_list(&b, n->rewrites, n->n_rewrites);
-			push_buf(c, F_REWRITES, "rewrites", &b);
-		}
-		bad |= buf_addstr(&b, r->shell ? "true" : "false", NULL) != 0;
-		push_buf(c, F_SHELL, "shell", &b);
-		bad |= buf_addu64(&b, r->timeout_ms, NULL) != 0;
-		push_buf(c, F_TIMEOUT, "timeout-ms", &b);
-	} else if (n->release) {
-		const struct rules_release *r = n->release;
-
-		bad |= add_list(&b, r->artifacts, r->n_artifacts);
-		push_buf(c, F_ARTIFACTS, "artifacts", &b);
-		bad |= add_list(&b, r->exclude, r->n_exclude);
-		push_buf(c, F_EXCLUDE, "exclude", &b);
-		bad |= add_quoted(&b, r->notes ? r->notes : "");
-		push_buf(c, F_NOTES, "notes", &b);
-		bad |= add_quoted(&b, r->tag);
-		push_buf(c, F_TAG, "tag", &b);
+		push_field(c, f[i].slot, GRAPH_COMP_RULE, f[i].name, b->data, n);
 	}
-	if (bad)
-		c->failed = 1;
-	buf_release(&b);
 }
 
 static int
@@ -311,7 +234,8 @@ cmp_comp(const void *x, const void *y)
  * The components arrive in order but for a node's own inputs and
  * upstreams (node_key pushes them by kind, the fields by name), where
  * qsort's merge sort cost 2,700 instructions a node, and this one 1,200
- * while the fields came in the rules' order.
+ * while the fields came in the rules' order; one in its place is not
+ * copied.
  */
 static void
 sort_comps(struct graph_component *v, size_t n)
@@ -319,33 +243,147 @@ sort_comps(struct graph_component *v, size_t n)
 	size_t i, j;
 
 	for (i = 1; i < n; i++) {
-		struct graph_component x = v[i];
+		struct graph_component x;
 
+		if (cmp_comp(&v[i - 1], &v[i]) <= 0)
+			continue;
+		x = v[i];
 		for (j = i; j > 0 && cmp_comp(&v[j - 1], &x) > 0; j--)
 			v[j] = v[j - 1];
 		v[j] = x;
 	}
 }
 
+/* Append n bytes prefixed with n as a little-endian u64 (the framing of
+ * graph/digest.h's digest_add) to b, whose room the caller made. */
+static void
+frame_str(struct buf *b, const char *s, size_t n)
+{
+	unsigned char *d = (unsigned char *)b->data + b->len;
+
+	digest_put_u64le(d, n);
+	memcpy(d + 8, s, n);
+	b->len += 8 + n;
+	b->data[b->len] = '\0';
+}
+
+/* Frame components v[0..n) into b: kind, name and digest of each. */
+static int
+frame_comps(struct buf *b, const struct graph_component *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		/* A NULL name frames as "", as digest_add_str(NULL) did. */
+		const char *name = v[i].name ? v[i].name : "";
+		size_t ln = strlen(name), ld = strlen(v[i].digest);
+		size_t lk = comp_names[v[i].kind].len;
+
+		if (buf_grow(b, 24 + lk + ln + ld, NULL))
+			return ERROR_NOMEM;
+		frame_str(b, comp_names[v[i].kind].s, lk);
+		frame_str(b, name, ln);
+		frame_str(b, v[i].digest, ld);
+	}
+	return 0;
+}
+
+/* The domain tag, framed: what every key's hash input starts with. */
+static int
+frame_begin(struct buf *b)
+{
+	static const char domain[] = "ripple-key-v1";
+
+	buf_reset(b);
+	if (buf_grow(b, 8 + sizeof(domain) - 1, NULL))
+		return ERROR_NOMEM;
+	frame_str(b, domain, sizeof(domain) - 1);
+	return 0;
+}
+
+/*
+ * The key hashes, in one call of XXH3-128, what a streaming hasher fed
+ * digest_add(kind), digest_add(name), digest_add(digest) for each
+ * component after the domain tag would: the same value (XXH3's stream
+ * and one-shot forms agree), without the stream's per-call cost.
+ */
 int
 graph_key_from_components(const struct graph_component *c, size_t n,
 			  struct digest *out, struct error *err)
 {
-	struct digest_state st;
-	size_t i;
+	struct buf b;
 	int rc;
 
 	/* No key at all rather than a made-up one: two nodes given the
 	 * same all-zero key would reuse each other's outputs. */
-	rc = digest_begin(&st, "ripple-key-v1", err);
-	if (rc)
-		return rc;
-	for (i = 0; i < n; i++) {
-		digest_add_str(&st, comp_names[c[i].kind]);
-		digest_add_str(&st, c[i].name);
-		digest_add_str(&st, c[i].digest);
+	buf_init(&b, 0);
+	rc = frame_begin(&b);
+	if (!rc)
+		rc = frame_comps(&b, c, n);
+	if (rc) {
+		buf_release(&b);
+		return error_nomem(err);
 	}
-	digest_end(&st, out);
+	digest_bytes(b.data, b.len, out);
+	buf_release(&b);
+	return 0;
+}
+
+/* Whether v[0..n) are the components s->block framed (same kind, name
+ * and digest: all the frame holds). Names are literals (push_field). */
+static int
+block_same(const struct graph_key_scratch *s, const struct graph_component *v,
+	   size_t n)
+{
+	size_t i;
+
+	if (!s->block_n || n != s->block_n)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (v[i].kind != s->block_of[i].kind ||
+		    v[i].name != s->block_of[i].name ||
+		    memcmp(v[i].digest, s->block_of[i].digest, 32))
+			return 0;
+	return 1;
+}
+
+/*
+ * A node's key from its sorted components v[0..n), as
+ * graph_key_from_components gives it: the rule and schema components'
+ * frame is the last node's when they are the same (most nodes share
+ * every field), else framed and kept for the next node.
+ */
+static int
+key_frame(struct graph_key_scratch *s, const struct graph_component *v,
+	  size_t n, struct digest *out, struct error *err)
+{
+	size_t lo, hi;
+	int rc;
+
+	for (lo = 0; lo < n && v[lo].kind < GRAPH_COMP_RULE; lo++)
+		;
+	for (hi = lo; hi < n && v[hi].kind <= GRAPH_COMP_SCHEMA; hi++)
+		;
+	if (!block_same(s, v + lo, hi - lo)) {
+		s->block_n = 0;
+		buf_reset(&s->block);
+		if (frame_comps(&s->block, v + lo, hi - lo))
+			return error_nomem(err);
+		if (hi - lo <= KEY_SLOTS) {
+			memcpy(s->block_of, v + lo, (hi - lo) * sizeof(*v));
+			s->block_n = hi - lo;
+		}
+	}
+	rc = frame_begin(&s->frame);
+	if (!rc)
+		rc = frame_comps(&s->frame, v, lo);
+	if (!rc)
+		rc = buf_add(&s->frame, s->block.data, s->block.len, NULL);
+	if (!rc)
+		rc = frame_comps(&s->frame, v + hi, n - hi);
+	if (rc)
+		return error_nomem(err);
+	digest_bytes(s->frame.data, s->frame.len, out);
 	return 0;
 }
 
@@ -390,12 +428,19 @@ node_key(const struct graph *g, const struct graph_node *n,
 	 struct graph_keys *keys, const struct graph_key_sources *src,
 	 struct error *err)
 {
+	struct graph_key_scratch *s = keys->scratch;
 	struct graph_node_key *k = &keys->keys[n->index];
-	struct comps c = { NULL, 0, 0, &keys->arena, keys->last, 0 };
+	struct comps c = { s->v, 0, s->cap, &keys->arena, s, 0 };
 	const char *ident = NULL;
 	size_t i;
 	int rc = 0;
 
+	if (s->graph != g) {
+		/* The texts' nodes are compared by value: only in theirs. */
+		for (i = 0; i < KEY_SLOTS; i++)
+			s->last[i].node = NULL;
+		s->graph = g;
+	}
 	/* Pushed by kind in sort_comps' order (input, node, rule, schema,
 	 * toolkit, upstream); the callbacks asked in the order they were. */
 	if (n->toolkit) {
@@ -424,13 +469,17 @@ node_key(const struct graph *g, const struct graph_node *n,
 		rc = src->source_key(src->payload, &n->inputs[i], &d, err);
 		if (rc)
 			goto done;
-		push(&c, GRAPH_COMP_INPUT, n->inputs[i].name, d.hex, d.hex);
+		/* The detail, the digest's text, points at the kept
+		 * component's own digest (below). */
+		push(&c, GRAPH_COMP_INPUT, n->inputs[i].name, 0, d.hex, NULL,
+		     1);
 	}
-	push_text(&c, GRAPH_COMP_NODE, "id", n->id);
+	push_text(&c, GRAPH_COMP_NODE, "id", 1, n->id);
 	rule_components(&c, n);
-	push_field(&c, F_SCHEMA, GRAPH_COMP_SCHEMA, "key-schema", SCHEMA_TEXT);
+	push_field(&c, KEY_SLOT_SCHEMA, GRAPH_COMP_SCHEMA, "key-schema",
+		   SCHEMA_TEXT, NULL);
 	if (n->toolkit)
-		push_text(&c, GRAPH_COMP_TOOLKIT, n->toolkit->name, ident);
+		push_text(&c, GRAPH_COMP_TOOLKIT, n->toolkit->name, 0, ident);
 	for (i = 0; i < n->n_deps; i++) {
 		const struct graph_node *up = &g->nodes[n->deps[i]];
 		const char *group = n->dep_groups ? n->dep_groups[i] : NULL;
@@ -442,20 +491,21 @@ node_key(const struct graph *g, const struct graph_node *n,
 			 * output, which would key on the other parts. */
 			snprintf(detail, sizeof(detail), "output %s", group);
 			if (groups_digest(src, up, group, &d) == 1) {
-				push(&c, GRAPH_COMP_UPSTREAM, up->id, d.hex,
-				     detail);
+				push(&c, GRAPH_COMP_UPSTREAM, up->id, 0, d.hex,
+				     detail, 0);
 				k->cutoff = 1;
 			} else {
-				push(&c, GRAPH_COMP_UPSTREAM, up->id,
-				     keys->keys[up->index].key.hex, "key");
+				push(&c, GRAPH_COMP_UPSTREAM, up->id, 0,
+				     keys->keys[up->index].key.hex, "key", 1);
 			}
 		} else if (src->output_digest &&
 		    src->output_digest(src->payload, up, &d) == 1) {
-			push(&c, GRAPH_COMP_UPSTREAM, up->id, d.hex, "output");
+			push(&c, GRAPH_COMP_UPSTREAM, up->id, 0, d.hex,
+			     "output", 1);
 			k->cutoff = 1;
 		} else {
-			push(&c, GRAPH_COMP_UPSTREAM, up->id,
-			     keys->keys[up->index].key.hex, "key");
+			push(&c, GRAPH_COMP_UPSTREAM, up->id, 0,
+			     keys->keys[up->index].key.hex, "key", 1);
 		}
 	}
 	if (c.failed) {
@@ -470,12 +520,16 @@ node_key(const struct graph *g, const struct graph_node *n,
 		goto done;
 	}
 	k->n_components = c.n;
-	rc = graph_key_from_components(k->components, c.n, &k->key, err);
+	for (i = 0; i < c.n && k->components[i].kind == GRAPH_COMP_INPUT; i++)
+		k->components[i].detail = k->components[i].digest;
+	rc = key_frame(s, k->components, c.n, &k->key, err);
 	if (rc)
 		goto done;
 	k->computed = 1;
 done:
-	mem_free(c.v);
+	/* Kept for the next node (graph_keys_free frees it). */
+	s->v = c.v;
+	s->cap = c.cap;
 	if (rc)
 		error_node(err, n->id);
 	return rc;
@@ -494,10 +548,14 @@ graph_keys_new(const struct graph *g, struct graph_keys **out,
 	keys->n = g->n_nodes;
 	keys->keys = arena_alloc(&keys->arena,
 				 (g->n_nodes + 1) * sizeof(*keys->keys));
-	if (!keys->keys) {
+	keys->scratch = mem_calloc(1, sizeof(*keys->scratch));
+	if (!keys->keys || !keys->scratch) {
 		graph_keys_free(keys);
 		return error_set(err, ERROR_NOMEM, "out of memory");
 	}
+	buf_init(&keys->scratch->text, 0);
+	buf_init(&keys->scratch->frame, 0);
+	buf_init(&keys->scratch->block, 0);
 	*out = keys;
 	return 0;
 }
@@ -558,6 +616,13 @@ graph_keys_free(struct graph_keys *k)
 {
 	if (!k)
 		return;
+	if (k->scratch) {
+		mem_free(k->scratch->v);
+		buf_release(&k->scratch->text);
+		buf_release(&k->scratch->frame);
+		buf_release(&k->scratch->block);
+		mem_free(k->scratch);
+	}
 	arena_release(&k->arena);
 	mem_free(k);
 }

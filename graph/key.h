@@ -95,22 +95,15 @@ struct graph_key_sources {
 			    const char *group, struct digest *out);
 };
 
-/* Rule fields a node's key has (key.c's rule_components), and the key
- * schema: the last text of each and its digest are kept, since most
- * nodes share most of them. */
-#define GRAPH_KEY_FIELDS 17
-
-struct graph_key_text {
-	const char *text;	/* in the keys' arena, or NULL */
-	size_t len;
-	char hex[33];		/* XXH3-128 of text */
-};
+struct graph_key_scratch;	/* graph/key.c's, from node to node */
 
 struct graph_keys {
 	struct graph_node_key *keys;	/* indexed like graph->nodes */
 	size_t n;
 	struct arena arena;		/* owns components and texts */
-	struct graph_key_text last[GRAPH_KEY_FIELDS];	/* per field */
+	/* Owned: the last node's field texts (most nodes share most of
+	 * them), the frame its key hashed, buffers kept for the next. */
+	struct graph_key_scratch *scratch;
 };
 
 /*
@@ -141,8 +134,8 @@ void graph_keys_free(struct graph_keys *k);
 /*
  * Recompute one node's key from (possibly edited) components: the same
  * encoding graph_keys_compute uses. Components must be sorted. Returns 0
- * with *out set, or ERROR_NOMEM (the hasher's state could not be
- * allocated; *out is then untouched: never a made-up key).
+ * with *out set, or ERROR_NOMEM (the buffer of what is hashed could not
+ * be allocated; *out is then untouched: never a made-up key).
  */
 int graph_key_from_components(const struct graph_component *c, size_t n,
 			      struct digest *out, struct error *err);

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 
+struct arena;
 struct buf;
 struct error;
 struct strv;
@@ -57,6 +58,14 @@ int pattern_match_counted(const char *pattern, const char *path,
  */
 int pattern_fixed_prefix(const char *pattern, struct buf *out,
 			 struct error *err);
+
+/*
+ * Where pattern_fixed_prefix's text lies in the pattern itself (its bytes
+ * are the prefix's, copied as they are): *len bytes at pattern + *off,
+ * *len 0 when the prefix is "". Allocates nothing.
+ */
+void pattern_fixed_prefix_span(const char *pattern, size_t *off,
+			       size_t *len);
 
 /*
  * Compile `n_include` include and `n_exclude` exclude patterns (either array
@@ -145,7 +154,8 @@ const unsigned char *pattern_set_digest(const struct pattern_set *set);
  * exclude), then pattern_set_exclude_globs(globs) when n_globs > 0, then
  * pattern_set_exclude_absent(absent) when absent is not NULL (16 bytes
  * into digest), and the prefixes pattern_set_prefixes gives (pushed onto
- * *prefixes). Every pattern is validated as compile does, with the same
+ * *prefixes: copies, or with `a` their texts in a, pushed by reference,
+ * for a vector that does not own its strings: no allocation a prefix). Every pattern is validated as compile does, with the same
  * errors. A plan keying 500 sets from their memo compiled 500 sets for
  * this (fifth round, docs/performance.md). Returns 0, ERROR_INVALID or
  * ERROR_NOMEM.
@@ -154,6 +164,7 @@ int pattern_set_memo_parts(const char *const *include, size_t n_include,
 			   const char *const *exclude, size_t n_exclude,
 			   const char *const *globs, size_t n_globs,
 			   const char *absent, unsigned char digest[16],
-			   struct strv *prefixes, struct error *err);
+			   struct arena *a, struct strv *prefixes,
+			   struct error *err);
 
 #endif

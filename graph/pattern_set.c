@@ -14,6 +14,7 @@
 #define XXH_STATIC_LINKING_ONLY
 #include <xxhash.h>
 
+#include "base/arena.h"
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/mem.h"
@@ -283,28 +284,38 @@ digest_absent(unsigned char *d, const char *absent)
 	ph_end(&h, d);
 }
 
-/* Fixed prefixes of n include patterns, sorted and unique, onto *out. */
+/* Fixed prefixes of n include patterns, sorted and unique, onto *out:
+ * copies, or with a (NULL: copies) their texts in a, by reference. */
 static int
-prefixes_of(const char *const *include, size_t n, struct strv *out,
-	    struct error *err)
+prefixes_of(const char *const *include, size_t n, struct arena *a,
+	    struct strv *out, struct error *err)
 {
-	struct buf b = BUF_INIT;
-	size_t i;
+	size_t i, off, len;
+	char *p;
 	int rc = 0;
 
 	for (i = 0; i < n; i++) {
-		buf_reset(&b);
-		rc = pattern_fixed_prefix(include[i], &b, err);
+		pattern_fixed_prefix_span(include[i], &off, &len);
+		if (a) {
+			p = arena_strndup(a, include[i] + off, len);
+			rc = p ? strv_push_ref(out, p, err)
+			       : error_set(err, ERROR_NOMEM, "out of memory");
+		} else {
+			p = mem_alloc(len + 1);
+			if (p) {
+				memcpy(p, include[i] + off, len);
+				p[len] = '\0';
+			}
+			rc = p ? strv_push_ref(out, p, err)
+			       : error_set(err, ERROR_NOMEM, "out of memory");
+			if (rc)
+				mem_free(p);
+		}
 		if (rc)
-			goto done;
-		rc = strv_push(out, b.data, err);
-		if (rc)
-			goto done;
+			return rc;
 	}
 	strv_sort_unique(out);
-done:
-	buf_release(&b);
-	return rc;
+	return 0;
 }
 
 int
@@ -312,7 +323,8 @@ pattern_set_memo_parts(const char *const *include, size_t n_include,
 		       const char *const *exclude, size_t n_exclude,
 		       const char *const *globs, size_t n_globs,
 		       const char *absent, unsigned char digest[16],
-		       struct strv *prefixes, struct error *err)
+		       struct arena *a, struct strv *prefixes,
+		       struct error *err)
 {
 	size_t i;
 	int rc;
@@ -332,7 +344,7 @@ pattern_set_memo_parts(const char *const *include, size_t n_include,
 		digest_globs(digest, globs, n_globs);
 	if (absent)
 		digest_absent(digest, absent);
-	return prefixes_of(include, n_include, prefixes, err);
+	return prefixes_of(include, n_include, a, prefixes, err);
 }
 
 int
@@ -541,7 +553,7 @@ pattern_set_prefixes(const struct pattern_set *set, struct strv *out,
 		     struct error *err)
 {
 	return prefixes_of((const char *const *)set->orig_inc, set->inc.n,
-			   out, err);
+			   NULL, out, err);
 }
 
 const unsigned char *

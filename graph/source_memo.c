@@ -54,6 +54,17 @@ cover_of(const struct strv *prefixes, struct buf *out, struct error *err)
 	return rc;
 }
 
+/* git_oid_tostr's text of id, by graph_oid_hex's table (a plan names
+ * 500 ids: libgit2's formatting cost three times as much). */
+static void
+oid_hex(const git_oid *id, char *hex)
+{
+	struct graph_oid o;
+
+	memcpy(o.id, id->id, sizeof(o.id));
+	graph_oid_hex(&o, hex);
+}
+
 /*
  * Add the hex id of the entry at `path` in `tree` ("" the tree) to st,
  * or "-" when absent. Absent below a submodule or a folder link, the set
@@ -70,14 +81,14 @@ id_at(struct digest_state *st, git_tree *tree, const char *path)
 	hex[0] = '-';
 	hex[1] = '\0';
 	if (!path[0]) {
-		git_oid_tostr(hex, GRAPH_OID_HEX, git_tree_id(tree));
+		oid_hex(git_tree_id(tree), hex);
 	} else if (git_tree_entry_bypath(&e, tree, path) == 0) {
-		git_oid_tostr(hex, GRAPH_OID_HEX, git_tree_entry_id(e));
+		oid_hex(git_tree_entry_id(e), hex);
 		git_tree_entry_free(e);
 	} else if (graph_git_opaque_at_or_above(tree, path, &e, &len)) {
 		digest_add_str(st, hex);
 		digest_add(st, path, len);
-		git_oid_tostr(hex, GRAPH_OID_HEX, git_tree_entry_id(e));
+		oid_hex(git_tree_entry_id(e), hex);
 		git_tree_entry_free(e);
 	}
 	digest_add_str(st, hex);
@@ -155,36 +166,61 @@ id_below(struct digest_state *st, git_tree *root, struct folder *f,
 		id_at(st, root, path);
 		return;
 	}
-	git_oid_tostr(hex, GRAPH_OID_HEX, git_tree_entry_id(e));
+	oid_hex(git_tree_entry_id(e), hex);
 	digest_add_str(st, hex);
 }
 
+/* "ripple-source-memo-v5": the domain of memo ids. */
+#define MEMO_DOMAIN "ripple-source-memo-v5"
+
+/*
+ * The most bytes memo_id hashes for these prefixes under cover: the
+ * domain, the pattern digest, then "cover" and its path, or each
+ * prefix, each named by an id_at at most (a hex id, or "-", the path up
+ * to an opaque entry and its id), every piece with its 8-byte length.
+ */
+static size_t
+memo_bound(const struct strv *prefixes, const struct buf *cover)
+{
+	size_t i, n = 8 + sizeof(MEMO_DOMAIN) - 1 + 8 + 16;
+	size_t ids = 3 * 8 + 1 + 2 * GRAPH_OID_HEX;
+
+	if (cover->len)
+		return n + 8 + 5 + 2 * (8 + cover->len) + ids;
+	for (i = 0; i < prefixes->n; i++)
+		n += 2 * (8 + strlen(prefixes->v[i])) + ids;
+	return n;
+}
+
 /* One memo id (graph_source_memo_id_parts) below root, through f (NULL:
- * each entry found from the root). */
+ * each entry found from the root); cover: a buffer to use. Hashed in
+ * one call where it fits the stage (all but very long paths): the same
+ * id, without the stream's state. */
 static int
 memo_id(git_tree *root, struct folder *f,
 	const unsigned char *digest, const struct strv *prefixes, char *out,
-	struct error *err)
+	struct buf *cover, struct error *err)
 {
 	struct digest_state st = DIGEST_STATE_INIT;
-	struct buf cover = BUF_INIT;
 	struct digest d;
 	size_t i;
 	int rc;
 
-	rc = cover_of(prefixes, &cover, err);
-	if (!rc)
-		rc = digest_begin(&st, "ripple-source-memo-v5", err);
+	rc = cover_of(prefixes, cover, err);
 	if (rc)
 		goto done;
+	if (memo_bound(prefixes, cover) <= DIGEST_STAGE)
+		digest_begin_short(&st, MEMO_DOMAIN);
+	else if ((rc = digest_begin(&st, MEMO_DOMAIN, err)))
+		goto done;
 	digest_add(&st, digest, 16);
-	if (cover.len) {
+	if (cover->len) {
 		/* One id names everything below the prefixes: reading it
 		 * reads no tree below the cover's parent, so an unchanged
 		 * package costs no tree of its own. */
 		digest_add_str(&st, "cover");
-		digest_add_str(&st, cover.data);
-		id_below(&st, root, f, cover.data);
+		digest_add_str(&st, cover->data);
+		id_below(&st, root, f, cover->data);
 	} else {
 		for (i = 0; i < prefixes->n; i++) {
 			digest_add_str(&st, prefixes->v[i]);
@@ -195,7 +231,6 @@ memo_id(git_tree *root, struct folder *f,
 	memcpy(out, d.hex, 33);
 done:
 	digest_abort(&st);
-	buf_release(&cover);
 	return rc;
 }
 
@@ -206,6 +241,7 @@ graph_source_memo_id_parts(struct graph_repo *repo,
 			   const struct strv *prefixes, char *out,
 			   struct error *err)
 {
+	struct buf cover = BUF_INIT;
 	git_tree *root = NULL;
 	int rc;
 
@@ -213,7 +249,8 @@ graph_source_memo_id_parts(struct graph_repo *repo,
 	 * is checked against. */
 	rc = graph_repo_commit_tree(repo, commit, &root, err);
 	if (!rc)
-		rc = memo_id(root, NULL, digest, prefixes, out, err);
+		rc = memo_id(root, NULL, digest, prefixes, out, &cover, err);
+	buf_release(&cover);
 	git_tree_free(root);
 	return rc;
 }
@@ -225,6 +262,7 @@ graph_source_memo_ids(struct graph_repo *repo, const struct graph_oid *commit,
 		      struct error *err)
 {
 	struct folder f = { BUF_INIT, 0, NULL };
+	struct buf cover = BUF_INIT;
 	git_tree *root = NULL;
 	size_t i;
 	int rc;
@@ -232,7 +270,8 @@ graph_source_memo_ids(struct graph_repo *repo, const struct graph_oid *commit,
 	rc = graph_repo_commit_tree(repo, commit, &root, err);
 	for (i = 0; !rc && i < n; i++)
 		rc = memo_id(root, &f, digests[i], prefixes[i], out[i],
-			     err);
+			     &cover, err);
+	buf_release(&cover);
 	git_tree_free(f.tree);
 	buf_release(&f.path);
 	git_tree_free(root);

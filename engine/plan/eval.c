@@ -32,15 +32,20 @@ find_input(struct eval *ev, const char *name)
 	return strmap_get(&ev->by_name, name);
 }
 
-/* An input's excludes, then policy.ignore: *out (free it) and *n. */
+#define EXCLUDES_LOCAL 16	/* on the caller's stack (the bench's: 1) */
+
+/* An input's excludes, then policy.ignore: *out and *n, in local
+ * (EXCLUDES_LOCAL entries) when they fit, else allocated
+ * (excludes_free). */
 static int
 excludes(const struct eval *ev, const struct graph_input *in,
-	 const char ***out, size_t *n, struct error *err)
+	 const char **local, const char ***out, size_t *n,
+	 struct error *err)
 {
 	const struct rules_policy *pol = &ev->rules->policy;
-	const char **ex = mem_calloc(in->n_exclude + pol->n_ignore + 1,
-				     sizeof(*ex));
-	size_t i;
+	size_t i, total = in->n_exclude + pol->n_ignore;
+	const char **ex = total <= EXCLUDES_LOCAL
+		? local : mem_calloc(total + 1, sizeof(*ex));
 
 	*out = ex;
 	*n = 0;
@@ -53,18 +58,25 @@ excludes(const struct eval *ev, const struct graph_input *in,
 	return 0;
 }
 
+static void
+excludes_free(const char **ex, const char **local)
+{
+	if (ex != local)
+		mem_free(ex);
+}
+
 static int
 compile(struct eval *ev, const struct graph_input *in,
 	struct pattern_set **out, struct error *err)
 {
-	const char **ex;
+	const char *local[EXCLUDES_LOCAL], **ex;
 	size_t n;
-	int rc = excludes(ev, in, &ex, &n, err);
+	int rc = excludes(ev, in, local, &ex, &n, err);
 
 	if (!rc)
 		rc = pattern_set_compile(in->include, in->n_include, ex, n,
 					 out, err);
-	mem_free(ex);
+	excludes_free(ex, local);
 	if (!rc)
 		rc = pattern_set_exclude_globs(*out,
 					       (const char *const *)ev->own.v,
@@ -88,19 +100,20 @@ input_set(struct eval *ev, struct eval_input *x, struct error *err)
 static int
 input_parts(struct eval *ev, struct eval_input *x, struct error *err)
 {
-	const char **ex;
+	const char *local[EXCLUDES_LOCAL], **ex;
 	size_t n;
 	int rc;
 
 	if (x->parts)
 		return 0;
-	rc = excludes(ev, x->in, &ex, &n, err);
+	rc = excludes(ev, x->in, local, &ex, &n, err);
 	if (!rc)
 		rc = pattern_set_memo_parts(
 			x->in->include, x->in->n_include, ex, n,
 			(const char *const *)ev->own.v, ev->own.n,
-			ev->own_rules, x->digest, &x->prefixes, err);
-	mem_free(ex);
+			ev->own_rules, x->digest, &ev->arena, &x->prefixes,
+			err);
+	excludes_free(ex, local);
 	x->parts = !rc;
 	return rc;
 }
@@ -125,6 +138,7 @@ ensure_input(struct eval *ev, const struct graph_input *in,
 	     struct eval_input **out, struct error *err)
 {
 	struct eval_input *x = find_input(ev, in->name);
+	size_t len;
 
 	if (!x) {
 		if (ev->n_inputs == ev->cap_inputs) {
@@ -137,15 +151,16 @@ ensure_input(struct eval *ev, const struct graph_input *in,
 			ev->inputs = v;
 			ev->cap_inputs = cap;
 		}
-		x = mem_calloc(1, sizeof(*x));
-		if (!x || !(x->name = mem_strdup(in->name))) {
-			mem_free(x);
+		/* The name lives after the struct: one allocation. */
+		len = strlen(in->name);
+		x = mem_calloc(1, sizeof(*x) + len + 1);
+		if (!x)
 			return error_nomem(err);
-		}
+		x->name = (char *)(x + 1);
+		memcpy(x->name, in->name, len + 1);
 		x->in = in;
-		strv_init(&x->prefixes, 1);
+		strv_init(&x->prefixes, 0);	/* texts in ev->arena */
 		if (strmap_put(&ev->by_name, x->name, x, err)) {
-			mem_free(x->name);
 			mem_free(x);
 			return err->code;
 		}
@@ -234,18 +249,16 @@ memo_count(struct eval *ev, struct eval_input *x, int hit)
 	return hit;
 }
 
+/* eval_memo_key for input x. */
 static int
-memo_key(struct eval *ev, const struct graph_input *in, char *memo,
+memo_key(struct eval *ev, struct eval_input *x, char *memo,
 	 struct digest *out, struct error *err)
 {
-	struct eval_input *x;
 	const char *shared, *v;
 	char key[33];
 	struct error e2;
-	int rc = ensure_input(ev, in, &x, err);
+	int rc;
 
-	if (rc)
-		return rc;
 	if (x->computed)
 		return 0;	/* known already: no memo needed */
 	rc = input_memo_id(ev, x, err);
@@ -326,10 +339,10 @@ eval_ensure_input(struct eval *ev, const struct graph_input *in,
 }
 
 int
-eval_memo_key(struct eval *ev, const struct graph_input *in, char *memo,
+eval_memo_key(struct eval *ev, struct eval_input *x, char *memo,
 	      struct digest *out, struct error *err)
 {
-	return memo_key(ev, in, memo, out, err);
+	return memo_key(ev, x, memo, out, err);
 }
 
 int
@@ -363,7 +376,7 @@ source_key(void *payload, const struct graph_input *in, struct digest *out,
 		return 0;
 	}
 	if ((ev->memo || ev->key_memo || ev->remote_memo) && !ev->worktree) {
-		rc = memo_key(ev, in, memo, out, err);
+		rc = memo_key(ev, x, memo, out, err);
 		if (rc < 0)
 			return rc;
 		if (rc)
@@ -501,6 +514,7 @@ open_common(const struct eval *like, struct graph_repo *repo,
 	if (!ev)
 		return error_set(err, ERROR_NOMEM, "out of memory");
 	strv_init(&ev->own, 1);
+	arena_init(&ev->arena);
 	eval_set_memo(ev, memo, write);
 	ev->repo = repo;
 	rc = eval_scans_new(ev, err);
@@ -577,7 +591,6 @@ eval_free(struct eval *ev)
 		return;
 	eval_scans_free(ev);
 	for (i = 0; i < ev->n_inputs; i++) {
-		mem_free(ev->inputs[i]->name);
 		pattern_set_free(ev->inputs[i]->set);
 		strv_release(&ev->inputs[i]->prefixes);
 		graph_source_state_release(&ev->inputs[i]->state);
@@ -586,6 +599,8 @@ eval_free(struct eval *ev)
 	mem_free(ev->inputs);
 	strmap_release(&ev->by_name);
 	eval_claims_free(ev->claims);
+	mem_free(ev->base_run);
+	arena_release(&ev->arena);
 	strv_release(&ev->own);
 	mem_free(ev->own_rules);
 	graph_worktree_free(ev->wt);

@@ -81,6 +81,15 @@ struct eval {
 	struct eval_pool *pool;		/* keys source sets ahead on
 					   threads (eval_set_pool), borrowed,
 					   or NULL: one thread */
+	/* The commit of the run eval_input_changes last diffed from, read
+	 * once: each changed set asked the cache for it again (a run's
+	 * row counts its records: 250,000 instructions at 500). */
+	struct arena arena;		/* what lives as long as the
+					   evaluation: the inputs' prefixes */
+	const struct cache *base_cache;	/* whose run, or NULL: none */
+	char *base_run;			/* owned: its id */
+	int base_found;			/* 1: base_commit is its commit */
+	struct graph_oid base_commit;
 };
 
 /*
@@ -311,6 +320,15 @@ int eval_path_claimed(struct eval *ev, const char *path, int *ignored,
  * some node. Such a path is never an input, nor a changed path of a plan.
  */
 int eval_path_own(const struct eval *ev, const char *path);
+
+/*
+ * What the planner knows of run `run_id` in cache c: its commit (hex,
+ * NULL: none), so that eval_input_changes does not read the run again.
+ * Resolved in ev's repository as eval_input_changes would; out of memory
+ * keeps nothing. ev, c or run_id NULL: nothing.
+ */
+void eval_base_run(struct eval *ev, const struct cache *c, const char *run_id,
+		   const char *commit);
 
 /*
  * The files of input `name` that differ between the commit of baseline

@@ -45,9 +45,11 @@ ahead_one(struct eval *ev, const struct graph_input *in,
 		/* The memo id is named from the set's parts: a hit compiles
 		 * nothing (eval.c compiles on first use). */
 		error_init(&e2);
-		rc = eval_memo_key(ev, in, memo, &d, &e2);
+		rc = x ? 0 : eval_add_input(ev, in, &x, &e2);
+		if (!rc)
+			rc = eval_memo_key(ev, x, memo, &d, &e2);
 		*stop = rc < 0;
-		if (rc > 0 && (x || (x = eval_find_input(ev, in->name)))) {
+		if (rc > 0) {
 			x->key = d;
 			x->key_known = 1;
 		}

@@ -96,7 +96,7 @@ build(struct eval *ev, struct error *err)
 	struct eval_claims *c = mem_calloc(1, sizeof(*c));
 	struct buf b = BUF_INIT;
 	const char *p;
-	size_t i, k, j;
+	size_t i, k, j, off, len;
 	int rc = 0;
 
 	if (!c)
@@ -108,12 +108,15 @@ build(struct eval *ev, struct error *err)
 			const struct graph_input *in = &n->inputs[k];
 
 			for (j = 0; !rc && j < in->n_include; j++) {
-				rc = pattern_fixed_prefix(in->include[j], &b,
-							  err);
-				if (!rc)
-					rc = buf_addch(&b, '\0', err);
-				if (!rc)
+				pattern_fixed_prefix_span(in->include[j], &off,
+							  &len);
+				/* The prefix and its NUL. */
+				rc = buf_add(&b, in->include[j] + off, len + 1,
+					     err);
+				if (!rc) {
+					b.data[b.len - 1] = '\0';
 					rc = add(c, in, err);
+				}
 			}
 		}
 	}

@@ -12,6 +12,7 @@
 
 #include "base/arena.h"
 #include "base/error.h"
+#include "base/mem.h"
 #include "cache/cache.h"
 #include "engine/plan/plan.h"
 #include "graph/source.h"
@@ -81,8 +82,8 @@ to_file_diffs(struct arena *a, const struct graph_change_list *ch,
 /* The commit of run `run_id` in c into *out: 1, or 0 when it has none
  * this repository holds; ERROR_NOMEM. */
 static int
-run_commit(struct eval *ev, struct cache *c, const char *run_id,
-	   struct graph_oid *out, struct error *err)
+run_commit_read(struct eval *ev, struct cache *c, const char *run_id,
+		struct graph_oid *out, struct error *err)
 {
 	struct cache_run run;
 	struct error e2;
@@ -99,6 +100,61 @@ run_commit(struct eval *ev, struct cache *c, const char *run_id,
 	if (rc == ERROR_NOMEM)
 		*err = e2;
 	return rc == ERROR_NOMEM ? rc : !rc;
+}
+
+/* Keep found (1: *commit is run_id's commit, 0: it has none here) for
+ * run_id in c; nothing is kept when its id cannot be copied. */
+static void
+keep(struct eval *ev, const struct cache *c, const char *run_id, int found,
+     const struct graph_oid *commit)
+{
+	char *id = mem_strdup(run_id);
+
+	if (!id)
+		return;
+	mem_free(ev->base_run);
+	ev->base_run = id;
+	ev->base_cache = c;
+	ev->base_found = found;
+	if (found)
+		ev->base_commit = *commit;
+}
+
+/* run_commit_read's answer, kept for the next set of the same run (the
+ * changed sets of a plan share its baseline run), or the planner's
+ * (eval_base_run). */
+static int
+run_commit(struct eval *ev, struct cache *c, const char *run_id,
+	   struct graph_oid *out, struct error *err)
+{
+	int rc;
+
+	if (ev->base_run && ev->base_cache == c &&
+	    !strcmp(ev->base_run, run_id)) {
+		*out = ev->base_commit;
+		return ev->base_found;
+	}
+	rc = run_commit_read(ev, c, run_id, out, err);
+	if (rc >= 0)
+		keep(ev, c, run_id, rc, out);
+	return rc;
+}
+
+void
+eval_base_run(struct eval *ev, const struct cache *c, const char *run_id,
+	      const char *commit)
+{
+	struct graph_oid oid;
+	struct error e2;
+	int rc = ERROR_NOT_FOUND;
+
+	if (!ev || !c || !run_id)
+		return;
+	error_init(&e2);
+	if (commit)
+		rc = graph_repo_resolve(ev->repo, commit, &oid, &e2);
+	if (rc != ERROR_NOMEM)
+		keep(ev, c, run_id, !rc, &oid);
 }
 
 int

@@ -92,7 +92,7 @@ void eval_claims_free(struct eval_claims *c);
  * or key once known (eval.c; eval_ahead.c and eval_pool.c key some
  * ahead). */
 struct eval_input {
-	char *name;
+	char *name;		/* stored after the struct (one allocation) */
 	const struct graph_input *in;	/* the first use's (the graph's) */
 	struct pattern_set *set;	/* compiled on first use (eval.c's
 					   input_set; eval_ensure_input) */
@@ -155,11 +155,12 @@ int eval_input_parts(struct eval *ev, struct eval_input *x,
 		     struct error *err);
 
 /*
- * eval.c's memo lookup: in's memo id into memo (33 bytes), then 1 with
- * *out when the shared, local or remote memo knows its key, 0 when none
- * does (or its state is known already: memo untouched), or an error.
+ * eval.c's memo lookup: input x's memo id into memo (33 bytes), then 1
+ * with *out when the shared, local or remote memo knows its key, 0 when
+ * none does (or its state is known already: memo untouched), or an
+ * error. x: eval_add_input's.
  */
-int eval_memo_key(struct eval *ev, const struct graph_input *in, char *memo,
+int eval_memo_key(struct eval *ev, struct eval_input *x, char *memo,
 		  struct digest *out, struct error *err);
 
 /*

@@ -151,7 +151,10 @@ eval_rules_same(const struct eval *like, struct eval *ev,
  * into hex): the format, the structs' layout, this build (its build id:
  * a build whose loader reads the same text otherwise misses), the
  * parser's version, the blob id and the limits the graph was built under
- * (a graph remembered under higher ones would skip a refusal).
+ * (a graph remembered under higher ones would skip a refusal). -1, and no
+ * memo, for a build without a build id: its layout and names alone
+ * cannot tell it from another build whose loader means the text
+ * differently.
  */
 static int
 model_key(const struct eval *ev, char *hex)
@@ -160,10 +163,10 @@ model_key(const struct eval *ev, char *hex)
 	struct digest d;
 	char build[129];
 
-	if (digest_begin(&st, GRAPH_MODEL_FORMAT, NULL))
+	host_build_id(build, sizeof(build));
+	if (!build[0] || digest_begin(&st, GRAPH_MODEL_FORMAT, NULL))
 		return -1;
 	digest_add_u64(&st, graph_model_layout());
-	host_build_id(build, sizeof(build));
 	digest_add_str(&st, build);
 	digest_add_str(&st, rules_parser_version());
 	digest_add_str(&st, "git blob");

@@ -47,6 +47,32 @@ count_ok(void *payload, const char *node_id, enum cache_record_status st)
  * one by one (history_records_by_node), and the count needs only each
  * record's node and status.
  */
+/*
+ * graph_find for ids asked in byte order (a run's records come ordered
+ * by node id, as the graph's by_id is): a walk along by_id from *at, the
+ * last id asked `prev`. From an id out of order on, *at is past the end
+ * and each id is found by bisection.
+ */
+static const struct graph_node *
+find_in_order(const struct graph *g, size_t *at, const char *prev,
+	      const char *id)
+{
+	const struct graph_node *n;
+	int c;
+
+	if (prev && strcmp(prev, id) > 0)
+		*at = (size_t)-1;
+	if (*at == (size_t)-1)
+		return graph_find(g, id);
+	for (; *at < g->n_nodes; ++*at) {
+		n = &g->nodes[g->by_id[*at]];
+		c = strcmp(n->id, id);
+		if (c >= 0)
+			return c ? NULL : n;
+	}
+	return NULL;
+}
+
 static int
 coverage(struct planner *p, const char *id, long *covered, long *total,
 	 struct cache_record_list *recs_out, struct error *err)
@@ -54,7 +80,7 @@ coverage(struct planner *p, const char *id, long *covered, long *total,
 	struct cache_record_list recs = { NULL, 0 };
 	const struct graph *g = p->head->graph;
 	struct count cnt = { p, 0 };
-	size_t i;
+	size_t i, at = 0;
 	int rc;
 
 	*covered = *total = 0;
@@ -68,7 +94,9 @@ coverage(struct planner *p, const char *id, long *covered, long *total,
 	}
 	rc = cache_record_list(p->cache, id, &recs, err);
 	for (i = 0; !rc && i < recs.n; i++) {
-		const struct graph_node *n = graph_find(g, recs.items[i].node_id);
+		const struct graph_node *n = find_in_order(g, &at,
+			i ? recs.items[i - 1].node_id : NULL,
+			recs.items[i].node_id);
 
 		if (n && p->closure[n->index] &&
 		    recs.items[i].status == CACHE_RECORD_STATUS_OK)
@@ -116,6 +144,8 @@ find_baseline(struct planner *p, const struct planner_options *o,
 				 total);
 			p->meta.baseline_covered = covered;
 			p->meta.baseline_nodes = total;
+			eval_base_run(p->head, p->cache, p->run_id,
+				      run.commit);
 		}
 		cache_run_release(&run);
 		return rc;
@@ -160,6 +190,8 @@ find_baseline(struct planner *p, const struct planner_options *o,
 			 r->id, p->base_hex, best_covered, total);
 		p->meta.baseline_covered = best_covered;
 		p->meta.baseline_nodes = total;
+		/* Its commit for the explanations (eval_input_changes). */
+		eval_base_run(p->head, p->cache, p->run_id, r->commit);
 	} else if (!rc) {
 		snprintf(p->label, sizeof(p->label),
 			 "none (no successful run recorded for merge base "

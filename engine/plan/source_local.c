@@ -281,22 +281,68 @@ local_get(struct record_source *s, struct arena *a, const char *key,
 }
 
 /* Components from the stored manifest of the record's key. */
+/* cache_manifest_each's reader for local_components: each component
+ * straight into the arena, as record_source_components copies them. */
+struct comps_in {
+	struct arena *a;
+	struct graph_component *v;
+	size_t n, k;
+	int nomem;		/* 1: the arena ran out */
+};
+
+static int
+comp_in(void *payload, size_t i, size_t n, const struct cache_component *it)
+{
+	struct comps_in *t = payload;
+	struct graph_component *x;
+	enum graph_comp_kind kind;
+
+	if (!i) {
+		t->v = arena_alloc(t->a, (n + 1) * sizeof(*t->v));
+		t->n = n;
+		if (!t->v) {
+			t->nomem = 1;
+			return ERROR_NOMEM;
+		}
+	}
+	if (i >= t->n)
+		return ERROR_CORRUPT;
+	if (graph_comp_kind_parse(it->kind, &kind))
+		return 0;
+	x = &t->v[t->k];
+	x->kind = kind;
+	x->name = arena_strdup(t->a, it->name);
+	x->detail = arena_strdup(t->a, it->detail);
+	if (!x->name || !x->detail) {
+		t->nomem = 1;
+		return ERROR_NOMEM;
+	}
+	snprintf(x->digest, sizeof(x->digest), "%s", it->digest);
+	t->k++;
+	return 0;
+}
+
+/*
+ * The components stored for rec's key, read into a without a copy of
+ * the manifest between (cache_manifest_each): none when the manifest is
+ * missing or cannot be read, ERROR_NOMEM when a runs out.
+ */
 static int
 local_components(struct record_source *s, struct arena *a,
 		 struct plan_record *rec, struct error *err)
 {
 	struct local *l = (struct local *)s;
-	struct cache_manifest m;
+	struct comps_in t = { a, NULL, 0, 0, 0 };
 	struct error e2;
-	int rc = 0;
 
-	memset(&m, 0, sizeof(m));
 	error_init(&e2);
-	if (!cache_manifest_get(l->c, rec->key, &m, &e2) &&
-	    record_source_components(a, &m, &rec->components, &rec->n_components))
-		rc = OOM(err);
-	cache_manifest_release(&m);
-	return rc;
+	if (cache_manifest_each(l->c, rec->key, comp_in, &t, &e2))
+		return t.nomem ? OOM(err) : 0;
+	if (!t.v && !(t.v = arena_alloc(a, sizeof(*t.v))))
+		return OOM(err);
+	rec->components = t.v;
+	rec->n_components = t.k;
+	return 0;
 }
 
 static void

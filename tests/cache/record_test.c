@@ -722,3 +722,35 @@ Test(cache_record, manifest_text_reads_as_jansson_reads_it)
 		cache_manifest_release(&want);
 	}
 }
+
+/*
+ * A key is 32 lowercase hex digits and nothing more (cache_key_valid,
+ * a scan that stops at the NUL of a shorter text): what a stored key or
+ * memo id must be before it is used.
+ */
+Test(cache_record, keys_are_32_lowercase_hex_digits)
+{
+	static const char *const ok[] = {
+		"00112233445566778899aabbccddeeff",
+		"ffffffffffffffffffffffffffffffff",
+	};
+	static const char *const bad[] = {
+		"", "0", "00112233445566778899aabbccddeef",
+		"00112233445566778899aabbccddeeff0",
+		"00112233445566778899AABBCCDDEEFF",
+		"00112233445566778899aabbccddeefg",
+		"0011223344556677 899aabbccddeeff",
+		"g0112233445566778899aabbccddeeff",
+	};
+	char nul_inside[34];
+	size_t i;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		cr_expect(cache_key_valid(ok[i]), "%s", ok[i]);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		cr_expect(!cache_key_valid(bad[i]), "%s", bad[i]);
+	cr_expect(!cache_key_valid(NULL));
+	memcpy(nul_inside, ok[0], 33);
+	nul_inside[16] = '\0';
+	cr_expect(!cache_key_valid(nul_inside));
+}

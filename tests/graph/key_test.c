@@ -422,3 +422,112 @@ Test(graph_key, every_field_keys_as_pinned)
 	graph_free(g);
 	rules_free(r);
 }
+
+/*
+ * A node whose rule field has the values of the node keyed before it
+ * takes that node's text unwritten (graph/key_fields.c: same): nodes
+ * keyed in one graph_keys, each differing from the one before in one
+ * value of one field, must get the keys and components they get keyed
+ * alone. A test of sameness that missed a value would hand a node the
+ * text of the node before.
+ */
+Test(graph_key, each_fields_values_are_compared_in_full)
+{
+	static const char text[] =
+		"version: 1\n"
+		"roots:\n"
+		"  r: {path: r, tags: 'v*'}\n"
+		"artifacts:\n"
+		"  a01: {command: [a, b]}\n"
+		"  a02: {command: [a, c]}\n"
+		"  a03: {command: [a, c, d]}\n"
+		"  a04: {command: [a, c, d], cwd: x}\n"
+		"  a05: {command: [a, c, d], cwd: y}\n"
+		"  a06: {command: [a, c, d], cwd: y, env: {A: '1'}}\n"
+		"  a07: {command: [a, c, d], cwd: y, env: {A: '2'}}\n"
+		"  a08: {command: [a, c, d], cwd: y, env: {B: '2'}}\n"
+		"  a09: {command: [a, c, d], cwd: y, env: {B: '2', C: '3'}}\n"
+		"  a10: {command: [a], outputs: ['d/*.whl']}\n"
+		"  a11: {command: [a], outputs: ['d/*.tgz']}\n"
+		"  a12: {command: [a], outputs: ['d/*.tgz', 'e/*']}\n"
+		"  a13: {command: [a], meta: {k: v}}\n"
+		"  a14: {command: [a], meta: {k: w}}\n"
+		"  a15: {command: [a], meta: {j: w}}\n"
+		"  a16: {command: [a], pass-env: [X]}\n"
+		"  a17: {command: [a], pass-env: [Y]}\n"
+		"  a18: {command: [a], pass-env: [Y, Z]}\n"
+		"  a19: {command: [a], rewrites: [VERSION]}\n"
+		"  a20: {command: [a], rewrites: [VERSION2]}\n"
+		"  a21: {command: [a], container: 'img:1'}\n"
+		"  a22: {command: [a], container: 'img:2'}\n"
+		"  a23: {command: [a], timeout: 5s}\n"
+		"  a24: {command: [a], timeout: 6s}\n"
+		"  a25: {command: [a], shell: true}\n"
+		"  a26: {command: [a], shell: false}\n"
+		"tests:\n"
+		"  t01: {command: [a], gpu: {count: 1}}\n"
+		"  t02: {command: [a], gpu: {count: 2}}\n"
+		"  t03: {command: [a], gpu: {count: 2, "
+		"min-compute-capability: '7.5'}}\n"
+		"  t04: {command: [a], gpu: {count: 2, "
+		"min-compute-capability: '7.6'}}\n"
+		"  t05: {command: [a], gpu: {count: 2, "
+		"min-compute-capability: '8.6'}}\n"
+		"  t06: {command: [a], gpu: {count: 2, "
+		"min-compute-capability: '8.6', min-memory: 4GiB}}\n"
+		"  t07: {command: [a], gpu: {count: 2, "
+		"min-compute-capability: '8.6', min-memory: 8GiB}}\n"
+		"  t08: {builtin: cuda-smoke, gpu: {count: 1}}\n"
+		"  t09: {command: [a], gpu: {count: 1}}\n"
+		"releases:\n"
+		"  r1: {each: {root: [r]}, tag: root.tags, artifacts: [a01]}\n"
+		"  r2: {each: {root: [r]}, tag: root.tags, artifacts: [a02]}\n"
+		"  r3: {each: {root: [r]}, tag: root.tags, artifacts: [a02],"
+		" exclude: ['x*']}\n"
+		"  r4: {each: {root: [r]}, tag: root.tags, artifacts: [a02],"
+		" exclude: ['y*']}\n"
+		"  r5: {each: {root: [r]}, tag: root.tags, artifacts: [a02],"
+		" exclude: ['y*'], notes: n1.md}\n"
+		"  r6: {each: {root: [r]}, tag: root.tags, artifacts: [a02],"
+		" exclude: ['y*'], notes: n2.md}\n"
+		"  r7: {each: {root: [r]}, tag: 'w*', artifacts: [a02],"
+		" exclude: ['y*'], notes: n2.md}\n";
+	struct rules *r = load(text);
+	struct graph *g = NULL;
+	struct graph_keys *all = NULL, *one = NULL;
+	struct graph_key_sources src = { fake_source, NULL, NULL, NULL, NULL };
+	unsigned char mask[64];
+	struct error err;
+	size_t i, k, differ = 0;
+
+	error_init(&err);
+	cr_assert_eq(graph_build(r, &g, &err), 0, "%s", err.msg);
+	cr_assert_eq(g->n_nodes, 42);
+	cr_assert_eq(graph_keys_compute(g, NULL, &src, &all, &err), 0, "%s",
+		     err.msg);
+	for (i = 0; i < g->n_nodes; i++) {
+		const struct graph_node_key *x = &all->keys[i], *y;
+
+		memset(mask, 0, sizeof(mask));
+		mask[i] = 1;
+		cr_assert_eq(graph_keys_compute(g, mask, &src, &one, &err), 0);
+		y = &one->keys[i];
+		cr_expect_str_eq(x->key.hex, y->key.hex, "%s", g->nodes[i].id);
+		cr_assert_eq(x->n_components, y->n_components);
+		for (k = 0; k < x->n_components; k++) {
+			cr_expect_str_eq(x->components[k].digest,
+					 y->components[k].digest, "%s %s",
+					 g->nodes[i].id, x->components[k].name);
+			cr_expect_str_eq(x->components[k].detail,
+					 y->components[k].detail);
+		}
+		if (i && strcmp(x->key.hex, all->keys[i - 1].key.hex))
+			differ++;
+		graph_keys_free(one);
+		one = NULL;
+	}
+	cr_expect_eq(differ, g->n_nodes - 1, "each node's key is its own");
+	graph_keys_free(all);
+	graph_free(g);
+	rules_free(r);
+}

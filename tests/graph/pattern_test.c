@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/arena.h"
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/mem.h"
@@ -265,6 +266,18 @@ Test(graph_pattern, fixed_prefixes_and_digest)
 			{ "[ab]/c", "" },
 			{ "*.c", "" },
 			{ "a/", "" },
+			{ "/x", "" },
+			{ "/", "" },
+			{ "\\a/b", "" },
+			{ "a/\\b/c", "a" },
+			{ "/a/b/", "a/b" },
+			{ "a/b/**/c", "a/b" },
+			{ "x//", "x/" },
+			{ "//", "" },
+			{ "/a//b/c*", "a//b" },
+			{ "ab/cd\\/ef/g", "ab" },
+			{ "a/b/c/d/e.txt", "a/b/c/d" },
+			{ "", "" },
 		};
 		size_t i;
 
@@ -283,6 +296,188 @@ Test(graph_pattern, fixed_prefixes_and_digest)
 	strv_release(&v);
 	pattern_set_free(s2);
 	pattern_set_free(s);
+}
+
+/* pattern_fixed_prefix as a walk over components (the code before it
+ * scanned for the first wildcard): the reference the scan is held to. */
+static void
+walked_prefix(const char *pattern, struct buf *out)
+{
+	const char *p = pattern, *pe, *q, *start, *end = NULL;
+	size_t len = strlen(pattern);
+	int meta;
+
+	if (!len || !memchr(pattern, '/', pattern[len - 1] == '/' ? len - 1
+								 : len))
+		return;
+	if (*p == '/')
+		p++;
+	start = p;
+	for (;;) {
+		pe = strchr(p, '/');
+		if (!pe)
+			pe = p + strlen(p);
+		for (meta = 0, q = p; q < pe; q++)
+			meta |= *q == '*' || *q == '?' || *q == '[' ||
+				*q == '\\';
+		if (!*pe || meta)
+			break;
+		end = pe;
+		p = pe + 1;
+		if (!*p)
+			break;
+	}
+	if (end)
+		cr_assert_eq(buf_add(out, start, (size_t)(end - start), NULL),
+			     0);
+}
+
+/*
+ * The fixed prefix, found by scanning for the first wildcard or escape,
+ * is the one a walk over the components finds: 20,000 patterns over
+ * 'a', '/', '*', '?', '[' and '\\', valid or not.
+ */
+Test(graph_pattern, fixed_prefix_is_the_component_walks)
+{
+	static const char alphabet[] = "aa//*?[\\";
+	unsigned long seed = 12345;
+	struct buf want = BUF_INIT, got = BUF_INIT;
+	char pat[16];
+	int i, k, n;
+
+	for (i = 0; i < 20000; i++) {
+		seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+		n = (int)((seed >> 33) % 13);
+		for (k = 0; k < n; k++) {
+			seed = seed * 6364136223846793005UL +
+			       1442695040888963407UL;
+			pat[k] = alphabet[(seed >> 33) % (sizeof(alphabet) - 1)];
+		}
+		pat[n] = '\0';
+		buf_reset(&want);
+		buf_reset(&got);
+		walked_prefix(pat, &want);
+		cr_assert_eq(pattern_fixed_prefix(pat, &got, NULL), 0);
+		cr_assert_str_eq(got.data, want.data, "pattern '%s'", pat);
+	}
+	buf_release(&want);
+	buf_release(&got);
+}
+
+/* The end of class [p.. (p at '['), before end, or NULL (pattern.c's). */
+static const char *
+ref_class_end(const char *p, const char *end)
+{
+	p++;
+	if (p < end && (*p == '!' || *p == '^'))
+		p++;
+	if (p < end && *p == ']')
+		p++;
+	while (p < end && *p != ']') {
+		if (*p == '\\' && p + 1 < end)
+			p++;
+		p++;
+	}
+	return p < end ? p : NULL;
+}
+
+/* pattern_validate as a walk over every component (before it took
+ * plain patterns by a few scans): the reference it is held to. */
+static int
+walked_validate(const char *pattern, struct error *err)
+{
+	const char *p = pattern, *pe, *q, *e;
+
+	if (!*pattern)
+		return error_set(err, ERROR_INVALID, "empty path pattern");
+	if (pattern[0] == '/') {
+		if (!pattern[1] || pattern[1] == '/')
+			return error_set(err, ERROR_INVALID,
+					 "absolute path pattern '%s'", pattern);
+		p++;
+	}
+	for (;;) {
+		pe = strchr(p, '/');
+		if (!pe)
+			pe = p + strlen(p);
+		if (pe == p && *pe)
+			return error_set(err, ERROR_INVALID,
+					 "empty component in path pattern '%s'",
+					 pattern);
+		if ((pe - p == 1 && p[0] == '.') ||
+		    (pe - p == 2 && p[0] == '.' && p[1] == '.'))
+			return error_set(err, ERROR_INVALID,
+					 "'%.*s' component in path pattern '%s'",
+					 (int)(pe - p), p, pattern);
+		for (q = p; q < pe; q++) {
+			if (*q == '\\') {
+				if (q + 1 >= pe)
+					return error_set(err, ERROR_INVALID,
+						"trailing backslash in path pattern '%s'",
+						pattern);
+				q++;
+			} else if (*q == '[') {
+				e = ref_class_end(q, pe);
+				if (!e)
+					return error_set(err, ERROR_INVALID,
+						"unterminated character class in path pattern '%s'",
+						pattern);
+				q = e;
+			}
+		}
+		if (!*pe)
+			break;
+		p = pe + 1;
+		if (!*p)
+			break;
+	}
+	return 0;
+}
+
+/*
+ * pattern_validate says what a walk over every component says (the
+ * code, the message): 50,000 patterns over 'a', '/', '.', '*', '[',
+ * ']' and '\\', most of them invalid, and the bench's.
+ */
+Test(graph_pattern, validate_is_the_component_walks)
+{
+	static const char alphabet[] = "aaa//..*[]\\";
+	static const char *const fixed[] = {
+		"packages/pkg-0037/src/**", "packages/pkg-0037/package.json",
+		"a/...", ".a/b..", "a/./b", "a/../b", "a/..", "./a", "a//",
+		"/a", "/", "//a", "a/", ".ripple/**",
+	};
+	unsigned long seed = 4242;
+	char pat[16];
+	int i, k, n;
+
+	for (i = 0; i < 50000 + (int)(sizeof(fixed) / sizeof(fixed[0]));
+	     i++) {
+		const char *pt = pat;
+		struct error a, b;
+		int ra, rb;
+
+		if (i < 50000) {
+			seed = seed * 6364136223846793005UL +
+			       1442695040888963407UL;
+			n = (int)((seed >> 33) % 12);
+			for (k = 0; k < n; k++) {
+				seed = seed * 6364136223846793005UL +
+				       1442695040888963407UL;
+				pat[k] = alphabet[(seed >> 33) %
+						  (sizeof(alphabet) - 1)];
+			}
+			pat[n] = '\0';
+		} else {
+			pt = fixed[i - 50000];
+		}
+		error_init(&a);
+		error_init(&b);
+		ra = pattern_validate(pt, &a);
+		rb = walked_validate(pt, &b);
+		cr_assert_eq(ra, rb, "pattern '%s'", pt);
+		cr_assert_str_eq(a.msg, b.msg, "pattern '%s'", pt);
+	}
 }
 
 Test(graph_pattern, set_compile_reports_bad_pattern)
@@ -501,7 +696,8 @@ Test(graph_pattern, memo_parts_are_the_compiled_sets)
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct pattern_set *s = NULL;
-		struct strv want = STRV_INIT, got = STRV_INIT;
+		struct strv want = STRV_INIT, got = STRV_INIT, in_arena;
+		struct arena a;
 		unsigned char d[16];
 		struct error err;
 
@@ -518,12 +714,28 @@ Test(graph_pattern, memo_parts_are_the_compiled_sets)
 		cr_assert_eq(pattern_set_memo_parts(
 				     inc, cases[i].n_inc, exc, cases[i].n_exc,
 				     globs, cases[i].n_globs, cases[i].absent,
-				     d, &got, &err), 0, "%s", err.msg);
+				     d, NULL, &got, &err), 0, "%s", err.msg);
 		cr_expect_eq(memcmp(d, pattern_set_digest(s), 16), 0,
 			     "case %zu: digest differs", i);
 		cr_expect_eq(got.n, want.n, "case %zu", i);
 		for (k = 0; k < got.n && k < want.n; k++)
 			cr_expect_str_eq(got.v[k], want.v[k], "case %zu", i);
+		/* The same prefixes with their texts in an arena. */
+		arena_init(&a);
+		strv_init(&in_arena, 0);
+		memset(d, 0, sizeof(d));
+		cr_assert_eq(pattern_set_memo_parts(
+				     inc, cases[i].n_inc, exc, cases[i].n_exc,
+				     globs, cases[i].n_globs, cases[i].absent,
+				     d, &a, &in_arena, &err), 0, "%s", err.msg);
+		cr_expect_eq(memcmp(d, pattern_set_digest(s), 16), 0,
+			     "case %zu: digest differs", i);
+		cr_expect_eq(in_arena.n, want.n, "case %zu", i);
+		for (k = 0; k < in_arena.n && k < want.n; k++)
+			cr_expect_str_eq(in_arena.v[k], want.v[k], "case %zu",
+					 i);
+		strv_release(&in_arena);
+		arena_release(&a);
 		strv_release(&got);
 		strv_release(&want);
 		pattern_set_free(s);
@@ -540,11 +752,11 @@ Test(graph_pattern, memo_parts_report_bad_patterns_as_compile_does)
 
 	error_init(&err);
 	cr_expect_eq(pattern_set_memo_parts(inc, 2, NULL, 0, NULL, 0, NULL, d,
-					    &v, &err), ERROR_INVALID);
+					    NULL, &v, &err), ERROR_INVALID);
 	cr_expect(strstr(err.msg, "bad/[x") != NULL, "%s", err.msg);
 	error_init(&err);
 	cr_expect_eq(pattern_set_memo_parts(inc, 1, exc, 1, NULL, 0, NULL, d,
-					    &v, &err), ERROR_INVALID);
+					    NULL, &v, &err), ERROR_INVALID);
 	cr_expect(strstr(err.msg, "a//b") != NULL, "%s", err.msg);
 	strv_release(&v);
 }
@@ -630,7 +842,7 @@ Test(graph_pattern, digests_are_pinned)
 		cr_assert_eq(pattern_set_memo_parts(
 				     inc, cases[i].n_inc, exc, cases[i].n_exc,
 				     globs, cases[i].n_globs, cases[i].absent,
-				     d, &got, &err), 0, "%s", err.msg);
+				     d, NULL, &got, &err), 0, "%s", err.msg);
 		for (k = 0; k < 16; k++)
 			snprintf(hex + 2 * k, 3, "%02x", d[k]);
 		cr_expect_str_eq(hex, cases[i].hex, "case %zu: %s", i, hex);

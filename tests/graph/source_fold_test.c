@@ -561,3 +561,72 @@ Test(graph_source_fold, memo_ids_of_a_batch_are_each_sets_own)
 	t_rmtree(dir);
 	free(dir);
 }
+
+/*
+ * Memo ids are what a cache's memo rows are found by: pinned to the ids
+ * main gave at 5bcc726, so that a cache written before finds its rows.
+ * A short id is hashed in one call, a long one (a cover past the hash's
+ * stage) streamed; both are pinned, alone and in a batch.
+ */
+Test(graph_source_fold, memo_ids_are_pinned)
+{
+	static const char long_spec[] =
+		"pkg/src/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		"/bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+		"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+		"/cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"
+		"cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"
+		"/dddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd"
+		"dddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd"
+		"/**";
+	static const char *const specs[][2] = {
+		{ "pkg/src/**", "f37acc483f48b3293b0643065430e219" },
+		{ "pkg/src/gen/** shared/t.txt", "52e6cd8c7cc76e6e26995e4db3a7e6ca" },
+		{ "lnk/in/**", "fc8a329c263e489c6e9c7ed7620b3abb" },
+		{ "vendor/sm/src/**", "07b5867ed78171566220d547e7bc7b97" },
+		{ "*.c", "aad45ce1fe3783db097a8319d7acc4b1" },
+		{ long_spec, "09b8da981846cad07081c4bd7d31af49" },
+	};
+	enum { N = sizeof(specs) / sizeof(specs[0]) };
+	char *dir = deep_repo(), one[N][33], many[N][33];
+	const unsigned char *digests[N];
+	const struct strv *lists[N];
+	struct strv prefixes[N];
+	struct pattern_set *sets[N];
+	char *outs[N];
+	struct graph_repo *repo = NULL;
+	struct graph_oid oid;
+	struct error err;
+	size_t i;
+
+	sh_ok(dir, "git update-index --add --cacheinfo "
+		   "160000,1111111111111111111111111111111111111111,"
+		   "vendor/sm && ln -s pkg/src lnk && git add lnk && "
+		   "git commit -qm 'gitlink and link'");
+	error_init(&err);
+	cr_assert_eq(graph_repo_open(dir, &repo, &err), 0, "%s", err.msg);
+	cr_assert_eq(graph_repo_resolve(repo, "HEAD", &oid, &err), 0);
+	for (i = 0; i < N; i++) {
+		sets[i] = set_of(specs[i][0]);
+		strv_init(&prefixes[i], 1);
+		cr_assert_eq(pattern_set_prefixes(sets[i], &prefixes[i], &err),
+			     0, "%s", err.msg);
+		digests[i] = pattern_set_digest(sets[i]);
+		lists[i] = &prefixes[i];
+		outs[i] = many[i];
+		cr_assert_eq(graph_source_memo_id(repo, &oid, sets[i], one[i],
+						  &err), 0, "%s", err.msg);
+	}
+	cr_assert_eq(graph_source_memo_ids(repo, &oid, N, digests, lists,
+					   outs, &err), 0, "%s", err.msg);
+	for (i = 0; i < N; i++) {
+		cr_expect_str_eq(one[i], specs[i][1], "%zu: %s", i, one[i]);
+		cr_expect_str_eq(many[i], specs[i][1], "%zu: %s", i, many[i]);
+		strv_release(&prefixes[i]);
+		pattern_set_free(sets[i]);
+	}
+	graph_repo_close(repo);
+	t_rmtree(dir);
+	free(dir);
+}

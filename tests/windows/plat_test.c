@@ -304,3 +304,54 @@ Test(base_win, actions_get_path_in_any_case_and_the_systems_variables)
 	}
 	cr_expect(path && root && temp, "%zu passed", n);
 }
+
+/*
+ * host_build_id on Windows: the CodeView record's GUID and age that GNU
+ * ld's --build-id writes (tools/windows/configure.sh), 40 lowercase hex
+ * digits, the same as the "RSDS" record read from the .exe's bytes on disk.
+ * Without it, the rules model memo is off (engine/plan/eval_rules.c).
+ */
+Test(base_win, the_build_id_is_the_images_codeview_record)
+{
+	static const char hex[] = "0123456789abcdef";
+	char id[129], again[129], want[41], exe[MAX_PATH];
+	unsigned char *bytes;
+	size_t n, i, k;
+	int found = 0;
+	FILE *f;
+	long len;
+
+	host_build_id(id, sizeof(id));
+	host_build_id(again, sizeof(again));
+	cr_expect_str_eq(id, again);
+	cr_assert_eq(strlen(id), 40, "no build id: '%s' (linked without "
+		     "-Wl,--build-id?)", id);
+	n = GetModuleFileNameA(NULL, exe, sizeof(exe));
+	cr_assert(n > 0 && n < sizeof(exe));
+	f = fopen(exe, "rb");
+	cr_assert_not_null(f, "%s", exe);
+	cr_assert_eq(fseek(f, 0, SEEK_END), 0);
+	len = ftell(f);
+	cr_assert(len > 0);
+	rewind(f);
+	bytes = malloc((size_t)len);
+	cr_assert_not_null(bytes);
+	cr_assert_eq(fread(bytes, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	/* "RSDS" is also a string of host_win.c's: one of the places holds
+	 * the record */
+	for (i = 0; !found && i + 24 <= (size_t)len; i++) {
+		if (memcmp(bytes + i, "RSDS", 4))
+			continue;
+		for (k = 0; k < 20; k++) {
+			want[2 * k] = hex[bytes[i + 4 + k] >> 4];
+			want[2 * k + 1] = hex[bytes[i + 4 + k] & 15];
+		}
+		want[40] = '\0';
+		found = !strcmp(id, want);
+	}
+	free(bytes);
+	cr_expect(found, "%s is no RSDS record of %s", id, exe);
+	host_build_id(again, 40);
+	cr_expect_str_eq(again, "", "cut to nothing rather than short");
+}

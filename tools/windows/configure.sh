@@ -67,6 +67,8 @@ noglob=$($host-gcc -print-file-name=CRT_noglob.o)
 # Wine). Reserved, not committed: pages are committed as they are used.
 # CURL_STATICLIB, ZIP_STATIC, LIBARCHIVE_STATIC: libcurl, libzip and
 # libarchive are loaded at run time (base/dl.h); cache/curl_dl.c,
+# -Wl,--build-id: the CodeView record host_build_id (base/host_win.c) reads,
+# which keys the rules model memo to this build (without one, no memo).
 # engine/run/zip_dl.c and engine/run/archive_dl.c define their functions
 # as forwarders, which curl.h, zip.h and archive.h would otherwise
 # declare dllimport.
@@ -76,7 +78,7 @@ cat > "$out/config.ninja" <<NINJA
 cc = $host-gcc
 winprefix = $prefix
 extra_cflags = -D__USE_MINGW_ANSI_STDIO=1 -D_WIN32_WINNT=0x0A00 -Wno-format -DCURL_STATICLIB -DZIP_STATIC -DLIBARCHIVE_STATIC
-extra_ldflags = -static-libgcc -Wl,--stack,8388608 $out/manifest.o $noglob
+extra_ldflags = -static-libgcc -Wl,--stack,8388608 -Wl,--build-id $out/manifest.o $noglob
 pkg_cflags = $cflags
 pkg_libs = $libs -Wl,-Bstatic -lwinpthread -Wl,-Bdynamic -lbcrypt
 protoc_c = protoc-c

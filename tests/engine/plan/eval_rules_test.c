@@ -383,3 +383,57 @@ Test(engine_plan_eval_rules, rules_reading_a_matrix_file_are_not_remembered)
 	buf_release(&ids);
 	teardown(&f);
 }
+
+/*
+ * A build without a build id (the note stripped, as some toolchains link)
+ * keeps no model memo: its layout and names alone cannot tell it from
+ * another build whose loader reads the same text differently. The same
+ * binary with its note does keep one. ELF only (objcopy).
+ */
+Test(engine_plan_eval_rules, a_build_without_a_build_id_remembers_no_model)
+{
+	static const char *const record[] = {
+		"record", "--run", "r", "--rev", "HEAD", "--node", "*",
+		"--status", "ok", NULL
+	};
+	const char *bin = getenv("RIPPLE_BIN");
+	char abs[4096], cmd[9000], *tmp;
+	struct fixture f;
+	struct run_result r;
+
+	if (!bin || !bin[0])
+		bin = "build/ripple";
+	cr_assert(realpath(bin, abs), "no ripple at %s", bin);
+	r = t_sh(".", "command -v objcopy && command -v readelf");
+	if (r.status != 0) {
+		t_result_release(&r);
+		cr_skip_test("objcopy and readelf (binutils) are not installed");
+	}
+	t_result_release(&r);
+	setup(&f);
+	tmp = t_tmpdir();
+	snprintf(cmd, sizeof(cmd), "objcopy --remove-section=.note.gnu.build-id"
+		 " '%s' ripple && ! readelf -n ripple | grep -q 'Build ID'",
+		 abs);
+	r = t_sh(tmp, cmd);
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	t_result_release(&r);
+	snprintf(cmd, sizeof(cmd), "RIPPLE_CACHE='%s' '%s/ripple' record "
+		 "--run r --rev HEAD --node '*' --status ok", f.db, tmp);
+	r = t_sh(f.dir, cmd);
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	t_result_release(&r);
+	cr_expect_eq(rows_of(&f, 1), 0, "a model remembered without a build "
+		     "id");
+	cr_expect_eq(rows_of(&f, 0), 1, "the parsed tree is remembered");
+	/* the binary with its note: one model row, so the above can fail */
+	setenv("RIPPLE_CACHE", f.db, 1);
+	r = t_ripple(f.dir, record);
+	unsetenv("RIPPLE_CACHE");
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	t_result_release(&r);
+	cr_expect_eq(rows_of(&f, 1), 1, "the build with its id remembers");
+	t_rmtree(tmp);
+	free(tmp);
+	teardown(&f);
+}
