@@ -1,5 +1,6 @@
 /* Suites for graph/pattern: the documented match table, validation, sets. */
 #include <criterion/criterion.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -333,6 +334,18 @@ walked_prefix(const char *pattern, struct buf *out)
 }
 
 /*
+ * The next number of a 64-bit linear congruential sequence, its high bits:
+ * the same on every system (unsigned long is 32 bits on Windows).
+ */
+static uint64_t
+lcg_next(uint64_t *seed)
+{
+	*seed = *seed * UINT64_C(6364136223846793005) +
+		UINT64_C(1442695040888963407);
+	return *seed >> 33;
+}
+
+/*
  * The fixed prefix, found by scanning for the first wildcard or escape,
  * is the one a walk over the components finds: 20,000 patterns over
  * 'a', '/', '*', '?', '[' and '\\', valid or not.
@@ -340,19 +353,16 @@ walked_prefix(const char *pattern, struct buf *out)
 Test(graph_pattern, fixed_prefix_is_the_component_walks)
 {
 	static const char alphabet[] = "aa//*?[\\";
-	unsigned long seed = 12345;
+	uint64_t seed = 12345;
 	struct buf want = BUF_INIT, got = BUF_INIT;
 	char pat[16];
 	int i, k, n;
 
 	for (i = 0; i < 20000; i++) {
-		seed = seed * 6364136223846793005UL + 1442695040888963407UL;
-		n = (int)((seed >> 33) % 13);
-		for (k = 0; k < n; k++) {
-			seed = seed * 6364136223846793005UL +
-			       1442695040888963407UL;
-			pat[k] = alphabet[(seed >> 33) % (sizeof(alphabet) - 1)];
-		}
+		n = (int)(lcg_next(&seed) % 13);
+		for (k = 0; k < n; k++)
+			pat[k] = alphabet[lcg_next(&seed) %
+					  (sizeof(alphabet) - 1)];
 		pat[n] = '\0';
 		buf_reset(&want);
 		buf_reset(&got);
@@ -447,7 +457,7 @@ Test(graph_pattern, validate_is_the_component_walks)
 		"a/...", ".a/b..", "a/./b", "a/../b", "a/..", "./a", "a//",
 		"/a", "/", "//a", "a/", ".ripple/**",
 	};
-	unsigned long seed = 4242;
+	uint64_t seed = 4242;
 	char pat[16];
 	int i, k, n;
 
@@ -458,15 +468,10 @@ Test(graph_pattern, validate_is_the_component_walks)
 		int ra, rb;
 
 		if (i < 50000) {
-			seed = seed * 6364136223846793005UL +
-			       1442695040888963407UL;
-			n = (int)((seed >> 33) % 12);
-			for (k = 0; k < n; k++) {
-				seed = seed * 6364136223846793005UL +
-				       1442695040888963407UL;
-				pat[k] = alphabet[(seed >> 33) %
+			n = (int)(lcg_next(&seed) % 12);
+			for (k = 0; k < n; k++)
+				pat[k] = alphabet[lcg_next(&seed) %
 						  (sizeof(alphabet) - 1)];
-			}
 			pat[n] = '\0';
 		} else {
 			pt = fixed[i - 50000];
