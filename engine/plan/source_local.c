@@ -280,7 +280,6 @@ local_get(struct record_source *s, struct arena *a, const char *key,
 	return rc;
 }
 
-/* Components from the stored manifest of the record's key. */
 /* cache_manifest_each's reader for local_components: each component
  * straight into the arena, as record_source_components copies them. */
 struct comps_in {
